@@ -1,0 +1,83 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+# Create or update the testbed root: a Debian 13 (trixie + trixie-backports)
+# root made with debootstrap under $ORNIC_CACHE, holding QEMU, the toolchain,
+# the kernel source and the rdma-core userland.  Idempotent: with nothing
+# changed it returns in about a second and touches no network; a changed
+# package list installs only what is missing.
+set -euo pipefail
+# shellcheck source=qemu-tests/testbed/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+[ "$(id -u)" -eq 0 ] || die "the testbed needs root (debootstrap, chroot, namespaces)"
+
+PKGLIST=$ORNIC_SRC/qemu-tests/testbed/packages.txt
+STAMP_BOOT=$ORNIC_ROOT/.ornic-bootstrapped
+STAMP_PKGS=$ORNIC_ROOT/.ornic-packages
+
+wanted_packages() { sed -e 's/#.*//' -e 's/[[:space:]]//g' -e '/^$/d' "$PKGLIST" | sort -u; }
+
+ensure_host_tools() {
+	local missing=()
+	command -v debootstrap >/dev/null || missing+=(debootstrap)
+	command -v unshare >/dev/null || missing+=(util-linux)
+	[ -e /usr/share/keyrings/debian-archive-keyring.gpg ] || missing+=(debian-archive-keyring)
+	[ ${#missing[@]} -eq 0 ] && return 0
+	run_logged "$ORNIC_LOGDIR/host-apt.log" "installing host tools: ${missing[*]}" \
+		bash -c "apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y ${missing[*]}"
+}
+
+bootstrap() {
+	local mirror security tmp=$ORNIC_ROOT.new
+	mirror=$(host_mirror) || die "no Debian mirror found in the host's apt sources"
+	security=$(host_mirror security || true)
+	say "creating the testbed root in $ORNIC_ROOT from $mirror (first time only, ~1 min)"
+	rm -rf "$tmp"
+	run_logged "$ORNIC_LOGDIR/debootstrap.log" "debootstrap trixie" \
+		debootstrap --variant=minbase --include=ca-certificates trixie "$tmp" "$mirror"
+	{
+		echo "deb $mirror trixie main"
+		echo "deb $mirror trixie-updates main"
+		echo "deb $mirror trixie-backports main"
+		[ -n "$security" ] && echo "deb $security trixie-security main"
+		echo "deb-src $mirror trixie main"
+	} >"$tmp/etc/apt/sources.list"
+	# Guests and builds never need docs or man pages; keep the root small.
+	cat >"$tmp/etc/dpkg/dpkg.cfg.d/ornic-nodoc" <<'EOT'
+path-exclude=/usr/share/doc/*
+path-exclude=/usr/share/man/*
+path-exclude=/usr/share/info/*
+path-exclude=/usr/share/locale/*
+path-include=/usr/share/locale/locale.alias
+EOT
+	echo 'APT::Install-Recommends "false";' >"$tmp/etc/apt/apt.conf.d/90ornic-norecommends"
+	touch "$tmp/.ornic-bootstrapped"
+	rm -rf "$ORNIC_ROOT"
+	mv "$tmp" "$ORNIC_ROOT"
+	rm -f "$STAMP_PKGS"
+}
+
+install_packages() {
+	local want have missing
+	want=$(wanted_packages)
+	if [ -f "$STAMP_PKGS" ] && [ "$want" = "$(cat "$STAMP_PKGS")" ]; then
+		return 0
+	fi
+	have=$(cat "$STAMP_PKGS" 2>/dev/null || true)
+	missing=$(comm -23 <(echo "$want") <(echo "$have") | tr '\n' ' ')
+	say "installing into the testbed: $missing"
+	cp /etc/resolv.conf "$ORNIC_ROOT/etc/resolv.conf" 2>/dev/null || true
+	# shellcheck disable=SC2086 # word splitting of the package list is wanted
+	run_logged "$ORNIC_LOGDIR/apt.log" "apt-get install (${missing:0:60}...)" \
+		"$ORNIC_SRC/qemu-tests/testbed/enter.sh" --no-src bash -c \
+		"apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y -t trixie-backports $missing && apt-get clean"
+	echo "$want" >"$STAMP_PKGS"
+}
+
+mkdir -p "$ORNIC_CACHE" "$ORNIC_LOGDIR"
+exec 9>"$ORNIC_CACHE/.testbed.lock"
+flock 9
+ensure_host_tools
+[ -f "$STAMP_BOOT" ] || bootstrap
+install_packages
+say "testbed ready: $ORNIC_ROOT"
