@@ -1,0 +1,78 @@
+// Single-threaded epoll event loop that drives the whole device model.
+//
+// Everything (the vfio-user socket, port sockets, device work, timers) runs on one
+// EventLoop. Handlers must never block; long device work is split into bounded chunks
+// with post(), so a busy device can never starve the vfio-user socket.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <unordered_map>
+
+#include <sys/epoll.h> // EPOLLIN etc. for callers
+
+namespace ornic {
+
+class EventLoop {
+public:
+  using Callback = std::function<void()>;
+  using FdCallback = std::function<void(uint32_t epoll_events)>;
+  using TimerId = uint64_t;
+
+  EventLoop();
+  ~EventLoop();
+  EventLoop(const EventLoop&) = delete;
+  EventLoop& operator=(const EventLoop&) = delete;
+
+  // Registers fd (level-triggered unless EPOLLET is passed). Throws std::system_error
+  // if epoll refuses the fd or it is already registered.
+  void add_fd(int fd, uint32_t epoll_events, FdCallback cb);
+  void modify_fd(int fd, uint32_t epoll_events);
+  // Safe to call from inside any callback, including the fd's own: events for an fd
+  // removed earlier in the same iteration are dropped. Unknown fds are ignored.
+  void remove_fd(int fd);
+
+  // One-shot timer on the monotonic clock. Cancelling an expired or unknown id is a no-op.
+  TimerId add_timer(std::chrono::nanoseconds delay, Callback cb);
+  void cancel_timer(TimerId id);
+
+  // Runs cb after the current handler returns, in FIFO order. Callbacks posted by a
+  // posted callback run in the next iteration, after fds are polled again.
+  void post(Callback cb);
+
+  void run();  // until stop(); a stop() that came before run() makes it return at once
+  void stop(); // thread- and async-signal-safe (writes an eventfd)
+
+  // One iteration for tests: waits up to timeout for work (no wait if callbacks are
+  // pending), runs it and returns false if nothing happened.
+  bool run_once(std::chrono::milliseconds timeout);
+
+private:
+  struct FdEntry {
+    uint64_t registration; // distinguishes a re-added fd from the one an event was for
+    std::shared_ptr<FdCallback> callback;
+  };
+  using Clock = std::chrono::steady_clock;
+
+  bool run_due_timers();
+  bool run_posted();
+  int next_wait_ms(std::chrono::milliseconds cap) const;
+
+  int epoll_fd_ = -1;
+  int wake_fd_ = -1;
+  std::atomic<bool> stop_requested_{false}; // set by stop(), cleared when run() returns
+  uint64_t next_registration_ = 1;
+  std::unordered_map<int, FdEntry> fds_;
+  std::unordered_map<uint64_t, int> registration_to_fd_;
+  TimerId next_timer_id_ = 1;
+  std::map<std::pair<Clock::time_point, TimerId>, Callback> timers_;
+  std::unordered_map<TimerId, Clock::time_point> timer_deadlines_;
+  std::deque<Callback> posted_;
+};
+
+} // namespace ornic

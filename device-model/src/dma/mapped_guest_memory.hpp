@@ -1,0 +1,25 @@
+// GuestMemory over the DMA map table: the real DMA path of the device model.
+#pragma once
+
+#include "dma/dma_map_table.hpp"
+#include "dma/guest_memory.hpp"
+
+namespace ornic {
+
+class MappedGuestMemory : public GuestMemory {
+public:
+  explicit MappedGuestMemory(const DmaMapTable& table) : table_(table) {}
+
+  // An access may span several maps as long as they are adjacent in IOVA space and all
+  // grant the permission; the whole range is checked before a byte is copied.
+  [[nodiscard]] bool read(uint64_t iova, std::span<std::byte> out) override;
+  [[nodiscard]] bool write(uint64_t iova, std::span<const std::byte> in) override;
+
+private:
+  template <typename Copy>
+  bool access(uint64_t iova, size_t size, bool need_write, Copy copy);
+
+  const DmaMapTable& table_;
+};
+
+} // namespace ornic
