@@ -1,0 +1,984 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * ornic hardware interface, specification version 1.0.
+ *
+ * This header is the single definition of every layout the ornic RNIC
+ * exposes: BAR0 registers, doorbells, admin queue commands and completions,
+ * event queue entries, work queue entries, completion queue entries and the
+ * Ethernet descriptors.  The kernel driver (C), the rdma-core provider (C)
+ * and the device model (C++) all include it unchanged.  The prose that gives
+ * these layouts their meaning is Documentation/hardware/ornic/ (section
+ * numbers in the comments below refer to it).  Header and specification
+ * change together, in the same commit.
+ *
+ * Rules: every multi-byte field is little-endian unless its type says
+ * big-endian (__be32 immediate data travels as on the wire).  Every struct is
+ * naturally aligned, has explicit reserved fields (written as zero, checked
+ * as zero by the device where the spec says so) and a compile-time size
+ * check.  No bitfields: bit positions are given by the *_SHIFT / *_MASK and
+ * flag constants next to each field.
+ */
+#ifndef ORNIC_HW_H
+#define ORNIC_HW_H
+
+#include <linux/types.h>
+#ifdef __KERNEL__
+#include <linux/stddef.h>
+#else
+#include <stddef.h>
+#endif
+
+#ifdef __cplusplus
+#define ORNIC_HW_STATIC_ASSERT(cond, msg) static_assert(cond, msg)
+#else
+#define ORNIC_HW_STATIC_ASSERT(cond, msg) _Static_assert(cond, msg)
+#endif
+
+/* Layout checks, used after every struct. */
+#define ORNIC_HW_ASSERT_SIZE(type, size) \
+	ORNIC_HW_STATIC_ASSERT(sizeof(type) == (size), "size of " #type)
+#define ORNIC_HW_ASSERT_OFFSET(type, field, offset) \
+	ORNIC_HW_STATIC_ASSERT(offsetof(type, field) == (offset), \
+			       "offset of " #type "." #field)
+
+/* ------------------------------------------------------------------------
+ * 1. Identity and versioning (spec: identity.rst)
+ */
+
+/*
+ * PROVISIONAL identifiers.  0x1dea is not a PCI-SIG vendor ID assigned to
+ * this project; it must be replaced by an assigned ID before any device
+ * leaves a test environment.  Drivers match on it only for that reason.
+ */
+#define ORNIC_PCI_VENDOR_ID		0x1dea	/* provisional */
+#define ORNIC_PCI_DEVICE_ID		0x0001	/* provisional */
+#define ORNIC_PCI_SUBSYS_VENDOR_ID	0x1dea	/* provisional */
+#define ORNIC_PCI_SUBSYS_ID		0x0001	/* provisional */
+#define ORNIC_PCI_REVISION		0x01
+#define ORNIC_PCI_CLASS_CODE		0x020000 /* Ethernet controller */
+
+#define ORNIC_SPEC_VERSION_MAJOR	1
+#define ORNIC_SPEC_VERSION_MINOR	0
+
+/* "ORNC" read as a little-endian 32-bit value. */
+#define ORNIC_MAGIC			0x434e524fU
+
+/* ------------------------------------------------------------------------
+ * 2. BARs (spec: identity.rst)
+ */
+#define ORNIC_BAR_REGS			0	/* 64-bit memory BAR */
+#define ORNIC_BAR_DOORBELL		2	/* 64-bit memory BAR */
+#define ORNIC_BAR_MSIX			4	/* 64-bit memory BAR */
+
+#define ORNIC_BAR_REGS_SIZE		0x4000U		/* 16 KiB */
+#define ORNIC_DB_PAGE_SHIFT		12
+#define ORNIC_DB_PAGE_SIZE		(1U << ORNIC_DB_PAGE_SHIFT)
+#define ORNIC_DB_PAGES			256U
+#define ORNIC_BAR_DOORBELL_SIZE		(ORNIC_DB_PAGES * ORNIC_DB_PAGE_SIZE)
+#define ORNIC_DB_PAGE_KERNEL		0	/* always owned by the driver */
+
+#define ORNIC_MSIX_VECTORS		32U
+#define ORNIC_MSIX_TABLE_OFFSET		0x0000U
+#define ORNIC_MSIX_PBA_OFFSET		0x1000U
+#define ORNIC_BAR_MSIX_SIZE		0x2000U		/* 8 KiB */
+#define ORNIC_MSIX_VECTOR_ADMIN		0	/* admin CQ + async EQ */
+
+/* ------------------------------------------------------------------------
+ * 3. BAR0 register map (spec: registers.rst).  All registers are 32 bits
+ * wide and accessed with aligned 32-bit reads/writes; 64-bit quantities are
+ * split into _LO/_HI pairs.
+ */
+#define ORNIC_REG_MAGIC			0x0000	/* RO ORNIC_MAGIC */
+#define ORNIC_REG_VERSION		0x0004	/* RO major << 16 | minor */
+#define ORNIC_REG_CAPS_LO		0x0008	/* RO ORNIC_CAP_* bits 31..0 */
+#define ORNIC_REG_CAPS_HI		0x000c	/* RO ORNIC_CAP_* bits 63..32 */
+#define ORNIC_REG_DEV_CTRL		0x0010	/* RW */
+#define ORNIC_REG_DEV_STATUS		0x0014	/* RO */
+#define ORNIC_REG_FATAL_CODE		0x0018	/* RO ORNIC_FATAL_* */
+#define ORNIC_REG_ADMIN_TIMEOUT_MS	0x001c	/* RO */
+#define ORNIC_REG_RESET_TIMEOUT_MS	0x0020	/* RO */
+#define ORNIC_REG_DB_PAGES		0x0024	/* RO doorbell pages in BAR2 */
+#define ORNIC_REG_MSIX_VECTORS		0x0028	/* RO */
+#define ORNIC_REG_SCRATCH		0x002c	/* RW, no side effect */
+
+#define ORNIC_REG_AQ_SQ_BASE_LO		0x0040	/* RW */
+#define ORNIC_REG_AQ_SQ_BASE_HI		0x0044	/* RW */
+#define ORNIC_REG_AQ_CQ_BASE_LO		0x0048	/* RW */
+#define ORNIC_REG_AQ_CQ_BASE_HI		0x004c	/* RW */
+#define ORNIC_REG_AQ_DEPTH		0x0050	/* RW entries, power of 2 */
+#define ORNIC_REG_AQ_SQ_TAIL		0x0054	/* WO doorbell, free-running */
+#define ORNIC_REG_AQ_SQ_HEAD		0x0058	/* RO, free-running */
+
+#define ORNIC_REG_AEQ_BASE_LO		0x0060	/* RW */
+#define ORNIC_REG_AEQ_BASE_HI		0x0064	/* RW */
+#define ORNIC_REG_AEQ_DEPTH		0x0068	/* RW entries, power of 2 */
+#define ORNIC_REG_AEQ_DB		0x006c	/* WO ORNIC_EQ_DB_* format */
+
+#define ORNIC_REG_LINK_STATUS		0x0080	/* RO */
+#define ORNIC_REG_MAC_LO		0x0084	/* RO MAC bytes 0..3 */
+#define ORNIC_REG_MAC_HI		0x0088	/* RO MAC bytes 4..5 */
+
+/* DEV_CTRL */
+#define ORNIC_DEV_CTRL_ENABLE		(1U << 0)
+#define ORNIC_DEV_CTRL_RESET		(1U << 1)	/* self-clearing */
+
+/* DEV_STATUS */
+#define ORNIC_DEV_STATUS_READY		(1U << 0)
+#define ORNIC_DEV_STATUS_FATAL		(1U << 1)
+#define ORNIC_DEV_STATUS_RESETTING	(1U << 2)
+#define ORNIC_DEV_STATUS_ENABLE_FAILED	(1U << 3)
+
+/* FATAL_CODE */
+enum ornic_fatal_code {
+	ORNIC_FATAL_NONE		= 0,
+	ORNIC_FATAL_AQ_DMA		= 1,	/* admin ring not readable */
+	ORNIC_FATAL_AQ_BAD_TAIL		= 2,	/* tail more than depth ahead */
+	ORNIC_FATAL_AEQ_DMA		= 3,
+	ORNIC_FATAL_BAD_CONFIG		= 4,	/* enable with invalid AQ/AEQ */
+	ORNIC_FATAL_INTERNAL		= 5,
+};
+
+/* LINK_STATUS */
+#define ORNIC_LINK_STATUS_UP		(1U << 0)
+#define ORNIC_LINK_STATUS_SPEED_SHIFT	16	/* Gb/s, 0 = unknown */
+#define ORNIC_LINK_STATUS_SPEED_MASK	0xffff0000U
+
+/* Admin queue depth limits (entries). */
+#define ORNIC_AQ_DEPTH_MIN		2U
+#define ORNIC_AQ_DEPTH_MAX		4096U
+#define ORNIC_AEQ_DEPTH_MIN		2U
+#define ORNIC_AEQ_DEPTH_MAX		4096U
+
+/* Capability bits (CAPS_LO/HI and ornic_device_attr.caps). */
+#define ORNIC_CAP_RC			(1ULL << 0)
+#define ORNIC_CAP_UD			(1ULL << 1)
+#define ORNIC_CAP_SRQ			(1ULL << 2)
+#define ORNIC_CAP_ATOMIC		(1ULL << 3)
+#define ORNIC_CAP_INLINE		(1ULL << 4)
+#define ORNIC_CAP_ETH			(1ULL << 5)
+#define ORNIC_CAP_IPV6_GID		(1ULL << 6)
+#define ORNIC_CAP_MR_INDIRECT		(1ULL << 7)
+#define ORNIC_CAP_MR_PHYSICAL		(1ULL << 8)
+#define ORNIC_CAP_DB_32BIT_PAIR		(1ULL << 9)
+#define ORNIC_CAP_GSI			(1ULL << 10)
+
+/* ------------------------------------------------------------------------
+ * 4. Doorbells (spec: doorbells.rst).  Each 4 KiB page of BAR2 holds one
+ * 64-bit doorbell register per queue kind.  A doorbell is one 64-bit write,
+ * or (ORNIC_CAP_DB_32BIT_PAIR) a 32-bit write of the low half followed by a
+ * 32-bit write of the high half; the high write commits.
+ */
+#define ORNIC_DB_SQ			0x00
+#define ORNIC_DB_RQ			0x08
+#define ORNIC_DB_SRQ			0x10
+#define ORNIC_DB_CQ			0x18
+#define ORNIC_DB_EQ			0x20
+#define ORNIC_DB_ETH_TX			0x28
+#define ORNIC_DB_ETH_RX			0x30
+
+/* Doorbell value. */
+#define ORNIC_DB_QN_MASK		0x00ffffffULL	/* bits 23..0 */
+#define ORNIC_DB_FLAGS_SHIFT		24		/* bits 31..24 */
+#define ORNIC_DB_FLAGS_MASK		0xff000000ULL
+#define ORNIC_DB_INDEX_SHIFT		32		/* bits 63..32 */
+#define ORNIC_DB_FLAG_ARM_NEXT		(1ULL << 24)	/* CQ, EQ */
+#define ORNIC_DB_FLAG_ARM_SOLICITED	(1ULL << 25)	/* CQ */
+
+#define ORNIC_DB_VALUE(qn, flags, index) \
+	(((__u64)(index) << ORNIC_DB_INDEX_SHIFT) | (__u64)(flags) | \
+	 ((__u64)(qn) & ORNIC_DB_QN_MASK))
+
+/* ------------------------------------------------------------------------
+ * 5. Queue memory descriptor (spec: queues.rst), used by every command that
+ * hands the device host memory: queues and memory regions.
+ */
+enum ornic_mem_mode {
+	/* addr is the DMA address of num_pages contiguous pages. */
+	ORNIC_MEM_MODE_CONTIG		= 0,
+	/* addr points to num_pages __le64 page addresses (<= 512). */
+	ORNIC_MEM_MODE_DIRECT		= 1,
+	/*
+	 * addr points to ceil(num_pages / 512) __le64 addresses of 4 KiB
+	 * pages, each holding up to 512 __le64 page addresses.
+	 */
+	ORNIC_MEM_MODE_INDIRECT		= 2,
+};
+
+#define ORNIC_PBL_ENTRIES_PER_PAGE	512U
+#define ORNIC_PAGE_SHIFT_MIN		12
+#define ORNIC_PAGE_SHIFT_MAX		30
+
+struct ornic_mem_desc {
+	__le64 addr;
+	__le32 num_pages;
+	__u8 page_shift;	/* 12..30 */
+	__u8 mode;		/* enum ornic_mem_mode */
+	__le16 reserved;
+};
+ORNIC_HW_ASSERT_SIZE(struct ornic_mem_desc, 16);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_mem_desc, num_pages, 8);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_mem_desc, page_shift, 12);
+
+/* ------------------------------------------------------------------------
+ * 6. Admin queue (spec: admin.rst)
+ */
+#define ORNIC_AQ_SQE_SIZE		64
+#define ORNIC_AQ_CQE_SIZE		16
+
+enum ornic_admin_opcode {
+	ORNIC_ADMIN_QUERY_DEVICE	= 0x01,
+	ORNIC_ADMIN_QUERY_PORT		= 0x02,
+	ORNIC_ADMIN_QUERY_COUNTERS	= 0x03,
+	ORNIC_ADMIN_ALLOC_DB_PAGE	= 0x08,
+	ORNIC_ADMIN_FREE_DB_PAGE	= 0x09,
+	ORNIC_ADMIN_CREATE_EQ		= 0x10,
+	ORNIC_ADMIN_DESTROY_EQ		= 0x11,
+	ORNIC_ADMIN_CREATE_CQ		= 0x12,
+	ORNIC_ADMIN_DESTROY_CQ		= 0x13,
+	ORNIC_ADMIN_ALLOC_PD		= 0x18,
+	ORNIC_ADMIN_DEALLOC_PD		= 0x19,
+	ORNIC_ADMIN_REG_MR		= 0x1a,
+	ORNIC_ADMIN_DEREG_MR		= 0x1b,
+	ORNIC_ADMIN_CREATE_QP		= 0x20,
+	ORNIC_ADMIN_MODIFY_QP		= 0x21,
+	ORNIC_ADMIN_QUERY_QP		= 0x22,
+	ORNIC_ADMIN_DESTROY_QP		= 0x23,
+	ORNIC_ADMIN_CREATE_SRQ		= 0x28,
+	ORNIC_ADMIN_MODIFY_SRQ		= 0x29,
+	ORNIC_ADMIN_DESTROY_SRQ		= 0x2a,
+	ORNIC_ADMIN_CREATE_AH		= 0x30,
+	ORNIC_ADMIN_DESTROY_AH		= 0x31,
+	ORNIC_ADMIN_ADD_GID		= 0x38,
+	ORNIC_ADMIN_DEL_GID		= 0x39,
+	ORNIC_ADMIN_ETH_CREATE_TX_RING	= 0x40,
+	ORNIC_ADMIN_ETH_CREATE_RX_RING	= 0x41,
+	ORNIC_ADMIN_ETH_DESTROY_RING	= 0x42,
+	ORNIC_ADMIN_ETH_SET_MAC		= 0x43,
+	ORNIC_ADMIN_ETH_SET_MTU		= 0x44,
+};
+
+enum ornic_admin_status {
+	ORNIC_ADMIN_STATUS_SUCCESS		= 0x00,
+	ORNIC_ADMIN_STATUS_BAD_OPCODE		= 0x01,
+	ORNIC_ADMIN_STATUS_BAD_FIELD		= 0x02, /* incl. reserved != 0 */
+	ORNIC_ADMIN_STATUS_BAD_HANDLE		= 0x03, /* no such object */
+	ORNIC_ADMIN_STATUS_NO_RESOURCES		= 0x04, /* table full */
+	ORNIC_ADMIN_STATUS_LIMIT_EXCEEDED	= 0x05, /* above a device limit */
+	ORNIC_ADMIN_STATUS_BUSY			= 0x06, /* object still in use */
+	ORNIC_ADMIN_STATUS_BAD_DMA		= 0x07, /* host memory unreadable */
+	ORNIC_ADMIN_STATUS_BAD_STATE		= 0x08, /* illegal transition */
+	ORNIC_ADMIN_STATUS_PERMISSION		= 0x09, /* ownership violated */
+	ORNIC_ADMIN_STATUS_BAD_ALIGNMENT	= 0x0a,
+	ORNIC_ADMIN_STATUS_INTERNAL		= 0x0b,
+};
+
+/* Common first 8 bytes of every admin command. */
+struct ornic_admin_hdr {
+	__u8 opcode;		/* enum ornic_admin_opcode */
+	__u8 flags;		/* must be 0 */
+	__le16 command_id;	/* echoed in the completion */
+	__le32 reserved;
+};
+ORNIC_HW_ASSERT_SIZE(struct ornic_admin_hdr, 8);
+
+/* Generic view of a command: header plus 56 opcode-specific bytes. */
+struct ornic_admin_sqe {
+	struct ornic_admin_hdr hdr;
+	__u8 body[56];
+};
+ORNIC_HW_ASSERT_SIZE(struct ornic_admin_sqe, ORNIC_AQ_SQE_SIZE);
+
+#define ORNIC_AQ_CQE_FLAG_PHASE		(1U << 0)
+
+struct ornic_admin_cqe {
+	__le16 command_id;
+	__u8 status;		/* enum ornic_admin_status */
+	__u8 reserved0;
+	__le16 sq_head;		/* device SQ consumer index, low 16 bits */
+	__u8 reserved1;
+	__u8 flags;		/* ORNIC_AQ_CQE_FLAG_PHASE; written last */
+	__le32 result0;		/* e.g. the handle of a created object */
+	__le32 result1;
+};
+ORNIC_HW_ASSERT_SIZE(struct ornic_admin_cqe, ORNIC_AQ_CQE_SIZE);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_cqe, flags, 7);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_cqe, result0, 8);
+
+/*
+ * Commands that return more than two words write a response buffer in host
+ * memory: resp_addr/resp_len.  resp_len must be >= the response size; the
+ * device writes exactly the response size and returns it in result0.
+ */
+
+/* QUERY_DEVICE, QUERY_PORT */
+struct ornic_admin_query {
+	struct ornic_admin_hdr hdr;
+	__le64 resp_addr;
+	__le32 resp_len;
+	__le32 reserved[11];
+};
+ORNIC_HW_ASSERT_SIZE(struct ornic_admin_query, 64);
+
+enum ornic_atomic_cap {
+	ORNIC_ATOMIC_NONE		= 0,
+	ORNIC_ATOMIC_HCA		= 1,	/* atomic among this device */
+	ORNIC_ATOMIC_GLOB		= 2,
+};
+
+struct ornic_device_attr {
+	__le32 spec_version;		/* major << 16 | minor */
+	__le32 reserved0;
+	__le64 caps;			/* ORNIC_CAP_* */
+	__le64 max_mr_size;
+	__le64 page_size_cap;		/* bit n set: 2^n page size OK */
+	__le32 max_qp;
+	__le32 max_qp_wr;		/* SQ/RQ depth in basic blocks */
+	__le32 max_send_sge;
+	__le32 max_recv_sge;
+	__le32 max_cq;
+	__le32 max_cqe;
+	__le32 max_mr;
+	__le32 max_pd;
+	__le32 max_srq;
+	__le32 max_srq_wr;
+	__le32 max_srq_sge;
+	__le32 max_ah;
+	__le32 max_eq;			/* includes the async EQ 0 */
+	__le32 max_eqe;
+	__le32 max_inline_data;
+	__le32 max_msg_size;
+	__le32 max_qp_rd_atom;
+	__le32 max_qp_init_rd_atom;
+	__le32 max_pages_per_mr;
+	__le32 max_db_pages;
+	__le32 max_eth_rings;
+	__le32 max_wqe_blocks;		/* per WQE */
+	__le32 num_comp_vectors;	/* MSI-X vectors 1..n */
+	__u8 atomic_cap;		/* enum ornic_atomic_cap */
+	__u8 local_ca_ack_delay;
+	__u8 num_ports;			/* 1 */
+	__u8 reserved1;
+	__le32 reserved2[32];
+};
+ORNIC_HW_ASSERT_SIZE(struct ornic_device_attr, 256);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_device_attr, max_qp, 32);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_device_attr, atomic_cap, 124);
+
+enum ornic_port_state {
+	ORNIC_PORT_DOWN			= 1,
+	ORNIC_PORT_ACTIVE		= 4,	/* same values as IB port states */
+};
+
+enum ornic_mtu {
+	ORNIC_MTU_256			= 1,	/* same values as IB MTU enum */
+	ORNIC_MTU_512			= 2,
+	ORNIC_MTU_1024			= 3,
+	ORNIC_MTU_2048			= 4,
+	ORNIC_MTU_4096			= 5,
+};
+
+struct ornic_port_attr {
+	__u8 state;			/* enum ornic_port_state */
+	__u8 max_mtu;			/* enum ornic_mtu */
+	__u8 active_mtu;		/* enum ornic_mtu */
+	__u8 reserved0;
+	__le32 speed_gbps;
+	__le32 gid_tbl_len;
+	__le32 pkey_tbl_len;		/* 1 */
+	__le32 eth_mtu;			/* current Ethernet MTU (bytes) */
+	__le32 max_eth_mtu;
+	__u8 mac[6];
+	__le16 reserved1;
+	__le32 reserved2[8];
+};
+ORNIC_HW_ASSERT_SIZE(struct ornic_port_attr, 64);
+
+/* QUERY_COUNTERS (spec: counters.rst) */
+enum ornic_counter_scope {
+	ORNIC_COUNTER_SCOPE_DEVICE	= 0,	/* ornic_device_counters */
+	ORNIC_COUNTER_SCOPE_QP		= 1,	/* ornic_qp_counters */
+};
+
+struct ornic_admin_query_counters {
+	struct ornic_admin_hdr hdr;
+	__le64 resp_addr;
+	__le32 resp_len;
+	__u8 scope;			/* enum ornic_counter_scope */
+	__u8 reserved0[3];
+	__le32 handle;			/* QPN for SCOPE_QP */
+	__le32 reserved1[9];
+};
+ORNIC_HW_ASSERT_SIZE(struct ornic_admin_query_counters, 64);
+
+/*
+ * Device counters: ornic_device_counters.counter[ORNIC_CNT_*].  New counters
+ * are appended; num_counters says how many this device fills.
+ */
+enum ornic_counter_id {
+	ORNIC_CNT_ADMIN_COMMANDS	= 0,
+	ORNIC_CNT_ADMIN_ERRORS		= 1,	/* any status != SUCCESS */
+	ORNIC_CNT_ADMIN_BAD_OPCODE	= 2,
+	ORNIC_CNT_ADMIN_BAD_FIELD	= 3,
+	ORNIC_CNT_ADMIN_BAD_HANDLE	= 4,
+	ORNIC_CNT_ADMIN_NO_RESOURCES	= 5,
+	ORNIC_CNT_ADMIN_BAD_DMA		= 6,
+	ORNIC_CNT_DB_WRITES		= 7,
+	ORNIC_CNT_DB_FOREIGN_PAGE	= 8,	/* page does not own the queue */
+	ORNIC_CNT_DB_BAD_QUEUE		= 9,	/* no such queue */
+	ORNIC_CNT_DB_BAD_INDEX		= 10,	/* index beyond the ring */
+	ORNIC_CNT_DB_BAD_OFFSET		= 11,	/* unknown offset / size */
+	ORNIC_CNT_DB_UNALLOCATED_PAGE	= 12,
+	ORNIC_CNT_REG_BAD_ACCESS	= 13,	/* BAR0 bad offset / size */
+	ORNIC_CNT_DMA_ERRORS		= 14,	/* any failed DMA */
+	ORNIC_CNT_EQ_OVERFLOW		= 15,
+	ORNIC_CNT_CQ_OVERFLOW		= 16,
+	ORNIC_CNT_EQES			= 17,
+	ORNIC_CNT_CQES			= 18,
+	ORNIC_CNT_INTERRUPTS		= 19,
+	ORNIC_CNT_ETH_TX_FRAMES		= 20,
+	ORNIC_CNT_ETH_TX_BYTES		= 21,
+	ORNIC_CNT_ETH_TX_ERRORS		= 22,	/* bad descriptor / DMA */
+	ORNIC_CNT_ETH_TX_LINK_DOWN	= 23,
+	ORNIC_CNT_ETH_RX_FRAMES		= 24,
+	ORNIC_CNT_ETH_RX_BYTES		= 25,
+	ORNIC_CNT_ETH_RX_NO_BUFFER	= 26,
+	ORNIC_CNT_ETH_RX_FILTERED	= 27,	/* not for our MAC */
+	ORNIC_CNT_ETH_RX_TOO_LONG	= 28,	/* longer than buffer or MTU */
+	ORNIC_CNT_ETH_RX_ERRORS		= 29,	/* bad descriptor / DMA */
+	ORNIC_CNT_WQE_ERRORS		= 30,	/* bad WQE -> error CQE */
+	ORNIC_CNT_RX_ROCE_PACKETS	= 31,
+	ORNIC_CNT_RX_ROCE_BAD_ICRC	= 32,
+	ORNIC_CNT_RX_ROCE_BAD_HEADER	= 33,
+	ORNIC_CNT_RX_ROCE_UNKNOWN_QP	= 34,
+	ORNIC_CNT_RX_ROCE_PSN_ERRORS	= 35,
+	ORNIC_CNT_TX_ROCE_PACKETS	= 36,
+	ORNIC_CNT_NAKS_SENT		= 37,
+	ORNIC_CNT_NAKS_RECEIVED		= 38,
+	ORNIC_CNT_RETRANSMITS		= 39,
+	ORNIC_CNT_RNR_NAKS		= 40,
+	ORNIC_CNT_TIMEOUTS		= 41,
+	ORNIC_CNT_COUNT			= 42,
+};
+
+#define ORNIC_DEVICE_COUNTERS_MAX	62
+
+struct ornic_device_counters {
+	__le32 num_counters;		/* ORNIC_CNT_COUNT of this device */
+	__le32 reserved;
+	__le64 counter[ORNIC_DEVICE_COUNTERS_MAX + 1];
+};
+ORNIC_HW_ASSERT_SIZE(struct ornic_device_counters, 512);
+
+struct ornic_qp_counters {
+	__le64 send_wqes;
+	__le64 recv_wqes;
+	__le64 send_bytes;
+	__le64 recv_bytes;
+	__le64 wqe_errors;
+	__le64 db_foreign_page;		/* doorbells ignored for ownership */
+	__le64 db_bad_index;
+	__le64 packets_sent;
+	__le64 packets_received;
+	__le64 retransmits;
+	__le64 naks_received;
+	__le64 naks_sent;
+	__le64 rnr_naks;
+	__le64 timeouts;
+	__le64 reserved[2];
+};
+ORNIC_HW_ASSERT_SIZE(struct ornic_qp_counters, 128);
+
+/* ALLOC_DB_PAGE: no body; result0 = page index (1..DB_PAGES-1). */
+/* FREE_DB_PAGE, DEALLOC_PD, DESTROY_*: one handle. */
+struct ornic_admin_destroy {
+	struct ornic_admin_hdr hdr;
+	__le32 handle;
+	__le32 reserved[13];
+};
+ORNIC_HW_ASSERT_SIZE(struct ornic_admin_destroy, 64);
+
+/* CREATE_EQ: result0 = EQN (1..max_eq-1; EQ 0 is the async EQ). */
+struct ornic_admin_create_eq {
+	struct ornic_admin_hdr hdr;
+	struct ornic_mem_desc mem;
+	__u8 log_depth;			/* entries = 1 << log_depth */
+	__u8 reserved0;
+	__le16 msix_vector;		/* 1..MSIX_VECTORS-1 */
+	__le32 reserved1[9];
+};
+ORNIC_HW_ASSERT_SIZE(struct ornic_admin_create_eq, 64);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_create_eq, log_depth, 24);
+
+/* CREATE_CQ: result0 = CQN (>= 1). */
+struct ornic_admin_create_cq {
+	struct ornic_admin_hdr hdr;
+	struct ornic_mem_desc mem;
+	__le32 eqn;
+	__le16 db_page;
+	__u8 log_depth;			/* CQEs = 1 << log_depth */
+	__u8 reserved0;
+	__le32 reserved1[8];
+};
+ORNIC_HW_ASSERT_SIZE(struct ornic_admin_create_cq, 64);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_create_cq, eqn, 24);
+
+/* ALLOC_PD: no body; result0 = PDN (>= 1). */
+
+/* Memory regions (spec: memory.rst).  Access flags = IB access flag values. */
+#define ORNIC_ACCESS_LOCAL_WRITE	(1U << 0)
+#define ORNIC_ACCESS_REMOTE_WRITE	(1U << 1)
+#define ORNIC_ACCESS_REMOTE_READ	(1U << 2)
+#define ORNIC_ACCESS_REMOTE_ATOMIC	(1U << 3)
+#define ORNIC_ACCESS_ALL		0x0fU
+
+/* REG_MR flags */
+#define ORNIC_MR_FLAG_PHYSICAL		(1U << 0) /* iova = DMA address */
+
+#define ORNIC_MR_KEY_INDEX_SHIFT	8
+#define ORNIC_MR_KEY_VARIANT_MASK	0xffU
+#define ORNIC_MR_KEY(index, variant) \
+	(((__u32)(index) << ORNIC_MR_KEY_INDEX_SHIFT) | \
+	 ((__u32)(variant) & ORNIC_MR_KEY_VARIANT_MASK))
+
+/* REG_MR: result0 = key (index << 8 | variant), lkey == rkey. */
+struct ornic_admin_reg_mr {
+	struct ornic_admin_hdr hdr;
+	struct ornic_mem_desc mem;	/* ignored with MR_FLAG_PHYSICAL */
+	__le64 iova;
+	__le64 length;
+	__le32 pd;
+	__le32 access;			/* ORNIC_ACCESS_* */
+	__u8 key_variant;
+	__u8 flags;			/* ORNIC_MR_FLAG_* */
+	__le16 reserved0;
+	__le32 first_page_offset;	/* iova - page-aligned start */
+	__le32 reserved1[2];
+};
+ORNIC_HW_ASSERT_SIZE(struct ornic_admin_reg_mr, 64);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_reg_mr, iova, 24);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_reg_mr, key_variant, 48);
+
+/* Queue pairs (spec: qp.rst) */
+enum ornic_qp_type {
+	ORNIC_QPT_RC			= 1,
+	ORNIC_QPT_UD			= 2,
+	ORNIC_QPT_GSI			= 3,	/* QPN 1, UD semantics */
+};
+
+#define ORNIC_QP_FLAG_USE_SRQ		(1U << 0)
+#define ORNIC_QPN_GSI			1
+#define ORNIC_QPN_MASK			0x00ffffffU
+
+/* CREATE_QP: result0 = QPN.  Depths count 64-byte basic blocks. */
+struct ornic_admin_create_qp {
+	struct ornic_admin_hdr hdr;
+	struct ornic_mem_desc sq_mem;
+	struct ornic_mem_desc rq_mem;	/* ignored with QP_FLAG_USE_SRQ */
+	__le32 pd;
+	__le32 send_cqn;
+	__le32 recv_cqn;
+	__le32 srqn;			/* with QP_FLAG_USE_SRQ */
+	__le16 db_page;
+	__u8 qp_type;			/* enum ornic_qp_type */
+	__u8 flags;			/* ORNIC_QP_FLAG_* */
+	__u8 sq_log_depth;
+	__u8 rq_log_depth;
+	__le16 reserved;
+};
+ORNIC_HW_ASSERT_SIZE(struct ornic_admin_create_qp, 64);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_create_qp, pd, 40);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_create_qp, db_page, 56);
+
+enum ornic_qp_state {
+	ORNIC_QPS_RESET			= 0,	/* same values as IB QP states */
+	ORNIC_QPS_INIT			= 1,
+	ORNIC_QPS_RTR			= 2,
+	ORNIC_QPS_RTS			= 3,
+	ORNIC_QPS_SQD			= 4,
+	ORNIC_QPS_SQE			= 5,
+	ORNIC_QPS_ERR			= 6,
+};
+
+/* MODIFY_QP attr_mask: which fields of ornic_qp_attr to apply. */
+#define ORNIC_QP_ATTR_STATE		(1U << 0)
+#define ORNIC_QP_ATTR_ACCESS_FLAGS	(1U << 1)
+#define ORNIC_QP_ATTR_PKEY_INDEX	(1U << 2)
+#define ORNIC_QP_ATTR_QKEY		(1U << 3)
+#define ORNIC_QP_ATTR_AV		(1U << 4)  /* dgid..udp_sport */
+#define ORNIC_QP_ATTR_PATH_MTU		(1U << 5)
+#define ORNIC_QP_ATTR_TIMEOUT		(1U << 6)
+#define ORNIC_QP_ATTR_RETRY_CNT		(1U << 7)
+#define ORNIC_QP_ATTR_RNR_RETRY		(1U << 8)
+#define ORNIC_QP_ATTR_RQ_PSN		(1U << 9)
+#define ORNIC_QP_ATTR_MAX_QP_RD_ATOMIC	(1U << 10)
+#define ORNIC_QP_ATTR_MIN_RNR_TIMER	(1U << 11)
+#define ORNIC_QP_ATTR_SQ_PSN		(1U << 12)
+#define ORNIC_QP_ATTR_MAX_DEST_RD_ATOMIC (1U << 13)
+#define ORNIC_QP_ATTR_DEST_QPN		(1U << 14)
+#define ORNIC_QP_ATTR_EN_SQD_ASYNC_NOTIFY (1U << 15)
+#define ORNIC_QP_ATTR_ALL		0xffffU
+
+/* MODIFY_QP / QUERY_QP: the QP attributes, in a host buffer. */
+struct ornic_qp_attr {
+	__u8 state;			/* enum ornic_qp_state */
+	__u8 path_mtu;			/* enum ornic_mtu */
+	__u8 sgid_index;
+	__u8 en_sqd_async_notify;
+	__le32 qkey;
+	__le32 dest_qpn;
+	__le32 sq_psn;			/* 24 bits */
+	__le32 rq_psn;			/* 24 bits */
+	__le32 access_flags;		/* ORNIC_ACCESS_REMOTE_* */
+	__le16 pkey_index;		/* 0 */
+	__u8 timeout;			/* 4.096 us * 2^timeout, 0 = infinite */
+	__u8 retry_cnt;			/* 0..7 */
+	__u8 rnr_retry;			/* 0..7, 7 = infinite */
+	__u8 min_rnr_timer;		/* IB encoding 0..31 */
+	__u8 max_rd_atomic;
+	__u8 max_dest_rd_atomic;
+	__u8 dgid[16];
+	__u8 dmac[6];
+	__le16 udp_sport;		/* 0 = device chooses from QPN */
+	__le32 flow_label;		/* 20 bits */
+	__u8 hop_limit;
+	__u8 traffic_class;
+	__u8 sq_draining;		/* QUERY only */
+	__u8 reserved0;
+	__le32 reserved1[16];
+};
+ORNIC_HW_ASSERT_SIZE(struct ornic_qp_attr, 128);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_qp_attr, dgid, 32);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_qp_attr, flow_label, 56);
+
+/* MODIFY_QP (reads attr_addr) and QUERY_QP (writes attr_addr). */
+struct ornic_admin_modify_qp {
+	struct ornic_admin_hdr hdr;
+	__le64 attr_addr;		/* struct ornic_qp_attr */
+	__le32 attr_len;		/* >= sizeof(struct ornic_qp_attr) */
+	__le32 qpn;
+	__le32 attr_mask;		/* ORNIC_QP_ATTR_*, 0 for QUERY */
+	__u8 cur_state;			/* MODIFY: expected current state */
+	__u8 flags;			/* 1 = cur_state is valid */
+	__le16 reserved0;
+	__le32 reserved1[8];
+};
+ORNIC_HW_ASSERT_SIZE(struct ornic_admin_modify_qp, 64);
+
+#define ORNIC_MODIFY_QP_FLAG_CUR_STATE	(1U << 0)
+
+/* CREATE_SRQ: result0 = SRQN (>= 1).  Depth counts basic blocks. */
+struct ornic_admin_create_srq {
+	struct ornic_admin_hdr hdr;
+	struct ornic_mem_desc mem;
+	__le32 pd;
+	__le16 db_page;
+	__u8 log_depth;
+	__u8 reserved0;
+	__le32 limit;			/* SRQ_LIMIT event threshold, 0 = off */
+	__le32 reserved1[7];
+};
+ORNIC_HW_ASSERT_SIZE(struct ornic_admin_create_srq, 64);
+
+/* MODIFY_SRQ: re-arm the limit event. */
+struct ornic_admin_modify_srq {
+	struct ornic_admin_hdr hdr;
+	__le32 srqn;
+	__le32 limit;
+	__le32 reserved[12];
+};
+ORNIC_HW_ASSERT_SIZE(struct ornic_admin_modify_srq, 64);
+
+/* CREATE_AH: result0 = AH index (>= 1). */
+struct ornic_admin_create_ah {
+	struct ornic_admin_hdr hdr;
+	__le32 pd;
+	__le32 flow_label;		/* 20 bits */
+	__u8 dgid[16];
+	__u8 dmac[6];
+	__u8 sgid_index;
+	__u8 hop_limit;
+	__u8 traffic_class;
+	__u8 reserved0;
+	__le16 udp_sport;		/* 0 = device chooses */
+	__le32 reserved1[5];
+};
+ORNIC_HW_ASSERT_SIZE(struct ornic_admin_create_ah, 64);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_create_ah, dgid, 16);
+
+enum ornic_gid_type {
+	ORNIC_GID_TYPE_ROCE_V2_IPV4	= 1,	/* ::ffff:a.b.c.d */
+	ORNIC_GID_TYPE_ROCE_V2_IPV6	= 2,
+};
+
+/* ADD_GID (replaces the entry at index), DEL_GID (gid/type ignored). */
+struct ornic_admin_gid {
+	struct ornic_admin_hdr hdr;
+	__le32 index;
+	__u8 type;			/* enum ornic_gid_type */
+	__u8 reserved0[3];
+	__u8 gid[16];
+	__le32 reserved1[8];
+};
+ORNIC_HW_ASSERT_SIZE(struct ornic_admin_gid, 64);
+
+/* ETH_CREATE_TX_RING / ETH_CREATE_RX_RING: result0 = ring id (>= 1). */
+struct ornic_admin_create_eth_ring {
+	struct ornic_admin_hdr hdr;
+	struct ornic_mem_desc mem;
+	__le32 cqn;
+	__u8 log_depth;			/* descriptors = 1 << log_depth */
+	__u8 reserved0[3];
+	__le32 reserved1[8];
+};
+ORNIC_HW_ASSERT_SIZE(struct ornic_admin_create_eth_ring, 64);
+
+struct ornic_admin_eth_set_mac {
+	struct ornic_admin_hdr hdr;
+	__u8 mac[6];
+	__le16 reserved0;
+	__le32 reserved1[12];
+};
+ORNIC_HW_ASSERT_SIZE(struct ornic_admin_eth_set_mac, 64);
+
+#define ORNIC_ETH_MTU_MIN		68U
+#define ORNIC_ETH_MTU_MAX		9000U
+#define ORNIC_ETH_HLEN			14U	/* no VLAN in 1.0 */
+
+struct ornic_admin_eth_set_mtu {
+	struct ornic_admin_hdr hdr;
+	__le32 mtu;			/* IP MTU, excludes Ethernet header */
+	__le32 reserved[13];
+};
+ORNIC_HW_ASSERT_SIZE(struct ornic_admin_eth_set_mtu, 64);
+
+/* ------------------------------------------------------------------------
+ * 7. Event queues (spec: events.rst)
+ */
+#define ORNIC_EQE_SIZE			16
+#define ORNIC_EQE_OWNER_PHASE		(1U << 0)
+
+enum ornic_eqe_type {
+	ORNIC_EQE_COMPLETION		= 0x00,	/* object = CQN */
+	ORNIC_EQE_QP_FATAL		= 0x01,	/* object = QPN */
+	ORNIC_EQE_QP_REQ_ERR		= 0x02,
+	ORNIC_EQE_QP_ACCESS_ERR		= 0x03,
+	ORNIC_EQE_QP_COMM_EST		= 0x04,
+	ORNIC_EQE_QP_SQ_DRAINED		= 0x05,
+	ORNIC_EQE_QP_LAST_WQE_REACHED	= 0x06,
+	ORNIC_EQE_CQ_ERROR		= 0x08,	/* object = CQN, data = code */
+	ORNIC_EQE_SRQ_ERROR		= 0x09,	/* object = SRQN */
+	ORNIC_EQE_SRQ_LIMIT		= 0x0a,
+	ORNIC_EQE_PORT_STATE		= 0x10,	/* data = enum ornic_port_state */
+	ORNIC_EQE_DEVICE_FATAL		= 0x11,	/* data = enum ornic_fatal_code */
+};
+
+enum ornic_cq_error {
+	ORNIC_CQ_ERROR_OVERFLOW		= 1,
+	ORNIC_CQ_ERROR_DMA		= 2,
+};
+
+struct ornic_eqe {
+	__u8 type;			/* enum ornic_eqe_type */
+	__u8 reserved0[3];
+	__le32 object;			/* CQN / QPN / SRQN / port */
+	__le32 data;
+	__u8 reserved1[3];
+	__u8 owner;			/* ORNIC_EQE_OWNER_PHASE; written last */
+};
+ORNIC_HW_ASSERT_SIZE(struct ornic_eqe, ORNIC_EQE_SIZE);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_eqe, owner, 15);
+
+/* ------------------------------------------------------------------------
+ * 8. Work queue entries (spec: wqe.rst).  SQ, RQ and SRQ rings are arrays
+ * of 64-byte basic blocks; one WQE occupies 1..max_wqe_blocks consecutive
+ * blocks (wrapping at the ring end).  Producer indices count blocks.
+ */
+#define ORNIC_WQE_BLOCK_SIZE		64
+#define ORNIC_WQE_MAX_BLOCKS		8
+#define ORNIC_SGES_PER_BLOCK		4
+
+enum ornic_wqe_opcode {
+	ORNIC_WQE_OP_SEND		= 0x00,
+	ORNIC_WQE_OP_SEND_IMM		= 0x01,
+	ORNIC_WQE_OP_SEND_INV		= 0x02,
+	ORNIC_WQE_OP_RDMA_WRITE		= 0x03,
+	ORNIC_WQE_OP_RDMA_WRITE_IMM	= 0x04,
+	ORNIC_WQE_OP_RDMA_READ		= 0x05,
+	ORNIC_WQE_OP_ATOMIC_CMP_SWP	= 0x06,
+	ORNIC_WQE_OP_ATOMIC_FETCH_ADD	= 0x07,
+};
+
+#define ORNIC_WQE_FLAG_SIGNALED		(1U << 0)
+#define ORNIC_WQE_FLAG_SOLICITED	(1U << 1)
+#define ORNIC_WQE_FLAG_FENCE		(1U << 2)
+#define ORNIC_WQE_FLAG_INLINE		(1U << 3)
+
+struct ornic_sge {
+	__le64 addr;
+	__le32 length;
+	__le32 lkey;
+};
+ORNIC_HW_ASSERT_SIZE(struct ornic_sge, 16);
+
+struct ornic_wqe_rdma_seg {
+	__le64 remote_addr;
+	__le32 rkey;
+	__le32 reserved[5];
+};
+ORNIC_HW_ASSERT_SIZE(struct ornic_wqe_rdma_seg, 32);
+
+struct ornic_wqe_atomic_seg {
+	__le64 remote_addr;
+	__le32 rkey;
+	__le32 reserved;
+	__le64 compare_add;		/* compare (CMP_SWP) or add value */
+	__le64 swap;			/* CMP_SWP only */
+};
+ORNIC_HW_ASSERT_SIZE(struct ornic_wqe_atomic_seg, 32);
+
+struct ornic_wqe_ud_seg {
+	__le32 ah;			/* AH index */
+	__le32 remote_qpn;
+	__le32 qkey;			/* bit 31 set: use the QP's Q_Key */
+	__le32 reserved[5];
+};
+ORNIC_HW_ASSERT_SIZE(struct ornic_wqe_ud_seg, 32);
+
+/* Block 0 of every send WQE.  SGEs or inline data follow in blocks 1.. */
+struct ornic_send_wqe {
+	__u8 opcode;			/* enum ornic_wqe_opcode */
+	__u8 flags;			/* ORNIC_WQE_FLAG_* */
+	__u8 num_blocks;		/* 1 + data blocks */
+	__u8 num_sge;			/* 0 with FLAG_INLINE */
+	__le16 inline_len;		/* with FLAG_INLINE */
+	__le16 reserved0;
+	__be32 imm_data;		/* SEND_IMM, RDMA_WRITE_IMM */
+	__le32 invalidate_rkey;		/* SEND_INV */
+	__le64 wr_id;
+	__le64 reserved1;
+	union {
+		struct ornic_wqe_rdma_seg rdma;
+		struct ornic_wqe_atomic_seg atomic;
+		struct ornic_wqe_ud_seg ud;
+	};
+};
+ORNIC_HW_ASSERT_SIZE(struct ornic_send_wqe, ORNIC_WQE_BLOCK_SIZE);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_send_wqe, wr_id, 16);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_send_wqe, rdma, 32);
+
+/* Block 0 of every receive WQE (RQ and SRQ): header then 3 SGEs. */
+struct ornic_recv_wqe {
+	__le64 wr_id;
+	__u8 num_blocks;		/* 1 + extra blocks of 4 SGEs */
+	__u8 num_sge;
+	__le16 reserved0;
+	__le32 reserved1;
+	struct ornic_sge sge[3];
+};
+ORNIC_HW_ASSERT_SIZE(struct ornic_recv_wqe, ORNIC_WQE_BLOCK_SIZE);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_recv_wqe, sge, 16);
+
+/* ------------------------------------------------------------------------
+ * 9. Completion queue entries (spec: cqe.rst)
+ */
+#define ORNIC_CQE_SIZE			32
+#define ORNIC_CQE_OWNER_PHASE		(1U << 0)
+
+enum ornic_cqe_opcode {
+	ORNIC_CQE_OP_SEND		= 0x00,
+	ORNIC_CQE_OP_RDMA_WRITE		= 0x01,
+	ORNIC_CQE_OP_RDMA_READ		= 0x02,
+	ORNIC_CQE_OP_COMP_SWAP		= 0x03,
+	ORNIC_CQE_OP_FETCH_ADD		= 0x04,
+	ORNIC_CQE_OP_RECV		= 0x80,
+	ORNIC_CQE_OP_RECV_RDMA_IMM	= 0x81,
+	ORNIC_CQE_OP_ETH_TX		= 0xc0,
+	ORNIC_CQE_OP_ETH_RX		= 0xc1,
+};
+
+/* Same numeric values as enum ibv_wc_status / ib_wc_status. */
+enum ornic_cqe_status {
+	ORNIC_CQE_SUCCESS		= 0,
+	ORNIC_CQE_LOC_LEN_ERR		= 1,
+	ORNIC_CQE_LOC_QP_OP_ERR		= 2,
+	ORNIC_CQE_LOC_PROT_ERR		= 4,
+	ORNIC_CQE_WR_FLUSH_ERR		= 5,
+	ORNIC_CQE_BAD_RESP_ERR		= 7,
+	ORNIC_CQE_LOC_ACCESS_ERR	= 8,
+	ORNIC_CQE_REM_INV_REQ_ERR	= 9,
+	ORNIC_CQE_REM_ACCESS_ERR	= 10,
+	ORNIC_CQE_REM_OP_ERR		= 11,
+	ORNIC_CQE_RETRY_EXC_ERR		= 12,
+	ORNIC_CQE_RNR_RETRY_EXC_ERR	= 13,
+	ORNIC_CQE_REM_INV_RD_REQ_ERR	= 15,
+	ORNIC_CQE_FATAL_ERR		= 19,
+	ORNIC_CQE_GENERAL_ERR		= 21,
+};
+
+#define ORNIC_CQE_FLAG_IMM		(1U << 0)
+#define ORNIC_CQE_FLAG_INV		(1U << 1)
+#define ORNIC_CQE_FLAG_GRH		(1U << 2)	/* UD: 40-byte GRH */
+#define ORNIC_CQE_FLAG_IPV4		(1U << 3)	/* UD: GRH is IPv4 */
+#define ORNIC_CQE_FLAG_ETH_CSUM_OK	(1U << 4)	/* ETH_RX */
+
+struct ornic_cqe {
+	__le64 wr_id;			/* ETH: descriptor index */
+	__le32 byte_len;
+	__be32 imm_data;		/* or invalidated rkey (le) with INV */
+	__le32 qpn;			/* ETH: ring id */
+	__le32 src_qp;			/* UD receive */
+	__le16 wqe_index;		/* first block of the WQE, low 16 bits */
+	__u8 opcode;			/* enum ornic_cqe_opcode */
+	__u8 status;			/* enum ornic_cqe_status */
+	__u8 flags;			/* ORNIC_CQE_FLAG_* */
+	__u8 vendor_err;		/* enum ornic_vendor_err */
+	__u8 reserved;
+	__u8 owner;			/* ORNIC_CQE_OWNER_PHASE; written last */
+};
+ORNIC_HW_ASSERT_SIZE(struct ornic_cqe, ORNIC_CQE_SIZE);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_cqe, wqe_index, 24);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_cqe, owner, 31);
+
+/* Detail for an error CQE (vendor_err). */
+enum ornic_vendor_err {
+	ORNIC_VERR_NONE			= 0,
+	ORNIC_VERR_BAD_OPCODE		= 1,
+	ORNIC_VERR_BAD_BLOCKS		= 2,
+	ORNIC_VERR_BAD_SGE_COUNT	= 3,
+	ORNIC_VERR_BAD_INLINE_LEN	= 4,
+	ORNIC_VERR_BAD_LKEY		= 5,
+	ORNIC_VERR_PD_MISMATCH		= 6,
+	ORNIC_VERR_OUT_OF_BOUNDS	= 7,
+	ORNIC_VERR_ACCESS		= 8,
+	ORNIC_VERR_DMA			= 9,
+	ORNIC_VERR_BAD_AH		= 10,
+	ORNIC_VERR_MSG_TOO_LONG		= 11,
+	ORNIC_VERR_RECV_TOO_SMALL	= 12,
+	ORNIC_VERR_RESERVED_NONZERO	= 13,
+};
+
+/* ------------------------------------------------------------------------
+ * 10. Ethernet function (spec: ethernet.rst).  TX and RX rings are arrays
+ * of 16-byte descriptors; producer indices count descriptors.
+ */
+#define ORNIC_ETH_DESC_SIZE		16
+
+#define ORNIC_ETH_TX_FLAG_CSUM		(1U << 0) /* reserved in 1.0 */
+
+struct ornic_eth_tx_desc {
+	__le64 addr;
+	__le16 length;			/* whole frame, 14..ETH_HLEN+mtu */
+	__le16 flags;
+	__le32 reserved;
+};
+ORNIC_HW_ASSERT_SIZE(struct ornic_eth_tx_desc, ORNIC_ETH_DESC_SIZE);
+
+struct ornic_eth_rx_desc {
+	__le64 addr;
+	__le16 length;			/* buffer size */
+	__le16 reserved0;
+	__le32 reserved1;
+};
+ORNIC_HW_ASSERT_SIZE(struct ornic_eth_rx_desc, ORNIC_ETH_DESC_SIZE);
+
+#endif /* ORNIC_HW_H */

@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Compile check of the shared hardware header as userspace C
+ * (gcc -std=gnu11 -Wall -Wextra -Werror).  The header's own static asserts
+ * do the checking; this file only adds the layouts that the C side relies on
+ * through arithmetic rather than struct access.
+ */
+#include <ornic/ornic_hw.h>
+
+ORNIC_HW_STATIC_ASSERT(ORNIC_BAR_DOORBELL_SIZE == 1024 * 1024,
+		       "doorbell BAR is 1 MiB");
+ORNIC_HW_STATIC_ASSERT(ORNIC_MSIX_VECTORS * 16 <= ORNIC_MSIX_PBA_OFFSET,
+		       "MSI-X table fits before the PBA");
+ORNIC_HW_STATIC_ASSERT(ORNIC_CNT_COUNT <= ORNIC_DEVICE_COUNTERS_MAX,
+		       "device counters fit in the response");
+ORNIC_HW_STATIC_ASSERT(ORNIC_MR_KEY(1, 0x2a) == 0x12a, "MR key layout");
+
+/* Used by the C++ test to prove this translation unit was linked in. */
+int ornic_hw_header_check_c(void);
+int ornic_hw_header_check_c(void)
+{
+	return (int)sizeof(struct ornic_send_wqe) + (int)sizeof(struct ornic_cqe);
+}
