@@ -1,0 +1,47 @@
+// Decorator that records every frame a port sends and receives to a pcap file (libpcap,
+// DLT_EN10MB) that Wireshark/tshark can read, flushed per frame so the capture can be
+// watched while the model runs. Timestamps come from the real-time clock.
+//
+// Sent frames are recorded when the NIC hands them over, even if the backend then drops
+// them (link down, queue full): the capture shows what the NIC transmitted, the counters
+// show what the wire lost. Frames failing the length rule are not recorded.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include <pcap/pcap.h>
+
+#include "port/port.hpp"
+
+namespace ornic {
+
+class PcapTap final : public Port {
+public:
+  // Throws std::runtime_error if the file cannot be created.
+  PcapTap(std::unique_ptr<Port> inner, const std::string& pcap_path);
+
+  void send(std::span<const std::byte> frame) override;
+  void set_receiver(Receiver rx) override;
+  bool link_up() const override { return inner_->link_up(); }
+  PortCounters counters() const override { return inner_->counters(); }
+
+private:
+  struct PcapCloser {
+    void operator()(pcap_t* p) const { pcap_close(p); }
+  };
+  struct DumperCloser {
+    void operator()(pcap_dumper_t* d) const { pcap_dump_close(d); }
+  };
+
+  void record(std::span<const std::byte> frame);
+
+  // Declaration order matters: the dumper closes before its pcap_t, and the inner port
+  // (whose receiver points back here) is destroyed first of all.
+  std::unique_ptr<pcap_t, PcapCloser> pcap_;
+  std::unique_ptr<pcap_dumper_t, DumperCloser> dumper_;
+  Receiver receiver_;
+  std::unique_ptr<Port> inner_;
+};
+
+} // namespace ornic

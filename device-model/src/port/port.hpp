@@ -1,0 +1,68 @@
+// One Ethernet port of the NIC: raw Ethernet frames (no FCS) in and out.
+//
+// Backends (chosen by make_port's spec string):
+//   unix:LOCAL_PATH,PEER_PATH  point-to-point link over an AF_UNIX SOCK_DGRAM socket, one
+//                              frame per datagram (QEMU's `-netdev dgram` framing)
+//   loopback                   every sent frame comes back to the same port's receiver
+//   none                       link down, every sent frame dropped
+// A non-empty pcap path wraps any backend in a tap that records both directions.
+//
+// Everything runs on the caller's EventLoop; no call ever blocks.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string_view>
+
+namespace ornic {
+
+class EventLoop;
+
+// Ethernet header only (dst MAC, src MAC, EtherType): anything shorter is not a frame.
+inline constexpr size_t kMinFrameBytes = 14;
+// 9000-byte jumbo payload + 14-byte header + two VLAN tags, rounded up to the usual 9216
+// "max jumbo frame" so a QEMU peer with a slightly larger MTU still gets through.
+inline constexpr size_t kMaxFrameBytes = 9216;
+
+struct PortCounters {
+  uint64_t tx_frames = 0; // handed to the wire
+  uint64_t tx_bytes = 0;
+  uint64_t rx_frames = 0; // delivered to the receiver
+  uint64_t rx_bytes = 0;
+
+  uint64_t tx_dropped_no_peer = 0;     // link down: peer socket absent, or spec "none"
+  uint64_t tx_dropped_would_block = 0; // peer's receive queue / our send buffer full
+  uint64_t tx_dropped_oversize = 0;    // longer than kMaxFrameBytes
+  uint64_t tx_dropped_runt = 0;        // shorter than kMinFrameBytes
+  uint64_t tx_dropped_error = 0;       // any other send failure
+
+  uint64_t rx_dropped_oversize = 0;
+  uint64_t rx_dropped_runt = 0;        // e.g. a stray non-Ethernet datagram
+  uint64_t rx_dropped_no_receiver = 0; // arrived before set_receiver()
+};
+
+class Port {
+public:
+  using Receiver = std::function<void(std::span<const std::byte> frame)>;
+
+  virtual ~Port() = default;
+
+  // Never blocks; drops (and counts) when the peer is absent or the socket is full.
+  virtual void send(std::span<const std::byte> frame) = 0;
+  // The receiver runs on the event loop, never from inside send(). The span is only valid
+  // during the call. It must not destroy the port or call set_receiver() itself.
+  virtual void set_receiver(Receiver rx) = 0;
+  virtual bool link_up() const = 0;
+  virtual PortCounters counters() const = 0;
+};
+
+// Throws std::invalid_argument with a helpful message on a bad spec, and
+// std::system_error / std::runtime_error when a valid spec cannot be set up (socket path
+// in use by a live process, directory missing, pcap file not writable).
+std::unique_ptr<Port> make_port(EventLoop& loop, std::string_view spec,
+                                std::string_view pcap_path = {});
+
+} // namespace ornic

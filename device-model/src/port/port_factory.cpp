@@ -1,0 +1,32 @@
+// make_port: spec string → backend, optionally wrapped in the pcap tap.
+#include <string>
+
+#include "port/loopback_port.hpp"
+#include "port/null_port.hpp"
+#include "port/pcap_tap.hpp"
+#include "port/port.hpp"
+#include "port/port_spec.hpp"
+#include "port/unix_dgram_port.hpp"
+
+namespace ornic {
+namespace {
+
+std::unique_ptr<Port> make_backend(EventLoop& loop, const PortSpec& spec) {
+  if (std::holds_alternative<LoopbackPortSpec>(spec))
+    return std::make_unique<LoopbackPort>(loop);
+  if (const auto* unix_spec = std::get_if<UnixDgramPortSpec>(&spec))
+    return std::make_unique<UnixDgramPort>(loop, unix_spec->local_path, unix_spec->peer_path);
+  return std::make_unique<NullPort>();
+}
+
+} // namespace
+
+std::unique_ptr<Port> make_port(EventLoop& loop, std::string_view spec,
+                                std::string_view pcap_path) {
+  std::unique_ptr<Port> port = make_backend(loop, parse_port_spec(spec));
+  if (pcap_path.empty())
+    return port;
+  return std::make_unique<PcapTap>(std::move(port), std::string(pcap_path));
+}
+
+} // namespace ornic
