@@ -25,6 +25,9 @@ public:
   void set_receiver(Receiver rx) override;
   bool link_up() const override { return inner_->link_up(); }
   PortCounters counters() const override { return inner_->counters(); }
+  void set_link_listener(LinkListener listener) override {
+    inner_->set_link_listener(std::move(listener));
+  }
 
 private:
   struct PcapCloser {

@@ -47,6 +47,7 @@ struct PortCounters {
 class Port {
 public:
   using Receiver = std::function<void(std::span<const std::byte> frame)>;
+  using LinkListener = std::function<void(bool up)>;
 
   virtual ~Port() = default;
 
@@ -57,6 +58,12 @@ public:
   virtual void set_receiver(Receiver rx) = 0;
   virtual bool link_up() const = 0;
   virtual PortCounters counters() const = 0;
+
+  // Optional: called (through EventLoop::post, so never from inside send()) after every
+  // change of link_up(), with the new state; not for the initial state, which the caller
+  // reads with link_up(). For the NIC's PORT_STATE event. Backends whose link never
+  // changes (loopback, none) keep this default.
+  virtual void set_link_listener(LinkListener listener) { (void)listener; }
 };
 
 // Throws std::invalid_argument with a helpful message on a bad spec, and

@@ -58,7 +58,8 @@ void remove_stale_socket_file(const std::string& path, const UnixAddress& addres
 
 UnixDgramPort::UnixDgramPort(EventLoop& loop, std::string local_path, std::string peer_path)
     : loop_(loop), local_path_(std::move(local_path)), peer_path_(std::move(peer_path)),
-      peer_address_(make_unix_address(peer_path_, "port peer path")), rx_buffer_(kMaxFrameBytes) {
+      peer_address_(make_unix_address(peer_path_, "port peer path")), link_notifier_(loop),
+      rx_buffer_(kMaxFrameBytes) {
   const UnixAddress local_address = make_unix_address(local_path_, "port local path");
   if (local_path_ == peer_path_)
     throw std::invalid_argument("port local and peer path are both '" + local_path_ + "'");
@@ -73,8 +74,16 @@ UnixDgramPort::UnixDgramPort(EventLoop& loop, std::string local_path, std::strin
     bound_inode_ = st.st_ino;
   }
 
-  loop_.add_fd(socket_.get(), EPOLLIN, [this](uint32_t) { on_readable(); });
-  probe_peer_and_rearm();
+  try {
+    loop_.add_fd(socket_.get(), EPOLLIN, [this](uint32_t) { on_readable(); });
+    probe_peer_and_rearm();
+  } catch (...) {
+    // The destructor will not run: leave no timer, registered fd or socket file behind.
+    loop_.cancel_timer(probe_timer_);
+    loop_.remove_fd(socket_.get());
+    ::unlink(local_path_.c_str());
+    throw;
+  }
 }
 
 UnixDgramPort::~UnixDgramPort() {
@@ -159,6 +168,7 @@ void UnixDgramPort::set_link(bool up, const char* reason) {
     return;
   link_up_ = up;
   spdlog::info("port {}: link {} ({}: {})", local_path_, up ? "up" : "down", reason, peer_path_);
+  link_notifier_.notify(up);
 }
 
 } // namespace ornic

@@ -25,6 +25,7 @@
 #include "common/event_loop.hpp"
 #include "common/rate_limited_log.hpp"
 #include "common/unique_fd.hpp"
+#include "port/link_notifier.hpp"
 #include "port/port.hpp"
 #include "port/unix_address.hpp"
 
@@ -48,6 +49,9 @@ public:
   void set_receiver(Receiver rx) override { receiver_ = std::move(rx); }
   bool link_up() const override { return link_up_; }
   PortCounters counters() const override { return counters_; }
+  void set_link_listener(LinkListener listener) override {
+    link_notifier_.set_listener(std::move(listener));
+  }
 
 private:
   void on_readable();
@@ -66,6 +70,7 @@ private:
   ino_t bound_inode_ = 0;
   EventLoop::TimerId probe_timer_ = 0;
   bool link_up_ = false;
+  LinkNotifier link_notifier_;
   Receiver receiver_;
   PortCounters counters_;
   std::vector<std::byte> rx_buffer_;

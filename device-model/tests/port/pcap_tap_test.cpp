@@ -128,6 +128,14 @@ TEST_F(PcapTapPortTest, WrapsTheUnixBackend) {
   EXPECT_EQ(bytes_of(read_capture(pcap_path)), (std::vector<Frame>{to_b, to_a}));
 }
 
+TEST_F(PcapTapPortTest, ForwardsTheLinkListener) {
+  auto a = make_port(loop, "unix:" + dir.file("a") + "," + dir.file("b"), pcap_path);
+  bool link_came_up = false;
+  a->set_link_listener([&](bool up) { link_came_up = up; });
+  auto b = make_port(loop, "unix:" + dir.file("b") + "," + dir.file("a"), {});
+  EXPECT_TRUE(run_until(loop, [&] { return link_came_up; }));
+}
+
 TEST_F(PcapTapPortTest, UnwritablePcapPathThrows) {
   EXPECT_THROW(make_port(loop, "loopback", dir.file("no/such/dir/x.pcap")), std::runtime_error);
 }

@@ -150,6 +150,34 @@ TEST_F(UnixDgramPortTest, IdleLinkGoesDownWhenThePeerDisappears) {
   EXPECT_TRUE(run_until(loop, [&] { return !a->link_up(); }));
 }
 
+TEST_F(UnixDgramPortTest, LinkListenerHearsEveryChangeFromTheLoop) {
+  auto a = make_a();
+  std::vector<bool> changes;
+  bool inside_send = false;
+  a->set_link_listener([&](bool up) {
+    EXPECT_FALSE(inside_send) << "notified from inside send()";
+    changes.push_back(up);
+  });
+
+  auto b = make_b();
+  ASSERT_TRUE(run_until(loop, [&] { return changes.size() == 1; }));
+  EXPECT_EQ(changes, std::vector<bool>{true});
+
+  b.reset();
+  inside_send = true;
+  a->send(make_frame(64, 1)); // finds the peer gone: the link goes down right here
+  inside_send = false;
+  EXPECT_EQ(changes.size(), 1u);
+  ASSERT_TRUE(run_until(loop, [&] { return changes.size() == 2; }));
+  EXPECT_EQ(changes, (std::vector<bool>{true, false}));
+
+  a->set_link_listener(nullptr);
+  b = make_b();
+  ASSERT_TRUE(run_until(loop, [&] { return a->link_up(); }));
+  run_until_idle(loop);
+  EXPECT_EQ(changes.size(), 2u) << "a cleared listener is not called";
+}
+
 TEST_F(UnixDgramPortTest, OversizeAndRuntFramesAreRejectedOnSend) {
   auto a = make_a();
   auto b = make_b();
