@@ -112,7 +112,7 @@
 #define ORNIC_REG_AEQ_BASE_LO		0x0060	/* RW */
 #define ORNIC_REG_AEQ_BASE_HI		0x0064	/* RW */
 #define ORNIC_REG_AEQ_DEPTH		0x0068	/* RW entries, power of 2 */
-#define ORNIC_REG_AEQ_DB		0x006c	/* WO ORNIC_EQ_DB_* format */
+#define ORNIC_REG_AEQ_DB		0x006c	/* WO ORNIC_AEQ_DB_* format */
 
 #define ORNIC_REG_LINK_STATUS		0x0080	/* RO */
 #define ORNIC_REG_MAC_LO		0x0084	/* RO MAC bytes 0..3 */
@@ -137,6 +137,13 @@ enum ornic_fatal_code {
 	ORNIC_FATAL_BAD_CONFIG		= 4,	/* enable with invalid AQ/AEQ */
 	ORNIC_FATAL_INTERNAL		= 5,
 };
+
+/*
+ * AEQ_DB: a 32-bit register cannot hold a full doorbell, so it carries the low
+ * 16 bits of the free-running consumer index (enough: AEQ depth <= 4096).
+ */
+#define ORNIC_AEQ_DB_INDEX_MASK		0x0000ffffU
+#define ORNIC_AEQ_DB_ARM		(1U << 31)
 
 /* LINK_STATUS */
 #define ORNIC_LINK_STATUS_UP		(1U << 0)
