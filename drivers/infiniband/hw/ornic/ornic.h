@@ -1,0 +1,264 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * ornic: driver for the ornic RoCEv2 RDMA NIC.
+ */
+#ifndef ORNIC_H
+#define ORNIC_H
+
+#include <linux/bitops.h>
+#include <linux/completion.h>
+#include <linux/interrupt.h>
+#include <linux/mutex.h>
+#include <linux/netdevice.h>
+#include <linux/pci.h>
+#include <linux/semaphore.h>
+#include <linux/spinlock.h>
+#include <linux/u64_stats_sync.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
+#include <rdma/ib_verbs.h>
+
+#include "ornic/ornic_hw.h"
+#include "ornic_compat.h"
+#include "ornic_lib.h"
+
+#define ORNIC_DRV_NAME		"ornic"
+
+/* Driver queue sizes (entries). */
+#define ORNIC_AQ_LOG_DEPTH	6	/* 64 admin commands in flight */
+#define ORNIC_AEQ_LOG_DEPTH	8
+#define ORNIC_CEQ_LOG_DEPTH	10
+#define ORNIC_ETH_TX_LOG_DEPTH	8
+#define ORNIC_ETH_RX_LOG_DEPTH	8
+#define ORNIC_ETH_CQ_LOG_DEPTH	10	/* >= TX + RX: the CQ never overflows */
+#define ORNIC_NUM_GIDS_MAX	16
+#define ORNIC_HEALTH_PERIOD_MS	250
+
+/* ornic_dev.flags */
+enum ornic_dev_flag {
+	ORNIC_FLAG_DEAD,	/* device gone or fatal: no more commands */
+	ORNIC_FLAG_REMOVING,	/* remove() started: no new deferred work */
+	ORNIC_FLAG_FATAL_EVENT,	/* DEVICE_FATAL still to be reported */
+	ORNIC_FLAG_LINK_EVENT,	/* link state to be re-read */
+};
+
+struct ornic_dev;
+
+struct ornic_admin_ctx {
+	struct completion done;
+	struct ornic_admin_cqe cqe;
+	int err;		/* -EIO when failed because the device died */
+	u16 cmd_id;
+	bool busy;		/* waiting for its completion */
+};
+
+struct ornic_aq {
+	struct ornic_admin_sqe *sq;
+	dma_addr_t sq_dma;
+	struct ornic_admin_cqe *cq;
+	dma_addr_t cq_dma;
+	unsigned int log_depth;
+	unsigned int timeout_ms;
+
+	/*
+	 * Protects sq_tail, cq_head, seq, the slot allocator and every ctx's
+	 * busy/err/cqe fields: taken by submitters and by the vector 0
+	 * interrupt handler.
+	 */
+	spinlock_t lock;
+	u32 sq_tail;
+	u32 cq_head;
+	u32 seq;
+	struct ornic_id_alloc slots;
+	unsigned long slot_map[BITS_TO_LONGS(ORNIC_AQ_DEPTH_MAX)];
+	struct ornic_admin_ctx *ctx;
+
+	/* Commands that may still be submitted: at most depth outstanding. */
+	struct semaphore avail;
+};
+
+/* An event queue in host memory: the async EQ or a completion EQ. */
+struct ornic_eq {
+	struct ornic_dev *dev;
+	struct ornic_eqe *ring;
+	dma_addr_t dma;
+	unsigned int log_depth;
+	u32 eqn;		/* 0: async EQ */
+	u32 ci;			/* consumer index: its IRQ handler (CEQ) */
+	u16 vector;
+	int irq;
+	bool irq_requested;
+	char name[32];
+};
+
+/* A CQ owned by the kernel driver (Ethernet rings). */
+struct ornic_kcq {
+	struct ornic_dev *dev;
+	struct ornic_cqe *ring;
+	dma_addr_t dma;
+	unsigned int log_depth;
+	u32 cqn;
+	u32 ci;			/* consumer index, only touched by NAPI */
+	struct ornic_eq *eq;
+	void (*comp_handler)(struct ornic_kcq *cq);
+};
+
+struct ornic_eth_buf {
+	struct sk_buff *skb;
+	dma_addr_t dma;
+	u32 len;
+};
+
+struct ornic_eth_ring {
+	void *desc;		/* ornic_eth_tx_desc / ornic_eth_rx_desc */
+	dma_addr_t dma;
+	unsigned int log_depth;
+	u32 id;
+	u32 prod;
+	u32 cons;
+	struct ornic_eth_buf *bufs;
+};
+
+struct ornic_eth_stats {
+	u64 packets;
+	u64 bytes;
+	u64 errors;
+	u64 dropped;
+	struct u64_stats_sync syncp;
+};
+
+/* netdev_priv() of the Ethernet function's net_device. */
+struct ornic_eth {
+	struct ornic_dev *dev;
+	struct net_device *netdev;
+	struct napi_struct napi;
+	struct ornic_kcq cq;
+	struct ornic_eth_ring tx;
+	struct ornic_eth_ring rx;
+	u32 rx_buf_len;
+	bool rings_up;		/* under RTNL */
+	struct ornic_eth_stats tx_stats;	/* written by xmit and NAPI */
+	struct ornic_eth_stats rx_stats;	/* written by NAPI only */
+};
+
+struct ornic_ucontext {
+	struct ib_ucontext ibucontext;
+	struct rdma_user_mmap_entry *db_entry;
+	u32 db_page;
+};
+
+struct ornic_pd {
+	struct ib_pd ibpd;
+	u32 pdn;
+};
+
+struct ornic_user_mmap_entry {
+	struct rdma_user_mmap_entry rdma_entry;
+	u64 address;		/* bus address of the doorbell page */
+};
+
+struct ornic_dev {
+	struct ib_device ibdev;		/* first: ib_alloc_device() */
+	struct pci_dev *pdev;
+	void __iomem *regs;		/* BAR0 */
+	void __iomem *db;		/* BAR2 page 0, the kernel's */
+	resource_size_t db_bar_start;	/* bus address of BAR2 */
+	u32 db_pages;
+
+	unsigned long flags;		/* enum ornic_dev_flag, atomic bitops */
+	u64 caps;
+	u32 version;
+	unsigned int reset_timeout_ms;
+
+	struct ornic_aq aq;
+	/* Protects aeq.ci: vector 0 handler and the health check poll it. */
+	spinlock_t aeq_lock;
+	struct ornic_eq aeq;
+	struct ornic_eq *ceqs;
+	unsigned int num_ceqs;
+	unsigned int num_vectors;
+
+	struct ornic_device_attr attr;
+	struct ornic_port_attr port;
+	bool link_up;			/* last LINK_STATUS.UP seen */
+
+	/* Serialises 64-bit doorbells written as two halves on page 0. */
+	spinlock_t db_lock;
+
+	/* Kernel CQs by CQN, looked up by the EQ interrupt handlers. */
+	struct xarray kcqs;
+
+	/* Protects the counters DMA buffer (one QUERY_COUNTERS at a time). */
+	struct mutex counters_lock;
+	void *counters_buf;
+	dma_addr_t counters_dma;
+
+	struct net_device *netdev;
+	bool ib_registered;
+
+	struct delayed_work health_work;
+	struct work_struct event_work;
+};
+
+static inline struct ornic_dev *to_odev(struct ib_device *ibdev)
+{
+	return container_of(ibdev, struct ornic_dev, ibdev);
+}
+
+static inline bool ornic_dead(struct ornic_dev *dev)
+{
+	return test_bit(ORNIC_FLAG_DEAD, &dev->flags);
+}
+
+static inline u32 ornic_rd32(struct ornic_dev *dev, u32 reg)
+{
+	return readl(dev->regs + reg);
+}
+
+static inline void ornic_wr32(struct ornic_dev *dev, u32 reg, u32 val)
+{
+	writel(val, dev->regs + reg);
+}
+
+/* ornic_main.c */
+void ornic_set_dead(struct ornic_dev *dev, const char *why);
+void ornic_ring_db(struct ornic_dev *dev, u32 offset, u64 val);
+void ornic_queue_event(struct ornic_dev *dev, int flag);
+
+/* ornic_admin.c */
+int ornic_aq_init(struct ornic_dev *dev);
+void ornic_aq_destroy(struct ornic_dev *dev);
+void ornic_aq_fail_all(struct ornic_dev *dev);
+irqreturn_t ornic_admin_irq(int irq, void *data);
+int ornic_admin_exec(struct ornic_dev *dev, struct ornic_admin_sqe *sqe,
+		     struct ornic_admin_cqe *cqe);
+int ornic_admin_simple(struct ornic_dev *dev, struct ornic_admin_sqe *sqe,
+		       u32 *result0);
+int ornic_admin_query(struct ornic_dev *dev, u8 opcode, void *resp, u32 len);
+int ornic_admin_destroy(struct ornic_dev *dev, u8 opcode, u32 handle);
+
+/* ornic_eq.c */
+int ornic_aeq_init(struct ornic_dev *dev);
+void ornic_aeq_destroy(struct ornic_dev *dev);
+void ornic_aeq_arm(struct ornic_dev *dev);
+void ornic_aeq_process(struct ornic_dev *dev);
+int ornic_ceqs_create(struct ornic_dev *dev);
+void ornic_ceqs_destroy(struct ornic_dev *dev);
+int ornic_kcq_create(struct ornic_dev *dev, struct ornic_kcq *cq,
+		     unsigned int log_depth, struct ornic_eq *eq);
+void ornic_kcq_destroy(struct ornic_dev *dev, struct ornic_kcq *cq);
+void ornic_kcq_arm(struct ornic_kcq *cq);
+struct ornic_cqe *ornic_kcq_next(struct ornic_kcq *cq);
+
+/* ornic_eth.c */
+int ornic_eth_register(struct ornic_dev *dev);
+void ornic_eth_unregister(struct ornic_dev *dev);
+void ornic_eth_link_update(struct ornic_dev *dev);
+
+/* ornic_verbs.c */
+int ornic_ib_register(struct ornic_dev *dev);
+void ornic_ib_unregister(struct ornic_dev *dev);
+void ornic_ib_port_event(struct ornic_dev *dev, bool active);
+void ornic_ib_fatal_event(struct ornic_dev *dev);
+
+#endif /* ORNIC_H */

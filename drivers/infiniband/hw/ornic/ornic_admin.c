@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * ornic: admin queue (spec: admin.rst).  Many commands in flight, each
+ * waiting on its own completion; completions arrive on MSI-X vector 0 and
+ * are matched by command id.  A command that does not complete within
+ * ADMIN_TIMEOUT_MS declares the device dead: every outstanding and later
+ * command then fails with -EIO at once.
+ */
+#include <linux/dma-mapping.h>
+#include <linux/slab.h>
+
+#include "ornic.h"
+
+int ornic_aq_init(struct ornic_dev *dev)
+{
+	struct ornic_aq *aq = &dev->aq;
+	struct device *dmadev = &dev->pdev->dev;
+	u32 depth = 1U << ORNIC_AQ_LOG_DEPTH;
+	u32 i;
+
+	aq->log_depth = ORNIC_AQ_LOG_DEPTH;
+	spin_lock_init(&aq->lock);
+	sema_init(&aq->avail, depth);
+	ornic_id_alloc_init(&aq->slots, aq->slot_map, depth);
+	aq->sq_tail = 0;
+	aq->cq_head = 0;
+	aq->seq = 0;
+
+	aq->ctx = kcalloc(depth, sizeof(*aq->ctx), GFP_KERNEL);
+	if (!aq->ctx)
+		return -ENOMEM;
+	for (i = 0; i < depth; i++)
+		init_completion(&aq->ctx[i].done);
+
+	aq->sq = dma_alloc_coherent(dmadev, depth * ORNIC_AQ_SQE_SIZE,
+				    &aq->sq_dma, GFP_KERNEL);
+	if (!aq->sq)
+		goto err_ctx;
+	aq->cq = dma_alloc_coherent(dmadev, depth * ORNIC_AQ_CQE_SIZE,
+				    &aq->cq_dma, GFP_KERNEL);
+	if (!aq->cq)
+		goto err_sq;
+
+	/* Only written while DEV_CTRL.ENABLE is 0 (spec: registers.rst). */
+	ornic_wr32(dev, ORNIC_REG_AQ_SQ_BASE_LO, lower_32_bits(aq->sq_dma));
+	ornic_wr32(dev, ORNIC_REG_AQ_SQ_BASE_HI, upper_32_bits(aq->sq_dma));
+	ornic_wr32(dev, ORNIC_REG_AQ_CQ_BASE_LO, lower_32_bits(aq->cq_dma));
+	ornic_wr32(dev, ORNIC_REG_AQ_CQ_BASE_HI, upper_32_bits(aq->cq_dma));
+	ornic_wr32(dev, ORNIC_REG_AQ_DEPTH, depth);
+	return 0;
+
+err_sq:
+	dma_free_coherent(dmadev, depth * ORNIC_AQ_SQE_SIZE, aq->sq,
+			  aq->sq_dma);
+err_ctx:
+	kfree(aq->ctx);
+	return -ENOMEM;
+}
+
+/* Only after the device was reset: it no longer writes the rings. */
+void ornic_aq_destroy(struct ornic_dev *dev)
+{
+	struct ornic_aq *aq = &dev->aq;
+	struct device *dmadev = &dev->pdev->dev;
+	u32 depth = 1U << aq->log_depth;
+
+	dma_free_coherent(dmadev, depth * ORNIC_AQ_CQE_SIZE, aq->cq,
+			  aq->cq_dma);
+	dma_free_coherent(dmadev, depth * ORNIC_AQ_SQE_SIZE, aq->sq,
+			  aq->sq_dma);
+	kfree(aq->ctx);
+}
+
+/* Consume completions; called with aq->lock held. */
+static void ornic_aq_poll_locked(struct ornic_dev *dev)
+{
+	struct ornic_aq *aq = &dev->aq;
+	struct ornic_admin_cqe *cqe;
+	struct ornic_admin_ctx *ctx;
+	u32 slot;
+	u16 id;
+
+	for (;;) {
+		cqe = &aq->cq[ornic_ring_slot(aq->cq_head, aq->log_depth)];
+		if (!ornic_ring_owned(READ_ONCE(cqe->flags), aq->cq_head,
+				      aq->log_depth))
+			break;
+		/* The phase byte is written last: read the rest after it. */
+		dma_rmb();
+		id = le16_to_cpu(cqe->command_id);
+		slot = ornic_cmd_id_slot(id, aq->log_depth);
+		ctx = &aq->ctx[slot];
+		if (ctx->busy && ctx->cmd_id == id) {
+			ctx->cqe = *cqe;
+			ctx->busy = false;
+			complete(&ctx->done);
+		} else {
+			dev_warn_ratelimited(&dev->pdev->dev,
+					     "admin completion for unknown command id %#x\n",
+					     id);
+		}
+		aq->cq_head++;
+	}
+}
+
+irqreturn_t ornic_admin_irq(int irq, void *data)
+{
+	struct ornic_dev *dev = data;
+	unsigned long flags;
+
+	spin_lock_irqsave(&dev->aq.lock, flags);
+	ornic_aq_poll_locked(dev);
+	spin_unlock_irqrestore(&dev->aq.lock, flags);
+
+	ornic_aeq_process(dev);
+	return IRQ_HANDLED;
+}
+
+/* The device died: every waiter returns -EIO now. */
+void ornic_aq_fail_all(struct ornic_dev *dev)
+{
+	struct ornic_aq *aq = &dev->aq;
+	unsigned long flags;
+	u32 i;
+
+	if (!aq->ctx)
+		return;
+	spin_lock_irqsave(&aq->lock, flags);
+	for (i = 0; i < (1U << aq->log_depth); i++) {
+		if (!aq->ctx[i].busy)
+			continue;
+		aq->ctx[i].busy = false;
+		aq->ctx[i].err = -EIO;
+		complete(&aq->ctx[i].done);
+	}
+	spin_unlock_irqrestore(&aq->lock, flags);
+}
+
+/*
+ * Submit @sqe (its command id is filled in here), wait for its completion
+ * and copy it to @cqe.  Returns 0 when a completion arrived (whatever its
+ * status), -EIO when the device is or became dead.
+ */
+int ornic_admin_exec(struct ornic_dev *dev, struct ornic_admin_sqe *sqe,
+		     struct ornic_admin_cqe *cqe)
+{
+	struct ornic_aq *aq = &dev->aq;
+	unsigned long timeout = msecs_to_jiffies(aq->timeout_ms);
+	struct ornic_admin_ctx *ctx;
+	unsigned long flags;
+	int slot, err;
+
+	might_sleep();
+	if (ornic_dead(dev))
+		return -EIO;
+	if (down_timeout(&aq->avail, timeout))
+		return -EBUSY;
+
+	spin_lock_irqsave(&aq->lock, flags);
+	if (ornic_dead(dev)) {
+		spin_unlock_irqrestore(&aq->lock, flags);
+		up(&aq->avail);
+		return -EIO;
+	}
+	slot = ornic_id_get(&aq->slots);
+	if (WARN_ON_ONCE(slot < 0)) {
+		spin_unlock_irqrestore(&aq->lock, flags);
+		up(&aq->avail);
+		return -EIO;
+	}
+	ctx = &aq->ctx[slot];
+	ctx->cmd_id = ornic_cmd_id_make(slot, aq->seq++, aq->log_depth);
+	ctx->err = 0;
+	ctx->busy = true;
+	reinit_completion(&ctx->done);
+	ornic_cmd_set_id(sqe, ctx->cmd_id);
+	memcpy(&aq->sq[ornic_ring_slot(aq->sq_tail, aq->log_depth)], sqe,
+	       sizeof(*sqe));
+	aq->sq_tail++;
+	/* writel() orders the SQE stores before the doorbell. */
+	ornic_wr32(dev, ORNIC_REG_AQ_SQ_TAIL, aq->sq_tail);
+	spin_unlock_irqrestore(&aq->lock, flags);
+
+	if (!wait_for_completion_timeout(&ctx->done, timeout)) {
+		/* A lost interrupt is not a dead device: look once more. */
+		spin_lock_irqsave(&aq->lock, flags);
+		ornic_aq_poll_locked(dev);
+		spin_unlock_irqrestore(&aq->lock, flags);
+		if (!try_wait_for_completion(&ctx->done)) {
+			dev_err(&dev->pdev->dev,
+				"admin command %s (id %#x) timed out after %u ms\n",
+				ornic_admin_opcode_str(sqe->hdr.opcode),
+				ctx->cmd_id, aq->timeout_ms);
+			ornic_set_dead(dev, "admin command timeout");
+			/*
+			 * ornic_set_dead() failed every waiter including us;
+			 * consume that completion.  The slot is never reused:
+			 * the device is dead until it is reset.
+			 */
+			wait_for_completion(&ctx->done);
+			return -EIO;
+		}
+	}
+
+	spin_lock_irqsave(&aq->lock, flags);
+	err = ctx->err;
+	if (!err)
+		*cqe = ctx->cqe;
+	/* A slot failed by device death stays taken (spec: admin.rst). */
+	if (!err)
+		ornic_id_put(&aq->slots, slot);
+	spin_unlock_irqrestore(&aq->lock, flags);
+	up(&aq->avail);
+	return err;
+}
+
+/* Execute and translate the completion status into an errno. */
+int ornic_admin_simple(struct ornic_dev *dev, struct ornic_admin_sqe *sqe,
+		       u32 *result0)
+{
+	struct ornic_admin_cqe cqe;
+	u8 opcode = sqe->hdr.opcode;
+	int err;
+
+	err = ornic_admin_exec(dev, sqe, &cqe);
+	if (err)
+		return err;
+	if (cqe.status != ORNIC_ADMIN_STATUS_SUCCESS) {
+		dev_dbg(&dev->pdev->dev, "admin command %s failed: %s\n",
+			ornic_admin_opcode_str(opcode),
+			ornic_admin_status_str(cqe.status));
+		return ornic_admin_status_errno(cqe.status);
+	}
+	if (result0)
+		*result0 = le32_to_cpu(cqe.result0);
+	return 0;
+}
+
+/* QUERY_DEVICE / QUERY_PORT into @resp (@len bytes, zero-extended). */
+int ornic_admin_query(struct ornic_dev *dev, u8 opcode, void *resp, u32 len)
+{
+	struct device *dmadev = &dev->pdev->dev;
+	struct ornic_admin_sqe sqe;
+	dma_addr_t dma;
+	void *buf;
+	int err;
+
+	buf = dma_alloc_coherent(dmadev, PAGE_SIZE, &dma, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	ornic_cmd_query(&sqe, opcode, dma, len);
+	err = ornic_admin_simple(dev, &sqe, NULL);
+	if (!err)
+		memcpy(resp, buf, len);
+	/*
+	 * After a timeout the device is reset by ornic_set_dead() before we
+	 * get here, so it can no longer write the buffer.
+	 */
+	dma_free_coherent(dmadev, PAGE_SIZE, buf, dma);
+	return err;
+}
+
+/*
+ * DESTROY-style commands.  A dead device owns nothing any more (it was
+ * reset), so the caller may free the object's memory either way.
+ */
+int ornic_admin_destroy(struct ornic_dev *dev, u8 opcode, u32 handle)
+{
+	struct ornic_admin_sqe sqe;
+	int err;
+
+	ornic_cmd_destroy(&sqe, opcode, handle);
+	err = ornic_admin_simple(dev, &sqe, NULL);
+	if (err && err != -EIO)
+		dev_warn(&dev->pdev->dev, "%s of handle %u failed: %d\n",
+			 ornic_admin_opcode_str(opcode), handle, err);
+	return err;
+}

@@ -1,0 +1,315 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * ornic: the async event queue (EQ 0, vector 0), completion event queues
+ * (one per vector 1..n) and the kernel's own CQs.
+ */
+#include <linux/dma-mapping.h>
+#include <linux/slab.h>
+
+#include "ornic.h"
+
+static size_t ornic_eq_bytes(struct ornic_eq *eq)
+{
+	return (size_t)ORNIC_EQE_SIZE << eq->log_depth;
+}
+
+static int ornic_eq_alloc(struct ornic_dev *dev, struct ornic_eq *eq,
+			  unsigned int log_depth)
+{
+	eq->dev = dev;
+	eq->log_depth = log_depth;
+	eq->ci = 0;
+	eq->ring = dma_alloc_coherent(&dev->pdev->dev, ornic_eq_bytes(eq),
+				      &eq->dma, GFP_KERNEL);
+	return eq->ring ? 0 : -ENOMEM;
+}
+
+static void ornic_eq_free(struct ornic_dev *dev, struct ornic_eq *eq)
+{
+	dma_free_coherent(&dev->pdev->dev, ornic_eq_bytes(eq), eq->ring,
+			  eq->dma);
+	eq->ring = NULL;
+}
+
+/* The next EQE software owns, or NULL. */
+static struct ornic_eqe *ornic_eq_next(struct ornic_eq *eq)
+{
+	struct ornic_eqe *eqe = &eq->ring[ornic_ring_slot(eq->ci,
+							  eq->log_depth)];
+
+	if (!ornic_ring_owned(READ_ONCE(eqe->owner), eq->ci, eq->log_depth))
+		return NULL;
+	dma_rmb();
+	return eqe;
+}
+
+/* --- async EQ ----------------------------------------------------------- */
+
+int ornic_aeq_init(struct ornic_dev *dev)
+{
+	struct ornic_eq *eq = &dev->aeq;
+	int err;
+
+	spin_lock_init(&dev->aeq_lock);
+	err = ornic_eq_alloc(dev, eq, ORNIC_AEQ_LOG_DEPTH);
+	if (err)
+		return err;
+	eq->eqn = 0;
+	eq->vector = ORNIC_MSIX_VECTOR_ADMIN;
+	ornic_wr32(dev, ORNIC_REG_AEQ_BASE_LO, lower_32_bits(eq->dma));
+	ornic_wr32(dev, ORNIC_REG_AEQ_BASE_HI, upper_32_bits(eq->dma));
+	ornic_wr32(dev, ORNIC_REG_AEQ_DEPTH, 1U << eq->log_depth);
+	return 0;
+}
+
+void ornic_aeq_destroy(struct ornic_dev *dev)
+{
+	ornic_eq_free(dev, &dev->aeq);
+}
+
+/*
+ * AEQ_DB is a 32-bit register "with the EQ doorbell's value format".  The
+ * spec does not say where the consumer index goes in 32 bits; this driver
+ * puts its low 24 bits in the queue-number field (the async EQ's number
+ * is implicitly 0) and ARM_NEXT in bit 24.
+ */
+void ornic_aeq_arm(struct ornic_dev *dev)
+{
+	u32 val = (dev->aeq.ci & ORNIC_DB_QN_MASK) | ORNIC_DB_FLAG_ARM_NEXT;
+
+	if (!ornic_dead(dev))
+		ornic_wr32(dev, ORNIC_REG_AEQ_DB, val);
+}
+
+static void ornic_aeq_handle(struct ornic_dev *dev, struct ornic_eqe *eqe)
+{
+	u32 object = le32_to_cpu(eqe->object);
+	u32 data = le32_to_cpu(eqe->data);
+
+	switch (eqe->type) {
+	case ORNIC_EQE_PORT_STATE:
+		ornic_queue_event(dev, ORNIC_FLAG_LINK_EVENT);
+		break;
+	case ORNIC_EQE_DEVICE_FATAL:
+		dev_err(&dev->pdev->dev, "device reported fatal error %u\n",
+			data);
+		ornic_set_dead(dev, "DEVICE_FATAL event");
+		break;
+	case ORNIC_EQE_CQ_ERROR:
+		dev_err_ratelimited(&dev->pdev->dev,
+				    "CQ %u error %u\n", object, data);
+		break;
+	default:
+		dev_dbg(&dev->pdev->dev, "async event %#x object %u data %u\n",
+			eqe->type, object, data);
+		break;
+	}
+}
+
+/* Called from the vector 0 handler and from the health check. */
+void ornic_aeq_process(struct ornic_dev *dev)
+{
+	struct ornic_eqe *eqe;
+	unsigned long flags;
+	u32 n = 0;
+
+	spin_lock_irqsave(&dev->aeq_lock, flags);
+	if (!dev->aeq.ring)
+		goto out;
+	while ((eqe = ornic_eq_next(&dev->aeq))) {
+		ornic_aeq_handle(dev, eqe);
+		dev->aeq.ci++;
+		n++;
+	}
+	if (n)
+		ornic_aeq_arm(dev);
+out:
+	spin_unlock_irqrestore(&dev->aeq_lock, flags);
+}
+
+/* --- completion EQs ------------------------------------------------------- */
+
+static void ornic_ceq_arm(struct ornic_eq *eq)
+{
+	ornic_ring_db(eq->dev, ORNIC_DB_EQ,
+		      ornic_db_value(eq->eqn, ORNIC_DB_FLAG_ARM_NEXT, eq->ci));
+}
+
+static irqreturn_t ornic_ceq_irq(int irq, void *data)
+{
+	struct ornic_eq *eq = data;
+	struct ornic_dev *dev = eq->dev;
+	struct ornic_eqe *eqe;
+	struct ornic_kcq *cq;
+
+	while ((eqe = ornic_eq_next(eq))) {
+		if (eqe->type == ORNIC_EQE_COMPLETION) {
+			cq = xa_load(&dev->kcqs, le32_to_cpu(eqe->object));
+			if (cq)
+				cq->comp_handler(cq);
+		}
+		eq->ci++;
+	}
+	ornic_ceq_arm(eq);
+	return IRQ_HANDLED;
+}
+
+static int ornic_ceq_create(struct ornic_dev *dev, struct ornic_eq *eq,
+			    u16 vector)
+{
+	struct ornic_admin_sqe sqe;
+	struct ornic_mem_desc mem;
+	u32 eqn;
+	int err;
+
+	err = ornic_eq_alloc(dev, eq, ORNIC_CEQ_LOG_DEPTH);
+	if (err)
+		return err;
+	eq->vector = vector;
+	eq->irq = pci_irq_vector(dev->pdev, vector);
+	snprintf(eq->name, sizeof(eq->name), "ornic-ceq%u@%s", vector,
+		 pci_name(dev->pdev));
+
+	ornic_mem_desc_contig(&mem, eq->dma, ornic_eq_bytes(eq), PAGE_SHIFT);
+	ornic_cmd_create_eq(&sqe, &mem, eq->log_depth, vector);
+	err = ornic_admin_simple(dev, &sqe, &eqn);
+	if (err)
+		goto err_free;
+	eq->eqn = eqn;
+
+	err = request_irq(eq->irq, ornic_ceq_irq, 0, eq->name, eq);
+	if (err)
+		goto err_destroy;
+	eq->irq_requested = true;
+	ornic_ceq_arm(eq);
+	return 0;
+
+err_destroy:
+	ornic_admin_destroy(dev, ORNIC_ADMIN_DESTROY_EQ, eq->eqn);
+err_free:
+	ornic_eq_free(dev, eq);
+	return err;
+}
+
+static void ornic_ceq_destroy(struct ornic_dev *dev, struct ornic_eq *eq)
+{
+	free_irq(eq->irq, eq);
+	eq->irq_requested = false;
+	ornic_admin_destroy(dev, ORNIC_ADMIN_DESTROY_EQ, eq->eqn);
+	ornic_eq_free(dev, eq);
+}
+
+int ornic_ceqs_create(struct ornic_dev *dev)
+{
+	unsigned int n, i;
+	int err;
+
+	n = min3(dev->num_vectors - 1, le32_to_cpu(dev->attr.num_comp_vectors),
+		 num_online_cpus());
+	if (le32_to_cpu(dev->attr.max_eq) > 1)
+		n = min(n, le32_to_cpu(dev->attr.max_eq) - 1);
+	if (!n)
+		return -ENODEV;
+	dev->ceqs = kcalloc(n, sizeof(*dev->ceqs), GFP_KERNEL);
+	if (!dev->ceqs)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		err = ornic_ceq_create(dev, &dev->ceqs[i], i + 1);
+		if (err)
+			goto err_unwind;
+	}
+	dev->num_ceqs = n;
+	return 0;
+
+err_unwind:
+	while (i--)
+		ornic_ceq_destroy(dev, &dev->ceqs[i]);
+	kfree(dev->ceqs);
+	dev->ceqs = NULL;
+	return err;
+}
+
+void ornic_ceqs_destroy(struct ornic_dev *dev)
+{
+	unsigned int i = dev->num_ceqs;
+
+	while (i--)
+		ornic_ceq_destroy(dev, &dev->ceqs[i]);
+	dev->num_ceqs = 0;
+	kfree(dev->ceqs);
+	dev->ceqs = NULL;
+}
+
+/* --- kernel CQs ------------------------------------------------------------ */
+
+static size_t ornic_kcq_bytes(struct ornic_kcq *cq)
+{
+	return (size_t)ORNIC_CQE_SIZE << cq->log_depth;
+}
+
+int ornic_kcq_create(struct ornic_dev *dev, struct ornic_kcq *cq,
+		     unsigned int log_depth, struct ornic_eq *eq)
+{
+	struct ornic_admin_sqe sqe;
+	struct ornic_mem_desc mem;
+	u32 cqn;
+	int err;
+
+	cq->dev = dev;
+	cq->eq = eq;
+	cq->log_depth = log_depth;
+	cq->ci = 0;
+	cq->ring = dma_alloc_coherent(&dev->pdev->dev, ornic_kcq_bytes(cq),
+				      &cq->dma, GFP_KERNEL);
+	if (!cq->ring)
+		return -ENOMEM;
+
+	ornic_mem_desc_contig(&mem, cq->dma, ornic_kcq_bytes(cq), PAGE_SHIFT);
+	ornic_cmd_create_cq(&sqe, &mem, log_depth, eq->eqn,
+			    ORNIC_DB_PAGE_KERNEL);
+	err = ornic_admin_simple(dev, &sqe, &cqn);
+	if (err)
+		goto err_free;
+	cq->cqn = cqn;
+	err = xa_insert_irq(&dev->kcqs, cqn, cq, GFP_KERNEL);
+	if (err)
+		goto err_destroy;
+	return 0;
+
+err_destroy:
+	ornic_admin_destroy(dev, ORNIC_ADMIN_DESTROY_CQ, cq->cqn);
+err_free:
+	dma_free_coherent(&dev->pdev->dev, ornic_kcq_bytes(cq), cq->ring,
+			  cq->dma);
+	cq->ring = NULL;
+	return err;
+}
+
+void ornic_kcq_destroy(struct ornic_dev *dev, struct ornic_kcq *cq)
+{
+	ornic_admin_destroy(dev, ORNIC_ADMIN_DESTROY_CQ, cq->cqn);
+	xa_erase_irq(&dev->kcqs, cq->cqn);
+	/* No EQ handler may still be looking at the CQ. */
+	synchronize_irq(cq->eq->irq);
+	dma_free_coherent(&dev->pdev->dev, ornic_kcq_bytes(cq), cq->ring,
+			  cq->dma);
+	cq->ring = NULL;
+}
+
+struct ornic_cqe *ornic_kcq_next(struct ornic_kcq *cq)
+{
+	struct ornic_cqe *cqe = &cq->ring[ornic_ring_slot(cq->ci,
+							  cq->log_depth)];
+
+	if (!ornic_ring_owned(READ_ONCE(cqe->owner), cq->ci, cq->log_depth))
+		return NULL;
+	dma_rmb();
+	return cqe;
+}
+
+/* Report the consumer index and ask for an event on the next CQE. */
+void ornic_kcq_arm(struct ornic_kcq *cq)
+{
+	ornic_ring_db(cq->dev, ORNIC_DB_CQ,
+		      ornic_db_value(cq->cqn, ORNIC_DB_FLAG_ARM_NEXT, cq->ci));
+}

@@ -1,0 +1,378 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * ornic: pure logic shared by the driver and its KUnit suites (no hardware
+ * access, no allocation).
+ */
+#include <linux/bitmap.h>
+#include <linux/errno.h>
+#include <linux/kernel.h>
+#include <linux/log2.h>
+#include <linux/string.h>
+#include <rdma/ib_verbs.h>
+
+#include "ornic_lib.h"
+
+unsigned int ornic_log2_depth(u32 entries)
+{
+	if (entries < 2)
+		return 1;
+	return order_base_2(entries);
+}
+
+/* --- identifier allocation ----------------------------------------------- */
+
+void ornic_id_alloc_init(struct ornic_id_alloc *ida, unsigned long *map,
+			 u32 size)
+{
+	ida->map = map;
+	ida->size = size;
+	ida->next = 0;
+	bitmap_zero(map, size);
+}
+
+int ornic_id_get(struct ornic_id_alloc *ida)
+{
+	unsigned long id;
+
+	id = find_next_zero_bit(ida->map, ida->size, ida->next);
+	if (id >= ida->size)
+		id = find_first_zero_bit(ida->map, ida->size);
+	if (id >= ida->size)
+		return -ENOSPC;
+	__set_bit(id, ida->map);
+	ida->next = (id + 1) % ida->size;
+	return id;
+}
+
+void ornic_id_put(struct ornic_id_alloc *ida, u32 id)
+{
+	if (id < ida->size)
+		__clear_bit(id, ida->map);
+}
+
+/* --- admin command encoding ---------------------------------------------- */
+
+void ornic_cmd_init(struct ornic_admin_sqe *sqe, u8 opcode)
+{
+	memset(sqe, 0, sizeof(*sqe));
+	sqe->hdr.opcode = opcode;
+}
+
+void ornic_cmd_set_id(struct ornic_admin_sqe *sqe, u16 cmd_id)
+{
+	sqe->hdr.command_id = cpu_to_le16(cmd_id);
+}
+
+void ornic_cmd_query(struct ornic_admin_sqe *sqe, u8 opcode, u64 resp_addr,
+		     u32 resp_len)
+{
+	struct ornic_admin_query *q = (struct ornic_admin_query *)sqe;
+
+	ornic_cmd_init(sqe, opcode);
+	q->resp_addr = cpu_to_le64(resp_addr);
+	q->resp_len = cpu_to_le32(resp_len);
+}
+
+void ornic_cmd_query_counters(struct ornic_admin_sqe *sqe, u8 scope,
+			      u32 handle, u64 resp_addr, u32 resp_len)
+{
+	struct ornic_admin_query_counters *q =
+		(struct ornic_admin_query_counters *)sqe;
+
+	ornic_cmd_init(sqe, ORNIC_ADMIN_QUERY_COUNTERS);
+	q->resp_addr = cpu_to_le64(resp_addr);
+	q->resp_len = cpu_to_le32(resp_len);
+	q->scope = scope;
+	q->handle = cpu_to_le32(handle);
+}
+
+void ornic_cmd_destroy(struct ornic_admin_sqe *sqe, u8 opcode, u32 handle)
+{
+	struct ornic_admin_destroy *d = (struct ornic_admin_destroy *)sqe;
+
+	ornic_cmd_init(sqe, opcode);
+	d->handle = cpu_to_le32(handle);
+}
+
+void ornic_cmd_create_eq(struct ornic_admin_sqe *sqe,
+			 const struct ornic_mem_desc *mem,
+			 unsigned int log_depth, u16 vector)
+{
+	struct ornic_admin_create_eq *c = (struct ornic_admin_create_eq *)sqe;
+
+	ornic_cmd_init(sqe, ORNIC_ADMIN_CREATE_EQ);
+	c->mem = *mem;
+	c->log_depth = log_depth;
+	c->msix_vector = cpu_to_le16(vector);
+}
+
+void ornic_cmd_create_cq(struct ornic_admin_sqe *sqe,
+			 const struct ornic_mem_desc *mem,
+			 unsigned int log_depth, u32 eqn, u16 db_page)
+{
+	struct ornic_admin_create_cq *c = (struct ornic_admin_create_cq *)sqe;
+
+	ornic_cmd_init(sqe, ORNIC_ADMIN_CREATE_CQ);
+	c->mem = *mem;
+	c->eqn = cpu_to_le32(eqn);
+	c->db_page = cpu_to_le16(db_page);
+	c->log_depth = log_depth;
+}
+
+void ornic_cmd_create_eth_ring(struct ornic_admin_sqe *sqe, bool tx,
+			       const struct ornic_mem_desc *mem,
+			       unsigned int log_depth, u32 cqn)
+{
+	struct ornic_admin_create_eth_ring *c =
+		(struct ornic_admin_create_eth_ring *)sqe;
+
+	ornic_cmd_init(sqe, tx ? ORNIC_ADMIN_ETH_CREATE_TX_RING :
+				 ORNIC_ADMIN_ETH_CREATE_RX_RING);
+	c->mem = *mem;
+	c->cqn = cpu_to_le32(cqn);
+	c->log_depth = log_depth;
+}
+
+bool ornic_gid_is_v4(const u8 gid[16])
+{
+	static const u8 prefix[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+				       0xff, 0xff };
+
+	return !memcmp(gid, prefix, sizeof(prefix));
+}
+
+/*
+ * ADD_GID carries the GID and its type; DEL_GID only the index (gid and type
+ * must be zero).  An IPv4 type with a GID that is not IPv4-mapped is refused
+ * here rather than by the device.
+ */
+int ornic_cmd_gid(struct ornic_admin_sqe *sqe, bool add, u32 index,
+		  const u8 gid[16], bool ipv4)
+{
+	struct ornic_admin_gid *g = (struct ornic_admin_gid *)sqe;
+
+	ornic_cmd_init(sqe, add ? ORNIC_ADMIN_ADD_GID : ORNIC_ADMIN_DEL_GID);
+	g->index = cpu_to_le32(index);
+	if (!add)
+		return 0;
+	if (ipv4 && !ornic_gid_is_v4(gid))
+		return -EINVAL;
+	g->type = ipv4 ? ORNIC_GID_TYPE_ROCE_V2_IPV4 :
+			 ORNIC_GID_TYPE_ROCE_V2_IPV6;
+	memcpy(g->gid, gid, sizeof(g->gid));
+	return 0;
+}
+
+void ornic_cmd_set_mac(struct ornic_admin_sqe *sqe, const u8 mac[6])
+{
+	struct ornic_admin_eth_set_mac *c =
+		(struct ornic_admin_eth_set_mac *)sqe;
+
+	ornic_cmd_init(sqe, ORNIC_ADMIN_ETH_SET_MAC);
+	memcpy(c->mac, mac, sizeof(c->mac));
+}
+
+void ornic_cmd_set_mtu(struct ornic_admin_sqe *sqe, u32 mtu)
+{
+	struct ornic_admin_eth_set_mtu *c =
+		(struct ornic_admin_eth_set_mtu *)sqe;
+
+	ornic_cmd_init(sqe, ORNIC_ADMIN_ETH_SET_MTU);
+	c->mtu = cpu_to_le32(mtu);
+}
+
+int ornic_admin_status_errno(u8 status)
+{
+	switch (status) {
+	case ORNIC_ADMIN_STATUS_SUCCESS:
+		return 0;
+	case ORNIC_ADMIN_STATUS_BAD_OPCODE:
+		return -EOPNOTSUPP;
+	case ORNIC_ADMIN_STATUS_BAD_FIELD:
+	case ORNIC_ADMIN_STATUS_BAD_HANDLE:
+	case ORNIC_ADMIN_STATUS_BAD_ALIGNMENT:
+		return -EINVAL;
+	case ORNIC_ADMIN_STATUS_NO_RESOURCES:
+		return -ENOSPC;
+	case ORNIC_ADMIN_STATUS_LIMIT_EXCEEDED:
+		return -E2BIG;
+	case ORNIC_ADMIN_STATUS_BUSY:
+		return -EBUSY;
+	case ORNIC_ADMIN_STATUS_BAD_DMA:
+		return -EFAULT;
+	case ORNIC_ADMIN_STATUS_BAD_STATE:
+		return -EINVAL;
+	case ORNIC_ADMIN_STATUS_PERMISSION:
+		return -EPERM;
+	default:
+		return -EIO;
+	}
+}
+
+const char *ornic_admin_status_str(u8 status)
+{
+	static const char * const names[] = {
+		[ORNIC_ADMIN_STATUS_SUCCESS] = "SUCCESS",
+		[ORNIC_ADMIN_STATUS_BAD_OPCODE] = "BAD_OPCODE",
+		[ORNIC_ADMIN_STATUS_BAD_FIELD] = "BAD_FIELD",
+		[ORNIC_ADMIN_STATUS_BAD_HANDLE] = "BAD_HANDLE",
+		[ORNIC_ADMIN_STATUS_NO_RESOURCES] = "NO_RESOURCES",
+		[ORNIC_ADMIN_STATUS_LIMIT_EXCEEDED] = "LIMIT_EXCEEDED",
+		[ORNIC_ADMIN_STATUS_BUSY] = "BUSY",
+		[ORNIC_ADMIN_STATUS_BAD_DMA] = "BAD_DMA",
+		[ORNIC_ADMIN_STATUS_BAD_STATE] = "BAD_STATE",
+		[ORNIC_ADMIN_STATUS_PERMISSION] = "PERMISSION",
+		[ORNIC_ADMIN_STATUS_BAD_ALIGNMENT] = "BAD_ALIGNMENT",
+		[ORNIC_ADMIN_STATUS_INTERNAL] = "INTERNAL",
+	};
+
+	if (status < ARRAY_SIZE(names) && names[status])
+		return names[status];
+	return "UNKNOWN";
+}
+
+const char *ornic_admin_opcode_str(u8 opcode)
+{
+	switch (opcode) {
+	case ORNIC_ADMIN_QUERY_DEVICE: return "QUERY_DEVICE";
+	case ORNIC_ADMIN_QUERY_PORT: return "QUERY_PORT";
+	case ORNIC_ADMIN_QUERY_COUNTERS: return "QUERY_COUNTERS";
+	case ORNIC_ADMIN_ALLOC_DB_PAGE: return "ALLOC_DB_PAGE";
+	case ORNIC_ADMIN_FREE_DB_PAGE: return "FREE_DB_PAGE";
+	case ORNIC_ADMIN_CREATE_EQ: return "CREATE_EQ";
+	case ORNIC_ADMIN_DESTROY_EQ: return "DESTROY_EQ";
+	case ORNIC_ADMIN_CREATE_CQ: return "CREATE_CQ";
+	case ORNIC_ADMIN_DESTROY_CQ: return "DESTROY_CQ";
+	case ORNIC_ADMIN_ALLOC_PD: return "ALLOC_PD";
+	case ORNIC_ADMIN_DEALLOC_PD: return "DEALLOC_PD";
+	case ORNIC_ADMIN_REG_MR: return "REG_MR";
+	case ORNIC_ADMIN_DEREG_MR: return "DEREG_MR";
+	case ORNIC_ADMIN_CREATE_QP: return "CREATE_QP";
+	case ORNIC_ADMIN_MODIFY_QP: return "MODIFY_QP";
+	case ORNIC_ADMIN_QUERY_QP: return "QUERY_QP";
+	case ORNIC_ADMIN_DESTROY_QP: return "DESTROY_QP";
+	case ORNIC_ADMIN_CREATE_SRQ: return "CREATE_SRQ";
+	case ORNIC_ADMIN_MODIFY_SRQ: return "MODIFY_SRQ";
+	case ORNIC_ADMIN_DESTROY_SRQ: return "DESTROY_SRQ";
+	case ORNIC_ADMIN_CREATE_AH: return "CREATE_AH";
+	case ORNIC_ADMIN_DESTROY_AH: return "DESTROY_AH";
+	case ORNIC_ADMIN_ADD_GID: return "ADD_GID";
+	case ORNIC_ADMIN_DEL_GID: return "DEL_GID";
+	case ORNIC_ADMIN_ETH_CREATE_TX_RING: return "ETH_CREATE_TX_RING";
+	case ORNIC_ADMIN_ETH_CREATE_RX_RING: return "ETH_CREATE_RX_RING";
+	case ORNIC_ADMIN_ETH_DESTROY_RING: return "ETH_DESTROY_RING";
+	case ORNIC_ADMIN_ETH_SET_MAC: return "ETH_SET_MAC";
+	case ORNIC_ADMIN_ETH_SET_MTU: return "ETH_SET_MTU";
+	default: return "UNKNOWN";
+	}
+}
+
+/* --- memory descriptors and page lists ----------------------------------- */
+
+void ornic_mem_desc_contig(struct ornic_mem_desc *desc, u64 dma_addr,
+			   size_t size, unsigned int page_shift)
+{
+	memset(desc, 0, sizeof(*desc));
+	/* Driver rings come from dma_alloc_coherent(): page aligned. */
+	desc->addr = cpu_to_le64(dma_addr);
+	desc->num_pages = cpu_to_le32(DIV_ROUND_UP_ULL((u64)size,
+						       1ULL << page_shift));
+	desc->page_shift = page_shift;
+	desc->mode = ORNIC_MEM_MODE_CONTIG;
+}
+
+int ornic_pbl_mode(u32 npages)
+{
+	if (!npages)
+		return -EINVAL;
+	if (npages <= ORNIC_PBL_ENTRIES_PER_PAGE)
+		return ORNIC_MEM_MODE_DIRECT;
+	if (npages <= ORNIC_PBL_ENTRIES_PER_PAGE * ORNIC_PBL_ENTRIES_PER_PAGE)
+		return ORNIC_MEM_MODE_INDIRECT;
+	return -E2BIG;
+}
+
+u32 ornic_pbl_ptr_pages(u32 npages)
+{
+	return DIV_ROUND_UP(npages, ORNIC_PBL_ENTRIES_PER_PAGE);
+}
+
+void ornic_pbl_locate(u32 i, u32 *ptr, u32 *ent)
+{
+	*ptr = i / ORNIC_PBL_ENTRIES_PER_PAGE;
+	*ent = i % ORNIC_PBL_ENTRIES_PER_PAGE;
+}
+
+int ornic_pbl_fill(__le64 *dst, const u64 *pages, u32 n,
+		   unsigned int page_shift)
+{
+	u64 mask = (1ULL << page_shift) - 1;
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		if (pages[i] & mask)
+			return -EINVAL;
+		dst[i] = cpu_to_le64(pages[i]);
+	}
+	return 0;
+}
+
+u64 ornic_mr_num_pages(u64 iova, u64 length, unsigned int page_shift)
+{
+	u64 offset = iova & ((1ULL << page_shift) - 1);
+
+	if (!length)
+		return 0;
+	return (offset + length + (1ULL << page_shift) - 1) >> page_shift;
+}
+
+/* --- link and MTU ---------------------------------------------------------- */
+
+/*
+ * RoCE payload MTU over an IP MTU: IPv4 (20) + UDP (8) + BTH (12) +
+ * RETH (16) + ICRC (4) must fit too; the largest IB MTU that does, capped
+ * at 4096 (spec: admin.rst ETH_SET_MTU).
+ */
+int ornic_roce_mtu(u32 eth_mtu)
+{
+	u32 room = eth_mtu > 60 ? eth_mtu - 60 : 0;
+
+	if (room >= 4096)
+		return ORNIC_MTU_4096;
+	if (room >= 2048)
+		return ORNIC_MTU_2048;
+	if (room >= 1024)
+		return ORNIC_MTU_1024;
+	if (room >= 512)
+		return ORNIC_MTU_512;
+	return ORNIC_MTU_256;
+}
+
+void ornic_speed_to_ib(u32 gbps, u16 *speed, u8 *width)
+{
+	if (gbps >= 400) {
+		*speed = IB_SPEED_NDR;
+		*width = IB_WIDTH_4X;
+	} else if (gbps >= 200) {
+		*speed = IB_SPEED_HDR;
+		*width = IB_WIDTH_4X;
+	} else if (gbps >= 100) {
+		*speed = IB_SPEED_EDR;
+		*width = IB_WIDTH_4X;
+	} else if (gbps >= 50) {
+		*speed = IB_SPEED_HDR;
+		*width = IB_WIDTH_1X;
+	} else if (gbps >= 40) {
+		*speed = IB_SPEED_QDR;
+		*width = IB_WIDTH_4X;
+	} else if (gbps >= 25) {
+		*speed = IB_SPEED_EDR;
+		*width = IB_WIDTH_1X;
+	} else if (gbps >= 10) {
+		*speed = IB_SPEED_FDR10;
+		*width = IB_WIDTH_1X;
+	} else {
+		*speed = IB_SPEED_SDR;
+		*width = IB_WIDTH_1X;
+	}
+}

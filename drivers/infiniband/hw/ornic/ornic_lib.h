@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * ornic: pure logic shared by the driver and its KUnit suites.
+ *
+ * Nothing declared here touches hardware or allocates memory: ring index and
+ * phase arithmetic, admin command encoding and completion decoding, page
+ * list construction and command identifier allocation.  The KUnit module
+ * (kunit/) links ornic_lib.c unchanged.
+ */
+#ifndef ORNIC_LIB_H
+#define ORNIC_LIB_H
+
+#include <linux/types.h>
+#include <linux/bitmap.h>
+
+#include "ornic/ornic_hw.h"
+
+/* --- rings (spec: index.rst "Conventions") ----------------------------- */
+
+/* Slot of free-running index @idx in a ring of 2^@log_depth entries. */
+static inline u32 ornic_ring_slot(u32 idx, unsigned int log_depth)
+{
+	return idx & ((1U << log_depth) - 1);
+}
+
+/* Phase bit the device writes for entry index @idx: 1 on the first pass. */
+static inline u8 ornic_ring_phase(u32 idx, unsigned int log_depth)
+{
+	return ((idx >> log_depth) & 1) ^ 1;
+}
+
+/* Entries between consumer @cons and producer @prod (free-running). */
+static inline u32 ornic_ring_used(u32 prod, u32 cons)
+{
+	return prod - cons;
+}
+
+/* Free entries for a producer in a ring of 2^@log_depth entries. */
+static inline u32 ornic_ring_space(u32 prod, u32 cons, unsigned int log_depth)
+{
+	return (1U << log_depth) - ornic_ring_used(prod, cons);
+}
+
+/*
+ * Whether the device-written entry at index @idx, whose owner/flags byte is
+ * @owner, belongs to software (its phase bit equals the expected phase).
+ */
+static inline bool ornic_ring_owned(u8 owner, u32 idx, unsigned int log_depth)
+{
+	return (owner & 1) == ornic_ring_phase(idx, log_depth);
+}
+
+unsigned int ornic_log2_depth(u32 entries);
+
+/* --- admin command identifiers ------------------------------------------ */
+
+/*
+ * A command id is (sequence << log_depth) | slot: the slot finds the waiting
+ * context, the sequence tells a stale completion from the current one.
+ */
+static inline u16 ornic_cmd_id_make(u32 slot, u32 seq, unsigned int log_depth)
+{
+	return (u16)((seq << log_depth) | slot);
+}
+
+static inline u32 ornic_cmd_id_slot(u16 cmd_id, unsigned int log_depth)
+{
+	return cmd_id & ((1U << log_depth) - 1);
+}
+
+/*
+ * A small round-robin identifier allocator over a caller-owned bitmap: the
+ * most recently freed id is reused last.  Not locked: callers serialise.
+ */
+struct ornic_id_alloc {
+	unsigned long *map;
+	u32 size;
+	u32 next;
+};
+
+void ornic_id_alloc_init(struct ornic_id_alloc *ida, unsigned long *map,
+			 u32 size);
+int ornic_id_get(struct ornic_id_alloc *ida);
+void ornic_id_put(struct ornic_id_alloc *ida, u32 id);
+
+/* --- admin command encoding ---------------------------------------------- */
+
+void ornic_cmd_init(struct ornic_admin_sqe *sqe, u8 opcode);
+void ornic_cmd_set_id(struct ornic_admin_sqe *sqe, u16 cmd_id);
+void ornic_cmd_query(struct ornic_admin_sqe *sqe, u8 opcode, u64 resp_addr,
+		     u32 resp_len);
+void ornic_cmd_query_counters(struct ornic_admin_sqe *sqe, u8 scope,
+			      u32 handle, u64 resp_addr, u32 resp_len);
+void ornic_cmd_destroy(struct ornic_admin_sqe *sqe, u8 opcode, u32 handle);
+void ornic_cmd_create_eq(struct ornic_admin_sqe *sqe,
+			 const struct ornic_mem_desc *mem,
+			 unsigned int log_depth, u16 vector);
+void ornic_cmd_create_cq(struct ornic_admin_sqe *sqe,
+			 const struct ornic_mem_desc *mem,
+			 unsigned int log_depth, u32 eqn, u16 db_page);
+void ornic_cmd_create_eth_ring(struct ornic_admin_sqe *sqe, bool tx,
+			       const struct ornic_mem_desc *mem,
+			       unsigned int log_depth, u32 cqn);
+int ornic_cmd_gid(struct ornic_admin_sqe *sqe, bool add, u32 index,
+		  const u8 gid[16], bool ipv4);
+void ornic_cmd_set_mac(struct ornic_admin_sqe *sqe, const u8 mac[6]);
+void ornic_cmd_set_mtu(struct ornic_admin_sqe *sqe, u32 mtu);
+
+int ornic_admin_status_errno(u8 status);
+const char *ornic_admin_status_str(u8 status);
+const char *ornic_admin_opcode_str(u8 opcode);
+
+/* --- memory descriptors and page lists (spec: queues.rst) ---------------- */
+
+void ornic_mem_desc_contig(struct ornic_mem_desc *desc, u64 dma_addr,
+			   size_t size, unsigned int page_shift);
+
+/* Which mode a list of @npages pages needs; -E2BIG when it cannot fit. */
+int ornic_pbl_mode(u32 npages);
+/* Number of 4 KiB pointer pages an INDIRECT list of @npages needs. */
+u32 ornic_pbl_ptr_pages(u32 npages);
+/*
+ * Write page @i of an INDIRECT list: which pointer page (@ptr) and which
+ * entry in it (@ent) hold page address number @i.
+ */
+void ornic_pbl_locate(u32 i, u32 *ptr, u32 *ent);
+/* Fill @dst with little-endian page addresses; rejects misaligned pages. */
+int ornic_pbl_fill(__le64 *dst, const u64 *pages, u32 n,
+		   unsigned int page_shift);
+/* Pages an MR of @length bytes at @iova needs with 2^@page_shift pages. */
+u64 ornic_mr_num_pages(u64 iova, u64 length, unsigned int page_shift);
+
+/* --- doorbells, link, MTU ------------------------------------------------ */
+
+static inline u64 ornic_db_value(u32 qn, u64 flags, u32 index)
+{
+	return ORNIC_DB_VALUE(qn, flags, index);
+}
+
+/* IB MTU enum (1..5) for RoCE over an Ethernet IP MTU (spec: ETH_SET_MTU). */
+int ornic_roce_mtu(u32 eth_mtu);
+/* IB speed/width pair for a link of @gbps Gb/s. */
+void ornic_speed_to_ib(u32 gbps, u16 *speed, u8 *width);
+/* Whether @gid is an IPv4-mapped IPv6 address (::ffff:a.b.c.d). */
+bool ornic_gid_is_v4(const u8 gid[16]);
+
+#endif /* ORNIC_LIB_H */

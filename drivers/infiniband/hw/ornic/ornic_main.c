@@ -1,0 +1,433 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * ornic: PCI driver for the ornic RoCEv2 RDMA NIC.  Probe brings the device
+ * up as the spec's bring-up sequence says (registers.rst), registers a
+ * net_device for the Ethernet function and an ib_device for RoCEv2 on the
+ * same port; remove undoes every step in exact reverse order.
+ */
+#include <linux/delay.h>
+#include <linux/dma-mapping.h>
+#include <linux/io-64-nonatomic-lo-hi.h>
+#include <linux/iopoll.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+
+#include "ornic.h"
+
+MODULE_AUTHOR("ornic developers");
+MODULE_DESCRIPTION("ornic RoCEv2 RDMA NIC driver");
+MODULE_LICENSE("Dual BSD/GPL");
+
+static const struct pci_device_id ornic_pci_tbl[] = {
+	{ PCI_DEVICE(ORNIC_PCI_VENDOR_ID, ORNIC_PCI_DEVICE_ID) },
+	{ }
+};
+MODULE_DEVICE_TABLE(pci, ornic_pci_tbl);
+
+/* --- doorbells ------------------------------------------------------------ */
+
+/*
+ * Ring a doorbell on the kernel's page 0.  One 64-bit write where the CPU
+ * has it; otherwise two 32-bit writes, low half first (the high write
+ * commits), which writers of the page must not interleave.
+ */
+void ornic_ring_db(struct ornic_dev *dev, u32 offset, u64 val)
+{
+	unsigned long flags;
+
+	if (ornic_dead(dev))
+		return;
+	spin_lock_irqsave(&dev->db_lock, flags);
+	lo_hi_writeq(val, dev->db + offset);
+	spin_unlock_irqrestore(&dev->db_lock, flags);
+}
+
+/* --- liveness ---------------------------------------------------------------- */
+
+static void ornic_reset_request(struct ornic_dev *dev)
+{
+	ornic_wr32(dev, ORNIC_REG_DEV_CTRL, ORNIC_DEV_CTRL_RESET);
+}
+
+/*
+ * The device is gone or fatal (spec: registers.rst "Liveness"): fail every
+ * admin command, stop touching it except to reset it, and report
+ * IB_EVENT_DEVICE_FATAL from process context.  Any context; idempotent.
+ */
+void ornic_set_dead(struct ornic_dev *dev, const char *why)
+{
+	if (test_and_set_bit(ORNIC_FLAG_DEAD, &dev->flags))
+		return;
+	dev_err(&dev->pdev->dev, "device dead (%s): failing all commands\n",
+		why);
+	/* Stop any DMA to memory we are about to free (best effort). */
+	ornic_reset_request(dev);
+	ornic_aq_fail_all(dev);
+	ornic_queue_event(dev, ORNIC_FLAG_FATAL_EVENT);
+}
+
+void ornic_queue_event(struct ornic_dev *dev, int flag)
+{
+	set_bit(flag, &dev->flags);
+	if (!test_bit(ORNIC_FLAG_REMOVING, &dev->flags))
+		schedule_work(&dev->event_work);
+}
+
+static void ornic_event_work(struct work_struct *work)
+{
+	struct ornic_dev *dev = container_of(work, struct ornic_dev,
+					     event_work);
+
+	if (test_bit(ORNIC_FLAG_REMOVING, &dev->flags))
+		return;
+	if (test_and_clear_bit(ORNIC_FLAG_FATAL_EVENT, &dev->flags)) {
+		ornic_eth_link_update(dev);
+		ornic_ib_fatal_event(dev);
+	}
+	if (test_and_clear_bit(ORNIC_FLAG_LINK_EVENT, &dev->flags))
+		ornic_eth_link_update(dev);
+}
+
+/* Periodic check: a vanished device reads all-ones and never interrupts. */
+static void ornic_health_work(struct work_struct *work)
+{
+	struct ornic_dev *dev = container_of(to_delayed_work(work),
+					     struct ornic_dev, health_work);
+	u32 magic, status, link;
+
+	if (ornic_dead(dev))
+		return;
+	magic = ornic_rd32(dev, ORNIC_REG_MAGIC);
+	status = ornic_rd32(dev, ORNIC_REG_DEV_STATUS);
+	if (magic != ORNIC_MAGIC) {
+		ornic_set_dead(dev, magic == ~0U ? "device gone (reads all-ones)" :
+			       "MAGIC changed");
+		return;
+	}
+	if (status & ORNIC_DEV_STATUS_FATAL) {
+		dev_err(&dev->pdev->dev, "DEV_STATUS.FATAL, code %u\n",
+			ornic_rd32(dev, ORNIC_REG_FATAL_CODE));
+		ornic_set_dead(dev, "DEV_STATUS.FATAL");
+		return;
+	}
+	/* Missed events cost at most one period. */
+	ornic_aeq_process(dev);
+	link = ornic_rd32(dev, ORNIC_REG_LINK_STATUS);
+	if (!!(link & ORNIC_LINK_STATUS_UP) != dev->link_up)
+		ornic_queue_event(dev, ORNIC_FLAG_LINK_EVENT);
+	schedule_delayed_work(&dev->health_work,
+			      msecs_to_jiffies(ORNIC_HEALTH_PERIOD_MS));
+}
+
+/* --- bring-up -------------------------------------------------------------- */
+
+static int ornic_check_identity(struct ornic_dev *dev)
+{
+	struct device *d = &dev->pdev->dev;
+	u32 magic, major, minor;
+
+	magic = ornic_rd32(dev, ORNIC_REG_MAGIC);
+	if (magic == ~0U) {
+		dev_err(d, "BAR0 reads all-ones: device not responding\n");
+		return -ENODEV;
+	}
+	if (magic != ORNIC_MAGIC) {
+		dev_err(d, "bad MAGIC %#010x (expected %#010x): not an ornic\n",
+			magic, ORNIC_MAGIC);
+		return -ENODEV;
+	}
+	dev->version = ornic_rd32(dev, ORNIC_REG_VERSION);
+	major = dev->version >> 16;
+	minor = dev->version & 0xffff;
+	if (major != ORNIC_SPEC_VERSION_MAJOR) {
+		dev_err(d, "device implements spec version %u.%u; this driver supports %u.x only\n",
+			major, minor, ORNIC_SPEC_VERSION_MAJOR);
+		return -EOPNOTSUPP;
+	}
+	dev->caps = ornic_rd32(dev, ORNIC_REG_CAPS_LO) |
+		    (u64)ornic_rd32(dev, ORNIC_REG_CAPS_HI) << 32;
+	dev->reset_timeout_ms = ornic_rd32(dev, ORNIC_REG_RESET_TIMEOUT_MS);
+	dev->aq.timeout_ms = ornic_rd32(dev, ORNIC_REG_ADMIN_TIMEOUT_MS);
+	dev->db_pages = ornic_rd32(dev, ORNIC_REG_DB_PAGES);
+	/* Guard against absurd values; the spec's are 1000 and 2000 ms. */
+	dev->reset_timeout_ms = clamp(dev->reset_timeout_ms, 100U, 60000U);
+	dev->aq.timeout_ms = clamp(dev->aq.timeout_ms, 100U, 60000U);
+	dev_info(d, "ornic spec %u.%u, caps %#llx, %u doorbell pages\n",
+		 major, minor, dev->caps, dev->db_pages);
+	return 0;
+}
+
+static int ornic_reset(struct ornic_dev *dev)
+{
+	u32 status;
+	int err;
+
+	ornic_reset_request(dev);
+	err = readl_poll_timeout(dev->regs + ORNIC_REG_DEV_STATUS, status,
+				 !(status & ORNIC_DEV_STATUS_RESETTING) ||
+				 status == ~0U,
+				 1000, dev->reset_timeout_ms * 1000);
+	if (err || status == ~0U) {
+		dev_err(&dev->pdev->dev, "reset did not complete in %u ms\n",
+			dev->reset_timeout_ms);
+		return -ETIMEDOUT;
+	}
+	return 0;
+}
+
+static int ornic_enable(struct ornic_dev *dev)
+{
+	u32 mask = ORNIC_DEV_STATUS_READY | ORNIC_DEV_STATUS_FATAL |
+		   ORNIC_DEV_STATUS_ENABLE_FAILED;
+	u32 status;
+	int err;
+
+	ornic_wr32(dev, ORNIC_REG_DEV_CTRL, ORNIC_DEV_CTRL_ENABLE);
+	err = readl_poll_timeout(dev->regs + ORNIC_REG_DEV_STATUS, status,
+				 status & mask, 1000,
+				 dev->reset_timeout_ms * 1000);
+	if (err) {
+		dev_err(&dev->pdev->dev, "device not ready after %u ms\n",
+			dev->reset_timeout_ms);
+		return -ETIMEDOUT;
+	}
+	if (status != ~0U && (status & ORNIC_DEV_STATUS_READY) &&
+	    !(status & ORNIC_DEV_STATUS_FATAL))
+		return 0;
+	dev_err(&dev->pdev->dev, "enable failed: status %#x, fatal code %u\n",
+		status, ornic_rd32(dev, ORNIC_REG_FATAL_CODE));
+	return -EIO;
+}
+
+/* Clearing ENABLE is a reset; wait for it so no DMA is left in flight. */
+static void ornic_disable(struct ornic_dev *dev)
+{
+	u32 status;
+
+	ornic_wr32(dev, ORNIC_REG_DEV_CTRL, 0);
+	if (readl_poll_timeout(dev->regs + ORNIC_REG_DEV_STATUS, status,
+			       !(status & (ORNIC_DEV_STATUS_READY |
+					   ORNIC_DEV_STATUS_RESETTING)) ||
+			       status == ~0U,
+			       1000, dev->reset_timeout_ms * 1000))
+		dev_warn(&dev->pdev->dev, "device did not disable\n");
+}
+
+static int ornic_query(struct ornic_dev *dev)
+{
+	int err;
+
+	err = ornic_admin_query(dev, ORNIC_ADMIN_QUERY_DEVICE, &dev->attr,
+				sizeof(dev->attr));
+	if (err) {
+		dev_err(&dev->pdev->dev, "QUERY_DEVICE failed: %d\n", err);
+		return err;
+	}
+	err = ornic_admin_query(dev, ORNIC_ADMIN_QUERY_PORT, &dev->port,
+				sizeof(dev->port));
+	if (err) {
+		dev_err(&dev->pdev->dev, "QUERY_PORT failed: %d\n", err);
+		return err;
+	}
+	dev->link_up = dev->port.state == ORNIC_PORT_ACTIVE;
+	dev_info(&dev->pdev->dev,
+		 "%u QPs, %u CQs, %u MRs, %u PDs, %u comp vectors, port %s %u Gb/s\n",
+		 le32_to_cpu(dev->attr.max_qp), le32_to_cpu(dev->attr.max_cq),
+		 le32_to_cpu(dev->attr.max_mr), le32_to_cpu(dev->attr.max_pd),
+		 le32_to_cpu(dev->attr.num_comp_vectors),
+		 dev->link_up ? "up" : "down",
+		 le32_to_cpu(dev->port.speed_gbps));
+	return 0;
+}
+
+static int ornic_map_bars(struct ornic_dev *dev)
+{
+	struct pci_dev *pdev = dev->pdev;
+
+	if (pci_resource_len(pdev, ORNIC_BAR_REGS) < ORNIC_BAR_REGS_SIZE ||
+	    pci_resource_len(pdev, ORNIC_BAR_DOORBELL) < ORNIC_DB_PAGE_SIZE) {
+		dev_err(&pdev->dev, "BARs too small\n");
+		return -ENODEV;
+	}
+	dev->regs = pci_iomap(pdev, ORNIC_BAR_REGS, ORNIC_BAR_REGS_SIZE);
+	if (!dev->regs)
+		return -ENOMEM;
+	/* Only the kernel's doorbell page; user pages are mmap()ed. */
+	dev->db = pci_iomap(pdev, ORNIC_BAR_DOORBELL, ORNIC_DB_PAGE_SIZE);
+	if (!dev->db) {
+		pci_iounmap(pdev, dev->regs);
+		return -ENOMEM;
+	}
+	dev->db_bar_start = pci_resource_start(pdev, ORNIC_BAR_DOORBELL);
+	return 0;
+}
+
+static void ornic_unmap_bars(struct ornic_dev *dev)
+{
+	pci_iounmap(dev->pdev, dev->db);
+	pci_iounmap(dev->pdev, dev->regs);
+}
+
+static int ornic_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+{
+	struct ornic_dev *dev;
+	int nvec, err;
+
+	dev = ib_alloc_device(ornic_dev, ibdev);
+	if (!dev)
+		return -ENOMEM;
+	dev->pdev = pdev;
+	spin_lock_init(&dev->db_lock);
+	xa_init_flags(&dev->kcqs, XA_FLAGS_LOCK_IRQ);
+	mutex_init(&dev->counters_lock);
+	INIT_DELAYED_WORK(&dev->health_work, ornic_health_work);
+	INIT_WORK(&dev->event_work, ornic_event_work);
+	pci_set_drvdata(pdev, dev);
+
+	err = pci_enable_device_mem(pdev);
+	if (err)
+		goto err_dealloc;
+	err = pci_request_mem_regions(pdev, ORNIC_DRV_NAME);
+	if (err)
+		goto err_disable_pci;
+	pci_set_master(pdev);
+	err = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
+	if (err) {
+		dev_err(&pdev->dev, "no usable DMA configuration\n");
+		goto err_clear_master;
+	}
+	err = ornic_map_bars(dev);
+	if (err)
+		goto err_clear_master;
+
+	err = ornic_check_identity(dev);
+	if (err)
+		goto err_unmap;
+	err = ornic_reset(dev);
+	if (err)
+		goto err_unmap;
+
+	nvec = pci_alloc_irq_vectors(pdev, 2, ORNIC_MSIX_VECTORS,
+				     PCI_IRQ_MSIX);
+	if (nvec < 0) {
+		err = nvec;
+		dev_err(&pdev->dev, "cannot allocate MSI-X vectors: %d\n", err);
+		goto err_unmap;
+	}
+	dev->num_vectors = nvec;
+
+	err = ornic_aq_init(dev);
+	if (err)
+		goto err_free_vectors;
+	err = ornic_aeq_init(dev);
+	if (err)
+		goto err_aq_destroy;
+	err = request_irq(pci_irq_vector(pdev, ORNIC_MSIX_VECTOR_ADMIN),
+			  ornic_admin_irq, 0, "ornic-admin", dev);
+	if (err)
+		goto err_aeq_destroy;
+
+	err = ornic_enable(dev);
+	if (err)
+		goto err_free_irq;
+	ornic_aeq_arm(dev);
+
+	err = ornic_query(dev);
+	if (err)
+		goto err_disable;
+	err = ornic_ceqs_create(dev);
+	if (err)
+		goto err_disable;
+
+	dev->counters_buf = dma_alloc_coherent(&pdev->dev,
+					       sizeof(struct ornic_device_counters),
+					       &dev->counters_dma, GFP_KERNEL);
+	if (!dev->counters_buf) {
+		err = -ENOMEM;
+		goto err_ceqs_destroy;
+	}
+
+	schedule_delayed_work(&dev->health_work,
+			      msecs_to_jiffies(ORNIC_HEALTH_PERIOD_MS));
+
+	err = ornic_eth_register(dev);
+	if (err)
+		goto err_stop_health;
+	err = ornic_ib_register(dev);
+	if (err)
+		goto err_eth_unregister;
+	return 0;
+
+err_eth_unregister:
+	ornic_eth_unregister(dev);
+err_stop_health:
+	set_bit(ORNIC_FLAG_REMOVING, &dev->flags);
+	cancel_delayed_work_sync(&dev->health_work);
+	cancel_work_sync(&dev->event_work);
+	dma_free_coherent(&pdev->dev, sizeof(struct ornic_device_counters),
+			  dev->counters_buf, dev->counters_dma);
+err_ceqs_destroy:
+	ornic_ceqs_destroy(dev);
+err_disable:
+	ornic_disable(dev);
+err_free_irq:
+	free_irq(pci_irq_vector(pdev, ORNIC_MSIX_VECTOR_ADMIN), dev);
+err_aeq_destroy:
+	ornic_aeq_destroy(dev);
+err_aq_destroy:
+	ornic_aq_destroy(dev);
+err_free_vectors:
+	pci_free_irq_vectors(pdev);
+err_unmap:
+	ornic_unmap_bars(dev);
+err_clear_master:
+	pci_clear_master(pdev);
+	pci_release_mem_regions(pdev);
+err_disable_pci:
+	pci_disable_device(pdev);
+err_dealloc:
+	cancel_work_sync(&dev->event_work);
+	xa_destroy(&dev->kcqs);
+	mutex_destroy(&dev->counters_lock);
+	ib_dealloc_device(&dev->ibdev);
+	return err;
+}
+
+static void ornic_remove(struct pci_dev *pdev)
+{
+	struct ornic_dev *dev = pci_get_drvdata(pdev);
+
+	/* Deferred work must not touch the ib_device/netdev from here on. */
+	set_bit(ORNIC_FLAG_REMOVING, &dev->flags);
+	cancel_delayed_work_sync(&dev->health_work);
+	cancel_work_sync(&dev->event_work);
+
+	ornic_ib_unregister(dev);
+	ornic_eth_unregister(dev);
+	dma_free_coherent(&pdev->dev, sizeof(struct ornic_device_counters),
+			  dev->counters_buf, dev->counters_dma);
+	ornic_ceqs_destroy(dev);
+	ornic_disable(dev);
+	free_irq(pci_irq_vector(pdev, ORNIC_MSIX_VECTOR_ADMIN), dev);
+	ornic_aeq_destroy(dev);
+	ornic_aq_destroy(dev);
+	pci_free_irq_vectors(pdev);
+	ornic_unmap_bars(dev);
+	pci_clear_master(pdev);
+	pci_release_mem_regions(pdev);
+	pci_disable_device(pdev);
+	/* A late admin timeout may have queued the event work again. */
+	cancel_work_sync(&dev->event_work);
+	xa_destroy(&dev->kcqs);
+	mutex_destroy(&dev->counters_lock);
+	ib_dealloc_device(&dev->ibdev);
+}
+
+static struct pci_driver ornic_pci_driver = {
+	.name = ORNIC_DRV_NAME,
+	.id_table = ornic_pci_tbl,
+	.probe = ornic_probe,
+	.remove = ornic_remove,
+};
+
+module_pci_driver(ornic_pci_driver);

@@ -1,0 +1,481 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * ornic: the ib_device.  One RoCEv2 port on the Ethernet function's
+ * net_device; GIDs are programmed into the device with ADD_GID/DEL_GID;
+ * every user context owns one doorbell page, mapped with
+ * rdma_user_mmap_entry.
+ */
+#include <linux/slab.h>
+#include <net/addrconf.h>
+#include <rdma/ib_cache.h>
+#include <rdma/ib_user_verbs.h>
+#include <rdma/ib_mad.h>
+
+#include "ornic.h"
+#include "ornic-abi.h"
+
+/* --- device and port ------------------------------------------------------ */
+
+static int ornic_query_device(struct ib_device *ibdev,
+			      struct ib_device_attr *props,
+			      struct ib_udata *udata)
+{
+	struct ornic_dev *dev = to_odev(ibdev);
+	const struct ornic_device_attr *a = &dev->attr;
+
+	if (udata && (udata->inlen || udata->outlen))
+		return -EINVAL;
+
+	memset(props, 0, sizeof(*props));
+	props->fw_ver = dev->version;
+	props->vendor_id = dev->pdev->vendor;
+	props->vendor_part_id = dev->pdev->device;
+	props->hw_ver = dev->pdev->revision;
+	props->sys_image_guid = ibdev->node_guid;
+	props->max_mr_size = le64_to_cpu(a->max_mr_size);
+	props->page_size_cap = le64_to_cpu(a->page_size_cap);
+	props->max_qp = le32_to_cpu(a->max_qp);
+	props->max_qp_wr = le32_to_cpu(a->max_qp_wr);
+	props->max_send_sge = le32_to_cpu(a->max_send_sge);
+	props->max_recv_sge = le32_to_cpu(a->max_recv_sge);
+	props->max_sge_rd = le32_to_cpu(a->max_send_sge);
+	props->max_cq = le32_to_cpu(a->max_cq);
+	props->max_cqe = le32_to_cpu(a->max_cqe);
+	props->max_mr = le32_to_cpu(a->max_mr);
+	props->max_pd = le32_to_cpu(a->max_pd);
+	props->max_qp_rd_atom = le32_to_cpu(a->max_qp_rd_atom);
+	props->max_qp_init_rd_atom = le32_to_cpu(a->max_qp_init_rd_atom);
+	props->max_res_rd_atom = props->max_qp * props->max_qp_rd_atom;
+	props->max_srq = le32_to_cpu(a->max_srq);
+	props->max_srq_wr = le32_to_cpu(a->max_srq_wr);
+	props->max_srq_sge = le32_to_cpu(a->max_srq_sge);
+	props->max_ah = le32_to_cpu(a->max_ah);
+	props->max_pkeys = 1;
+	props->local_ca_ack_delay = a->local_ca_ack_delay;
+	props->max_fast_reg_page_list_len = le32_to_cpu(a->max_pages_per_mr);
+	props->atomic_cap = a->atomic_cap == ORNIC_ATOMIC_GLOB ?
+			    IB_ATOMIC_GLOB :
+			    a->atomic_cap == ORNIC_ATOMIC_HCA ? IB_ATOMIC_HCA :
+			    IB_ATOMIC_NONE;
+	return 0;
+}
+
+static int ornic_query_port(struct ib_device *ibdev, u32 port,
+			    struct ib_port_attr *props)
+{
+	struct ornic_dev *dev = to_odev(ibdev);
+	struct net_device *netdev = dev->netdev;
+	u32 mtu = netdev ? READ_ONCE(netdev->mtu) : 1500;
+
+	memset(props, 0, sizeof(*props));
+	props->gid_tbl_len = min_t(u32, le32_to_cpu(dev->port.gid_tbl_len),
+				   ORNIC_NUM_GIDS_MAX);
+	props->pkey_tbl_len = 1;
+	props->ip_gids = true;
+	props->port_cap_flags = IB_PORT_CM_SUP;
+	props->max_msg_sz = le32_to_cpu(dev->attr.max_msg_size);
+	props->max_mtu = IB_MTU_4096;
+	props->active_mtu = ornic_roce_mtu(mtu);
+	ornic_speed_to_ib(le32_to_cpu(dev->port.speed_gbps),
+			  &props->active_speed, &props->active_width);
+	if (netdev && !ornic_dead(dev))
+		props->state = ib_get_curr_port_state(netdev);
+	else
+		props->state = IB_PORT_DOWN;
+	props->phys_state = props->state == IB_PORT_ACTIVE ?
+			    IB_PORT_PHYS_STATE_LINK_UP :
+			    IB_PORT_PHYS_STATE_DISABLED;
+	return 0;
+}
+
+static int ornic_get_port_immutable(struct ib_device *ibdev, u32 port,
+				    struct ib_port_immutable *immutable)
+{
+	struct ib_port_attr attr;
+	int err;
+
+	err = ib_query_port(ibdev, port, &attr);
+	if (err)
+		return err;
+	immutable->pkey_tbl_len = attr.pkey_tbl_len;
+	immutable->gid_tbl_len = attr.gid_tbl_len;
+	immutable->core_cap_flags = RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
+	immutable->max_mad_size = IB_MGMT_MAD_SIZE;
+	return 0;
+}
+
+static enum rdma_link_layer ornic_get_link_layer(struct ib_device *ibdev,
+						 u32 port)
+{
+	return IB_LINK_LAYER_ETHERNET;
+}
+
+static int ornic_query_pkey(struct ib_device *ibdev, u32 port, u16 index,
+			    u16 *pkey)
+{
+	if (index)
+		return -EINVAL;
+	*pkey = IB_DEFAULT_PKEY_FULL;
+	return 0;
+}
+
+static void ornic_get_dev_fw_str(struct ib_device *ibdev, char *str)
+{
+	struct ornic_dev *dev = to_odev(ibdev);
+
+	snprintf(str, IB_FW_VERSION_NAME_MAX, "spec %u.%u",
+		 dev->version >> 16, dev->version & 0xffff);
+}
+
+/* --- GIDs ------------------------------------------------------------------- */
+
+static int ornic_add_gid(const struct ib_gid_attr *attr, void **context)
+{
+	struct ornic_dev *dev = to_odev(attr->device);
+	enum rdma_network_type net = rdma_gid_attr_network_type(attr);
+	struct ornic_admin_sqe sqe;
+	int err;
+
+	if (net != RDMA_NETWORK_IPV4 && net != RDMA_NETWORK_IPV6)
+		return -EINVAL;
+	if (net == RDMA_NETWORK_IPV6 && !(dev->caps & ORNIC_CAP_IPV6_GID))
+		return -EOPNOTSUPP;
+	err = ornic_cmd_gid(&sqe, true, attr->index, attr->gid.raw,
+			    net == RDMA_NETWORK_IPV4);
+	if (err)
+		return err;
+	err = ornic_admin_simple(dev, &sqe, NULL);
+	if (err)
+		ibdev_warn(&dev->ibdev, "ADD_GID %u %pI6 failed: %d\n",
+			   attr->index, attr->gid.raw, err);
+	return err;
+}
+
+static int ornic_del_gid(const struct ib_gid_attr *attr, void **context)
+{
+	struct ornic_dev *dev = to_odev(attr->device);
+	struct ornic_admin_sqe sqe;
+	int err;
+
+	ornic_cmd_gid(&sqe, false, attr->index, NULL, false);
+	err = ornic_admin_simple(dev, &sqe, NULL);
+	/* A dead device holds no GIDs: deleting succeeds. */
+	return err == -EIO ? 0 : err;
+}
+
+/* --- user contexts ------------------------------------------------------ */
+
+static int ornic_alloc_ucontext(struct ib_ucontext *ibuctx,
+				struct ib_udata *udata)
+{
+	struct ornic_ucontext *uctx = container_of(ibuctx,
+						   struct ornic_ucontext,
+						   ibucontext);
+	struct ornic_dev *dev = to_odev(ibuctx->device);
+	struct ornic_ibv_alloc_ucontext_resp resp = {};
+	struct ornic_user_mmap_entry *entry;
+	struct ornic_admin_sqe sqe;
+	u32 page;
+	int err;
+
+	/* One doorbell page per mapping: the CPU page must not cover more. */
+	if (PAGE_SIZE != ORNIC_DB_PAGE_SIZE)
+		return -EOPNOTSUPP;
+
+	ornic_cmd_init(&sqe, ORNIC_ADMIN_ALLOC_DB_PAGE);
+	err = ornic_admin_simple(dev, &sqe, &page);
+	if (err)
+		return err;
+	if (!page || page >= dev->db_pages) {
+		ibdev_err(&dev->ibdev, "ALLOC_DB_PAGE returned page %u\n",
+			  page);
+		err = -EIO;
+		goto err_free_page;
+	}
+	uctx->db_page = page;
+
+	entry = kzalloc_obj(*entry, GFP_KERNEL);
+	if (!entry) {
+		err = -ENOMEM;
+		goto err_free_page;
+	}
+	entry->address = dev->db_bar_start + (u64)page * ORNIC_DB_PAGE_SIZE;
+	err = rdma_user_mmap_entry_insert(ibuctx, &entry->rdma_entry,
+					  ORNIC_DB_PAGE_SIZE);
+	if (err) {
+		kfree(entry);
+		goto err_free_page;
+	}
+	uctx->db_entry = &entry->rdma_entry;
+
+	resp.db_page = page;
+	resp.db_mmap_key = rdma_user_mmap_get_offset(uctx->db_entry);
+	resp.db_page_size = ORNIC_DB_PAGE_SIZE;
+	resp.spec_version = dev->version;
+	resp.caps = dev->caps;
+	resp.max_inline_data = le32_to_cpu(dev->attr.max_inline_data);
+	resp.max_wqe_blocks = le32_to_cpu(dev->attr.max_wqe_blocks);
+	if (udata->outlen) {
+		err = ib_copy_to_udata(udata, &resp,
+				       min(udata->outlen, sizeof(resp)));
+		if (err)
+			goto err_remove_entry;
+	}
+	return 0;
+
+err_remove_entry:
+	rdma_user_mmap_entry_remove(uctx->db_entry);
+err_free_page:
+	ornic_admin_destroy(dev, ORNIC_ADMIN_FREE_DB_PAGE, page);
+	return err;
+}
+
+static void ornic_dealloc_ucontext(struct ib_ucontext *ibuctx)
+{
+	struct ornic_ucontext *uctx = container_of(ibuctx,
+						   struct ornic_ucontext,
+						   ibucontext);
+	struct ornic_dev *dev = to_odev(ibuctx->device);
+
+	rdma_user_mmap_entry_remove(uctx->db_entry);
+	ornic_admin_destroy(dev, ORNIC_ADMIN_FREE_DB_PAGE, uctx->db_page);
+}
+
+/*
+ * Nothing to do: when the device goes away the core zaps every mapping
+ * (rdma_user_mmap_disassociate) and later calls dealloc_ucontext.
+ */
+static void ornic_disassociate_ucontext(struct ib_ucontext *ibuctx)
+{
+}
+
+static int ornic_mmap(struct ib_ucontext *ibuctx, struct vm_area_struct *vma)
+{
+	struct rdma_user_mmap_entry *rdma_entry;
+	struct ornic_user_mmap_entry *entry;
+	int err;
+
+	rdma_entry = rdma_user_mmap_entry_get(ibuctx, vma);
+	if (!rdma_entry)
+		return -EINVAL;
+	entry = container_of(rdma_entry, struct ornic_user_mmap_entry,
+			     rdma_entry);
+	err = rdma_user_mmap_io(ibuctx, vma, PFN_DOWN(entry->address),
+				ORNIC_DB_PAGE_SIZE,
+				pgprot_noncached(vma->vm_page_prot),
+				rdma_entry);
+	rdma_user_mmap_entry_put(rdma_entry);
+	return err;
+}
+
+static void ornic_mmap_free(struct rdma_user_mmap_entry *rdma_entry)
+{
+	kfree(container_of(rdma_entry, struct ornic_user_mmap_entry,
+			   rdma_entry));
+}
+
+/* --- protection domains ------------------------------------------------- */
+
+static int ornic_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	struct ornic_pd *pd = container_of(ibpd, struct ornic_pd, ibpd);
+	struct ornic_dev *dev = to_odev(ibpd->device);
+	struct ornic_ibv_alloc_pd_resp resp = {};
+	struct ornic_admin_sqe sqe;
+	int err;
+
+	ornic_cmd_init(&sqe, ORNIC_ADMIN_ALLOC_PD);
+	err = ornic_admin_simple(dev, &sqe, &pd->pdn);
+	if (err)
+		return err;
+	if (udata && udata->outlen) {
+		resp.pdn = pd->pdn;
+		err = ib_copy_to_udata(udata, &resp,
+				       min(udata->outlen, sizeof(resp)));
+		if (err) {
+			ornic_admin_destroy(dev, ORNIC_ADMIN_DEALLOC_PD,
+					    pd->pdn);
+			return err;
+		}
+	}
+	return 0;
+}
+
+static int ornic_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	struct ornic_pd *pd = container_of(ibpd, struct ornic_pd, ibpd);
+	int err;
+
+	err = ornic_admin_destroy(to_odev(ibpd->device),
+				  ORNIC_ADMIN_DEALLOC_PD, pd->pdn);
+	/* The core frees the PD anyway; only a live device's BUSY matters. */
+	return err == -EIO ? 0 : err;
+}
+
+/* --- hardware counters -------------------------------------------------- */
+
+static const struct rdma_stat_desc ornic_counter_descs[] = {
+	[ORNIC_CNT_ADMIN_COMMANDS].name = "admin_commands",
+	[ORNIC_CNT_ADMIN_ERRORS].name = "admin_errors",
+	[ORNIC_CNT_ADMIN_BAD_OPCODE].name = "admin_bad_opcode",
+	[ORNIC_CNT_ADMIN_BAD_FIELD].name = "admin_bad_field",
+	[ORNIC_CNT_ADMIN_BAD_HANDLE].name = "admin_bad_handle",
+	[ORNIC_CNT_ADMIN_NO_RESOURCES].name = "admin_no_resources",
+	[ORNIC_CNT_ADMIN_BAD_DMA].name = "admin_bad_dma",
+	[ORNIC_CNT_DB_WRITES].name = "db_writes",
+	[ORNIC_CNT_DB_FOREIGN_PAGE].name = "db_foreign_page",
+	[ORNIC_CNT_DB_BAD_QUEUE].name = "db_bad_queue",
+	[ORNIC_CNT_DB_BAD_INDEX].name = "db_bad_index",
+	[ORNIC_CNT_DB_BAD_OFFSET].name = "db_bad_offset",
+	[ORNIC_CNT_DB_UNALLOCATED_PAGE].name = "db_unallocated_page",
+	[ORNIC_CNT_REG_BAD_ACCESS].name = "reg_bad_access",
+	[ORNIC_CNT_DMA_ERRORS].name = "dma_errors",
+	[ORNIC_CNT_EQ_OVERFLOW].name = "eq_overflow",
+	[ORNIC_CNT_CQ_OVERFLOW].name = "cq_overflow",
+	[ORNIC_CNT_EQES].name = "eqes",
+	[ORNIC_CNT_CQES].name = "cqes",
+	[ORNIC_CNT_INTERRUPTS].name = "interrupts",
+	[ORNIC_CNT_ETH_TX_FRAMES].name = "eth_tx_frames",
+	[ORNIC_CNT_ETH_TX_BYTES].name = "eth_tx_bytes",
+	[ORNIC_CNT_ETH_TX_ERRORS].name = "eth_tx_errors",
+	[ORNIC_CNT_ETH_TX_LINK_DOWN].name = "eth_tx_link_down",
+	[ORNIC_CNT_ETH_RX_FRAMES].name = "eth_rx_frames",
+	[ORNIC_CNT_ETH_RX_BYTES].name = "eth_rx_bytes",
+	[ORNIC_CNT_ETH_RX_NO_BUFFER].name = "eth_rx_no_buffer",
+	[ORNIC_CNT_ETH_RX_FILTERED].name = "eth_rx_filtered",
+	[ORNIC_CNT_ETH_RX_TOO_LONG].name = "eth_rx_too_long",
+	[ORNIC_CNT_ETH_RX_ERRORS].name = "eth_rx_errors",
+	[ORNIC_CNT_WQE_ERRORS].name = "wqe_errors",
+	[ORNIC_CNT_RX_ROCE_PACKETS].name = "rx_roce_packets",
+	[ORNIC_CNT_RX_ROCE_BAD_ICRC].name = "rx_roce_bad_icrc",
+	[ORNIC_CNT_RX_ROCE_BAD_HEADER].name = "rx_roce_bad_header",
+	[ORNIC_CNT_RX_ROCE_UNKNOWN_QP].name = "rx_roce_unknown_qp",
+	[ORNIC_CNT_RX_ROCE_PSN_ERRORS].name = "rx_roce_psn_errors",
+	[ORNIC_CNT_TX_ROCE_PACKETS].name = "tx_roce_packets",
+	[ORNIC_CNT_NAKS_SENT].name = "naks_sent",
+	[ORNIC_CNT_NAKS_RECEIVED].name = "naks_received",
+	[ORNIC_CNT_RETRANSMITS].name = "retransmits",
+	[ORNIC_CNT_RNR_NAKS].name = "rnr_naks",
+	[ORNIC_CNT_TIMEOUTS].name = "timeouts",
+};
+
+static_assert(ARRAY_SIZE(ornic_counter_descs) == ORNIC_CNT_COUNT);
+
+static struct rdma_hw_stats *ornic_alloc_hw_port_stats(struct ib_device *ibdev,
+						       u32 port)
+{
+	return rdma_alloc_hw_stats_struct(ornic_counter_descs,
+					  ARRAY_SIZE(ornic_counter_descs),
+					  RDMA_HW_STATS_DEFAULT_LIFESPAN);
+}
+
+static int ornic_get_hw_stats(struct ib_device *ibdev,
+			      struct rdma_hw_stats *stats, u32 port, int index)
+{
+	struct ornic_dev *dev = to_odev(ibdev);
+	struct ornic_device_counters *c = dev->counters_buf;
+	struct ornic_admin_sqe sqe;
+	u32 n, i;
+	int err;
+
+	mutex_lock(&dev->counters_lock);
+	memset(c, 0, sizeof(*c));
+	ornic_cmd_query_counters(&sqe, ORNIC_COUNTER_SCOPE_DEVICE, 0,
+				 dev->counters_dma, sizeof(*c));
+	err = ornic_admin_simple(dev, &sqe, NULL);
+	if (err) {
+		mutex_unlock(&dev->counters_lock);
+		return err;
+	}
+	n = min_t(u32, le32_to_cpu(c->num_counters), stats->num_counters);
+	for (i = 0; i < n; i++)
+		stats->value[i] = le64_to_cpu(c->counter[i]);
+	mutex_unlock(&dev->counters_lock);
+	return stats->num_counters;
+}
+
+/* --- registration and events -------------------------------------------- */
+
+static const struct ib_device_ops ornic_dev_ops = {
+	.owner = THIS_MODULE,
+	.driver_id = RDMA_DRIVER_UNKNOWN,
+	.uverbs_abi_ver = ORNIC_UVERBS_ABI_VERSION,
+
+	.add_gid = ornic_add_gid,
+	.alloc_hw_port_stats = ornic_alloc_hw_port_stats,
+	.alloc_pd = ornic_alloc_pd,
+	.alloc_ucontext = ornic_alloc_ucontext,
+	.dealloc_pd = ornic_dealloc_pd,
+	.dealloc_ucontext = ornic_dealloc_ucontext,
+	.del_gid = ornic_del_gid,
+	.disassociate_ucontext = ornic_disassociate_ucontext,
+	.get_dev_fw_str = ornic_get_dev_fw_str,
+	.get_hw_stats = ornic_get_hw_stats,
+	.get_link_layer = ornic_get_link_layer,
+	.get_port_immutable = ornic_get_port_immutable,
+	.mmap = ornic_mmap,
+	.mmap_free = ornic_mmap_free,
+	.query_device = ornic_query_device,
+	.query_pkey = ornic_query_pkey,
+	.query_port = ornic_query_port,
+
+	INIT_RDMA_OBJ_SIZE(ib_pd, ornic_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_ucontext, ornic_ucontext, ibucontext),
+};
+
+int ornic_ib_register(struct ornic_dev *dev)
+{
+	struct ib_device *ibdev = &dev->ibdev;
+	int err;
+
+	ibdev->node_type = RDMA_NODE_IB_CA;
+	ibdev->phys_port_cnt = 1;
+	ibdev->num_comp_vectors = dev->num_ceqs;
+	ibdev->dev.parent = &dev->pdev->dev;
+	strscpy(ibdev->node_desc, "ornic RoCEv2 RNIC", sizeof(ibdev->node_desc));
+	addrconf_addr_eui48((u8 *)&ibdev->node_guid, dev->netdev->perm_addr);
+	ib_set_device_ops(ibdev, &ornic_dev_ops);
+
+	err = ib_device_set_netdev(ibdev, dev->netdev, 1);
+	if (err)
+		return err;
+	err = ib_register_device(ibdev, "ornic_%d", &dev->pdev->dev);
+	if (err) {
+		dev_err(&dev->pdev->dev, "ib_register_device failed: %d\n",
+			err);
+		/* Drop the netdev reference, or unregister_netdev() waits. */
+		ib_device_set_netdev(ibdev, NULL, 1);
+		return err;
+	}
+	WRITE_ONCE(dev->ib_registered, true);
+	return 0;
+}
+
+void ornic_ib_unregister(struct ornic_dev *dev)
+{
+	WRITE_ONCE(dev->ib_registered, false);
+	ib_unregister_device(&dev->ibdev);
+}
+
+static void ornic_ib_event(struct ornic_dev *dev, enum ib_event_type type)
+{
+	struct ib_event ev = {
+		.device = &dev->ibdev,
+		.element.port_num = 1,
+		.event = type,
+	};
+
+	if (READ_ONCE(dev->ib_registered))
+		ib_dispatch_event(&ev);
+}
+
+void ornic_ib_port_event(struct ornic_dev *dev, bool active)
+{
+	ornic_ib_event(dev, active ? IB_EVENT_PORT_ACTIVE : IB_EVENT_PORT_ERR);
+}
+
+void ornic_ib_fatal_event(struct ornic_dev *dev)
+{
+	ibdev_err(&dev->ibdev, "reporting IB_EVENT_DEVICE_FATAL\n");
+	ornic_ib_event(dev, IB_EVENT_DEVICE_FATAL);
+}

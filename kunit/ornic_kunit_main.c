@@ -1,0 +1,464 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * KUnit suites for the ornic driver's pure logic (ornic_lib.c): ring index
+ * and phase arithmetic, command identifiers and their allocator, admin
+ * command encoding and status decoding, memory descriptors and page lists,
+ * MTU and speed mapping.
+ */
+#include <kunit/test.h>
+#include <linux/module.h>
+#include <rdma/ib_verbs.h>
+
+#include "../drivers/infiniband/hw/ornic/ornic_lib.h"
+
+/* --- rings ------------------------------------------------------------------ */
+
+static void ornic_ring_slot_wraps(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, ornic_ring_slot(0, 4), 0U);
+	KUNIT_EXPECT_EQ(test, ornic_ring_slot(15, 4), 15U);
+	KUNIT_EXPECT_EQ(test, ornic_ring_slot(16, 4), 0U);
+	KUNIT_EXPECT_EQ(test, ornic_ring_slot(0xffffffffU, 4), 15U);
+	KUNIT_EXPECT_EQ(test, ornic_ring_slot(0xffffffffU, 1), 1U);
+}
+
+static void ornic_ring_phase_alternates(struct kunit *test)
+{
+	/* First pass 1, second 0, third 1 (spec: index.rst). */
+	KUNIT_EXPECT_EQ(test, ornic_ring_phase(0, 3), 1);
+	KUNIT_EXPECT_EQ(test, ornic_ring_phase(7, 3), 1);
+	KUNIT_EXPECT_EQ(test, ornic_ring_phase(8, 3), 0);
+	KUNIT_EXPECT_EQ(test, ornic_ring_phase(15, 3), 0);
+	KUNIT_EXPECT_EQ(test, ornic_ring_phase(16, 3), 1);
+	/* 2^32 is a multiple of every depth: the phase is continuous. */
+	KUNIT_EXPECT_EQ(test, ornic_ring_phase(0xffffffffU, 3), 0);
+	KUNIT_EXPECT_EQ(test, ornic_ring_phase(0xffffffffU + 1U, 3), 1);
+}
+
+static void ornic_ring_owned_follows_phase(struct kunit *test)
+{
+	/* A zeroed ring is not owned on the first pass. */
+	KUNIT_EXPECT_FALSE(test, ornic_ring_owned(0, 0, 2));
+	KUNIT_EXPECT_TRUE(test, ornic_ring_owned(1, 0, 2));
+	/* Second pass: the stale phase-1 entry is not ours. */
+	KUNIT_EXPECT_FALSE(test, ornic_ring_owned(1, 4, 2));
+	KUNIT_EXPECT_TRUE(test, ornic_ring_owned(0, 4, 2));
+	/* Only bit 0 counts. */
+	KUNIT_EXPECT_TRUE(test, ornic_ring_owned(0xff, 0, 2));
+	KUNIT_EXPECT_TRUE(test, ornic_ring_owned(0xfe, 4, 2));
+}
+
+static void ornic_ring_space_free_running(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, ornic_ring_space(0, 0, 3), 8U);
+	KUNIT_EXPECT_EQ(test, ornic_ring_space(8, 0, 3), 0U);
+	KUNIT_EXPECT_EQ(test, ornic_ring_space(5, 3, 3), 6U);
+	/* Across the 32-bit wrap. */
+	KUNIT_EXPECT_EQ(test, ornic_ring_used(2, 0xfffffffeU), 4U);
+	KUNIT_EXPECT_EQ(test, ornic_ring_space(2, 0xfffffffeU, 3), 4U);
+}
+
+static void ornic_log2_depth_rounds_up(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, ornic_log2_depth(0), 1U);
+	KUNIT_EXPECT_EQ(test, ornic_log2_depth(2), 1U);
+	KUNIT_EXPECT_EQ(test, ornic_log2_depth(3), 2U);
+	KUNIT_EXPECT_EQ(test, ornic_log2_depth(4096), 12U);
+	KUNIT_EXPECT_EQ(test, ornic_log2_depth(4097), 13U);
+}
+
+static struct kunit_case ornic_ring_cases[] = {
+	KUNIT_CASE(ornic_ring_slot_wraps),
+	KUNIT_CASE(ornic_ring_phase_alternates),
+	KUNIT_CASE(ornic_ring_owned_follows_phase),
+	KUNIT_CASE(ornic_ring_space_free_running),
+	KUNIT_CASE(ornic_log2_depth_rounds_up),
+	{}
+};
+
+static struct kunit_suite ornic_ring_suite = {
+	.name = "ornic_ring",
+	.test_cases = ornic_ring_cases,
+};
+
+/* --- command identifiers ------------------------------------------------ */
+
+static void ornic_cmd_id_roundtrip(struct kunit *test)
+{
+	u32 slot, seq;
+	u16 id;
+
+	for (seq = 0; seq < 3000; seq += 7) {
+		for (slot = 0; slot < 64; slot += 9) {
+			id = ornic_cmd_id_make(slot, seq, 6);
+			KUNIT_EXPECT_EQ(test, ornic_cmd_id_slot(id, 6), slot);
+		}
+	}
+	/* Same slot, consecutive sequence numbers: different ids. */
+	KUNIT_EXPECT_NE(test, ornic_cmd_id_make(5, 1, 6),
+			ornic_cmd_id_make(5, 2, 6));
+}
+
+static void ornic_id_alloc_round_robin(struct kunit *test)
+{
+	DECLARE_BITMAP(map, 4);
+	struct ornic_id_alloc ida;
+
+	ornic_id_alloc_init(&ida, map, 4);
+	KUNIT_EXPECT_EQ(test, ornic_id_get(&ida), 0);
+	KUNIT_EXPECT_EQ(test, ornic_id_get(&ida), 1);
+	ornic_id_put(&ida, 0);
+	/* A freed id is not handed out again at once. */
+	KUNIT_EXPECT_EQ(test, ornic_id_get(&ida), 2);
+	KUNIT_EXPECT_EQ(test, ornic_id_get(&ida), 3);
+	KUNIT_EXPECT_EQ(test, ornic_id_get(&ida), 0);
+	KUNIT_EXPECT_EQ(test, ornic_id_get(&ida), -ENOSPC);
+	ornic_id_put(&ida, 2);
+	KUNIT_EXPECT_EQ(test, ornic_id_get(&ida), 2);
+	/* Out-of-range puts are ignored. */
+	ornic_id_put(&ida, 99);
+	KUNIT_EXPECT_EQ(test, ornic_id_get(&ida), -ENOSPC);
+}
+
+static struct kunit_case ornic_id_cases[] = {
+	KUNIT_CASE(ornic_cmd_id_roundtrip),
+	KUNIT_CASE(ornic_id_alloc_round_robin),
+	{}
+};
+
+static struct kunit_suite ornic_id_suite = {
+	.name = "ornic_id",
+	.test_cases = ornic_id_cases,
+};
+
+/* --- admin command encoding -------------------------------------------- */
+
+static bool ornic_all_zero(const void *p, size_t len)
+{
+	return !memchr_inv(p, 0, len);
+}
+
+static void ornic_cmd_query_layout(struct kunit *test)
+{
+	struct ornic_admin_sqe sqe;
+	struct ornic_admin_query *q = (struct ornic_admin_query *)&sqe;
+
+	memset(&sqe, 0xaa, sizeof(sqe));
+	ornic_cmd_query(&sqe, ORNIC_ADMIN_QUERY_DEVICE, 0x123456789000ULL, 256);
+	ornic_cmd_set_id(&sqe, 0x1234);
+	KUNIT_EXPECT_EQ(test, sqe.hdr.opcode, ORNIC_ADMIN_QUERY_DEVICE);
+	KUNIT_EXPECT_EQ(test, sqe.hdr.flags, 0);
+	KUNIT_EXPECT_EQ(test, le16_to_cpu(sqe.hdr.command_id), 0x1234);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(sqe.hdr.reserved), 0U);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(q->resp_addr), 0x123456789000ULL);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(q->resp_len), 256U);
+	/* Every reserved byte is zero: the device checks them. */
+	KUNIT_EXPECT_TRUE(test, ornic_all_zero(q->reserved,
+					       sizeof(q->reserved)));
+	/* Byte-level check of the little-endian encoding. */
+	KUNIT_EXPECT_EQ(test, ((u8 *)&sqe)[2], 0x34);
+	KUNIT_EXPECT_EQ(test, ((u8 *)&sqe)[3], 0x12);
+	KUNIT_EXPECT_EQ(test, ((u8 *)&sqe)[8], 0x00);
+	KUNIT_EXPECT_EQ(test, ((u8 *)&sqe)[9], 0x90);
+}
+
+static void ornic_cmd_header_only(struct kunit *test)
+{
+	struct ornic_admin_sqe sqe;
+
+	memset(&sqe, 0xff, sizeof(sqe));
+	ornic_cmd_init(&sqe, ORNIC_ADMIN_ALLOC_PD);
+	KUNIT_EXPECT_EQ(test, sqe.hdr.opcode, ORNIC_ADMIN_ALLOC_PD);
+	KUNIT_EXPECT_TRUE(test, ornic_all_zero(sqe.body, sizeof(sqe.body)));
+}
+
+static void ornic_cmd_create_layouts(struct kunit *test)
+{
+	struct ornic_admin_sqe sqe;
+	struct ornic_admin_create_eq *eq = (void *)&sqe;
+	struct ornic_admin_create_cq *cq = (void *)&sqe;
+	struct ornic_admin_create_eth_ring *ring = (void *)&sqe;
+	struct ornic_admin_destroy *d = (void *)&sqe;
+	struct ornic_mem_desc mem;
+
+	ornic_mem_desc_contig(&mem, 0x10000, 16 << 10, 12);
+	ornic_cmd_create_eq(&sqe, &mem, 10, 3);
+	KUNIT_EXPECT_EQ(test, sqe.hdr.opcode, ORNIC_ADMIN_CREATE_EQ);
+	KUNIT_EXPECT_EQ(test, eq->log_depth, 10);
+	KUNIT_EXPECT_EQ(test, le16_to_cpu(eq->msix_vector), 3);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(eq->mem.num_pages), 4U);
+	KUNIT_EXPECT_TRUE(test, ornic_all_zero(eq->reserved1,
+					       sizeof(eq->reserved1)));
+
+	ornic_cmd_create_cq(&sqe, &mem, 9, 2, 0);
+	KUNIT_EXPECT_EQ(test, sqe.hdr.opcode, ORNIC_ADMIN_CREATE_CQ);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(cq->eqn), 2U);
+	KUNIT_EXPECT_EQ(test, le16_to_cpu(cq->db_page), 0);
+	KUNIT_EXPECT_EQ(test, cq->log_depth, 9);
+
+	ornic_cmd_create_eth_ring(&sqe, true, &mem, 8, 7);
+	KUNIT_EXPECT_EQ(test, sqe.hdr.opcode, ORNIC_ADMIN_ETH_CREATE_TX_RING);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(ring->cqn), 7U);
+	ornic_cmd_create_eth_ring(&sqe, false, &mem, 8, 7);
+	KUNIT_EXPECT_EQ(test, sqe.hdr.opcode, ORNIC_ADMIN_ETH_CREATE_RX_RING);
+
+	ornic_cmd_destroy(&sqe, ORNIC_ADMIN_DEALLOC_PD, 42);
+	KUNIT_EXPECT_EQ(test, sqe.hdr.opcode, ORNIC_ADMIN_DEALLOC_PD);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(d->handle), 42U);
+	KUNIT_EXPECT_TRUE(test, ornic_all_zero(d->reserved,
+					       sizeof(d->reserved)));
+}
+
+static void ornic_cmd_gid_encoding(struct kunit *test)
+{
+	static const u8 v4[16] = { [10] = 0xff, [11] = 0xff, 10, 0, 0, 1 };
+	static const u8 v6[16] = { 0xfe, 0x80, [15] = 1 };
+	struct ornic_admin_sqe sqe;
+	struct ornic_admin_gid *g = (void *)&sqe;
+
+	KUNIT_EXPECT_EQ(test, ornic_cmd_gid(&sqe, true, 3, v4, true), 0);
+	KUNIT_EXPECT_EQ(test, sqe.hdr.opcode, ORNIC_ADMIN_ADD_GID);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(g->index), 3U);
+	KUNIT_EXPECT_EQ(test, g->type, ORNIC_GID_TYPE_ROCE_V2_IPV4);
+	KUNIT_EXPECT_MEMEQ(test, g->gid, v4, 16);
+
+	KUNIT_EXPECT_EQ(test, ornic_cmd_gid(&sqe, true, 1, v6, false), 0);
+	KUNIT_EXPECT_EQ(test, g->type, ORNIC_GID_TYPE_ROCE_V2_IPV6);
+
+	/* An IPv4 type needs an IPv4-mapped GID. */
+	KUNIT_EXPECT_EQ(test, ornic_cmd_gid(&sqe, true, 1, v6, true), -EINVAL);
+
+	/* DEL_GID: gid and type must be zero. */
+	KUNIT_EXPECT_EQ(test, ornic_cmd_gid(&sqe, false, 5, NULL, false), 0);
+	KUNIT_EXPECT_EQ(test, sqe.hdr.opcode, ORNIC_ADMIN_DEL_GID);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(g->index), 5U);
+	KUNIT_EXPECT_EQ(test, g->type, 0);
+	KUNIT_EXPECT_TRUE(test, ornic_all_zero(g->gid, sizeof(g->gid)));
+}
+
+static void ornic_cmd_eth_settings(struct kunit *test)
+{
+	static const u8 mac[6] = { 0x02, 0, 0, 0, 0, 0x42 };
+	struct ornic_admin_sqe sqe;
+	struct ornic_admin_eth_set_mac *m = (void *)&sqe;
+	struct ornic_admin_eth_set_mtu *t = (void *)&sqe;
+
+	ornic_cmd_set_mac(&sqe, mac);
+	KUNIT_EXPECT_EQ(test, sqe.hdr.opcode, ORNIC_ADMIN_ETH_SET_MAC);
+	KUNIT_EXPECT_MEMEQ(test, m->mac, mac, 6);
+	KUNIT_EXPECT_EQ(test, le16_to_cpu(m->reserved0), 0);
+
+	ornic_cmd_set_mtu(&sqe, 9000);
+	KUNIT_EXPECT_EQ(test, sqe.hdr.opcode, ORNIC_ADMIN_ETH_SET_MTU);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(t->mtu), 9000U);
+}
+
+static void ornic_cmd_counters(struct kunit *test)
+{
+	struct ornic_admin_sqe sqe;
+	struct ornic_admin_query_counters *q = (void *)&sqe;
+
+	ornic_cmd_query_counters(&sqe, ORNIC_COUNTER_SCOPE_QP, 17, 0x2000, 128);
+	KUNIT_EXPECT_EQ(test, sqe.hdr.opcode, ORNIC_ADMIN_QUERY_COUNTERS);
+	KUNIT_EXPECT_EQ(test, q->scope, ORNIC_COUNTER_SCOPE_QP);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(q->handle), 17U);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(q->resp_len), 128U);
+}
+
+static void ornic_status_decoding(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, ornic_admin_status_errno(0), 0);
+	KUNIT_EXPECT_EQ(test,
+			ornic_admin_status_errno(ORNIC_ADMIN_STATUS_BUSY),
+			-EBUSY);
+	KUNIT_EXPECT_EQ(test,
+			ornic_admin_status_errno(ORNIC_ADMIN_STATUS_NO_RESOURCES),
+			-ENOSPC);
+	KUNIT_EXPECT_EQ(test,
+			ornic_admin_status_errno(ORNIC_ADMIN_STATUS_BAD_OPCODE),
+			-EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, ornic_admin_status_errno(0xee), -EIO);
+	KUNIT_EXPECT_STREQ(test,
+			   ornic_admin_status_str(ORNIC_ADMIN_STATUS_BAD_DMA),
+			   "BAD_DMA");
+	KUNIT_EXPECT_STREQ(test, ornic_admin_status_str(0xee), "UNKNOWN");
+	KUNIT_EXPECT_STREQ(test, ornic_admin_opcode_str(ORNIC_ADMIN_ADD_GID),
+			   "ADD_GID");
+	KUNIT_EXPECT_STREQ(test, ornic_admin_opcode_str(0xff), "UNKNOWN");
+}
+
+static struct kunit_case ornic_cmd_cases[] = {
+	KUNIT_CASE(ornic_cmd_query_layout),
+	KUNIT_CASE(ornic_cmd_header_only),
+	KUNIT_CASE(ornic_cmd_create_layouts),
+	KUNIT_CASE(ornic_cmd_gid_encoding),
+	KUNIT_CASE(ornic_cmd_eth_settings),
+	KUNIT_CASE(ornic_cmd_counters),
+	KUNIT_CASE(ornic_status_decoding),
+	{}
+};
+
+static struct kunit_suite ornic_cmd_suite = {
+	.name = "ornic_cmd",
+	.test_cases = ornic_cmd_cases,
+};
+
+/* --- memory descriptors and page lists ---------------------------------- */
+
+static void ornic_mem_desc_contig_pages(struct kunit *test)
+{
+	struct ornic_mem_desc d;
+
+	ornic_mem_desc_contig(&d, 0x200000, 4096, 12);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(d.addr), 0x200000ULL);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(d.num_pages), 1U);
+	KUNIT_EXPECT_EQ(test, d.page_shift, 12);
+	KUNIT_EXPECT_EQ(test, d.mode, ORNIC_MEM_MODE_CONTIG);
+	KUNIT_EXPECT_EQ(test, le16_to_cpu(d.reserved), 0);
+	/* A ring smaller than a page still takes one page. */
+	ornic_mem_desc_contig(&d, 0x200000, 1024, 12);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(d.num_pages), 1U);
+	ornic_mem_desc_contig(&d, 0x200000, 4097, 12);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(d.num_pages), 2U);
+}
+
+static void ornic_pbl_modes(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, ornic_pbl_mode(0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, ornic_pbl_mode(1), ORNIC_MEM_MODE_DIRECT);
+	KUNIT_EXPECT_EQ(test, ornic_pbl_mode(512), ORNIC_MEM_MODE_DIRECT);
+	KUNIT_EXPECT_EQ(test, ornic_pbl_mode(513), ORNIC_MEM_MODE_INDIRECT);
+	KUNIT_EXPECT_EQ(test, ornic_pbl_mode(262144), ORNIC_MEM_MODE_INDIRECT);
+	KUNIT_EXPECT_EQ(test, ornic_pbl_mode(262145), -E2BIG);
+	KUNIT_EXPECT_EQ(test, ornic_pbl_ptr_pages(1), 1U);
+	KUNIT_EXPECT_EQ(test, ornic_pbl_ptr_pages(512), 1U);
+	KUNIT_EXPECT_EQ(test, ornic_pbl_ptr_pages(513), 2U);
+	KUNIT_EXPECT_EQ(test, ornic_pbl_ptr_pages(262144), 512U);
+}
+
+static void ornic_pbl_locate_split(struct kunit *test)
+{
+	u32 ptr, ent;
+
+	ornic_pbl_locate(0, &ptr, &ent);
+	KUNIT_EXPECT_EQ(test, ptr, 0U);
+	KUNIT_EXPECT_EQ(test, ent, 0U);
+	ornic_pbl_locate(511, &ptr, &ent);
+	KUNIT_EXPECT_EQ(test, ptr, 0U);
+	KUNIT_EXPECT_EQ(test, ent, 511U);
+	ornic_pbl_locate(512, &ptr, &ent);
+	KUNIT_EXPECT_EQ(test, ptr, 1U);
+	KUNIT_EXPECT_EQ(test, ent, 0U);
+	ornic_pbl_locate(262143, &ptr, &ent);
+	KUNIT_EXPECT_EQ(test, ptr, 511U);
+	KUNIT_EXPECT_EQ(test, ent, 511U);
+}
+
+static void ornic_pbl_fill_checks_alignment(struct kunit *test)
+{
+	u64 pages[3] = { 0x1000, 0x5000, 0x123456789000ULL };
+	__le64 out[3];
+
+	KUNIT_EXPECT_EQ(test, ornic_pbl_fill(out, pages, 3, 12), 0);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(out[0]), 0x1000ULL);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(out[2]), 0x123456789000ULL);
+	/* 64 KiB pages: 0x1000 is misaligned. */
+	KUNIT_EXPECT_EQ(test, ornic_pbl_fill(out, pages, 3, 16), -EINVAL);
+	pages[1] = 0x5800;
+	KUNIT_EXPECT_EQ(test, ornic_pbl_fill(out, pages, 3, 12), -EINVAL);
+}
+
+static void ornic_mr_pages(struct kunit *test)
+{
+	/* spec: num_pages = ceil((first_page_offset + length) / page_size) */
+	KUNIT_EXPECT_EQ(test, ornic_mr_num_pages(0x1000, 0x1000, 12), 1ULL);
+	KUNIT_EXPECT_EQ(test, ornic_mr_num_pages(0x1800, 0x1000, 12), 2ULL);
+	KUNIT_EXPECT_EQ(test, ornic_mr_num_pages(0x1fff, 1, 12), 1ULL);
+	KUNIT_EXPECT_EQ(test, ornic_mr_num_pages(0x1fff, 2, 12), 2ULL);
+	KUNIT_EXPECT_EQ(test, ornic_mr_num_pages(0, 1ULL << 30, 21), 512ULL);
+	KUNIT_EXPECT_EQ(test, ornic_mr_num_pages(0x1000, 0, 12), 0ULL);
+}
+
+static struct kunit_case ornic_mem_cases[] = {
+	KUNIT_CASE(ornic_mem_desc_contig_pages),
+	KUNIT_CASE(ornic_pbl_modes),
+	KUNIT_CASE(ornic_pbl_locate_split),
+	KUNIT_CASE(ornic_pbl_fill_checks_alignment),
+	KUNIT_CASE(ornic_mr_pages),
+	{}
+};
+
+static struct kunit_suite ornic_mem_suite = {
+	.name = "ornic_mem",
+	.test_cases = ornic_mem_cases,
+};
+
+/* --- doorbells, link and MTU -------------------------------------------- */
+
+static void ornic_db_value_layout(struct kunit *test)
+{
+	u64 v = ornic_db_value(0x123456, ORNIC_DB_FLAG_ARM_NEXT, 0x89abcdef);
+
+	KUNIT_EXPECT_EQ(test, v & ORNIC_DB_QN_MASK, 0x123456ULL);
+	KUNIT_EXPECT_EQ(test, (v & ORNIC_DB_FLAGS_MASK) >> ORNIC_DB_FLAGS_SHIFT,
+			1ULL);
+	KUNIT_EXPECT_EQ(test, v >> ORNIC_DB_INDEX_SHIFT, 0x89abcdefULL);
+	/* A queue number wider than 24 bits cannot leak into the flags. */
+	v = ornic_db_value(0xff000001, 0, 0);
+	KUNIT_EXPECT_EQ(test, v, 1ULL);
+}
+
+static void ornic_roce_mtu_table(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, ornic_roce_mtu(1500), ORNIC_MTU_1024);
+	KUNIT_EXPECT_EQ(test, ornic_roce_mtu(9000), ORNIC_MTU_4096);
+	KUNIT_EXPECT_EQ(test, ornic_roce_mtu(4156), ORNIC_MTU_4096);
+	KUNIT_EXPECT_EQ(test, ornic_roce_mtu(4155), ORNIC_MTU_2048);
+	KUNIT_EXPECT_EQ(test, ornic_roce_mtu(2108), ORNIC_MTU_2048);
+	KUNIT_EXPECT_EQ(test, ornic_roce_mtu(2107), ORNIC_MTU_1024);
+	KUNIT_EXPECT_EQ(test, ornic_roce_mtu(68), ORNIC_MTU_256);
+	KUNIT_EXPECT_EQ(test, ornic_roce_mtu(0), ORNIC_MTU_256);
+}
+
+static void ornic_speed_mapping(struct kunit *test)
+{
+	u16 speed;
+	u8 width;
+
+	ornic_speed_to_ib(100, &speed, &width);
+	KUNIT_EXPECT_EQ(test, speed, (u16)IB_SPEED_EDR);
+	KUNIT_EXPECT_EQ(test, width, (u8)IB_WIDTH_4X);
+	ornic_speed_to_ib(25, &speed, &width);
+	KUNIT_EXPECT_EQ(test, speed, (u16)IB_SPEED_EDR);
+	KUNIT_EXPECT_EQ(test, width, (u8)IB_WIDTH_1X);
+	ornic_speed_to_ib(0, &speed, &width);
+	KUNIT_EXPECT_EQ(test, speed, (u16)IB_SPEED_SDR);
+}
+
+static void ornic_gid_v4_detection(struct kunit *test)
+{
+	static const u8 v4[16] = { [10] = 0xff, [11] = 0xff, 192, 168, 0, 1 };
+	static const u8 v6[16] = { 0xfe, 0x80, [15] = 1 };
+
+	KUNIT_EXPECT_TRUE(test, ornic_gid_is_v4(v4));
+	KUNIT_EXPECT_FALSE(test, ornic_gid_is_v4(v6));
+}
+
+static struct kunit_case ornic_misc_cases[] = {
+	KUNIT_CASE(ornic_db_value_layout),
+	KUNIT_CASE(ornic_roce_mtu_table),
+	KUNIT_CASE(ornic_speed_mapping),
+	KUNIT_CASE(ornic_gid_v4_detection),
+	{}
+};
+
+static struct kunit_suite ornic_misc_suite = {
+	.name = "ornic_misc",
+	.test_cases = ornic_misc_cases,
+};
+
+kunit_test_suites(&ornic_ring_suite, &ornic_id_suite, &ornic_cmd_suite,
+		  &ornic_mem_suite, &ornic_misc_suite);
+
+MODULE_DESCRIPTION("KUnit tests for the ornic driver's pure logic");
+MODULE_LICENSE("Dual BSD/GPL");
