@@ -1,0 +1,50 @@
+# SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+# ornic top-level targets.  Everything runs inside the testbed root (a
+# Debian 13 debootstrap under $(ORNIC_CACHE), default /var/cache/ornic),
+# created and updated by `make testbed`.
+
+.PHONY: all check check-debug testbed kernel kernel-kasan model modules lint shell clean help
+
+all: model
+
+help:
+	@echo "make check        build everything, run host unit tests and guest suites"
+	@echo "make check-debug  the same with the KASAN test kernel"
+	@echo "make lint         checkpatch --strict, clang-format, shellcheck"
+	@echo "make testbed      create/update the testbed root (cached)"
+	@echo "make kernel       build the guest test kernel (cached)"
+	@echo "make model        build the device model"
+	@echo "make modules      build the kernel modules against the test kernel"
+	@echo "make shell        a shell inside the testbed (checkout at /src)"
+
+check:
+	qemu-tests/check.sh
+
+check-debug:
+	ORNIC_FLAVOUR=kasan qemu-tests/check.sh
+
+testbed:
+	qemu-tests/testbed/mkroot.sh
+
+kernel: testbed
+	qemu-tests/kernel/build.sh base
+
+kernel-kasan: testbed
+	qemu-tests/kernel/build.sh kasan
+
+model: testbed
+	qemu-tests/testbed/enter.sh bash -c 'cmake -S device-model -B build/device-model -G Ninja && ninja -C build/device-model'
+
+# The out-of-tree kernel modules (driver, KUnit suites) against the test
+# kernel; KDIR=<kernel build dir> builds against another kernel instead.
+modules: kernel
+	qemu-tests/testbed/enter.sh bash -c 'make -C $${KDIR:-$$(qemu-tests/kernel/kernel-dir.sh base)} M=/src MO=/src/build/modules W=1 modules'
+
+lint: testbed
+	qemu-tests/lint.sh
+
+shell: testbed
+	qemu-tests/testbed/enter.sh bash -i
+
+clean:
+	rm -rf build

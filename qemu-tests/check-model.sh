@@ -1,0 +1,36 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+# Build the device model twice inside the testbed -- g++ with ASan/UBSan for
+# the unit tests, clang with libFuzzer for the fuzz targets -- run both test
+# sets with ctest and record one result line per test in $RESULTS.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=qemu-tests/testbed/lib.sh
+. "$here/testbed/lib.sh"
+RESULTS=${RESULTS:?}
+src=$ORNIC_SRC/device-model
+jobs=${JOBS:-$(nproc)}
+
+build_and_test() { # build_and_test NAME BUILD_DIR CMAKE_ARGS...
+	local name=$1 dir=$2 log
+	shift 2
+	log=$dir.log
+	if ! { cmake -S "$src" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" &&
+		ninja -C "$dir" -j "$jobs"; } >"$log" 2>&1; then
+		tail -n 30 "$log"
+		echo "FAIL: model/$name-build see $log" | tee -a "$RESULTS"
+		return
+	fi
+	echo "PASS: model/$name-build" | tee -a "$RESULTS"
+	ctest --test-dir "$dir" --output-junit "$dir/junit.xml" -j "$jobs" --timeout 300 \
+		>"$dir/ctest.log" 2>&1
+	python3 "$here/junit-results.py" "model/" "$dir/junit.xml" | tee -a "$RESULTS"
+	grep -q -E '^[0-9]+% tests passed' "$dir/ctest.log" ||
+		echo "FAIL: model/$name-ctest no ctest summary; see $dir/ctest.log" | tee -a "$RESULTS"
+}
+
+say "device model: unit tests (g++, ASan/UBSan)"
+build_and_test unit "$ORNIC_SRC/build/device-model"
+say "device model: fuzz targets (clang, libFuzzer)"
+build_and_test fuzz "$ORNIC_SRC/build/device-model-fuzz" \
+	-DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DORNIC_FUZZ=ON -DORNIC_FUZZ_ONLY=ON

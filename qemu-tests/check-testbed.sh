@@ -1,0 +1,117 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+# The part of `make check` that runs inside the testbed: host unit tests,
+# module builds and guest suites.  Every test prints one
+# "PASS|FAIL|SKIP: name details" line into $RESULTS; the host side
+# (check.sh) prints the summary.  Selected groups: ORNIC_CHECK_ONLY="a b".
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=qemu-tests/testbed/lib.sh
+. "$here/testbed/lib.sh"
+[ "${ORNIC_IN_TESTBED:-}" = 1 ] || die "check-testbed.sh runs inside the testbed (use check.sh)"
+
+flavour=${ORNIC_FLAVOUR:-base}
+RESULTS=${RESULTS:?}
+RUNS=$ORNIC_CACHE/runs/check
+BUILD=$ORNIC_SRC/build
+mkdir -p "$RUNS" "$BUILD"
+kdir=$("$here/kernel/kernel-dir.sh" "$flavour")
+
+record() { # record STATUS NAME DETAILS...
+	local s=$1 n=$2
+	shift 2
+	echo "$s: $n${*:+ $*}" | tee -a "$RESULTS"
+}
+wanted() { [ -z "${ORNIC_CHECK_ONLY:-}" ] || [[ " $ORNIC_CHECK_ONLY " == *" $1 "* ]]; }
+
+# Collect a guest run's own PASS/FAIL lines, then its overall status.
+guest_results() { # guest_results RUN_NAME OUT_DIR VM_STATUS
+	local name=$1 out=$2 rc=$3
+	[ -f "$out/results.txt" ] && cat "$out/results.txt" >>"$RESULTS" && cat "$out/results.txt"
+	if [ "$rc" = 0 ]; then
+		record PASS "vm/$name" "clean kernel log"
+	else
+		record FAIL "vm/$name" "status $(cat "$out/status" 2>/dev/null || echo ?), exit $rc; see $out"
+	fi
+}
+
+run_vm() { # run_vm NAME [vm.sh options] -- CMD...
+	local name=$1 rc=0
+	shift
+	"$here/vm.sh" --name "check/$name" --flavour "$flavour" "$@" || rc=$?
+	guest_results "$name" "$RUNS/$name" "$rc"
+}
+
+build_selftest_module() {
+	make -s -C "$kdir" M=/src/qemu-tests/selftest MO="$BUILD/selftest" modules >"$BUILD/selftest.log" 2>&1
+}
+
+# --- device model: unit tests (ASan/UBSan) and short fuzz runs ----------------
+if wanted model && [ -f "$ORNIC_SRC/device-model/CMakeLists.txt" ]; then
+	"$here/check-model.sh" || true
+fi
+
+# --- device model attached to a guest: PCI identity, BARs, MSI-X, registers --
+if wanted model-guest && [ -x "$BUILD/device-model/ornic-model" ]; then
+	# shellcheck source=qemu-tests/models.sh
+	. "$here/models.sh"
+	mkdir -p "$BUILD/tools"
+	if gcc -std=gnu11 -O2 -Wall -Wextra -Werror -I"$ORNIC_SRC/include" \
+		-o "$BUILD/tools/ornic-pci-probe" "$here/tools/ornic-pci-probe.c" 2>"$BUILD/tools.log"; then
+		mdir=/tmp/models-pci
+		if models_start "$mdir" 2 link; then
+			mapfile -t margs < <(models_vm_args)
+			run_vm model-pci --timeout 600 "${margs[@]}" -- /src/qemu-tests/suites/model-pci.sh 2
+			if why=$(models_stop); then
+				record PASS model-guest/models-survive "both models alive after the guest ended, clean exit on SIGTERM"
+			else
+				record FAIL model-guest/models-survive "$why"
+			fi
+			cp "$mdir"/model*.log "$RUNS/model-pci/" 2>/dev/null
+		else
+			record FAIL model-guest/start "models did not start; see $mdir"
+			models_stop >/dev/null
+		fi
+	else
+		record FAIL model-guest/build-probe "$(tr '\n' ' ' <"$BUILD/tools.log")"
+	fi
+elif wanted model-guest && [ -f "$ORNIC_SRC/device-model/CMakeLists.txt" ]; then
+	record FAIL model-guest/binary "no ornic-model binary was built"
+fi
+
+# --- kernel driver: module build, KUnit, guest suites (check-driver.sh) -------
+if wanted driver && [ -x "$here/check-driver.sh" ]; then
+	RESULTS=$RESULTS KDIR=$kdir FLAVOUR=$flavour "$here/check-driver.sh" || true
+fi
+
+# --- VM runner self-test ------------------------------------------------------
+if wanted runner; then
+	if build_selftest_module; then
+		rc=0
+		"$here/vm.sh" --name check/runner-warn --flavour "$flavour" --timeout 300 -- \
+			insmod "$BUILD/selftest/ornic_selftest_warn.ko" || rc=$?
+		if [ "$rc" = 126 ] && grep -q 'WARNING: .*ornic_selftest_warn' "$RUNS/runner-warn/splats.txt"; then
+			record PASS runner/warn-fails-run "an injected WARN made the run fail (exit 126)"
+		else
+			record FAIL runner/warn-fails-run "expected exit 126 with the WARN in splats.txt, got $rc"
+		fi
+		rc=0
+		"$here/vm.sh" --name check/runner-status --flavour "$flavour" --timeout 300 -- \
+			bash -c 'echo guest-alive; exit 7' || rc=$?
+		if [ "$rc" = 7 ] && grep -q guest-alive "$RUNS/runner-status/guest-output.log"; then
+			record PASS runner/guest-status "guest exit status 7 returned, output captured"
+		else
+			record FAIL runner/guest-status "expected exit 7, got $rc"
+		fi
+	else
+		record FAIL runner/build-module "$(tail -n 5 "$BUILD/selftest.log" | tr '\n' ' ')"
+	fi
+fi
+
+# --- software RDMA baseline: rxe and siw -------------------------------------
+for kind in rxe siw; do
+	wanted "$kind" || continue
+	run_vm "soft-$kind" --timeout 900 -- /src/qemu-tests/suites/soft-rdma.sh "$kind"
+	[ -f "$RUNS/soft-$kind/$kind-perf.txt" ] && cp "$RUNS/soft-$kind/$kind-perf.txt" "$(dirname "$RESULTS")/"
+done
+exit 0

@@ -1,0 +1,48 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+# `make check`: prepare the testbed and the test kernel (cached), run every
+# test inside the testbed, check that nothing is left mounted or running,
+# and print one line per test and "N passed, N failed, N skipped".
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=qemu-tests/testbed/lib.sh
+. "$here/testbed/lib.sh"
+flavour=${ORNIC_FLAVOUR:-base}
+start=$(date +%s)
+
+"$here/testbed/mkroot.sh" || die "testbed setup failed"
+"$here/kernel/build.sh" "$flavour" >/dev/null || die "test kernel build failed"
+
+stamp=$(date +%Y%m%d-%H%M%S)
+resdir=$ORNIC_CACHE/results/$stamp
+mkdir -p "$resdir"
+results=$resdir/results.txt
+: >"$results"
+say "running tests; results in $results"
+"$here/testbed/enter.sh" env RESULTS="/cache/results/$stamp/results.txt" \
+	ORNIC_FLAVOUR="$flavour" ORNIC_CHECK_ONLY="${ORNIC_CHECK_ONLY:-}" \
+	/src/qemu-tests/check-testbed.sh || echo "FAIL: check/testbed-run exited non-zero" >>"$results"
+
+# The testbed's namespaces are gone now: nothing of ours may remain.
+mounts=$(findmnt -rn -o TARGET | grep -F "$ORNIC_CACHE" || true)
+if [ -z "$mounts" ]; then
+	echo "PASS: host/no-mounts-left nothing mounted under $ORNIC_CACHE" >>"$results"
+else
+	echo "FAIL: host/no-mounts-left $(echo "$mounts" | tr '\n' ' ')" >>"$results"
+fi
+procs=$(pgrep -a -f 'qemu-system|ornic-model' | grep -v pgrep || true)
+if [ -z "$procs" ]; then
+	echo "PASS: host/no-processes-left no QEMU or model process running" >>"$results"
+else
+	echo "FAIL: host/no-processes-left $(echo "$procs" | tr '\n' ' ')" >>"$results"
+fi
+
+echo
+echo "=== ornic make check ($flavour kernel) ==="
+grep -E '^(PASS|FAIL|SKIP): ' "$results"
+passed=$(grep -c '^PASS: ' "$results")
+failed=$(grep -c '^FAIL: ' "$results")
+skipped=$(grep -c '^SKIP: ' "$results")
+echo "total time: $(( $(date +%s) - start ))s; results: $resdir"
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" = 0 ] && [ "$passed" -gt 0 ]

@@ -1,0 +1,45 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+# Second stage of an ornic test guest (PID 1 in the overlay root): set up the
+# usual mounts, run /out/guest-cmd.sh, check kmemleak, report the status on
+# the console and power off.  The host runner parses the console.
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/root LANG=C.UTF-8 TERM=dumb
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t tmpfs -o mode=1777 tmpfs /tmp
+mount -t tmpfs tmpfs /run
+mount -t debugfs debugfs /sys/kernel/debug
+mount -t configfs configfs /sys/kernel/config
+mkdir -p /dev/pts /dev/shm
+mount -t devpts devpts /dev/pts
+mount -t tmpfs tmpfs /dev/shm
+hostname ornic-guest
+ip link set lo up
+depmod -a
+# Boot-time allocations are not the test's business: report only what leaks
+# from here on.
+[ -w /sys/kernel/debug/kmemleak ] && echo clear >/sys/kernel/debug/kmemleak
+echo 'ornic-guest: stage2 up'
+
+rc=0
+bash /out/guest-cmd.sh </dev/null >/out/guest-output.log 2>&1 || rc=$?
+# Show the script's output on the console too (the host keeps both).
+cat /out/guest-output.log
+
+# kmemleak reports an object only after it stayed unreferenced across scans.
+if [ -w /sys/kernel/debug/kmemleak ]; then
+	echo scan >/sys/kernel/debug/kmemleak
+	sleep 6
+	echo scan >/sys/kernel/debug/kmemleak
+	cat /sys/kernel/debug/kmemleak >/out/kmemleak.txt
+	if [ -s /out/kmemleak.txt ]; then
+		echo "kmemleak: $(grep -c 'unreferenced object' /out/kmemleak.txt) unreferenced objects"
+		head -n 60 /out/kmemleak.txt
+	fi
+fi
+dmesg >/out/dmesg.txt
+sync
+echo "ORNIC-GUEST-EXIT=$rc"
+echo o >/proc/sysrq-trigger
+sleep 30

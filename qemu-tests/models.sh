@@ -1,0 +1,74 @@
+# SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+# Start and stop device-model instances for a guest run.  Sourced by the
+# check scripts inside the testbed.
+# shellcheck shell=bash
+
+MODEL_BIN=${MODEL_BIN:-$ORNIC_SRC/build/device-model/ornic-model}
+MODEL_PIDS=()
+MODEL_SOCKETS=()
+
+# models_start DIR N [link]: start N models with vfio-user sockets in DIR;
+# with "link", model 2k and 2k+1 share an AF_UNIX datagram wire.  Each
+# model's log is DIR/model<i>.log and its capture DIR/model<i>.pcap.
+models_start() {
+	local dir=$1 n=$2 link=${3:-} i port mac peer sock t
+	mkdir -p "$dir"
+	MODEL_PIDS=() MODEL_SOCKETS=()
+	for ((i = 0; i < n; i++)); do
+		port=none
+		if [ "$link" = link ]; then
+			peer=$((i ^ 1))
+			port="unix:$dir/wire$i.sock,$dir/wire$peer.sock"
+		fi
+		mac=$(printf '02:00:00:00:00:%02x' $((i + 1)))
+		sock=$dir/model$i.sock
+		"$MODEL_BIN" --socket "$sock" --port "$port" --mac "$mac" \
+			--pcap "$dir/model$i.pcap" --log-level info >"$dir/model$i.log" 2>&1 &
+		MODEL_PIDS+=($!)
+		MODEL_SOCKETS+=("$sock")
+	done
+	for sock in "${MODEL_SOCKETS[@]}"; do
+		for t in $(seq 100); do
+			[ -S "$sock" ] && break
+			sleep 0.1
+		done
+		[ -S "$sock" ] || { echo "model socket $sock did not appear" >&2; return 1; }
+	done
+}
+
+# models_vm_args: the vm.sh options attaching every started model.
+models_vm_args() {
+	local s
+	for s in "${MODEL_SOCKETS[@]}"; do
+		printf -- '--vfio-user\n%s\n' "$s"
+	done
+}
+
+# models_stop: every model must still be alive (the guest's end must not
+# crash it) and must exit 0 on SIGTERM, removing its socket.  Prints what
+# went wrong; status 0 when all is well.
+models_stop() {
+	local i pid rc bad=0
+	for i in "${!MODEL_PIDS[@]}"; do
+		pid=${MODEL_PIDS[$i]}
+		if ! kill -0 "$pid" 2>/dev/null; then
+			wait "$pid"
+			echo "model $i died during the run (exit $?)"
+			bad=1
+			continue
+		fi
+		kill -TERM "$pid"
+		rc=0
+		wait "$pid" || rc=$?
+		if [ "$rc" != 0 ]; then
+			echo "model $i exited $rc on SIGTERM"
+			bad=1
+		fi
+		if [ -e "${MODEL_SOCKETS[$i]}" ]; then
+			echo "model $i left its socket ${MODEL_SOCKETS[$i]}"
+			bad=1
+		fi
+	done
+	MODEL_PIDS=()
+	return $bad
+}

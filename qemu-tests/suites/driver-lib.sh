@@ -1,0 +1,40 @@
+# SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+# Guest-side helpers of the ornic driver suites (driver-*.sh).  Sourced after
+# lib.sh, never executed.
+# shellcheck shell=bash
+
+# install_modules MODDIR: put the built modules where modprobe finds them.
+install_modules() {
+	local mo=$1 extra
+	extra=/lib/modules/$(uname -r)/extra
+	mkdir -p "$extra"
+	cp "$mo/drivers/infiniband/hw/ornic/ornic.ko" "$extra/" || return 1
+	[ -f "$mo/kunit/ornic_kunit.ko" ] && cp "$mo/kunit/ornic_kunit.ko" "$extra/"
+	depmod -a
+}
+
+# ornic_netdevs: the net_devices bound to ornic PCI functions, in PCI order.
+ornic_netdevs() {
+	local d
+	for d in /sys/bus/pci/drivers/ornic/0000:*/net/*; do
+		[ -e "$d" ] && echo "${d##*/}"
+	done
+}
+
+# ornic_ibdevs: the ib_devices of the ornic driver.
+ornic_ibdevs() {
+	local d
+	for d in /sys/bus/pci/drivers/ornic/0000:*/infiniband/*; do
+		[ -e "$d" ] && echo "${d##*/}"
+	done
+}
+
+# wait_for CMD...: up to 20 s for CMD to succeed.
+wait_for() {
+	local i
+	for i in $(seq 40); do
+		"$@" && return 0
+		sleep 0.5
+	done
+	return 1
+}

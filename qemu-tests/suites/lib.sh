@@ -1,0 +1,90 @@
+# SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+# Helpers for guest test scripts.  Sourced, never executed.  Results go to
+# /out/results.txt as "PASS: suite/test details", "FAIL: ..." or "SKIP: ..."
+# lines, which the host collects into the `make check` summary.
+# shellcheck shell=bash
+
+RESULTS=/out/results.txt
+SUITE=${SUITE:-guest}
+
+result() { # result PASS|FAIL|SKIP NAME DETAILS...
+	local status=$1 name=$2
+	shift 2
+	echo "$status: $SUITE/$name${*:+ $*}" | tee -a "$RESULTS"
+}
+pass() { result PASS "$@"; }
+fail() { result FAIL "$@"; }
+skip() { result SKIP "$@"; }
+
+# gid_index DEV IP: the index of DEV's port-1 RoCE v2 GID for IPv4 address IP.
+gid_index() {
+	local dev=$1 ip=$2 want gid f i a b c d
+	IFS=. read -r a b c d <<<"$ip"
+	want=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' "$a" "$b" "$c" "$d")
+	for f in /sys/class/infiniband/"$dev"/ports/1/gids/*; do
+		i=${f##*/}
+		gid=$(cat "$f" 2>/dev/null) || continue
+		[ "$gid" = "$want" ] || continue
+		[ "$(cat /sys/class/infiniband/"$dev"/ports/1/gid_attrs/types/"$i" 2>/dev/null)" = "RoCE v2" ] || continue
+		echo "$i"
+		return 0
+	done
+	return 1
+}
+
+# wait_gid DEV IP: wait up to 30 s for the GID of IP to appear on DEV.
+wait_gid() {
+	local i
+	for i in $(seq 60); do
+		gid_index "$1" "$2" >/dev/null && return 0
+		sleep 0.5
+	done
+	return 1
+}
+
+# wait_listen NETNS PORT: wait up to 60 s for a TCP listener on PORT in NETNS.
+wait_listen() {
+	local i
+	for i in $(seq 120); do
+		ip netns exec "$1" ss -Hltn "sport = :$2" | grep -q . && return 0
+		sleep 0.5
+	done
+	return 1
+}
+
+# veth_pair: veth0 (10.0.0.1, this namespace) <-> veth1 (10.0.0.2, netns
+# "peer"), MTU 9000.
+veth_pair() {
+	ip netns add peer
+	ip link add veth0 type veth peer name veth1
+	ip link set veth1 netns peer
+	ip addr add 10.0.0.1/24 dev veth0
+	ip link set veth0 mtu 9000 up
+	ip netns exec peer ip addr add 10.0.0.2/24 dev veth1
+	ip netns exec peer ip link set veth1 mtu 9000 up
+	ip netns exec peer ip link set lo up
+}
+
+# perftest_pair NAME SERVER_DEV CLIENT_DEV TOOL ARGS...: run a perftest tool
+# with its server in netns "peer" and its client here; output in
+# /out/NAME.server.log and /out/NAME.client.log.  Status of the client.
+perftest_pair() {
+	local name=$1 sdev=$2 cdev=$3 tool=$4 spid rc=0 src=0
+	shift 4
+	ip netns exec peer timeout 300 "$tool" -d "$sdev" "$@" >"/out/$name.server.log" 2>&1 &
+	spid=$!
+	if ! wait_listen peer 18515; then
+		kill "$spid" 2>/dev/null
+		echo "server did not start" >"/out/$name.client.log"
+		return 1
+	fi
+	timeout 300 "$tool" -d "$cdev" "$@" 10.0.0.2 >"/out/$name.client.log" 2>&1 || rc=$?
+	wait "$spid" || src=$?
+	[ "$rc" != 0 ] || rc=$src
+	return "$rc"
+}
+
+# perftest_row LOG: the first result row (the line after the column header).
+perftest_row() {
+	awk '/^ *#bytes/ { getline; print; exit }' "$1"
+}

@@ -1,0 +1,131 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+# vm.sh [options] -- CMD...: boot the test kernel under QEMU (TCG) with the
+# testbed root read-only, the checkout at /src and an output directory at
+# /out, run CMD in the guest and return its exit status.  The run fails on
+# any KASAN, lockdep, kmemleak, UBSAN, WARN, BUG, Oops or hung-task report in
+# the kernel log.
+#
+#   --name NAME          run name (output in $ORNIC_CACHE/runs/NAME)
+#   --out DIR            output directory (default: from --name)
+#   --flavour F          kernel flavour: base (default) or kasan
+#   --timeout SEC        kill the guest after SEC seconds (default 600)
+#   --mem SIZE           guest RAM (default 2G), memfd-backed and shared
+#   --cpus N             vCPUs (default 2)
+#   --vfio-user SOCKET   attach a vfio-user device behind its own PCIe root
+#                        port (repeatable; the server must be listening)
+#   --allow-splat        report kernel splats but do not fail on them
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=qemu-tests/testbed/lib.sh
+. "$here/testbed/lib.sh"
+[ "${ORNIC_IN_TESTBED:-}" = 1 ] || exec "$here/testbed/enter.sh" /src/qemu-tests/vm.sh "$@"
+
+name=vm flavour=base timeout=600 mem=2G cpus=2 out="" allow_splat=0
+sockets=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--name) name=$2; shift 2 ;;
+	--out) out=$2; shift 2 ;;
+	--flavour) flavour=$2; shift 2 ;;
+	--timeout) timeout=$2; shift 2 ;;
+	--mem) mem=$2; shift 2 ;;
+	--cpus) cpus=$2; shift 2 ;;
+	--vfio-user) sockets+=("$2"); shift 2 ;;
+	--allow-splat) allow_splat=1; shift ;;
+	--) shift; break ;;
+	*) die "vm.sh: unknown option '$1'" ;;
+	esac
+done
+[ $# -gt 0 ] || die "vm.sh: no guest command given"
+timeout=$(( timeout * ${ORNIC_TIMEOUT_SCALE:-1} ))
+
+kdir=$("$here/kernel/kernel-dir.sh" "$flavour")
+[ -f "$kdir/.ornic-built" ] || die "no $flavour test kernel in $kdir: run 'make kernel'"
+out=${out:-$ORNIC_CACHE/runs/$name}
+rm -rf "$out"
+mkdir -p "$out"
+console=$out/console.log
+
+# The guest command, run by stage2.sh as /out/guest-cmd.sh.
+{
+	echo '#!/bin/bash'
+	printf 'cd /src && exec'
+	printf ' %q' "$@"
+	echo
+} >"$out/guest-cmd.sh"
+
+# initramfs: static busybox and the first-stage init, rebuilt per run (ms).
+initrd=$out/initrd.cpio
+ird=$(mktemp -d)
+mkdir -p "$ird/bin" "$ird/proc" "$ird/sys" "$ird/dev"
+cp /usr/bin/busybox "$ird/bin/busybox"
+cp "$here/guest/initramfs-init" "$ird/init"
+(cd "$ird" && find . | cpio -o -H newc --quiet >"$initrd")
+rm -rf "$ird"
+
+fs() { # fs TAG PATH [readonly]
+	echo "-fsdev local,id=fs_$1,path=$2,security_model=none${3:+,readonly=on}"
+	echo "-device virtio-9p-pci,fsdev=fs_$1,mount_tag=$1"
+}
+machine=q35,memory-backend=mem
+args=(-accel tcg -machine "$machine"
+	-object "memory-backend-memfd,id=mem,size=$mem,share=on" -m "$mem"
+	-smp "$cpus" -cpu max -display none -monitor none -no-reboot
+	-serial "file:$console"
+	-kernel "$kdir/arch/x86/boot/bzImage" -initrd "$initrd"
+	-append "console=ttyS0 loglevel=5 panic=-1 oops=panic_off watchdog_thresh=60 rcupdate.rcu_cpu_stall_timeout=120 hung_task_timeout_secs=120 kmemleak=on"
+	-nic none)
+# shellcheck disable=SC2207 # fs() prints one QEMU argument per line
+args+=($(fs root / ro) $(fs modules "$kdir/modroot" ro) $(fs src "$ORNIC_SRC" ro) $(fs out "$out"))
+i=0
+for s in "${sockets[@]}"; do
+	args+=(-device "pcie-root-port,id=rp$i,chassis=$((i + 1)),slot=$((i + 1))"
+		-device "{\"driver\":\"vfio-user-pci\",\"bus\":\"rp$i\",\"socket\":{\"path\":\"$s\",\"type\":\"unix\"}}")
+	i=$((i + 1))
+done
+
+say "vm $name: booting ($flavour kernel, timeout ${timeout}s, console: $console)"
+start=$(date +%s)
+qemu-system-x86_64 "${args[@]}" >"$out/qemu.log" 2>&1 &
+qpid=$!
+timed_out=0
+if ! wait_timeout "$qpid" "$timeout"; then
+	timed_out=1
+	kill -TERM "$qpid" 2>/dev/null || true
+	wait_timeout "$qpid" 5 || kill -KILL "$qpid" 2>/dev/null || true
+fi
+qrc=0
+wait "$qpid" 2>/dev/null || qrc=$?
+elapsed=$(( $(date +%s) - start ))
+
+rc=$(sed -n 's/^ORNIC-GUEST-EXIT=\([0-9]*\).*/\1/p' "$console" | tail -n1)
+status=ok
+if [ $timed_out = 1 ]; then
+	say "vm $name: timed out after ${timeout}s"
+	status=timeout rc=124
+elif [ -z "$rc" ]; then
+	say "vm $name: the guest ended without reporting a status (qemu exit $qrc; see $out/qemu.log, $console)"
+	tail -n 5 "$out/qemu.log" >&2 || true
+	status=crashed rc=125
+fi
+
+# Kernel splats: scan the console and the guest's full dmesg.
+splats=$out/splats.txt
+cat "$console" "$out/dmesg.txt" 2>/dev/null | tr -d '\r' | grep -E \
+	-e 'BUG: |WARNING: |UBSAN: |KASAN: |kernel BUG at' \
+	-e 'unreferenced object 0x|kmemleak: [0-9]+ new suspected' \
+	-e 'INFO: task .* blocked for more than|INFO: possible|INFO: trying to register' \
+	-e 'Oops|general protection fault|Kernel panic|soft lockup|hard LOCKUP' \
+	-e 'list_(add|del) corruption|refcount_t: |detected stall' \
+	| sort -u >"$splats" || true
+if [ -s "$splats" ]; then
+	say "vm $name: kernel log has $(wc -l <"$splats") splat line(s):"
+	sed 's/^/    /' "$splats" | head -n 20 >&2
+	if [ $allow_splat = 0 ] && [ "$rc" = 0 ]; then
+		status=splat rc=126
+	fi
+fi
+echo "$status" >"$out/status"
+say "vm $name: $status, guest exit $rc, ${elapsed}s"
+exit "$rc"
