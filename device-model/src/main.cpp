@@ -1,0 +1,129 @@
+// ornic-model: the ornic RNIC behavioural model, served to QEMU over vfio-user.
+//
+//   ornic-model --socket /run/ornic0.sock --port unix:/run/a.eth,/run/b.eth
+//               --mac 02:00:00:00:00:01 --pcap /tmp/a.pcap
+//
+// Start it before QEMU: QEMU does not retry the connection. It serves one QEMU at a
+// time; when QEMU goes away the device is reset and the next QEMU can attach.
+// SIGINT/SIGTERM stop it cleanly and remove the socket.
+#include <array>
+#include <charconv>
+#include <csignal>
+#include <cstdio>
+#include <optional>
+#include <string>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "common/event_loop.hpp"
+#include "common/logging.hpp"
+#include "nic/nic_device.hpp"
+#include "port/port.hpp"
+#include "vfio_user/server.hpp"
+
+namespace {
+
+ornic::EventLoop* g_loop = nullptr;
+
+extern "C" void on_stop_signal(int) {
+  if (g_loop != nullptr)
+    g_loop->stop(); // async-signal-safe: an eventfd write
+}
+
+void install_signal_handlers() {
+  struct sigaction sa{};
+  sa.sa_handler = on_stop_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+  signal(SIGPIPE, SIG_IGN); // a vanished peer is an error return, not a dead model
+}
+
+// "02:00:5e:10:00:01" -> bytes; nullopt if malformed.
+std::optional<std::array<uint8_t, 6>> parse_mac(const std::string& text) {
+  std::array<uint8_t, 6> mac{};
+  if (text.size() != 17)
+    return std::nullopt;
+  for (size_t i = 0; i < 6; ++i) {
+    const char* first = text.data() + 3 * i;
+    if (i < 5 && first[2] != ':')
+      return std::nullopt;
+    auto [end, ec] = std::from_chars(first, first + 2, mac[i], 16);
+    if (ec != std::errc() || end != first + 2)
+      return std::nullopt;
+  }
+  return mac;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"ornic-model: behavioural model of the ornic RoCEv2 RNIC, served over vfio-user\n"
+               "(attach with QEMU: -device '{\"driver\":\"vfio-user-pci\",\"socket\":{\"path\":"
+               "\"PATH\",\"type\":\"unix\"}}')"};
+  std::string socket_path;
+  std::string port_spec = "none";
+  std::string mac_text = "02:00:00:00:00:01";
+  std::string pcap_path;
+  std::string log_level = "info";
+  app.add_option("--socket", socket_path, "vfio-user unix socket to listen on")->required();
+  app.add_option("--port", port_spec,
+                 "Ethernet port: unix:LOCAL_PATH[,PEER_PATH] (datagram link to a peer), "
+                 "loopback, or none")
+      ->capture_default_str();
+  app.add_option("--mac", mac_text, "port MAC address, XX:XX:XX:XX:XX:XX (unicast)")
+      ->capture_default_str();
+  app.add_option("--pcap", pcap_path, "record every frame sent and received to this pcap file");
+  app.add_option("--log-level", log_level, "trace, debug, info, warn, error, critical or off")
+      ->capture_default_str();
+  CLI11_PARSE(app, argc, argv);
+
+  const auto level = ornic::parse_log_level(log_level);
+  if (!level) {
+    std::fprintf(stderr,
+                 "--log-level: '%s' is not one of trace, debug, info, warn, error, "
+                 "critical, off\n",
+                 log_level.c_str());
+    return 2;
+  }
+  const auto mac = parse_mac(mac_text);
+  if (!mac) {
+    std::fprintf(stderr, "--mac: '%s' is not a MAC address like 02:00:00:00:00:01\n",
+                 mac_text.c_str());
+    return 2;
+  }
+  if ((*mac)[0] & 1) {
+    std::fprintf(stderr, "--mac: %s is a multicast address; a port needs a unicast one\n",
+                 mac_text.c_str());
+    return 2;
+  }
+  ornic::setup_logging(*level);
+
+  try {
+    ornic::EventLoop loop;
+    std::unique_ptr<ornic::Port> port;
+    try {
+      port = ornic::make_port(loop, port_spec, pcap_path);
+    } catch (const std::invalid_argument& e) {
+      std::fprintf(stderr, "--port: %s\n", e.what());
+      return 2;
+    }
+    ornic::NicDevice nic(loop, ornic::NicConfig{*mac, port.get()});
+    ornic::vfio_user::Server server(loop, nic);
+    server.listen(socket_path);
+
+    g_loop = &loop;
+    install_signal_handlers();
+    spdlog::info("ornic-model ready: socket {}, port {}, mac {}{}", socket_path, port_spec,
+                 mac_text, pcap_path.empty() ? "" : fmt::format(", pcap {}", pcap_path));
+    loop.run();
+    g_loop = nullptr;
+    spdlog::info("ornic-model stopping");
+  } catch (const std::exception& e) {
+    spdlog::critical("ornic-model: {}", e.what());
+    return 1;
+  }
+  return 0;
+}
