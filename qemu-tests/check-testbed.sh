@@ -15,6 +15,7 @@ RESULTS=${RESULTS:?}
 RUNS=$ORNIC_CACHE/runs/check
 BUILD=$ORNIC_SRC/build
 mkdir -p "$RUNS" "$BUILD"
+readlink /proc/self/ns/pid >"$(dirname "$RESULTS")/pid-namespace"
 kdir=$("$here/kernel/kernel-dir.sh" "$flavour")
 
 record() { # record STATUS NAME DETAILS...

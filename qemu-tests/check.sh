@@ -30,9 +30,20 @@ if [ -z "$mounts" ]; then
 else
 	echo "FAIL: host/no-mounts-left $(echo "$mounts" | tr '\n' ' ')" >>"$results"
 fi
-procs=$(pgrep -a -f 'qemu-system|ornic-model' | grep -v pgrep || true)
+# Everything the run started lived in its own PID namespace (recorded by
+# check-testbed.sh); no process of that namespace may outlive the run.
+ns=$(cat "$resdir/pid-namespace" 2>/dev/null || true)
+procs=""
+if [ -n "$ns" ]; then
+	for p in /proc/[0-9]*; do
+		[ "$(readlink "$p/ns/pid" 2>/dev/null)" = "$ns" ] &&
+			procs+="$(ps -o pid=,args= -p "${p#/proc/}" 2>/dev/null) "
+	done
+else
+	procs="(the run did not record its PID namespace)"
+fi
 if [ -z "$procs" ]; then
-	echo "PASS: host/no-processes-left no QEMU or model process running" >>"$results"
+	echo "PASS: host/no-processes-left no process of the run's namespace ($ns) left" >>"$results"
 else
 	echo "FAIL: host/no-processes-left $(echo "$procs" | tr '\n' ' ')" >>"$results"
 fi

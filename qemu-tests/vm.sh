@@ -74,7 +74,7 @@ args=(-accel tcg -machine "$machine"
 	-smp "$cpus" -cpu max -display none -monitor none -no-reboot
 	-serial "file:$console"
 	-kernel "$kdir/arch/x86/boot/bzImage" -initrd "$initrd"
-	-append "console=ttyS0 loglevel=5 panic=-1 oops=panic_off watchdog_thresh=60 rcupdate.rcu_cpu_stall_timeout=120 hung_task_timeout_secs=120 kmemleak=on"
+	-append "console=ttyS0 loglevel=5 panic=-1 oops=panic_off watchdog_thresh=60 rcupdate.rcu_cpu_stall_timeout=120 kmemleak=on"
 	-nic none)
 # shellcheck disable=SC2207 # fs() prints one QEMU argument per line
 args+=($(fs root / ro) $(fs modules "$kdir/modroot" ro) $(fs src "$ORNIC_SRC" ro) $(fs out "$out"))
