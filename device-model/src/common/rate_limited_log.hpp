@@ -19,12 +19,21 @@ public:
 
   template <typename... Args>
   void warn(spdlog::format_string_t<Args...> fmt, Args&&... args) {
-    ++count_;
-    if (count_ <= burst_ || count_ % every_ == 0)
+    if (should_log())
       spdlog::warn(fmt, std::forward<Args>(args)...);
+  }
+  template <typename... Args>
+  void error(spdlog::format_string_t<Args...> fmt, Args&&... args) {
+    if (should_log())
+      spdlog::error(fmt, std::forward<Args>(args)...);
   }
 
 private:
+  bool should_log() {
+    ++count_;
+    return count_ <= burst_ || count_ % every_ == 0;
+  }
+
   uint64_t burst_;
   uint64_t every_;
   uint64_t count_ = 0;

@@ -8,8 +8,9 @@ namespace ornic::vfio_user {
 
 void FrameDecoder::feed(std::span<const std::byte> bytes, std::vector<UniqueFd> fds,
                         bool fds_truncated) {
-  if (!fds.empty() || fds_truncated)
-    fd_groups_.push_back({consumed_offset_ + buffered(), std::move(fds), fds_truncated});
+  if ((!fds.empty() || fds_truncated) && !bytes.empty())
+    fd_groups_.push_back(
+        {consumed_offset_ + buffered() + bytes.size() - 1, std::move(fds), fds_truncated});
   buffer_.insert(buffer_.end(), bytes.begin(), bytes.end());
 }
 

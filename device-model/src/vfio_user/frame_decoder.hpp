@@ -1,9 +1,12 @@
 // Cuts the byte stream of a vfio-user connection into messages and attaches the file
 // descriptors that arrived with them.
 //
-// File descriptors (SCM_RIGHTS) arrive with the first byte of the sendmsg() that carried
-// them, and Linux never merges bytes of a later fd-carrying sendmsg into an earlier
-// read, so the fds of one read belong to the message that contains the read's first byte.
+// File descriptors (SCM_RIGHTS) ride on the first byte of the sendmsg() that carried
+// them. Linux (unix_stream_read_generic) glues fd-less data sent earlier into the same
+// read, and stops a read right after (or inside) the first chunk that carries fds; so
+// the fds of one read belong to the message that contains the read's LAST byte. Seen
+// with QEMU: a DMA_UNMAP and the DMA_MAP that follows it arrive in one read whose fds
+// are the DMA_MAP's.
 //
 // A header whose size is below the header size or above the limit cannot be trusted to
 // say where the next message starts; it becomes a frame with `framing_error` set and

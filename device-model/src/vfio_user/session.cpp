@@ -182,10 +182,13 @@ Session::Outcome Session::on_dma_map(Frame& frame) {
   if ((flags & ~(kDmaMapFlagRead | kDmaMapFlagWrite)) != 0)
     return fail(EINVAL);
   if (frame.fds.empty()) {
-    spdlog::error("vfio-user: DMA_MAP [{:#x}, +{:#x}) without a file descriptor refused: guest "
-                  "RAM must be shareable and fd-backed (QEMU: -object "
-                  "memory-backend-memfd,share=on,... -machine memory-backend=...)",
-                  iova, size);
+    // QEMU also offers fd-less ROM areas (BIOS, option ROMs); refusing those is harmless,
+    // refusing guest RAM means the VM was started without shareable fd-backed memory.
+    fdless_map_log_.error("vfio-user: DMA_MAP [{:#x}, +{:#x}) without a file descriptor "
+                          "refused: the device can only DMA to fd-backed shared memory (QEMU: "
+                          "-object memory-backend-memfd,id=mem,share=on,size=... -machine "
+                          "memory-backend=mem); harmless for ROM areas",
+                          iova, size);
     return fail(ENOTSUP);
   }
   if (frame.fds.size() != 1)
@@ -376,6 +379,7 @@ Session::Outcome Session::on_region_read(const Frame& frame) {
     return fail(EINVAL);
   if (count > limits_.max_data_xfer_size)
     return fail(E2BIG);
+  spdlog::trace("vfio-user: read region {} [{:#x}, +{}]", region, offset, count);
   Outcome out;
   out.payload.resize(kRegionAccessSize + count);
   const int error =
@@ -397,6 +401,7 @@ Session::Outcome Session::on_region_write(const Frame& frame) {
     return fail(EINVAL);
   if (count > limits_.max_data_xfer_size)
     return fail(E2BIG);
+  spdlog::trace("vfio-user: write region {} [{:#x}, +{}]", region, offset, count);
   if (const int error = device_.region_write(region, offset, r.rest()))
     return fail(error);
   if (frame.header.flags & kFlagNoReply)

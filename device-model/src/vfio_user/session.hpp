@@ -71,6 +71,7 @@ private:
   bool write_multiple_ = false;
   SessionStats stats_;
   RateLimitedLog error_log_;
+  RateLimitedLog fdless_map_log_;
 };
 
 } // namespace ornic::vfio_user

@@ -128,6 +128,28 @@ TEST_F(DmaTest, UnmapReplyEchoesTheRequest) {
   EXPECT_EQ(get_le<uint64_t>(reply.payload, 16), kPage);
 }
 
+TEST_F(DmaTest, UnmapThenMapInOneReadKeepTheirOwnFds) {
+  // QEMU sends DMA_UNMAP (no fd) and DMA_MAP (fd) back to back without waiting; the
+  // server reads both at once and must give the fd to the DMA_MAP.
+  ASSERT_EQ(client_->dma_map(0x100000, kPage, 0, ram_fd_.get()), 0);
+  Payload unmap;
+  unmap.put<uint32_t>(24).put<uint32_t>(0).put<uint64_t>(0x100000).put<uint64_t>(kPage);
+  Payload map;
+  map.put<uint32_t>(32).put<uint32_t>(3).put<uint64_t>(kPage).put<uint64_t>(0x200000).put<uint64_t>(
+      kPage);
+  const int fd = ram_fd_.get();
+  const uint16_t unmap_id = client_->send(Command::kDmaUnmap, unmap);
+  const uint16_t map_id = client_->send(Command::kDmaMap, map, std::span(&fd, 1));
+  for (uint16_t id : {unmap_id, map_id}) {
+    std::optional<Message> reply = client_->receive();
+    ASSERT_TRUE(reply.has_value());
+    EXPECT_EQ(reply->header.msg_id, id);
+    EXPECT_FALSE(reply->is_error()) << "reply to message " << id;
+  }
+  EXPECT_EQ(server_->dma_maps().count(), 1u);
+  EXPECT_NE(server_->dma_maps().find(0x200000), nullptr);
+}
+
 TEST_F(DmaTest, DirtyBitmapUnmapNotSupported) {
   EXPECT_EQ(client_->dma_unmap(0x100000, kPage, kDmaUnmapFlagGetDirtyBitmap), ENOTSUP);
 }

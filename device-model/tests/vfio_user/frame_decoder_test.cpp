@@ -48,17 +48,18 @@ TEST(FrameDecoder, ReassemblesPartialReads) {
   EXPECT_EQ(f->payload.size(), 100u);
 }
 
-TEST(FrameDecoder, FdsAttachToTheMessageOfTheReadsFirstByte) {
+TEST(FrameDecoder, FdsBelongToTheMessageOfTheReadsLastByte) {
   FrameDecoder d(1024);
   auto a = message(1, 8);
   auto b = message(2, 8);
-  // Read 1: first half of a, with no fds. Read 2: rest of a (no fds). Read 3: b with 2 fds.
-  d.feed(std::span(a).first(10));
-  d.feed(std::span(a).subspan(10));
+  // One read holding all of a (sent without fds) and all of b (sent with 2 fds): the
+  // kernel glues them and hands out b's fds with the read.
+  std::vector<std::byte> both = a;
+  both.insert(both.end(), b.begin(), b.end());
   std::vector<UniqueFd> fds;
   fds.push_back(some_fd());
   fds.push_back(some_fd());
-  d.feed(b, std::move(fds));
+  d.feed(both, std::move(fds));
   auto f1 = d.next();
   ASSERT_TRUE(f1);
   EXPECT_TRUE(f1->fds.empty());
@@ -67,17 +68,24 @@ TEST(FrameDecoder, FdsAttachToTheMessageOfTheReadsFirstByte) {
   EXPECT_EQ(f2->fds.size(), 2u);
 }
 
-TEST(FrameDecoder, FdsWithAMidMessageReadBelongToThatMessage) {
+TEST(FrameDecoder, FdsOfAReadEndingInsideAMessageBelongToIt) {
   FrameDecoder d(1024);
   auto a = message(1, 8);
-  d.feed(std::span(a).first(5));
+  auto b = message(2, 8);
+  std::vector<std::byte> a_and_start_of_b = a;
+  a_and_start_of_b.insert(a_and_start_of_b.end(), b.begin(), b.begin() + 5);
   std::vector<UniqueFd> fds;
   fds.push_back(some_fd());
-  d.feed(std::span(a).subspan(5), std::move(fds), /*fds_truncated=*/true);
-  auto f = d.next();
-  ASSERT_TRUE(f);
-  EXPECT_EQ(f->fds.size(), 1u);
-  EXPECT_TRUE(f->fds_truncated);
+  d.feed(a_and_start_of_b, std::move(fds), /*fds_truncated=*/true);
+  d.feed(std::span(b).subspan(5));
+  auto f1 = d.next();
+  ASSERT_TRUE(f1);
+  EXPECT_TRUE(f1->fds.empty());
+  EXPECT_FALSE(f1->fds_truncated);
+  auto f2 = d.next();
+  ASSERT_TRUE(f2);
+  EXPECT_EQ(f2->fds.size(), 1u);
+  EXPECT_TRUE(f2->fds_truncated);
 }
 
 TEST(FrameDecoder, UntrustworthySizesConsumeOnlyTheHeader) {
