@@ -1,0 +1,251 @@
+// CREATE / MODIFY / QUERY / DESTROY QP (admin.rst, qp.rst). The transport is later work:
+// QPs hold their context and follow the state machine.
+#include "nic/admin_commands.hpp"
+#include "nic/mem_desc_reader.hpp"
+#include "nic/qp_state_machine.hpp"
+
+namespace ornic {
+namespace {
+
+constexpr uint32_t kPsnMask = 0x00ffffff;
+
+MemDescRules wqe_ring_rules(unsigned log_depth) {
+  return MemDescRules{uint64_t{ORNIC_WQE_BLOCK_SIZE} << log_depth, ORNIC_WQE_BLOCK_SIZE,
+                      ORNIC_PBL_ENTRIES_PER_PAGE};
+}
+
+ornic_admin_status check_log_depth(unsigned log_depth) {
+  if (log_depth < 1)
+    return ORNIC_ADMIN_STATUS_BAD_FIELD;
+  if (log_depth > limits::kMaxQueueLogDepth)
+    return ORNIC_ADMIN_STATUS_LIMIT_EXCEEDED;
+  return ORNIC_ADMIN_STATUS_SUCCESS;
+}
+
+} // namespace
+
+AdminResult AdminCommands::create_qp(const ornic_admin_create_qp& c) {
+  if (c.reserved != 0 || (c.flags & ~ORNIC_QP_FLAG_USE_SRQ))
+    return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);
+  // Checked as a number first: an out-of-range value must never become an enum.
+  if (c.qp_type != ORNIC_QPT_RC && c.qp_type != ORNIC_QPT_UD && c.qp_type != ORNIC_QPT_GSI)
+    return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);
+  const auto type = static_cast<ornic_qp_type>(c.qp_type);
+  const bool use_srq = (c.flags & ORNIC_QP_FLAG_USE_SRQ) != 0;
+  auto& r = core_.resources;
+
+  QueuePair qp;
+  qp.type = type;
+  qp.pd = le(c.pd);
+  qp.send_cqn = le(c.send_cqn);
+  qp.recv_cqn = le(c.recv_cqn);
+  qp.db_page = le(c.db_page);
+  if (auto status = check_log_depth(c.sq_log_depth); status != ORNIC_ADMIN_STATUS_SUCCESS)
+    return admin_status(status);
+  if (use_srq) {
+    if (c.rq_log_depth != 0 || !field_is_zero(c.rq_mem))
+      return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);
+  } else {
+    if (c.srqn != 0)
+      return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);
+    if (auto status = check_log_depth(c.rq_log_depth); status != ORNIC_ADMIN_STATUS_SUCCESS)
+      return admin_status(status);
+  }
+  if (r.pds.find(qp.pd) == nullptr || r.cqs.find(qp.send_cqn) == nullptr ||
+      r.cqs.find(qp.recv_cqn) == nullptr)
+    return admin_status(ORNIC_ADMIN_STATUS_BAD_HANDLE);
+  if (use_srq) {
+    if (r.srqs.find(le(c.srqn)) == nullptr)
+      return admin_status(ORNIC_ADMIN_STATUS_BAD_HANDLE);
+    qp.srqn = le(c.srqn);
+  }
+  if (!db_page_usable(qp.db_page) || (type == ORNIC_QPT_GSI && qp.db_page != ORNIC_DB_PAGE_KERNEL))
+    return admin_status(ORNIC_ADMIN_STATUS_PERMISSION);
+  if (type == ORNIC_QPT_GSI ? r.qps.find(ORNIC_QPN_GSI) != nullptr : r.qps.size() >= limits::kMaxQp)
+    return admin_status(ORNIC_ADMIN_STATUS_NO_RESOURCES);
+
+  auto sq = read_mem_desc(core_.memory(), c.sq_mem, wqe_ring_rules(c.sq_log_depth));
+  if (sq.status != ORNIC_ADMIN_STATUS_SUCCESS)
+    return admin_status(sq.status);
+  qp.sq_memory = std::move(sq.memory);
+  qp.sq.log_depth = c.sq_log_depth;
+  if (!use_srq) {
+    auto rq = read_mem_desc(core_.memory(), c.rq_mem, wqe_ring_rules(c.rq_log_depth));
+    if (rq.status != ORNIC_ADMIN_STATUS_SUCCESS)
+      return admin_status(rq.status);
+    qp.rq_memory = std::move(rq.memory);
+    qp.rq.log_depth = c.rq_log_depth;
+  }
+  const uint64_t pages = qp.sq_memory.page_count() + (use_srq ? 0 : qp.rq_memory.page_count());
+  if (!page_budget_allows(pages))
+    return admin_status(ORNIC_ADMIN_STATUS_NO_RESOURCES);
+
+  std::optional<uint32_t> qpn;
+  if (type == ORNIC_QPT_GSI)
+    qpn = r.qps.insert_at(ORNIC_QPN_GSI, std::move(qp)) ? std::optional<uint32_t>(ORNIC_QPN_GSI)
+                                                        : std::nullopt;
+  else
+    qpn = r.qps.insert(std::move(qp));
+  if (!qpn)
+    return admin_status(ORNIC_ADMIN_STATUS_NO_RESOURCES);
+  r.page_list_entries += pages;
+  return admin_ok(*qpn);
+}
+
+// Range checks of every attribute the mask selects (qp.rst, "Attribute ranges").
+static ornic_admin_status check_qp_attr(const NicCore& core, const ornic_qp_attr& a,
+                                        uint32_t mask) {
+  if (a.reserved0 != 0 || !field_is_zero(a.reserved1))
+    return ORNIC_ADMIN_STATUS_BAD_FIELD;
+  if ((mask & ORNIC_QP_ATTR_STATE) && !qp_state_valid(a.state))
+    return ORNIC_ADMIN_STATUS_BAD_FIELD;
+  if ((mask & ORNIC_QP_ATTR_ACCESS_FLAGS) && (le(a.access_flags) & ~ORNIC_ACCESS_ALL))
+    return ORNIC_ADMIN_STATUS_BAD_FIELD;
+  if ((mask & ORNIC_QP_ATTR_PKEY_INDEX) && le(a.pkey_index) != 0)
+    return ORNIC_ADMIN_STATUS_BAD_FIELD;
+  if ((mask & ORNIC_QP_ATTR_AV)) {
+    if (le(a.flow_label) > 0xfffff || a.sgid_index >= limits::kGidTableSize ||
+        !core.resources.gids[a.sgid_index])
+      return ORNIC_ADMIN_STATUS_BAD_FIELD;
+  }
+  if ((mask & ORNIC_QP_ATTR_PATH_MTU) &&
+      (a.path_mtu < ORNIC_MTU_256 || a.path_mtu > roce_active_mtu(core.eth_mtu)))
+    return ORNIC_ADMIN_STATUS_BAD_FIELD;
+  if ((mask & ORNIC_QP_ATTR_TIMEOUT) && a.timeout > 31)
+    return ORNIC_ADMIN_STATUS_BAD_FIELD;
+  if ((mask & ORNIC_QP_ATTR_RETRY_CNT) && a.retry_cnt > 7)
+    return ORNIC_ADMIN_STATUS_BAD_FIELD;
+  if ((mask & ORNIC_QP_ATTR_RNR_RETRY) && a.rnr_retry > 7)
+    return ORNIC_ADMIN_STATUS_BAD_FIELD;
+  if ((mask & ORNIC_QP_ATTR_MIN_RNR_TIMER) && a.min_rnr_timer > 31)
+    return ORNIC_ADMIN_STATUS_BAD_FIELD;
+  if ((mask & ORNIC_QP_ATTR_RQ_PSN) && (le(a.rq_psn) & ~kPsnMask))
+    return ORNIC_ADMIN_STATUS_BAD_FIELD;
+  if ((mask & ORNIC_QP_ATTR_SQ_PSN) && (le(a.sq_psn) & ~kPsnMask))
+    return ORNIC_ADMIN_STATUS_BAD_FIELD;
+  if ((mask & ORNIC_QP_ATTR_DEST_QPN) && (le(a.dest_qpn) & ~ORNIC_QPN_MASK))
+    return ORNIC_ADMIN_STATUS_BAD_FIELD;
+  if ((mask & ORNIC_QP_ATTR_MAX_QP_RD_ATOMIC) && a.max_rd_atomic > limits::kMaxQpRdAtom)
+    return ORNIC_ADMIN_STATUS_BAD_FIELD;
+  if ((mask & ORNIC_QP_ATTR_MAX_DEST_RD_ATOMIC) && a.max_dest_rd_atomic > limits::kMaxQpRdAtom)
+    return ORNIC_ADMIN_STATUS_BAD_FIELD;
+  if ((mask & ORNIC_QP_ATTR_EN_SQD_ASYNC_NOTIFY) && a.en_sqd_async_notify > 1)
+    return ORNIC_ADMIN_STATUS_BAD_FIELD;
+  return ORNIC_ADMIN_STATUS_SUCCESS;
+}
+
+static void apply_qp_attr(ornic_qp_attr& to, const ornic_qp_attr& from, uint32_t mask) {
+  if (mask & ORNIC_QP_ATTR_ACCESS_FLAGS)
+    to.access_flags = from.access_flags;
+  if (mask & ORNIC_QP_ATTR_PKEY_INDEX)
+    to.pkey_index = from.pkey_index;
+  if (mask & ORNIC_QP_ATTR_QKEY)
+    to.qkey = from.qkey;
+  if (mask & ORNIC_QP_ATTR_AV) {
+    std::copy(std::begin(from.dgid), std::end(from.dgid), to.dgid);
+    std::copy(std::begin(from.dmac), std::end(from.dmac), to.dmac);
+    to.sgid_index = from.sgid_index;
+    to.udp_sport = from.udp_sport;
+    to.flow_label = from.flow_label;
+    to.hop_limit = from.hop_limit;
+    to.traffic_class = from.traffic_class;
+  }
+  if (mask & ORNIC_QP_ATTR_PATH_MTU)
+    to.path_mtu = from.path_mtu;
+  if (mask & ORNIC_QP_ATTR_TIMEOUT)
+    to.timeout = from.timeout;
+  if (mask & ORNIC_QP_ATTR_RETRY_CNT)
+    to.retry_cnt = from.retry_cnt;
+  if (mask & ORNIC_QP_ATTR_RNR_RETRY)
+    to.rnr_retry = from.rnr_retry;
+  if (mask & ORNIC_QP_ATTR_RQ_PSN)
+    to.rq_psn = from.rq_psn;
+  if (mask & ORNIC_QP_ATTR_MAX_QP_RD_ATOMIC)
+    to.max_rd_atomic = from.max_rd_atomic;
+  if (mask & ORNIC_QP_ATTR_MIN_RNR_TIMER)
+    to.min_rnr_timer = from.min_rnr_timer;
+  if (mask & ORNIC_QP_ATTR_SQ_PSN)
+    to.sq_psn = from.sq_psn;
+  if (mask & ORNIC_QP_ATTR_MAX_DEST_RD_ATOMIC)
+    to.max_dest_rd_atomic = from.max_dest_rd_atomic;
+  if (mask & ORNIC_QP_ATTR_DEST_QPN)
+    to.dest_qpn = from.dest_qpn;
+  if (mask & ORNIC_QP_ATTR_EN_SQD_ASYNC_NOTIFY)
+    to.en_sqd_async_notify = from.en_sqd_async_notify;
+}
+
+AdminResult AdminCommands::modify_qp(const ornic_admin_modify_qp& c) {
+  const uint32_t mask = le(c.attr_mask);
+  if (c.reserved0 != 0 || !field_is_zero(c.reserved1) ||
+      (c.flags & ~ORNIC_MODIFY_QP_FLAG_CUR_STATE) || (mask & ~ORNIC_QP_ATTR_ALL) ||
+      le(c.attr_len) < sizeof(ornic_qp_attr))
+    return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);
+  const uint32_t qpn = le(c.qpn);
+  QueuePair* qp = core_.resources.qps.find(qpn);
+  if (qp == nullptr)
+    return admin_status(ORNIC_ADMIN_STATUS_BAD_HANDLE);
+  ornic_qp_attr attr{};
+  if (!core_.memory().read(le(c.attr_addr), bytes_of(attr))) {
+    core_.counters.inc(ORNIC_CNT_DMA_ERRORS);
+    return admin_status(ORNIC_ADMIN_STATUS_BAD_DMA);
+  }
+  if ((c.flags & ORNIC_MODIFY_QP_FLAG_CUR_STATE) && c.cur_state != qp->state)
+    return admin_status(ORNIC_ADMIN_STATUS_BAD_STATE);
+  if (auto status = check_qp_attr(core_, attr, mask); status != ORNIC_ADMIN_STATUS_SUCCESS)
+    return admin_status(status);
+
+  const ornic_qp_state from = qp->state;
+  const auto to = (mask & ORNIC_QP_ATTR_STATE) ? static_cast<ornic_qp_state>(attr.state) : from;
+  const auto rule = qp_transition_rule(qp->type, from, to);
+  if (!rule)
+    return admin_status(ORNIC_ADMIN_STATUS_BAD_STATE);
+  const uint32_t fields = mask & ~ORNIC_QP_ATTR_STATE;
+  if ((fields & rule->required) != rule->required || (fields & ~(rule->required | rule->optional)))
+    return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);
+
+  apply_qp_attr(qp->attr, attr, fields);
+  if (to == ORNIC_QPS_RESET) {
+    // RESET forgets everything outstanding, without completions.
+    qp->attr = ornic_qp_attr{};
+    qp->sq.producer = qp->sq.consumer = 0;
+    qp->rq.producer = qp->rq.consumer = 0;
+  }
+  qp->state = to;
+  qp->attr.state = static_cast<uint8_t>(to);
+  if (to == ORNIC_QPS_ERR && from != ORNIC_QPS_ERR)
+    core_.move_qp_to_error(qpn);
+  // With no transport the SQ is always idle, so SQD is reached at once.
+  if (to == ORNIC_QPS_SQD && from != ORNIC_QPS_SQD && qp->attr.en_sqd_async_notify)
+    core_.post_async_event(ORNIC_EQE_QP_SQ_DRAINED, qpn, 0);
+  return admin_ok(to);
+}
+
+AdminResult AdminCommands::query_qp(const ornic_admin_modify_qp& c) {
+  if (c.reserved0 != 0 || !field_is_zero(c.reserved1) || c.flags != 0 || c.cur_state != 0 ||
+      c.attr_mask != 0)
+    return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);
+  const QueuePair* qp = core_.resources.qps.find(le(c.qpn));
+  if (qp == nullptr)
+    return admin_status(ORNIC_ADMIN_STATUS_BAD_HANDLE);
+  ornic_qp_attr attr = qp->attr;
+  attr.state = static_cast<uint8_t>(qp->state);
+  AdminResult result = write_response(le(c.attr_addr), le(c.attr_len), bytes_of(attr));
+  if (result.status == ORNIC_ADMIN_STATUS_SUCCESS)
+    result.result1 = qp->state;
+  return result;
+}
+
+AdminResult AdminCommands::destroy_qp(const ornic_admin_destroy& c) {
+  if (!field_is_zero(c.reserved))
+    return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);
+  const uint32_t qpn = le(c.handle);
+  auto& r = core_.resources;
+  const QueuePair* qp = r.qps.find(qpn);
+  if (qp == nullptr)
+    return admin_status(ORNIC_ADMIN_STATUS_BAD_HANDLE);
+  r.page_list_entries -= qp->sq_memory.page_count() + (qp->srqn ? 0 : qp->rq_memory.page_count());
+  r.qps.erase(qpn);
+  return admin_ok();
+}
+
+} // namespace ornic

@@ -1,0 +1,132 @@
+// Shared receive queues, address handles and the GID table.
+#include <algorithm>
+
+#include "nic/admin_commands.hpp"
+#include "nic/mem_desc_reader.hpp"
+
+namespace ornic {
+namespace {
+
+bool is_ipv4_mapped(const uint8_t (&gid)[16]) {
+  static constexpr uint8_t prefix[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+  return std::equal(std::begin(prefix), std::end(prefix), gid);
+}
+
+} // namespace
+
+AdminResult AdminCommands::create_srq(const ornic_admin_create_srq& c) {
+  if (c.reserved0 != 0 || !field_is_zero(c.reserved1))
+    return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);
+  const unsigned log_depth = c.log_depth;
+  if (log_depth < 1)
+    return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);
+  if (log_depth > limits::kMaxQueueLogDepth)
+    return admin_status(ORNIC_ADMIN_STATUS_LIMIT_EXCEEDED);
+  SharedReceiveQueue srq;
+  srq.pd = le(c.pd);
+  srq.db_page = le(c.db_page);
+  srq.limit = le(c.limit);
+  srq.ring.log_depth = log_depth;
+  if (srq.limit >= srq.ring.depth())
+    return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);
+  auto& r = core_.resources;
+  if (r.pds.find(srq.pd) == nullptr)
+    return admin_status(ORNIC_ADMIN_STATUS_BAD_HANDLE);
+  if (!db_page_usable(srq.db_page))
+    return admin_status(ORNIC_ADMIN_STATUS_PERMISSION);
+  if (r.srqs.size() >= limits::kMaxSrq)
+    return admin_status(ORNIC_ADMIN_STATUS_NO_RESOURCES);
+  auto mem = read_mem_desc(core_.memory(), c.mem,
+                           MemDescRules{uint64_t{ORNIC_WQE_BLOCK_SIZE} << log_depth,
+                                        ORNIC_WQE_BLOCK_SIZE, ORNIC_PBL_ENTRIES_PER_PAGE});
+  if (mem.status != ORNIC_ADMIN_STATUS_SUCCESS)
+    return admin_status(mem.status);
+  srq.memory = std::move(mem.memory);
+  const size_t pages = srq.memory.page_count();
+  if (!page_budget_allows(pages))
+    return admin_status(ORNIC_ADMIN_STATUS_NO_RESOURCES);
+  const auto srqn = r.srqs.insert(std::move(srq));
+  if (!srqn)
+    return admin_status(ORNIC_ADMIN_STATUS_NO_RESOURCES);
+  r.page_list_entries += pages;
+  return admin_ok(*srqn);
+}
+
+AdminResult AdminCommands::modify_srq(const ornic_admin_modify_srq& c) {
+  if (!field_is_zero(c.reserved))
+    return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);
+  SharedReceiveQueue* srq = core_.resources.srqs.find(le(c.srqn));
+  if (srq == nullptr)
+    return admin_status(ORNIC_ADMIN_STATUS_BAD_HANDLE);
+  if (le(c.limit) >= srq->ring.depth())
+    return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);
+  srq->limit = le(c.limit);
+  return admin_ok();
+}
+
+AdminResult AdminCommands::destroy_srq(const ornic_admin_destroy& c) {
+  if (!field_is_zero(c.reserved))
+    return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);
+  const uint32_t srqn = le(c.handle);
+  auto& r = core_.resources;
+  const SharedReceiveQueue* srq = r.srqs.find(srqn);
+  if (srq == nullptr)
+    return admin_status(ORNIC_ADMIN_STATUS_BAD_HANDLE);
+  if (r.qps.any_of([&](const QueuePair& qp) { return qp.srqn == srqn; }))
+    return admin_status(ORNIC_ADMIN_STATUS_BUSY);
+  r.page_list_entries -= srq->memory.page_count();
+  r.srqs.erase(srqn);
+  return admin_ok();
+}
+
+AdminResult AdminCommands::create_ah(const ornic_admin_create_ah& c) {
+  if (c.reserved0 != 0 || !field_is_zero(c.reserved1) || le(c.flow_label) > 0xfffff)
+    return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);
+  auto& r = core_.resources;
+  if (c.sgid_index >= limits::kGidTableSize || !r.gids[c.sgid_index])
+    return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);
+  const uint32_t pdn = le(c.pd);
+  if (r.pds.find(pdn) == nullptr)
+    return admin_status(ORNIC_ADMIN_STATUS_BAD_HANDLE);
+  const auto ahn = r.ahs.insert(AddressHandle{pdn, c});
+  if (!ahn)
+    return admin_status(ORNIC_ADMIN_STATUS_NO_RESOURCES);
+  return admin_ok(*ahn);
+}
+
+AdminResult AdminCommands::destroy_ah(const ornic_admin_destroy& c) {
+  if (!field_is_zero(c.reserved))
+    return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);
+  if (!core_.resources.ahs.erase(le(c.handle)))
+    return admin_status(ORNIC_ADMIN_STATUS_BAD_HANDLE);
+  return admin_ok();
+}
+
+AdminResult AdminCommands::add_gid(const ornic_admin_gid& c) {
+  if (!field_is_zero(c.reserved0) || !field_is_zero(c.reserved1))
+    return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);
+  const uint32_t index = le(c.index);
+  if (index >= limits::kGidTableSize)
+    return admin_status(ORNIC_ADMIN_STATUS_BAD_HANDLE);
+  const bool v4 = is_ipv4_mapped(c.gid);
+  if (c.type == ORNIC_GID_TYPE_ROCE_V2_IPV4 ? !v4 : (c.type != ORNIC_GID_TYPE_ROCE_V2_IPV6 || v4))
+    return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);
+  GidEntry entry;
+  entry.type = static_cast<ornic_gid_type>(c.type);
+  std::copy(std::begin(c.gid), std::end(c.gid), entry.gid.begin());
+  core_.resources.gids[index] = entry;
+  return admin_ok();
+}
+
+AdminResult AdminCommands::del_gid(const ornic_admin_gid& c) {
+  if (!field_is_zero(c.reserved0) || !field_is_zero(c.reserved1) || c.type != 0 ||
+      !field_is_zero(c.gid))
+    return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);
+  const uint32_t index = le(c.index);
+  if (index >= limits::kGidTableSize || !core_.resources.gids[index])
+    return admin_status(ORNIC_ADMIN_STATUS_BAD_HANDLE);
+  core_.resources.gids[index].reset();
+  return admin_ok();
+}
+
+} // namespace ornic

@@ -1,0 +1,50 @@
+#include "nic/completion_queue.hpp"
+
+namespace ornic {
+
+CompletionQueue::PostResult CompletionQueue::post(GuestMemory& memory, DeviceCounters& counters,
+                                                  ornic_cqe cqe, bool solicited) {
+  if (in_error_)
+    return {Outcome::kDropped, false};
+  if (ring_.full()) {
+    // The entry cannot be written without destroying one software has not read.
+    in_error_ = true;
+    counters.inc(ORNIC_CNT_CQ_OVERFLOW);
+    return {Outcome::kOverflow, false};
+  }
+  cqe.owner = ring_.phase(ring_.producer) ? ORNIC_CQE_OWNER_PHASE : 0;
+  if (!memory_.write(memory, uint64_t{ring_.slot(ring_.producer)} * ORNIC_CQE_SIZE,
+                     bytes_of(cqe))) {
+    in_error_ = true;
+    counters.inc(ORNIC_CNT_DMA_ERRORS);
+    return {Outcome::kDmaError, false};
+  }
+  ++ring_.producer;
+  counters.inc(ORNIC_CNT_CQES);
+  const bool is_error = cqe.status != ORNIC_CQE_SUCCESS;
+  const bool notify = arm_ == Arm::kNext || (arm_ == Arm::kSolicited && (solicited || is_error));
+  if (notify)
+    arm_ = Arm::kNone;
+  return {Outcome::kWritten, notify};
+}
+
+CompletionQueue::DoorbellResult CompletionQueue::doorbell(uint32_t consumer, uint32_t flags) {
+  if (!ring_.consumer_acceptable(consumer))
+    return {false, false};
+  ring_.consumer = consumer;
+  if (flags & ORNIC_DB_FLAG_ARM_NEXT)
+    arm_ = Arm::kNext;
+  else if (flags & ORNIC_DB_FLAG_ARM_SOLICITED)
+    arm_ = Arm::kSolicited;
+  else
+    return {true, false};
+  // CQEs software has not consumed yet count as "the next CQE": without this, a CQE that
+  // raced with the arm would never produce an event.
+  if (ring_.used() != 0) {
+    arm_ = Arm::kNone;
+    return {true, true};
+  }
+  return {true, false};
+}
+
+} // namespace ornic

@@ -1,0 +1,52 @@
+// The limits this model reports in QUERY_DEVICE and enforces on every command
+// (Documentation/hardware/ornic/identity.rst, "Capability discovery").
+#pragma once
+
+#include <cstdint>
+
+#include "nic/hw.hpp"
+
+namespace ornic::limits {
+
+inline constexpr uint64_t kCaps = ORNIC_CAP_RC | ORNIC_CAP_UD | ORNIC_CAP_SRQ | ORNIC_CAP_ATOMIC |
+                                  ORNIC_CAP_INLINE | ORNIC_CAP_ETH | ORNIC_CAP_IPV6_GID |
+                                  ORNIC_CAP_MR_INDIRECT | ORNIC_CAP_MR_PHYSICAL |
+                                  ORNIC_CAP_DB_32BIT_PAIR | ORNIC_CAP_GSI;
+
+inline constexpr uint32_t kMaxQp = 1024;          // QPN 2..1025, plus GSI QPN 1
+inline constexpr uint32_t kMaxQueueLogDepth = 14; // SQ / RQ / SRQ blocks
+inline constexpr uint32_t kMaxQpWr = 1u << kMaxQueueLogDepth;
+inline constexpr uint32_t kMaxSendSge = 16;
+inline constexpr uint32_t kMaxRecvSge = 15;
+inline constexpr uint32_t kMaxCq = 1024;
+inline constexpr uint32_t kMaxCqLogDepth = 16;
+inline constexpr uint32_t kMaxMr = 4096; // key index 1..4095
+inline constexpr uint32_t kMaxPd = 1024;
+inline constexpr uint32_t kMaxSrq = 256;
+inline constexpr uint32_t kMaxAh = 4096;
+inline constexpr uint32_t kMaxEq = 32; // EQ 0 (async) + 31 completion EQs
+inline constexpr uint32_t kMaxEqLogDepth = 16;
+inline constexpr uint32_t kMaxInlineData = 256;
+inline constexpr uint32_t kMaxMsgSize = 1u << 31;
+inline constexpr uint64_t kMaxMrSize = 1ull << 40;
+inline constexpr uint64_t kPageSizeCap = (1ull << 12) | (1ull << 16) | (1ull << 21) | (1ull << 30);
+inline constexpr uint32_t kMaxPagesPerMr = ORNIC_PBL_ENTRIES_PER_PAGE * ORNIC_PBL_ENTRIES_PER_PAGE;
+inline constexpr uint32_t kMaxQpRdAtom = 16;
+inline constexpr uint32_t kMaxEthRings = 16;
+inline constexpr uint32_t kMaxEthLogDepth = 12;
+inline constexpr uint32_t kGidTableSize = 16;
+inline constexpr uint32_t kLocalCaAckDelay = 15;
+inline constexpr uint32_t kSpeedGbps = 100;
+
+// Page-list entries the model keeps for all MRs and queues together: a guest must not be
+// able to make the model allocate unbounded memory (4096 MRs x 256 Ki pages = 8 GiB).
+inline constexpr uint64_t kPageListBudget = 16ull << 20;
+
+inline constexpr uint32_t kAdminTimeoutMs = 2000;
+inline constexpr uint32_t kResetTimeoutMs = 1000;
+inline constexpr unsigned kAdminCommandsPerTurn = 16;
+inline constexpr unsigned kEthFramesPerTurn = 64;
+inline constexpr uint32_t kDefaultEthMtu = 1500;
+inline constexpr uint32_t kEthRxMinBuffer = 64;
+
+} // namespace ornic::limits

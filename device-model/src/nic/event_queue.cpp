@@ -1,0 +1,51 @@
+#include "nic/event_queue.hpp"
+
+#include "nic/hw.hpp"
+
+namespace ornic {
+
+EventQueue::PostResult EventQueue::post(GuestMemory& memory, InterruptSink& irqs,
+                                        DeviceCounters& counters, ornic_eqe_type type,
+                                        uint32_t object, uint32_t data) {
+  if (ring_.full()) {
+    counters.inc(ORNIC_CNT_EQ_OVERFLOW);
+    return PostResult::kOverflow;
+  }
+  ornic_eqe eqe{};
+  eqe.type = static_cast<uint8_t>(type);
+  eqe.object = to_le(object);
+  eqe.data = to_le(data);
+  eqe.owner = ring_.phase(ring_.producer) ? ORNIC_EQE_OWNER_PHASE : 0;
+  if (!memory_.write(memory, uint64_t{ring_.slot(ring_.producer)} * ORNIC_EQE_SIZE,
+                     bytes_of(eqe))) {
+    counters.inc(ORNIC_CNT_DMA_ERRORS);
+    return PostResult::kDmaError;
+  }
+  ++ring_.producer;
+  counters.inc(ORNIC_CNT_EQES);
+  if (armed_)
+    interrupt(irqs, counters);
+  return PostResult::kPosted;
+}
+
+bool EventQueue::doorbell(InterruptSink& irqs, DeviceCounters& counters, uint32_t consumer,
+                          bool arm) {
+  if (!ring_.consumer_acceptable(consumer))
+    return false;
+  ring_.consumer = consumer;
+  if (arm) {
+    armed_ = true;
+    // Events that arrived while the driver was busy must not wait for the next one.
+    if (ring_.used() != 0)
+      interrupt(irqs, counters);
+  }
+  return true;
+}
+
+void EventQueue::interrupt(InterruptSink& irqs, DeviceCounters& counters) {
+  armed_ = false;
+  counters.inc(ORNIC_CNT_INTERRUPTS);
+  irqs.raise(vector_);
+}
+
+} // namespace ornic

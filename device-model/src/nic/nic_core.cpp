@@ -1,0 +1,170 @@
+#include "nic/nic_core.hpp"
+
+#include <vector>
+
+namespace ornic {
+namespace {
+
+// Until attach(), the device has no bus to master and no interrupts to raise.
+class NoGuestMemory final : public GuestMemory {
+public:
+  [[nodiscard]] bool read(uint64_t, std::span<std::byte> out) override { return out.empty(); }
+  [[nodiscard]] bool write(uint64_t, std::span<const std::byte> in) override { return in.empty(); }
+};
+
+class NoInterrupts final : public InterruptSink {
+public:
+  void raise(unsigned) override {}
+};
+
+NoGuestMemory no_guest_memory;
+NoInterrupts no_interrupts;
+
+uint8_t cqe_opcode_for(uint8_t wqe_opcode) {
+  switch (wqe_opcode) {
+  case ORNIC_WQE_OP_RDMA_WRITE:
+  case ORNIC_WQE_OP_RDMA_WRITE_IMM:
+    return ORNIC_CQE_OP_RDMA_WRITE;
+  case ORNIC_WQE_OP_RDMA_READ:
+    return ORNIC_CQE_OP_RDMA_READ;
+  case ORNIC_WQE_OP_ATOMIC_CMP_SWP:
+    return ORNIC_CQE_OP_COMP_SWAP;
+  case ORNIC_WQE_OP_ATOMIC_FETCH_ADD:
+    return ORNIC_CQE_OP_FETCH_ADD;
+  default:
+    return ORNIC_CQE_OP_SEND;
+  }
+}
+
+} // namespace
+
+NicCore::NicCore(const MacAddress& mac_address)
+    : permanent_mac(mac_address), mac(mac_address), eth_mtu(limits::kDefaultEthMtu),
+      memory_(&no_guest_memory), irqs_(&no_interrupts) {}
+
+void NicCore::reset() {
+  counters.clear();
+  resources.clear();
+  async_eq.reset();
+  mac = permanent_mac;
+  eth_mtu = limits::kDefaultEthMtu;
+  fatal_code_ = ORNIC_FATAL_NONE;
+}
+
+EventQueue* NicCore::event_queue(uint32_t eqn) {
+  if (eqn == 0)
+    return async_eq ? &*async_eq : nullptr;
+  return resources.eqs.find(eqn);
+}
+
+void NicCore::complete(uint32_t cqn, const ornic_cqe& cqe, bool solicited) {
+  CompletionQueue* cq = resources.cqs.find(cqn);
+  if (cq == nullptr)
+    return;
+  const auto result = cq->post(memory(), counters, cqe, solicited);
+  switch (result.outcome) {
+  case CompletionQueue::Outcome::kWritten:
+    if (result.notify) {
+      if (EventQueue* eq = event_queue(cq->eqn()))
+        (void)eq->post(memory(), irqs(), counters, ORNIC_EQE_COMPLETION, cqn, 0);
+    }
+    return;
+  case CompletionQueue::Outcome::kDropped:
+    return;
+  case CompletionQueue::Outcome::kOverflow:
+  case CompletionQueue::Outcome::kDmaError: {
+    const bool overflow = result.outcome == CompletionQueue::Outcome::kOverflow;
+    log.warn("cq {}: {} — CQ in error", cqn, overflow ? "overflow" : "CQE write failed");
+    post_async_event(ORNIC_EQE_CQ_ERROR, cqn,
+                     overflow ? ORNIC_CQ_ERROR_OVERFLOW : ORNIC_CQ_ERROR_DMA);
+    std::vector<uint32_t> victims;
+    for (auto& [qpn, qp] : resources.qps)
+      if ((qp.send_cqn == cqn || qp.recv_cqn == cqn) && qp.state != ORNIC_QPS_ERR)
+        victims.push_back(qpn);
+    for (uint32_t qpn : victims)
+      move_qp_to_error(qpn);
+    return;
+  }
+  }
+}
+
+void NicCore::post_async_event(ornic_eqe_type type, uint32_t object, uint32_t data) {
+  if (!async_eq)
+    return;
+  const auto result = async_eq->post(memory(), irqs(), counters, type, object, data);
+  if (result == EventQueue::PostResult::kDmaError && type != ORNIC_EQE_DEVICE_FATAL)
+    enter_fatal(ORNIC_FATAL_AEQ_DMA);
+}
+
+void NicCore::enter_fatal(ornic_fatal_code code) {
+  if (fatal())
+    return;
+  fatal_code_ = code;
+  spdlog::error("ornic: device fatal error {}", static_cast<int>(code));
+  post_async_event(ORNIC_EQE_DEVICE_FATAL, 0, code);
+  irqs().raise(ORNIC_MSIX_VECTOR_ADMIN);
+}
+
+void NicCore::move_qp_to_error(uint32_t qpn) {
+  QueuePair* qp = resources.qps.find(qpn);
+  if (qp == nullptr)
+    return;
+  qp->state = ORNIC_QPS_ERR;
+  qp->attr.state = ORNIC_QPS_ERR;
+  flush_qp(qpn);
+}
+
+void NicCore::flush_qp(uint32_t qpn) {
+  QueuePair* qp = resources.qps.find(qpn);
+  if (qp == nullptr || qp->state != ORNIC_QPS_ERR)
+    return;
+  flush_send_queue(qpn, *qp);
+  if (!qp->srqn)
+    flush_receive_queue(qpn, *qp);
+}
+
+// Reads each outstanding WQE only for what its flush CQE needs (wr_id, size, opcode).
+// A WQE whose block count is nonsense is flushed as one block: the ring still drains.
+void NicCore::flush_send_queue(uint32_t qpn, QueuePair& qp) {
+  while (qp.sq.used() != 0) {
+    ornic_send_wqe wqe{};
+    const uint32_t index = qp.sq.consumer;
+    const bool readable = qp.sq_memory.read(
+        memory(), uint64_t{qp.sq.slot(index)} * ORNIC_WQE_BLOCK_SIZE, bytes_of(wqe));
+    uint32_t blocks = readable ? wqe.num_blocks : 1;
+    if (blocks == 0 || blocks > ORNIC_WQE_MAX_BLOCKS || blocks > qp.sq.used())
+      blocks = 1;
+    qp.sq.consumer += blocks;
+    ornic_cqe cqe{};
+    cqe.wr_id = readable ? wqe.wr_id : 0;
+    cqe.qpn = to_le(qpn);
+    cqe.wqe_index = to_le(static_cast<uint16_t>(index));
+    cqe.opcode = cqe_opcode_for(wqe.opcode);
+    cqe.status = ORNIC_CQE_WR_FLUSH_ERR;
+    cqe.vendor_err = readable ? ORNIC_VERR_NONE : ORNIC_VERR_DMA;
+    complete(qp.send_cqn, cqe);
+  }
+}
+
+void NicCore::flush_receive_queue(uint32_t qpn, QueuePair& qp) {
+  while (qp.rq.used() != 0) {
+    ornic_recv_wqe wqe{};
+    const uint32_t index = qp.rq.consumer;
+    const bool readable = qp.rq_memory.read(
+        memory(), uint64_t{qp.rq.slot(index)} * ORNIC_WQE_BLOCK_SIZE, bytes_of(wqe));
+    uint32_t blocks = readable ? wqe.num_blocks : 1;
+    if (blocks == 0 || blocks > ORNIC_WQE_MAX_BLOCKS || blocks > qp.rq.used())
+      blocks = 1;
+    qp.rq.consumer += blocks;
+    ornic_cqe cqe{};
+    cqe.wr_id = readable ? wqe.wr_id : 0;
+    cqe.qpn = to_le(qpn);
+    cqe.wqe_index = to_le(static_cast<uint16_t>(index));
+    cqe.opcode = ORNIC_CQE_OP_RECV;
+    cqe.status = ORNIC_CQE_WR_FLUSH_ERR;
+    cqe.vendor_err = readable ? ORNIC_VERR_NONE : ORNIC_VERR_DMA;
+    complete(qp.recv_cqn, cqe);
+  }
+}
+
+} // namespace ornic

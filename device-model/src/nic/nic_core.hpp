@@ -1,0 +1,85 @@
+// The state every part of the NIC shares — object tables, counters, the async EQ, port
+// settings — and the few operations that cross parts: delivering a completion (CQ, then
+// EQ, then MSI-X), posting an async event, moving a QP to ERR, going fatal.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+
+#include "common/rate_limited_log.hpp"
+#include "dma/guest_memory.hpp"
+#include "nic/device_counters.hpp"
+#include "nic/event_queue.hpp"
+#include "nic/hw.hpp"
+#include "nic/resources.hpp"
+#include "pci/function.hpp"
+
+namespace ornic {
+
+using MacAddress = std::array<uint8_t, 6>;
+
+// The largest IB MTU whose packets fit an Ethernet MTU: IPv4 (20) + UDP (8) + BTH (12) +
+// RETH (16) + ICRC (4) around the payload (admin.rst, ETH_SET_MTU).
+inline uint8_t roce_active_mtu(uint32_t eth_mtu) {
+  const uint32_t overhead = 20 + 8 + 12 + 16 + 4;
+  const uint32_t room = eth_mtu > overhead ? eth_mtu - overhead : 0;
+  uint8_t mtu = ORNIC_MTU_256;
+  for (uint8_t candidate = ORNIC_MTU_512; candidate <= ORNIC_MTU_4096; ++candidate)
+    if ((128u << candidate) <= room)
+      mtu = candidate;
+  return mtu;
+}
+
+class NicCore {
+public:
+  explicit NicCore(const MacAddress& permanent_mac);
+
+  void attach(GuestMemory& memory, InterruptSink& irqs) {
+    memory_ = &memory;
+    irqs_ = &irqs;
+  }
+  GuestMemory& memory() { return *memory_; }
+  InterruptSink& irqs() { return *irqs_; }
+
+  // Back to the state after power-on: no objects, counters zero, not fatal.
+  void reset();
+
+  // Writes a CQE to CQ cqn and, if the CQ was armed for it, a COMPLETION EQE. A CQ that
+  // overflows or cannot be written goes to error: CQ_ERROR event, its QPs to ERR.
+  void complete(uint32_t cqn, const ornic_cqe& cqe, bool solicited = false);
+
+  // Writes an EQE to the async EQ (EQ 0), if it is configured.
+  void post_async_event(ornic_eqe_type type, uint32_t object, uint32_t data);
+
+  // QP to ERR: every outstanding WQE completes with WR_FLUSH_ERR (qp.rst).
+  void move_qp_to_error(uint32_t qpn);
+  // Flushes what is outstanding on a QP already in ERR (after a doorbell).
+  void flush_qp(uint32_t qpn);
+
+  void enter_fatal(ornic_fatal_code code);
+  bool fatal() const { return fatal_code_ != ORNIC_FATAL_NONE; }
+  ornic_fatal_code fatal_code() const { return fatal_code_; }
+
+  EventQueue* event_queue(uint32_t eqn);
+
+  DeviceCounters counters;
+  Resources resources;
+  std::optional<EventQueue> async_eq;
+  RateLimitedLog log;
+
+  const MacAddress permanent_mac;
+  MacAddress mac;
+  uint32_t eth_mtu;
+  bool link_up = false;
+
+private:
+  void flush_send_queue(uint32_t qpn, QueuePair& qp);
+  void flush_receive_queue(uint32_t qpn, QueuePair& qp);
+
+  GuestMemory* memory_;
+  InterruptSink* irqs_;
+  ornic_fatal_code fatal_code_ = ORNIC_FATAL_NONE;
+};
+
+} // namespace ornic

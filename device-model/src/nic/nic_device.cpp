@@ -1,0 +1,166 @@
+#include "nic/nic_device.hpp"
+
+#include <bit>
+
+#include "port/port.hpp"
+
+namespace ornic {
+
+NicDevice::NicDevice(EventLoop& loop, const NicConfig& config)
+    : port_(config.port), core_(config.mac), commands_(core_), admin_(loop, core_, commands_),
+      eth_(loop, core_, config.port), doorbells_(core_, eth_) {
+  core_.link_up = port_ != nullptr && port_->link_up();
+  if (port_ != nullptr) {
+    port_->set_receiver([this, ticket = lifetime_.ticket()](std::span<const std::byte> frame) {
+      if (ticket.valid())
+        eth_.receive(frame);
+    });
+    port_->set_link_listener([this, ticket = lifetime_.ticket()](bool up) {
+      if (ticket.valid())
+        link_changed(up);
+    });
+  }
+}
+
+NicDevice::~NicDevice() {
+  lifetime_.invalidate();
+  if (port_ != nullptr) {
+    port_->set_receiver(nullptr);
+    port_->set_link_listener(nullptr);
+  }
+}
+
+PciIdentity NicDevice::identity() const {
+  return PciIdentity{ORNIC_PCI_VENDOR_ID, ORNIC_PCI_DEVICE_ID, ORNIC_PCI_SUBSYS_VENDOR_ID,
+                     ORNIC_PCI_SUBSYS_ID, ORNIC_PCI_REVISION,  ORNIC_PCI_CLASS_CODE};
+}
+
+std::array<BarDescriptor, 6> NicDevice::bars() const {
+  std::array<BarDescriptor, 6> bars{};
+  bars[ORNIC_BAR_REGS] = BarDescriptor{ORNIC_BAR_REGS_SIZE, true, false};
+  bars[ORNIC_BAR_DOORBELL] = BarDescriptor{ORNIC_BAR_DOORBELL_SIZE, true, false};
+  bars[ORNIC_BAR_MSIX] = BarDescriptor{ORNIC_BAR_MSIX_SIZE, true, false};
+  return bars;
+}
+
+MsixLayout NicDevice::msix() const {
+  return MsixLayout{ORNIC_MSIX_VECTORS, ORNIC_BAR_MSIX, ORNIC_MSIX_TABLE_OFFSET,
+                    ORNIC_MSIX_PBA_OFFSET};
+}
+
+void NicDevice::attach(GuestMemory& memory, InterruptSink& irqs) {
+  core_.attach(memory, irqs);
+}
+
+RegisterView NicDevice::register_view() const {
+  RegisterView view;
+  view.ready = admin_.running();
+  view.fatal = core_.fatal();
+  view.fatal_code = core_.fatal_code();
+  view.aq_head = admin_.head();
+  view.link_up = core_.link_up;
+  view.mac = core_.permanent_mac;
+  return view;
+}
+
+uint64_t NicDevice::bar_read(unsigned bar, uint64_t offset, unsigned size) {
+  if (bar != ORNIC_BAR_REGS)
+    return 0; // doorbells are write-only
+  if (size != 4 || offset % 4 != 0) {
+    core_.counters.inc(ORNIC_CNT_REG_BAD_ACCESS);
+    return 0;
+  }
+  const auto value = registers_.read(offset, register_view());
+  if (!value) {
+    core_.counters.inc(ORNIC_CNT_REG_BAD_ACCESS);
+    return 0;
+  }
+  return *value;
+}
+
+void NicDevice::bar_write(unsigned bar, uint64_t offset, unsigned size, uint64_t value) {
+  if (bar == ORNIC_BAR_REGS) {
+    if (size != 4 || offset % 4 != 0) {
+      core_.counters.inc(ORNIC_CNT_REG_BAD_ACCESS);
+      return;
+    }
+    write_register(offset, static_cast<uint32_t>(value));
+    return;
+  }
+  if (bar != ORNIC_BAR_DOORBELL || offset >= ORNIC_BAR_DOORBELL_SIZE)
+    return;
+  const auto doorbell =
+      doorbell_decoder_.decode(offset, size, value, core_.resources.db_pages, core_.counters);
+  // A disabled or dead device ignores doorbells (after counting the write).
+  if (doorbell && ready())
+    doorbells_.ring(*doorbell);
+}
+
+void NicDevice::write_register(uint64_t offset, uint32_t value) {
+  const RegisterWrite effect = registers_.write(offset, value);
+  switch (effect.effect) {
+  case RegisterEffect::kNone:
+    return;
+  case RegisterEffect::kBadAccess:
+    core_.counters.inc(ORNIC_CNT_REG_BAD_ACCESS);
+    return;
+  case RegisterEffect::kEnable:
+    return enable();
+  case RegisterEffect::kDisable:
+  case RegisterEffect::kReset:
+    return reset();
+  case RegisterEffect::kAqTail:
+    return admin_.doorbell(effect.value);
+  case RegisterEffect::kAeqDoorbell:
+    return aeq_doorbell(effect.value);
+  }
+}
+
+void NicDevice::enable() {
+  const AdminQueueConfig& config = registers_.config();
+  if (!config.valid()) {
+    registers_.set_enable_failed(true);
+    core_.log.warn("enable refused: invalid admin queue / async EQ configuration");
+    return;
+  }
+  registers_.set_enable_failed(false);
+  registers_.set_enabled(true);
+  const unsigned aeq_log_depth = static_cast<unsigned>(std::countr_zero(config.aeq_depth));
+  core_.async_eq.emplace(
+      QueueMemory::contiguous(config.aeq_base, uint64_t{config.aeq_depth} * ORNIC_EQE_SIZE),
+      aeq_log_depth, ORNIC_MSIX_VECTOR_ADMIN);
+  admin_.start(config.sq_base, config.cq_base, config.depth);
+  eth_.set_active(true);
+}
+
+void NicDevice::aeq_doorbell(uint32_t value) {
+  if (!ready() || !core_.async_eq) {
+    core_.counters.inc(ORNIC_CNT_REG_BAD_ACCESS);
+    return;
+  }
+  EventQueue& eq = *core_.async_eq;
+  // Extend the 16-bit index relative to the device's consumer index (registers.rst).
+  const uint32_t consumer = eq.ring().consumer;
+  const uint32_t index = consumer + ((value - consumer) & ORNIC_AEQ_DB_INDEX_MASK);
+  if (!eq.doorbell(core_.irqs(), core_.counters, index, (value & ORNIC_AEQ_DB_ARM) != 0))
+    core_.counters.inc(ORNIC_CNT_DB_BAD_INDEX);
+}
+
+void NicDevice::link_changed(bool up) {
+  if (core_.link_up == up)
+    return;
+  core_.link_up = up;
+  if (ready())
+    core_.post_async_event(ORNIC_EQE_PORT_STATE, 1, up ? ORNIC_PORT_ACTIVE : ORNIC_PORT_DOWN);
+}
+
+void NicDevice::reset() {
+  admin_.stop();
+  eth_.reset();
+  core_.reset();
+  registers_.reset();
+  doorbell_decoder_.reset();
+  core_.link_up = port_ != nullptr && port_->link_up();
+}
+
+} // namespace ornic

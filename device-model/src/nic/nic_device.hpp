@@ -1,0 +1,66 @@
+// The ornic RNIC as a PCI function (Documentation/hardware/ornic/): BAR0 registers, BAR2
+// doorbell pages, MSI-X on BAR4, the admin queue, event queues, object tables and the
+// Ethernet function on one Port. The RDMA transport is later work.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "common/event_loop.hpp"
+#include "nic/admin_commands.hpp"
+#include "nic/admin_queue.hpp"
+#include "nic/doorbell_decoder.hpp"
+#include "nic/eth_function.hpp"
+#include "nic/lifetime_token.hpp"
+#include "nic/nic_core.hpp"
+#include "nic/queue_doorbells.hpp"
+#include "nic/register_file.hpp"
+#include "pci/function.hpp"
+
+namespace ornic {
+
+class Port;
+
+struct NicConfig {
+  std::array<uint8_t, 6> mac;
+  Port* port = nullptr; // not owned; outlives the device
+};
+
+class NicDevice : public PciFunctionModel {
+public:
+  NicDevice(EventLoop& loop, const NicConfig& config);
+  ~NicDevice() override;
+  NicDevice(const NicDevice&) = delete;
+  NicDevice& operator=(const NicDevice&) = delete;
+
+  PciIdentity identity() const override;
+  std::array<BarDescriptor, 6> bars() const override;
+  MsixLayout msix() const override;
+  uint64_t bar_read(unsigned bar, uint64_t offset, unsigned size) override;
+  void bar_write(unsigned bar, uint64_t offset, unsigned size, uint64_t value) override;
+  void reset() override;
+  void attach(GuestMemory& memory, InterruptSink& irqs) override;
+
+  // For tests and diagnostics.
+  const DeviceCounters& counters() const { return core_.counters; }
+  bool ready() const { return admin_.running() && !core_.fatal(); }
+
+private:
+  void write_register(uint64_t offset, uint32_t value);
+  void enable();
+  void aeq_doorbell(uint32_t value);
+  void link_changed(bool up);
+  RegisterView register_view() const;
+
+  Port* port_;
+  NicCore core_;
+  RegisterFile registers_;
+  AdminCommands commands_;
+  AdminQueue admin_;
+  DoorbellDecoder doorbell_decoder_;
+  EthFunction eth_;
+  QueueDoorbells doorbells_;
+  LifetimeToken lifetime_; // for callbacks the Port runs after the device is gone
+};
+
+} // namespace ornic

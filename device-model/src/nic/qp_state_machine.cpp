@@ -1,0 +1,102 @@
+#include "nic/qp_state_machine.hpp"
+
+namespace ornic {
+namespace {
+
+using Rule = QpTransitionRule;
+
+constexpr uint32_t kRcModifiable = ORNIC_QP_ATTR_ACCESS_FLAGS | ORNIC_QP_ATTR_MIN_RNR_TIMER;
+
+std::optional<Rule> rc_rule(ornic_qp_state from, ornic_qp_state to) {
+  switch (from) {
+  case ORNIC_QPS_RESET:
+    if (to == ORNIC_QPS_INIT)
+      return Rule{ORNIC_QP_ATTR_PKEY_INDEX | ORNIC_QP_ATTR_ACCESS_FLAGS, 0};
+    break;
+  case ORNIC_QPS_INIT:
+    if (to == ORNIC_QPS_INIT)
+      return Rule{0, ORNIC_QP_ATTR_PKEY_INDEX | ORNIC_QP_ATTR_ACCESS_FLAGS};
+    if (to == ORNIC_QPS_RTR)
+      return Rule{ORNIC_QP_ATTR_AV | ORNIC_QP_ATTR_PATH_MTU | ORNIC_QP_ATTR_DEST_QPN |
+                      ORNIC_QP_ATTR_RQ_PSN | ORNIC_QP_ATTR_MAX_DEST_RD_ATOMIC |
+                      ORNIC_QP_ATTR_MIN_RNR_TIMER,
+                  ORNIC_QP_ATTR_ACCESS_FLAGS | ORNIC_QP_ATTR_PKEY_INDEX};
+    break;
+  case ORNIC_QPS_RTR:
+    if (to == ORNIC_QPS_RTS)
+      return Rule{ORNIC_QP_ATTR_SQ_PSN | ORNIC_QP_ATTR_TIMEOUT | ORNIC_QP_ATTR_RETRY_CNT |
+                      ORNIC_QP_ATTR_RNR_RETRY | ORNIC_QP_ATTR_MAX_QP_RD_ATOMIC,
+                  kRcModifiable};
+    break;
+  case ORNIC_QPS_RTS:
+    if (to == ORNIC_QPS_RTS)
+      return Rule{0, kRcModifiable};
+    if (to == ORNIC_QPS_SQD)
+      return Rule{0, ORNIC_QP_ATTR_EN_SQD_ASYNC_NOTIFY};
+    break;
+  case ORNIC_QPS_SQD:
+    if (to == ORNIC_QPS_SQD)
+      return Rule{0, kRcModifiable | ORNIC_QP_ATTR_AV | ORNIC_QP_ATTR_TIMEOUT |
+                         ORNIC_QP_ATTR_RETRY_CNT | ORNIC_QP_ATTR_RNR_RETRY |
+                         ORNIC_QP_ATTR_MAX_QP_RD_ATOMIC | ORNIC_QP_ATTR_MAX_DEST_RD_ATOMIC};
+    if (to == ORNIC_QPS_RTS)
+      return Rule{0, kRcModifiable};
+    break;
+  default:
+    break;
+  }
+  return std::nullopt;
+}
+
+std::optional<Rule> ud_rule(ornic_qp_state from, ornic_qp_state to) {
+  const uint32_t qkey = ORNIC_QP_ATTR_QKEY;
+  switch (from) {
+  case ORNIC_QPS_RESET:
+    if (to == ORNIC_QPS_INIT)
+      return Rule{ORNIC_QP_ATTR_PKEY_INDEX | qkey, 0};
+    break;
+  case ORNIC_QPS_INIT:
+    if (to == ORNIC_QPS_INIT || to == ORNIC_QPS_RTR)
+      return Rule{0, ORNIC_QP_ATTR_PKEY_INDEX | qkey};
+    break;
+  case ORNIC_QPS_RTR:
+    if (to == ORNIC_QPS_RTS)
+      return Rule{ORNIC_QP_ATTR_SQ_PSN, qkey};
+    break;
+  case ORNIC_QPS_RTS:
+    if (to == ORNIC_QPS_RTS)
+      return Rule{0, qkey};
+    if (to == ORNIC_QPS_SQD)
+      return Rule{0, ORNIC_QP_ATTR_EN_SQD_ASYNC_NOTIFY};
+    break;
+  case ORNIC_QPS_SQD:
+    if (to == ORNIC_QPS_SQD || to == ORNIC_QPS_RTS)
+      return Rule{0, qkey};
+    break;
+  case ORNIC_QPS_SQE:
+    if (to == ORNIC_QPS_RTS)
+      return Rule{0, qkey};
+    break;
+  default:
+    break;
+  }
+  return std::nullopt;
+}
+
+} // namespace
+
+bool qp_state_valid(uint32_t state) {
+  return state <= ORNIC_QPS_ERR;
+}
+
+std::optional<QpTransitionRule> qp_transition_rule(ornic_qp_type type, ornic_qp_state from,
+                                                   ornic_qp_state to) {
+  // Reset and error are reachable from everywhere and take no attributes.
+  if (to == ORNIC_QPS_RESET || to == ORNIC_QPS_ERR)
+    return Rule{0, 0};
+  if (type == ORNIC_QPT_RC)
+    return rc_rule(from, to);
+  return ud_rule(from, to);
+}
+
+} // namespace ornic

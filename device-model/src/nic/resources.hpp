@@ -1,0 +1,133 @@
+// The device's object tables (admin.rst): everything the admin queue creates and the
+// data path looks up. Plain data; the rules live in the admin command handlers.
+#pragma once
+
+#include <array>
+#include <bitset>
+#include <cstdint>
+#include <optional>
+
+#include "nic/completion_queue.hpp"
+#include "nic/device_limits.hpp"
+#include "nic/event_queue.hpp"
+#include "nic/handle_table.hpp"
+#include "nic/hw.hpp"
+#include "nic/queue_memory.hpp"
+#include "nic/ring_state.hpp"
+
+namespace ornic {
+
+struct ProtectionDomain {};
+
+struct MemoryRegion {
+  uint8_t key_variant = 0;
+  uint32_t pd = 0;
+  uint64_t iova = 0;
+  uint64_t length = 0;
+  uint32_t access = 0;
+  bool physical = false;
+  uint32_t first_page_offset = 0;
+  QueueMemory pages; // empty for physical MRs
+};
+
+// Per-QP counters, in host byte order (ornic_qp_counters on the wire).
+struct QpCounters {
+  uint64_t send_wqes = 0, recv_wqes = 0, send_bytes = 0, recv_bytes = 0, wqe_errors = 0;
+  uint64_t db_foreign_page = 0, db_bad_index = 0;
+};
+
+struct QueuePair {
+  ornic_qp_type type = ORNIC_QPT_RC;
+  ornic_qp_state state = ORNIC_QPS_RESET;
+  uint32_t pd = 0;
+  uint32_t send_cqn = 0;
+  uint32_t recv_cqn = 0;
+  std::optional<uint32_t> srqn;
+  uint32_t db_page = 0;
+  QueueMemory sq_memory;
+  QueueMemory rq_memory;
+  RingState sq;
+  RingState rq;
+  ornic_qp_attr attr{}; // as last set by MODIFY_QP (little-endian fields)
+  QpCounters counters;
+};
+
+struct SharedReceiveQueue {
+  uint32_t pd = 0;
+  uint32_t db_page = 0;
+  QueueMemory memory;
+  RingState ring;
+  uint32_t limit = 0;
+};
+
+struct AddressHandle {
+  uint32_t pd = 0;
+  ornic_admin_create_ah attr{};
+};
+
+struct GidEntry {
+  ornic_gid_type type = ORNIC_GID_TYPE_ROCE_V2_IPV4;
+  std::array<uint8_t, 16> gid{};
+};
+
+struct EthRing {
+  bool is_tx = false;
+  uint32_t cqn = 0;
+  QueueMemory memory;
+  RingState ring;
+};
+
+class DoorbellPages {
+public:
+  DoorbellPages() { reset(); }
+  void reset() {
+    allocated_.reset();
+    allocated_.set(ORNIC_DB_PAGE_KERNEL);
+  }
+  bool allocated(uint32_t page) const { return page < ORNIC_DB_PAGES && allocated_.test(page); }
+  std::optional<uint32_t> allocate() {
+    for (uint32_t page = 1; page < ORNIC_DB_PAGES; ++page)
+      if (!allocated_.test(page)) {
+        allocated_.set(page);
+        return page;
+      }
+    return std::nullopt;
+  }
+  void free(uint32_t page) {
+    if (page != ORNIC_DB_PAGE_KERNEL && page < ORNIC_DB_PAGES)
+      allocated_.reset(page);
+  }
+
+private:
+  std::bitset<ORNIC_DB_PAGES> allocated_;
+};
+
+struct Resources {
+  HandleTable<EventQueue> eqs{1, limits::kMaxEq - 1};
+  HandleTable<CompletionQueue> cqs{1, limits::kMaxCq};
+  HandleTable<ProtectionDomain> pds{1, limits::kMaxPd};
+  HandleTable<MemoryRegion> mrs{1, limits::kMaxMr - 1}; // key index
+  HandleTable<QueuePair> qps{2, limits::kMaxQp};
+  HandleTable<SharedReceiveQueue> srqs{1, limits::kMaxSrq};
+  HandleTable<AddressHandle> ahs{1, limits::kMaxAh};
+  HandleTable<EthRing> eth_rings{1, limits::kMaxEthRings};
+  std::array<std::optional<GidEntry>, limits::kGidTableSize> gids;
+  DoorbellPages db_pages;
+  uint64_t page_list_entries = 0; // against limits::kPageListBudget
+
+  void clear() {
+    eqs.clear();
+    cqs.clear();
+    pds.clear();
+    mrs.clear();
+    qps.clear();
+    srqs.clear();
+    ahs.clear();
+    eth_rings.clear();
+    gids.fill(std::nullopt);
+    db_pages.reset();
+    page_list_entries = 0;
+  }
+};
+
+} // namespace ornic

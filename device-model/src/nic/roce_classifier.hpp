@@ -1,0 +1,19 @@
+// Tells RoCEv2 frames for this port (UDP 4791 to one of its GIDs) from plain Ethernet
+// traffic, so they go to the RDMA engine and never to an Ethernet RX ring (ethernet.rst).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <optional>
+#include <span>
+
+#include "nic/resources.hpp"
+
+namespace ornic {
+
+inline constexpr uint16_t kRoceV2UdpPort = 4791;
+
+bool is_roce_for_port(std::span<const std::byte> frame,
+                      const std::array<std::optional<GidEntry>, limits::kGidTableSize>& gids);
+
+} // namespace ornic

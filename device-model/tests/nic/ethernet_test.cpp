@@ -1,0 +1,224 @@
+// The Ethernet function through a fake Port (ethernet.rst): TX descriptors to the wire,
+// frames from the wire into posted RX buffers, drops and their counters, link events.
+#include <gtest/gtest.h>
+
+#include "driver_harness.hpp"
+
+namespace ornic::test {
+namespace {
+
+std::vector<std::byte> frame_to(const MacAddress& dst, size_t length, uint8_t fill) {
+  std::vector<std::byte> frame(length, std::byte{fill});
+  for (size_t i = 0; i < 6; ++i)
+    frame[i] = std::byte{dst[i]};
+  return frame;
+}
+
+class NicEthernet : public ::testing::Test {
+protected:
+  void SetUp() override {
+    ASSERT_TRUE(h.bring_up(32));
+    cqn = h.create_cq(h.create_eq(), 6, 0, &cq_ring);
+    tx = create_ring(ORNIC_ADMIN_ETH_CREATE_TX_RING, &tx_ring);
+    rx = create_ring(ORNIC_ADMIN_ETH_CREATE_RX_RING, &rx_ring);
+  }
+
+  uint32_t create_ring(uint8_t opcode, uint64_t* ring) {
+    ornic_admin_create_eth_ring c{};
+    c.hdr.opcode = opcode;
+    c.mem = h.contiguous_ring(16 * 16);
+    c.log_depth = 4;
+    c.cqn = to_le(cqn);
+    *ring = le(c.mem.addr);
+    const auto cqe = h.execute(DriverHarness::as_sqe(c));
+    EXPECT_EQ(cqe.status, ORNIC_ADMIN_STATUS_SUCCESS);
+    return le(cqe.result0);
+  }
+
+  ornic_cqe next_cqe() {
+    const auto cqe = h.read<ornic_cqe>(cq_ring + uint64_t{cq_head} * ORNIC_CQE_SIZE);
+    EXPECT_EQ(cqe.owner & ORNIC_CQE_OWNER_PHASE, expected_phase(cq_head, 64));
+    ++cq_head;
+    return cqe;
+  }
+
+  void post_rx(uint32_t index, uint64_t buffer, uint16_t length) {
+    ornic_eth_rx_desc desc{};
+    desc.addr = to_le(buffer);
+    desc.length = to_le(length);
+    h.write(rx_ring + uint64_t{index % 16} * ORNIC_ETH_DESC_SIZE, desc);
+    h.doorbell(0, ORNIC_DB_ETH_RX, ORNIC_DB_VALUE(rx, 0, index + 1));
+  }
+
+  DriverHarness h;
+  uint32_t cqn = 0, tx = 0, rx = 0, cq_head = 0;
+  uint64_t cq_ring = 0, tx_ring = 0, rx_ring = 0;
+};
+
+TEST_F(NicEthernet, TransmitSendsFramesAndCompletes) {
+  const auto frame = frame_to({0x02, 0, 0, 0, 0, 0x02}, 60, 0xab);
+  const uint64_t buffer = h.alloc(frame.size(), 64);
+  std::memcpy(h.memory.at(buffer), frame.data(), frame.size());
+  ornic_eth_tx_desc desc{};
+  desc.addr = to_le(buffer);
+  desc.length = to_le<uint16_t>(60);
+  h.write(tx_ring, desc);
+  desc.length = to_le<uint16_t>(9000); // longer than MTU + 14
+  h.write(tx_ring + ORNIC_ETH_DESC_SIZE, desc);
+  h.doorbell(0, ORNIC_DB_ETH_TX, ORNIC_DB_VALUE(tx, 0, 2));
+  h.run_loop();
+
+  ASSERT_EQ(h.port.sent.size(), 1u);
+  EXPECT_EQ(h.port.sent[0], frame);
+  auto cqe = next_cqe();
+  EXPECT_EQ(cqe.opcode, ORNIC_CQE_OP_ETH_TX);
+  EXPECT_EQ(cqe.status, ORNIC_CQE_SUCCESS);
+  EXPECT_EQ(le(cqe.byte_len), 60u);
+  EXPECT_EQ(le(cqe.qpn), tx);
+  EXPECT_EQ(le(cqe.wr_id), 0u);
+  cqe = next_cqe();
+  EXPECT_EQ(cqe.status, ORNIC_CQE_GENERAL_ERR);
+  EXPECT_EQ(cqe.vendor_err, ORNIC_VERR_MSG_TOO_LONG);
+  EXPECT_EQ(le(cqe.wr_id), 1u);
+  EXPECT_EQ(h.counter(ORNIC_CNT_ETH_TX_FRAMES), 1u);
+  EXPECT_EQ(h.counter(ORNIC_CNT_ETH_TX_BYTES), 60u);
+  EXPECT_EQ(h.counter(ORNIC_CNT_ETH_TX_ERRORS), 1u);
+}
+
+TEST_F(NicEthernet, TransmitWithLinkDownDropsButCompletes) {
+  h.port.set_link(false);
+  ornic_eth_tx_desc desc{};
+  desc.addr = to_le(h.alloc(64, 64));
+  desc.length = to_le<uint16_t>(64);
+  h.write(tx_ring, desc);
+  h.doorbell(0, ORNIC_DB_ETH_TX, ORNIC_DB_VALUE(tx, 0, 1));
+  h.run_loop();
+  EXPECT_TRUE(h.port.sent.empty());
+  EXPECT_EQ(next_cqe().status, ORNIC_CQE_SUCCESS);
+  EXPECT_EQ(h.counter(ORNIC_CNT_ETH_TX_LINK_DOWN), 1u);
+}
+
+TEST_F(NicEthernet, ReceiveFillsPostedBuffers) {
+  const auto frame = frame_to(kTestMac, 100, 0x5c);
+  h.port.deliver(frame); // nothing posted yet
+  EXPECT_EQ(h.counter(ORNIC_CNT_ETH_RX_NO_BUFFER), 1u);
+
+  const uint64_t buffer = h.alloc(2048, 64);
+  post_rx(0, buffer, 2048);
+  h.port.deliver(frame);
+  const auto cqe = next_cqe();
+  EXPECT_EQ(cqe.opcode, ORNIC_CQE_OP_ETH_RX);
+  EXPECT_EQ(cqe.status, ORNIC_CQE_SUCCESS);
+  EXPECT_EQ(le(cqe.byte_len), 100u);
+  EXPECT_EQ(le(cqe.qpn), rx);
+  EXPECT_EQ(std::memcmp(h.memory.at(buffer), frame.data(), frame.size()), 0);
+  EXPECT_EQ(h.counter(ORNIC_CNT_ETH_RX_FRAMES), 1u);
+  EXPECT_EQ(h.counter(ORNIC_CNT_ETH_RX_BYTES), 100u);
+}
+
+TEST_F(NicEthernet, ReceiveFiltersAndDrops) {
+  const uint64_t buffer = h.alloc(2048, 64);
+  post_rx(0, buffer, 128);
+  h.port.deliver(frame_to({0x02, 9, 9, 9, 9, 9}, 80, 1)); // someone else's unicast
+  EXPECT_EQ(h.counter(ORNIC_CNT_ETH_RX_FILTERED), 1u);
+  h.port.deliver(frame_to(kTestMac, 200, 1)); // longer than the posted buffer
+  EXPECT_EQ(h.counter(ORNIC_CNT_ETH_RX_TOO_LONG), 1u);
+  h.port.deliver(frame_to({0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, 64, 2)); // broadcast fits
+  EXPECT_EQ(next_cqe().status, ORNIC_CQE_SUCCESS);
+
+  // A descriptor with a bad length is consumed with an error completion.
+  post_rx(1, buffer, 16);
+  h.port.deliver(frame_to(kTestMac, 64, 3));
+  const auto cqe = next_cqe();
+  EXPECT_EQ(cqe.status, ORNIC_CQE_GENERAL_ERR);
+  EXPECT_EQ(h.counter(ORNIC_CNT_ETH_RX_ERRORS), 1u);
+}
+
+TEST_F(NicEthernet, SetMacChangesTheFilter) {
+  ornic_admin_eth_set_mac c{};
+  c.hdr.opcode = ORNIC_ADMIN_ETH_SET_MAC;
+  const MacAddress mac = {0x02, 0xaa, 0xbb, 0xcc, 0xdd, 0xee};
+  std::copy(mac.begin(), mac.end(), c.mac);
+  ASSERT_EQ(h.execute(DriverHarness::as_sqe(c)).status, ORNIC_ADMIN_STATUS_SUCCESS);
+  c.mac[0] = 0x01; // multicast
+  EXPECT_EQ(h.execute(DriverHarness::as_sqe(c)).status, ORNIC_ADMIN_STATUS_BAD_FIELD);
+  post_rx(0, h.alloc(2048, 64), 2048);
+  h.port.deliver(frame_to(kTestMac, 64, 1));
+  EXPECT_EQ(h.counter(ORNIC_CNT_ETH_RX_FILTERED), 1u);
+  h.port.deliver(frame_to(mac, 64, 1));
+  EXPECT_EQ(next_cqe().status, ORNIC_CQE_SUCCESS);
+}
+
+TEST_F(NicEthernet, MtuBoundsTransmitAndReceive) {
+  ornic_admin_eth_set_mtu c{};
+  c.hdr.opcode = ORNIC_ADMIN_ETH_SET_MTU;
+  c.mtu = to_le(9001u);
+  EXPECT_EQ(h.execute(DriverHarness::as_sqe(c)).status, ORNIC_ADMIN_STATUS_BAD_FIELD);
+  c.mtu = to_le(9000u);
+  ASSERT_EQ(h.execute(DriverHarness::as_sqe(c)).status, ORNIC_ADMIN_STATUS_SUCCESS);
+  post_rx(0, h.alloc(9014, 64), 9014);
+  h.port.deliver(frame_to(kTestMac, 9014, 7));
+  EXPECT_EQ(le(next_cqe().byte_len), 9014u);
+}
+
+TEST_F(NicEthernet, LinkChangesBecomePortStateEvents) {
+  h.port.set_link(false);
+  EXPECT_EQ(h.reg(ORNIC_REG_LINK_STATUS) & ORNIC_LINK_STATUS_UP, 0u);
+  auto event = h.poll_async_event();
+  ASSERT_TRUE(event);
+  EXPECT_EQ(event->type, ORNIC_EQE_PORT_STATE);
+  EXPECT_EQ(le(event->data), static_cast<uint32_t>(ORNIC_PORT_DOWN));
+  EXPECT_EQ(h.irqs.count(ORNIC_MSIX_VECTOR_ADMIN) >= 1, true);
+  h.port.set_link(true);
+  event = h.poll_async_event();
+  ASSERT_TRUE(event);
+  EXPECT_EQ(le(event->data), static_cast<uint32_t>(ORNIC_PORT_ACTIVE));
+}
+
+TEST_F(NicEthernet, RingsAreKernelOnlyAndCountedInQueryCounters) {
+  const auto page = le(h.execute(DriverHarness::simple(ORNIC_ADMIN_ALLOC_DB_PAGE)).result0);
+  h.doorbell(page, ORNIC_DB_ETH_TX, ORNIC_DB_VALUE(tx, 0, 1));
+  h.doorbell(0, ORNIC_DB_ETH_TX, ORNIC_DB_VALUE(rx, 0, 1)); // RX ring through the TX register
+  const auto counters = h.query_counters();
+  EXPECT_EQ(le(counters.num_counters), static_cast<uint32_t>(ORNIC_CNT_COUNT));
+  EXPECT_EQ(le(counters.counter[ORNIC_CNT_DB_FOREIGN_PAGE]), 1u);
+  EXPECT_EQ(le(counters.counter[ORNIC_CNT_DB_BAD_QUEUE]), 1u);
+  EXPECT_GE(le(counters.counter[ORNIC_CNT_ADMIN_COMMANDS]), 5u);
+}
+
+} // namespace
+} // namespace ornic::test
+
+namespace ornic::test {
+namespace {
+
+// An IPv4/UDP frame to 10.0.0.1:dport.
+std::vector<std::byte> udp4_frame(uint16_t dport) {
+  std::vector<std::byte> frame(14 + 20 + 8 + 16, std::byte{0});
+  for (size_t i = 0; i < 6; ++i)
+    frame[i] = std::byte{kTestMac[i]};
+  frame[12] = std::byte{0x08};
+  frame[14] = std::byte{0x45};
+  frame[14 + 9] = std::byte{17};
+  const uint8_t ip[4] = {10, 0, 0, 1};
+  for (size_t i = 0; i < 4; ++i)
+    frame[14 + 16 + i] = std::byte{ip[i]};
+  frame[34 + 2] = std::byte{static_cast<uint8_t>(dport >> 8)};
+  frame[34 + 3] = std::byte{static_cast<uint8_t>(dport)};
+  return frame;
+}
+
+TEST_F(NicEthernet, RoceFramesForOurGidsNeverReachTheRxRing) {
+  const std::array<uint8_t, 16> gid = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 10, 0, 0, 1};
+  ASSERT_EQ(h.add_gid(0, gid).status, ORNIC_ADMIN_STATUS_SUCCESS);
+  post_rx(0, h.alloc(2048, 64), 2048);
+  h.port.deliver(udp4_frame(4791));
+  EXPECT_EQ(h.counter(ORNIC_CNT_RX_ROCE_PACKETS), 1u);
+  EXPECT_EQ(h.counter(ORNIC_CNT_ETH_RX_FRAMES), 0u);
+  h.port.deliver(udp4_frame(53)); // ordinary UDP goes to the net_device
+  EXPECT_EQ(next_cqe().status, ORNIC_CQE_SUCCESS);
+  EXPECT_EQ(h.counter(ORNIC_CNT_ETH_RX_FRAMES), 1u);
+}
+
+} // namespace
+} // namespace ornic::test
