@@ -8,6 +8,8 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include <spdlog/spdlog.h>
+
 namespace ornic {
 namespace {
 
@@ -19,6 +21,16 @@ constexpr int kMaxEventsPerWait = 64;
 }
 
 } // namespace
+
+template <typename F>
+void EventLoop::guarded(const char* what, F&& handler) {
+  try {
+    handler();
+  } catch (const std::exception& e) {
+    ++handler_exceptions_;
+    spdlog::critical("event loop: {} handler threw: {}", what, e.what());
+  }
+}
 
 EventLoop::EventLoop() {
   epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
@@ -133,7 +145,7 @@ bool EventLoop::run_due_timers() {
   while (!timers_.empty() && timers_.begin()->first.first <= now) {
     auto node = timers_.extract(timers_.begin());
     timer_deadlines_.erase(node.key().second);
-    node.mapped()();
+    guarded("timer", node.mapped());
     ran = true;
   }
   return ran;
@@ -144,7 +156,7 @@ bool EventLoop::run_posted() {
   std::deque<Callback> batch;
   batch.swap(posted_);
   for (auto& cb : batch)
-    cb();
+    guarded("posted", cb);
   return !batch.empty();
 }
 
@@ -171,7 +183,7 @@ bool EventLoop::run_once(std::chrono::milliseconds timeout) {
       continue; // removed by an earlier handler in this batch
     // Hold the callback so remove_fd() inside it cannot destroy the running closure.
     std::shared_ptr<FdCallback> cb = fds_.at(fd_it->second).callback;
-    (*cb)(events[i].events);
+    guarded("fd", [&] { (*cb)(events[i].events); });
     did_something = true;
   }
   did_something |= run_due_timers();

@@ -48,6 +48,10 @@ public:
   void run();  // until stop(); a stop() that came before run() makes it return at once
   void stop(); // thread- and async-signal-safe (writes an eventfd)
 
+  // Handlers that throw: the exception is logged and counted and the loop carries on,
+  // because a model that exits takes the VM's device with it for good.
+  uint64_t handler_exceptions() const { return handler_exceptions_; }
+
   // One iteration for tests: waits up to timeout for work (no wait if callbacks are
   // pending), runs it and returns false if nothing happened.
   bool run_once(std::chrono::milliseconds timeout);
@@ -59,6 +63,8 @@ private:
   };
   using Clock = std::chrono::steady_clock;
 
+  template <typename F>
+  void guarded(const char* what, F&& handler);
   bool run_due_timers();
   bool run_posted();
   int next_wait_ms(std::chrono::milliseconds cap) const;
@@ -73,6 +79,7 @@ private:
   std::map<std::pair<Clock::time_point, TimerId>, Callback> timers_;
   std::unordered_map<TimerId, Clock::time_point> timer_deadlines_;
   std::deque<Callback> posted_;
+  uint64_t handler_exceptions_ = 0;
 };
 
 } // namespace ornic

@@ -3,6 +3,7 @@
 #include <bit>
 #include <cerrno>
 #include <cstring>
+#include <exception>
 #include <limits>
 #include <string>
 #include <string_view>
@@ -54,7 +55,14 @@ std::optional<Reply> Session::handle(Frame frame) {
              (!frame.fds.empty() && !takes_fds(request.command))) {
     outcome = fail(EINVAL);
   } else {
-    outcome = dispatch(frame);
+    try {
+      outcome = dispatch(frame);
+    } catch (const std::exception& e) {
+      // A bug in the device model must not take the whole VM's device down with it.
+      spdlog::error("vfio-user: {} raised an exception in the device model: {}",
+                    command_name(request.command), e.what());
+      outcome = fail(EIO);
+    }
   }
 
   if (outcome.error != 0) {

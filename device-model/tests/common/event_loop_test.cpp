@@ -164,5 +164,15 @@ TEST(EventLoop, StopFromCallback) {
   EXPECT_EQ(ticks, 1);
 }
 
+TEST(EventLoop, ThrowingHandlerIsContainedAndCounted) {
+  EventLoop loop;
+  bool later_ran = false;
+  loop.post([] { throw std::runtime_error("model bug"); });
+  loop.post([&] { later_ran = true; });
+  EXPECT_NO_THROW(loop.run_once(0ms));
+  EXPECT_TRUE(later_ran);
+  EXPECT_EQ(loop.handler_exceptions(), 1u);
+}
+
 } // namespace
 } // namespace ornic
