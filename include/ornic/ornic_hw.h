@@ -28,11 +28,21 @@
 #include <stddef.h>
 #endif
 
-#ifdef __cplusplus
-#define ORNIC_HW_STATIC_ASSERT(cond, msg) static_assert(cond, msg)
-#else
-#define ORNIC_HW_STATIC_ASSERT(cond, msg) _Static_assert(cond, msg)
+/*
+ * static_assert is the C++ keyword, <assert.h>'s name for C11 _Static_assert
+ * in userspace C, and <linux/build_bug.h>'s in the kernel.
+ */
+#if !defined(__cplusplus) && !defined(__KERNEL__)
+#include <assert.h>
 #endif
+#ifdef __KERNEL__
+#include <linux/build_bug.h>
+#endif
+#define ORNIC_HW_STATIC_ASSERT(cond, msg) static_assert(cond, msg)
+
+/* The kernel's BIT() is not available to userspace and C++. */
+#define ORNIC_BIT(n)		(1U << (n))
+#define ORNIC_BIT_ULL(n)	(1ULL << (n))
 
 /* Layout checks, used after every struct. */
 #define ORNIC_HW_ASSERT_SIZE(type, size) \
@@ -72,7 +82,7 @@
 
 #define ORNIC_BAR_REGS_SIZE		0x4000U		/* 16 KiB */
 #define ORNIC_DB_PAGE_SHIFT		12
-#define ORNIC_DB_PAGE_SIZE		(1U << ORNIC_DB_PAGE_SHIFT)
+#define ORNIC_DB_PAGE_SIZE		ORNIC_BIT(ORNIC_DB_PAGE_SHIFT)
 #define ORNIC_DB_PAGES			256U
 #define ORNIC_BAR_DOORBELL_SIZE		(ORNIC_DB_PAGES * ORNIC_DB_PAGE_SIZE)
 #define ORNIC_DB_PAGE_KERNEL		0	/* always owned by the driver */
@@ -119,14 +129,14 @@
 #define ORNIC_REG_MAC_HI		0x0088	/* RO MAC bytes 4..5 */
 
 /* DEV_CTRL */
-#define ORNIC_DEV_CTRL_ENABLE		(1U << 0)
-#define ORNIC_DEV_CTRL_RESET		(1U << 1)	/* self-clearing */
+#define ORNIC_DEV_CTRL_ENABLE		ORNIC_BIT(0)
+#define ORNIC_DEV_CTRL_RESET		ORNIC_BIT(1)	/* self-clearing */
 
 /* DEV_STATUS */
-#define ORNIC_DEV_STATUS_READY		(1U << 0)
-#define ORNIC_DEV_STATUS_FATAL		(1U << 1)
-#define ORNIC_DEV_STATUS_RESETTING	(1U << 2)
-#define ORNIC_DEV_STATUS_ENABLE_FAILED	(1U << 3)
+#define ORNIC_DEV_STATUS_READY		ORNIC_BIT(0)
+#define ORNIC_DEV_STATUS_FATAL		ORNIC_BIT(1)
+#define ORNIC_DEV_STATUS_RESETTING	ORNIC_BIT(2)
+#define ORNIC_DEV_STATUS_ENABLE_FAILED	ORNIC_BIT(3)
 
 /* FATAL_CODE */
 enum ornic_fatal_code {
@@ -143,10 +153,10 @@ enum ornic_fatal_code {
  * 16 bits of the free-running consumer index (enough: AEQ depth <= 4096).
  */
 #define ORNIC_AEQ_DB_INDEX_MASK		0x0000ffffU
-#define ORNIC_AEQ_DB_ARM		(1U << 31)
+#define ORNIC_AEQ_DB_ARM		ORNIC_BIT(31)
 
 /* LINK_STATUS */
-#define ORNIC_LINK_STATUS_UP		(1U << 0)
+#define ORNIC_LINK_STATUS_UP		ORNIC_BIT(0)
 #define ORNIC_LINK_STATUS_SPEED_SHIFT	16	/* Gb/s, 0 = unknown */
 #define ORNIC_LINK_STATUS_SPEED_MASK	0xffff0000U
 
@@ -157,17 +167,17 @@ enum ornic_fatal_code {
 #define ORNIC_AEQ_DEPTH_MAX		4096U
 
 /* Capability bits (CAPS_LO/HI and ornic_device_attr.caps). */
-#define ORNIC_CAP_RC			(1ULL << 0)
-#define ORNIC_CAP_UD			(1ULL << 1)
-#define ORNIC_CAP_SRQ			(1ULL << 2)
-#define ORNIC_CAP_ATOMIC		(1ULL << 3)
-#define ORNIC_CAP_INLINE		(1ULL << 4)
-#define ORNIC_CAP_ETH			(1ULL << 5)
-#define ORNIC_CAP_IPV6_GID		(1ULL << 6)
-#define ORNIC_CAP_MR_INDIRECT		(1ULL << 7)
-#define ORNIC_CAP_MR_PHYSICAL		(1ULL << 8)
-#define ORNIC_CAP_DB_32BIT_PAIR		(1ULL << 9)
-#define ORNIC_CAP_GSI			(1ULL << 10)
+#define ORNIC_CAP_RC			ORNIC_BIT_ULL(0)
+#define ORNIC_CAP_UD			ORNIC_BIT_ULL(1)
+#define ORNIC_CAP_SRQ			ORNIC_BIT_ULL(2)
+#define ORNIC_CAP_ATOMIC		ORNIC_BIT_ULL(3)
+#define ORNIC_CAP_INLINE		ORNIC_BIT_ULL(4)
+#define ORNIC_CAP_ETH			ORNIC_BIT_ULL(5)
+#define ORNIC_CAP_IPV6_GID		ORNIC_BIT_ULL(6)
+#define ORNIC_CAP_MR_INDIRECT		ORNIC_BIT_ULL(7)
+#define ORNIC_CAP_MR_PHYSICAL		ORNIC_BIT_ULL(8)
+#define ORNIC_CAP_DB_32BIT_PAIR		ORNIC_BIT_ULL(9)
+#define ORNIC_CAP_GSI			ORNIC_BIT_ULL(10)
 
 /* ------------------------------------------------------------------------
  * 4. Doorbells (spec: doorbells.rst).  Each 4 KiB page of BAR2 holds one
@@ -188,8 +198,8 @@ enum ornic_fatal_code {
 #define ORNIC_DB_FLAGS_SHIFT		24		/* bits 31..24 */
 #define ORNIC_DB_FLAGS_MASK		0xff000000ULL
 #define ORNIC_DB_INDEX_SHIFT		32		/* bits 63..32 */
-#define ORNIC_DB_FLAG_ARM_NEXT		(1ULL << 24)	/* CQ, EQ */
-#define ORNIC_DB_FLAG_ARM_SOLICITED	(1ULL << 25)	/* CQ */
+#define ORNIC_DB_FLAG_ARM_NEXT		ORNIC_BIT_ULL(24)	/* CQ, EQ */
+#define ORNIC_DB_FLAG_ARM_SOLICITED	ORNIC_BIT_ULL(25)	/* CQ */
 
 #define ORNIC_DB_VALUE(qn, flags, index) \
 	(((__u64)(index) << ORNIC_DB_INDEX_SHIFT) | (__u64)(flags) | \
@@ -222,6 +232,7 @@ struct ornic_mem_desc {
 	__u8 mode;		/* enum ornic_mem_mode */
 	__le16 reserved;
 };
+
 ORNIC_HW_ASSERT_SIZE(struct ornic_mem_desc, 16);
 ORNIC_HW_ASSERT_OFFSET(struct ornic_mem_desc, num_pages, 8);
 ORNIC_HW_ASSERT_OFFSET(struct ornic_mem_desc, page_shift, 12);
@@ -286,6 +297,7 @@ struct ornic_admin_hdr {
 	__le16 command_id;	/* echoed in the completion */
 	__le32 reserved;
 };
+
 ORNIC_HW_ASSERT_SIZE(struct ornic_admin_hdr, 8);
 
 /* Generic view of a command: header plus 56 opcode-specific bytes. */
@@ -293,9 +305,10 @@ struct ornic_admin_sqe {
 	struct ornic_admin_hdr hdr;
 	__u8 body[56];
 };
+
 ORNIC_HW_ASSERT_SIZE(struct ornic_admin_sqe, ORNIC_AQ_SQE_SIZE);
 
-#define ORNIC_AQ_CQE_FLAG_PHASE		(1U << 0)
+#define ORNIC_AQ_CQE_FLAG_PHASE		ORNIC_BIT(0)
 
 struct ornic_admin_cqe {
 	__le16 command_id;
@@ -307,6 +320,7 @@ struct ornic_admin_cqe {
 	__le32 result0;		/* e.g. the handle of a created object */
 	__le32 result1;
 };
+
 ORNIC_HW_ASSERT_SIZE(struct ornic_admin_cqe, ORNIC_AQ_CQE_SIZE);
 ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_cqe, flags, 7);
 ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_cqe, result0, 8);
@@ -324,6 +338,7 @@ struct ornic_admin_query {
 	__le32 resp_len;
 	__le32 reserved[11];
 };
+
 ORNIC_HW_ASSERT_SIZE(struct ornic_admin_query, 64);
 
 enum ornic_atomic_cap {
@@ -367,6 +382,7 @@ struct ornic_device_attr {
 	__u8 reserved1;
 	__le32 reserved2[32];
 };
+
 ORNIC_HW_ASSERT_SIZE(struct ornic_device_attr, 256);
 ORNIC_HW_ASSERT_OFFSET(struct ornic_device_attr, max_qp, 32);
 ORNIC_HW_ASSERT_OFFSET(struct ornic_device_attr, atomic_cap, 124);
@@ -398,6 +414,7 @@ struct ornic_port_attr {
 	__le16 reserved1;
 	__le32 reserved2[8];
 };
+
 ORNIC_HW_ASSERT_SIZE(struct ornic_port_attr, 64);
 
 /* QUERY_COUNTERS (spec: counters.rst) */
@@ -415,6 +432,7 @@ struct ornic_admin_query_counters {
 	__le32 handle;			/* QPN for SCOPE_QP */
 	__le32 reserved1[9];
 };
+
 ORNIC_HW_ASSERT_SIZE(struct ornic_admin_query_counters, 64);
 
 /*
@@ -474,6 +492,7 @@ struct ornic_device_counters {
 	__le32 reserved;
 	__le64 counter[ORNIC_DEVICE_COUNTERS_MAX + 1];
 };
+
 ORNIC_HW_ASSERT_SIZE(struct ornic_device_counters, 512);
 
 struct ornic_qp_counters {
@@ -493,6 +512,7 @@ struct ornic_qp_counters {
 	__le64 timeouts;
 	__le64 reserved[2];
 };
+
 ORNIC_HW_ASSERT_SIZE(struct ornic_qp_counters, 128);
 
 /* ALLOC_DB_PAGE: no body; result0 = page index (1..DB_PAGES-1). */
@@ -502,6 +522,7 @@ struct ornic_admin_destroy {
 	__le32 handle;
 	__le32 reserved[13];
 };
+
 ORNIC_HW_ASSERT_SIZE(struct ornic_admin_destroy, 64);
 
 /* CREATE_EQ: result0 = EQN (1..max_eq-1; EQ 0 is the async EQ). */
@@ -513,6 +534,7 @@ struct ornic_admin_create_eq {
 	__le16 msix_vector;		/* 1..MSIX_VECTORS-1 */
 	__le32 reserved1[9];
 };
+
 ORNIC_HW_ASSERT_SIZE(struct ornic_admin_create_eq, 64);
 ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_create_eq, log_depth, 24);
 
@@ -526,20 +548,21 @@ struct ornic_admin_create_cq {
 	__u8 reserved0;
 	__le32 reserved1[8];
 };
+
 ORNIC_HW_ASSERT_SIZE(struct ornic_admin_create_cq, 64);
 ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_create_cq, eqn, 24);
 
 /* ALLOC_PD: no body; result0 = PDN (>= 1). */
 
 /* Memory regions (spec: memory.rst).  Access flags = IB access flag values. */
-#define ORNIC_ACCESS_LOCAL_WRITE	(1U << 0)
-#define ORNIC_ACCESS_REMOTE_WRITE	(1U << 1)
-#define ORNIC_ACCESS_REMOTE_READ	(1U << 2)
-#define ORNIC_ACCESS_REMOTE_ATOMIC	(1U << 3)
+#define ORNIC_ACCESS_LOCAL_WRITE	ORNIC_BIT(0)
+#define ORNIC_ACCESS_REMOTE_WRITE	ORNIC_BIT(1)
+#define ORNIC_ACCESS_REMOTE_READ	ORNIC_BIT(2)
+#define ORNIC_ACCESS_REMOTE_ATOMIC	ORNIC_BIT(3)
 #define ORNIC_ACCESS_ALL		0x0fU
 
 /* REG_MR flags */
-#define ORNIC_MR_FLAG_PHYSICAL		(1U << 0) /* iova = DMA address */
+#define ORNIC_MR_FLAG_PHYSICAL		ORNIC_BIT(0) /* iova = DMA address */
 
 #define ORNIC_MR_KEY_INDEX_SHIFT	8
 #define ORNIC_MR_KEY_VARIANT_MASK	0xffU
@@ -561,6 +584,7 @@ struct ornic_admin_reg_mr {
 	__le32 first_page_offset;	/* iova - page-aligned start */
 	__le32 reserved1[2];
 };
+
 ORNIC_HW_ASSERT_SIZE(struct ornic_admin_reg_mr, 64);
 ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_reg_mr, iova, 24);
 ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_reg_mr, key_variant, 48);
@@ -572,7 +596,7 @@ enum ornic_qp_type {
 	ORNIC_QPT_GSI			= 3,	/* QPN 1, UD semantics */
 };
 
-#define ORNIC_QP_FLAG_USE_SRQ		(1U << 0)
+#define ORNIC_QP_FLAG_USE_SRQ		ORNIC_BIT(0)
 #define ORNIC_QPN_GSI			1
 #define ORNIC_QPN_MASK			0x00ffffffU
 
@@ -592,6 +616,7 @@ struct ornic_admin_create_qp {
 	__u8 rq_log_depth;
 	__le16 reserved;
 };
+
 ORNIC_HW_ASSERT_SIZE(struct ornic_admin_create_qp, 64);
 ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_create_qp, pd, 40);
 ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_create_qp, db_page, 56);
@@ -607,22 +632,22 @@ enum ornic_qp_state {
 };
 
 /* MODIFY_QP attr_mask: which fields of ornic_qp_attr to apply. */
-#define ORNIC_QP_ATTR_STATE		(1U << 0)
-#define ORNIC_QP_ATTR_ACCESS_FLAGS	(1U << 1)
-#define ORNIC_QP_ATTR_PKEY_INDEX	(1U << 2)
-#define ORNIC_QP_ATTR_QKEY		(1U << 3)
-#define ORNIC_QP_ATTR_AV		(1U << 4)  /* dgid..udp_sport */
-#define ORNIC_QP_ATTR_PATH_MTU		(1U << 5)
-#define ORNIC_QP_ATTR_TIMEOUT		(1U << 6)
-#define ORNIC_QP_ATTR_RETRY_CNT		(1U << 7)
-#define ORNIC_QP_ATTR_RNR_RETRY		(1U << 8)
-#define ORNIC_QP_ATTR_RQ_PSN		(1U << 9)
-#define ORNIC_QP_ATTR_MAX_QP_RD_ATOMIC	(1U << 10)
-#define ORNIC_QP_ATTR_MIN_RNR_TIMER	(1U << 11)
-#define ORNIC_QP_ATTR_SQ_PSN		(1U << 12)
-#define ORNIC_QP_ATTR_MAX_DEST_RD_ATOMIC (1U << 13)
-#define ORNIC_QP_ATTR_DEST_QPN		(1U << 14)
-#define ORNIC_QP_ATTR_EN_SQD_ASYNC_NOTIFY (1U << 15)
+#define ORNIC_QP_ATTR_STATE		ORNIC_BIT(0)
+#define ORNIC_QP_ATTR_ACCESS_FLAGS	ORNIC_BIT(1)
+#define ORNIC_QP_ATTR_PKEY_INDEX	ORNIC_BIT(2)
+#define ORNIC_QP_ATTR_QKEY		ORNIC_BIT(3)
+#define ORNIC_QP_ATTR_AV		ORNIC_BIT(4)  /* dgid..udp_sport */
+#define ORNIC_QP_ATTR_PATH_MTU		ORNIC_BIT(5)
+#define ORNIC_QP_ATTR_TIMEOUT		ORNIC_BIT(6)
+#define ORNIC_QP_ATTR_RETRY_CNT		ORNIC_BIT(7)
+#define ORNIC_QP_ATTR_RNR_RETRY		ORNIC_BIT(8)
+#define ORNIC_QP_ATTR_RQ_PSN		ORNIC_BIT(9)
+#define ORNIC_QP_ATTR_MAX_QP_RD_ATOMIC	ORNIC_BIT(10)
+#define ORNIC_QP_ATTR_MIN_RNR_TIMER	ORNIC_BIT(11)
+#define ORNIC_QP_ATTR_SQ_PSN		ORNIC_BIT(12)
+#define ORNIC_QP_ATTR_MAX_DEST_RD_ATOMIC ORNIC_BIT(13)
+#define ORNIC_QP_ATTR_DEST_QPN		ORNIC_BIT(14)
+#define ORNIC_QP_ATTR_EN_SQD_ASYNC_NOTIFY ORNIC_BIT(15)
 #define ORNIC_QP_ATTR_ALL		0xffffU
 
 /* MODIFY_QP / QUERY_QP: the QP attributes, in a host buffer. */
@@ -653,6 +678,7 @@ struct ornic_qp_attr {
 	__u8 reserved0;
 	__le32 reserved1[16];
 };
+
 ORNIC_HW_ASSERT_SIZE(struct ornic_qp_attr, 128);
 ORNIC_HW_ASSERT_OFFSET(struct ornic_qp_attr, dgid, 32);
 ORNIC_HW_ASSERT_OFFSET(struct ornic_qp_attr, flow_label, 56);
@@ -669,9 +695,10 @@ struct ornic_admin_modify_qp {
 	__le16 reserved0;
 	__le32 reserved1[8];
 };
+
 ORNIC_HW_ASSERT_SIZE(struct ornic_admin_modify_qp, 64);
 
-#define ORNIC_MODIFY_QP_FLAG_CUR_STATE	(1U << 0)
+#define ORNIC_MODIFY_QP_FLAG_CUR_STATE	ORNIC_BIT(0)
 
 /* CREATE_SRQ: result0 = SRQN (>= 1).  Depth counts basic blocks. */
 struct ornic_admin_create_srq {
@@ -684,6 +711,7 @@ struct ornic_admin_create_srq {
 	__le32 limit;			/* SRQ_LIMIT event threshold, 0 = off */
 	__le32 reserved1[7];
 };
+
 ORNIC_HW_ASSERT_SIZE(struct ornic_admin_create_srq, 64);
 
 /* MODIFY_SRQ: re-arm the limit event. */
@@ -693,6 +721,7 @@ struct ornic_admin_modify_srq {
 	__le32 limit;
 	__le32 reserved[12];
 };
+
 ORNIC_HW_ASSERT_SIZE(struct ornic_admin_modify_srq, 64);
 
 /* CREATE_AH: result0 = AH index (>= 1). */
@@ -709,6 +738,7 @@ struct ornic_admin_create_ah {
 	__le16 udp_sport;		/* 0 = device chooses */
 	__le32 reserved1[5];
 };
+
 ORNIC_HW_ASSERT_SIZE(struct ornic_admin_create_ah, 64);
 ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_create_ah, dgid, 16);
 
@@ -726,6 +756,7 @@ struct ornic_admin_gid {
 	__u8 gid[16];
 	__le32 reserved1[8];
 };
+
 ORNIC_HW_ASSERT_SIZE(struct ornic_admin_gid, 64);
 
 /* ETH_CREATE_TX_RING / ETH_CREATE_RX_RING: result0 = ring id (>= 1). */
@@ -737,6 +768,7 @@ struct ornic_admin_create_eth_ring {
 	__u8 reserved0[3];
 	__le32 reserved1[8];
 };
+
 ORNIC_HW_ASSERT_SIZE(struct ornic_admin_create_eth_ring, 64);
 
 struct ornic_admin_eth_set_mac {
@@ -745,6 +777,7 @@ struct ornic_admin_eth_set_mac {
 	__le16 reserved0;
 	__le32 reserved1[12];
 };
+
 ORNIC_HW_ASSERT_SIZE(struct ornic_admin_eth_set_mac, 64);
 
 #define ORNIC_ETH_MTU_MIN		68U
@@ -756,13 +789,14 @@ struct ornic_admin_eth_set_mtu {
 	__le32 mtu;			/* IP MTU, excludes Ethernet header */
 	__le32 reserved[13];
 };
+
 ORNIC_HW_ASSERT_SIZE(struct ornic_admin_eth_set_mtu, 64);
 
 /* ------------------------------------------------------------------------
  * 7. Event queues (spec: events.rst)
  */
 #define ORNIC_EQE_SIZE			16
-#define ORNIC_EQE_OWNER_PHASE		(1U << 0)
+#define ORNIC_EQE_OWNER_PHASE		ORNIC_BIT(0)
 
 enum ornic_eqe_type {
 	ORNIC_EQE_COMPLETION		= 0x00,	/* object = CQN */
@@ -792,6 +826,7 @@ struct ornic_eqe {
 	__u8 reserved1[3];
 	__u8 owner;			/* ORNIC_EQE_OWNER_PHASE; written last */
 };
+
 ORNIC_HW_ASSERT_SIZE(struct ornic_eqe, ORNIC_EQE_SIZE);
 ORNIC_HW_ASSERT_OFFSET(struct ornic_eqe, owner, 15);
 
@@ -815,16 +850,17 @@ enum ornic_wqe_opcode {
 	ORNIC_WQE_OP_ATOMIC_FETCH_ADD	= 0x07,
 };
 
-#define ORNIC_WQE_FLAG_SIGNALED		(1U << 0)
-#define ORNIC_WQE_FLAG_SOLICITED	(1U << 1)
-#define ORNIC_WQE_FLAG_FENCE		(1U << 2)
-#define ORNIC_WQE_FLAG_INLINE		(1U << 3)
+#define ORNIC_WQE_FLAG_SIGNALED		ORNIC_BIT(0)
+#define ORNIC_WQE_FLAG_SOLICITED	ORNIC_BIT(1)
+#define ORNIC_WQE_FLAG_FENCE		ORNIC_BIT(2)
+#define ORNIC_WQE_FLAG_INLINE		ORNIC_BIT(3)
 
 struct ornic_sge {
 	__le64 addr;
 	__le32 length;
 	__le32 lkey;
 };
+
 ORNIC_HW_ASSERT_SIZE(struct ornic_sge, 16);
 
 struct ornic_wqe_rdma_seg {
@@ -832,6 +868,7 @@ struct ornic_wqe_rdma_seg {
 	__le32 rkey;
 	__le32 reserved[5];
 };
+
 ORNIC_HW_ASSERT_SIZE(struct ornic_wqe_rdma_seg, 32);
 
 struct ornic_wqe_atomic_seg {
@@ -841,6 +878,7 @@ struct ornic_wqe_atomic_seg {
 	__le64 compare_add;		/* compare (CMP_SWP) or add value */
 	__le64 swap;			/* CMP_SWP only */
 };
+
 ORNIC_HW_ASSERT_SIZE(struct ornic_wqe_atomic_seg, 32);
 
 struct ornic_wqe_ud_seg {
@@ -849,6 +887,7 @@ struct ornic_wqe_ud_seg {
 	__le32 qkey;			/* bit 31 set: use the QP's Q_Key */
 	__le32 reserved[5];
 };
+
 ORNIC_HW_ASSERT_SIZE(struct ornic_wqe_ud_seg, 32);
 
 /* Block 0 of every send WQE.  SGEs or inline data follow in blocks 1.. */
@@ -869,6 +908,7 @@ struct ornic_send_wqe {
 		struct ornic_wqe_ud_seg ud;
 	};
 };
+
 ORNIC_HW_ASSERT_SIZE(struct ornic_send_wqe, ORNIC_WQE_BLOCK_SIZE);
 ORNIC_HW_ASSERT_OFFSET(struct ornic_send_wqe, wr_id, 16);
 ORNIC_HW_ASSERT_OFFSET(struct ornic_send_wqe, rdma, 32);
@@ -882,6 +922,7 @@ struct ornic_recv_wqe {
 	__le32 reserved1;
 	struct ornic_sge sge[3];
 };
+
 ORNIC_HW_ASSERT_SIZE(struct ornic_recv_wqe, ORNIC_WQE_BLOCK_SIZE);
 ORNIC_HW_ASSERT_OFFSET(struct ornic_recv_wqe, sge, 16);
 
@@ -889,7 +930,7 @@ ORNIC_HW_ASSERT_OFFSET(struct ornic_recv_wqe, sge, 16);
  * 9. Completion queue entries (spec: cqe.rst)
  */
 #define ORNIC_CQE_SIZE			32
-#define ORNIC_CQE_OWNER_PHASE		(1U << 0)
+#define ORNIC_CQE_OWNER_PHASE		ORNIC_BIT(0)
 
 enum ornic_cqe_opcode {
 	ORNIC_CQE_OP_SEND		= 0x00,
@@ -922,11 +963,11 @@ enum ornic_cqe_status {
 	ORNIC_CQE_GENERAL_ERR		= 21,
 };
 
-#define ORNIC_CQE_FLAG_IMM		(1U << 0)
-#define ORNIC_CQE_FLAG_INV		(1U << 1)
-#define ORNIC_CQE_FLAG_GRH		(1U << 2)	/* UD: 40-byte GRH */
-#define ORNIC_CQE_FLAG_IPV4		(1U << 3)	/* UD: GRH is IPv4 */
-#define ORNIC_CQE_FLAG_ETH_CSUM_OK	(1U << 4)	/* ETH_RX */
+#define ORNIC_CQE_FLAG_IMM		ORNIC_BIT(0)
+#define ORNIC_CQE_FLAG_INV		ORNIC_BIT(1)
+#define ORNIC_CQE_FLAG_GRH		ORNIC_BIT(2)	/* UD: 40-byte GRH */
+#define ORNIC_CQE_FLAG_IPV4		ORNIC_BIT(3)	/* UD: GRH is IPv4 */
+#define ORNIC_CQE_FLAG_ETH_CSUM_OK	ORNIC_BIT(4)	/* ETH_RX */
 
 struct ornic_cqe {
 	__le64 wr_id;			/* ETH: descriptor index */
@@ -942,6 +983,7 @@ struct ornic_cqe {
 	__u8 reserved;
 	__u8 owner;			/* ORNIC_CQE_OWNER_PHASE; written last */
 };
+
 ORNIC_HW_ASSERT_SIZE(struct ornic_cqe, ORNIC_CQE_SIZE);
 ORNIC_HW_ASSERT_OFFSET(struct ornic_cqe, wqe_index, 24);
 ORNIC_HW_ASSERT_OFFSET(struct ornic_cqe, owner, 31);
@@ -970,7 +1012,7 @@ enum ornic_vendor_err {
  */
 #define ORNIC_ETH_DESC_SIZE		16
 
-#define ORNIC_ETH_TX_FLAG_CSUM		(1U << 0) /* reserved in 1.0 */
+#define ORNIC_ETH_TX_FLAG_CSUM		ORNIC_BIT(0) /* reserved in 1.0 */
 
 struct ornic_eth_tx_desc {
 	__le64 addr;
@@ -978,6 +1020,7 @@ struct ornic_eth_tx_desc {
 	__le16 flags;
 	__le32 reserved;
 };
+
 ORNIC_HW_ASSERT_SIZE(struct ornic_eth_tx_desc, ORNIC_ETH_DESC_SIZE);
 
 struct ornic_eth_rx_desc {
@@ -986,6 +1029,7 @@ struct ornic_eth_rx_desc {
 	__le16 reserved0;
 	__le32 reserved1;
 };
+
 ORNIC_HW_ASSERT_SIZE(struct ornic_eth_rx_desc, ORNIC_ETH_DESC_SIZE);
 
 #endif /* ORNIC_HW_H */

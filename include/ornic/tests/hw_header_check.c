@@ -16,7 +16,6 @@ ORNIC_HW_STATIC_ASSERT(ORNIC_CNT_COUNT <= ORNIC_DEVICE_COUNTERS_MAX,
 ORNIC_HW_STATIC_ASSERT(ORNIC_MR_KEY(1, 0x2a) == 0x12a, "MR key layout");
 
 /* Used by the C++ test to prove this translation unit was linked in. */
-int ornic_hw_header_check_c(void);
 int ornic_hw_header_check_c(void)
 {
 	return (int)sizeof(struct ornic_send_wqe) + (int)sizeof(struct ornic_cqe);
