@@ -181,6 +181,7 @@ struct ornic_dev {
 	struct ornic_device_attr attr;
 	struct ornic_port_attr port;
 	bool link_up;			/* last LINK_STATUS.UP seen */
+	bool ib_port_active;		/* last port event sent; event work */
 
 	/* Serialises 64-bit doorbells written as two halves on page 0. */
 	spinlock_t db_lock;
@@ -221,6 +222,7 @@ static inline void ornic_wr32(struct ornic_dev *dev, u32 reg, u32 val)
 }
 
 /* ornic_main.c */
+void ornic_wr32_cfg(struct ornic_dev *dev, u32 reg, u32 val);
 void ornic_set_dead(struct ornic_dev *dev, const char *why);
 void ornic_ring_db(struct ornic_dev *dev, u32 offset, u64 val);
 void ornic_queue_event(struct ornic_dev *dev, int flag);

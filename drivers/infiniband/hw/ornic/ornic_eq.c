@@ -56,9 +56,9 @@ int ornic_aeq_init(struct ornic_dev *dev)
 		return err;
 	eq->eqn = 0;
 	eq->vector = ORNIC_MSIX_VECTOR_ADMIN;
-	ornic_wr32(dev, ORNIC_REG_AEQ_BASE_LO, lower_32_bits(eq->dma));
-	ornic_wr32(dev, ORNIC_REG_AEQ_BASE_HI, upper_32_bits(eq->dma));
-	ornic_wr32(dev, ORNIC_REG_AEQ_DEPTH, 1U << eq->log_depth);
+	ornic_wr32_cfg(dev, ORNIC_REG_AEQ_BASE_LO, lower_32_bits(eq->dma));
+	ornic_wr32_cfg(dev, ORNIC_REG_AEQ_BASE_HI, upper_32_bits(eq->dma));
+	ornic_wr32_cfg(dev, ORNIC_REG_AEQ_DEPTH, 1U << eq->log_depth);
 	return 0;
 }
 
@@ -67,15 +67,10 @@ void ornic_aeq_destroy(struct ornic_dev *dev)
 	ornic_eq_free(dev, &dev->aeq);
 }
 
-/*
- * AEQ_DB is a 32-bit register "with the EQ doorbell's value format".  The
- * spec does not say where the consumer index goes in 32 bits; this driver
- * puts its low 24 bits in the queue-number field (the async EQ's number
- * is implicitly 0) and ARM_NEXT in bit 24.
- */
+/* AEQ_DB: low 16 bits of the consumer index and an arm bit. */
 void ornic_aeq_arm(struct ornic_dev *dev)
 {
-	u32 val = (dev->aeq.ci & ORNIC_DB_QN_MASK) | ORNIC_DB_FLAG_ARM_NEXT;
+	u32 val = (dev->aeq.ci & ORNIC_AEQ_DB_INDEX_MASK) | ORNIC_AEQ_DB_ARM;
 
 	if (!ornic_dead(dev))
 		ornic_wr32(dev, ORNIC_REG_AEQ_DB, val);

@@ -379,11 +379,15 @@ err_free_tx:
 	return err;
 }
 
-/* Carrier follows the device's link while the interface is up. */
+/*
+ * Carrier follows the device's link while the interface is up.  Runs from
+ * the event work; the matching IB port event goes out after RTNL is
+ * dropped (the RDMA core's event handlers may want it themselves).
+ */
 void ornic_eth_link_update(struct ornic_dev *dev)
 {
 	struct net_device *netdev = dev->netdev;
-	bool up, was;
+	bool up, active;
 
 	if (!netdev)
 		return;
@@ -391,14 +395,17 @@ void ornic_eth_link_update(struct ornic_dev *dev)
 	up = !ornic_dead(dev) &&
 	     (ornic_rd32(dev, ORNIC_REG_LINK_STATUS) & ORNIC_LINK_STATUS_UP);
 	dev->link_up = up;
-	was = netif_carrier_ok(netdev);
 	if (up && netif_running(netdev))
 		netif_carrier_on(netdev);
 	else
 		netif_carrier_off(netdev);
-	if (was != netif_carrier_ok(netdev))
-		ornic_ib_port_event(dev, netif_carrier_ok(netdev));
+	active = netif_carrier_ok(netdev);
 	rtnl_unlock();
+
+	if (active != dev->ib_port_active) {
+		dev->ib_port_active = active;
+		ornic_ib_port_event(dev, active);
+	}
 }
 
 static int ornic_eth_open(struct net_device *netdev)
@@ -415,23 +422,20 @@ static int ornic_eth_open(struct net_device *netdev)
 	netif_start_queue(netdev);
 	dev->link_up = ornic_rd32(dev, ORNIC_REG_LINK_STATUS) &
 		       ORNIC_LINK_STATUS_UP;
-	if (dev->link_up) {
+	if (dev->link_up)
 		netif_carrier_on(netdev);
-		ornic_ib_port_event(dev, true);
-	}
+	ornic_queue_event(dev, ORNIC_FLAG_LINK_EVENT);
 	return 0;
 }
 
 static int ornic_eth_stop(struct net_device *netdev)
 {
 	struct ornic_eth *eth = netdev_priv(netdev);
-	bool was = netif_carrier_ok(netdev);
 
 	netif_carrier_off(netdev);
 	netif_tx_disable(netdev);
-	if (was)
-		ornic_ib_port_event(eth->dev, false);
 	ornic_eth_rings_down(eth);
+	ornic_queue_event(eth->dev, ORNIC_FLAG_LINK_EVENT);
 	return 0;
 }
 

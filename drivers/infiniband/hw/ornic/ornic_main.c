@@ -42,6 +42,26 @@ void ornic_ring_db(struct ornic_dev *dev, u32 offset, u64 val)
 	spin_unlock_irqrestore(&dev->db_lock, flags);
 }
 
+/*
+ * Write a read/write configuration register and read it back.  The read
+ * flushes the posted write; a value that did not stick is written again.
+ * (Observed with QEMU's vfio-user client: posted BAR0 writes followed by
+ * more posted writes were occasionally lost; see the driver notes.)
+ */
+void ornic_wr32_cfg(struct ornic_dev *dev, u32 reg, u32 val)
+{
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		ornic_wr32(dev, reg, val);
+		if (ornic_rd32(dev, reg) == val)
+			return;
+		dev_warn_once(&dev->pdev->dev,
+			      "register %#x did not take %#x; writing it again\n",
+			      reg, val);
+	}
+}
+
 /* --- liveness ---------------------------------------------------------------- */
 
 static void ornic_reset_request(struct ornic_dev *dev)
@@ -194,8 +214,17 @@ static int ornic_enable(struct ornic_dev *dev)
 	if (status != ~0U && (status & ORNIC_DEV_STATUS_READY) &&
 	    !(status & ORNIC_DEV_STATUS_FATAL))
 		return 0;
-	dev_err(&dev->pdev->dev, "enable failed: status %#x, fatal code %u\n",
-		status, ornic_rd32(dev, ORNIC_REG_FATAL_CODE));
+	dev_err(&dev->pdev->dev,
+		"enable failed: status %#x, fatal code %u (AQ %#x%08x/%#x%08x depth %u, AEQ %#x%08x depth %u)\n",
+		status, ornic_rd32(dev, ORNIC_REG_FATAL_CODE),
+		ornic_rd32(dev, ORNIC_REG_AQ_SQ_BASE_HI),
+		ornic_rd32(dev, ORNIC_REG_AQ_SQ_BASE_LO),
+		ornic_rd32(dev, ORNIC_REG_AQ_CQ_BASE_HI),
+		ornic_rd32(dev, ORNIC_REG_AQ_CQ_BASE_LO),
+		ornic_rd32(dev, ORNIC_REG_AQ_DEPTH),
+		ornic_rd32(dev, ORNIC_REG_AEQ_BASE_HI),
+		ornic_rd32(dev, ORNIC_REG_AEQ_BASE_LO),
+		ornic_rd32(dev, ORNIC_REG_AEQ_DEPTH));
 	return -EIO;
 }
 
@@ -307,7 +336,10 @@ static int ornic_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (err)
 		goto err_unmap;
 
-	nvec = pci_alloc_irq_vectors(pdev, 2, ORNIC_MSIX_VECTORS,
+	/* Vector 0 for admin and async events, one completion vector per CPU. */
+	nvec = pci_alloc_irq_vectors(pdev, 2,
+				     1 + min(num_online_cpus(),
+					     ORNIC_MSIX_VECTORS - 1),
 				     PCI_IRQ_MSIX);
 	if (nvec < 0) {
 		err = nvec;
@@ -330,7 +362,9 @@ static int ornic_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	err = ornic_enable(dev);
 	if (err)
 		goto err_free_irq;
+	spin_lock_irq(&dev->aeq_lock);
 	ornic_aeq_arm(dev);
+	spin_unlock_irq(&dev->aeq_lock);
 
 	err = ornic_query(dev);
 	if (err)
