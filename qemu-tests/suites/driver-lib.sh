@@ -31,10 +31,20 @@ ornic_ibdevs() {
 
 # wait_for CMD...: up to 20 s for CMD to succeed.
 wait_for() {
-	local i
-	for i in $(seq 40); do
+	local _
+	for _ in $(seq 40); do
 		"$@" && return 0
 		sleep 0.5
 	done
 	return 1
+}
+
+# have_devs N: N ornic ib_devices and N netdevs are there (for wait_for).
+have_devs() {
+	[ "$(ornic_ibdevs | wc -l)" = "$1" ] && [ "$(ornic_netdevs | wc -l)" = "$1" ]
+}
+
+# have_ibdevs N: N ornic ib_devices are there (for wait_for).
+have_ibdevs() {
+	[ "$(ornic_ibdevs | wc -l)" = "$1" ]
 }

@@ -78,8 +78,10 @@ static int ornic_query_port(struct ib_device *ibdev, u32 port,
 	props->active_mtu = ornic_roce_mtu(mtu);
 	ornic_speed_to_ib(le32_to_cpu(dev->port.speed_gbps),
 			  &props->active_speed, &props->active_width);
-	if (netdev && !ornic_dead(dev))
-		props->state = ib_get_curr_port_state(netdev);
+	/* A RoCE port is active while its netdev is up with carrier. */
+	if (netdev && !ornic_dead(dev) && netif_running(netdev) &&
+	    netif_carrier_ok(netdev))
+		props->state = IB_PORT_ACTIVE;
 	else
 		props->state = IB_PORT_DOWN;
 	props->phys_state = props->state == IB_PORT_ACTIVE ?

@@ -1,0 +1,102 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+# driver-fatal.sh MODDIR: with two ornic models attached and traffic
+# running, the host kills the second model (we ask by creating
+# /out/kill-model).  The driver must report IB_EVENT_DEVICE_FATAL for that
+# device within a second, fail admin commands at once instead of hanging,
+# keep the other device working, and rmmod must work.
+set -uo pipefail
+mo=$1
+SUITE=driver
+. /src/qemu-tests/suites/lib.sh
+. /src/qemu-tests/suites/driver-lib.sh
+
+if ! install_modules "$mo" || ! modprobe ornic || ! wait_for have_devs 2; then
+	fail device-fatal "driver did not come up: $(dmesg | grep -i ornic | tail -n 3 | tr '\n' ' ')"
+	exit 1
+fi
+read -r -a nds <<<"$(ornic_netdevs | tr '\n' ' ')"
+read -r -a ibs <<<"$(ornic_ibdevs | tr '\n' ' ')"
+nd0=${nds[0]} nd1=${nds[1]} ib1=${ibs[1]}
+ip addr add 10.2.0.1/24 dev "$nd0"
+ip link set "$nd0" up
+ip link set "$nd1" up
+for _ in $(seq 40); do
+	rdma link show "$ib1/1" | grep -q 'state ACTIVE' && break
+	sleep 0.5
+done
+
+# Traffic on the device about to die.
+ip addr add 10.2.1.1/24 dev "$nd1"
+ping -i 0.05 -W 1 10.2.1.2 >/dev/null 2>&1 &
+ppid=$!
+sleep 1
+
+# Kernel log timestamps measure the delay: the request is logged first.
+echo "ornic-test: kill-model requested" >/dev/kmsg
+touch /out/kill-model
+found=0
+for _ in $(seq 100); do
+	if dmesg | grep -q "$ib1: reporting IB_EVENT_DEVICE_FATAL"; then
+		found=1
+		break
+	fi
+	sleep 0.1
+done
+kill "$ppid" 2>/dev/null
+wait "$ppid" 2>/dev/null
+ktime() { # ktime PATTERN: kernel timestamp (ms) of the first line with PATTERN
+	dmesg | grep -m1 "$1" | sed -n 's/^\[ *\([0-9]*\)\.\([0-9]\{3\}\).*/\1\2/p'
+}
+if [ $found = 1 ]; then
+	ms=$(( $(ktime "$ib1: reporting IB_EVENT_DEVICE_FATAL") - $(ktime 'ornic-test: kill-model requested') ))
+	# Includes the host noticing the request (polls every 50 ms) and the kill.
+	if [ "$ms" -le 1000 ]; then
+		pass device-fatal "IB_EVENT_DEVICE_FATAL on $ib1 ${ms} ms after the kill request"
+	else
+		fail device-fatal "IB_EVENT_DEVICE_FATAL on $ib1 only ${ms} ms after the kill request"
+	fi
+else
+	fail device-fatal "no DEVICE_FATAL for $ib1 within 10 s: $(dmesg | grep -i ornic | tail -n 3 | tr '\n' ' ')"
+fi
+dmesg | grep -i ornic >/out/ornic-dmesg.txt
+
+# Commands to the dead device fail fast instead of waiting for timeouts.
+t0=$(date +%s%N)
+ip link set "$nd1" mtu 1400 2>/dev/null
+rc=$?
+ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+if [ "$rc" != 0 ] && [ "$ms" -lt 1500 ]; then
+	pass dead-fails-fast "MTU change on the dead device failed in ${ms} ms"
+else
+	fail dead-fails-fast "MTU change returned $rc after ${ms} ms"
+fi
+if rdma link show "$ib1/1" | grep -q 'state DOWN'; then
+	pass dead-port-down "$ib1 port reports DOWN"
+else
+	fail dead-port-down "$(rdma link show "$ib1/1")"
+fi
+
+# The survivor is unaffected.
+if ip link set "$nd0" mtu 2000 && rdma statistic show link "${ibs[0]}/1" >/dev/null; then
+	pass survivor-works "${ibs[0]} still executes admin commands"
+else
+	fail survivor-works "${ibs[0]} broken too"
+fi
+
+t0=$(date +%s%N)
+if timeout 60 modprobe -r ornic; then
+	pass fatal-rmmod "rmmod with a dead device took $(( ($(date +%s%N) - t0) / 1000000 )) ms"
+else
+	fail fatal-rmmod "rmmod failed or hung"
+fi
+# Reloading binds the survivor and refuses the dead device cleanly.
+if modprobe ornic && wait_for have_devs 1; then
+	pass fatal-reload "reload: one device bound, the dead one refused ($(dmesg | grep -c 'not responding') 'not responding' messages)"
+else
+	fail fatal-reload "$(ornic_ibdevs | tr '\n' ' ')"
+fi
+modprobe -r ornic || fail fatal-rmmod "second rmmod failed"
+
+grep -q '^FAIL' "$RESULTS" && exit 1
+exit 0
