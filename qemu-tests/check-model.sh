@@ -8,6 +8,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=qemu-tests/testbed/lib.sh
 . "$here/testbed/lib.sh"
 RESULTS=${RESULTS:?}
+BUILD=${BUILD:-$ORNIC_SRC/build/check}
 src=$ORNIC_SRC/device-model
 jobs=${JOBS:-$(nproc)}
 
@@ -30,7 +31,7 @@ build_and_test() { # build_and_test NAME BUILD_DIR CMAKE_ARGS...
 }
 
 say "device model: unit tests (g++, ASan/UBSan)"
-build_and_test unit "$ORNIC_SRC/build/device-model"
+build_and_test unit "$BUILD/device-model"
 say "device model: fuzz targets (clang, libFuzzer)"
-build_and_test fuzz "$ORNIC_SRC/build/device-model-fuzz" \
-	-DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DORNIC_FUZZ=ON -DORNIC_FUZZ_ONLY=ON
+build_and_test fuzz "$BUILD/device-model-fuzz" \
+	-DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DORNIC_FUZZ=ON -DORNIC_TESTS=OFF

@@ -13,7 +13,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 flavour=${ORNIC_FLAVOUR:-base}
 RESULTS=${RESULTS:?}
 RUNS=$ORNIC_CACHE/runs/check
-BUILD=$ORNIC_SRC/build
+# Builds of a check run are kept apart from a developer's own build/ dirs.
+BUILD=$ORNIC_SRC/build/check
+export MODEL_BUILD=$BUILD/device-model
+export MODEL_BIN=$MODEL_BUILD/ornic-model
 mkdir -p "$RUNS" "$BUILD"
 readlink /proc/self/ns/pid >"$(dirname "$RESULTS")/pid-namespace"
 kdir=$("$here/kernel/kernel-dir.sh" "$flavour")
@@ -47,13 +50,21 @@ build_selftest_module() {
 	make -s -C "$kdir" M=/src/qemu-tests/selftest MO="$BUILD/selftest" modules >"$BUILD/selftest.log" 2>&1
 }
 
+# --- lint: checkpatch --strict, clang-format, shellcheck on committed files ---
+if wanted lint; then
+	LINT_TRACKED=1 "$here/lint.sh" >"$BUILD/lint.log" 2>&1
+	grep -E '^(PASS|FAIL): lint/' "$BUILD/lint.log" | tee -a "$RESULTS"
+	grep -q -E '^(PASS|FAIL): lint/shellcheck' "$BUILD/lint.log" ||
+		record FAIL lint/run "lint did not finish; see $BUILD/lint.log"
+fi
+
 # --- device model: unit tests (ASan/UBSan) and short fuzz runs ----------------
 if wanted model && [ -f "$ORNIC_SRC/device-model/CMakeLists.txt" ]; then
-	"$here/check-model.sh" || true
+	BUILD=$BUILD "$here/check-model.sh" || true
 fi
 
 # --- device model attached to a guest: PCI identity, BARs, MSI-X, registers --
-if wanted model-guest && [ -x "$BUILD/device-model/ornic-model" ]; then
+if wanted model-guest && [ -x "$MODEL_BIN" ]; then
 	# shellcheck source=qemu-tests/models.sh
 	. "$here/models.sh"
 	mkdir -p "$BUILD/tools"
@@ -62,11 +73,12 @@ if wanted model-guest && [ -x "$BUILD/device-model/ornic-model" ]; then
 		mdir=/tmp/models-pci
 		if models_start "$mdir" 2 link; then
 			mapfile -t margs < <(models_vm_args)
-			run_vm model-pci --timeout 600 "${margs[@]}" -- /src/qemu-tests/suites/model-pci.sh 2
-			if why=$(models_stop); then
+			run_vm model-pci --timeout 600 "${margs[@]}" -- /src/qemu-tests/suites/model-pci.sh 2 "$BUILD/tools/ornic-pci-probe"
+			# Not in $(...): only this shell can wait for the models.
+			if models_stop >"$mdir/stop.txt"; then
 				record PASS model-guest/models-survive "both models alive after the guest ended, clean exit on SIGTERM"
 			else
-				record FAIL model-guest/models-survive "$why"
+				record FAIL model-guest/models-survive "$(tr '\n' ' ' <"$mdir/stop.txt")"
 			fi
 			cp "$mdir"/model*.log "$RUNS/model-pci/" 2>/dev/null
 		else

@@ -18,6 +18,15 @@ resdir=$ORNIC_CACHE/results/$stamp
 mkdir -p "$resdir"
 results=$resdir/results.txt
 : >"$results"
+
+# The testbed is ready now; a second update with nothing changed must succeed
+# without any network (a fresh network namespace has none).
+t0=$(date +%s%N)
+if unshare --net "$here/testbed/mkroot.sh" >"$resdir/mkroot-offline.log" 2>&1; then
+	echo "PASS: testbed/update-offline unchanged testbed updated with no network in $(( ($(date +%s%N) - t0) / 1000000 )) ms" >>"$results"
+else
+	echo "FAIL: testbed/update-offline $(tail -n 3 "$resdir/mkroot-offline.log" | tr '\n' ' ')" >>"$results"
+fi
 say "running tests; results in $results"
 "$here/testbed/enter.sh" env RESULTS="/cache/results/$stamp/results.txt" \
 	ORNIC_FLAVOUR="$flavour" ORNIC_CHECK_ONLY="${ORNIC_CHECK_ONLY:-}" \

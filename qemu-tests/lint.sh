@@ -10,27 +10,34 @@ here=$(cd "$(dirname "$0")" && pwd)
 cd "$ORNIC_SRC" || exit 1
 ksrc=$("$here/kernel/source.sh") || exit 1
 bad=0
+# A developer's `make lint` also checks files not yet added to git; `make
+# check` (LINT_TRACKED=1) checks what is committed.
+lint_files=(-co --exclude-standard)
+[ "${LINT_TRACKED:-}" = 1 ] && lint_files=()
+# One "PASS|FAIL: lint/<tool>" line per tool (collected by `make check`).
+verdict() { # verdict TOOL STATUS DETAILS
+	if [ "$2" = 0 ]; then echo "PASS: lint/$1 $3"; else echo "FAIL: lint/$1 $3"; bad=1; fi
+}
 
-mapfile -t kfiles < <(git ls-files -co --exclude-standard -- 'drivers/*.[ch]' 'kunit/*.[ch]' \
+mapfile -t kfiles < <(git ls-files "${lint_files[@]}" -- 'drivers/*.[ch]' 'kunit/*.[ch]' \
 	'qemu-tests/selftest/*.[ch]' 'include/*.h')
 if [ ${#kfiles[@]} -gt 0 ]; then
-	if ! "$ksrc/scripts/checkpatch.pl" --strict --no-tree --terse --show-types \
-		--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG -f "${kfiles[@]}"; then
-		bad=1
-	fi
-	echo "checkpatch: ${#kfiles[@]} files"
+	rc=0
+	"$ksrc/scripts/checkpatch.pl" --strict --no-tree --terse --show-types \
+		--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG -f "${kfiles[@]}" || rc=$?
+	verdict checkpatch $rc "checkpatch --strict, ${#kfiles[@]} files"
 fi
 
-mapfile -t cxx < <(git ls-files -co --exclude-standard -- 'device-model/*.cpp' 'device-model/*.hpp' \
+mapfile -t cxx < <(git ls-files "${lint_files[@]}" -- 'device-model/*.cpp' 'device-model/*.hpp' \
 	'device-model/*.cc' 'device-model/*.h')
 if [ ${#cxx[@]} -gt 0 ]; then
-	clang-format --dry-run -Werror --style=file "${cxx[@]}" || bad=1
-	echo "clang-format: ${#cxx[@]} files"
+	rc=0
+	clang-format --dry-run -Werror --style=file "${cxx[@]}" || rc=$?
+	verdict clang-format $rc "${#cxx[@]} files"
 fi
 
-mapfile -t sh < <(git ls-files -co --exclude-standard -- '*.sh' '.ci/run' 'qemu-tests/guest/initramfs-init')
-shellcheck -x -P SCRIPTDIR -e SC1091 "${sh[@]}" || bad=1
-echo "shellcheck: ${#sh[@]} files"
-
-[ $bad = 0 ] && echo "lint: clean"
+mapfile -t sh < <(git ls-files "${lint_files[@]}" -- '*.sh' '.ci/run' 'qemu-tests/guest/initramfs-init')
+rc=0
+shellcheck -x -P SCRIPTDIR -e SC1091 "${sh[@]}" || rc=$?
+verdict shellcheck $rc "${#sh[@]} files"
 exit $bad

@@ -11,7 +11,7 @@ MODEL_SOCKETS=()
 # with "link", model 2k and 2k+1 share an AF_UNIX datagram wire.  Each
 # model's log is DIR/model<i>.log and its capture DIR/model<i>.pcap.
 models_start() {
-	local dir=$1 n=$2 link=${3:-} i port mac peer sock t
+	local dir=$1 n=$2 link=${3:-} i port mac peer sock
 	mkdir -p "$dir"
 	MODEL_PIDS=() MODEL_SOCKETS=()
 	for ((i = 0; i < n; i++)); do
@@ -22,13 +22,26 @@ models_start() {
 		fi
 		mac=$(printf '02:00:00:00:00:%02x' $((i + 1)))
 		sock=$dir/model$i.sock
-		"$MODEL_BIN" --socket "$sock" --port "$port" --mac "$mac" \
-			--pcap "$dir/model$i.pcap" --log-level info >"$dir/model$i.log" 2>&1 &
-		MODEL_PIDS+=($!)
+		rm -f "$dir/model$i.rc" "$dir/model$i.pid" "$dir/model$i.stopped"
+		# The wrapper records the model's exit status in model<i>.rc, so
+		# models_stop works from any shell, subshells included.
+		(
+			"$MODEL_BIN" --socket "$sock" --port "$port" --mac "$mac" \
+				--pcap "$dir/model$i.pcap" --log-level info >"$dir/model$i.log" 2>&1 &
+			echo $! >"$dir/model$i.pid"
+			rc=0
+			wait $! || rc=$?
+			echo "$rc" >"$dir/model$i.rc"
+		) &
+		for _ in $(seq 50); do
+			[ -s "$dir/model$i.pid" ] && break
+			sleep 0.1
+		done
+		MODEL_PIDS+=("$(cat "$dir/model$i.pid")")
 		MODEL_SOCKETS+=("$sock")
 	done
 	for sock in "${MODEL_SOCKETS[@]}"; do
-		for t in $(seq 100); do
+		for _ in $(seq 100); do
 			[ -S "$sock" ] && break
 			sleep 0.1
 		done
@@ -48,19 +61,26 @@ models_vm_args() {
 # crash it) and must exit 0 on SIGTERM, removing its socket.  Prints what
 # went wrong; status 0 when all is well.
 models_stop() {
-	local i pid rc bad=0
+	local i pid rc rcfile bad=0
 	for i in "${!MODEL_PIDS[@]}"; do
 		pid=${MODEL_PIDS[$i]}
-		if ! kill -0 "$pid" 2>/dev/null; then
-			wait "$pid"
-			echo "model $i died during the run (exit $?)"
+		rcfile=${MODEL_SOCKETS[$i]%.sock}.rc
+		# Already stopped by an earlier call (perhaps from a subshell).
+		[ -e "${rcfile%.rc}.stopped" ] && continue
+		touch "${rcfile%.rc}.stopped"
+		if [ -s "$rcfile" ]; then
+			echo "model $i died during the run (exit $(cat "$rcfile"))"
 			bad=1
 			continue
 		fi
 		kill -TERM "$pid"
-		rc=0
-		wait "$pid" || rc=$?
+		for _ in $(seq 300); do
+			[ -s "$rcfile" ] && break
+			sleep 0.1
+		done
+		rc=$(cat "$rcfile" 2>/dev/null || echo "none: still running after 30 s")
 		if [ "$rc" != 0 ]; then
+			kill -KILL "$pid" 2>/dev/null
 			echo "model $i exited $rc on SIGTERM"
 			bad=1
 		fi

@@ -1,14 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
-# model-pci.sh N: with N device-model instances attached and no driver, the
+# model-pci.sh N PROBE: with N device-model instances attached and no driver, the
 # guest sees N PCIe functions with the spec's identity, BAR sizes and MSI-X
 # vector count (lspci), and BAR0's MAGIC/VERSION registers read through sysfs
 # have the spec's values.
 set -uo pipefail
 n=$1
+probe=$2 # ornic-pci-probe built from qemu-tests/tools
 SUITE=model-pci
 . /src/qemu-tests/suites/lib.sh
-probe=/src/build/tools/ornic-pci-probe
 eval "$("$probe" --spec)"
 # shellcheck disable=SC2154 # assigned by the eval above
 id="$vendor:$device"
