@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/socket.h>
 
 #include <spdlog/spdlog.h>
@@ -24,6 +25,13 @@ Connection::Connection(EventLoop& loop, UniqueFd socket, Session& session, size_
 Connection::~Connection() {
   if (socket_.valid())
     loop_.remove_fd(socket_.get());
+}
+
+bool Connection::peer_gone() const {
+  if (!socket_.valid())
+    return true;
+  pollfd p{socket_.get(), POLLRDHUP, 0};
+  return poll(&p, 1, 0) == 1 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0;
 }
 
 void Connection::on_events(uint32_t events) {

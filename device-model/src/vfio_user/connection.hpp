@@ -28,6 +28,9 @@ public:
   Connection& operator=(const Connection&) = delete;
 
   bool open() const { return socket_.valid(); }
+  // True if the peer has hung up (even if its last bytes are still unread): lets a new
+  // client that arrives in the same event batch as the old one's hang-up take over.
+  bool peer_gone() const;
   size_t queued_output() const { return out_.size() - out_start_; }
 
 private:

@@ -82,8 +82,9 @@ void Server::on_listener_ready() {
       spdlog::warn("vfio-user: accept failed: {}", std::strerror(errno));
     return;
   }
-  if (connection_ && !connection_->open())
-    drop_client("client gone"); // its close notification has not run yet
+  // The old client's hang-up may be in this same event batch, or not processed yet.
+  if (connection_ && connection_->peer_gone())
+    drop_client("client gone");
   if (connection_) {
     ++clients_refused_;
     spdlog::warn("vfio-user: refused a second client: one client at a time");

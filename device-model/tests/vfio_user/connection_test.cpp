@@ -74,6 +74,23 @@ TEST_F(ListenerTest, DisconnectCleansUpAndReconnectWorks) {
   EXPECT_EQ(server_->clients_served(), 2u);
 }
 
+TEST_F(ListenerTest, NewClientArrivingWithTheOldOnesHangUpIsServed) {
+  auto first = connect_client();
+  ASSERT_EQ(first->negotiate(), 0);
+  first.reset(); // QEMU killed ...
+  // ... and a new QEMU connects before the server has run: both events in one batch.
+  UniqueFd fd(socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  path_.copy(addr.sun_path, path_.size());
+  ASSERT_EQ(connect(fd.get(), reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+  TestClient second(std::move(fd), [this] { pump(); });
+  ASSERT_EQ(second.negotiate(), 0);
+  EXPECT_EQ(second.read_le(kConfig, 0, 2), 0x1de5u);
+  EXPECT_EQ(server_->clients_refused(), 0u);
+  EXPECT_EQ(server_->clients_served(), 2u);
+}
+
 TEST_F(ListenerTest, SecondClientIsRefusedWhileFirstIsServed) {
   auto first = connect_client();
   ASSERT_EQ(first->negotiate(), 0);

@@ -1,19 +1,25 @@
 #!/bin/bash
-# qemu_interop_test.sh SERVER_BINARY: attaches a real QEMU (vfio-user-pci) to the
+# qemu_interop_test.sh SERVER [ARGS...]: attaches a real QEMU (vfio-user-pci) to a
 # vfio-user server twice in a row (the second time after QEMU was killed) and checks the
 # server's log: handshake, config space reads, BAR programming by the firmware, clean
 # teardown, and no protocol errors except the two kinds QEMU provokes by design (the
 # AER/ERR interrupt index query and fd-less DMA maps of firmware ROM areas).
+# The server must log at trace level; @SOCKET@ in ARGS is replaced by the socket path
+# (with no ARGS the socket path is the only argument).
 # Exit 77 (skipped) when qemu-system-x86_64 is not installed.
 set -u
 server=$1
+shift
 qemu=$(command -v qemu-system-x86_64) || { echo "no qemu-system-x86_64: skipped"; exit 77; }
 work=$(mktemp -d /tmp/ornic-interop-XXXXXX)
-trap 'kill $spid 2>/dev/null; rm -rf "$work"' EXIT
+trap 'kill $spid 2>/dev/null; [ -n "${KEEP_LOG:-}" ] && cp "$log" "$KEEP_LOG"; rm -rf "$work"' EXIT
 sock=$work/dev.sock
 log=$work/server.log
 
-"$server" "$sock" >"$log" 2>&1 &
+args=("$@")
+[ ${#args[@]} -gt 0 ] || args=(@SOCKET@)
+args=("${args[@]//@SOCKET@/$sock}")
+"$server" "${args[@]}" >"$log" 2>&1 &
 spid=$!
 for _ in $(seq 50); do [ -S "$sock" ] && break; sleep 0.1; done
 [ -S "$sock" ] || { echo "server did not start"; cat "$log"; exit 1; }
