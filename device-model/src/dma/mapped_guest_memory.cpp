@@ -3,6 +3,8 @@
 #include <cstring>
 #include <limits>
 
+#include "dma/fault_guard.hpp"
+
 namespace ornic {
 
 template <typename Copy>
@@ -28,7 +30,8 @@ bool MappedGuestMemory::access(uint64_t iova, size_t size, bool need_write, Copy
     const DmaMapping* map = table_.find(cursor);
     const uint64_t in_map = map->last - cursor; // bytes left in map, minus one
     const size_t chunk = in_map >= size - done - 1 ? size - done : static_cast<size_t>(in_map + 1);
-    copy(map->host + (cursor - map->first), done, chunk);
+    if (!copy(map->host + (cursor - map->first), done, chunk))
+      return false; // the client shrank the file under the map
     done += chunk;
     cursor += chunk; // may wrap to 0 only when done == size
   }
@@ -37,13 +40,13 @@ bool MappedGuestMemory::access(uint64_t iova, size_t size, bool need_write, Copy
 
 bool MappedGuestMemory::read(uint64_t iova, std::span<std::byte> out) {
   return access(iova, out.size(), false, [&](const std::byte* host, size_t at, size_t n) {
-    std::memcpy(out.data() + at, host, n);
+    return guarded_copy(out.data() + at, host, n);
   });
 }
 
 bool MappedGuestMemory::write(uint64_t iova, std::span<const std::byte> in) {
   return access(iova, in.size(), true, [&](std::byte* host, size_t at, size_t n) {
-    std::memcpy(host, in.data() + at, n);
+    return guarded_copy(host, in.data() + at, n);
   });
 }
 

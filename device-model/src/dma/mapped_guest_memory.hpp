@@ -11,7 +11,9 @@ public:
   explicit MappedGuestMemory(const DmaMapTable& table) : table_(table) {}
 
   // An access may span several maps as long as they are adjacent in IOVA space and all
-  // grant the permission; the whole range is checked before a byte is copied.
+  // grant the permission; the whole range is checked before a byte is copied. The one
+  // exception to "whole access or nothing": if the client truncated the backing file
+  // under a map, the copy stops at the lost page (SIGBUS caught) and returns false.
   [[nodiscard]] bool read(uint64_t iova, std::span<std::byte> out) override;
   [[nodiscard]] bool write(uint64_t iova, std::span<const std::byte> in) override;
 

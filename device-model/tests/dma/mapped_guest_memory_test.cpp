@@ -117,6 +117,16 @@ TEST_F(MappedGuestMemoryTest, UnalignedFileOffsetWorks) {
   EXPECT_EQ(file->data()[0], std::byte{0x5a});
 }
 
+TEST_F(MappedGuestMemoryTest, FileShrunkUnderTheMapFailsInsteadOfCrashing) {
+  ASSERT_EQ(map(0x600000, 0, 4), 0);
+  std::array<std::byte, 16> buf{};
+  ASSERT_TRUE(memory_.read(0x600000 + 3 * kPage, buf));
+  ASSERT_EQ(ftruncate(memfd_.get(), 2 * kPage), 0); // a hostile client
+  EXPECT_FALSE(memory_.read(0x600000 + 3 * kPage, buf));
+  EXPECT_FALSE(memory_.write(0x600000 + 2 * kPage, buf));
+  EXPECT_TRUE(memory_.read(0x600000 + kPage, buf)); // what is left still works
+}
+
 TEST(GatedGuestMemory, RefusesWhileClosed) {
   FakeGuestMemory inner(0x1000, 0x100);
   GatedGuestMemory gate(inner);
