@@ -165,5 +165,57 @@ TEST_F(NicAdminErrors, FailedCommandsChangeNothing) {
   EXPECT_EQ(h.create_cq(eqn), 1u);
 }
 
+TEST_F(NicAdminErrors, QpCommandFieldRules) {
+  const uint32_t eqn = h.create_eq();
+  const uint32_t cqn = h.create_cq(eqn);
+  const uint32_t pd = h.alloc_pd();
+  ornic_admin_create_qp qp{};
+  qp.hdr.opcode = ORNIC_ADMIN_CREATE_QP;
+  qp.sq_mem = h.contiguous_ring(4096);
+  qp.rq_mem = h.contiguous_ring(4096);
+  qp.pd = to_le(pd);
+  qp.send_cqn = qp.recv_cqn = to_le(cqn);
+  qp.qp_type = ORNIC_QPT_RC;
+  qp.sq_log_depth = qp.rq_log_depth = 6;
+  auto bad = qp;
+  bad.qp_type = 0xfa;
+  expect_status(DriverHarness::as_sqe(bad), ORNIC_ADMIN_STATUS_BAD_FIELD);
+  bad = qp;
+  bad.flags = ORNIC_QP_FLAG_USE_SRQ; // with an RQ described
+  expect_status(DriverHarness::as_sqe(bad), ORNIC_ADMIN_STATUS_BAD_FIELD);
+  bad = qp;
+  bad.sq_log_depth = 15;
+  expect_status(DriverHarness::as_sqe(bad), ORNIC_ADMIN_STATUS_LIMIT_EXCEEDED);
+  bad = qp;
+  bad.qp_type = ORNIC_QPT_GSI;
+  bad.db_page = to_le<uint16_t>(1);
+  expect_status(DriverHarness::as_sqe(bad), ORNIC_ADMIN_STATUS_PERMISSION);
+  const auto created = h.execute(DriverHarness::as_sqe(qp));
+  ASSERT_EQ(created.status, ORNIC_ADMIN_STATUS_SUCCESS);
+
+  // MODIFY with a stale cur_state, QUERY with a mask, and an unreadable attribute buffer.
+  const uint64_t buffer = h.alloc(sizeof(ornic_qp_attr));
+  ornic_admin_modify_qp modify{};
+  modify.hdr.opcode = ORNIC_ADMIN_MODIFY_QP;
+  modify.attr_addr = to_le(buffer);
+  modify.attr_len = to_le<uint32_t>(sizeof(ornic_qp_attr));
+  modify.qpn = created.result0;
+  modify.flags = ORNIC_MODIFY_QP_FLAG_CUR_STATE;
+  modify.cur_state = ORNIC_QPS_RTS;
+  expect_status(DriverHarness::as_sqe(modify), ORNIC_ADMIN_STATUS_BAD_STATE);
+  modify.flags = 0;
+  modify.cur_state = 0;
+  modify.attr_len = to_le<uint32_t>(64);
+  expect_status(DriverHarness::as_sqe(modify), ORNIC_ADMIN_STATUS_BAD_FIELD);
+  modify.attr_len = to_le<uint32_t>(sizeof(ornic_qp_attr));
+  modify.attr_addr = to_le<uint64_t>(0x10);
+  expect_status(DriverHarness::as_sqe(modify), ORNIC_ADMIN_STATUS_BAD_DMA);
+  auto query = modify;
+  query.hdr.opcode = ORNIC_ADMIN_QUERY_QP;
+  query.attr_addr = to_le(buffer);
+  query.attr_mask = to_le(ORNIC_QP_ATTR_STATE);
+  expect_status(DriverHarness::as_sqe(query), ORNIC_ADMIN_STATUS_BAD_FIELD);
+}
+
 } // namespace
 } // namespace ornic::test
