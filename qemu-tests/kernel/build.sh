@@ -21,16 +21,8 @@ esac
 out=$("$kdir/kernel-dir.sh" "$flavour")
 [ -f "$out/.ornic-built" ] && { echo "$out"; exit 0; }
 
-tarball=$(ls /usr/src/linux-source-7.3.tar.*)
 srcver=$(dpkg-query -W -f='${Version}' linux-source-7.3)
-src=$ORNIC_CACHE/kernel/src-$srcver
-if [ ! -f "$src/.ornic-extracted" ]; then
-	rm -rf "$src"
-	mkdir -p "$src"
-	run_logged "$ORNIC_LOGDIR/kernel-extract.log" "extracting linux-source $srcver" \
-		tar -C "$src" --strip-components=1 -xf "$tarball"
-	touch "$src/.ornic-extracted"
-fi
+src=$("$kdir/source.sh")
 
 rm -rf "$out"
 mkdir -p "$out"

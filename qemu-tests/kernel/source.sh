@@ -10,6 +10,7 @@ tarball=$(ls /usr/src/linux-source-7.3.tar.*)
 srcver=$(dpkg-query -W -f='${Version}' linux-source-7.3)
 src=$ORNIC_CACHE/kernel/src-$srcver
 if [ ! -f "$src/.ornic-extracted" ]; then
+	mkdir -p "$ORNIC_CACHE/kernel"
 	exec 8>"$ORNIC_CACHE/kernel/.extract.lock"
 	flock 8
 	if [ ! -f "$src/.ornic-extracted" ]; then
