@@ -66,8 +66,10 @@ t0=$(date +%s%N)
 ip link set "$nd1" mtu 1400 2>/dev/null
 rc=$?
 ms=$(( ($(date +%s%N) - t0) / 1000000 ))
-if [ "$rc" != 0 ] && [ "$ms" -lt 1500 ]; then
-	pass dead-fails-fast "MTU change on the dead device failed in ${ms} ms"
+# Failing fast means no admin command waited for ADMIN_TIMEOUT_MS (the
+# wall time mostly measures starting ip(8) under TCG).
+if [ "$rc" != 0 ] && ! dmesg | grep -q 'timed out after' && [ "$ms" -lt 5000 ]; then
+	pass dead-fails-fast "MTU change on the dead device failed at once (no admin timeout; ${ms} ms wall time)"
 else
 	fail dead-fails-fast "MTU change returned $rc after ${ms} ms"
 fi

@@ -137,8 +137,10 @@ struct ornic_eth {
 	struct ornic_eth_ring rx;
 	u32 rx_buf_len;
 	bool rings_up;		/* under RTNL */
-	struct ornic_eth_stats tx_stats;	/* written by xmit and NAPI */
-	struct ornic_eth_stats rx_stats;	/* written by NAPI only */
+	/* One writer each, as u64_stats_sync requires. */
+	struct ornic_eth_stats tx_stats;	/* NAPI: TX completions */
+	struct ornic_eth_stats rx_stats;	/* NAPI: RX completions */
+	struct ornic_eth_stats xmit_stats;	/* xmit (TX queue lock): drops */
 };
 
 struct ornic_ucontext {

@@ -265,9 +265,9 @@ static netdev_tx_t ornic_start_xmit(struct sk_buff *skb,
 drop:
 	dev_kfree_skb_any(skb);
 dropped:
-	u64_stats_update_begin(&eth->tx_stats.syncp);
-	eth->tx_stats.dropped++;
-	u64_stats_update_end(&eth->tx_stats.syncp);
+	u64_stats_update_begin(&eth->xmit_stats.syncp);
+	eth->xmit_stats.dropped++;
+	u64_stats_update_end(&eth->xmit_stats.syncp);
 	return NETDEV_TX_OK;
 }
 
@@ -362,8 +362,12 @@ static int ornic_eth_rings_up(struct ornic_eth *eth)
 	if (err)
 		goto err_destroy_tx;
 
-	napi_enable(&eth->napi);
+	/*
+	 * Post receive buffers before NAPI can run (it refills too); the CQ
+	 * is not armed yet, so nothing interrupts until ornic_kcq_arm().
+	 */
 	ornic_rx_refill(eth);
+	napi_enable(&eth->napi);
 	ornic_kcq_arm(&eth->cq);
 	eth->rings_up = true;
 	return 0;
@@ -494,8 +498,28 @@ static void ornic_eth_get_stats64(struct net_device *netdev,
 		stats->tx_packets = eth->tx_stats.packets;
 		stats->tx_bytes = eth->tx_stats.bytes;
 		stats->tx_errors = eth->tx_stats.errors;
-		stats->tx_dropped = eth->tx_stats.dropped;
 	} while (u64_stats_fetch_retry(&eth->tx_stats.syncp, start));
+	do {
+		start = u64_stats_fetch_begin(&eth->xmit_stats.syncp);
+		stats->tx_dropped = eth->xmit_stats.dropped;
+	} while (u64_stats_fetch_retry(&eth->xmit_stats.syncp, start));
+}
+
+/*
+ * Doorbells carry absolute producer indices, so ringing the TX doorbell
+ * again repairs a lost one; NAPI then reaps what completed.  The stack has
+ * frozen the queue, so xmit does not move tx.prod meanwhile.
+ */
+static void ornic_eth_tx_timeout(struct net_device *netdev,
+				 unsigned int txqueue)
+{
+	struct ornic_eth *eth = netdev_priv(netdev);
+
+	netdev_warn(netdev, "TX stalled (prod %u, cons %u): ringing again\n",
+		    eth->tx.prod, READ_ONCE(eth->tx.cons));
+	ornic_ring_db(eth->dev, ORNIC_DB_ETH_TX,
+		      ornic_db_value(eth->tx.id, 0, eth->tx.prod));
+	napi_schedule(&eth->napi);
 }
 
 static const struct net_device_ops ornic_netdev_ops = {
@@ -505,6 +529,7 @@ static const struct net_device_ops ornic_netdev_ops = {
 	.ndo_set_mac_address = ornic_eth_set_mac,
 	.ndo_change_mtu = ornic_eth_change_mtu,
 	.ndo_get_stats64 = ornic_eth_get_stats64,
+	.ndo_tx_timeout = ornic_eth_tx_timeout,
 	.ndo_validate_addr = eth_validate_addr,
 };
 
@@ -529,6 +554,7 @@ int ornic_eth_register(struct ornic_dev *dev)
 	eth->netdev = netdev;
 	u64_stats_init(&eth->tx_stats.syncp);
 	u64_stats_init(&eth->rx_stats.syncp);
+	u64_stats_init(&eth->xmit_stats.syncp);
 
 	lo = ornic_rd32(dev, ORNIC_REG_MAC_LO);
 	hi = ornic_rd32(dev, ORNIC_REG_MAC_HI);
@@ -554,6 +580,7 @@ int ornic_eth_register(struct ornic_dev *dev)
 	if (le32_to_cpu(dev->port.eth_mtu))
 		netdev->mtu = min(le32_to_cpu(dev->port.eth_mtu),
 				  netdev->max_mtu);
+	netdev->watchdog_timeo = 5 * HZ;
 	netif_napi_add_weight(netdev, &eth->napi, ornic_eth_poll,
 			      ORNIC_ETH_NAPI_WEIGHT);
 	netif_carrier_off(netdev);
