@@ -1,0 +1,120 @@
+#include "roce/builder.hpp"
+
+#include <algorithm>
+
+#include "roce/extension_headers.hpp"
+#include "roce/opcode_table.hpp"
+
+namespace ornic::roce {
+
+std::string_view build_error_name(BuildError error) {
+  switch (error) {
+  case BuildError::ok:
+    return "ok";
+  case BuildError::unknown_opcode:
+    return "unknown_opcode";
+  case BuildError::missing_extension_header:
+    return "missing_extension_header";
+  case BuildError::unexpected_extension_header:
+    return "unexpected_extension_header";
+  case BuildError::unexpected_payload:
+    return "unexpected_payload";
+  case BuildError::mixed_gid_families:
+    return "mixed_gid_families";
+  case BuildError::too_long:
+    return "too_long";
+  }
+  return "unknown";
+}
+
+size_t frame_size(IpFamily family, size_t transport_header_bytes, size_t payload_bytes) {
+  const size_t ip_bytes = family == IpFamily::ipv4 ? Ipv4Header::kSize : Ipv6Header::kSize;
+  return EthernetHeader::kSize + ip_bytes + UdpHeader::kSize + transport_header_bytes +
+         payload_bytes + pad_count_for(payload_bytes) + kIcrcSize;
+}
+
+BuildError build_frame(const PacketDescription& packet, std::span<const uint8_t> payload,
+                       std::vector<uint8_t>& frame) {
+  const std::optional<OpcodeInfo> info = lookup_opcode(packet.bth.opcode);
+  if (!info)
+    return BuildError::unknown_opcode;
+  for (size_t index = 0; index < kExtensionHeaderCount; ++index) {
+    const auto header = static_cast<ExtensionHeader>(index);
+    const bool present = extension_header_present(packet, header);
+    if (info->carries(header) && !present)
+      return BuildError::missing_extension_header;
+    if (!info->carries(header) && present)
+      return BuildError::unexpected_extension_header;
+  }
+  if (!payload.empty() && !info->has(kPayload))
+    return BuildError::unexpected_payload;
+  const IpFamily family = packet.family();
+  if (gid_family(packet.destination_gid) != family)
+    return BuildError::mixed_gid_families;
+
+  const size_t ip_header_bytes = family == IpFamily::ipv4 ? Ipv4Header::kSize : Ipv6Header::kSize;
+  const uint8_t pad_count = pad_count_for(payload.size());
+  const size_t udp_bytes =
+      UdpHeader::kSize + info->header_bytes() + payload.size() + pad_count + kIcrcSize;
+  // IPv4 total length counts its own header; IPv6 payload length and UDP length do not.
+  if (udp_bytes + (family == IpFamily::ipv4 ? ip_header_bytes : 0) > 0xffff)
+    return BuildError::too_long;
+
+  frame.assign(EthernetHeader::kSize + ip_header_bytes + udp_bytes, 0);
+  const std::span<uint8_t> bytes(frame);
+  EthernetHeader{.destination = packet.destination_mac,
+                 .source = packet.source_mac,
+                 .ether_type = family == IpFamily::ipv4 ? kEtherTypeIpv4 : kEtherTypeIpv6}
+      .encode(bytes.first<EthernetHeader::kSize>());
+
+  const std::span<uint8_t> ip_packet = bytes.subspan(EthernetHeader::kSize);
+  if (family == IpFamily::ipv4) {
+    Ipv4Header ipv4;
+    ipv4.tos = packet.traffic_class;
+    ipv4.total_length = static_cast<uint16_t>(Ipv4Header::kSize + udp_bytes);
+    ipv4.ttl = packet.hop_limit;
+    ipv4.source = *ipv4_from_gid(packet.source_gid);
+    ipv4.destination = *ipv4_from_gid(packet.destination_gid);
+    ipv4.encode(ip_packet.first<Ipv4Header::kSize>());
+    Ipv4Header::fill_checksum(ip_packet.first<Ipv4Header::kSize>());
+  } else {
+    Ipv6Header ipv6;
+    ipv6.traffic_class = packet.traffic_class;
+    ipv6.flow_label = packet.flow_label & 0xfffff;
+    ipv6.payload_length = static_cast<uint16_t>(udp_bytes);
+    ipv6.hop_limit = packet.hop_limit;
+    ipv6.source = ipv6_from_gid(packet.source_gid);
+    ipv6.destination = ipv6_from_gid(packet.destination_gid);
+    ipv6.encode(ip_packet.first<Ipv6Header::kSize>());
+  }
+
+  const std::span<uint8_t> udp_segment = ip_packet.subspan(ip_header_bytes);
+  UdpHeader{.source_port = packet.udp_source_port,
+            .destination_port = kRoceV2UdpPort,
+            .length = static_cast<uint16_t>(udp_bytes),
+            .checksum = 0}
+      .encode(udp_segment.first<UdpHeader::kSize>());
+
+  const std::span<uint8_t> transport = udp_segment.subspan(UdpHeader::kSize);
+  Bth bth = packet.bth;
+  bth.pad_count = pad_count;
+  bth.transport_version = kBthTransportVersion;
+  bth.encode(transport.first<Bth::kSize>());
+  encode_extension_headers(packet, *info, transport);
+  std::copy(payload.begin(), payload.end(), transport.begin() + info->header_bytes());
+
+  const size_t icrc_offset = ip_packet.size() - kIcrcSize;
+  store_icrc(ip_packet.subspan(icrc_offset).first<kIcrcSize>(),
+             compute_icrc(family, ip_packet.first(icrc_offset)));
+
+  // The ICRC treats the UDP checksum as ones, so it can be filled in last.
+  if (family == IpFamily::ipv6) {
+    const uint16_t checksum = udp_checksum_ipv6(ipv6_from_gid(packet.source_gid),
+                                                ipv6_from_gid(packet.destination_gid), udp_segment);
+    udp_segment[6] = static_cast<uint8_t>(checksum >> 8);
+    udp_segment[7] = static_cast<uint8_t>(checksum);
+  }
+  return BuildError::ok;
+}
+
+} // namespace ornic::roce

@@ -1,0 +1,33 @@
+// Builds a complete RoCEv2 Ethernet frame (no FCS) from a PacketDescription and a payload:
+// Ethernet / IPv4 or IPv6 / UDP / BTH / extension headers / payload / pad / ICRC.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "roce/packet.hpp"
+
+namespace ornic::roce {
+
+enum class BuildError : uint8_t {
+  ok,
+  unknown_opcode,           // bth.opcode is not in the opcode table
+  missing_extension_header, // the opcode carries a header the description lacks
+  unexpected_extension_header,
+  unexpected_payload, // payload given for an opcode that carries none
+  mixed_gid_families, // one GID IPv4-mapped, the other not
+  too_long,           // IP length fields would overflow
+};
+
+std::string_view build_error_name(BuildError error);
+
+// Appends nothing on error; on success `frame` holds exactly the frame.
+BuildError build_frame(const PacketDescription& packet, std::span<const uint8_t> payload,
+                       std::vector<uint8_t>& frame);
+
+// Frame size for a given opcode header size and payload, for callers sizing buffers/MTU.
+size_t frame_size(IpFamily family, size_t transport_header_bytes, size_t payload_bytes);
+
+} // namespace ornic::roce

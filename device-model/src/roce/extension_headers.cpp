@@ -1,0 +1,76 @@
+#include "roce/extension_headers.hpp"
+
+namespace ornic::roce {
+namespace {
+
+template <typename Header>
+void encode_at(const Header& header, std::span<uint8_t> bytes, size_t offset) {
+  header.encode(bytes.subspan(offset).template first<Header::kSize>());
+}
+
+template <typename Header>
+Header decode_at(std::span<const uint8_t> bytes, size_t offset) {
+  return Header::decode(bytes.subspan(offset).template first<Header::kSize>());
+}
+
+} // namespace
+
+bool extension_header_present(const PacketDescription& packet, ExtensionHeader header) {
+  switch (header) {
+  case ExtensionHeader::deth:
+    return packet.deth.has_value();
+  case ExtensionHeader::reth:
+    return packet.reth.has_value();
+  case ExtensionHeader::atomic_eth:
+    return packet.atomic_eth.has_value();
+  case ExtensionHeader::aeth:
+    return packet.aeth.has_value();
+  case ExtensionHeader::atomic_ack_eth:
+    return packet.atomic_ack_eth.has_value();
+  case ExtensionHeader::immdt:
+    return packet.immdt.has_value();
+  case ExtensionHeader::ieth:
+    return packet.ieth.has_value();
+  }
+  return false;
+}
+
+void encode_extension_headers(const PacketDescription& packet, const OpcodeInfo& info,
+                              std::span<uint8_t> bytes) {
+  using enum ExtensionHeader;
+  if (info.carries(deth))
+    encode_at(*packet.deth, bytes, info.offset_of(deth));
+  if (info.carries(reth))
+    encode_at(*packet.reth, bytes, info.offset_of(reth));
+  if (info.carries(atomic_eth))
+    encode_at(*packet.atomic_eth, bytes, info.offset_of(atomic_eth));
+  if (info.carries(aeth))
+    encode_at(*packet.aeth, bytes, info.offset_of(aeth));
+  if (info.carries(atomic_ack_eth))
+    encode_at(*packet.atomic_ack_eth, bytes, info.offset_of(atomic_ack_eth));
+  if (info.carries(immdt))
+    encode_at(*packet.immdt, bytes, info.offset_of(immdt));
+  if (info.carries(ieth))
+    encode_at(*packet.ieth, bytes, info.offset_of(ieth));
+}
+
+void decode_extension_headers(std::span<const uint8_t> bytes, const OpcodeInfo& info,
+                              PacketDescription& packet) {
+  using enum ExtensionHeader;
+  if (info.carries(deth))
+    packet.deth = decode_at<Deth>(bytes, info.offset_of(deth));
+  if (info.carries(reth))
+    packet.reth = decode_at<Reth>(bytes, info.offset_of(reth));
+  if (info.carries(atomic_eth))
+    packet.atomic_eth = decode_at<AtomicEth>(bytes, info.offset_of(atomic_eth));
+  if (info.carries(aeth))
+    packet.aeth = decode_at<Aeth>(bytes, info.offset_of(aeth));
+  if (info.carries(atomic_ack_eth))
+    packet.atomic_ack_eth = decode_at<AtomicAckEth>(bytes, info.offset_of(atomic_ack_eth));
+  if (info.carries(immdt))
+    packet.immdt = decode_at<ImmDt>(bytes, info.offset_of(immdt));
+  if (info.carries(ieth))
+    packet.ieth = decode_at<Ieth>(bytes, info.offset_of(ieth));
+}
+
+} // namespace ornic::roce

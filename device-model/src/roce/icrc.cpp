@@ -1,0 +1,70 @@
+#include "roce/icrc.hpp"
+
+#include <algorithm>
+#include <array>
+
+#include <zlib.h>
+
+#include "roce/network_headers.hpp"
+#include "roce/transport_headers.hpp"
+
+namespace ornic::roce {
+namespace {
+
+constexpr size_t kMaxMaskedBytes = Ipv6Header::kSize + UdpHeader::kSize + Bth::kSize;
+
+uLong crc_update(uLong crc, std::span<const uint8_t> bytes) {
+  // zlib takes uInt lengths; frames are far below that, but stay correct for any span.
+  while (!bytes.empty()) {
+    const size_t chunk = std::min<size_t>(bytes.size(), 1u << 30);
+    crc = crc32(crc, bytes.data(), static_cast<uInt>(chunk));
+    bytes = bytes.subspan(chunk);
+  }
+  return crc;
+}
+
+} // namespace
+
+uint32_t compute_icrc(IpFamily family, std::span<const uint8_t> ip_packet) {
+  const size_t ip_size = family == IpFamily::ipv4 ? Ipv4Header::kSize : Ipv6Header::kSize;
+  const size_t masked_size = ip_size + UdpHeader::kSize + Bth::kSize;
+  if (ip_packet.size() < masked_size)
+    return 0; // not a RoCE packet; callers check lengths first, this only keeps reads in bounds
+
+  std::array<uint8_t, kMaxMaskedBytes> masked{};
+  std::copy_n(ip_packet.begin(), masked_size, masked.begin());
+  if (family == IpFamily::ipv4) {
+    masked[1] = 0xff;  // TOS
+    masked[8] = 0xff;  // TTL
+    masked[10] = 0xff; // header checksum
+    masked[11] = 0xff;
+  } else {
+    masked[0] |= 0x0f; // traffic class and flow label: everything after the version nibble
+    masked[1] = 0xff;
+    masked[2] = 0xff;
+    masked[3] = 0xff;
+    masked[7] = 0xff; // hop limit
+  }
+  masked[ip_size + 6] = 0xff; // UDP checksum
+  masked[ip_size + 7] = 0xff;
+  masked[ip_size + UdpHeader::kSize + Bth::kIcrcMaskedByte] = 0xff;
+
+  static constexpr std::array<uint8_t, 8> kLrhStandIn = {0xff, 0xff, 0xff, 0xff,
+                                                         0xff, 0xff, 0xff, 0xff};
+  uLong crc = crc32(0L, Z_NULL, 0);
+  crc = crc_update(crc, kLrhStandIn);
+  crc = crc_update(crc, std::span<const uint8_t>(masked).first(masked_size));
+  crc = crc_update(crc, ip_packet.subspan(masked_size));
+  return static_cast<uint32_t>(crc);
+}
+
+void store_icrc(std::span<uint8_t, kIcrcSize> out, uint32_t icrc) {
+  for (size_t index = 0; index < kIcrcSize; ++index)
+    out[index] = static_cast<uint8_t>(icrc >> (8 * index));
+}
+
+uint32_t load_icrc(std::span<const uint8_t, kIcrcSize> in) {
+  return uint32_t{in[0]} | uint32_t{in[1]} << 8 | uint32_t{in[2]} << 16 | uint32_t{in[3]} << 24;
+}
+
+} // namespace ornic::roce

@@ -1,0 +1,24 @@
+// The RoCEv2 invariant CRC: zlib's CRC-32 over 8 bytes of 0xff (standing in for the IB LRH),
+// the IP and UDP headers with the fields routers may rewrite masked to ones, the BTH with
+// its FECN/BECN byte masked, then the rest of the packet up to and including the pad.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+namespace ornic::roce {
+
+enum class IpFamily : uint8_t { ipv4, ipv6 };
+
+inline constexpr size_t kIcrcSize = 4;
+
+// `ip_packet` runs from the first byte of the IP header to the last pad byte (the ICRC
+// itself excluded) and must hold at least the IP, UDP and BTH headers.
+uint32_t compute_icrc(IpFamily family, std::span<const uint8_t> ip_packet);
+
+// The ICRC goes on the wire least-significant byte first.
+void store_icrc(std::span<uint8_t, kIcrcSize> out, uint32_t icrc);
+uint32_t load_icrc(std::span<const uint8_t, kIcrcSize> in);
+
+} // namespace ornic::roce

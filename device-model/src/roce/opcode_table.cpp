@@ -1,0 +1,121 @@
+#include "roce/opcode_table.hpp"
+
+#include "roce/transport_headers.hpp"
+
+namespace ornic::roce {
+namespace {
+
+constexpr uint8_t bit(ExtensionHeader header) {
+  return static_cast<uint8_t>(1u << static_cast<unsigned>(header));
+}
+
+constexpr uint8_t kDeth = bit(ExtensionHeader::deth);
+constexpr uint8_t kReth = bit(ExtensionHeader::reth);
+constexpr uint8_t kAtomicEth = bit(ExtensionHeader::atomic_eth);
+constexpr uint8_t kAeth = bit(ExtensionHeader::aeth);
+constexpr uint8_t kAtomicAckEth = bit(ExtensionHeader::atomic_ack_eth);
+constexpr uint8_t kImmDt = bit(ExtensionHeader::immdt);
+constexpr uint8_t kIeth = bit(ExtensionHeader::ieth);
+
+constexpr uint32_t kRcRequest = kRequest | kReliable;
+constexpr uint32_t kRcResponse = kResponse | kReliable;
+
+constexpr std::array kOpcodes = {
+    OpcodeInfo{Opcode::rc_send_first, "RC_SEND_FIRST",
+               kRcRequest | kSend | kFirst | kPayload | kStartsMessage, 0},
+    OpcodeInfo{Opcode::rc_send_middle, "RC_SEND_MIDDLE", kRcRequest | kSend | kMiddle | kPayload,
+               0},
+    OpcodeInfo{Opcode::rc_send_last, "RC_SEND_LAST", kRcRequest | kSend | kLast | kPayload, 0},
+    OpcodeInfo{Opcode::rc_send_last_with_immediate, "RC_SEND_LAST_WITH_IMMEDIATE",
+               kRcRequest | kSend | kLast | kPayload | kImmediate, kImmDt},
+    OpcodeInfo{Opcode::rc_send_only, "RC_SEND_ONLY",
+               kRcRequest | kSend | kOnly | kPayload | kStartsMessage, 0},
+    OpcodeInfo{Opcode::rc_send_only_with_immediate, "RC_SEND_ONLY_WITH_IMMEDIATE",
+               kRcRequest | kSend | kOnly | kPayload | kImmediate | kStartsMessage, kImmDt},
+    OpcodeInfo{Opcode::rc_rdma_write_first, "RC_RDMA_WRITE_FIRST",
+               kRcRequest | kWrite | kFirst | kPayload | kStartsMessage, kReth},
+    OpcodeInfo{Opcode::rc_rdma_write_middle, "RC_RDMA_WRITE_MIDDLE",
+               kRcRequest | kWrite | kMiddle | kPayload, 0},
+    OpcodeInfo{Opcode::rc_rdma_write_last, "RC_RDMA_WRITE_LAST",
+               kRcRequest | kWrite | kLast | kPayload, 0},
+    // WRITE with immediate also consumes a receive WQE, for the immediate's completion.
+    OpcodeInfo{Opcode::rc_rdma_write_last_with_immediate, "RC_RDMA_WRITE_LAST_WITH_IMMEDIATE",
+               kRcRequest | kWrite | kSend | kLast | kPayload | kImmediate, kImmDt},
+    OpcodeInfo{Opcode::rc_rdma_write_only, "RC_RDMA_WRITE_ONLY",
+               kRcRequest | kWrite | kOnly | kPayload | kStartsMessage, kReth},
+    OpcodeInfo{Opcode::rc_rdma_write_only_with_immediate, "RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE",
+               kRcRequest | kWrite | kSend | kOnly | kPayload | kImmediate | kStartsMessage,
+               kReth | kImmDt},
+    OpcodeInfo{Opcode::rc_rdma_read_request, "RC_RDMA_READ_REQUEST",
+               kRcRequest | kRead | kOnly | kStartsMessage, kReth},
+    OpcodeInfo{Opcode::rc_rdma_read_response_first, "RC_RDMA_READ_RESPONSE_FIRST",
+               kRcResponse | kRead | kFirst | kPayload | kAcknowledge, kAeth},
+    OpcodeInfo{Opcode::rc_rdma_read_response_middle, "RC_RDMA_READ_RESPONSE_MIDDLE",
+               kRcResponse | kRead | kMiddle | kPayload, 0},
+    OpcodeInfo{Opcode::rc_rdma_read_response_last, "RC_RDMA_READ_RESPONSE_LAST",
+               kRcResponse | kRead | kLast | kPayload | kAcknowledge, kAeth},
+    OpcodeInfo{Opcode::rc_rdma_read_response_only, "RC_RDMA_READ_RESPONSE_ONLY",
+               kRcResponse | kRead | kOnly | kPayload | kAcknowledge, kAeth},
+    OpcodeInfo{Opcode::rc_acknowledge, "RC_ACKNOWLEDGE", kRcResponse | kOnly | kAcknowledge, kAeth},
+    OpcodeInfo{Opcode::rc_atomic_acknowledge, "RC_ATOMIC_ACKNOWLEDGE",
+               kRcResponse | kOnly | kAtomic | kAcknowledge, kAeth | kAtomicAckEth},
+    OpcodeInfo{Opcode::rc_compare_swap, "RC_COMPARE_SWAP",
+               kRcRequest | kAtomic | kOnly | kStartsMessage, kAtomicEth},
+    OpcodeInfo{Opcode::rc_fetch_add, "RC_FETCH_ADD", kRcRequest | kAtomic | kOnly | kStartsMessage,
+               kAtomicEth},
+    OpcodeInfo{Opcode::rc_send_last_with_invalidate, "RC_SEND_LAST_WITH_INVALIDATE",
+               kRcRequest | kSend | kLast | kPayload | kInvalidate, kIeth},
+    OpcodeInfo{Opcode::rc_send_only_with_invalidate, "RC_SEND_ONLY_WITH_INVALIDATE",
+               kRcRequest | kSend | kOnly | kPayload | kInvalidate | kStartsMessage, kIeth},
+    OpcodeInfo{Opcode::ud_send_only, "UD_SEND_ONLY",
+               kRequest | kDatagram | kSend | kOnly | kPayload | kStartsMessage, kDeth},
+    OpcodeInfo{Opcode::ud_send_only_with_immediate, "UD_SEND_ONLY_WITH_IMMEDIATE",
+               kRequest | kDatagram | kSend | kOnly | kPayload | kImmediate | kStartsMessage,
+               kDeth | kImmDt},
+};
+
+constexpr std::array<size_t, kExtensionHeaderCount> kExtensionSizes = {
+    Deth::kSize,         Reth::kSize,  AtomicEth::kSize, Aeth::kSize,
+    AtomicAckEth::kSize, ImmDt::kSize, Ieth::kSize};
+
+constexpr std::array<std::string_view, kExtensionHeaderCount> kExtensionNames = {
+    "DETH", "RETH", "AtomicETH", "AETH", "AtomicAckETH", "ImmDt", "IETH"};
+
+} // namespace
+
+size_t extension_header_size(ExtensionHeader header) {
+  return kExtensionSizes[static_cast<size_t>(header)];
+}
+
+std::string_view extension_header_name(ExtensionHeader header) {
+  return kExtensionNames[static_cast<size_t>(header)];
+}
+
+size_t OpcodeInfo::offset_of(ExtensionHeader header) const {
+  size_t offset = Bth::kSize;
+  for (size_t index = 0; index < static_cast<size_t>(header); ++index)
+    if (extension_mask & (1u << index))
+      offset += kExtensionSizes[index];
+  return offset;
+}
+
+size_t OpcodeInfo::header_bytes() const {
+  size_t bytes = Bth::kSize;
+  for (size_t index = 0; index < kExtensionHeaderCount; ++index)
+    if (extension_mask & (1u << index))
+      bytes += kExtensionSizes[index];
+  return bytes;
+}
+
+std::optional<OpcodeInfo> lookup_opcode(uint8_t opcode) {
+  for (const OpcodeInfo& info : kOpcodes)
+    if (static_cast<uint8_t>(info.opcode) == opcode)
+      return info;
+  return std::nullopt;
+}
+
+std::span<const OpcodeInfo> all_opcodes() {
+  return kOpcodes;
+}
+
+} // namespace ornic::roce

@@ -1,0 +1,98 @@
+// The one table of RoCEv2 opcodes the device speaks (RC and UD): which extension headers each
+// carries, where they sit after the BTH, and what kind of packet it is.
+//
+// Extension headers always appear in the same relative order (IBA 9.2): DETH, RETH,
+// AtomicETH, AETH, AtomicAckETH, ImmDt, IETH. The table only says which are present; the
+// offsets follow from that order.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+
+namespace ornic::roce {
+
+enum class Opcode : uint8_t {
+  rc_send_first = 0x00,
+  rc_send_middle = 0x01,
+  rc_send_last = 0x02,
+  rc_send_last_with_immediate = 0x03,
+  rc_send_only = 0x04,
+  rc_send_only_with_immediate = 0x05,
+  rc_rdma_write_first = 0x06,
+  rc_rdma_write_middle = 0x07,
+  rc_rdma_write_last = 0x08,
+  rc_rdma_write_last_with_immediate = 0x09,
+  rc_rdma_write_only = 0x0a,
+  rc_rdma_write_only_with_immediate = 0x0b,
+  rc_rdma_read_request = 0x0c,
+  rc_rdma_read_response_first = 0x0d,
+  rc_rdma_read_response_middle = 0x0e,
+  rc_rdma_read_response_last = 0x0f,
+  rc_rdma_read_response_only = 0x10,
+  rc_acknowledge = 0x11,
+  rc_atomic_acknowledge = 0x12,
+  rc_compare_swap = 0x13,
+  rc_fetch_add = 0x14,
+  rc_send_last_with_invalidate = 0x16,
+  rc_send_only_with_invalidate = 0x17,
+  ud_send_only = 0x64,
+  ud_send_only_with_immediate = 0x65,
+};
+
+// Extension headers in wire order; the enumerator value is the position in that order.
+enum class ExtensionHeader : uint8_t { deth, reth, atomic_eth, aeth, atomic_ack_eth, immdt, ieth };
+inline constexpr size_t kExtensionHeaderCount = 7;
+
+size_t extension_header_size(ExtensionHeader header);
+std::string_view extension_header_name(ExtensionHeader header);
+
+// What a packet is; a bit set so tests and the transport can ask several questions at once.
+enum OpcodeFlag : uint32_t {
+  kRequest = 1u << 0,  // requester → responder
+  kResponse = 1u << 1, // responder → requester
+  kFirst = 1u << 2,    // first packet of a multi-packet message
+  kMiddle = 1u << 3,
+  kLast = 1u << 4,           // last packet of a multi-packet message
+  kOnly = kFirst | kLast,    // the whole message in one packet
+  kPayload = 1u << 5,        // may carry payload (possibly zero bytes)
+  kImmediate = 1u << 6,      // carries ImmDt
+  kInvalidate = 1u << 7,     // carries IETH
+  kSend = 1u << 8,           // consumes a receive WQE at the responder
+  kWrite = 1u << 9,          // RDMA WRITE
+  kRead = 1u << 10,          // RDMA READ request or response
+  kAtomic = 1u << 11,        // atomic request or atomic acknowledge
+  kAcknowledge = 1u << 12,   // carries an ACK/NAK (AETH) to the requester
+  kReliable = 1u << 13,      // RC: responder acknowledges, PSN checked
+  kDatagram = 1u << 14,      // UD
+  kStartsMessage = 1u << 15, // first or only: the responder starts a new message here
+};
+
+struct OpcodeInfo {
+  Opcode opcode{};
+  std::string_view name;
+  uint32_t flags = 0;
+  uint8_t extension_mask = 0; // bit (1 << ExtensionHeader)
+
+  bool has(uint32_t flag_bits) const { return (flags & flag_bits) == flag_bits; }
+  bool carries(ExtensionHeader header) const {
+    return (extension_mask & (1u << static_cast<unsigned>(header))) != 0;
+  }
+  // Byte offset of `header` from the start of the BTH; only meaningful when carried.
+  size_t offset_of(ExtensionHeader header) const;
+  // BTH plus all extension headers: where the payload starts.
+  size_t header_bytes() const;
+};
+
+// nullopt for opcodes the device does not implement (including RD, UC, CNP and reserved).
+std::optional<OpcodeInfo> lookup_opcode(uint8_t opcode);
+inline std::optional<OpcodeInfo> lookup_opcode(Opcode opcode) {
+  return lookup_opcode(static_cast<uint8_t>(opcode));
+}
+// Every implemented opcode, for tests that must cover them all.
+std::span<const OpcodeInfo> all_opcodes();
+
+} // namespace ornic::roce

@@ -1,0 +1,42 @@
+// Why a received frame is not an acceptable RoCEv2 packet: one reason per counter.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+namespace ornic::roce {
+
+enum class ParseError : uint8_t {
+  ok,
+  frame_too_short,             // shorter than an Ethernet header
+  not_ip,                      // EtherType neither IPv4 nor IPv6
+  ip_header_truncated,         // frame ends inside the IP header
+  ipv4_bad_version,            // EtherType IPv4 but version != 4
+  ipv4_options,                // IHL != 5 (the device sends and accepts no options)
+  ipv4_bad_total_length,       // total length < header or > frame
+  ipv4_bad_checksum,           // header checksum does not verify
+  ipv4_fragment,               // MF set or fragment offset != 0
+  ipv6_bad_version,            // EtherType IPv6 but version != 6
+  ipv6_bad_payload_length,     // payload length > frame
+  ipv6_mapped_address,         // IPv6 packet with an IPv4-mapped address: that GID means IPv4
+  not_udp,                     // IP protocol / next header != 17
+  udp_header_truncated,        // IP payload shorter than a UDP header
+  udp_bad_length,              // UDP length != IP payload length
+  udp_bad_checksum,            // IPv6 UDP checksum (when non-zero) does not verify
+  not_roce,                    // UDP destination port != 4791
+  bth_truncated,               // UDP payload cannot hold BTH + ICRC
+  bad_transport_version,       // BTH TVer != 0
+  icrc_mismatch,               // ICRC does not match the packet
+  unknown_opcode,              // opcode not implemented (RD, UC, CNP, reserved, ...)
+  extension_headers_truncated, // packet ends inside the headers the opcode carries
+  pad_exceeds_payload,         // pad count larger than what follows the headers
+  payload_misaligned,          // payload + pad not a multiple of 4
+  unexpected_payload,          // payload on an opcode that carries none
+};
+
+inline constexpr size_t kParseErrorCount = static_cast<size_t>(ParseError::unexpected_payload) + 1;
+
+std::string_view parse_error_name(ParseError error);
+
+} // namespace ornic::roce

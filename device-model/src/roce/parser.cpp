@@ -1,0 +1,142 @@
+#include "roce/parser.hpp"
+
+#include "roce/extension_headers.hpp"
+#include "roce/wire_bytes.hpp"
+
+namespace ornic::roce {
+namespace {
+
+// The IP layer's result: where the UDP segment is and what addressing it carried.
+struct IpLayer {
+  IpFamily family{};
+  size_t header_bytes = 0;
+  std::span<const uint8_t> ip_packet; // IP header through the end of the IP payload
+};
+
+ParseError parse_ipv4(std::span<const uint8_t> bytes, IpLayer& ip, PacketDescription& packet) {
+  if (bytes.size() < Ipv4Header::kSize)
+    return ParseError::ip_header_truncated;
+  const auto encoded = bytes.first<Ipv4Header::kSize>();
+  const Ipv4Header header = Ipv4Header::decode(encoded);
+  if (header.version != 4)
+    return ParseError::ipv4_bad_version;
+  if (header.ihl != 5)
+    return ParseError::ipv4_options;
+  if (header.total_length < Ipv4Header::kSize || header.total_length > bytes.size())
+    return ParseError::ipv4_bad_total_length;
+  if (!Ipv4Header::checksum_valid(encoded))
+    return ParseError::ipv4_bad_checksum;
+  if ((header.flags_fragment & (Ipv4Header::kMoreFragments | Ipv4Header::kFragmentOffsetMask)) != 0)
+    return ParseError::ipv4_fragment;
+  if (header.protocol != kIpProtocolUdp)
+    return ParseError::not_udp;
+  ip = IpLayer{IpFamily::ipv4, Ipv4Header::kSize, bytes.first(header.total_length)};
+  packet.source_gid = gid_from_ipv4(header.source);
+  packet.destination_gid = gid_from_ipv4(header.destination);
+  packet.traffic_class = header.tos;
+  packet.flow_label = 0;
+  packet.hop_limit = header.ttl;
+  return ParseError::ok;
+}
+
+ParseError parse_ipv6(std::span<const uint8_t> bytes, IpLayer& ip, PacketDescription& packet) {
+  if (bytes.size() < Ipv6Header::kSize)
+    return ParseError::ip_header_truncated;
+  const Ipv6Header header = Ipv6Header::decode(bytes.first<Ipv6Header::kSize>());
+  if (header.version != 6)
+    return ParseError::ipv6_bad_version;
+  if (header.payload_length > bytes.size() - Ipv6Header::kSize)
+    return ParseError::ipv6_bad_payload_length;
+  if (header.next_header != kIpProtocolUdp)
+    return ParseError::not_udp;
+  // A GID selects its encapsulation, so an IPv4-mapped address inside IPv6 names no GID
+  // the description could carry.
+  if (is_ipv4_mapped(header.source) || is_ipv4_mapped(header.destination))
+    return ParseError::ipv6_mapped_address;
+  ip = IpLayer{IpFamily::ipv6, Ipv6Header::kSize,
+               bytes.first(Ipv6Header::kSize + header.payload_length)};
+  packet.source_gid = gid_from_ipv6(header.source);
+  packet.destination_gid = gid_from_ipv6(header.destination);
+  packet.traffic_class = header.traffic_class;
+  packet.flow_label = header.flow_label;
+  packet.hop_limit = header.hop_limit;
+  return ParseError::ok;
+}
+
+ParseError parse_udp(const IpLayer& ip, PacketDescription& packet) {
+  const std::span<const uint8_t> segment = ip.ip_packet.subspan(ip.header_bytes);
+  if (segment.size() < UdpHeader::kSize)
+    return ParseError::udp_header_truncated;
+  const UdpHeader udp = UdpHeader::decode(segment.first<UdpHeader::kSize>());
+  if (udp.length != segment.size())
+    return ParseError::udp_bad_length;
+  // IPv6 requires the checksum, but RoCE senders commonly leave it zero; accept that.
+  if (ip.family == IpFamily::ipv6 && udp.checksum != 0 &&
+      udp_checksum_ipv6(ipv6_from_gid(packet.source_gid), ipv6_from_gid(packet.destination_gid),
+                        segment) != udp.checksum)
+    return ParseError::udp_bad_checksum;
+  if (udp.destination_port != kRoceV2UdpPort)
+    return ParseError::not_roce;
+  packet.udp_source_port = udp.source_port;
+  return ParseError::ok;
+}
+
+} // namespace
+
+ParseError parse_frame(std::span<const uint8_t> frame, ParsedPacket& parsed) {
+  parsed = ParsedPacket{};
+  PacketDescription& packet = parsed.description;
+  if (frame.size() < EthernetHeader::kSize)
+    return ParseError::frame_too_short;
+  const EthernetHeader ethernet = EthernetHeader::decode(frame.first<EthernetHeader::kSize>());
+  packet.destination_mac = ethernet.destination;
+  packet.source_mac = ethernet.source;
+
+  IpLayer ip;
+  const std::span<const uint8_t> after_ethernet = frame.subspan(EthernetHeader::kSize);
+  ParseError error = ParseError::not_ip;
+  if (ethernet.ether_type == kEtherTypeIpv4)
+    error = parse_ipv4(after_ethernet, ip, packet);
+  else if (ethernet.ether_type == kEtherTypeIpv6)
+    error = parse_ipv6(after_ethernet, ip, packet);
+  if (error != ParseError::ok)
+    return error;
+  if ((error = parse_udp(ip, packet)) != ParseError::ok)
+    return error;
+
+  const std::span<const uint8_t> transport =
+      ip.ip_packet.subspan(ip.header_bytes + UdpHeader::kSize);
+  if (transport.size() < Bth::kSize + kIcrcSize)
+    return ParseError::bth_truncated;
+  packet.bth = Bth::decode(transport.first<Bth::kSize>());
+  if (packet.bth.transport_version != kBthTransportVersion)
+    return ParseError::bad_transport_version;
+
+  const size_t icrc_offset = ip.ip_packet.size() - kIcrcSize;
+  if (load_icrc(ip.ip_packet.subspan(icrc_offset).first<kIcrcSize>()) !=
+      compute_icrc(ip.family, ip.ip_packet.first(icrc_offset)))
+    return ParseError::icrc_mismatch;
+
+  const std::optional<OpcodeInfo> info = lookup_opcode(packet.bth.opcode);
+  if (!info)
+    return ParseError::unknown_opcode;
+  parsed.opcode_info = *info;
+  const std::span<const uint8_t> headers_and_payload =
+      transport.first(transport.size() - kIcrcSize);
+  if (headers_and_payload.size() < info->header_bytes())
+    return ParseError::extension_headers_truncated;
+  decode_extension_headers(headers_and_payload, *info, packet);
+
+  const std::span<const uint8_t> payload_and_pad =
+      headers_and_payload.subspan(info->header_bytes());
+  if (packet.bth.pad_count > payload_and_pad.size())
+    return ParseError::pad_exceeds_payload;
+  if (payload_and_pad.size() % 4 != 0)
+    return ParseError::payload_misaligned;
+  parsed.payload = payload_and_pad.first(payload_and_pad.size() - packet.bth.pad_count);
+  if (!parsed.payload.empty() && !info->has(kPayload))
+    return ParseError::unexpected_payload;
+  return ParseError::ok;
+}
+
+} // namespace ornic::roce

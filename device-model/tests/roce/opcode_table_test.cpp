@@ -1,0 +1,114 @@
+// The opcode table against IBA vol 1 table 35 (and rxe_opcode.c): which headers each opcode
+// carries, their offsets after the BTH, and the kind flags the transport relies on.
+#include <set>
+
+#include <gtest/gtest.h>
+
+#include "roce/opcode_table.hpp"
+
+namespace ornic::roce {
+namespace {
+
+using enum ExtensionHeader;
+
+TEST(RoceOpcodeTable, CoversTheOpcodesOfTheSpec) {
+  std::set<uint8_t> codes;
+  for (const OpcodeInfo& info : all_opcodes())
+    codes.insert(static_cast<uint8_t>(info.opcode));
+  const std::set<uint8_t> expected = {0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08,
+                                      0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x10, 0x11,
+                                      0x12, 0x13, 0x14, 0x16, 0x17, 0x64, 0x65};
+  EXPECT_EQ(codes, expected);
+}
+
+TEST(RoceOpcodeTable, UnknownOpcodesAreRefused) {
+  for (const uint8_t code : {0x15, 0x18, 0x20, 0x40, 0x63, 0x66, 0x81, 0xff})
+    EXPECT_FALSE(lookup_opcode(code).has_value()) << int(code);
+}
+
+TEST(RoceOpcodeTable, HeaderSizesOfEveryOpcode) {
+  // BTH 12, DETH 8, RETH 16, AtomicETH 28, AETH 4, AtomicAckETH 8, ImmDt 4, IETH 4.
+  const std::pair<Opcode, size_t> expected[] = {
+      {Opcode::rc_send_first, 12},
+      {Opcode::rc_send_middle, 12},
+      {Opcode::rc_send_last, 12},
+      {Opcode::rc_send_last_with_immediate, 16},
+      {Opcode::rc_send_only, 12},
+      {Opcode::rc_send_only_with_immediate, 16},
+      {Opcode::rc_rdma_write_first, 28},
+      {Opcode::rc_rdma_write_middle, 12},
+      {Opcode::rc_rdma_write_last, 12},
+      {Opcode::rc_rdma_write_last_with_immediate, 16},
+      {Opcode::rc_rdma_write_only, 28},
+      {Opcode::rc_rdma_write_only_with_immediate, 32},
+      {Opcode::rc_rdma_read_request, 28},
+      {Opcode::rc_rdma_read_response_first, 16},
+      {Opcode::rc_rdma_read_response_middle, 12},
+      {Opcode::rc_rdma_read_response_last, 16},
+      {Opcode::rc_rdma_read_response_only, 16},
+      {Opcode::rc_acknowledge, 16},
+      {Opcode::rc_atomic_acknowledge, 24},
+      {Opcode::rc_compare_swap, 40},
+      {Opcode::rc_fetch_add, 40},
+      {Opcode::rc_send_last_with_invalidate, 16},
+      {Opcode::rc_send_only_with_invalidate, 16},
+      {Opcode::ud_send_only, 20},
+      {Opcode::ud_send_only_with_immediate, 24},
+  };
+  for (const auto& [opcode, bytes] : expected)
+    EXPECT_EQ(lookup_opcode(opcode)->header_bytes(), bytes) << lookup_opcode(opcode)->name;
+}
+
+TEST(RoceOpcodeTable, ExtensionHeadersFollowWireOrder) {
+  const OpcodeInfo write_imm = *lookup_opcode(Opcode::rc_rdma_write_only_with_immediate);
+  EXPECT_EQ(write_imm.offset_of(reth), 12u);
+  EXPECT_EQ(write_imm.offset_of(immdt), 28u);
+  const OpcodeInfo atomic_ack = *lookup_opcode(Opcode::rc_atomic_acknowledge);
+  EXPECT_EQ(atomic_ack.offset_of(aeth), 12u);
+  EXPECT_EQ(atomic_ack.offset_of(atomic_ack_eth), 16u);
+  const OpcodeInfo ud_imm = *lookup_opcode(Opcode::ud_send_only_with_immediate);
+  EXPECT_EQ(ud_imm.offset_of(deth), 12u);
+  EXPECT_EQ(ud_imm.offset_of(immdt), 20u);
+  EXPECT_EQ(lookup_opcode(Opcode::rc_fetch_add)->offset_of(atomic_eth), 12u);
+  EXPECT_EQ(lookup_opcode(Opcode::rc_send_only_with_invalidate)->offset_of(ieth), 12u);
+}
+
+TEST(RoceOpcodeTable, FlagsAreConsistent) {
+  for (const OpcodeInfo& info : all_opcodes()) {
+    SCOPED_TRACE(info.name);
+    EXPECT_NE(info.has(kRequest), info.has(kResponse));
+    EXPECT_NE(info.has(kReliable), info.has(kDatagram));
+    EXPECT_EQ(info.has(kImmediate), info.carries(immdt));
+    EXPECT_EQ(info.has(kInvalidate), info.carries(ieth));
+    EXPECT_EQ(info.has(kDatagram), info.carries(deth));
+    EXPECT_EQ(info.has(kStartsMessage), info.has(kRequest) && info.has(kFirst));
+    // Exactly one position in the message.
+    const int positions = info.has(kOnly) + (info.has(kFirst) && !info.has(kLast)) +
+                          info.has(kMiddle) + (info.has(kLast) && !info.has(kFirst));
+    EXPECT_EQ(positions, 1);
+    // Middle packets carry nothing but payload.
+    if (info.has(kMiddle)) {
+      EXPECT_EQ(info.header_bytes(), 12u);
+    }
+    // Requests that start a WRITE or READ name the remote buffer.
+    if (info.has(kRequest) && info.has(kFirst) && (info.has(kWrite) || info.has(kRead))) {
+      EXPECT_TRUE(info.carries(reth));
+    }
+    EXPECT_FALSE(extension_header_name(static_cast<ExtensionHeader>(0)).empty());
+  }
+}
+
+TEST(RoceOpcodeTable, KindsOfSelectedOpcodes) {
+  EXPECT_TRUE(lookup_opcode(Opcode::rc_rdma_read_request)->has(kRequest | kRead | kOnly));
+  EXPECT_FALSE(lookup_opcode(Opcode::rc_rdma_read_request)->has(kPayload));
+  EXPECT_TRUE(lookup_opcode(Opcode::rc_rdma_read_response_middle)->has(kResponse | kPayload));
+  EXPECT_FALSE(lookup_opcode(Opcode::rc_rdma_read_response_middle)->carries(aeth));
+  EXPECT_TRUE(lookup_opcode(Opcode::rc_acknowledge)->has(kAcknowledge));
+  EXPECT_FALSE(lookup_opcode(Opcode::rc_acknowledge)->has(kPayload));
+  EXPECT_TRUE(lookup_opcode(Opcode::rc_compare_swap)->has(kAtomic | kRequest));
+  EXPECT_TRUE(lookup_opcode(Opcode::rc_rdma_write_last_with_immediate)->has(kWrite | kSend));
+  EXPECT_EQ(lookup_opcode(Opcode::ud_send_only)->name, "UD_SEND_ONLY");
+}
+
+} // namespace
+} // namespace ornic::roce
