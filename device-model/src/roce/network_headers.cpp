@@ -115,19 +115,35 @@ UdpHeader UdpHeader::decode(std::span<const uint8_t, kSize> in) {
                    .checksum = load_be16(in, 6)};
 }
 
-uint16_t udp_checksum_ipv6(const Ipv6Address& source, const Ipv6Address& destination,
-                           std::span<const uint8_t> udp_segment) {
+namespace {
+
+// Pseudo header (addresses, protocol, UDP length) + UDP header and data, with the
+// checksum field itself counted as zero.
+uint16_t udp_checksum(std::span<const uint8_t> source, std::span<const uint8_t> destination,
+                      std::span<const uint8_t> udp_segment) {
   uint32_t sum = ones_complement_add(0, source);
   sum = ones_complement_add(sum, destination);
   sum += static_cast<uint32_t>(udp_segment.size() >> 16) + (udp_segment.size() & 0xffff);
   sum += kIpProtocolUdp;
-  // The checksum field itself counts as zero: sum around it.
   const size_t checksum_offset = 6;
   sum = ones_complement_add(sum, udp_segment.first(std::min(udp_segment.size(), checksum_offset)));
   if (udp_segment.size() > UdpHeader::kSize)
     sum = ones_complement_add(sum, udp_segment.subspan(UdpHeader::kSize));
   const uint16_t checksum = fold_and_invert(sum);
+  // 0 on the wire means "no checksum"; a computed 0 is sent as its ones'-complement twin.
   return checksum == 0 ? 0xffff : checksum;
+}
+
+} // namespace
+
+uint16_t udp_checksum_ipv4(const Ipv4Address& source, const Ipv4Address& destination,
+                           std::span<const uint8_t> udp_segment) {
+  return udp_checksum(source, destination, udp_segment);
+}
+
+uint16_t udp_checksum_ipv6(const Ipv6Address& source, const Ipv6Address& destination,
+                           std::span<const uint8_t> udp_segment) {
+  return udp_checksum(source, destination, udp_segment);
 }
 
 uint16_t roce_udp_source_port(uint16_t configured_port, uint32_t source_qpn,

@@ -87,6 +87,11 @@ struct UdpHeader {
   bool operator==(const UdpHeader&) const = default;
 };
 
+// The UDP checksum over IPv4 (optional there: the device sends 0 but verifies a non-zero
+// one), same conventions as udp_checksum_ipv6.
+uint16_t udp_checksum_ipv4(const Ipv4Address& source, const Ipv4Address& destination,
+                           std::span<const uint8_t> udp_segment);
+
 // The UDP checksum over IPv6 (mandatory there): pseudo header + UDP header + data, with the
 // checksum field of `udp_segment` taken as zero. Never returns 0 (0 means "none").
 uint16_t udp_checksum_ipv6(const Ipv6Address& source, const Ipv6Address& destination,

@@ -23,7 +23,7 @@ enum class ParseError : uint8_t {
   not_udp,                     // IP protocol / next header != 17
   udp_header_truncated,        // IP payload shorter than a UDP header
   udp_bad_length,              // UDP length != IP payload length
-  udp_bad_checksum,            // IPv6 UDP checksum (when non-zero) does not verify
+  udp_bad_checksum,            // UDP checksum (when non-zero) does not verify
   not_roce,                    // UDP destination port != 4791
   bth_truncated,               // UDP payload cannot hold BTH + ICRC
   bad_transport_version,       // BTH TVer != 0

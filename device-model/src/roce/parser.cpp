@@ -63,6 +63,15 @@ ParseError parse_ipv6(std::span<const uint8_t> bytes, IpLayer& ip, PacketDescrip
   return ParseError::ok;
 }
 
+uint16_t udp_checksum_of(IpFamily family, const PacketDescription& packet,
+                         std::span<const uint8_t> segment) {
+  if (family == IpFamily::ipv4)
+    return udp_checksum_ipv4(*ipv4_from_gid(packet.source_gid),
+                             *ipv4_from_gid(packet.destination_gid), segment);
+  return udp_checksum_ipv6(ipv6_from_gid(packet.source_gid), ipv6_from_gid(packet.destination_gid),
+                           segment);
+}
+
 ParseError parse_udp(const IpLayer& ip, PacketDescription& packet) {
   const std::span<const uint8_t> segment = ip.ip_packet.subspan(ip.header_bytes);
   if (segment.size() < UdpHeader::kSize)
@@ -70,10 +79,9 @@ ParseError parse_udp(const IpLayer& ip, PacketDescription& packet) {
   const UdpHeader udp = UdpHeader::decode(segment.first<UdpHeader::kSize>());
   if (udp.length != segment.size())
     return ParseError::udp_bad_length;
-  // IPv6 requires the checksum, but RoCE senders commonly leave it zero; accept that.
-  if (ip.family == IpFamily::ipv6 && udp.checksum != 0 &&
-      udp_checksum_ipv6(ipv6_from_gid(packet.source_gid), ipv6_from_gid(packet.destination_gid),
-                        segment) != udp.checksum)
+  // Zero means "not computed": optional on IPv4, and RoCE senders commonly leave it zero on
+  // IPv6 too. Any other value must verify, as the ICRC does not cover it.
+  if (udp.checksum != 0 && udp.checksum != udp_checksum_of(ip.family, packet, segment))
     return ParseError::udp_bad_checksum;
   if (udp.destination_port != kRoceV2UdpPort)
     return ParseError::not_roce;

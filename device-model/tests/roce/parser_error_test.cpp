@@ -163,6 +163,20 @@ TEST(RoceParserError, UdpChecksumOverIpv6) {
   EXPECT_EQ(parse(frame), ParseError::ok);
 }
 
+TEST(RoceParserError, UdpChecksumOverIpv4) {
+  std::vector<uint8_t> frame = send_frame();
+  Ipv4Address source{}, destination{};
+  std::copy_n(frame.begin() + kIpOffset + 12, 4, source.begin());
+  std::copy_n(frame.begin() + kIpOffset + 16, 4, destination.begin());
+  const uint16_t checksum = udp_checksum_ipv4(
+      source, destination, std::span<const uint8_t>(frame).subspan(kIpv4UdpOffset));
+  // The device sends none, but a sender that does is checked.
+  store_be16(frame, kIpv4UdpOffset + 6, checksum);
+  EXPECT_EQ(parse(frame), ParseError::ok);
+  store_be16(frame, kIpv4UdpOffset + 6, static_cast<uint16_t>(checksum ^ 0x0100));
+  EXPECT_EQ(parse(frame), ParseError::udp_bad_checksum);
+}
+
 TEST(RoceParserError, NotRoce) {
   std::vector<uint8_t> frame = send_frame();
   store_be16(frame, kIpv4UdpOffset + 2, 4792);
@@ -269,14 +283,12 @@ TEST(RoceParserError, EveryTruncationAndBitFlipIsRejected) {
       ParsedPacket parsed;
       const ParseError error = parse_frame(frame, parsed);
       // MACs are not checked here (address filtering is the port's job). Of the fields the
-      // ICRC masks, the IPv4 header checksum covers TOS/TTL; what is left (IPv6 traffic
-      // class/flow label/hop limit, the unverified IPv4 UDP checksum, FECN/BECN) may change.
+      // ICRC masks, the IPv4 header checksum covers TOS/TTL and the UDP checksum verifies
+      // itself; what is left (IPv6 traffic class/flow label/hop limit, FECN/BECN) may change.
       if (offset < 12) {
         EXPECT_EQ(error, ParseError::ok);
       } else if (error == ParseError::ok) {
         EXPECT_TRUE(offset == bth_offset(original) + 4 ||
-                    (family == IpFamily::ipv4 && offset >= kIpv4UdpOffset + 6 &&
-                     offset < kIpv4UdpOffset + 8) ||
                     (family == IpFamily::ipv6 && offset < kIpOffset + 8))
             << "bit " << bit;
       }
