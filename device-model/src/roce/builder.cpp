@@ -4,6 +4,7 @@
 
 #include "roce/extension_headers.hpp"
 #include "roce/opcode_table.hpp"
+#include "roce/wire_bytes.hpp"
 
 namespace ornic::roce {
 
@@ -29,8 +30,9 @@ std::string_view build_error_name(BuildError error) {
 
 size_t frame_size(IpFamily family, size_t transport_header_bytes, size_t payload_bytes) {
   const size_t ip_bytes = family == IpFamily::ipv4 ? Ipv4Header::kSize : Ipv6Header::kSize;
-  return EthernetHeader::kSize + ip_bytes + UdpHeader::kSize + transport_header_bytes +
-         payload_bytes + pad_count_for(payload_bytes) + kIcrcSize;
+  return std::max(kMinEthernetFrameBytes, EthernetHeader::kSize + ip_bytes + UdpHeader::kSize +
+                                              transport_header_bytes + payload_bytes +
+                                              pad_count_for(payload_bytes) + kIcrcSize);
 }
 
 BuildError build_frame(const PacketDescription& packet, std::span<const uint8_t> payload,
@@ -60,14 +62,16 @@ BuildError build_frame(const PacketDescription& packet, std::span<const uint8_t>
   if (udp_bytes + (family == IpFamily::ipv4 ? ip_header_bytes : 0) > 0xffff)
     return BuildError::too_long;
 
-  frame.assign(EthernetHeader::kSize + ip_header_bytes + udp_bytes, 0);
+  const size_t packet_bytes = EthernetHeader::kSize + ip_header_bytes + udp_bytes;
+  frame.assign(std::max(packet_bytes, kMinEthernetFrameBytes), 0);
   const std::span<uint8_t> bytes(frame);
   EthernetHeader{.destination = packet.destination_mac,
                  .source = packet.source_mac,
                  .ether_type = family == IpFamily::ipv4 ? kEtherTypeIpv4 : kEtherTypeIpv6}
       .encode(bytes.first<EthernetHeader::kSize>());
 
-  const std::span<uint8_t> ip_packet = bytes.subspan(EthernetHeader::kSize);
+  const std::span<uint8_t> ip_packet =
+      bytes.subspan(EthernetHeader::kSize, ip_header_bytes + udp_bytes);
   if (family == IpFamily::ipv4) {
     Ipv4Header ipv4;
     ipv4.tos = packet.traffic_class;
@@ -111,8 +115,7 @@ BuildError build_frame(const PacketDescription& packet, std::span<const uint8_t>
   if (family == IpFamily::ipv6) {
     const uint16_t checksum = udp_checksum_ipv6(ipv6_from_gid(packet.source_gid),
                                                 ipv6_from_gid(packet.destination_gid), udp_segment);
-    udp_segment[6] = static_cast<uint8_t>(checksum >> 8);
-    udp_segment[7] = static_cast<uint8_t>(checksum);
+    store_be16(udp_segment, 6, checksum);
   }
   return BuildError::ok;
 }

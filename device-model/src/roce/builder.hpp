@@ -23,9 +23,14 @@ enum class BuildError : uint8_t {
 
 std::string_view build_error_name(BuildError error);
 
-// Appends nothing on error; on success `frame` holds exactly the frame.
+// On success `frame` holds exactly the frame, without FCS, zero-padded to the Ethernet
+// minimum of 60 bytes as a MAC would (only tiny IPv4 packets, e.g. an empty SEND, need it);
+// on error it is left untouched. The caller keeps frames within the port MTU by splitting
+// messages (see frame_size).
 BuildError build_frame(const PacketDescription& packet, std::span<const uint8_t> payload,
                        std::vector<uint8_t>& frame);
+
+inline constexpr size_t kMinEthernetFrameBytes = 60; // 64 with the FCS
 
 // Frame size for a given opcode header size and payload, for callers sizing buffers/MTU.
 size_t frame_size(IpFamily family, size_t transport_header_bytes, size_t payload_bytes);

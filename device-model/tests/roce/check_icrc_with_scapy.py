@@ -11,7 +11,9 @@ import tempfile
 
 try:
     from scapy.contrib.roce import BTH
-    from scapy.layers.inet import UDP
+    from scapy.layers.inet import IP, UDP
+    from scapy.layers.inet6 import IPv6
+    from scapy.layers.l2 import Ether
     from scapy.utils import rdpcap
 except ImportError as error:
     print(f"scapy with RoCE support not available ({error}): skipped")
@@ -28,14 +30,22 @@ def main():
     families = set()
     opcodes = set()
     for index, frame in enumerate(frames):
+        # scapy's compute_icrc would include Ethernet minimum-size padding, so hand it the
+        # frame cut at the end of the IP packet.
+        if IP in frame:
+            frame = Ether(bytes(frame)[:14 + frame[IP].len])
+        elif IPv6 in frame:
+            frame = Ether(bytes(frame)[:14 + 40 + frame[IPv6].plen])
         if BTH not in frame:
             print(f"frame {index}: scapy does not see a BTH")
             failures += 1
             continue
         bth = frame[BTH]
-        wire_icrc = bytes(frame)[-4:]
-        # compute_icrc wants the BTH without the trailing ICRC as its payload.
-        expected = bth.compute_icrc(bytes(bth.payload))
+        # The UDP length excludes Ethernet padding; the ICRC is the last 4 bytes within it.
+        udp_bytes = bytes(frame[UDP])[:frame[UDP].len]
+        wire_icrc = udp_bytes[-4:]
+        # compute_icrc wants what follows the BTH, without the ICRC.
+        expected = bth.compute_icrc(udp_bytes[8 + 12:-4])
         families.add(frame[UDP].underlayer.name)
         opcodes.add(bth.opcode)
         if wire_icrc != expected:

@@ -24,6 +24,7 @@ TEST_P(RoceRoundTrip, EveryOpcodeAndPadCount) {
       ASSERT_EQ(build_frame(packet, payload, frame), BuildError::ok);
       EXPECT_EQ(frame.size(), frame_size(GetParam(), info.header_bytes(), payload_bytes));
       EXPECT_EQ(frame.size() % 2, 0u); // headers even, payload + pad a multiple of 4
+      EXPECT_GE(frame.size(), kMinEthernetFrameBytes);
 
       ParsedPacket parsed;
       ASSERT_EQ(parse_frame(frame, parsed), ParseError::ok);
@@ -50,6 +51,19 @@ TEST(RoceBuilder, EthernetPaddingAfterThePacketIsIgnored) {
   ASSERT_EQ(parse_frame(frame, parsed), ParseError::ok);
   EXPECT_EQ(parsed.description, packet);
   EXPECT_TRUE(parsed.payload.empty());
+}
+
+TEST(RoceBuilder, ShortFramesArePaddedToTheEthernetMinimum) {
+  const OpcodeInfo info = *lookup_opcode(Opcode::rc_send_only);
+  std::vector<uint8_t> frame;
+  ASSERT_EQ(build_frame(testing::sample_packet(info, IpFamily::ipv4), {}, frame), BuildError::ok);
+  // 14 + 20 + 8 + 12 + 4 = 58 bytes of packet, IPv4 total length 44.
+  ASSERT_EQ(frame.size(), 60u);
+  EXPECT_EQ(frame[16] << 8 | frame[17], 44);
+  EXPECT_EQ(frame[58], 0);
+  EXPECT_EQ(frame[59], 0);
+  ParsedPacket parsed;
+  EXPECT_EQ(parse_frame(frame, parsed), ParseError::ok);
 }
 
 TEST(RoceBuilder, Ipv4FixedFields) {
