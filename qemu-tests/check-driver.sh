@@ -29,16 +29,9 @@ record() { # record STATUS NAME DETAILS...
 	echo "$s: $n${*:+ $*}" | tee -a "$RESULTS"
 }
 
-# Splat lines of a run, minus one known runner artefact: after stage2's
-# "sysrq: Power Off", init itself may die reading the already shut down 9p
-# root ("Attempted to kill init"), which is not a driver problem.
+# Splat lines of a run (the runner's own scan of console and dmesg).
 driver_splats() { # driver_splats OUT_DIR
-	local out=$1
-	if grep -q 'sysrq: Power Off' "$out/console.log" 2>/dev/null; then
-		grep -v -e 'Kernel panic - not syncing: Attempted to kill init' "$out/splats.txt"
-	else
-		cat "$out/splats.txt"
-	fi 2>/dev/null
+	cat "$1/splats.txt" 2>/dev/null
 }
 
 guest_results() { # guest_results RUN_NAME OUT_DIR VM_STATUS
