@@ -21,7 +21,7 @@
 
 #include <rdma/ib_user_verbs.h>
 
-#include "../../drivers/infiniband/hw/ornic/ornic-abi.h"
+#include "../../include/uapi/rdma/ornic-abi.h"
 #include "../../include/ornic/ornic_hw.h"
 
 struct get_context_cmd {

@@ -10,9 +10,9 @@
 #include <rdma/ib_cache.h>
 #include <rdma/ib_user_verbs.h>
 #include <rdma/ib_mad.h>
+#include <rdma/ornic-abi.h>
 
 #include "ornic.h"
-#include "ornic-abi.h"
 
 /* --- device and port ------------------------------------------------------ */
 

@@ -2,10 +2,10 @@
 /*
  * ornic kernel/provider ABI, version 1 (provisional).
  *
- * Lives with the driver until include/uapi/rdma/ornic-abi.h exists; the
- * provider must use exactly these layouts.  Rules (as efa-abi.h): request
- * and response structs only, 8-byte aligned, explicit reserved fields
- * (zero), comp_mask for extension.
+ * The uverbs driver-data layouts shared by the kernel driver and the
+ * rdma-core provider, included as <rdma/ornic-abi.h>.  Rules (as efa-abi.h):
+ * request and response structs only, 8-byte aligned, explicit reserved
+ * fields (zero), comp_mask for extension.
  */
 #ifndef ORNIC_ABI_USER_H
 #define ORNIC_ABI_USER_H
