@@ -97,6 +97,11 @@ if wanted driver && [ -x "$here/check-driver.sh" ]; then
 	RESULTS=$RESULTS KDIR=$kdir FLAVOUR=$flavour "$here/check-driver.sh" || true
 fi
 
+# --- rdma-core provider: build, ibverbs tools in a guest (check-provider.sh) --
+if wanted provider && [ -x "$here/check-provider.sh" ]; then
+	RESULTS=$RESULTS KDIR=$kdir FLAVOUR=$flavour BUILD=$BUILD "$here/check-provider.sh" || true
+fi
+
 # --- VM runner self-test ------------------------------------------------------
 if wanted runner; then
 	if build_selftest_module; then
