@@ -30,16 +30,19 @@ if [ ! -f "$cache/.unpacked" ]; then
 	tarball=$(find "$cache" -maxdepth 1 -name "rdma-core_$upver.orig.tar.*" ! -name '*.asc' | head -n 1)
 	if [ -z "$tarball" ]; then
 		log "fetching rdma-core $ver source"
-		# The .dsc may answer 404 while the tarballs download: check
-		# for the orig tarball rather than apt-get's status.
-		if ! (cd "$cache" && apt-get source --download-only "rdma-core=$ver") >"$cache/fetch.log" 2>&1; then
-			log "apt-get source failed; updating the Sources index once"
+		# The .dsc may answer 404 while the tarballs download: look for
+		# the orig tarball rather than at apt-get's status, and update
+		# the Sources index only when the tarball did not come.
+		(cd "$cache" && apt-get source --download-only "rdma-core=$ver") >"$cache/fetch.log" 2>&1 || true
+		if ! find "$cache" -maxdepth 1 -name "rdma-core_$upver.orig.tar.*" | grep -q .; then
+			log "no tarball; updating the Sources index once"
 			apt-get update >>"$cache/fetch.log" 2>&1 || true
 			(cd "$cache" && apt-get source --download-only "rdma-core=$ver") >>"$cache/fetch.log" 2>&1 || true
 		fi
 		tarball=$(find "$cache" -maxdepth 1 -name "rdma-core_$upver.orig.tar.*" ! -name '*.asc' | head -n 1)
 		[ -n "$tarball" ] || { cat "$cache/fetch.log" >&2; log "no rdma-core_$upver.orig tarball"; exit 1; }
 	fi
+	[ -d "$pristine" ] && chmod -R u+w "$pristine"
 	rm -rf "$pristine" "$copy"
 	tar -C "$cache" -xf "$tarball"
 	[ -f "$pristine/CMakeLists.txt" ] || { log "tarball did not unpack to $pristine"; exit 1; }
