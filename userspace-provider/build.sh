@@ -65,8 +65,12 @@ if [ ! -f "$copy/.configured" ]; then
 	[ "$(grep -c '^  rdma/ornic-abi.h$' "$copy/kernel-headers/CMakeLists.txt")" = 2 ] ||
 		{ log "could not add rdma/ornic-abi.h to kernel-headers/CMakeLists.txt"; exit 1; }
 fi
-# Our sources are refreshed on every run (ninja rebuilds what changed).
+# Our sources are refreshed on every run (ninja rebuilds what changed);
+# files we no longer have are removed.
 mkdir -p "$copy/providers/ornic"
+for f in "$copy"/providers/ornic/*; do
+	[ -e "$here/${f##*/}" ] || rm -f "$f"
+done
 for f in "$here"/CMakeLists.txt "$here"/*.[ch]; do
 	cmp -s "$f" "$copy/providers/ornic/${f##*/}" || cp "$f" "$copy/providers/ornic/"
 done

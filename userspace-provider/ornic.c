@@ -100,6 +100,7 @@ static struct verbs_context *ornic_alloc_context(struct ibv_device *ibdev,
 	struct ornic_alloc_ucontext_resp resp = {};
 	struct ibv_get_context cmd;
 	struct ornic_context *ctx;
+	int err;
 
 	ctx = verbs_init_and_alloc_context(ibdev, cmd_fd, ctx, ibvctx,
 					   RDMA_DRIVER_UNKNOWN);
@@ -138,8 +139,10 @@ static struct verbs_context *ornic_alloc_context(struct ibv_device *ibdev,
 	return &ctx->ibvctx;
 
 err_free:
+	err = errno;
 	verbs_uninit_context(&ctx->ibvctx);
 	free(ctx);
+	errno = err;
 	return NULL;
 }
 
