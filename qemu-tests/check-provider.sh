@@ -1,0 +1,103 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+# The rdma-core provider's part of `make check`, run inside the testbed by
+# check-testbed.sh with RESULTS (results file), KDIR, FLAVOUR and BUILD
+# (build directory of the check).  Builds the provider against rdma-core's
+# source of the installed version (userspace-provider/build.sh), builds the
+# libibverbs test tool, then runs provider-devinfo.sh in a guest with two
+# linked device models, using the modules check-driver.sh built.  One
+# "PASS|FAIL|SKIP: provider/..." line per test.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=qemu-tests/testbed/lib.sh
+. "$here/testbed/lib.sh"
+[ "${ORNIC_IN_TESTBED:-}" = 1 ] || die "check-provider.sh runs inside the testbed"
+
+RESULTS=${RESULTS:?}
+FLAVOUR=${FLAVOUR:-base}
+BUILD=${BUILD:-$ORNIC_SRC/build/check}
+RUNS=$ORNIC_CACHE/runs/check
+if [ "$FLAVOUR" = base ]; then
+	MO=$ORNIC_SRC/build/modules
+else
+	MO=$ORNIC_SRC/build/modules-$FLAVOUR
+fi
+PDIR=$BUILD/provider
+mkdir -p "$RUNS" "$PDIR"
+
+record() { # record STATUS NAME DETAILS...
+	local s=$1 n=$2
+	shift 2
+	echo "$s: $n${*:+ $*}" | tee -a "$RESULTS"
+}
+
+guest_results() { # guest_results RUN_NAME OUT_DIR VM_STATUS
+	local name=$1 out=$2 rc=$3 splats
+	[ -f "$out/results.txt" ] && cat "$out/results.txt" >>"$RESULTS" && cat "$out/results.txt"
+	splats=$(cat "$out/splats.txt" 2>/dev/null)
+	if [ -n "$splats" ]; then
+		record FAIL "provider/vm-$name" "kernel splat: $(echo "$splats" | head -n 3 | tr '\n' ' ')see $out"
+	elif [ "$rc" = 0 ]; then
+		record PASS "provider/vm-$name" "clean kernel log (no WARN/lockdep/KASAN/kmemleak/UBSAN)"
+	else
+		record FAIL "provider/vm-$name" "status $(cat "$out/status" 2>/dev/null || echo ?), exit $rc; see $out"
+	fi
+}
+
+# vm.sh with --allow-splat: splats are judged by guest_results above.
+run_vm() { # run_vm NAME [vm.sh options] -- CMD...
+	local name=$1 rc=0
+	shift
+	"$here/vm.sh" --name "check/$name" --flavour "$FLAVOUR" --allow-splat "$@" || rc=$?
+	guest_results "$name" "$RUNS/$name" "$rc"
+}
+
+# --- build ---------------------------------------------------------------------
+log=$BUILD/provider-build.log
+start=$(date +%s)
+rm -f "$PDIR/libornic-rdmav34.so" "$PDIR/ornic.driver"
+if "$ORNIC_SRC/userspace-provider/build.sh" "$PDIR" >"$log" 2>&1 &&
+	[ -f "$PDIR/libornic-rdmav34.so" ] && [ -f "$PDIR/ornic.driver" ]; then
+	record PASS provider/build "libornic-rdmav34.so against rdma-core $(dpkg-query -W -f='${Version}' libibverbs-dev), -Werror, $(( $(date +%s) - start ))s"
+else
+	record FAIL provider/build "$(grep -m5 -E 'error|warning|build.sh' "$log" | tr '\n' ' ')see $log"
+	exit 0
+fi
+
+tool=$BUILD/tools/provider-verbs
+mkdir -p "$BUILD/tools"
+if ! gcc -std=gnu11 -O2 -Wall -Wextra -Werror -o "$tool" \
+	"$here/suites/provider-verbs.c" -libverbs 2>"$BUILD/tools/provider-verbs.log"; then
+	record FAIL provider/build-verbs-tool "$(head -n 5 "$BUILD/tools/provider-verbs.log" | tr '\n' ' ')"
+	tool=""
+fi
+
+# --- the provider against device models --------------------------------------------
+# shellcheck source=qemu-tests/models.sh
+. "$here/models.sh"
+[ -x "$MODEL_BIN" ] || MODEL_BIN=$BUILD/device-model/ornic-model
+if [ ! -x "$MODEL_BIN" ]; then
+	record SKIP provider/devinfo "no device model binary ($MODEL_BIN)"
+	exit 0
+fi
+if [ ! -f "$MO/drivers/infiniband/hw/ornic/ornic.ko" ]; then
+	record SKIP provider/devinfo "no ornic.ko in $MO (check-driver.sh builds it)"
+	exit 0
+fi
+
+mdir=/tmp/provider-models
+if models_start "$mdir" 2 link && sleep 0.5; then
+	mapfile -t margs < <(models_vm_args)
+	run_vm provider-devinfo --timeout 900 "${margs[@]}" -- \
+		/src/qemu-tests/suites/provider-devinfo.sh "$MO" "$PDIR" "$tool"
+	if why=$(models_stop); then
+		record PASS provider/models-survive "both models alive after the provider suite"
+	else
+		record FAIL provider/models-survive "$why"
+	fi
+	cp "$mdir"/model*.log "$RUNS/provider-devinfo/" 2>/dev/null
+else
+	record FAIL provider/models-start "models did not start; see $mdir"
+	models_stop >/dev/null
+fi
+exit 0

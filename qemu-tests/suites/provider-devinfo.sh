@@ -1,0 +1,119 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+# provider-devinfo.sh MODDIR PROVIDER_DIR [VERBS_TOOL]: with two linked ornic
+# models attached, install the rdma-core provider (libornic-rdmav34.so and
+# ornic.driver from PROVIDER_DIR) and the driver, then check with the stock
+# ibverbs tools: ibv_devices lists both devices, ibv_devinfo -v works and its
+# limits equal what the device reported to the driver at probe (the driver's
+# "N QPs, N CQs, N MRs, N PDs" line, read through admin QUERY_DEVICE, not
+# through the provider).  VERBS_TOOL (provider-verbs.c) opens a context,
+# allocates a PD and checks that CQ creation is refused with EOPNOTSUPP.
+set -uo pipefail
+mo=$1
+pdir=$2
+tool=${3:-}
+SUITE=provider
+. /src/qemu-tests/suites/lib.sh
+. /src/qemu-tests/suites/driver-lib.sh
+LIBDIR=/usr/lib/x86_64-linux-gnu/libibverbs
+
+# --- install -------------------------------------------------------------------
+if ! install_modules "$mo"; then
+	fail install "cannot install the modules from $mo"
+	exit 1
+fi
+if ! modprobe ornic || ! wait_for have_devs 2; then
+	fail probe "modprobe ornic did not give 2 ib devices: $(dmesg | grep -i ornic | tail -n 5 | tr '\n' ' ')"
+	exit 1
+fi
+# Without the provider libibverbs must not list the devices: what ibv_devices
+# shows below is then the provider's doing.
+before=$(ibv_devices 2>/dev/null | awk '$1 ~ /^ornic_/ { print $1 }' | tr '\n' ' ')
+if ! cp "$pdir/libornic-rdmav34.so" "$LIBDIR/" || ! cp "$pdir/ornic.driver" /etc/libibverbs.d/; then
+	fail install "cannot install the provider from $pdir"
+	exit 1
+fi
+pass install "libornic-rdmav34.so in $LIBDIR, /etc/libibverbs.d/ornic.driver: $(cat /etc/libibverbs.d/ornic.driver)"
+
+read -r -a ibs <<<"$(ornic_ibdevs | tr '\n' ' ')"
+read -r -a nds <<<"$(ornic_netdevs | tr '\n' ' ')"
+IB0=${ibs[0]}
+# Ports are ACTIVE once the netdevs are up (the models are linked).
+for nd in "${nds[@]}"; do
+	ip link set "$nd" up
+done
+# shellcheck disable=SC2329 # called through wait_for
+port_active() {
+	[[ $(rdma link show "$1/1" 2>/dev/null) == *"state ACTIVE"* ]]
+}
+wait_for port_active "$IB0" || true
+
+# --- ibv_devices ------------------------------------------------------------------
+out=$(ibv_devices 2>&1)
+rc=$?
+echo "$out" >/out/ibv_devices.txt
+listed=$(echo "$out" | awk '$1 ~ /^ornic_/ { print $1 }' | sort | tr '\n' ' ')
+if [ $rc = 0 ] && [ "$listed" = "ornic_0 ornic_1 " ] && [ -z "$before" ]; then
+	pass ibv-devices "lists $listed(exit 0); none before the provider was installed"
+else
+	fail ibv-devices "exit $rc, ornic devices listed: '${listed}' (before the provider: '${before}'); $(echo "$out" | head -n 5 | tr '\n' ' ')"
+fi
+
+# --- ibv_devinfo -v ---------------------------------------------------------------
+out=$(ibv_devinfo -v -d "$IB0" 2>&1)
+rc=$?
+echo "$out" >/out/ibv_devinfo.txt
+field() { # field NAME: the value of "NAME: value" in the devinfo output
+	echo "$out" | awk -v k="$1:" '$1 == k { print $2; exit }'
+}
+transport=$(echo "$out" | awk '$1 == "transport:" { print $2; exit }')
+ll=$(field link_layer)
+state=$(field state)
+if [ $rc = 0 ] && [ "$transport" = InfiniBand ] && [ "$ll" = Ethernet ] && [ "$state" = PORT_ACTIVE ]; then
+	pass ibv-devinfo "ibv_devinfo -v -d $IB0: exit 0, transport $transport, link_layer $ll, $state"
+else
+	fail ibv-devinfo "exit $rc, transport '$transport', link_layer '$ll', state '$state': $(echo "$out" | head -n 3 | tr '\n' ' ')"
+fi
+
+# The device's limits as the driver read them at probe (admin QUERY_DEVICE),
+# from the driver's own log line for the PCI function of IB0.
+pci=$(basename "$(readlink -f "/sys/class/infiniband/$IB0/device")")
+probe_line=$(dmesg | grep "$pci" | grep -E -o '[0-9]+ QPs, [0-9]+ CQs, [0-9]+ MRs, [0-9]+ PDs' | tail -n 1)
+if [ -z "$probe_line" ]; then
+	fail devinfo-limits "no 'N QPs, N CQs, N MRs, N PDs' probe line for $pci in dmesg"
+else
+	read -r dqp _ dcq _ dmr _ dpd _ <<<"${probe_line//,/}"
+	got="max_qp $(field max_qp) max_cq $(field max_cq) max_mr $(field max_mr) max_pd $(field max_pd)"
+	want="max_qp $dqp max_cq $dcq max_mr $dmr max_pd $dpd"
+	if [ "$got" = "$want" ]; then
+		pass devinfo-limits "ibv_devinfo $got = device ($pci probe: $probe_line)"
+	else
+		fail devinfo-limits "ibv_devinfo: $got; device ($pci probe): $want"
+	fi
+fi
+
+# --- a provider context through libibverbs ----------------------------------------
+if [ -z "$tool" ]; then
+	skip verbs "no provider-verbs tool (build failed)"
+else
+	"$tool" "$IB0" >/out/provider-verbs.txt 2>&1
+	rc=$?
+	n=0
+	while read -r st name details; do
+		case $st in
+		PASS) pass "$name" "$details"; n=$((n + 1)) ;;
+		FAIL) fail "$name" "$details"; n=$((n + 1)) ;;
+		esac
+	done </out/provider-verbs.txt
+	if [ $rc -gt 1 ] || [ $n = 0 ]; then
+		fail verbs "provider-verbs $IB0 exited with status $rc after $n checks: $(tail -n 3 /out/provider-verbs.txt | tr '\n' ' ')"
+	fi
+fi
+
+# --- unload ------------------------------------------------------------------------
+if modprobe -r ornic; then
+	pass unload "rmmod ornic after the provider's contexts were closed"
+else
+	fail unload "modprobe -r ornic failed"
+fi
+exit 0
