@@ -16,7 +16,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 RESULTS=${RESULTS:?}
 FLAVOUR=${FLAVOUR:-base}
 BUILD=${BUILD:-$ORNIC_SRC/build/check}
-RUNS=$ORNIC_CACHE/runs/check
+# Each check run has its own run directory (ORNIC_CHECK_RUN, set by check.sh),
+# so concurrent runs never share guest output.
+RUN_NAME=${ORNIC_CHECK_RUN:-check}
+RUNS=$ORNIC_CACHE/runs/$RUN_NAME
 if [ "$FLAVOUR" = base ]; then
 	MO=$ORNIC_SRC/build/modules
 else
@@ -48,7 +51,7 @@ guest_results() { # guest_results RUN_NAME OUT_DIR VM_STATUS
 run_vm() { # run_vm NAME [vm.sh options] -- CMD...
 	local name=$1 rc=0
 	shift
-	"$here/vm.sh" --name "check/$name" --flavour "$FLAVOUR" --allow-splat "$@" || rc=$?
+	"$here/vm.sh" --name "$RUN_NAME/$name" --flavour "$FLAVOUR" --allow-splat "$@" || rc=$?
 	guest_results "$name" "$RUNS/$name" "$rc"
 }
 

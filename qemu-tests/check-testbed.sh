@@ -12,7 +12,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 flavour=${ORNIC_FLAVOUR:-base}
 RESULTS=${RESULTS:?}
-RUNS=$ORNIC_CACHE/runs/check
+# Each check run has its own run directory (ORNIC_CHECK_RUN, set by check.sh),
+# so concurrent runs never share guest output.
+RUN_NAME=${ORNIC_CHECK_RUN:-check}
+RUNS=$ORNIC_CACHE/runs/$RUN_NAME
 # Builds of a check run are kept apart from a developer's own build/ dirs.
 BUILD=$ORNIC_SRC/build/check
 export MODEL_BUILD=$BUILD/device-model
@@ -42,7 +45,7 @@ guest_results() { # guest_results RUN_NAME OUT_DIR VM_STATUS
 run_vm() { # run_vm NAME [vm.sh options] -- CMD...
 	local name=$1 rc=0
 	shift
-	"$here/vm.sh" --name "check/$name" --flavour "$flavour" "$@" || rc=$?
+	"$here/vm.sh" --name "$RUN_NAME/$name" --flavour "$flavour" "$@" || rc=$?
 	guest_results "$name" "$RUNS/$name" "$rc"
 }
 
@@ -106,7 +109,7 @@ fi
 if wanted runner; then
 	if build_selftest_module; then
 		rc=0
-		"$here/vm.sh" --name check/runner-warn --flavour "$flavour" --timeout 300 -- \
+		"$here/vm.sh" --name "$RUN_NAME/runner-warn" --flavour "$flavour" --timeout 300 -- \
 			insmod "$BUILD/selftest/ornic_selftest_warn.ko" || rc=$?
 		if [ "$rc" = 126 ] && grep -q 'WARNING: .*ornic_selftest_warn' "$RUNS/runner-warn/splats.txt"; then
 			record PASS runner/warn-fails-run "an injected WARN made the run fail (exit 126)"
@@ -114,7 +117,7 @@ if wanted runner; then
 			record FAIL runner/warn-fails-run "expected exit 126 with the WARN in splats.txt, got $rc"
 		fi
 		rc=0
-		"$here/vm.sh" --name check/runner-status --flavour "$flavour" --timeout 300 -- \
+		"$here/vm.sh" --name "$RUN_NAME/runner-status" --flavour "$flavour" --timeout 300 -- \
 			bash -c 'echo guest-alive; exit 7' || rc=$?
 		if [ "$rc" = 7 ] && grep -q guest-alive "$RUNS/runner-status/guest-output.log"; then
 			record PASS runner/guest-status "guest exit status 7 returned, output captured"

@@ -28,7 +28,14 @@ else
 	echo "FAIL: testbed/update-offline $(tail -n 3 "$resdir/mkroot-offline.log" | tr '\n' ' ')" >>"$results"
 fi
 say "running tests; results in $results"
+# Guest output of this run goes to $ORNIC_CACHE/runs/check-<time>; keep the
+# last five.
+old_runs=("$ORNIC_CACHE"/runs/check-*) # names sort by time
+if [ -e "${old_runs[0]}" ] && [ ${#old_runs[@]} -gt 4 ]; then
+	rm -rf "${old_runs[@]:0:${#old_runs[@]}-4}"
+fi
 "$here/testbed/enter.sh" env RESULTS="/cache/results/$stamp/results.txt" \
+	ORNIC_CHECK_RUN="check-$stamp" \
 	ORNIC_FLAVOUR="$flavour" ORNIC_CHECK_ONLY="${ORNIC_CHECK_ONLY:-}" \
 	/src/qemu-tests/check-testbed.sh || echo "FAIL: check/testbed-run exited non-zero" >>"$results"
 
