@@ -26,37 +26,9 @@ else
 fi
 mkdir -p "$RUNS" "$MO"
 
-record() { # record STATUS NAME DETAILS...
-	local s=$1 n=$2
-	shift 2
-	echo "$s: $n${*:+ $*}" | tee -a "$RESULTS"
-}
-
-# Splat lines of a run (the runner's own scan of console and dmesg).
-driver_splats() { # driver_splats OUT_DIR
-	cat "$1/splats.txt" 2>/dev/null
-}
-
-guest_results() { # guest_results RUN_NAME OUT_DIR VM_STATUS
-	local name=$1 out=$2 rc=$3 splats
-	[ -f "$out/results.txt" ] && cat "$out/results.txt" >>"$RESULTS" && cat "$out/results.txt"
-	splats=$(driver_splats "$out")
-	if [ -n "$splats" ]; then
-		record FAIL "driver/vm-$name" "kernel splat: $(echo "$splats" | head -n 3 | tr '\n' ' ')see $out"
-	elif [ "$rc" = 0 ]; then
-		record PASS "driver/vm-$name" "clean kernel log (no WARN/lockdep/KASAN/kmemleak/UBSAN)"
-	else
-		record FAIL "driver/vm-$name" "status $(cat "$out/status" 2>/dev/null || echo ?), exit $rc; see $out"
-	fi
-}
-
-# vm.sh with --allow-splat: splats are judged by guest_results above.
-run_vm() { # run_vm NAME [vm.sh options] -- CMD...
-	local name=$1 rc=0
-	shift
-	"$here/vm.sh" --name "$RUN_NAME/$name" --flavour "$FLAVOUR" --allow-splat "$@" || rc=$?
-	guest_results "$name" "$RUNS/$name" "$rc"
-}
+# shellcheck source=qemu-tests/check-lib.sh
+. "$here/check-lib.sh"
+driver_vm() { run_vm driver/vm- "$1" "$FLAVOUR" "${@:2}"; }
 
 # models_up DIR: two linked models; give them a moment to listen() after
 # their sockets appear (QEMU does not retry a refused connection).
@@ -145,7 +117,7 @@ for series in 7.3 6.12; do
 done
 
 # --- KUnit ---------------------------------------------------------------------
-run_vm driver-kunit --timeout 600 -- /src/qemu-tests/suites/driver-kunit.sh "$MO"
+driver_vm driver-kunit --timeout 600 -- /src/qemu-tests/suites/driver-kunit.sh "$MO"
 
 # --- the driver against device models --------------------------------------------
 # shellcheck source=qemu-tests/models.sh
@@ -174,7 +146,7 @@ fi
 mdir=/tmp/driver-models
 if models_up "$mdir"; then
 	mapfile -t margs < <(models_vm_args)
-	run_vm driver-basic --timeout 1500 "${margs[@]}" -- \
+	driver_vm driver-basic --timeout 1500 "${margs[@]}" -- \
 		/src/qemu-tests/suites/driver-basic.sh "$MO" "$uctx"
 	if why=$(models_stop); then
 		record PASS driver/models-survive "both models alive after the driver suite"
@@ -205,7 +177,7 @@ if models_up "$mdir"; then
 		done
 	) &
 	watcher=$!
-	run_vm driver-fatal --timeout 900 "${margs[@]}" -- \
+	driver_vm driver-fatal --timeout 900 "${margs[@]}" -- \
 		/src/qemu-tests/suites/driver-fatal.sh "$MO"
 	kill "$watcher" 2>/dev/null
 	wait "$watcher" 2>/dev/null

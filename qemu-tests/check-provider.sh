@@ -28,32 +28,9 @@ fi
 PDIR=$BUILD/provider
 mkdir -p "$RUNS" "$PDIR"
 
-record() { # record STATUS NAME DETAILS...
-	local s=$1 n=$2
-	shift 2
-	echo "$s: $n${*:+ $*}" | tee -a "$RESULTS"
-}
-
-guest_results() { # guest_results RUN_NAME OUT_DIR VM_STATUS
-	local name=$1 out=$2 rc=$3 splats
-	[ -f "$out/results.txt" ] && cat "$out/results.txt" >>"$RESULTS" && cat "$out/results.txt"
-	splats=$(cat "$out/splats.txt" 2>/dev/null)
-	if [ -n "$splats" ]; then
-		record FAIL "provider/vm-$name" "kernel splat: $(echo "$splats" | head -n 3 | tr '\n' ' ')see $out"
-	elif [ "$rc" = 0 ]; then
-		record PASS "provider/vm-$name" "clean kernel log (no WARN/lockdep/KASAN/kmemleak/UBSAN)"
-	else
-		record FAIL "provider/vm-$name" "status $(cat "$out/status" 2>/dev/null || echo ?), exit $rc; see $out"
-	fi
-}
-
-# vm.sh with --allow-splat: splats are judged by guest_results above.
-run_vm() { # run_vm NAME [vm.sh options] -- CMD...
-	local name=$1 rc=0
-	shift
-	"$here/vm.sh" --name "$RUN_NAME/$name" --flavour "$FLAVOUR" --allow-splat "$@" || rc=$?
-	guest_results "$name" "$RUNS/$name" "$rc"
-}
+# shellcheck source=qemu-tests/check-lib.sh
+. "$here/check-lib.sh"
+provider_vm() { run_vm provider/vm- "$1" "$FLAVOUR" "${@:2}"; }
 
 # --- build ---------------------------------------------------------------------
 log=$BUILD/provider-build.log
@@ -91,7 +68,7 @@ fi
 mdir=/tmp/provider-models
 if models_start "$mdir" 2 link && sleep 0.5; then
 	mapfile -t margs < <(models_vm_args)
-	run_vm provider-devinfo --timeout 900 "${margs[@]}" -- \
+	provider_vm provider-devinfo --timeout 900 "${margs[@]}" -- \
 		/src/qemu-tests/suites/provider-devinfo.sh "$MO" "$PDIR" "$tool"
 	if why=$(models_stop); then
 		record PASS provider/models-survive "both models alive after the provider suite"

@@ -24,30 +24,9 @@ mkdir -p "$RUNS" "$BUILD"
 readlink /proc/self/ns/pid >"$(dirname "$RESULTS")/pid-namespace"
 kdir=$("$here/kernel/kernel-dir.sh" "$flavour")
 
-record() { # record STATUS NAME DETAILS...
-	local s=$1 n=$2
-	shift 2
-	echo "$s: $n${*:+ $*}" | tee -a "$RESULTS"
-}
 wanted() { [ -z "${ORNIC_CHECK_ONLY:-}" ] || [[ " $ORNIC_CHECK_ONLY " == *" $1 "* ]]; }
-
-# Collect a guest run's own PASS/FAIL lines, then its overall status.
-guest_results() { # guest_results RUN_NAME OUT_DIR VM_STATUS
-	local name=$1 out=$2 rc=$3
-	[ -f "$out/results.txt" ] && cat "$out/results.txt" >>"$RESULTS" && cat "$out/results.txt"
-	if [ "$rc" = 0 ]; then
-		record PASS "vm/$name" "clean kernel log"
-	else
-		record FAIL "vm/$name" "status $(cat "$out/status" 2>/dev/null || echo ?), exit $rc; see $out"
-	fi
-}
-
-run_vm() { # run_vm NAME [vm.sh options] -- CMD...
-	local name=$1 rc=0
-	shift
-	"$here/vm.sh" --name "$RUN_NAME/$name" --flavour "$flavour" "$@" || rc=$?
-	guest_results "$name" "$RUNS/$name" "$rc"
-}
+# shellcheck source=qemu-tests/check-lib.sh
+. "$here/check-lib.sh"
 
 build_selftest_module() {
 	make -s -C "$kdir" M=/src/qemu-tests/selftest MO="$BUILD/selftest" modules >"$BUILD/selftest.log" 2>&1
@@ -76,7 +55,7 @@ if wanted model-guest && [ -x "$MODEL_BIN" ]; then
 		mdir=/tmp/models-pci
 		if models_start "$mdir" 2 link; then
 			mapfile -t margs < <(models_vm_args)
-			run_vm model-pci --timeout 600 "${margs[@]}" -- /src/qemu-tests/suites/model-pci.sh 2 "$BUILD/tools/ornic-pci-probe"
+			run_vm vm/ model-pci "$flavour" --timeout 600 "${margs[@]}" -- /src/qemu-tests/suites/model-pci.sh 2 "$BUILD/tools/ornic-pci-probe"
 			# Not in $(...): only this shell can wait for the models.
 			if models_stop >"$mdir/stop.txt"; then
 				record PASS model-guest/models-survive "both models alive after the guest ended, clean exit on SIGTERM"
@@ -132,7 +111,7 @@ fi
 # --- software RDMA baseline: rxe and siw -------------------------------------
 for kind in rxe siw; do
 	wanted "$kind" || continue
-	run_vm "soft-$kind" --timeout 900 -- /src/qemu-tests/suites/soft-rdma.sh "$kind"
+	run_vm vm/ "soft-$kind" "$flavour" --timeout 900 -- /src/qemu-tests/suites/soft-rdma.sh "$kind"
 	[ -f "$RUNS/soft-$kind/$kind-perf.txt" ] && cp "$RUNS/soft-$kind/$kind-perf.txt" "$(dirname "$RESULTS")/"
 done
 exit 0

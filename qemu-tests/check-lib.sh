@@ -1,0 +1,36 @@
+# SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+# Helpers shared by the check scripts that run inside the testbed
+# (check-testbed.sh, check-driver.sh, check-provider.sh).  Sourced.
+# Needs: RESULTS, RUNS and RUN_NAME.
+# shellcheck shell=bash
+
+record() { # record STATUS NAME DETAILS...
+	local s=$1 n=$2
+	shift 2
+	echo "$s: $n${*:+ $*}" | tee -a "$RESULTS"
+}
+
+# Collect a guest run's own result lines, then judge the run itself: a kernel
+# splat (the runner's scan of console and dmesg) or a non-zero status fails.
+guest_results() { # guest_results RECORD_NAME OUT_DIR VM_STATUS
+	local name=$1 out=$2 rc=$3 splats
+	[ -f "$out/results.txt" ] && cat "$out/results.txt" >>"$RESULTS" && cat "$out/results.txt"
+	splats=$(cat "$out/splats.txt" 2>/dev/null)
+	if [ -n "$splats" ]; then
+		record FAIL "$name" "kernel splat: $(echo "$splats" | head -n 3 | tr '\n' ' ')see $out"
+	elif [ "$rc" = 0 ]; then
+		record PASS "$name" "clean kernel log (no WARN/lockdep/KASAN/kmemleak/UBSAN)"
+	else
+		record FAIL "$name" "status $(cat "$out/status" 2>/dev/null || echo ?), exit $rc; see $out"
+	fi
+}
+
+# run_vm PREFIX NAME FLAVOUR [vm.sh options] -- CMD...: boot a guest as
+# $RUN_NAME/NAME and record it as PREFIX NAME.  Splats are judged by
+# guest_results, so the runner only reports them.
+run_vm() {
+	local prefix=$1 name=$2 flavour=$3 rc=0
+	shift 3
+	"$(dirname "${BASH_SOURCE[0]}")/vm.sh" --name "$RUN_NAME/$name" --flavour "$flavour" --allow-splat "$@" || rc=$?
+	guest_results "$prefix$name" "$RUNS/$name" "$rc"
+}
