@@ -31,4 +31,68 @@ struct ornic_ibv_alloc_pd_resp {
 	__u32 pdn;
 };
 
+/*
+ * Queues of user contexts live in user memory: the provider allocates each
+ * ring page-aligned, the kernel pins it (ib_umem) and hands the device its
+ * page list.  Depths are powers of two; the kernel may round a depth up and
+ * returns what it programmed.  Every queue uses the context's doorbell page.
+ */
+
+/* create_cq */
+struct ornic_ibv_create_cq {
+	__u32 comp_mask;
+	__u32 log_depth;	/* CQEs = 1 << log_depth */
+	__aligned_u64 buf_addr;	/* ring of struct ornic_cqe */
+	__aligned_u64 buf_size;	/* bytes, >= ORNIC_CQE_SIZE << log_depth */
+};
+
+struct ornic_ibv_create_cq_resp {
+	__u32 comp_mask;
+	__u32 cqn;
+	__u32 log_depth;
+	__u32 reserved;
+};
+
+/* create_qp: depths count 64-byte WQE blocks */
+struct ornic_ibv_create_qp {
+	__u32 comp_mask;
+	__u8 sq_log_depth;
+	__u8 rq_log_depth;	/* ignored when the QP uses an SRQ */
+	__u16 reserved;
+	__aligned_u64 sq_buf_addr;
+	__aligned_u64 sq_buf_size;
+	__aligned_u64 rq_buf_addr;	/* 0 with an SRQ */
+	__aligned_u64 rq_buf_size;
+};
+
+struct ornic_ibv_create_qp_resp {
+	__u32 comp_mask;
+	__u32 qpn;
+	__u8 sq_log_depth;
+	__u8 rq_log_depth;
+	__u16 reserved0;
+	__u32 max_inline_data;
+};
+
+/* create_srq: depth counts 64-byte WQE blocks */
+struct ornic_ibv_create_srq {
+	__u32 comp_mask;
+	__u32 log_depth;
+	__aligned_u64 buf_addr;
+	__aligned_u64 buf_size;
+};
+
+struct ornic_ibv_create_srq_resp {
+	__u32 comp_mask;
+	__u32 srqn;
+	__u32 log_depth;
+	__u32 reserved;
+};
+
+/* create_ah: the device AH index a UD send WQE names (ornic_wqe_ud_seg.ah) */
+struct ornic_ibv_create_ah_resp {
+	__u32 comp_mask;
+	__u32 ah;
+};
+
 #endif /* ORNIC_ABI_USER_H */
