@@ -68,10 +68,11 @@ fi
 # Our sources are refreshed on every run (ninja rebuilds what changed);
 # files we no longer have are removed.
 mkdir -p "$copy/providers/ornic"
+# The hardware layouts (include/ornic/ornic_hw.h) are copied in next to them.
 for f in "$copy"/providers/ornic/*; do
-	[ -e "$here/${f##*/}" ] || rm -f "$f"
+	[ -e "$here/${f##*/}" ] || [ "${f##*/}" = ornic_hw.h ] || rm -f "$f"
 done
-for f in "$here"/CMakeLists.txt "$here"/*.[ch]; do
+for f in "$here"/CMakeLists.txt "$here"/*.[ch] "$src/include/ornic/ornic_hw.h"; do
 	cmp -s "$f" "$copy/providers/ornic/${f##*/}" || cp "$f" "$copy/providers/ornic/"
 done
 cmp -s "$src/include/uapi/rdma/ornic-abi.h" "$copy/kernel-headers/rdma/ornic-abi.h" ||

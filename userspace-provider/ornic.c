@@ -5,8 +5,8 @@
  * Matches the ornic PCI function (the kernel driver registers with
  * RDMA_DRIVER_UNKNOWN, so matching is by PCI ID), opens a user context and
  * maps its doorbell page, and implements device/port queries and protection
- * domains.  Every other verb is left unset, so libibverbs answers
- * EOPNOTSUPP for it.
+ * domains.  The data-path objects live in their own files; verbs left unset
+ * in the ops table are answered EOPNOTSUPP by libibverbs.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -78,7 +78,11 @@ static int ornic_dealloc_pd(struct ibv_pd *ibpd)
 static void ornic_free_context(struct ibv_context *ibctx)
 {
 	struct ornic_context *ctx = to_ornic_ctx(ibctx);
+	unsigned int i;
 
+	for (i = 0; i < ORNIC_QP_TABLE_SIZE; i++)
+		free(ctx->qp_table[i]);
+	pthread_mutex_destroy(&ctx->qp_table_mutex);
 	if (ctx->db)
 		munmap(ctx->db, ctx->db_page_size);
 	verbs_uninit_context(&ctx->ibvctx);
@@ -87,11 +91,51 @@ static void ornic_free_context(struct ibv_context *ibctx)
 
 static const struct verbs_context_ops ornic_ctx_ops = {
 	.alloc_pd = ornic_alloc_pd,
+	.create_ah = ornic_create_ah,
+	.create_cq = ornic_create_cq,
+	.create_cq_ex = ornic_create_cq_ex,
+	.create_qp = ornic_create_qp,
+	.create_qp_ex = ornic_create_qp_ex,
+	.create_srq = ornic_create_srq,
 	.dealloc_pd = ornic_dealloc_pd,
+	.dereg_mr = ornic_dereg_mr,
+	.destroy_ah = ornic_destroy_ah,
+	.destroy_cq = ornic_destroy_cq,
+	.destroy_qp = ornic_destroy_qp,
+	.destroy_srq = ornic_destroy_srq,
 	.free_context = ornic_free_context,
+	.modify_qp = ornic_modify_qp,
+	.modify_srq = ornic_modify_srq,
+	.poll_cq = ornic_poll_cq,
+	.post_recv = ornic_post_recv,
+	.post_send = ornic_post_send,
+	.post_srq_recv = ornic_post_srq_recv,
 	.query_device_ex = ornic_query_device_ex,
 	.query_port = ornic_query_port,
+	.query_qp = ornic_query_qp,
+	.query_srq = ornic_query_srq,
+	.reg_mr = ornic_reg_mr,
+	.req_notify_cq = ornic_req_notify_cq,
 };
+
+/* The limits the data path checks requests against. */
+static int ornic_read_limits(struct ornic_context *ctx)
+{
+	struct ibv_device_attr_ex attr = {};
+	int err;
+
+	err = ornic_query_device_ex(&ctx->ibvctx.context, NULL, &attr,
+				    sizeof(attr));
+	if (err)
+		return err;
+	ctx->max_qp_wr = attr.orig_attr.max_qp_wr;
+	ctx->max_send_sge = attr.orig_attr.max_sge;
+	ctx->max_recv_sge = attr.orig_attr.max_sge;
+	ctx->max_cqe = attr.orig_attr.max_cqe;
+	ctx->max_srq_wr = attr.orig_attr.max_srq_wr;
+	ctx->max_srq_sge = attr.orig_attr.max_srq_sge;
+	return 0;
+}
 
 static struct verbs_context *ornic_alloc_context(struct ibv_device *ibdev,
 						 int cmd_fd,
@@ -134,9 +178,21 @@ static struct verbs_context *ornic_alloc_context(struct ibv_device *ibdev,
 		goto err_free;
 	}
 
+	err = ornic_read_limits(ctx);
+	if (err) {
+		verbs_err(&ctx->ibvctx, "ornic: query_device failed: %s\n",
+			  strerror(err));
+		errno = err;
+		goto err_unmap;
+	}
+	pthread_mutex_init(&ctx->qp_table_mutex, NULL);
+
 	verbs_set_ops(&ctx->ibvctx, &ornic_ctx_ops);
 
 	return &ctx->ibvctx;
+
+err_unmap:
+	munmap(ctx->db, ctx->db_page_size);
 
 err_free:
 	err = errno;

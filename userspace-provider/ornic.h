@@ -1,17 +1,37 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
- * ornic rdma-core provider: device, context and PD.
+ * ornic rdma-core provider: the objects the provider keeps next to
+ * libibverbs' own, and the helpers shared by its files.
  */
 #ifndef __ORNIC_H__
 #define __ORNIC_H__
 
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <infiniband/driver.h>
+#include <ccan/minmax.h>
 #include <util/util.h>
 
+#include "ornic_hw.h"
+
 /* PCI identity of the device (include/ornic/ornic_hw.h, provisional). */
-#define PCI_VENDOR_ID_ORNIC	0x1dea
-#define PCI_DEVICE_ID_ORNIC	0x0001
+#define PCI_VENDOR_ID_ORNIC	ORNIC_PCI_VENDOR_ID
+#define PCI_DEVICE_ID_ORNIC	ORNIC_PCI_DEVICE_ID
+
+/*
+ * CQEs carry the low 16 bits of a WQE's first block; a ring no deeper than
+ * this lets the provider rebuild the full index without ambiguity.
+ */
+#define ORNIC_MAX_WQ_LOG_DEPTH	15
+#define ORNIC_MIN_LOG_DEPTH	1
+
+/* QPN -> QP lookup for the poll path: two levels of 4096 entries. */
+#define ORNIC_QP_TABLE_SHIFT	12
+#define ORNIC_QP_TABLE_SIZE	(1U << ORNIC_QP_TABLE_SHIFT)
+#define ORNIC_QP_TABLE_MASK	(ORNIC_QP_TABLE_SIZE - 1)
+
+struct ornic_qp;
 
 struct ornic_device {
 	struct verbs_device vdev;
@@ -26,11 +46,100 @@ struct ornic_context {
 	uint64_t caps;
 	uint32_t max_inline_data;
 	uint32_t max_wqe_blocks;
+
+	/* Device limits, read once at context open. */
+	uint32_t max_qp_wr;		/* blocks */
+	uint32_t max_send_sge;
+	uint32_t max_recv_sge;
+	uint32_t max_cqe;
+	uint32_t max_srq_wr;		/* blocks */
+	uint32_t max_srq_sge;
+
+	pthread_mutex_t qp_table_mutex;	/* writers of qp_table */
+	struct ornic_qp **qp_table[ORNIC_QP_TABLE_SIZE];
 };
 
 struct ornic_pd {
 	struct ibv_pd ibvpd;
 	uint32_t pdn;
+};
+
+struct ornic_mr {
+	struct verbs_mr vmr;
+};
+
+/* A ring of entries in page-aligned user memory that the kernel pins. */
+struct ornic_ring {
+	void *buf;
+	size_t buf_size;
+	uint32_t log_depth;
+	uint32_t mask;			/* entries - 1 */
+};
+
+struct ornic_cq {
+	struct verbs_cq vcq;
+	pthread_spinlock_t lock;
+	struct ornic_ring ring;
+	uint32_t cqn;
+	uint32_t ci;			/* next CQE to look at */
+	uint32_t ci_reported;		/* last consumer index rung */
+	uint32_t db_batch;		/* ring the consumer index this often */
+	/* ibv_cq_ex polling: the CQE start/next_poll stopped at. */
+	struct ornic_cqe cur;
+	struct ornic_qp *cur_qp;
+};
+
+/* A work queue (SQ, RQ or SRQ) of 64-byte blocks. */
+struct ornic_wq {
+	struct ornic_ring ring;
+	uint32_t pi;			/* next block to fill */
+	uint32_t ci;			/* first block not yet retired */
+	uint32_t max_sge;		/* what the application was granted */
+	uint32_t max_wr;
+	uint32_t max_blocks;		/* blocks of the largest WQE allowed */
+	pthread_spinlock_t lock;
+};
+
+struct ornic_srq {
+	struct verbs_srq vsrq;
+	struct ornic_wq wq;
+	uint32_t srqn;
+	/* One byte per block: set when the WQE starting there completed. */
+	uint8_t *done;
+};
+
+/* The WQE being built: block 0 plus up to 7 data blocks. */
+struct ornic_wqe_buf {
+	union {
+		struct ornic_send_wqe hdr;
+		uint8_t raw[ORNIC_WQE_BLOCK_SIZE];
+	} block[ORNIC_WQE_MAX_BLOCKS];
+	uint32_t num_blocks;
+	uint32_t inline_len;
+	uint32_t num_sge;
+};
+
+struct ornic_qp {
+	struct verbs_qp vqp;
+	uint32_t qpn;
+	enum ibv_qp_type type;
+	enum ibv_qp_state state;	/* as last set through modify_qp */
+	bool sq_sig_all;
+	uint32_t max_inline_data;
+	struct ornic_wq sq;
+	struct ornic_wq rq;		/* unused with an SRQ */
+	struct ornic_srq *srq;
+
+	/* ibv_qp_ex (wr_*) state between wr_start and wr_complete */
+	struct ornic_wqe_buf wr;
+	bool wr_open;			/* an opcode call awaits its data */
+	int wr_err;			/* first error since wr_start */
+	uint32_t wr_start_pi;
+};
+
+struct ornic_ah {
+	struct ibv_ah ibvah;
+	uint32_t ah;			/* device AH index */
 };
 
 static inline struct ornic_device *to_ornic_dev(struct ibv_device *ibdev)
@@ -47,5 +156,114 @@ static inline struct ornic_pd *to_ornic_pd(struct ibv_pd *ibpd)
 {
 	return container_of(ibpd, struct ornic_pd, ibvpd);
 }
+
+static inline struct ornic_cq *to_ornic_cq(struct ibv_cq *ibcq)
+{
+	return container_of(ibcq, struct ornic_cq, vcq.cq);
+}
+
+static inline struct ornic_cq *to_ornic_cq_ex(struct ibv_cq_ex *ibcqx)
+{
+	return container_of(ibcqx, struct ornic_cq, vcq.cq_ex);
+}
+
+static inline struct ornic_qp *to_ornic_qp(struct ibv_qp *ibqp)
+{
+	return container_of(ibqp, struct ornic_qp, vqp.qp);
+}
+
+static inline struct ornic_qp *to_ornic_qp_ex(struct ibv_qp_ex *ibqpx)
+{
+	return container_of(ibqpx, struct ornic_qp, vqp.qp_ex);
+}
+
+static inline struct ornic_srq *to_ornic_srq(struct ibv_srq *ibsrq)
+{
+	return container_of(ibsrq, struct ornic_srq, vsrq.srq);
+}
+
+static inline struct ornic_ah *to_ornic_ah(struct ibv_ah *ibah)
+{
+	return container_of(ibah, struct ornic_ah, ibvah);
+}
+
+/* ornic_ring.c */
+int ornic_ring_alloc(struct ornic_ring *ring, uint32_t log_depth,
+		     uint32_t entry_size);
+void ornic_ring_free(struct ornic_ring *ring);
+void ornic_ring_doorbell(struct ornic_context *ctx, uint32_t offset,
+			 uint32_t qn, uint64_t flags, uint32_t index);
+uint32_t ornic_log2_depth(uint32_t entries);
+
+/* ornic_cq.c */
+struct ibv_cq *ornic_create_cq(struct ibv_context *ibctx, int cqe,
+			       struct ibv_comp_channel *channel,
+			       int comp_vector);
+struct ibv_cq_ex *ornic_create_cq_ex(struct ibv_context *ibctx,
+				     struct ibv_cq_init_attr_ex *attr);
+int ornic_destroy_cq(struct ibv_cq *ibcq);
+int ornic_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc);
+int ornic_req_notify_cq(struct ibv_cq *ibcq, int solicited_only);
+
+/* ornic_qp.c */
+struct ibv_qp *ornic_create_qp(struct ibv_pd *ibpd,
+			       struct ibv_qp_init_attr *attr);
+struct ibv_qp *ornic_create_qp_ex(struct ibv_context *ibctx,
+				  struct ibv_qp_init_attr_ex *attr);
+int ornic_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+		    int attr_mask);
+int ornic_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+		   int attr_mask, struct ibv_qp_init_attr *init_attr);
+int ornic_destroy_qp(struct ibv_qp *ibqp);
+struct ornic_qp *ornic_find_qp(struct ornic_context *ctx, uint32_t qpn);
+
+/* ornic_post.c */
+int ornic_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+		    struct ibv_send_wr **bad_wr);
+int ornic_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
+		    struct ibv_recv_wr **bad_wr);
+int ornic_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
+			struct ibv_recv_wr **bad_wr);
+int ornic_wqe_commit(struct ornic_wq *wq, const struct ornic_wqe_buf *w);
+int ornic_wqe_start(struct ornic_qp *qp, struct ornic_wqe_buf *w,
+		    enum ibv_wr_opcode opcode, unsigned int send_flags,
+		    uint64_t wr_id);
+int ornic_wqe_add_sge(struct ornic_qp *qp, struct ornic_wqe_buf *w,
+		      uint32_t lkey, uint64_t addr, uint32_t length);
+int ornic_wqe_add_inline(struct ornic_qp *qp, struct ornic_wqe_buf *w,
+			 const void *addr, size_t length);
+int ornic_wqe_set_ud(struct ornic_qp *qp, struct ornic_wqe_buf *w,
+		     struct ibv_ah *ah, uint32_t remote_qpn,
+		     uint32_t remote_qkey);
+int ornic_wqe_set_rdma(struct ornic_wqe_buf *w, uint64_t remote_addr,
+		       uint32_t rkey);
+int ornic_wqe_set_atomic(struct ornic_wqe_buf *w, uint64_t remote_addr,
+			 uint32_t rkey, uint64_t compare_add, uint64_t swap);
+int ornic_wqe_finish(struct ornic_qp *qp, struct ornic_wqe_buf *w);
+void ornic_sq_doorbell(struct ornic_qp *qp);
+uint32_t ornic_send_wqe_blocks(uint32_t max_sge, uint32_t max_inline);
+uint32_t ornic_recv_wqe_blocks(uint32_t max_sge);
+
+/* ornic_qp_ex.c */
+void ornic_qp_ex_init(struct ornic_qp *qp, uint64_t send_ops_flags);
+bool ornic_qp_ex_ops_supported(enum ibv_qp_type type, uint64_t flags);
+
+/* ornic_srq.c */
+struct ibv_srq *ornic_create_srq(struct ibv_pd *ibpd,
+				 struct ibv_srq_init_attr *attr);
+int ornic_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
+		     int attr_mask);
+int ornic_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr);
+int ornic_destroy_srq(struct ibv_srq *ibsrq);
+void ornic_srq_retire(struct ornic_srq *srq, uint16_t wqe_index);
+
+/* ornic_ah.c */
+struct ibv_ah *ornic_create_ah(struct ibv_pd *ibpd, struct ibv_ah_attr *attr);
+int ornic_destroy_ah(struct ibv_ah *ibah);
+
+/* ornic_mr.c */
+struct ibv_mr *ornic_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length,
+			    uint64_t hca_va, int access);
+int ornic_dereg_mr(struct verbs_mr *vmr);
 
 #endif /* __ORNIC_H__ */

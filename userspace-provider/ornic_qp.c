@@ -1,0 +1,337 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * ornic provider: queue pairs (RC and UD).
+ *
+ * The provider sizes and allocates the SQ and RQ rings in 64-byte blocks
+ * (wqe.rst), the kernel pins them and creates the QP on the device.  Every
+ * QP is entered in the context's QPN table so that the poll path can find
+ * the work queue a CQE retires.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ornic.h"
+#include "ornic_abi.h"
+
+struct ornic_qp *ornic_find_qp(struct ornic_context *ctx, uint32_t qpn)
+{
+	struct ornic_qp **leaf;
+
+	if (qpn >> (2 * ORNIC_QP_TABLE_SHIFT))
+		return NULL;
+	leaf = __atomic_load_n(&ctx->qp_table[qpn >> ORNIC_QP_TABLE_SHIFT],
+			       __ATOMIC_ACQUIRE);
+	if (!leaf)
+		return NULL;
+	return __atomic_load_n(&leaf[qpn & ORNIC_QP_TABLE_MASK],
+			       __ATOMIC_ACQUIRE);
+}
+
+static int ornic_qp_table_set(struct ornic_context *ctx, uint32_t qpn,
+			      struct ornic_qp *qp)
+{
+	struct ornic_qp ***slot = &ctx->qp_table[qpn >> ORNIC_QP_TABLE_SHIFT];
+	int err = 0;
+
+	if (qpn >> (2 * ORNIC_QP_TABLE_SHIFT))
+		return EINVAL;
+	pthread_mutex_lock(&ctx->qp_table_mutex);
+	if (!*slot) {
+		struct ornic_qp **leaf = calloc(ORNIC_QP_TABLE_SIZE,
+						sizeof(*leaf));
+
+		if (!leaf)
+			err = ENOMEM;
+		else
+			__atomic_store_n(slot, leaf, __ATOMIC_RELEASE);
+	}
+	if (!err)
+		__atomic_store_n(&(*slot)[qpn & ORNIC_QP_TABLE_MASK], qp,
+				 __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&ctx->qp_table_mutex);
+	return err;
+}
+
+/* A work queue of at least max_wr WQEs of max_blocks blocks each. */
+static int ornic_wq_init(struct ornic_wq *wq, uint32_t max_wr,
+			 uint32_t max_blocks, uint32_t limit_blocks)
+{
+	uint64_t blocks = (uint64_t)(max_wr ? max_wr : 1) * max_blocks;
+	uint32_t log;
+	int err;
+
+	if (blocks > limit_blocks || blocks > (1U << ORNIC_MAX_WQ_LOG_DEPTH))
+		return EINVAL;
+	log = ornic_log2_depth(blocks);
+	err = ornic_ring_alloc(&wq->ring, log, ORNIC_WQE_BLOCK_SIZE);
+	if (err)
+		return err;
+	wq->max_blocks = max_blocks;
+	wq->max_wr = (1U << log) / max_blocks;
+	if (pthread_spin_init(&wq->lock, PTHREAD_PROCESS_PRIVATE)) {
+		ornic_ring_free(&wq->ring);
+		return ENOMEM;
+	}
+	return 0;
+}
+
+static void ornic_wq_destroy(struct ornic_wq *wq)
+{
+	if (!wq->ring.buf)
+		return;
+	pthread_spin_destroy(&wq->lock);
+	ornic_ring_free(&wq->ring);
+}
+
+static int ornic_qp_check(struct ornic_context *ctx,
+			  const struct ibv_qp_init_attr_ex *attr)
+{
+	const struct ibv_qp_cap *cap = &attr->cap;
+
+	if (attr->comp_mask & ~(uint32_t)(IBV_QP_INIT_ATTR_PD |
+					  IBV_QP_INIT_ATTR_SEND_OPS_FLAGS))
+		return EOPNOTSUPP;
+	if (attr->qp_type == IBV_QPT_RC) {
+		if (!(ctx->caps & ORNIC_CAP_RC))
+			return EOPNOTSUPP;
+	} else if (attr->qp_type == IBV_QPT_UD) {
+		if (!(ctx->caps & ORNIC_CAP_UD))
+			return EOPNOTSUPP;
+	} else {
+		return EOPNOTSUPP;
+	}
+	if ((attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
+	    !ornic_qp_ex_ops_supported(attr->qp_type, attr->send_ops_flags))
+		return EOPNOTSUPP;
+	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd ||
+	    !attr->send_cq || !attr->recv_cq)
+		return EINVAL;
+	if (cap->max_send_sge > ctx->max_send_sge ||
+	    cap->max_inline_data > ctx->max_inline_data)
+		return EINVAL;
+	if (!attr->srq && cap->max_recv_sge > ctx->max_recv_sge)
+		return EINVAL;
+	if (attr->srq && attr->srq->context != attr->pd->context)
+		return EINVAL;
+	return 0;
+}
+
+static struct ornic_qp *ornic_qp_create(struct ibv_context *ibctx,
+					 struct ibv_qp_init_attr_ex *attr)
+{
+	struct ornic_context *ctx = to_ornic_ctx(ibctx);
+	struct ornic_create_qp_resp resp = {};
+	struct ornic_create_qp cmd = {};
+	struct ibv_qp_cap *cap = &attr->cap;
+	uint32_t sq_blocks, rq_blocks, inl;
+	struct ornic_qp *qp;
+	int err;
+
+	err = ornic_qp_check(ctx, attr);
+	if (err) {
+		errno = err;
+		return NULL;
+	}
+	qp = calloc(1, sizeof(*qp));
+	if (!qp) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	qp->type = attr->qp_type;
+	qp->sq_sig_all = attr->sq_sig_all;
+	qp->srq = attr->srq ? to_ornic_srq(attr->srq) : NULL;
+
+	/* The kernel sizes its checks from cap: give it what the rings hold. */
+	cap->max_send_sge = max_t(uint32_t, cap->max_send_sge, 1);
+	if (!qp->srq)
+		cap->max_recv_sge = max_t(uint32_t, cap->max_recv_sge, 1);
+	sq_blocks = ornic_send_wqe_blocks(cap->max_send_sge,
+					  cap->max_inline_data);
+	err = ornic_wq_init(&qp->sq, cap->max_send_wr, sq_blocks,
+			    ctx->max_qp_wr);
+	if (err)
+		goto err_free;
+	if (!qp->srq) {
+		rq_blocks = ornic_recv_wqe_blocks(cap->max_recv_sge);
+		err = ornic_wq_init(&qp->rq, cap->max_recv_wr, rq_blocks,
+				    ctx->max_qp_wr);
+		if (err)
+			goto err_sq;
+	}
+
+	cmd.sq_log_depth = qp->sq.ring.log_depth;
+	cmd.sq_buf_addr = (uintptr_t)qp->sq.ring.buf;
+	cmd.sq_buf_size = qp->sq.ring.buf_size;
+	if (!qp->srq) {
+		cmd.rq_log_depth = qp->rq.ring.log_depth;
+		cmd.rq_buf_addr = (uintptr_t)qp->rq.ring.buf;
+		cmd.rq_buf_size = qp->rq.ring.buf_size;
+	}
+	err = ibv_cmd_create_qp_ex(ibctx, &qp->vqp, attr, &cmd.ibv_cmd,
+				   sizeof(cmd), &resp.ibv_resp, sizeof(resp));
+	if (err)
+		goto err_rq;
+	if (resp.sq_log_depth != qp->sq.ring.log_depth ||
+	    (!qp->srq && resp.rq_log_depth != qp->rq.ring.log_depth)) {
+		verbs_err(&ctx->ibvctx,
+			  "ornic: kernel programmed SQ/RQ depths 2^%u/2^%u, asked 2^%u/2^%u\n",
+			  resp.sq_log_depth, resp.rq_log_depth,
+			  qp->sq.ring.log_depth, qp->rq.ring.log_depth);
+		err = EPROTO;
+		goto err_cmd;
+	}
+	qp->qpn = resp.qpn;
+
+	/* What one WQE of max_blocks blocks can hold, within device limits. */
+	inl = (qp->sq.max_blocks - 1) * ORNIC_WQE_BLOCK_SIZE;
+	inl = min(inl, ctx->max_inline_data);
+	if (resp.max_inline_data < inl)
+		inl = resp.max_inline_data;
+	if (inl < cap->max_inline_data) {
+		err = EINVAL;
+		goto err_cmd;
+	}
+	qp->max_inline_data = inl;
+	qp->sq.max_sge = min((qp->sq.max_blocks - 1) * ORNIC_SGES_PER_BLOCK,
+			     ctx->max_send_sge);
+	cap->max_send_wr = qp->sq.max_wr;
+	cap->max_send_sge = qp->sq.max_sge;
+	cap->max_inline_data = qp->max_inline_data;
+	if (!qp->srq) {
+		qp->rq.max_sge = min(3 + (qp->rq.max_blocks - 1) *
+					 ORNIC_SGES_PER_BLOCK,
+				     ctx->max_recv_sge);
+		cap->max_recv_wr = qp->rq.max_wr;
+		cap->max_recv_sge = qp->rq.max_sge;
+	} else {
+		cap->max_recv_wr = 0;
+		cap->max_recv_sge = 0;
+	}
+	qp->state = IBV_QPS_RESET;
+
+	err = ornic_qp_table_set(ctx, qp->qpn, qp);
+	if (err)
+		goto err_cmd;
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
+		ornic_qp_ex_init(qp, attr->send_ops_flags);
+	return qp;
+
+err_cmd:
+	ibv_cmd_destroy_qp(&qp->vqp.qp);
+err_rq:
+	ornic_wq_destroy(&qp->rq);
+err_sq:
+	ornic_wq_destroy(&qp->sq);
+err_free:
+	free(qp);
+	errno = err;
+	return NULL;
+}
+
+struct ibv_qp *ornic_create_qp(struct ibv_pd *ibpd,
+			       struct ibv_qp_init_attr *attr)
+{
+	struct ibv_qp_init_attr_ex ex = {};
+	struct ornic_qp *qp;
+
+	memcpy(&ex, attr, sizeof(*attr));
+	ex.comp_mask = IBV_QP_INIT_ATTR_PD;
+	ex.pd = ibpd;
+	qp = ornic_qp_create(ibpd->context, &ex);
+	if (!qp)
+		return NULL;
+	attr->cap = ex.cap;
+	return &qp->vqp.qp;
+}
+
+struct ibv_qp *ornic_create_qp_ex(struct ibv_context *ibctx,
+				  struct ibv_qp_init_attr_ex *attr)
+{
+	struct ornic_qp *qp = ornic_qp_create(ibctx, attr);
+
+	return qp ? &qp->vqp.qp : NULL;
+}
+
+/* Moving to RESET makes the device forget every WQE (qp.rst). */
+static void ornic_qp_reset_indices(struct ornic_qp *qp)
+{
+	pthread_spin_lock(&qp->sq.lock);
+	__atomic_store_n(&qp->sq.pi, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&qp->sq.ci, 0, __ATOMIC_RELEASE);
+	pthread_spin_unlock(&qp->sq.lock);
+	if (qp->srq)
+		return;
+	pthread_spin_lock(&qp->rq.lock);
+	__atomic_store_n(&qp->rq.pi, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&qp->rq.ci, 0, __ATOMIC_RELEASE);
+	pthread_spin_unlock(&qp->rq.lock);
+}
+
+int ornic_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+		    int attr_mask)
+{
+	struct ornic_qp *qp = to_ornic_qp(ibqp);
+	struct ibv_modify_qp cmd = {};
+	int err;
+
+	err = ibv_cmd_modify_qp(ibqp, attr, attr_mask, &cmd, sizeof(cmd));
+	if (err)
+		return err;
+	if (attr_mask & IBV_QP_STATE) {
+		qp->state = attr->qp_state;
+		if (attr->qp_state == IBV_QPS_RESET)
+			ornic_qp_reset_indices(qp);
+	}
+	return 0;
+}
+
+int ornic_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+		   int attr_mask, struct ibv_qp_init_attr *init_attr)
+{
+	struct ornic_qp *qp = to_ornic_qp(ibqp);
+	struct ibv_query_qp cmd;
+	int err;
+
+	err = ibv_cmd_query_qp(ibqp, attr, attr_mask, init_attr, &cmd,
+			       sizeof(cmd));
+	if (err)
+		return err;
+	/* The queue sizes are the provider's, not the kernel's. */
+	attr->cap.max_send_wr = qp->sq.max_wr;
+	attr->cap.max_send_sge = qp->sq.max_sge;
+	attr->cap.max_inline_data = qp->max_inline_data;
+	attr->cap.max_recv_wr = qp->srq ? 0 : qp->rq.max_wr;
+	attr->cap.max_recv_sge = qp->srq ? 0 : qp->rq.max_sge;
+	init_attr->cap = attr->cap;
+	init_attr->sq_sig_all = qp->sq_sig_all;
+	qp->state = attr->qp_state;
+	return 0;
+}
+
+int ornic_destroy_qp(struct ibv_qp *ibqp)
+{
+	struct ornic_context *ctx = to_ornic_ctx(ibqp->context);
+	struct ornic_qp *qp = to_ornic_qp(ibqp);
+	int err;
+
+	err = ibv_cmd_destroy_qp(ibqp);
+	if (err)
+		return err;
+	/*
+	 * Pollers drop CQEs of QPNs not in the table; hold both CQ locks so
+	 * that none is using this QP while it is freed.
+	 */
+	pthread_spin_lock(&to_ornic_cq(ibqp->send_cq)->lock);
+	if (ibqp->recv_cq != ibqp->send_cq)
+		pthread_spin_lock(&to_ornic_cq(ibqp->recv_cq)->lock);
+	ornic_qp_table_set(ctx, qp->qpn, NULL);
+	if (ibqp->recv_cq != ibqp->send_cq)
+		pthread_spin_unlock(&to_ornic_cq(ibqp->recv_cq)->lock);
+	pthread_spin_unlock(&to_ornic_cq(ibqp->send_cq)->lock);
+
+	ornic_wq_destroy(&qp->rq);
+	ornic_wq_destroy(&qp->sq);
+	free(qp);
+	return 0;
+}

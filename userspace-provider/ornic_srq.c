@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * ornic provider: shared receive queues.
+ *
+ * The device takes SRQ WQEs in posting order but their completions reach
+ * the CQs of several QPs in any order, so a WQE's blocks are reused only
+ * once every WQE before it has completed too: done[] marks completed WQEs
+ * by their first block and the consumer index advances over a done prefix.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ornic.h"
+#include "ornic_abi.h"
+
+void ornic_srq_retire(struct ornic_srq *srq, uint16_t wqe_index)
+{
+	struct ornic_wq *wq = &srq->wq;
+	uint32_t idx, nb;
+
+	pthread_spin_lock(&wq->lock);
+	idx = wq->ci + (uint16_t)(wqe_index - (uint16_t)wq->ci);
+	if (idx - wq->ci < wq->pi - wq->ci)
+		srq->done[idx & wq->ring.mask] = 1;
+	while (wq->ci != wq->pi && srq->done[wq->ci & wq->ring.mask]) {
+		const struct ornic_recv_wqe *h = (const void *)
+			((uint8_t *)wq->ring.buf +
+			 (size_t)(wq->ci & wq->ring.mask) * ORNIC_WQE_BLOCK_SIZE);
+
+		nb = h->num_blocks;
+		if (nb < 1 || nb > ORNIC_WQE_MAX_BLOCKS || nb > wq->pi - wq->ci)
+			nb = 1;
+		srq->done[wq->ci & wq->ring.mask] = 0;
+		__atomic_store_n(&wq->ci, wq->ci + nb, __ATOMIC_RELEASE);
+	}
+	pthread_spin_unlock(&wq->lock);
+}
+
+struct ibv_srq *ornic_create_srq(struct ibv_pd *ibpd,
+				 struct ibv_srq_init_attr *attr)
+{
+	struct ornic_context *ctx = to_ornic_ctx(ibpd->context);
+	struct ornic_create_srq_resp resp = {};
+	struct ornic_create_srq cmd = {};
+	struct ibv_srq_attr *a = &attr->attr;
+	struct ornic_srq *srq;
+	uint64_t blocks;
+	uint32_t nb, log;
+	int err;
+
+	if (!(ctx->caps & ORNIC_CAP_SRQ)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	nb = ornic_recv_wqe_blocks(max_t(uint32_t, a->max_sge, 1));
+	blocks = (uint64_t)(a->max_wr ? a->max_wr : 1) * nb;
+	if (!a->max_wr || a->max_sge > ctx->max_srq_sge ||
+	    blocks > ctx->max_srq_wr ||
+	    blocks > (1U << ORNIC_MAX_WQ_LOG_DEPTH) ||
+	    a->srq_limit > a->max_wr) {
+		errno = EINVAL;
+		return NULL;
+	}
+	srq = calloc(1, sizeof(*srq));
+	if (!srq) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	log = ornic_log2_depth(blocks);
+	err = ornic_ring_alloc(&srq->wq.ring, log, ORNIC_WQE_BLOCK_SIZE);
+	if (err)
+		goto err_free;
+	srq->done = calloc(1U << log, 1);
+	if (!srq->done) {
+		err = ENOMEM;
+		goto err_ring;
+	}
+	if (pthread_spin_init(&srq->wq.lock, PTHREAD_PROCESS_PRIVATE)) {
+		err = ENOMEM;
+		goto err_done;
+	}
+	srq->wq.max_blocks = nb;
+	srq->wq.max_wr = (1U << log) / nb;
+	srq->wq.max_sge = min(3 + (nb - 1) * ORNIC_SGES_PER_BLOCK,
+			      ctx->max_srq_sge);
+
+	cmd.log_depth = log;
+	cmd.buf_addr = (uintptr_t)srq->wq.ring.buf;
+	cmd.buf_size = srq->wq.ring.buf_size;
+	err = ibv_cmd_create_srq(ibpd, &srq->vsrq.srq, attr, &cmd.ibv_cmd,
+				 sizeof(cmd), &resp.ibv_resp, sizeof(resp));
+	if (err)
+		goto err_lock;
+	if (resp.log_depth != log) {
+		verbs_err(&ctx->ibvctx,
+			  "ornic: kernel programmed SRQ depth 2^%u, asked 2^%u\n",
+			  resp.log_depth, log);
+		ibv_cmd_destroy_srq(&srq->vsrq.srq);
+		err = EPROTO;
+		goto err_lock;
+	}
+	srq->srqn = resp.srqn;
+	a->max_wr = srq->wq.max_wr;
+	a->max_sge = srq->wq.max_sge;
+	return &srq->vsrq.srq;
+
+err_lock:
+	pthread_spin_destroy(&srq->wq.lock);
+err_done:
+	free(srq->done);
+err_ring:
+	ornic_ring_free(&srq->wq.ring);
+err_free:
+	free(srq);
+	errno = err;
+	return NULL;
+}
+
+int ornic_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
+		     int attr_mask)
+{
+	struct ornic_srq *srq = to_ornic_srq(ibsrq);
+	struct ibv_modify_srq cmd;
+
+	/* The ring is fixed: resizing is not supported. */
+	if (attr_mask & IBV_SRQ_MAX_WR)
+		return EOPNOTSUPP;
+	if ((attr_mask & IBV_SRQ_LIMIT) && attr->srq_limit > srq->wq.max_wr)
+		return EINVAL;
+	return ibv_cmd_modify_srq(ibsrq, attr, attr_mask, &cmd, sizeof(cmd));
+}
+
+int ornic_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr)
+{
+	struct ornic_srq *srq = to_ornic_srq(ibsrq);
+	struct ibv_query_srq cmd;
+	int err;
+
+	err = ibv_cmd_query_srq(ibsrq, attr, &cmd, sizeof(cmd));
+	if (err)
+		return err;
+	attr->max_wr = srq->wq.max_wr;
+	attr->max_sge = srq->wq.max_sge;
+	return 0;
+}
+
+int ornic_destroy_srq(struct ibv_srq *ibsrq)
+{
+	struct ornic_srq *srq = to_ornic_srq(ibsrq);
+	int err;
+
+	err = ibv_cmd_destroy_srq(ibsrq);
+	if (err)
+		return err;
+	pthread_spin_destroy(&srq->wq.lock);
+	free(srq->done);
+	ornic_ring_free(&srq->wq.ring);
+	free(srq);
+	return 0;
+}

@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * ornic provider: building send WQEs (wqe.rst) and placing WQEs in a ring.
+ *
+ * Both ibv_post_send and the ibv_wr_* API build the WQE in a staging buffer
+ * through these helpers, which reject what the device would fail with
+ * LOC_QP_OP_ERR (the application learns it from the post, not from a CQE
+ * after the QP went to ERR), then copy it into the ring block by block.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "ornic.h"
+
+uint32_t ornic_send_wqe_blocks(uint32_t max_sge, uint32_t max_inline)
+{
+	uint32_t sge_blocks = DIV_ROUND_UP(max_sge, ORNIC_SGES_PER_BLOCK);
+	uint32_t inl_blocks = DIV_ROUND_UP(max_inline, ORNIC_WQE_BLOCK_SIZE);
+
+	return 1 + max(sge_blocks, inl_blocks);
+}
+
+uint32_t ornic_recv_wqe_blocks(uint32_t max_sge)
+{
+	if (max_sge <= 3)
+		return 1;
+	return 1 + DIV_ROUND_UP(max_sge - 3, ORNIC_SGES_PER_BLOCK);
+}
+
+static int ornic_wqe_opcode(enum ibv_qp_type type, enum ibv_wr_opcode op,
+			    uint8_t *hw)
+{
+	if (type == IBV_QPT_UD) {
+		switch (op) {
+		case IBV_WR_SEND:
+			*hw = ORNIC_WQE_OP_SEND;
+			return 0;
+		case IBV_WR_SEND_WITH_IMM:
+			*hw = ORNIC_WQE_OP_SEND_IMM;
+			return 0;
+		default:
+			return EINVAL;
+		}
+	}
+	switch (op) {
+	case IBV_WR_SEND:
+		*hw = ORNIC_WQE_OP_SEND;
+		break;
+	case IBV_WR_SEND_WITH_IMM:
+		*hw = ORNIC_WQE_OP_SEND_IMM;
+		break;
+	case IBV_WR_SEND_WITH_INV:
+		*hw = ORNIC_WQE_OP_SEND_INV;
+		break;
+	case IBV_WR_RDMA_WRITE:
+		*hw = ORNIC_WQE_OP_RDMA_WRITE;
+		break;
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+		*hw = ORNIC_WQE_OP_RDMA_WRITE_IMM;
+		break;
+	case IBV_WR_RDMA_READ:
+		*hw = ORNIC_WQE_OP_RDMA_READ;
+		break;
+	case IBV_WR_ATOMIC_CMP_AND_SWP:
+		*hw = ORNIC_WQE_OP_ATOMIC_CMP_SWP;
+		break;
+	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+		*hw = ORNIC_WQE_OP_ATOMIC_FETCH_ADD;
+		break;
+	default:
+		return EINVAL;
+	}
+	return 0;
+}
+
+static bool ornic_op_is_atomic(uint8_t hw)
+{
+	return hw == ORNIC_WQE_OP_ATOMIC_CMP_SWP ||
+	       hw == ORNIC_WQE_OP_ATOMIC_FETCH_ADD;
+}
+
+static bool ornic_op_reads(uint8_t hw)
+{
+	return hw == ORNIC_WQE_OP_RDMA_READ || ornic_op_is_atomic(hw);
+}
+
+int ornic_wqe_start(struct ornic_qp *qp, struct ornic_wqe_buf *w,
+		    enum ibv_wr_opcode opcode, unsigned int send_flags,
+		    uint64_t wr_id)
+{
+	struct ornic_send_wqe *h = &w->block[0].hdr;
+	uint8_t hw;
+	int err;
+
+	/* Reserved fields and unused SGE slots must read as zero. */
+	memset(w->block, 0, sizeof(w->block));
+	w->num_blocks = 1;
+	w->num_sge = 0;
+	w->inline_len = 0;
+
+	if (send_flags & ~(unsigned int)(IBV_SEND_SIGNALED | IBV_SEND_SOLICITED |
+					IBV_SEND_FENCE | IBV_SEND_INLINE))
+		return EINVAL;
+	err = ornic_wqe_opcode(qp->type, opcode, &hw);
+	if (err)
+		return err;
+	if ((send_flags & IBV_SEND_INLINE) && ornic_op_reads(hw))
+		return EINVAL;
+	if (ornic_op_is_atomic(hw) &&
+	    !(to_ornic_ctx(qp->vqp.qp.context)->caps & ORNIC_CAP_ATOMIC))
+		return EOPNOTSUPP;
+
+	h->opcode = hw;
+	if ((send_flags & IBV_SEND_SIGNALED) || qp->sq_sig_all)
+		h->flags |= ORNIC_WQE_FLAG_SIGNALED;
+	if (send_flags & IBV_SEND_SOLICITED)
+		h->flags |= ORNIC_WQE_FLAG_SOLICITED;
+	if (send_flags & IBV_SEND_FENCE)
+		h->flags |= ORNIC_WQE_FLAG_FENCE;
+	if (send_flags & IBV_SEND_INLINE)
+		h->flags |= ORNIC_WQE_FLAG_INLINE;
+	h->wr_id = htole64(wr_id);
+	return 0;
+}
+
+int ornic_wqe_set_rdma(struct ornic_wqe_buf *w, uint64_t remote_addr,
+		       uint32_t rkey)
+{
+	struct ornic_send_wqe *h = &w->block[0].hdr;
+
+	h->rdma.remote_addr = htole64(remote_addr);
+	h->rdma.rkey = htole32(rkey);
+	return 0;
+}
+
+int ornic_wqe_set_atomic(struct ornic_wqe_buf *w, uint64_t remote_addr,
+			 uint32_t rkey, uint64_t compare_add, uint64_t swap)
+{
+	struct ornic_send_wqe *h = &w->block[0].hdr;
+
+	if (remote_addr & 7)
+		return EINVAL;
+	h->atomic.remote_addr = htole64(remote_addr);
+	h->atomic.rkey = htole32(rkey);
+	h->atomic.compare_add = htole64(compare_add);
+	if (h->opcode == ORNIC_WQE_OP_ATOMIC_CMP_SWP)
+		h->atomic.swap = htole64(swap);
+	return 0;
+}
+
+int ornic_wqe_set_ud(struct ornic_qp *qp, struct ornic_wqe_buf *w,
+		     struct ibv_ah *ah, uint32_t remote_qpn,
+		     uint32_t remote_qkey)
+{
+	struct ornic_send_wqe *h = &w->block[0].hdr;
+
+	if (qp->type != IBV_QPT_UD)
+		return EINVAL;
+	if (!ah || ah->context != qp->vqp.qp.context ||
+	    remote_qpn > ORNIC_QPN_MASK)
+		return EINVAL;
+	h->ud.ah = htole32(to_ornic_ah(ah)->ah);
+	h->ud.remote_qpn = htole32(remote_qpn);
+	/* Bit 31 means "the QP's Q_Key", as in IB and in the WQE. */
+	h->ud.qkey = htole32(remote_qkey);
+	return 0;
+}
+
+int ornic_wqe_add_sge(struct ornic_qp *qp, struct ornic_wqe_buf *w,
+		      uint32_t lkey, uint64_t addr, uint32_t length)
+{
+	struct ornic_sge *sge;
+	uint32_t n = w->num_sge;
+
+	if (w->block[0].hdr.flags & ORNIC_WQE_FLAG_INLINE)
+		return EINVAL;
+	if (n >= qp->sq.max_sge)
+		return EINVAL;
+	sge = (struct ornic_sge *)w->block[1 + n / ORNIC_SGES_PER_BLOCK].raw +
+	      n % ORNIC_SGES_PER_BLOCK;
+	sge->addr = htole64(addr);
+	sge->length = htole32(length);
+	sge->lkey = htole32(lkey);
+	w->num_sge = n + 1;
+	return 0;
+}
+
+int ornic_wqe_add_inline(struct ornic_qp *qp, struct ornic_wqe_buf *w,
+			 const void *addr, size_t length)
+{
+	struct ornic_send_wqe *h = &w->block[0].hdr;
+	uint8_t *data = w->block[1].raw;
+	uint32_t off = w->inline_len;
+
+	if (!(h->flags & ORNIC_WQE_FLAG_INLINE) || w->num_sge ||
+	    ornic_op_reads(h->opcode))
+		return EINVAL;
+	if (length > qp->max_inline_data - off)
+		return EINVAL;
+	if (!length)
+		return 0;
+	memcpy(data + off, addr, length);
+	w->inline_len = off + length;
+	return 0;
+}
+
+int ornic_wqe_finish(struct ornic_qp *qp, struct ornic_wqe_buf *w)
+{
+	struct ornic_send_wqe *h = &w->block[0].hdr;
+
+	if (ornic_op_is_atomic(h->opcode)) {
+		const struct ornic_sge *sge =
+			(const struct ornic_sge *)w->block[1].raw;
+
+		/* Exactly one 8-byte SGE receives the original value. */
+		if (w->num_sge != 1 || le32toh(sge->length) != 8)
+			return EINVAL;
+	}
+	if (qp->type == IBV_QPT_UD && !h->ud.ah)
+		return EINVAL;
+	if (h->flags & ORNIC_WQE_FLAG_INLINE) {
+		w->num_blocks = 1 + DIV_ROUND_UP(w->inline_len,
+						 ORNIC_WQE_BLOCK_SIZE);
+		h->num_sge = 0;
+		h->inline_len = htole16(w->inline_len);
+	} else {
+		w->num_blocks = 1 + DIV_ROUND_UP(w->num_sge,
+						 ORNIC_SGES_PER_BLOCK);
+		h->num_sge = w->num_sge;
+		h->inline_len = 0;
+	}
+	h->num_blocks = w->num_blocks;
+	return 0;
+}
+
+/* Copy a finished WQE to the ring at pi; the caller holds the queue lock. */
+int ornic_wqe_commit(struct ornic_wq *wq, const struct ornic_wqe_buf *w)
+{
+	uint32_t ci = __atomic_load_n(&wq->ci, __ATOMIC_ACQUIRE);
+	uint32_t depth = wq->ring.mask + 1;
+	uint32_t b;
+
+	if (wq->pi - ci + w->num_blocks > depth)
+		return ENOMEM;
+	for (b = 0; b < w->num_blocks; b++)
+		memcpy((uint8_t *)wq->ring.buf +
+		       (size_t)((wq->pi + b) & wq->ring.mask) *
+		       ORNIC_WQE_BLOCK_SIZE,
+		       w->block[b].raw, ORNIC_WQE_BLOCK_SIZE);
+	__atomic_store_n(&wq->pi, wq->pi + w->num_blocks, __ATOMIC_RELEASE);
+	return 0;
+}
