@@ -190,6 +190,11 @@ struct ornic_dev {
 
 	/* Kernel CQs by CQN, looked up by the EQ interrupt handlers. */
 	struct xarray kcqs;
+	/* User objects by number, for events (locking: ornic_res.h). */
+	struct xarray cqs;
+	struct xarray qps;
+	struct xarray srqs;
+	atomic_t mr_variant;		/* key variant of the next REG_MR */
 
 	/* Protects the counters DMA buffer (one QUERY_COUNTERS at a time). */
 	struct mutex counters_lock;
@@ -264,5 +269,13 @@ int ornic_ib_register(struct ornic_dev *dev);
 void ornic_ib_unregister(struct ornic_dev *dev);
 void ornic_ib_port_event(struct ornic_dev *dev, bool active);
 void ornic_ib_fatal_event(struct ornic_dev *dev);
+
+/* Event delivery to verbs objects (ornic_cq.c, ornic_qp.c, ornic_srq.c). */
+void ornic_cq_comp_event(struct ornic_dev *dev, u32 cqn);
+void ornic_cq_async_event(struct ornic_dev *dev, u32 cqn, u32 code);
+void ornic_qp_async_event(struct ornic_dev *dev, u32 qpn,
+			  enum ib_event_type type);
+void ornic_srq_async_event(struct ornic_dev *dev, u32 srqn,
+			   enum ib_event_type type);
 
 #endif /* ORNIC_H */

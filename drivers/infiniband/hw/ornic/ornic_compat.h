@@ -4,15 +4,18 @@
  * Supported: Linux 6.12 (Debian trixie) to 7.3 (trixie-backports and the
  * test kernel).  Differences are detected by feature, not version number.
  *
- * Known 6.12 -> 7.3 differences the QP/CQ/MR verbs will meet (not used
- * yet): ib_umem_get() became ib_umem_get_va(); reg_user_mr() gained a
- * struct ib_dmah * argument; resize_cq became resize_user_cq; optional
- * create_user_cq; max_* device attributes became u32.
+ * 6.12 -> 7.3 differences the QP/CQ/MR verbs meet: ib_umem_get() became
+ * ib_umem_get_va(); reg_user_mr() gained a struct ib_dmah * argument;
+ * resize_cq became resize_user_cq (not implemented here); optional
+ * create_user_cq (create_cq serves both); max_* device attributes became
+ * u32 (assignments compile either way).
  */
 #ifndef ORNIC_COMPAT_H
 #define ORNIC_COMPAT_H
 
 #include <linux/slab.h>
+#include <rdma/ib_umem.h>
+#include <rdma/uverbs_ioctl.h>
 
 /* Typed allocation helpers (7.x); plain kzalloc() before. */
 #ifndef kzalloc_obj
@@ -22,6 +25,28 @@ static inline void *ornic_kzalloc_sized(size_t size, gfp_t gfp)
 }
 
 #define kzalloc_obj(P, GFP) ornic_kzalloc_sized(sizeof(P), GFP)
+#endif
+
+/*
+ * The 7.x udata helpers (ib_copy_validate_udata_in) arrived with the
+ * ib_dmah argument of reg_user_mr and the removal of ib_umem_get(): the
+ * macro is the feature test for both.
+ */
+#ifdef ib_copy_validate_udata_in
+#define ORNIC_HAVE_IB_DMAH 1
+
+static inline struct ib_umem *ornic_umem_get(struct ib_device *ibdev,
+					     u64 addr, size_t size, int access)
+{
+	return ib_umem_get_va(ibdev, addr, size, access);
+}
+#else
+
+static inline struct ib_umem *ornic_umem_get(struct ib_device *ibdev,
+					     u64 addr, size_t size, int access)
+{
+	return ib_umem_get(ibdev, addr, size, access);
+}
 #endif
 
 #endif /* ORNIC_COMPAT_H */

@@ -91,8 +91,31 @@ static void ornic_aeq_handle(struct ornic_dev *dev, struct ornic_eqe *eqe)
 		ornic_set_dead(dev, "DEVICE_FATAL event");
 		break;
 	case ORNIC_EQE_CQ_ERROR:
-		dev_err_ratelimited(&dev->pdev->dev,
-				    "CQ %u error %u\n", object, data);
+		ornic_cq_async_event(dev, object, data);
+		break;
+	case ORNIC_EQE_QP_FATAL:
+		ornic_qp_async_event(dev, object, IB_EVENT_QP_FATAL);
+		break;
+	case ORNIC_EQE_QP_REQ_ERR:
+		ornic_qp_async_event(dev, object, IB_EVENT_QP_REQ_ERR);
+		break;
+	case ORNIC_EQE_QP_ACCESS_ERR:
+		ornic_qp_async_event(dev, object, IB_EVENT_QP_ACCESS_ERR);
+		break;
+	case ORNIC_EQE_QP_COMM_EST:
+		ornic_qp_async_event(dev, object, IB_EVENT_COMM_EST);
+		break;
+	case ORNIC_EQE_QP_SQ_DRAINED:
+		ornic_qp_async_event(dev, object, IB_EVENT_SQ_DRAINED);
+		break;
+	case ORNIC_EQE_QP_LAST_WQE_REACHED:
+		ornic_qp_async_event(dev, object, IB_EVENT_QP_LAST_WQE_REACHED);
+		break;
+	case ORNIC_EQE_SRQ_ERROR:
+		ornic_srq_async_event(dev, object, IB_EVENT_SRQ_ERR);
+		break;
+	case ORNIC_EQE_SRQ_LIMIT:
+		ornic_srq_async_event(dev, object, IB_EVENT_SRQ_LIMIT_REACHED);
 		break;
 	default:
 		dev_dbg(&dev->pdev->dev, "async event %#x object %u data %u\n",
@@ -142,6 +165,9 @@ static irqreturn_t ornic_ceq_irq(int irq, void *data)
 			cq = xa_load(&dev->kcqs, le32_to_cpu(eqe->object));
 			if (cq)
 				cq->comp_handler(cq);
+			else
+				ornic_cq_comp_event(dev,
+						    le32_to_cpu(eqe->object));
 		}
 		eq->ci++;
 	}

@@ -308,6 +308,9 @@ static int ornic_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	dev->pdev = pdev;
 	spin_lock_init(&dev->db_lock);
 	xa_init_flags(&dev->kcqs, XA_FLAGS_LOCK_IRQ);
+	xa_init_flags(&dev->cqs, XA_FLAGS_LOCK_IRQ);
+	xa_init_flags(&dev->qps, XA_FLAGS_LOCK_IRQ);
+	xa_init_flags(&dev->srqs, XA_FLAGS_LOCK_IRQ);
 	mutex_init(&dev->counters_lock);
 	INIT_DELAYED_WORK(&dev->health_work, ornic_health_work);
 	INIT_WORK(&dev->event_work, ornic_event_work);
@@ -422,6 +425,9 @@ err_disable_pci:
 err_dealloc:
 	cancel_work_sync(&dev->event_work);
 	xa_destroy(&dev->kcqs);
+	xa_destroy(&dev->cqs);
+	xa_destroy(&dev->qps);
+	xa_destroy(&dev->srqs);
 	mutex_destroy(&dev->counters_lock);
 	ib_dealloc_device(&dev->ibdev);
 	return err;
@@ -453,6 +459,9 @@ static void ornic_remove(struct pci_dev *pdev)
 	/* A late admin timeout may have queued the event work again. */
 	cancel_work_sync(&dev->event_work);
 	xa_destroy(&dev->kcqs);
+	xa_destroy(&dev->cqs);
+	xa_destroy(&dev->qps);
+	xa_destroy(&dev->srqs);
 	mutex_destroy(&dev->counters_lock);
 	ib_dealloc_device(&dev->ibdev);
 }

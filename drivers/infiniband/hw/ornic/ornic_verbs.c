@@ -13,6 +13,7 @@
 #include <rdma/ornic-abi.h>
 
 #include "ornic.h"
+#include "ornic_res.h"
 
 /* --- device and port ------------------------------------------------------ */
 
@@ -22,9 +23,11 @@ static int ornic_query_device(struct ib_device *ibdev,
 {
 	struct ornic_dev *dev = to_odev(ibdev);
 	const struct ornic_device_attr *a = &dev->attr;
+	struct ornic_wq_limits lim;
 
 	if (udata && (udata->inlen || udata->outlen))
 		return -EINVAL;
+	ornic_wq_limits(dev, &lim);
 
 	memset(props, 0, sizeof(*props));
 	props->fw_ver = dev->version;
@@ -36,9 +39,12 @@ static int ornic_query_device(struct ib_device *ibdev,
 	props->page_size_cap = le64_to_cpu(a->page_size_cap);
 	props->max_qp = le32_to_cpu(a->max_qp);
 	props->max_qp_wr = le32_to_cpu(a->max_qp_wr);
-	props->max_send_sge = le32_to_cpu(a->max_send_sge);
-	props->max_recv_sge = le32_to_cpu(a->max_recv_sge);
-	props->max_sge_rd = le32_to_cpu(a->max_send_sge);
+	/* What one WQE of max_wqe_blocks can carry caps the device's. */
+	props->max_send_sge = min(lim.max_send_sge,
+				  ornic_send_sges_fit(lim.max_wqe_blocks));
+	props->max_recv_sge = min(lim.max_recv_sge,
+				  ornic_recv_sges_fit(lim.max_wqe_blocks));
+	props->max_sge_rd = props->max_send_sge;
 	props->max_cq = le32_to_cpu(a->max_cq);
 	props->max_cqe = le32_to_cpu(a->max_cqe);
 	props->max_mr = le32_to_cpu(a->max_mr);
@@ -48,9 +54,13 @@ static int ornic_query_device(struct ib_device *ibdev,
 	props->max_res_rd_atom = props->max_qp * props->max_qp_rd_atom;
 	props->max_srq = le32_to_cpu(a->max_srq);
 	props->max_srq_wr = le32_to_cpu(a->max_srq_wr);
-	props->max_srq_sge = le32_to_cpu(a->max_srq_sge);
+	props->max_srq_sge = min_t(u32, le32_to_cpu(a->max_srq_sge),
+				   props->max_recv_sge);
 	props->max_ah = le32_to_cpu(a->max_ah);
 	props->max_pkeys = 1;
+	props->device_cap_flags = IB_DEVICE_RC_RNR_NAK_GEN |
+				  IB_DEVICE_CHANGE_PHY_PORT |
+				  IB_DEVICE_SYS_IMAGE_GUID;
 	props->local_ca_ack_delay = a->local_ca_ack_delay;
 	props->max_fast_reg_page_list_len = le32_to_cpu(a->max_pages_per_mr);
 	props->atomic_cap = a->atomic_cap == ORNIC_ATOMIC_GLOB ?
@@ -407,9 +417,18 @@ static const struct ib_device_ops ornic_dev_ops = {
 	.alloc_hw_port_stats = ornic_alloc_hw_port_stats,
 	.alloc_pd = ornic_alloc_pd,
 	.alloc_ucontext = ornic_alloc_ucontext,
+	.create_ah = ornic_create_ah,
+	.create_cq = ornic_create_cq,
+	.create_qp = ornic_create_qp,
+	.create_srq = ornic_create_srq,
 	.dealloc_pd = ornic_dealloc_pd,
 	.dealloc_ucontext = ornic_dealloc_ucontext,
 	.del_gid = ornic_del_gid,
+	.dereg_mr = ornic_dereg_mr,
+	.destroy_ah = ornic_destroy_ah,
+	.destroy_cq = ornic_destroy_cq,
+	.destroy_qp = ornic_destroy_qp,
+	.destroy_srq = ornic_destroy_srq,
 	.disassociate_ucontext = ornic_disassociate_ucontext,
 	.get_dev_fw_str = ornic_get_dev_fw_str,
 	.get_hw_stats = ornic_get_hw_stats,
@@ -417,11 +436,20 @@ static const struct ib_device_ops ornic_dev_ops = {
 	.get_port_immutable = ornic_get_port_immutable,
 	.mmap = ornic_mmap,
 	.mmap_free = ornic_mmap_free,
+	.modify_qp = ornic_modify_qp,
+	.modify_srq = ornic_modify_srq,
 	.query_device = ornic_query_device,
 	.query_pkey = ornic_query_pkey,
 	.query_port = ornic_query_port,
+	.query_qp = ornic_query_qp,
+	.query_srq = ornic_query_srq,
+	.reg_user_mr = ornic_reg_user_mr,
 
+	INIT_RDMA_OBJ_SIZE(ib_ah, ornic_ah, ibah),
+	INIT_RDMA_OBJ_SIZE(ib_cq, ornic_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_pd, ornic_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_qp, ornic_qp, ibqp),
+	INIT_RDMA_OBJ_SIZE(ib_srq, ornic_srq, ibsrq),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, ornic_ucontext, ibucontext),
 };
 

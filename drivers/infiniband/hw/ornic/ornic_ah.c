@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * ornic: address handles for UD sends (CREATE_AH) and the RoCEv2 address
+ * vector shared with RC QPs.  CREATE_AH is an admin command and sleeps, so
+ * only user AHs (always created and destroyed in sleepable context) are
+ * supported; kernel AHs come with kernel QPs.
+ */
+#include <rdma/ib_cache.h>
+#include <rdma/ornic-abi.h>
+
+#include "ornic_res.h"
+
+/*
+ * The core resolved the destination MAC (ah_attr->roce.dmac) and the source
+ * GID entry (grh.sgid_attr): check it is a RoCEv2 entry and take the UDP
+ * source port from the flow label, or from the QPNs when there is none
+ * (@rqpn 0 and no flow label: the device chooses).
+ */
+int ornic_roce_av(const struct rdma_ah_attr *ah_attr, u32 lqpn, u32 rqpn,
+		  struct ornic_av *av)
+{
+	const struct ib_global_route *grh;
+	const struct ib_gid_attr *sgid_attr;
+
+	if (ah_attr->type != RDMA_AH_ATTR_TYPE_ROCE ||
+	    !(rdma_ah_get_ah_flags(ah_attr) & IB_AH_GRH) ||
+	    rdma_ah_get_port_num(ah_attr) != 1)
+		return -EINVAL;
+	grh = rdma_ah_read_grh(ah_attr);
+	sgid_attr = grh->sgid_attr;
+	if (!sgid_attr || sgid_attr->gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP ||
+	    sgid_attr->index > U8_MAX)
+		return -EINVAL;
+
+	memset(av, 0, sizeof(*av));
+	memcpy(av->dgid, grh->dgid.raw, sizeof(av->dgid));
+	memcpy(av->dmac, ah_attr->roce.dmac, ETH_ALEN);
+	av->sgid_index = sgid_attr->index;
+	av->hop_limit = grh->hop_limit;
+	av->traffic_class = grh->traffic_class;
+	av->flow_label = grh->flow_label;
+	if (grh->flow_label || rqpn)
+		av->udp_sport = rdma_get_udp_sport(grh->flow_label, lqpn, rqpn);
+	return 0;
+}
+
+int ornic_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
+		    struct ib_udata *udata)
+{
+	struct ornic_dev *dev = to_odev(ibah->device);
+	struct ornic_ibv_create_ah_resp resp = {};
+	struct ornic_ah *ah = to_oah(ibah);
+	struct ornic_admin_create_ah *cmd;
+	struct ornic_admin_sqe sqe;
+	struct ornic_av av;
+	int err;
+
+	if (!udata || !(init->flags & RDMA_CREATE_AH_SLEEPABLE))
+		return -EOPNOTSUPP;
+	if (udata->inlen && !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return -EOPNOTSUPP;
+	err = ornic_roce_av(init->ah_attr, 0, 0, &av);
+	if (err)
+		return err;
+	if (av.flow_label & ~0xfffffU)
+		return -EINVAL;
+
+	ornic_cmd_init(&sqe, ORNIC_ADMIN_CREATE_AH);
+	cmd = (struct ornic_admin_create_ah *)&sqe;
+	cmd->pd = cpu_to_le32(to_pdn(ibah->pd));
+	cmd->flow_label = cpu_to_le32(av.flow_label);
+	memcpy(cmd->dgid, av.dgid, sizeof(cmd->dgid));
+	memcpy(cmd->dmac, av.dmac, sizeof(cmd->dmac));
+	cmd->sgid_index = av.sgid_index;
+	cmd->hop_limit = av.hop_limit;
+	cmd->traffic_class = av.traffic_class;
+	cmd->udp_sport = cpu_to_le16(av.udp_sport);
+	err = ornic_admin_simple(dev, &sqe, &ah->index);
+	if (err)
+		return err;
+
+	resp.ah = ah->index;
+	err = ornic_udata_out(udata, &resp, sizeof(resp));
+	if (err) {
+		ornic_admin_destroy(dev, ORNIC_ADMIN_DESTROY_AH, ah->index);
+		return err;
+	}
+	return 0;
+}
+
+int ornic_destroy_ah(struct ib_ah *ibah, u32 flags)
+{
+	int err;
+
+	/* Only user AHs exist, and those are destroyed sleepable. */
+	if (WARN_ON_ONCE(!(flags & RDMA_DESTROY_AH_SLEEPABLE)))
+		return -EINVAL;
+	err = ornic_admin_destroy(to_odev(ibah->device),
+				  ORNIC_ADMIN_DESTROY_AH, to_oah(ibah)->index);
+	return err == -EIO ? 0 : err;
+}

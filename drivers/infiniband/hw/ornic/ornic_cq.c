@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * ornic: user CQs.  The provider allocates the CQE ring and arms the CQ
+ * with doorbells on its context's page; the kernel pins the ring, creates
+ * the CQ on a completion EQ chosen by comp_vector and turns its COMPLETION
+ * EQEs into comp_handler calls (uverbs: completion channel events).
+ * Kernel CQs are not supported yet.
+ */
+#include <rdma/ornic-abi.h>
+#include <rdma/uverbs_ioctl.h>
+
+#include "ornic_res.h"
+
+int ornic_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		    struct uverbs_attr_bundle *attrs)
+{
+	struct ornic_dev *dev = to_odev(ibcq->device);
+	struct ornic_ibv_create_cq_resp resp = {};
+	struct ornic_cq *cq = to_ocq(ibcq);
+	struct ornic_ibv_create_cq req;
+	struct ornic_ucontext *uctx;
+	struct ornic_admin_sqe sqe;
+	struct ornic_mem_desc desc;
+	struct ornic_pbl pbl;
+	struct ib_udata *udata;
+	u32 max_cqe;
+	int err;
+
+	if (!attrs)
+		return -EOPNOTSUPP;
+	udata = &attrs->driver_udata;
+	if (attr->flags)
+		return -EOPNOTSUPP;
+	if (!dev->num_ceqs || attr->comp_vector >= dev->num_ceqs)
+		return -EINVAL;
+	err = ornic_udata_in(udata, &req, sizeof(req));
+	if (err)
+		return err;
+	if (req.comp_mask)
+		return -EOPNOTSUPP;
+	max_cqe = le32_to_cpu(dev->attr.max_cqe);
+	if (req.log_depth < 1 || req.log_depth > ORNIC_CQ_LOG_DEPTH_MAX ||
+	    (1ULL << req.log_depth) > max_cqe || !attr->cqe ||
+	    attr->cqe > (1U << req.log_depth))
+		return -EINVAL;
+
+	uctx = rdma_udata_to_drv_context(udata, struct ornic_ucontext,
+					 ibucontext);
+	cq->umem = ornic_ring_pin(dev, req.buf_addr, req.buf_size,
+				  (size_t)ORNIC_CQE_SIZE << req.log_depth,
+				  &desc, &pbl);
+	if (IS_ERR(cq->umem))
+		return PTR_ERR(cq->umem);
+	cq->eq = &dev->ceqs[attr->comp_vector];
+	cq->log_depth = req.log_depth;
+
+	ornic_cmd_create_cq(&sqe, &desc, cq->log_depth, cq->eq->eqn,
+			    uctx->db_page);
+	err = ornic_admin_simple(dev, &sqe, &cq->cqn);
+	ornic_pbl_free(dev, &pbl);
+	if (err)
+		goto err_release;
+	err = xa_insert_irq(&dev->cqs, cq->cqn, cq, GFP_KERNEL);
+	if (err)
+		goto err_destroy;
+
+	ibcq->cqe = 1U << cq->log_depth;
+	resp.cqn = cq->cqn;
+	resp.log_depth = cq->log_depth;
+	err = ornic_udata_out(udata, &resp, sizeof(resp));
+	if (err)
+		goto err_erase;
+	return 0;
+
+err_erase:
+	xa_erase_irq(&dev->cqs, cq->cqn);
+	synchronize_irq(cq->eq->irq);
+	ornic_res_sync(dev);
+err_destroy:
+	ornic_admin_destroy(dev, ORNIC_ADMIN_DESTROY_CQ, cq->cqn);
+err_release:
+	ib_umem_release(cq->umem);
+	return err;
+}
+
+int ornic_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
+{
+	struct ornic_dev *dev = to_odev(ibcq->device);
+	struct ornic_cq *cq = to_ocq(ibcq);
+	int err;
+
+	err = ornic_admin_destroy(dev, ORNIC_ADMIN_DESTROY_CQ, cq->cqn);
+	if (err && err != -EIO)
+		return err;
+	xa_erase_irq(&dev->cqs, cq->cqn);
+	synchronize_irq(cq->eq->irq);
+	ornic_res_sync(dev);
+	ib_umem_release(cq->umem);
+	return 0;
+}
+
+/* Completion EQ interrupt handler: a COMPLETION EQE for a user CQ. */
+void ornic_cq_comp_event(struct ornic_dev *dev, u32 cqn)
+{
+	struct ornic_cq *cq = xa_load(&dev->cqs, cqn);
+
+	if (cq && cq->ibcq.comp_handler)
+		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
+}
+
+/* Async EQ (under dev->aeq_lock): CQ_ERROR. */
+void ornic_cq_async_event(struct ornic_dev *dev, u32 cqn, u32 code)
+{
+	struct ornic_cq *cq = xa_load(&dev->cqs, cqn);
+	struct ib_event ev = {
+		.device = &dev->ibdev,
+		.event = IB_EVENT_CQ_ERR,
+	};
+
+	dev_err_ratelimited(&dev->pdev->dev, "CQ %u error %u\n", cqn, code);
+	if (!cq || !cq->ibcq.event_handler)
+		return;
+	ev.element.cq = &cq->ibcq;
+	cq->ibcq.event_handler(&ev, cq->ibcq.cq_context);
+}

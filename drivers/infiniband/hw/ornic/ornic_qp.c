@@ -1,0 +1,337 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * ornic: user RC and UD QPs (spec: qp.rst, wqe.rst).  The provider allocates
+ * the SQ and RQ rings in blocks of 64 bytes; the kernel checks that they
+ * hold what the QP was asked for, pins them and creates the QP.  MODIFY_QP
+ * and QUERY_QP pass struct ornic_qp_attr through a DMA buffer.
+ */
+#include <linux/dma-mapping.h>
+#include <rdma/ib_cache.h>
+#include <rdma/ornic-abi.h>
+#include <rdma/uverbs_ioctl.h>
+
+#include "ornic_res.h"
+
+static int ornic_qp_check_init(struct ornic_dev *dev,
+			       struct ib_qp_init_attr *init)
+{
+	if (init->create_flags)
+		return -EOPNOTSUPP;
+	switch (init->qp_type) {
+	case IB_QPT_RC:
+		if (!(dev->caps & ORNIC_CAP_RC))
+			return -EOPNOTSUPP;
+		break;
+	case IB_QPT_UD:
+		if (!(dev->caps & ORNIC_CAP_UD))
+			return -EOPNOTSUPP;
+		break;
+	default:
+		return -EOPNOTSUPP;
+	}
+	if (!init->send_cq || !init->recv_cq)
+		return -EINVAL;
+	if (init->srq && !(dev->caps & ORNIC_CAP_SRQ))
+		return -EOPNOTSUPP;
+	return 0;
+}
+
+int ornic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		    struct ib_udata *udata)
+{
+	struct ornic_dev *dev = to_odev(ibqp->device);
+	struct ornic_ibv_create_qp_resp resp = {};
+	struct ornic_qp *qp = to_oqp(ibqp);
+	struct ornic_mem_desc sq_desc, rq_desc = {};
+	struct ornic_pbl sq_pbl, rq_pbl = {};
+	struct ornic_admin_create_qp *cmd;
+	struct ornic_ibv_create_qp req;
+	struct ornic_ucontext *uctx;
+	struct ornic_wq_limits lim;
+	struct ornic_admin_sqe sqe;
+	struct ib_qp_cap cap;
+	int err;
+
+	/* Kernel QPs (and with them the MAD layer's GSI QP): later work. */
+	if (!udata)
+		return -EOPNOTSUPP;
+	err = ornic_qp_check_init(dev, init);
+	if (err)
+		return err;
+	err = ornic_udata_in(udata, &req, sizeof(req));
+	if (err)
+		return err;
+	if (req.comp_mask || req.reserved)
+		return -EOPNOTSUPP;
+
+	ornic_wq_limits(dev, &lim);
+	cap = init->cap;
+	err = ornic_sq_caps(&cap, req.sq_log_depth, &lim);
+	if (err)
+		return err;
+	if (init->srq) {
+		if (req.rq_buf_addr || req.rq_buf_size)
+			return -EINVAL;
+		req.rq_log_depth = 0;
+		cap.max_recv_wr = 0;
+		cap.max_recv_sge = 0;
+	} else {
+		err = ornic_rq_caps(&cap, req.rq_log_depth, &lim);
+		if (err)
+			return err;
+	}
+
+	uctx = rdma_udata_to_drv_context(udata, struct ornic_ucontext,
+					 ibucontext);
+	mutex_init(&qp->lock);
+	qp->sq_log_depth = req.sq_log_depth;
+	qp->rq_log_depth = req.rq_log_depth;
+	qp->sq_umem = ornic_ring_pin(dev, req.sq_buf_addr, req.sq_buf_size,
+				     (size_t)ORNIC_WQE_BLOCK_SIZE <<
+				     qp->sq_log_depth, &sq_desc, &sq_pbl);
+	if (IS_ERR(qp->sq_umem))
+		return PTR_ERR(qp->sq_umem);
+	if (!init->srq) {
+		qp->rq_umem = ornic_ring_pin(dev, req.rq_buf_addr,
+					     req.rq_buf_size,
+					     (size_t)ORNIC_WQE_BLOCK_SIZE <<
+					     qp->rq_log_depth,
+					     &rq_desc, &rq_pbl);
+		if (IS_ERR(qp->rq_umem)) {
+			err = PTR_ERR(qp->rq_umem);
+			qp->rq_umem = NULL;
+			goto err_free_sq_pbl;
+		}
+	}
+
+	ornic_cmd_init(&sqe, ORNIC_ADMIN_CREATE_QP);
+	cmd = (struct ornic_admin_create_qp *)&sqe;
+	cmd->sq_mem = sq_desc;
+	cmd->rq_mem = rq_desc;
+	cmd->pd = cpu_to_le32(to_pdn(ibqp->pd));
+	cmd->send_cqn = cpu_to_le32(to_ocq(init->send_cq)->cqn);
+	cmd->recv_cqn = cpu_to_le32(to_ocq(init->recv_cq)->cqn);
+	if (init->srq) {
+		cmd->flags = ORNIC_QP_FLAG_USE_SRQ;
+		cmd->srqn = cpu_to_le32(to_osrq(init->srq)->srqn);
+	}
+	cmd->db_page = cpu_to_le16(uctx->db_page);
+	cmd->qp_type = init->qp_type == IB_QPT_RC ? ORNIC_QPT_RC :
+						    ORNIC_QPT_UD;
+	cmd->sq_log_depth = qp->sq_log_depth;
+	cmd->rq_log_depth = qp->rq_log_depth;
+	err = ornic_admin_simple(dev, &sqe, &qp->qpn);
+	ornic_pbl_free(dev, &sq_pbl);
+	ornic_pbl_free(dev, &rq_pbl);
+	if (err)
+		goto err_release;
+	qp->state = IB_QPS_RESET;
+	qp->cap = cap;
+	qp->sq_sig_type = init->sq_sig_type;
+	ibqp->qp_num = qp->qpn;
+	err = xa_insert_irq(&dev->qps, qp->qpn, qp, GFP_KERNEL);
+	if (err)
+		goto err_destroy;
+
+	resp.qpn = qp->qpn;
+	resp.sq_log_depth = qp->sq_log_depth;
+	resp.rq_log_depth = qp->rq_log_depth;
+	resp.max_inline_data = cap.max_inline_data;
+	err = ornic_udata_out(udata, &resp, sizeof(resp));
+	if (err)
+		goto err_erase;
+	init->cap = cap;
+	return 0;
+
+err_erase:
+	xa_erase_irq(&dev->qps, qp->qpn);
+	ornic_res_sync(dev);
+err_destroy:
+	ornic_admin_destroy(dev, ORNIC_ADMIN_DESTROY_QP, qp->qpn);
+err_release:
+	if (qp->rq_umem)
+		ib_umem_release(qp->rq_umem);
+	ib_umem_release(qp->sq_umem);
+	return err;
+
+err_free_sq_pbl:
+	ornic_pbl_free(dev, &sq_pbl);
+	ib_umem_release(qp->sq_umem);
+	return err;
+}
+
+int ornic_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
+{
+	struct ornic_dev *dev = to_odev(ibqp->device);
+	struct ornic_qp *qp = to_oqp(ibqp);
+	int err;
+
+	err = ornic_admin_destroy(dev, ORNIC_ADMIN_DESTROY_QP, qp->qpn);
+	if (err && err != -EIO)
+		return err;
+	xa_erase_irq(&dev->qps, qp->qpn);
+	ornic_res_sync(dev);
+	if (qp->rq_umem)
+		ib_umem_release(qp->rq_umem);
+	ib_umem_release(qp->sq_umem);
+	mutex_destroy(&qp->lock);
+	return 0;
+}
+
+/* MODIFY_QP (@mask != 0 or a state change) or QUERY_QP through @buf. */
+static int ornic_qp_cmd(struct ornic_dev *dev, u8 opcode, u32 qpn, u32 mask,
+			int cur_state, struct ornic_qp_attr *attr, u32 *state)
+{
+	struct device *dmadev = &dev->pdev->dev;
+	struct ornic_admin_modify_qp *cmd;
+	struct ornic_admin_sqe sqe;
+	struct ornic_admin_cqe cqe;
+	struct ornic_qp_attr *buf;
+	dma_addr_t dma;
+	int err;
+
+	buf = dma_alloc_coherent(dmadev, sizeof(*buf), &dma, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	if (opcode == ORNIC_ADMIN_MODIFY_QP)
+		memcpy(buf, attr, sizeof(*buf));
+	ornic_cmd_init(&sqe, opcode);
+	cmd = (struct ornic_admin_modify_qp *)&sqe;
+	cmd->attr_addr = cpu_to_le64(dma);
+	cmd->attr_len = cpu_to_le32(sizeof(*buf));
+	cmd->qpn = cpu_to_le32(qpn);
+	cmd->attr_mask = cpu_to_le32(mask);
+	if (cur_state >= 0) {
+		cmd->cur_state = cur_state;
+		cmd->flags = ORNIC_MODIFY_QP_FLAG_CUR_STATE;
+	}
+	err = ornic_admin_exec(dev, &sqe, &cqe);
+	if (!err && cqe.status != ORNIC_ADMIN_STATUS_SUCCESS)
+		err = ornic_admin_status_errno(cqe.status);
+	if (!err) {
+		if (opcode == ORNIC_ADMIN_QUERY_QP) {
+			memcpy(attr, buf, sizeof(*buf));
+			*state = le32_to_cpu(cqe.result1);
+		} else {
+			*state = le32_to_cpu(cqe.result0);
+		}
+	}
+	/* After a timeout the device was reset before we get here. */
+	dma_free_coherent(dmadev, sizeof(*buf), buf, dma);
+	return err;
+}
+
+int ornic_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
+		    int mask, struct ib_udata *udata)
+{
+	struct ornic_dev *dev = to_odev(ibqp->device);
+	struct ornic_qp *qp = to_oqp(ibqp);
+	enum ib_qp_state cur, next;
+	struct ornic_qp_attr oa = {};
+	struct ornic_av av;
+	u32 hw_mask, state;
+	int err;
+
+	if (udata && udata->inlen &&
+	    !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return -EOPNOTSUPP;
+	err = ornic_qp_mask_from_ib(mask, &hw_mask);
+	if (err)
+		return err;
+	if ((mask & IB_QP_PORT) && attr->port_num != 1)
+		return -EINVAL;
+	err = ornic_qp_attr_from_ib(attr, mask, &oa);
+	if (err)
+		return err;
+	if ((mask & IB_QP_MAX_QP_RD_ATOMIC) &&
+	    attr->max_rd_atomic > le32_to_cpu(dev->attr.max_qp_init_rd_atom))
+		return -EINVAL;
+	if ((mask & IB_QP_MAX_DEST_RD_ATOMIC) &&
+	    attr->max_dest_rd_atomic > le32_to_cpu(dev->attr.max_qp_rd_atom))
+		return -EINVAL;
+	if (mask & IB_QP_AV) {
+		if (ibqp->qp_type != IB_QPT_RC)
+			return -EINVAL;
+		err = ornic_roce_av(&attr->ah_attr, qp->qpn,
+				    (mask & IB_QP_DEST_QPN) ?
+				    attr->dest_qp_num : 0, &av);
+		if (err)
+			return err;
+		err = ornic_qp_av_to_hw(&av, &oa);
+		if (err)
+			return err;
+	}
+
+	mutex_lock(&qp->lock);
+	cur = (mask & IB_QP_CUR_STATE) ? attr->cur_qp_state :
+					 READ_ONCE(qp->state);
+	next = (mask & IB_QP_STATE) ? attr->qp_state : cur;
+	if (!ib_modify_qp_is_ok(cur, next, ibqp->qp_type, mask)) {
+		err = -EINVAL;
+		goto out;
+	}
+	err = ornic_qp_cmd(dev, ORNIC_ADMIN_MODIFY_QP, qp->qpn, hw_mask,
+			   (mask & IB_QP_CUR_STATE) ? (int)cur : -1, &oa,
+			   &state);
+	if (!err)
+		WRITE_ONCE(qp->state, state);
+out:
+	mutex_unlock(&qp->lock);
+	return err;
+}
+
+int ornic_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
+		   int mask, struct ib_qp_init_attr *init)
+{
+	struct ornic_dev *dev = to_odev(ibqp->device);
+	struct ornic_qp *qp = to_oqp(ibqp);
+	struct ornic_qp_attr oa = {};
+	u32 state;
+	int err;
+
+	mutex_lock(&qp->lock);
+	err = ornic_qp_cmd(dev, ORNIC_ADMIN_QUERY_QP, qp->qpn, 0, -1, &oa,
+			   &state);
+	if (!err)
+		WRITE_ONCE(qp->state, state);
+	mutex_unlock(&qp->lock);
+	if (err)
+		return err;
+
+	memset(attr, 0, sizeof(*attr));
+	ornic_qp_attr_to_ib(&oa, attr);
+	attr->cap = qp->cap;
+	if (ibqp->qp_type == IB_QPT_UD)
+		attr->ah_attr.type = RDMA_AH_ATTR_TYPE_UNDEFINED;
+
+	memset(init, 0, sizeof(*init));
+	init->qp_type = ibqp->qp_type;
+	init->send_cq = ibqp->send_cq;
+	init->recv_cq = ibqp->recv_cq;
+	init->srq = ibqp->srq;
+	init->cap = qp->cap;
+	init->sq_sig_type = qp->sq_sig_type;
+	return 0;
+}
+
+/* Async EQ (under dev->aeq_lock): an event naming a QP. */
+void ornic_qp_async_event(struct ornic_dev *dev, u32 qpn,
+			  enum ib_event_type type)
+{
+	struct ornic_qp *qp = xa_load(&dev->qps, qpn);
+	struct ib_event ev = {
+		.device = &dev->ibdev,
+		.event = type,
+	};
+
+	if (!qp)
+		return;
+	/* The device moved the QP to ERR on its own. */
+	if (type == IB_EVENT_QP_FATAL || type == IB_EVENT_QP_REQ_ERR ||
+	    type == IB_EVENT_QP_ACCESS_ERR)
+		WRITE_ONCE(qp->state, IB_QPS_ERR);
+	if (!qp->ibqp.event_handler)
+		return;
+	ev.element.qp = &qp->ibqp;
+	qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+}

@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * ornic: the verbs objects whose memory lives in user space (MRs, CQs, QPs,
+ * SRQs) and AHs, and the page lists that describe pinned user memory to
+ * the device.
+ *
+ * Locking of event delivery.  CQs, QPs and SRQs are found by number in
+ * dev->cqs/qps/srqs (xarrays with IRQ-safe locks).  Completion EQEs are
+ * handled in the completion EQ's hard interrupt handler; every other event
+ * in ornic_aeq_process() under dev->aeq_lock.  Destroy first destroys the
+ * object in the device (no new EQEs name it), then erases it from the
+ * xarray, then waits for any handler that may still hold it:
+ * synchronize_irq() of the CQ's EQ vector and a lock/unlock of
+ * dev->aeq_lock (ornic_res_sync()).  Only then may the core free it.
+ */
+#ifndef ORNIC_RES_H
+#define ORNIC_RES_H
+
+#include <rdma/ib_umem.h>
+#include <rdma/ib_verbs.h>
+
+#include "ornic.h"
+#include "ornic_verbs_lib.h"
+
+/* A DIRECT or INDIRECT page list, only needed until its command ran. */
+struct ornic_pbl {
+	__le64 *top;			/* page addresses or pointer pages */
+	dma_addr_t top_dma;
+	__le64 **ptr;			/* INDIRECT: the pointer pages */
+	dma_addr_t *ptr_dma;
+	u32 nptr;
+};
+
+struct ornic_mr {
+	struct ib_mr ibmr;
+	struct ib_umem *umem;
+	u32 key;
+};
+
+struct ornic_cq {
+	struct ib_cq ibcq;
+	struct ib_umem *umem;
+	struct ornic_eq *eq;
+	u32 cqn;
+	u8 log_depth;
+};
+
+struct ornic_srq {
+	struct ib_srq ibsrq;
+	struct ib_umem *umem;
+	u32 srqn;
+	u8 log_depth;
+	u32 max_wr;
+	u32 max_sge;
+	u32 limit;			/* under lock */
+	struct mutex lock;
+};
+
+struct ornic_qp {
+	struct ib_qp ibqp;
+	struct ib_umem *sq_umem;
+	struct ib_umem *rq_umem;	/* NULL with an SRQ */
+	u32 qpn;
+	u8 sq_log_depth;
+	u8 rq_log_depth;
+	struct ib_qp_cap cap;
+	enum ib_sig_type sq_sig_type;
+	/*
+	 * Last state the device confirmed; ERR also from a QP error event.
+	 * Written under lock (and by the AEQ handler), read under lock.
+	 */
+	u8 state;
+	struct mutex lock;		/* serialises modify and query */
+};
+
+struct ornic_ah {
+	struct ib_ah ibah;
+	u32 index;
+};
+
+static inline struct ornic_mr *to_omr(struct ib_mr *ibmr)
+{
+	return container_of(ibmr, struct ornic_mr, ibmr);
+}
+
+static inline struct ornic_cq *to_ocq(struct ib_cq *ibcq)
+{
+	return container_of(ibcq, struct ornic_cq, ibcq);
+}
+
+static inline struct ornic_srq *to_osrq(struct ib_srq *ibsrq)
+{
+	return container_of(ibsrq, struct ornic_srq, ibsrq);
+}
+
+static inline struct ornic_qp *to_oqp(struct ib_qp *ibqp)
+{
+	return container_of(ibqp, struct ornic_qp, ibqp);
+}
+
+static inline struct ornic_ah *to_oah(struct ib_ah *ibah)
+{
+	return container_of(ibah, struct ornic_ah, ibah);
+}
+
+static inline u32 to_pdn(struct ib_pd *ibpd)
+{
+	return container_of(ibpd, struct ornic_pd, ibpd)->pdn;
+}
+
+/* ornic_umem.c */
+int ornic_pbl_build(struct ornic_dev *dev, struct ib_umem *umem,
+		    unsigned long pgsz, struct ornic_mem_desc *desc,
+		    struct ornic_pbl *pbl);
+void ornic_pbl_free(struct ornic_dev *dev, struct ornic_pbl *pbl);
+struct ib_umem *ornic_ring_pin(struct ornic_dev *dev, u64 addr, u64 buf_size,
+			       size_t ring_bytes, struct ornic_mem_desc *desc,
+			       struct ornic_pbl *pbl);
+int ornic_udata_in(struct ib_udata *udata, void *req, size_t len);
+int ornic_udata_out(struct ib_udata *udata, void *resp, size_t len);
+void ornic_res_sync(struct ornic_dev *dev);
+void ornic_wq_limits(struct ornic_dev *dev, struct ornic_wq_limits *l);
+
+/* ornic_mr.c */
+#ifdef ORNIC_HAVE_IB_DMAH
+struct ib_mr *ornic_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+				u64 virt_addr, int access,
+				struct ib_dmah *dmah, struct ib_udata *udata);
+#else
+struct ib_mr *ornic_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+				u64 virt_addr, int access,
+				struct ib_udata *udata);
+#endif
+int ornic_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+
+/* ornic_cq.c */
+int ornic_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		    struct uverbs_attr_bundle *attrs);
+int ornic_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+
+/* ornic_qp.c */
+int ornic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		    struct ib_udata *udata);
+int ornic_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
+		    int mask, struct ib_udata *udata);
+int ornic_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
+		   int mask, struct ib_qp_init_attr *init);
+int ornic_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+
+/* ornic_srq.c */
+int ornic_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
+		     struct ib_udata *udata);
+int ornic_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+		     enum ib_srq_attr_mask mask, struct ib_udata *udata);
+int ornic_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
+int ornic_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
+
+/* ornic_ah.c */
+int ornic_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
+		    struct ib_udata *udata);
+int ornic_destroy_ah(struct ib_ah *ibah, u32 flags);
+int ornic_roce_av(const struct rdma_ah_attr *ah_attr, u32 lqpn, u32 rqpn,
+		  struct ornic_av *av);
+
+#endif /* ORNIC_RES_H */

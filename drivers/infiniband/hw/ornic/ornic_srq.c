@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * ornic: user SRQs.  The ring of 64-byte receive blocks is the provider's;
+ * the kernel pins it, creates the SRQ and re-arms its limit event
+ * (MODIFY_SRQ).  SRQs cannot be resized.
+ */
+#include <rdma/ornic-abi.h>
+#include <rdma/uverbs_ioctl.h>
+
+#include "ornic_res.h"
+
+static void ornic_cmd_srq_limit(struct ornic_admin_sqe *sqe, u32 srqn,
+				u32 limit)
+{
+	struct ornic_admin_modify_srq *cmd =
+		(struct ornic_admin_modify_srq *)sqe;
+
+	ornic_cmd_init(sqe, ORNIC_ADMIN_MODIFY_SRQ);
+	cmd->srqn = cpu_to_le32(srqn);
+	cmd->limit = cpu_to_le32(limit);
+}
+
+int ornic_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
+		     struct ib_udata *udata)
+{
+	struct ornic_dev *dev = to_odev(ibsrq->device);
+	struct ornic_ibv_create_srq_resp resp = {};
+	struct ornic_srq *srq = to_osrq(ibsrq);
+	struct ornic_admin_create_srq *cmd;
+	struct ornic_ibv_create_srq req;
+	struct ornic_ucontext *uctx;
+	struct ornic_wq_limits lim;
+	struct ornic_admin_sqe sqe;
+	struct ornic_mem_desc desc;
+	struct ornic_pbl pbl;
+	u32 max_wr, max_sge;
+	int err;
+
+	if (!udata)
+		return -EOPNOTSUPP;
+	if (!(dev->caps & ORNIC_CAP_SRQ) || init->srq_type != IB_SRQT_BASIC)
+		return -EOPNOTSUPP;
+	err = ornic_udata_in(udata, &req, sizeof(req));
+	if (err)
+		return err;
+	if (req.comp_mask)
+		return -EOPNOTSUPP;
+
+	ornic_wq_limits(dev, &lim);
+	lim.max_qp_wr = min(lim.max_qp_wr, le32_to_cpu(dev->attr.max_srq_wr));
+	lim.max_recv_sge = min(lim.max_recv_sge,
+			       le32_to_cpu(dev->attr.max_srq_sge));
+	max_wr = init->attr.max_wr;
+	max_sge = init->attr.max_sge;
+	if (req.log_depth > ORNIC_WQ_LOG_DEPTH_MAX)
+		return -EINVAL;
+	err = ornic_srq_caps(&max_wr, &max_sge, req.log_depth, &lim);
+	if (err)
+		return err;
+	/* The limit counts WQEs and must stay below the depth. */
+	if (init->attr.srq_limit >= (1U << req.log_depth))
+		return -EINVAL;
+
+	uctx = rdma_udata_to_drv_context(udata, struct ornic_ucontext,
+					 ibucontext);
+	mutex_init(&srq->lock);
+	srq->log_depth = req.log_depth;
+	srq->umem = ornic_ring_pin(dev, req.buf_addr, req.buf_size,
+				   (size_t)ORNIC_WQE_BLOCK_SIZE <<
+				   srq->log_depth, &desc, &pbl);
+	if (IS_ERR(srq->umem))
+		return PTR_ERR(srq->umem);
+
+	ornic_cmd_init(&sqe, ORNIC_ADMIN_CREATE_SRQ);
+	cmd = (struct ornic_admin_create_srq *)&sqe;
+	cmd->mem = desc;
+	cmd->pd = cpu_to_le32(to_pdn(ibsrq->pd));
+	cmd->db_page = cpu_to_le16(uctx->db_page);
+	cmd->log_depth = srq->log_depth;
+	cmd->limit = cpu_to_le32(init->attr.srq_limit);
+	err = ornic_admin_simple(dev, &sqe, &srq->srqn);
+	ornic_pbl_free(dev, &pbl);
+	if (err)
+		goto err_release;
+	err = xa_insert_irq(&dev->srqs, srq->srqn, srq, GFP_KERNEL);
+	if (err)
+		goto err_destroy;
+
+	srq->max_wr = max_wr;
+	srq->max_sge = max_sge;
+	srq->limit = init->attr.srq_limit;
+	resp.srqn = srq->srqn;
+	resp.log_depth = srq->log_depth;
+	err = ornic_udata_out(udata, &resp, sizeof(resp));
+	if (err)
+		goto err_erase;
+	init->attr.max_wr = max_wr;
+	init->attr.max_sge = max_sge;
+	return 0;
+
+err_erase:
+	xa_erase_irq(&dev->srqs, srq->srqn);
+	ornic_res_sync(dev);
+err_destroy:
+	ornic_admin_destroy(dev, ORNIC_ADMIN_DESTROY_SRQ, srq->srqn);
+err_release:
+	ib_umem_release(srq->umem);
+	return err;
+}
+
+int ornic_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+		     enum ib_srq_attr_mask mask, struct ib_udata *udata)
+{
+	struct ornic_dev *dev = to_odev(ibsrq->device);
+	struct ornic_srq *srq = to_osrq(ibsrq);
+	struct ornic_admin_sqe sqe;
+	int err;
+
+	if (mask & ~(IB_SRQ_MAX_WR | IB_SRQ_LIMIT))
+		return -EINVAL;
+	if (mask & IB_SRQ_MAX_WR)
+		return -EOPNOTSUPP;	/* no resize */
+	if (!(mask & IB_SRQ_LIMIT))
+		return 0;
+	if (attr->srq_limit >= (1U << srq->log_depth))
+		return -EINVAL;
+
+	mutex_lock(&srq->lock);
+	ornic_cmd_srq_limit(&sqe, srq->srqn, attr->srq_limit);
+	err = ornic_admin_simple(dev, &sqe, NULL);
+	if (!err)
+		srq->limit = attr->srq_limit;
+	mutex_unlock(&srq->lock);
+	return err;
+}
+
+int ornic_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
+{
+	struct ornic_srq *srq = to_osrq(ibsrq);
+
+	mutex_lock(&srq->lock);
+	attr->max_wr = srq->max_wr;
+	attr->max_sge = srq->max_sge;
+	attr->srq_limit = srq->limit;
+	mutex_unlock(&srq->lock);
+	return 0;
+}
+
+int ornic_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
+{
+	struct ornic_dev *dev = to_odev(ibsrq->device);
+	struct ornic_srq *srq = to_osrq(ibsrq);
+	int err;
+
+	err = ornic_admin_destroy(dev, ORNIC_ADMIN_DESTROY_SRQ, srq->srqn);
+	if (err && err != -EIO)
+		return err;
+	xa_erase_irq(&dev->srqs, srq->srqn);
+	ornic_res_sync(dev);
+	ib_umem_release(srq->umem);
+	mutex_destroy(&srq->lock);
+	return 0;
+}
+
+/* Async EQ (under dev->aeq_lock): SRQ_LIMIT or SRQ_ERROR. */
+void ornic_srq_async_event(struct ornic_dev *dev, u32 srqn,
+			   enum ib_event_type type)
+{
+	struct ornic_srq *srq = xa_load(&dev->srqs, srqn);
+	struct ib_event ev = {
+		.device = &dev->ibdev,
+		.event = type,
+	};
+
+	if (!srq || !srq->ibsrq.event_handler)
+		return;
+	/* The device disarmed the limit when it fired. */
+	if (type == IB_EVENT_SRQ_LIMIT_REACHED)
+		WRITE_ONCE(srq->limit, 0);
+	ev.element.srq = &srq->ibsrq;
+	srq->ibsrq.event_handler(&ev, srq->ibsrq.srq_context);
+}

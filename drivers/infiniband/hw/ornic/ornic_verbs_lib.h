@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * ornic: pure logic of the data-path verbs, shared with the KUnit suites.
+ *
+ * WQE block arithmetic and queue depths (spec: wqe.rst, queues.rst), page
+ * size choice for pinned memory, and the translation between the RDMA
+ * core's QP attributes and the device's struct ornic_qp_attr (spec: qp.rst).
+ * Nothing here touches hardware, sleeps or allocates.
+ */
+#ifndef ORNIC_VERBS_LIB_H
+#define ORNIC_VERBS_LIB_H
+
+#include <linux/types.h>
+#include <rdma/ib_verbs.h>
+
+#include "ornic/ornic_hw.h"
+
+/* Largest queue depths CREATE_QP/CREATE_SRQ/CREATE_CQ accept (log2). */
+#define ORNIC_WQ_LOG_DEPTH_MAX		14
+#define ORNIC_CQ_LOG_DEPTH_MAX		16
+
+/* The device's limits the verbs check requests against. */
+struct ornic_wq_limits {
+	u32 max_wqe_blocks;	/* per WQE */
+	u32 max_qp_wr;		/* queue depth in blocks */
+	u32 max_send_sge;
+	u32 max_recv_sge;
+	u32 max_inline_data;
+};
+
+/* Blocks of a send WQE carrying @sges SGEs or @inline_len inline bytes. */
+u32 ornic_send_wqe_blocks(u32 sges, u32 inline_len);
+/* Blocks of a receive WQE (RQ or SRQ) carrying @sges SGEs. */
+u32 ornic_recv_wqe_blocks(u32 sges);
+/* SGEs / inline bytes that fit in a WQE made of @blocks. */
+u32 ornic_send_sges_fit(u32 blocks);
+u32 ornic_inline_fit(u32 blocks);
+u32 ornic_recv_sges_fit(u32 blocks);
+
+/*
+ * Smallest log2 depth (in blocks, >= 1) that holds @wrs WQEs, each
+ * @blocks long; -EINVAL when it exceeds the device or spec limits.
+ */
+int ornic_wq_log_depth(u32 wrs, u32 blocks, const struct ornic_wq_limits *l);
+
+/*
+ * Check the send side of @cap against @l, and whether @log_depth (what the
+ * provider allocated) holds the request.  On success rewrite @cap's send
+ * fields with the real capacities of a queue of 2^@log_depth blocks.
+ */
+int ornic_sq_caps(struct ib_qp_cap *cap, unsigned int log_depth,
+		  const struct ornic_wq_limits *l);
+/* The same for the receive side (RQ), and for an SRQ's max_wr/max_sge. */
+int ornic_rq_caps(struct ib_qp_cap *cap, unsigned int log_depth,
+		  const struct ornic_wq_limits *l);
+int ornic_srq_caps(u32 *max_wr, u32 *max_sge, unsigned int log_depth,
+		   const struct ornic_wq_limits *l);
+
+/*
+ * Page sizes usable for a ring that must start at a page boundary at user
+ * address @addr: the sizes of @page_size_cap (bits 12..30) that @addr is
+ * aligned to.
+ */
+u64 ornic_ring_pgsz_bitmap(u64 page_size_cap, u64 addr);
+/* Page sizes of @page_size_cap the device can use for an MR. */
+u64 ornic_mr_pgsz_bitmap(u64 page_size_cap);
+
+/* IB access flags -> ORNIC_ACCESS_*; -EOPNOTSUPP for flags it lacks. */
+int ornic_access_from_ib(int ib_access, bool atomics, u32 *access);
+
+/* IB_QP_* mask bits the device understands (plus CUR_STATE and PORT). */
+#define ORNIC_IB_QP_MASK_SUPPORTED (IB_QP_STATE | IB_QP_CUR_STATE | \
+	IB_QP_ACCESS_FLAGS | IB_QP_PKEY_INDEX | IB_QP_PORT | IB_QP_QKEY | \
+	IB_QP_AV | IB_QP_PATH_MTU | IB_QP_TIMEOUT | IB_QP_RETRY_CNT | \
+	IB_QP_RNR_RETRY | IB_QP_RQ_PSN | IB_QP_MAX_QP_RD_ATOMIC | \
+	IB_QP_MIN_RNR_TIMER | IB_QP_SQ_PSN | IB_QP_MAX_DEST_RD_ATOMIC | \
+	IB_QP_DEST_QPN | IB_QP_EN_SQD_ASYNC_NOTIFY)
+
+/*
+ * IB_QP_* -> ORNIC_QP_ATTR_*.  CUR_STATE and PORT have no device bit (they
+ * are checked by the driver); anything outside ORNIC_IB_QP_MASK_SUPPORTED
+ * is -EOPNOTSUPP.
+ */
+int ornic_qp_mask_from_ib(int ib_mask, u32 *mask);
+
+/*
+ * Fill the non-address fields of @oa selected by @ib_mask from @ia.
+ * Range errors the device would also reject are caught here (-EINVAL).
+ */
+int ornic_qp_attr_from_ib(const struct ib_qp_attr *ia, int ib_mask,
+			  struct ornic_qp_attr *oa);
+
+/* The RoCEv2 address vector part of a QP's attributes (ORNIC_QP_ATTR_AV). */
+struct ornic_av {
+	u8 dgid[16];
+	u8 dmac[ETH_ALEN];
+	u8 sgid_index;
+	u8 hop_limit;
+	u8 traffic_class;
+	u32 flow_label;
+	u16 udp_sport;		/* 0: the device chooses */
+};
+
+int ornic_qp_av_to_hw(const struct ornic_av *av, struct ornic_qp_attr *oa);
+
+/* QUERY_QP's answer -> ib_qp_attr (port 1, RoCE address handle). */
+void ornic_qp_attr_to_ib(const struct ornic_qp_attr *oa,
+			 struct ib_qp_attr *ia);
+
+#endif /* ORNIC_VERBS_LIB_H */
