@@ -126,7 +126,7 @@ driver_vm driver-kunit --timeout 600 -- /src/qemu-tests/suites/driver-kunit.sh "
 [ -x "$MODEL_BIN" ] || MODEL_BIN=$BUILD/check/device-model/ornic-model
 model_bin=$MODEL_BIN
 if [ ! -x "$model_bin" ]; then
-	for t in probe rdma-link ping tcp gids counters mtu reload-cycles ucontext disassociate device-fatal; do
+	for t in probe rdma-link ping tcp gids counters mtu reload-cycles ucontext disassociate device-fatal verbs; do
 		record SKIP "driver/$t" "no device model binary ($model_bin)"
 	done
 	exit 0
@@ -139,6 +139,14 @@ if ! gcc -std=gnu11 -O2 -Wall -Wextra -Werror -o "$uctx" \
 	"$here/suites/driver-uctx.c" 2>"$BUILD/tools/driver-uctx.log"; then
 	record FAIL driver/build-uctx "$(head -n 5 "$BUILD/tools/driver-uctx.log" | tr '\n' ' ')"
 	uctx=""
+fi
+
+# The data-path verbs through the raw uverbs ABI (no provider library needed).
+verbs=$BUILD/tools/driver-verbs
+if ! gcc -std=gnu11 -O2 -Wall -Wextra -Werror -o "$verbs" \
+	"$here/suites/driver-verbs.c" 2>"$BUILD/tools/driver-verbs.log"; then
+	record FAIL driver/build-verbs "$(head -n 5 "$BUILD/tools/driver-verbs.log" | tr '\n' ' ')"
+	verbs=""
 fi
 
 # Two linked models, one guest: bring-up, traffic, GIDs, counters, reloads,
@@ -156,6 +164,24 @@ if models_up "$mdir"; then
 	cp "$mdir"/model*.log "$RUNS/driver-basic/" 2>/dev/null
 else
 	record FAIL driver/models-start "models did not start; see $mdir"
+	models_stop >/dev/null
+fi
+
+# Two linked models, one guest: MRs, CQs, QPs, SRQs, AHs, bad input,
+# objects left behind by a killed process and by rmmod.
+mdir=/tmp/driver-verbs-models
+if [ -n "$verbs" ] && models_up "$mdir"; then
+	mapfile -t margs < <(models_vm_args)
+	driver_vm driver-verbs --timeout 900 "${margs[@]}" -- \
+		/src/qemu-tests/suites/driver-verbs.sh "$MO" "$verbs"
+	if why=$(models_stop); then
+		record PASS driver/verbs-models-survive "both models alive after the verbs suite"
+	else
+		record FAIL driver/verbs-models-survive "$why"
+	fi
+	cp "$mdir"/model*.log "$RUNS/driver-verbs/" 2>/dev/null
+elif [ -n "$verbs" ]; then
+	record FAIL driver/verbs-models-start "models did not start; see $mdir"
 	models_stop >/dev/null
 fi
 

@@ -421,6 +421,7 @@ static const struct ib_device_ops ornic_dev_ops = {
 	.create_cq = ornic_create_cq,
 	.create_qp = ornic_create_qp,
 	.create_srq = ornic_create_srq,
+	.create_user_ah = ornic_create_ah,
 	.dealloc_pd = ornic_dealloc_pd,
 	.dealloc_ucontext = ornic_dealloc_ucontext,
 	.del_gid = ornic_del_gid,

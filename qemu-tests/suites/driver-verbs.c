@@ -1,0 +1,837 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * driver-verbs: the ornic driver's data-path verbs through the raw uverbs
+ * write() ABI, without a provider library.
+ *
+ *   driver-verbs check /dev/infiniband/uverbsN IBDEV GID_INDEX
+ *   driver-verbs hold  /dev/infiniband/uverbsN IBDEV GID_INDEX
+ *
+ * check: creates MRs (DIRECT and INDIRECT page lists), a CQ, RC and UD QPs
+ * (RC driven RESET -> INIT -> RTR -> RTS with a loopback RoCEv2 address on
+ * GID_INDEX, read back with QUERY_QP), an SRQ with a QP on it and an AH,
+ * destroys them all, and feeds the driver bad input that must fail with the
+ * right errno.  Prints one "PASS|FAIL: name details" line per check; exits
+ * 0 only when all passed.
+ * hold: creates one of everything, prints "held", waits for a line on
+ * stdin (the test kills the process or removes the device meanwhile) and
+ * exits 0 without cleaning up.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <rdma/ib_user_verbs.h>
+
+#include "../../include/uapi/rdma/ornic-abi.h"
+#include "../../include/ornic/ornic_hw.h"
+
+/* IB QP types and attribute mask bits of the uverbs ABI. */
+#define QPT_RC 2
+#define QPT_UD 4
+#define M_STATE (1u << 0)
+#define M_ACCESS (1u << 3)
+#define M_PKEY (1u << 4)
+#define M_PORT (1u << 5)
+#define M_QKEY (1u << 6)
+#define M_AV (1u << 7)
+#define M_MTU (1u << 8)
+#define M_TIMEOUT (1u << 9)
+#define M_RETRY (1u << 10)
+#define M_RNR_RETRY (1u << 11)
+#define M_RQ_PSN (1u << 12)
+#define M_RD_ATOMIC (1u << 13)
+#define M_ALT_PATH (1u << 14)
+#define M_MIN_RNR (1u << 15)
+#define M_SQ_PSN (1u << 16)
+#define M_DEST_RD_ATOMIC (1u << 17)
+#define M_DEST_QPN (1u << 20)
+#define ACC_LOCAL_WRITE 1
+#define ACC_REMOTE_WRITE 2
+#define ACC_REMOTE_READ 4
+#define ACC_MW_BIND 16
+
+static int fd;
+static int failures;
+static uint8_t gid[16];
+static int gid_index;
+
+static void result(int ok, const char *name, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%s: %s ", ok ? "PASS" : "FAIL", name);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	if (!ok)
+		failures++;
+}
+
+/*
+ * One write() command: header, core request, driver request.  The response
+ * (core + driver) goes to @resp, whose address the core request's first
+ * field must already hold when @resp_len is non-zero.  Returns 0 or errno.
+ */
+static int cmd(uint32_t op, const void *req, size_t req_len, const void *drv,
+	       size_t drv_len, size_t resp_len)
+{
+	char buf[512];
+	struct ib_uverbs_cmd_hdr hdr = {
+		.command = op,
+		.in_words = (sizeof(hdr) + req_len + drv_len) / 4,
+		.out_words = resp_len / 4,
+	};
+	size_t len = sizeof(hdr) + req_len + drv_len;
+
+	memcpy(buf, &hdr, sizeof(hdr));
+	memcpy(buf + sizeof(hdr), req, req_len);
+	if (drv_len)
+		memcpy(buf + sizeof(hdr) + req_len, drv, drv_len);
+	if (write(fd, buf, len) != (ssize_t)len)
+		return errno;
+	return 0;
+}
+
+static uint32_t pd_handle;
+
+static int open_context(const char *path)
+{
+	struct {
+		struct ib_uverbs_get_context_resp core;
+		struct ornic_ibv_alloc_ucontext_resp drv;
+	} cresp = {};
+	struct {
+		struct ib_uverbs_alloc_pd_resp core;
+		struct ornic_ibv_alloc_pd_resp drv;
+	} presp = {};
+	struct ib_uverbs_get_context creq = { .response = (uintptr_t)&cresp };
+	struct ib_uverbs_alloc_pd preq = { .response = (uintptr_t)&presp };
+	int err;
+
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		perror(path);
+		return -1;
+	}
+	err = cmd(IB_USER_VERBS_CMD_GET_CONTEXT, &creq, sizeof(creq), NULL, 0,
+		  sizeof(cresp));
+	if (!err)
+		err = cmd(IB_USER_VERBS_CMD_ALLOC_PD, &preq, sizeof(preq), NULL,
+			  0, sizeof(presp));
+	if (err) {
+		fprintf(stderr, "context/PD: %s\n", strerror(err));
+		return -1;
+	}
+	pd_handle = presp.core.pd_handle;
+	return 0;
+}
+
+/* Page-aligned anonymous memory, never backed by huge pages. */
+static void *pages(size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED) {
+		perror("mmap");
+		exit(1);
+	}
+	madvise(p, len, MADV_NOHUGEPAGE);
+	memset(p, 0, len);
+	return p;
+}
+
+/* --- MR ------------------------------------------------------------------ */
+
+struct mr_resp {
+	struct ib_uverbs_reg_mr_resp core;
+};
+
+static int reg_mr(void *addr, uint64_t len, uint32_t access, uint32_t *handle,
+		  uint32_t *lkey, uint32_t *rkey)
+{
+	struct mr_resp resp = {};
+	struct ib_uverbs_reg_mr req = {
+		.response = (uintptr_t)&resp,
+		.start = (uintptr_t)addr,
+		.length = len,
+		.hca_va = (uintptr_t)addr,
+		.pd_handle = pd_handle,
+		.access_flags = access,
+	};
+	int err = cmd(IB_USER_VERBS_CMD_REG_MR, &req, sizeof(req), NULL, 0,
+		      sizeof(resp));
+
+	if (!err) {
+		*handle = resp.core.mr_handle;
+		*lkey = resp.core.lkey;
+		*rkey = resp.core.rkey;
+	}
+	return err;
+}
+
+static int dereg_mr(uint32_t handle)
+{
+	struct ib_uverbs_dereg_mr req = { .mr_handle = handle };
+
+	return cmd(IB_USER_VERBS_CMD_DEREG_MR, &req, sizeof(req), NULL, 0, 0);
+}
+
+static void check_mrs(void)
+{
+	uint32_t h, lkey, rkey;
+	char *buf = pages(4 * 4096);
+	size_t big = 8u << 20;	/* 2048 4 KiB pages: an INDIRECT list */
+	char *bigbuf = pages(big);
+	int err;
+
+	err = reg_mr(buf + 100, 3 * 4096, ACC_LOCAL_WRITE | ACC_REMOTE_WRITE |
+		     ACC_REMOTE_READ, &h, &lkey, &rkey);
+	result(!err && lkey == rkey && lkey > 0xff, "mr-direct",
+	       "12 KiB at page offset 100: %s lkey=%#x rkey=%#x",
+	       strerror(err), lkey, rkey);
+	if (!err) {
+		err = dereg_mr(h);
+		result(!err, "mr-dereg", "%s", strerror(err));
+	}
+
+	err = reg_mr(bigbuf, big, ACC_LOCAL_WRITE, &h, &lkey, &rkey);
+	result(!err, "mr-indirect", "8 MiB (2048 pages): %s lkey=%#x",
+	       strerror(err), lkey);
+	if (!err)
+		dereg_mr(h);
+
+	err = reg_mr(buf, 0, ACC_LOCAL_WRITE, &h, &lkey, &rkey);
+	result(err == EINVAL, "mr-len0-rejected", "length 0: %s",
+	       strerror(err));
+	err = reg_mr(buf, 4096, ACC_LOCAL_WRITE | ACC_MW_BIND, &h, &lkey,
+		     &rkey);
+	result(err == EOPNOTSUPP, "mr-access-rejected",
+	       "IB_ACCESS_MW_BIND: %s", strerror(err));
+	munmap(bigbuf, big);
+}
+
+/* --- CQ ------------------------------------------------------------------ */
+
+struct cq_resp {
+	struct ib_uverbs_create_cq_resp core;
+	struct ornic_ibv_create_cq_resp drv;
+};
+
+static int create_cq(uint32_t cqe, const struct ornic_ibv_create_cq *drv,
+		     size_t drv_len, uint32_t *handle, struct cq_resp *resp)
+{
+	struct ib_uverbs_create_cq req = {
+		.response = (uintptr_t)resp,
+		.cqe = cqe,
+		.comp_channel = -1,
+	};
+	int err;
+
+	memset(resp, 0, sizeof(*resp));
+	err = cmd(IB_USER_VERBS_CMD_CREATE_CQ, &req, sizeof(req), drv,
+		  drv_len, sizeof(*resp));
+	if (!err)
+		*handle = resp->core.cq_handle;
+	return err;
+}
+
+static int destroy_cq(uint32_t handle)
+{
+	struct ib_uverbs_destroy_cq_resp resp;
+	struct ib_uverbs_destroy_cq req = {
+		.response = (uintptr_t)&resp,
+		.cq_handle = handle,
+	};
+
+	return cmd(IB_USER_VERBS_CMD_DESTROY_CQ, &req, sizeof(req), NULL, 0,
+		   sizeof(resp));
+}
+
+/* A CQ of 64 entries on a fresh ring; exits on failure. */
+static uint32_t good_cq(void)
+{
+	struct ornic_ibv_create_cq drv = {
+		.log_depth = 6,
+		.buf_addr = (uintptr_t)pages(4096),
+		.buf_size = 4096,
+	};
+	struct cq_resp resp;
+	uint32_t h;
+	int err = create_cq(64, &drv, sizeof(drv), &h, &resp);
+
+	if (err) {
+		result(0, "cq-create", "%s", strerror(err));
+		exit(1);
+	}
+	return h;
+}
+
+static void check_cqs(void)
+{
+	struct ornic_ibv_create_cq drv = {
+		.log_depth = 6,
+		.buf_addr = (uintptr_t)pages(4096),
+		.buf_size = 4096,
+	};
+	struct ornic_ibv_create_cq bad;
+	struct cq_resp resp;
+	void *gone;
+	uint32_t h;
+	int err;
+
+	err = create_cq(50, &drv, sizeof(drv), &h, &resp);
+	result(!err && resp.drv.cqn && resp.drv.log_depth == 6 &&
+	       resp.core.cqe == 64, "cq-create",
+	       "%s cqn=%u log_depth=%u cqe=%u", strerror(err), resp.drv.cqn,
+	       resp.drv.log_depth, resp.core.cqe);
+	if (!err) {
+		err = destroy_cq(h);
+		result(!err, "cq-destroy", "%s", strerror(err));
+	}
+
+	gone = pages(4096);
+	munmap(gone, 4096);
+	bad = drv;
+	bad.buf_addr = (uintptr_t)gone;
+	err = create_cq(64, &bad, sizeof(bad), &h, &resp);
+	result(err == EFAULT || err == ENOMEM, "cq-unmapped-ring-rejected",
+	       "ring at an unmapped address: %s", strerror(err));
+
+	bad = drv;
+	bad.log_depth = 17;
+	bad.buf_size = (uint64_t)ORNIC_CQE_SIZE << 17;
+	err = create_cq(64, &bad, sizeof(bad), &h, &resp);
+	result(err == EINVAL, "cq-depth-rejected", "log_depth 17: %s",
+	       strerror(err));
+
+	bad = drv;
+	bad.buf_size = 1024;
+	err = create_cq(64, &bad, sizeof(bad), &h, &resp);
+	result(err == EINVAL, "cq-small-ring-rejected",
+	       "1 KiB for 64 CQEs: %s", strerror(err));
+
+	bad = drv;
+	bad.buf_addr += 64;
+	err = create_cq(64, &bad, sizeof(bad), &h, &resp);
+	result(err == EINVAL, "cq-unaligned-ring-rejected",
+	       "ring not page aligned: %s", strerror(err));
+
+	err = create_cq(65, &drv, sizeof(drv), &h, &resp);
+	result(err == EINVAL, "cq-cqe-above-depth-rejected",
+	       "65 CQEs in 64 entries: %s", strerror(err));
+
+	bad = drv;
+	bad.comp_mask = 1;
+	err = create_cq(64, &bad, sizeof(bad), &h, &resp);
+	result(err == EOPNOTSUPP, "cq-comp-mask-rejected", "comp_mask 1: %s",
+	       strerror(err));
+
+	err = create_cq(64, &drv, 8, &h, &resp);
+	result(err == EINVAL, "cq-short-udata-rejected",
+	       "8 bytes of driver data: %s", strerror(err));
+}
+
+/* --- QP ------------------------------------------------------------------ */
+
+struct qp_resp {
+	struct ib_uverbs_create_qp_resp core;
+	struct ornic_ibv_create_qp_resp drv;
+};
+
+struct qp_req {
+	uint8_t type;
+	uint32_t cq, srq;
+	int use_srq;
+	uint32_t send_wr, recv_wr, send_sge, recv_sge, inl;
+	struct ornic_ibv_create_qp drv;
+};
+
+static int create_qp(const struct qp_req *q, uint32_t *handle,
+		     struct qp_resp *resp)
+{
+	struct ib_uverbs_create_qp req = {
+		.response = (uintptr_t)resp,
+		.pd_handle = pd_handle,
+		.send_cq_handle = q->cq,
+		.recv_cq_handle = q->cq,
+		.srq_handle = q->srq,
+		.max_send_wr = q->send_wr,
+		.max_recv_wr = q->recv_wr,
+		.max_send_sge = q->send_sge,
+		.max_recv_sge = q->recv_sge,
+		.max_inline_data = q->inl,
+		.qp_type = q->type,
+		.is_srq = q->use_srq ? 1 : 0,
+	};
+	int err;
+
+	memset(resp, 0, sizeof(*resp));
+	err = cmd(IB_USER_VERBS_CMD_CREATE_QP, &req, sizeof(req), &q->drv,
+		  sizeof(q->drv), sizeof(*resp));
+	if (!err)
+		*handle = resp->core.qp_handle;
+	return err;
+}
+
+static int destroy_qp(uint32_t handle)
+{
+	struct ib_uverbs_destroy_qp_resp resp;
+	struct ib_uverbs_destroy_qp req = {
+		.response = (uintptr_t)&resp,
+		.qp_handle = handle,
+	};
+
+	return cmd(IB_USER_VERBS_CMD_DESTROY_QP, &req, sizeof(req), NULL, 0,
+		   sizeof(resp));
+}
+
+static int modify_qp(struct ib_uverbs_modify_qp *m)
+{
+	return cmd(IB_USER_VERBS_CMD_MODIFY_QP, m, sizeof(*m), NULL, 0, 0);
+}
+
+static int query_qp(uint32_t handle, struct ib_uverbs_query_qp_resp *resp)
+{
+	struct ib_uverbs_query_qp req = {
+		.response = (uintptr_t)resp,
+		.qp_handle = handle,
+		.attr_mask = ~0u,
+	};
+
+	memset(resp, 0, sizeof(*resp));
+	return cmd(IB_USER_VERBS_CMD_QUERY_QP, &req, sizeof(req), NULL, 0,
+		   sizeof(*resp));
+}
+
+static struct qp_req rc_req(uint32_t cq)
+{
+	struct qp_req q = {
+		.type = QPT_RC, .cq = cq,
+		.send_wr = 16, .recv_wr = 16, .send_sge = 2, .recv_sge = 2,
+		.inl = 64,
+	};
+
+	/* 16 WRs x 2 blocks = 32 blocks each way. */
+	q.drv.sq_log_depth = 5;
+	q.drv.rq_log_depth = 5;
+	q.drv.sq_buf_addr = (uintptr_t)pages(2 * 4096);
+	q.drv.sq_buf_size = 2 * 4096;
+	q.drv.rq_buf_addr = (uintptr_t)pages(2 * 4096);
+	q.drv.rq_buf_size = 2 * 4096;
+	return q;
+}
+
+static int to_init(uint32_t qp, int ud)
+{
+	struct ib_uverbs_modify_qp m = {
+		.qp_handle = qp,
+		.attr_mask = M_STATE | M_PKEY | M_PORT |
+			     (ud ? M_QKEY : M_ACCESS),
+		.qp_state = 1, .port_num = 1, .qkey = 0x11111111,
+		.qp_access_flags = ACC_REMOTE_WRITE | ACC_REMOTE_READ,
+	};
+
+	return modify_qp(&m);
+}
+
+static void check_rc(uint32_t cq)
+{
+	struct ib_uverbs_query_qp_resp q;
+	struct ib_uverbs_modify_qp m;
+	struct qp_req req = rc_req(cq);
+	struct qp_resp resp;
+	uint32_t h, qpn;
+	int err;
+
+	err = create_qp(&req, &h, &resp);
+	result(!err && resp.drv.qpn >= 2 && resp.core.max_send_wr >= 16 &&
+	       resp.core.max_send_sge >= 2 && resp.core.max_inline_data >= 64,
+	       "qp-rc-create",
+	       "%s qpn=%u caps send %u wr/%u sge/%u inline, recv %u wr/%u sge",
+	       strerror(err), resp.drv.qpn, resp.core.max_send_wr,
+	       resp.core.max_send_sge, resp.core.max_inline_data,
+	       resp.core.max_recv_wr, resp.core.max_recv_sge);
+	if (err)
+		return;
+	qpn = resp.drv.qpn;
+
+	memset(&m, 0, sizeof(m));
+	m.qp_handle = h;
+	m.attr_mask = M_STATE | M_SQ_PSN;
+	m.qp_state = 3;
+	err = modify_qp(&m);
+	result(err == EINVAL, "qp-bad-transition-rejected", "RESET -> RTS: %s",
+	       strerror(err));
+
+	err = to_init(h, 0);
+	result(!err, "qp-rc-init", "%s", strerror(err));
+
+	memset(&m, 0, sizeof(m));
+	m.qp_handle = h;
+	m.attr_mask = M_STATE | M_AV | M_MTU | M_DEST_QPN | M_RQ_PSN |
+		      M_DEST_RD_ATOMIC | M_MIN_RNR;
+	m.qp_state = 2;
+	m.path_mtu = 3;	/* 1024 */
+	m.dest_qp_num = qpn;	/* loopback to itself */
+	m.rq_psn = 0x123456;
+	m.max_dest_rd_atomic = 1;
+	m.min_rnr_timer = 12;
+	memcpy(m.dest.dgid, gid, 16);
+	m.dest.sgid_index = gid_index;
+	m.dest.hop_limit = 64;
+	m.dest.traffic_class = 0;
+	m.dest.is_global = 1;
+	m.dest.port_num = 1;
+	err = modify_qp(&m);
+	result(!err, "qp-rc-rtr", "loopback AV on GID %d: %s", gid_index,
+	       strerror(err));
+
+	memset(&m, 0, sizeof(m));
+	m.qp_handle = h;
+	m.attr_mask = M_STATE | M_SQ_PSN | M_TIMEOUT | M_RETRY | M_RNR_RETRY |
+		      M_RD_ATOMIC;
+	m.qp_state = 3;
+	m.sq_psn = 0x654321;
+	m.timeout = 14;
+	m.retry_cnt = 7;
+	m.rnr_retry = 7;
+	m.max_rd_atomic = 1;
+	err = modify_qp(&m);
+	result(!err, "qp-rc-rts", "%s", strerror(err));
+
+	err = query_qp(h, &q);
+	result(!err && q.qp_state == 3 && q.dest_qp_num == qpn &&
+	       q.sq_psn == 0x654321 && q.rq_psn == 0x123456 &&
+	       q.path_mtu == 3 && q.timeout == 14 &&
+	       !memcmp(q.dest.dgid, gid, 16) && q.dest.sgid_index == gid_index,
+	       "qp-rc-query",
+	       "%s state=%u dest_qpn=%u sq_psn=%#x rq_psn=%#x mtu=%u timeout=%u sgid_index=%u",
+	       strerror(err), q.qp_state, q.dest_qp_num, q.sq_psn, q.rq_psn,
+	       q.path_mtu, q.timeout, q.dest.sgid_index);
+
+	memset(&m, 0, sizeof(m));
+	m.qp_handle = h;
+	m.attr_mask = M_ALT_PATH;
+	err = modify_qp(&m);
+	result(err == EOPNOTSUPP || err == EINVAL, "qp-alt-path-rejected",
+	       "IB_QP_ALT_PATH: %s", strerror(err));
+
+	memset(&m, 0, sizeof(m));
+	m.qp_handle = h;
+	m.attr_mask = M_STATE;
+	m.qp_state = 6;
+	err = modify_qp(&m);
+	result(!err, "qp-rc-err", "RTS -> ERR: %s", strerror(err));
+
+	err = destroy_qp(h);
+	result(!err, "qp-rc-destroy", "%s", strerror(err));
+}
+
+static void check_ud(uint32_t cq)
+{
+	struct ib_uverbs_modify_qp m;
+	struct qp_req req = rc_req(cq);
+	struct qp_resp resp;
+	uint32_t h;
+	int err;
+
+	req.type = QPT_UD;
+	err = create_qp(&req, &h, &resp);
+	result(!err, "qp-ud-create", "%s qpn=%u", strerror(err),
+	       resp.drv.qpn);
+	if (err)
+		return;
+	err = to_init(h, 1);
+	if (!err) {
+		memset(&m, 0, sizeof(m));
+		m.qp_handle = h;
+		m.attr_mask = M_STATE;
+		m.qp_state = 2;
+		err = modify_qp(&m);
+	}
+	if (!err) {
+		m.attr_mask = M_STATE | M_SQ_PSN;
+		m.qp_state = 3;
+		m.sq_psn = 7;
+		err = modify_qp(&m);
+	}
+	result(!err, "qp-ud-rts", "RESET -> INIT -> RTR -> RTS: %s",
+	       strerror(err));
+	err = destroy_qp(h);
+	result(!err, "qp-ud-destroy", "%s", strerror(err));
+}
+
+static void check_qp_bad(uint32_t cq)
+{
+	struct qp_req req = rc_req(cq);
+	struct qp_resp resp;
+	uint32_t h;
+	int err;
+
+	req.send_sge = 1000;
+	err = create_qp(&req, &h, &resp);
+	result(err == EINVAL, "qp-too-many-sges-rejected",
+	       "max_send_sge 1000: %s", strerror(err));
+
+	req = rc_req(cq);
+	req.send_wr = 1000;
+	err = create_qp(&req, &h, &resp);
+	result(err == EINVAL, "qp-ring-too-small-rejected",
+	       "1000 send WRs in a 32-block SQ: %s", strerror(err));
+
+	req = rc_req(cq);
+	req.drv.sq_log_depth = 15;
+	req.drv.sq_buf_size = 64u << 15;
+	err = create_qp(&req, &h, &resp);
+	result(err == EINVAL, "qp-depth-rejected", "sq_log_depth 15: %s",
+	       strerror(err));
+
+	req = rc_req(cq);
+	req.drv.rq_buf_addr = 0;
+	err = create_qp(&req, &h, &resp);
+	result(err == EINVAL, "qp-no-rq-rejected",
+	       "no RQ ring without an SRQ: %s", strerror(err));
+
+	req = rc_req(cq);
+	req.inl = 100000;
+	err = create_qp(&req, &h, &resp);
+	result(err == EINVAL, "qp-inline-rejected",
+	       "max_inline_data 100000: %s", strerror(err));
+}
+
+/* --- SRQ ------------------------------------------------------------------ */
+
+struct srq_resp {
+	struct ib_uverbs_create_srq_resp core;
+	struct ornic_ibv_create_srq_resp drv;
+};
+
+static int create_srq(uint32_t max_wr, uint32_t limit, uint32_t *handle,
+		      struct srq_resp *resp)
+{
+	struct ornic_ibv_create_srq drv = {
+		.log_depth = 6,
+		.buf_addr = (uintptr_t)pages(4096),
+		.buf_size = 4096,
+	};
+	struct ib_uverbs_create_srq req = {
+		.response = (uintptr_t)resp,
+		.pd_handle = pd_handle,
+		.max_wr = max_wr,
+		.max_sge = 3,
+		.srq_limit = limit,
+	};
+	int err;
+
+	memset(resp, 0, sizeof(*resp));
+	err = cmd(IB_USER_VERBS_CMD_CREATE_SRQ, &req, sizeof(req), &drv,
+		  sizeof(drv), sizeof(*resp));
+	if (!err)
+		*handle = resp->core.srq_handle;
+	return err;
+}
+
+static void check_srq(uint32_t cq)
+{
+	struct ib_uverbs_query_srq_resp qr;
+	struct ib_uverbs_modify_srq mod;
+	struct ib_uverbs_destroy_srq_resp dr;
+	struct ib_uverbs_destroy_srq dreq;
+	struct ib_uverbs_query_srq qreq;
+	struct srq_resp resp;
+	struct qp_resp qresp;
+	struct qp_req req;
+	uint32_t h, qh;
+	int err;
+
+	err = create_srq(32, 4, &h, &resp);
+	result(!err && resp.drv.srqn && resp.core.max_wr >= 32,
+	       "srq-create", "%s srqn=%u max_wr=%u max_sge=%u", strerror(err),
+	       resp.drv.srqn, resp.core.max_wr, resp.core.max_sge);
+	if (err)
+		return;
+
+	mod = (struct ib_uverbs_modify_srq){ .srq_handle = h,
+		.attr_mask = 2 /* IB_SRQ_LIMIT */, .srq_limit = 8 };
+	err = cmd(IB_USER_VERBS_CMD_MODIFY_SRQ, &mod, sizeof(mod), NULL, 0, 0);
+	qreq = (struct ib_uverbs_query_srq){ .response = (uintptr_t)&qr,
+		.srq_handle = h };
+	if (!err)
+		err = cmd(IB_USER_VERBS_CMD_QUERY_SRQ, &qreq, sizeof(qreq),
+			  NULL, 0, sizeof(qr));
+	result(!err && qr.srq_limit == 8, "srq-limit",
+	       "modify + query: %s limit=%u", strerror(err), qr.srq_limit);
+
+	mod.attr_mask = 1;	/* IB_SRQ_MAX_WR: no resize */
+	mod.max_wr = 64;
+	err = cmd(IB_USER_VERBS_CMD_MODIFY_SRQ, &mod, sizeof(mod), NULL, 0, 0);
+	result(err == EOPNOTSUPP, "srq-resize-rejected", "%s", strerror(err));
+
+	req = rc_req(cq);
+	req.use_srq = 1;
+	req.srq = h;
+	req.drv.rq_buf_addr = 0;
+	req.drv.rq_buf_size = 0;
+	req.drv.rq_log_depth = 0;
+	err = create_qp(&req, &qh, &qresp);
+	result(!err, "qp-on-srq", "RC QP with the SRQ: %s qpn=%u",
+	       strerror(err), qresp.drv.qpn);
+	if (!err)
+		destroy_qp(qh);
+
+	dreq = (struct ib_uverbs_destroy_srq){ .response = (uintptr_t)&dr,
+		.srq_handle = h };
+	err = cmd(IB_USER_VERBS_CMD_DESTROY_SRQ, &dreq, sizeof(dreq), NULL, 0,
+		  sizeof(dr));
+	result(!err, "srq-destroy", "%s", strerror(err));
+}
+
+/* --- AH ------------------------------------------------------------------ */
+
+static int create_ah(uint32_t *handle, uint32_t *index)
+{
+	struct {
+		struct ib_uverbs_create_ah_resp core;
+		struct ornic_ibv_create_ah_resp drv;
+	} resp = {};
+	struct ib_uverbs_create_ah req = {
+		.response = (uintptr_t)&resp,
+		.pd_handle = pd_handle,
+	};
+	int err;
+
+	memcpy(req.attr.grh.dgid, gid, 16);
+	req.attr.grh.sgid_index = gid_index;
+	req.attr.grh.hop_limit = 64;
+	req.attr.is_global = 1;
+	req.attr.port_num = 1;
+	err = cmd(IB_USER_VERBS_CMD_CREATE_AH, &req, sizeof(req), NULL, 0,
+		  sizeof(resp));
+	if (!err) {
+		*handle = resp.core.ah_handle;
+		*index = resp.drv.ah;
+	}
+	return err;
+}
+
+static void check_ah(void)
+{
+	struct ib_uverbs_destroy_ah d;
+	uint32_t h, index = 0;
+	int err;
+
+	err = create_ah(&h, &index);
+	result(!err && index >= 1, "ah-create", "%s ah=%u", strerror(err),
+	       index);
+	if (err)
+		return;
+	d.ah_handle = h;
+	err = cmd(IB_USER_VERBS_CMD_DESTROY_AH, &d, sizeof(d), NULL, 0, 0);
+	result(!err, "ah-destroy", "%s", strerror(err));
+}
+
+/* --- main -------------------------------------------------------------- */
+
+static int read_gid(const char *ibdev, int index)
+{
+	char path[256], line[64];
+	unsigned int w[8];
+	FILE *f;
+	int i;
+
+	snprintf(path, sizeof(path),
+		 "/sys/class/infiniband/%s/ports/1/gids/%d", ibdev, index);
+	f = fopen(path, "r");
+	if (!f || !fgets(line, sizeof(line), f) ||
+	    sscanf(line, "%x:%x:%x:%x:%x:%x:%x:%x", &w[0], &w[1], &w[2],
+		   &w[3], &w[4], &w[5], &w[6], &w[7]) != 8) {
+		fprintf(stderr, "cannot read %s\n", path);
+		return -1;
+	}
+	fclose(f);
+	for (i = 0; i < 8; i++) {
+		gid[2 * i] = w[i] >> 8;
+		gid[2 * i + 1] = w[i] & 0xff;
+	}
+	return 0;
+}
+
+static int hold(void)
+{
+	struct qp_req req;
+	struct qp_resp qresp;
+	struct srq_resp sresp;
+	uint32_t h, lkey, rkey, cq, srq, idx;
+	char line[16];
+	int err;
+
+	cq = good_cq();
+	err = reg_mr(pages(4 * 4096), 4 * 4096, ACC_LOCAL_WRITE, &h, &lkey,
+		     &rkey);
+	req = rc_req(cq);
+	if (!err)
+		err = create_qp(&req, &h, &qresp);
+	if (!err)
+		err = to_init(h, 0);
+	if (!err)
+		err = create_srq(16, 0, &srq, &sresp);
+	if (!err) {
+		req = rc_req(cq);
+		req.use_srq = 1;
+		req.srq = srq;
+		req.drv.rq_buf_addr = 0;
+		req.drv.rq_buf_size = 0;
+		req.drv.rq_log_depth = 0;
+		err = create_qp(&req, &h, &qresp);
+	}
+	if (!err)
+		err = create_ah(&h, &idx);
+	if (err) {
+		fprintf(stderr, "hold: %s\n", strerror(err));
+		return 1;
+	}
+	printf("held\n");
+	fflush(stdout);
+	if (!fgets(line, sizeof(line), stdin))
+		line[0] = 0;
+	printf("released\n");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	uint32_t cq;
+
+	if (argc != 5) {
+		fprintf(stderr,
+			"usage: %s check|hold /dev/infiniband/uverbsN IBDEV GID_INDEX\n",
+			argv[0]);
+		return 2;
+	}
+	gid_index = atoi(argv[4]);
+	if (read_gid(argv[3], gid_index) || open_context(argv[2]))
+		return 1;
+	if (!strcmp(argv[1], "hold"))
+		return hold();
+
+	check_mrs();
+	check_cqs();
+	cq = good_cq();
+	check_rc(cq);
+	check_ud(cq);
+	check_qp_bad(cq);
+	check_srq(cq);
+	check_ah();
+	result(!destroy_cq(cq), "cq-destroy-after-qps", "");
+	return failures ? 1 : 0;
+}
