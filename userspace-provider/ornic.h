@@ -204,6 +204,7 @@ struct ibv_cq_ex *ornic_create_cq_ex(struct ibv_context *ibctx,
 int ornic_destroy_cq(struct ibv_cq *ibcq);
 int ornic_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc);
 int ornic_req_notify_cq(struct ibv_cq *ibcq, int solicited_only);
+void ornic_cq_clean(struct ornic_cq *cq, uint32_t qpn);
 
 /* ornic_qp.c */
 struct ibv_qp *ornic_create_qp(struct ibv_pd *ibpd,

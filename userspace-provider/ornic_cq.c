@@ -101,6 +101,50 @@ static void ornic_wq_retire(struct ornic_wq *wq, uint16_t wqe_index,
 	__atomic_store_n(&wq->ci, idx + nb, __ATOMIC_RELEASE);
 }
 
+static bool ornic_cqe_valid(struct ornic_cq *cq, uint32_t idx)
+{
+	struct ornic_cqe *cqe = (struct ornic_cqe *)cq->ring.buf +
+				(idx & cq->ring.mask);
+	uint8_t phase = ((idx >> cq->ring.log_depth) & 1) ^ 1;
+
+	return (__atomic_load_n(&cqe->owner, __ATOMIC_RELAXED) &
+		ORNIC_CQE_OWNER_PHASE) == phase;
+}
+
+/*
+ * Drop the unpolled CQEs of a QP that is being reset or destroyed, so that
+ * they are neither reported after the reset nor taken for a later QP with
+ * the same QPN.  The CQEs of other QPs slide up over the dropped ones, each
+ * keeping the owner byte of the slot it lands in; the device only writes
+ * past the last valid CQE, which does not move.
+ */
+void ornic_cq_clean(struct ornic_cq *cq, uint32_t qpn)
+{
+	uint32_t end, i, dropped = 0;
+
+	pthread_spin_lock(&cq->lock);
+	for (end = cq->ci; end - cq->ci <= cq->ring.mask &&
+	     ornic_cqe_valid(cq, end); end++)
+		;
+	udma_from_device_barrier();
+	for (i = end; i != cq->ci; i--) {
+		struct ornic_cqe *src = (struct ornic_cqe *)cq->ring.buf +
+					((i - 1) & cq->ring.mask);
+
+		if ((le32toh(src->qpn) & ORNIC_QPN_MASK) == qpn) {
+			dropped++;
+		} else if (dropped) {
+			struct ornic_cqe *dst =
+				(struct ornic_cqe *)cq->ring.buf +
+				((i - 1 + dropped) & cq->ring.mask);
+
+			memcpy(dst, src, offsetof(struct ornic_cqe, owner));
+		}
+	}
+	cq->ci += dropped;
+	pthread_spin_unlock(&cq->lock);
+}
+
 static void ornic_cq_report_ci(struct ornic_cq *cq, uint64_t arm)
 {
 	struct ornic_context *ctx = to_ornic_ctx(cq->vcq.cq.context);
@@ -118,14 +162,11 @@ static int ornic_cq_next(struct ornic_cq *cq)
 	struct ornic_context *ctx = to_ornic_ctx(cq->vcq.cq.context);
 	struct ornic_cqe *cqe;
 	struct ornic_qp *qp;
-	uint8_t phase;
 
 	for (;;) {
-		cqe = (struct ornic_cqe *)cq->ring.buf + (cq->ci & cq->ring.mask);
-		phase = ((cq->ci >> cq->ring.log_depth) & 1) ^ 1;
-		if ((__atomic_load_n(&cqe->owner, __ATOMIC_RELAXED) &
-		     ORNIC_CQE_OWNER_PHASE) != phase)
+		if (!ornic_cqe_valid(cq, cq->ci))
 			return ENOENT;
+		cqe = (struct ornic_cqe *)cq->ring.buf + (cq->ci & cq->ring.mask);
 		udma_from_device_barrier();
 		cq->cur = *cqe;
 		cq->ci++;
@@ -319,8 +360,8 @@ static void ornic_cq_ex_init(struct ornic_cq *cq, uint64_t wc_flags)
 		x->read_dlid_path_bits = ornic_read_dlid_path_bits;
 }
 
-static struct ornic_cq *ornic_cq_create(struct ibv_context *ibctx,
-					 const struct ibv_cq_init_attr_ex *in)
+static struct ornic_cq *
+ornic_cq_create(struct ibv_context *ibctx, const struct ibv_cq_init_attr_ex *in)
 {
 	struct ornic_context *ctx = to_ornic_ctx(ibctx);
 	struct ornic_create_cq_resp resp = {};

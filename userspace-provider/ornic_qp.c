@@ -117,8 +117,8 @@ static int ornic_qp_check(struct ornic_context *ctx,
 	return 0;
 }
 
-static struct ornic_qp *ornic_qp_create(struct ibv_context *ibctx,
-					 struct ibv_qp_init_attr_ex *attr)
+static struct ornic_qp *
+ornic_qp_create(struct ibv_context *ibctx, struct ibv_qp_init_attr_ex *attr)
 {
 	struct ornic_context *ctx = to_ornic_ctx(ibctx);
 	struct ornic_create_qp_resp resp = {};
@@ -253,9 +253,22 @@ struct ibv_qp *ornic_create_qp_ex(struct ibv_context *ibctx,
 	return qp ? &qp->vqp.qp : NULL;
 }
 
-/* Moving to RESET makes the device forget every WQE (qp.rst). */
+static void ornic_qp_clean_cqs(struct ornic_qp *qp)
+{
+	struct ibv_qp *ibqp = &qp->vqp.qp;
+
+	ornic_cq_clean(to_ornic_cq(ibqp->send_cq), qp->qpn);
+	if (ibqp->recv_cq != ibqp->send_cq)
+		ornic_cq_clean(to_ornic_cq(ibqp->recv_cq), qp->qpn);
+}
+
+/*
+ * Moving to RESET makes the device forget every WQE (qp.rst): the rings
+ * restart at 0 and completions still queued for the QP go away.
+ */
 static void ornic_qp_reset_indices(struct ornic_qp *qp)
 {
+	ornic_qp_clean_cqs(qp);
 	pthread_spin_lock(&qp->sq.lock);
 	__atomic_store_n(&qp->sq.pi, 0, __ATOMIC_RELEASE);
 	__atomic_store_n(&qp->sq.ci, 0, __ATOMIC_RELEASE);
@@ -329,6 +342,8 @@ int ornic_destroy_qp(struct ibv_qp *ibqp)
 	if (ibqp->recv_cq != ibqp->send_cq)
 		pthread_spin_unlock(&to_ornic_cq(ibqp->recv_cq)->lock);
 	pthread_spin_unlock(&to_ornic_cq(ibqp->send_cq)->lock);
+	/* A later QP may get the same QPN: its CQEs must not be these. */
+	ornic_qp_clean_cqs(qp);
 
 	ornic_wq_destroy(&qp->rq);
 	ornic_wq_destroy(&qp->sq);

@@ -653,6 +653,69 @@ out:
 		ibv_destroy_cq(ycq);
 }
 
+/*
+ * Moving a QP to RESET drops its unpolled CQEs and keeps those of another
+ * QP on the same CQ, in order: B is flushed first, then A, then A is reset.
+ */
+static void test_reset_clean(struct side *s)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)s->buf, .length = 8, .lkey = s->mr->lkey,
+	};
+	struct ibv_send_wr wr = { .opcode = IBV_WR_SEND, .sg_list = &sge,
+				  .num_sge = 1 }, *bad;
+	struct ibv_cq *cq = ibv_create_cq(s->ctx, 32, NULL, NULL, 0);
+	struct ibv_qp *qa = NULL, *qb = NULL;
+	struct ibv_qp_attr at = { .qp_state = IBV_QPS_RESET };
+	struct ibv_wc wc[16];
+	int i, n, got = 0, ok = 1;
+
+	if (cq) {
+		qa = make_qp(s, IBV_QPT_RC, cq, NULL, 8, 1, 0);
+		qb = make_qp(s, IBV_QPT_RC, cq, NULL, 8, 1, 0);
+	}
+	if (!qa || !qb || s->gid_index < 0 ||
+	    connect_qp(qa, s, &s->gid, qa->qp_num) ||
+	    connect_qp(qb, s, &s->gid, qb->qp_num)) {
+		report(0, "reset-clean", "setup: %s", strerror(errno));
+		goto out;
+	}
+	for (i = 0; i < 3; i++) {
+		wr.wr_id = 0xa0 + i;
+		ibv_post_send(qa, &wr, &bad);
+		wr.wr_id = 0xb0 + i;
+		ibv_post_send(qb, &wr, &bad);
+	}
+	to_err(qb);
+	to_err(qa);
+	if (ibv_modify_qp(qa, &at, IBV_QP_STATE)) {
+		report(0, "reset-clean", "modify to RESET: %s",
+		       strerror(errno));
+		goto out;
+	}
+	usleep(100000);
+	while ((n = ibv_poll_cq(cq, 16, wc)) > 0) {
+		for (i = 0; i < n; i++, got++)
+			if (got >= 3 || wc[i].wr_id != 0xb0 + (uint64_t)got ||
+			    wc[i].qp_num != qb->qp_num)
+				ok = 0;
+	}
+	report(ok && got == 3, "reset-clean",
+	       "after flushing B then A and resetting A: %d completions, B's 3 in order only: %s",
+	       got, ok && got == 3 ? "yes" : "NO");
+	ok = !to_init(qa);
+	wr.wr_id = 0xa9;
+	report(ok && ibv_post_send(qa, &wr, &bad) == EINVAL, "reset-reinit",
+	       "the reset QP goes back to INIT (sends refused there)");
+out:
+	if (qa)
+		ibv_destroy_qp(qa);
+	if (qb)
+		ibv_destroy_qp(qb);
+	if (cq)
+		ibv_destroy_cq(cq);
+}
+
 /* ibv_wr_* posting and ibv_cq_ex polling, checked through the flush. */
 static void test_ex(struct side *s)
 {
@@ -1261,6 +1324,7 @@ int main(int argc, char **argv)
 	test_objects(&s);
 	test_post_checks_qp(&s);
 	test_full_and_flush(&s);
+	test_reset_clean(&s);
 	test_ex(&s);
 	test_srq_full(&s);
 
