@@ -918,6 +918,9 @@ static int check_wc(const char *tag, const char *name, struct ibv_cq *cq,
 	}
 	if (out)
 		*out = wc;
+	/* byte_len is defined for receives, READs and atomics (cqe.rst). */
+	if (op == IBV_WC_SEND || op == IBV_WC_RDMA_WRITE)
+		len = wc.byte_len;
 	if (wc.status != IBV_WC_SUCCESS || wc.wr_id != wr_id ||
 	    wc.opcode != op || wc.byte_len != len ||
 	    (wc.wc_flags & (IBV_WC_WITH_IMM | IBV_WC_GRH)) != flags ||
