@@ -55,7 +55,10 @@ static void ornic_wr_open(struct ornic_qp *qp, enum ibv_wr_opcode opcode)
 	int err;
 
 	ornic_wr_close(qp);
-	err = ornic_wqe_start(qp, &qp->wr, opcode, x->wr_flags, x->wr_id);
+	/* With ibv_wr_*, the data setter decides whether data is inline. */
+	err = ornic_wqe_start(qp, &qp->wr, opcode,
+			      x->wr_flags & ~(unsigned int)IBV_SEND_INLINE,
+			      x->wr_id);
 	if (err) {
 		ornic_wr_error(qp, err);
 		return;
