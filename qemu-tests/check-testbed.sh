@@ -84,6 +84,11 @@ if wanted provider && [ -x "$here/check-provider.sh" ]; then
 	RESULTS=$RESULTS KDIR=$kdir FLAVOUR=$flavour BUILD=$BUILD "$here/check-provider.sh" || true
 fi
 
+# --- verbs data path: pingpongs, perftest, negative tests, capture (check-datapath.sh)
+if wanted datapath && [ -x "$here/check-datapath.sh" ]; then
+	RESULTS=$RESULTS FLAVOUR=$flavour BUILD=$BUILD "$here/check-datapath.sh" || true
+fi
+
 # --- VM runner self-test ------------------------------------------------------
 if wanted runner; then
 	if build_selftest_module; then

@@ -67,6 +67,8 @@ fi
 echo
 echo "=== ornic make check ($flavour kernel) ==="
 grep -E '^(PASS|FAIL|SKIP): ' "$results"
+# Measurements against a peer in the same run (reported, not judged).
+[ -s "$resdir/compare.txt" ] && { echo; cat "$resdir/compare.txt"; echo; }
 passed=$(grep -c '^PASS: ' "$results")
 failed=$(grep -c '^FAIL: ' "$results")
 skipped=$(grep -c '^SKIP: ' "$results")

@@ -50,5 +50,6 @@ chroot "$r" /usr/bin/env -i \
 	ORNIC_HOST_ROOT="$r" ORNIC_IN_TESTBED=1 \
 	CI="${CI:-}" V="${V:-}" ORNIC_TIMEOUT_SCALE="${ORNIC_TIMEOUT_SCALE:-1}" \
 	ORNIC_KEEP="${ORNIC_KEEP:-}" JOBS="${JOBS:-}" \
+	ORNIC_DATAPATH_KINDS="${ORNIC_DATAPATH_KINDS:-}" \
 	bash -c 'cd /src 2>/dev/null || cd /; exec "$@"' enter "$@" || rc=$?
 exit $rc

@@ -1,0 +1,124 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+# The verbs data path's part of `make check`, run inside the testbed by
+# check-testbed.sh with RESULTS, FLAVOUR and BUILD.  Uses what the model,
+# driver and provider groups built (ornic-model, ornic.ko, the provider),
+# boots one guest with two linked ornic models and runs suites/datapath.sh
+# for ornic and for rxe in the same guest; then checks the capture one model
+# took during the run: tshark decodes it with no malformed frame, and every
+# RoCEv2 frame's ICRC agrees with scapy's (tools/icrc-check.py).  Finally it
+# prints ornic's perftest numbers next to rxe's from the same guest.
+# ORNIC_DATAPATH_KINDS="rxe" runs only the rxe half (to try the suite).
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=qemu-tests/testbed/lib.sh
+. "$here/testbed/lib.sh"
+[ "${ORNIC_IN_TESTBED:-}" = 1 ] || die "check-datapath.sh runs inside the testbed"
+
+RESULTS=${RESULTS:?}
+FLAVOUR=${FLAVOUR:-base}
+BUILD=${BUILD:-$ORNIC_SRC/build/check}
+RUN_NAME=${ORNIC_CHECK_RUN:-check}
+RUNS=$ORNIC_CACHE/runs/$RUN_NAME
+if [ "$FLAVOUR" = base ]; then
+	MO=$ORNIC_SRC/build/modules
+else
+	MO=$ORNIC_SRC/build/modules-$FLAVOUR
+fi
+PDIR=$BUILD/provider
+TOOLS=$BUILD/tools
+mkdir -p "$RUNS" "$TOOLS"
+# The ornic half joins the default once the model's packet engine is in.
+kinds_list=${ORNIC_DATAPATH_KINDS:-rxe}
+read -r -a kinds <<<"$kinds_list"
+
+# shellcheck source=qemu-tests/check-lib.sh
+. "$here/check-lib.sh"
+# shellcheck source=qemu-tests/models.sh
+. "$here/models.sh"
+[ -x "$MODEL_BIN" ] || MODEL_BIN=$BUILD/device-model/ornic-model
+
+# --- what the guest needs -------------------------------------------------------
+if ! gcc -std=gnu11 -O2 -Wall -Wextra -Werror -o "$TOOLS/datapath-neg" \
+	"$here/suites/datapath-neg.c" -libverbs 2>"$TOOLS/datapath-neg.log"; then
+	record FAIL datapath/build-neg-tool "$(head -n 5 "$TOOLS/datapath-neg.log" | tr '\n' ' ')"
+	exit 0
+fi
+if [[ " ${kinds[*]} " == *" ornic "* ]]; then
+	missing=""
+	[ -x "$MODEL_BIN" ] || missing+=" ornic-model"
+	[ -f "$MO/drivers/infiniband/hw/ornic/ornic.ko" ] || missing+=" ornic.ko"
+	[ -f "$PDIR/libornic-rdmav34.so" ] || missing+=" libornic-rdmav34.so"
+	if [ -n "$missing" ]; then
+		record FAIL datapath/inputs "not built:$missing (the model, driver and provider groups build them)"
+		exit 0
+	fi
+fi
+
+# --- the guest --------------------------------------------------------------------
+mdir=/tmp/datapath-models
+rm -rf "$mdir"
+if ! models_start "$mdir" 2 link; then
+	record FAIL datapath/models-start "models did not start; see $mdir"
+	models_stop >/dev/null
+	exit 0
+fi
+sleep 0.5
+mapfile -t margs < <(models_vm_args)
+run_vm datapath/vm- datapath "$FLAVOUR" --timeout 3000 "${margs[@]}" -- \
+	env MODDIR="$MO" PROVIDER_DIR="$PDIR" /src/qemu-tests/suites/datapath.sh "$TOOLS" "${kinds[@]}"
+if why=$(models_stop); then
+	record PASS datapath/models-survive "both models alive after the data-path suite, clean exit"
+else
+	record FAIL datapath/models-survive "$why"
+fi
+out=$RUNS/datapath
+cp "$mdir"/model*.log "$out/" 2>/dev/null
+
+# --- the capture ------------------------------------------------------------------
+if [[ " ${kinds[*]} " == *" ornic "* ]]; then
+	pcap=$mdir/model0.pcap
+	if [ ! -s "$pcap" ]; then
+		record FAIL datapath/pcap "model 0 wrote no capture"
+	else
+		total=$(tshark -r "$pcap" 2>"$out/tshark.err" | wc -l)
+		roce=$(tshark -r "$pcap" -Y infiniband 2>>"$out/tshark.err" | wc -l)
+		malformed=$(tshark -r "$pcap" -Y '_ws.malformed || _ws.expert.severity == error' 2>>"$out/tshark.err" | tee "$out/tshark-malformed.txt" | wc -l)
+		if [ "$roce" -gt 0 ] && [ "$malformed" = 0 ] && [ ! -s "$out/tshark.err" ]; then
+			record PASS datapath/pcap-tshark "$roce RoCEv2 frames of $total decode in tshark, none malformed"
+		else
+			record FAIL datapath/pcap-tshark "$roce RoCEv2 of $total frames, $malformed malformed/error (see $out/tshark-malformed.txt); $(head -c 300 "$out/tshark.err")"
+		fi
+		if line=$(python3 "$here/tools/icrc-check.py" "$pcap" 2>&1); then
+			record PASS datapath/pcap-icrc-scapy "${line#PASS: }"
+		else
+			record FAIL datapath/pcap-icrc-scapy "$(echo "$line" | tail -n 3 | tr '\n' ' ')"
+		fi
+		# Keep a bounded piece of the capture with the run's output.
+		tshark -r "$pcap" -c 2000 -w "$out/model0-head.pcap" 2>/dev/null
+	fi
+fi
+
+# --- ornic next to rxe (same guest, same tools, same sizes) -----------------------
+# Reported, never judged: wall-clock numbers under TCG say nothing absolute.
+perf=$out/perf.txt
+if [ -s "$perf" ]; then
+	cp "$perf" "$(dirname "$RESULTS")/datapath-perf.txt"
+	cmp=$(dirname "$RESULTS")/compare.txt
+	awk '{ print $2 }' "$perf" | sort -u | while read -r test; do
+		o=$(awk -v t="$test" '$1 == "ornic" && $2 == t' "$perf")
+		r=$(awk -v t="$test" '$1 == "rxe" && $2 == t' "$perf")
+		[ -n "$o" ] && [ -n "$r" ] || continue
+		case $test in
+		*_bw*)	# column 6 of "kind test bytes iters peak avg rate": average Gb/s
+			echo "INFO: datapath/compare/$test $(awk -v o="$o" -v r="$r" 'BEGIN {
+				split(o, a); split(r, b)
+				printf "ornic %s Gb/s, rxe %s Gb/s: ornic/rxe = %.2f", a[6], b[6], (b[6] > 0 ? a[6] / b[6] : 0) }')" ;;
+		*_lat*)	# column 7: typical latency in us
+			echo "INFO: datapath/compare/$test $(awk -v o="$o" -v r="$r" 'BEGIN {
+				split(o, a); split(r, b)
+				printf "typical ornic %s us, rxe %s us: ornic/rxe = %.2f", a[7], b[7], (b[7] > 0 ? a[7] / b[7] : 0) }')" ;;
+		esac
+	done | tee -a "$cmp"
+fi
+exit 0

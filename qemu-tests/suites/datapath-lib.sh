@@ -1,0 +1,114 @@
+# SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+# Sets for the chosen pair: CDEV/SDEV (client/server ib_device), CIP/SIP and
+# CIP6/SIP6 (their addresses; the GIDs follow), NS (the server's netns).
+# shellcheck disable=SC2034 # the variables above are the interface
+# Guest-side helpers of the data-path suites (datapath.sh, demo.sh): set up
+# two ornic NICs or two rxe devices, each pair with its server side in its
+# own network namespace, and run client/server tools between them.  Sourced
+# after lib.sh and driver-lib.sh, never executed.
+# shellcheck shell=bash
+LIBDIR=/usr/lib/x86_64-linux-gnu/libibverbs
+
+# gid6_index DEV IP6: the index of DEV's RoCE v2 GID for a full IPv6 address.
+gid6_index() {
+	local dev=$1 want=$2 f i
+	for f in /sys/class/infiniband/"$dev"/ports/1/gids/*; do
+		i=${f##*/}
+		[ "$(cat "$f" 2>/dev/null)" = "$want" ] || continue
+		[ "$(cat /sys/class/infiniband/"$dev"/ports/1/gid_attrs/types/"$i" 2>/dev/null)" = "RoCE v2" ] || continue
+		echo "$i"
+		return 0
+	done
+	return 1
+}
+
+# shellcheck disable=SC2329 # called through wait_for
+port_active() { [[ $(rdma link show "$1/1" 2>/dev/null) == *"state ACTIVE"* ]]; }
+
+# shellcheck disable=SC2329 # called as setup_$kind
+# setup_ornic: driver + provider, ornic_1's netdev in netns "ornic".
+setup_ornic() {
+	local nds ibs
+	install_modules "${MODDIR:?}" || { fail ornic/setup "cannot install modules"; return 1; }
+	if ! cp "${PROVIDER_DIR:?}/libornic-rdmav34.so" "$LIBDIR/" ||
+		! cp "$PROVIDER_DIR/ornic.driver" /etc/libibverbs.d/; then
+		fail ornic/setup "cannot install the provider"
+		return 1
+	fi
+	if ! modprobe ornic || ! wait_for have_devs 2; then
+		fail ornic/setup "modprobe ornic: $(dmesg | grep -i ornic | tail -n 3 | tr '\n' ' ')"
+		return 1
+	fi
+	read -r -a nds <<<"$(ornic_netdevs | tr '\n' ' ')"
+	read -r -a ibs <<<"$(ornic_ibdevs | tr '\n' ' ')"
+	NS=ornic CDEV=${ibs[0]} SDEV=${ibs[1]} CIP=10.0.0.1 SIP=10.0.0.2
+	CIP6=fd00:0000:0000:0000:0000:0000:0000:0001 SIP6=fd00:0000:0000:0000:0000:0000:0000:0002
+	ip netns add "$NS"
+	ip link set "${nds[1]}" netns "$NS"
+	ip addr add "$CIP/24" dev "${nds[0]}"
+	ip -6 addr add fd00::1/64 dev "${nds[0]}" nodad
+	ip link set "${nds[0]}" up
+	ip netns exec "$NS" ip addr add "$SIP/24" dev "${nds[1]}"
+	ip netns exec "$NS" ip -6 addr add fd00::2/64 dev "${nds[1]}" nodad
+	ip netns exec "$NS" ip link set "${nds[1]}" up
+	ip netns exec "$NS" ip link set lo up
+	if ! wait_for port_active "$CDEV" || ! wait_for port_active "$SDEV"; then
+		fail ornic/setup "ports not ACTIVE"
+		return 1
+	fi
+}
+
+# shellcheck disable=SC2329 # called as setup_$kind
+# setup_rxe: rxe0/rxe1 on a veth pair, veth1 in netns "rxe".
+setup_rxe() {
+	modprobe rdma_rxe || { fail rxe/setup "modprobe rdma_rxe"; return 1; }
+	NS=rxe CDEV=rxe0 SDEV=rxe1 CIP=10.0.1.1 SIP=10.0.1.2
+	CIP6=fd01:0000:0000:0000:0000:0000:0000:0001 SIP6=fd01:0000:0000:0000:0000:0000:0000:0002
+	ip netns add "$NS"
+	ip link add veth0 type veth peer name veth1
+	ip link set veth1 netns "$NS"
+	ip addr add "$CIP/24" dev veth0
+	ip -6 addr add fd01::1/64 dev veth0 nodad
+	# The same MTU as the ornic port, so both use the same RoCE path MTU.
+	ip link set veth0 mtu 1500 up
+	ip netns exec "$NS" ip addr add "$SIP/24" dev veth1
+	ip netns exec "$NS" ip -6 addr add fd01::2/64 dev veth1 nodad
+	ip netns exec "$NS" ip link set veth1 mtu 1500 up
+	ip netns exec "$NS" ip link set lo up
+	if ! rdma link add rxe0 type rxe netdev veth0 ||
+		! ip netns exec "$NS" rdma link add rxe1 type rxe netdev veth1; then
+		fail rxe/setup "rdma link add"
+		return 1
+	fi
+}
+
+# pair KIND NAME TOOL SERVER_ARGS -- CLIENT_ARGS: server in $NS, client here,
+# client connects to $SIP.  Logs /out/KIND-NAME.{server,client}.log.
+pair() {
+	local kind=$1 name=$2 tool=$3 sargs=() cargs=() spid rc=0 src=0
+	shift 3
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do sargs+=("$1"); shift; done
+	shift
+	cargs=("$@")
+	ip netns exec "$NS" timeout 300 "$tool" "${sargs[@]}" >"/out/$kind-$name.server.log" 2>&1 &
+	spid=$!
+	if ! wait_listen "$NS" 18515; then
+		kill "$spid" 2>/dev/null
+		echo "server did not start" >"/out/$kind-$name.client.log"
+		return 1
+	fi
+	timeout 300 "$tool" "${cargs[@]}" "$SIP" >"/out/$kind-$name.client.log" 2>&1 || rc=$?
+	wait "$spid" || src=$?
+	[ "$rc" != 0 ] || rc=$src
+	return "$rc"
+}
+
+# perf_row KIND NAME TOOL ARGS...: run a perftest tool between the pair;
+# prints the parsed result row, status 1 when the tool failed.
+perf_row() {
+	local k=$1 name=$2 tool=$3 cg sg
+	shift 3
+	cg=$(gid_index "$CDEV" "$CIP") sg=$(gid_index "$SDEV" "$SIP")
+	pair "$k" "$name" "$tool" -d "$SDEV" -x "$sg" -F "$@" -- -d "$CDEV" -x "$cg" -F "$@" || return 1
+	perftest_row "/out/$k-$name.client.log"
+}

@@ -1,0 +1,141 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+# datapath.sh TOOLDIR KIND... : the verbs data path with unmodified tools.
+# For each KIND (ornic: the two linked ornic NICs, with MODDIR and
+# PROVIDER_DIR in the environment; rxe: two rxe devices on a veth pair) the
+# same tests run between two devices, one of them in its own network
+# namespace: ibv_rc_pingpong (data checked, also with completion events and
+# over an IPv6 GID), ibv_ud_pingpong, ibv_srq_pingpong, perftest
+# send/write/read/atomic bandwidth and latency, and the negative test
+# (TOOLDIR/datapath-neg).  Parsed perftest rows go to /out/perf.txt as
+# "KIND TEST ROW..." for the host to compare.
+set -uo pipefail
+tooldir=$1
+shift
+SUITE=datapath
+. /src/qemu-tests/suites/lib.sh
+. /src/qemu-tests/suites/driver-lib.sh
+. /src/qemu-tests/suites/datapath-lib.sh
+PERF=/out/perf.txt
+: >"$PERF"
+# Short runs: these are TCG guests, the numbers are ratios, not records.
+ITERS=${ITERS:-200}
+
+tail_of() { tail -n 3 "/out/$1.client.log" "/out/$1.server.log" 2>/dev/null | tr '\n' ' '; }
+
+pingpongs() { # pingpongs KIND
+	local k=$1 cg sg cg6 sg6
+	cg=$(gid_index "$CDEV" "$CIP") sg=$(gid_index "$SDEV" "$SIP")
+	if pair "$k" rc_pingpong ibv_rc_pingpong -d "$SDEV" -g "$sg" -c -n "$ITERS" -s 4096 -- \
+		-d "$CDEV" -g "$cg" -c -n "$ITERS" -s 4096; then
+		pass "$k/rc_pingpong" "$ITERS x 4096 B, data checked: $(grep -m1 'Mbit/sec' "/out/$k-rc_pingpong.client.log")"
+	else
+		fail "$k/rc_pingpong" "$(tail_of "$k-rc_pingpong")"
+	fi
+	if pair "$k" rc_pingpong_events ibv_rc_pingpong -d "$SDEV" -g "$sg" -c -e -n 50 -s 1024 -- \
+		-d "$CDEV" -g "$cg" -c -e -n 50 -s 1024; then
+		pass "$k/rc_pingpong_events" "50 x 1024 B with completion channel events, data checked"
+	else
+		fail "$k/rc_pingpong_events" "$(tail_of "$k-rc_pingpong_events")"
+	fi
+	if cg6=$(gid6_index "$CDEV" "$CIP6") && sg6=$(gid6_index "$SDEV" "$SIP6") &&
+		pair "$k" rc_pingpong_ipv6 ibv_rc_pingpong -d "$SDEV" -g "$sg6" -c -n 50 -s 4096 -- \
+			-d "$CDEV" -g "$cg6" -c -n 50 -s 4096; then
+		pass "$k/rc_pingpong_ipv6" "50 x 4096 B over IPv6 GIDs ($cg6 -> $sg6), data checked"
+	else
+		fail "$k/rc_pingpong_ipv6" "gids '${cg6:-}' '${sg6:-}': $(tail_of "$k-rc_pingpong_ipv6")"
+	fi
+	# UD payloads must fit the path MTU (1024 with a 1500-byte Ethernet MTU).
+	if pair "$k" ud_pingpong ibv_ud_pingpong -d "$SDEV" -g "$sg" -c -n "$ITERS" -s 512 -- \
+		-d "$CDEV" -g "$cg" -c -n "$ITERS" -s 512; then
+		pass "$k/ud_pingpong" "$ITERS x 512 B, data checked: $(grep -m1 'Mbit/sec' "/out/$k-ud_pingpong.client.log")"
+	else
+		fail "$k/ud_pingpong" "$(tail_of "$k-ud_pingpong")"
+	fi
+	if pair "$k" srq_pingpong ibv_srq_pingpong -d "$SDEV" -g "$sg" -c -q 4 -n 100 -s 4096 -- \
+		-d "$CDEV" -g "$cg" -c -q 4 -n 100 -s 4096; then
+		pass "$k/srq_pingpong" "4 QPs on one SRQ, 100 x 4096 B, data checked: $(grep -m1 'Mbit/sec' "/out/$k-srq_pingpong.client.log")"
+	else
+		fail "$k/srq_pingpong" "$(tail_of "$k-srq_pingpong")"
+	fi
+}
+
+perf() { # perf KIND NAME TOOL ARGS...
+	local k=$1 name=$2 tool=$3 row
+	if ! row=$(perf_row "$@"); then
+		fail "$k/$name" "$(tail_of "$k-$name")"
+		return
+	fi
+	if [ -z "$row" ]; then
+		fail "$k/$name" "no result row: $(tail_of "$k-$name")"
+		return
+	fi
+	echo "$k $name $row" >>"$PERF"
+	case $tool in
+	*_bw)
+		# bytes iterations BW-peak BW-average msg-rate
+		local bytes iters bw rate
+		read -r bytes iters _ bw rate <<<"$row"
+		if awk -v b="$bw" 'BEGIN { exit !(b > 0) }'; then
+			pass "$k/$name" "$bytes B x $iters: $bw Gb/s, $rate Mpps"
+		else
+			fail "$k/$name" "no bandwidth: $row"
+		fi
+		;;
+	*_lat)
+		# bytes iterations t_min t_max t_typical t_avg t_stdev p99 p99.9
+		local bytes iters tmin ttyp tavg p99
+		read -r bytes iters tmin _ ttyp tavg _ p99 _ <<<"$row"
+		if awk -v t="$ttyp" 'BEGIN { exit !(t > 0) }'; then
+			pass "$k/$name" "$bytes B x $iters: typical $ttyp us, avg $tavg us, min $tmin us, p99 $p99 us"
+		else
+			fail "$k/$name" "no latency: $row"
+		fi
+		;;
+	esac
+}
+
+perftests() { # perftests KIND
+	local k=$1 n=$ITERS
+	perf "$k" write_bw_64k ib_write_bw -s 65536 -n "$n" --report_gbits
+	perf "$k" write_bw_1m ib_write_bw -s 1048576 -n 20 --report_gbits
+	perf "$k" send_bw_64k ib_send_bw -s 65536 -n "$n" --report_gbits
+	perf "$k" read_bw_64k ib_read_bw -s 65536 -n "$n" --report_gbits
+	perf "$k" atomic_bw ib_atomic_bw -n "$n" --report_gbits
+	perf "$k" send_lat_2b ib_send_lat -s 2 -n "$n"
+	perf "$k" write_lat_2b ib_write_lat -s 2 -n "$n"
+	perf "$k" read_lat_2b ib_read_lat -s 2 -n "$n"
+	perf "$k" atomic_lat ib_atomic_lat -n "$n"
+}
+
+negative() { # negative KIND
+	local k=$1 cg sg rc=0
+	cg=$(gid_index "$CDEV" "$CIP") sg=$(gid_index "$SDEV" "$SIP")
+	timeout 600 "$tooldir/datapath-neg" "$CDEV" "$cg" "$SDEV" "$sg" >"/out/$k-neg.log" 2>&1 || rc=$?
+	sed -n "s|^\(PASS\|FAIL\): \(.*\)|\1: $SUITE/$k/neg/\2|p" "/out/$k-neg.log" | tee -a "$RESULTS"
+	if [ "$rc" = 0 ] && grep -q '^PASS: healthy-qp-after' "/out/$k-neg.log"; then
+		pass "$k/neg" "access violations completed in error, the other QP kept working"
+	else
+		fail "$k/neg" "exit $rc: $(grep -v '^PASS' "/out/$k-neg.log" | tail -n 3 | tr '\n' ' ')"
+	fi
+}
+
+for kind in "$@"; do
+	"setup_$kind" || continue
+	if ! wait_gid "$CDEV" "$CIP" || ! wait_gid "$SDEV" "$SIP"; then
+		fail "$kind/setup" "no RoCE v2 GIDs for $CIP/$SIP"
+		continue
+	fi
+	pass "$kind/setup" "$CDEV <-> $SDEV (server in netns $NS)"
+	pingpongs "$kind"
+	perftests "$kind"
+	# rxe (7.3) completes a SEND with a bad lkey as WR_FLUSH_ERR, not
+	# LOC_PROT_ERR; its remote-access cases pass (tried), but the suite
+	# judges only ornic.
+	[ "$kind" = ornic ] && negative "$kind"
+	for d in "$CDEV" "$SDEV"; do
+		rdma statistic show link "$d/1" >"/out/$kind-$d-counters.txt" 2>&1
+	done
+done
+grep -q '^FAIL' "$RESULTS" 2>/dev/null && exit 1
+exit 0
