@@ -3,11 +3,12 @@
 # Debian 13 debootstrap under $(ORNIC_CACHE), default /var/cache/ornic),
 # created and updated by `make testbed`.
 
-.PHONY: all check check-debug testbed kernel kernel-kasan model modules lint shell clean help
+.PHONY: all demo check check-debug testbed kernel kernel-kasan model modules lint shell clean help
 
 all: model
 
 help:
+	@echo "make demo         boot a guest with two ornic NICs: ibv_devinfo, rdma link, perftest vs rxe"
 	@echo "make check        build everything, run host unit tests and guest suites"
 	@echo "make check-debug  the same with the KASAN test kernel"
 	@echo "make lint         checkpatch --strict, clang-format, shellcheck"
@@ -16,6 +17,9 @@ help:
 	@echo "make model        build the device model"
 	@echo "make modules      build the kernel modules against the test kernel"
 	@echo "make shell        a shell inside the testbed (checkout at /src)"
+
+demo:
+	qemu-tests/demo.sh
 
 check:
 	qemu-tests/check.sh

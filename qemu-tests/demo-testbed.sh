@@ -1,0 +1,47 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+# The part of `make demo` that runs inside the testbed (see demo.sh).
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=qemu-tests/testbed/lib.sh
+. "$here/testbed/lib.sh"
+[ "${ORNIC_IN_TESTBED:-}" = 1 ] || die "demo-testbed.sh runs inside the testbed (use make demo)"
+
+B=$ORNIC_SRC/build/demo
+mkdir -p "$B"
+kdir=$("$here/kernel/kernel-dir.sh" base)
+
+# The model without sanitizers: the demo shows speed, make check shows bugs.
+run_logged "$B/model.log" "building the device model (release)" bash -c "
+	CCACHE_DIR=$ORNIC_CACHE/ccache cmake -S $ORNIC_SRC/device-model -B $B/device-model -G Ninja \
+		-DCMAKE_BUILD_TYPE=Release -DORNIC_SANITIZE=OFF -DORNIC_TESTS=OFF \
+		-DCMAKE_CXX_COMPILER_LAUNCHER=ccache &&
+	ninja -C $B/device-model ornic-model"
+run_logged "$B/modules.log" "building the ornic kernel module" \
+	make -C "$kdir" M="$ORNIC_SRC" MO="$B/modules" modules
+run_logged "$B/provider.log" "building the rdma-core provider" \
+	"$ORNIC_SRC/userspace-provider/build.sh" "$B/provider"
+
+MODEL_BIN=$B/device-model/ornic-model
+# shellcheck source=qemu-tests/models.sh
+. "$here/models.sh"
+mdir=/tmp/demo-models
+rm -rf "$mdir"
+models_start "$mdir" 2 link || die "the device models did not start; see $mdir"
+sleep 0.5
+mapfile -t margs < <(models_vm_args)
+name=demo-$(date +%Y%m%d-%H%M%S)
+out=$ORNIC_CACHE/runs/$name
+mkdir -p "$out"
+say "booting a guest with two ornic NICs (TCG: a minute or two); guest output follows"
+: >"$out/guest-output.log"
+tail -n +1 -F "$out/guest-output.log" 2>/dev/null &
+tailer=$!
+rc=0
+"$here/vm.sh" --name "$name" --timeout 1800 "${margs[@]}" -- \
+	env MODDIR="$B/modules" PROVIDER_DIR="$B/provider" /src/qemu-tests/suites/demo.sh || rc=$?
+sleep 1
+kill "$tailer" 2>/dev/null
+models_stop >/dev/null || true
+say "demo finished (status $rc); output in $out"
+exit "$rc"
