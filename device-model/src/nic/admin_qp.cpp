@@ -1,5 +1,5 @@
-// CREATE / MODIFY / QUERY / DESTROY QP (admin.rst, qp.rst). The transport is later work:
-// QPs hold their context and follow the state machine.
+// CREATE / MODIFY / QUERY / DESTROY QP (admin.rst, qp.rst). The packet engine learns of
+// every state change through NicCore::transport.
 #include "nic/admin_commands.hpp"
 #include "nic/mem_desc_reader.hpp"
 #include "nic/qp_state_machine.hpp"
@@ -214,9 +214,8 @@ AdminResult AdminCommands::modify_qp(const ornic_admin_modify_qp& c) {
   qp->attr.state = static_cast<uint8_t>(to);
   if (to == ORNIC_QPS_ERR && from != ORNIC_QPS_ERR)
     core_.move_qp_to_error(qpn);
-  // With no transport the SQ is always idle, so SQD is reached at once.
-  if (to == ORNIC_QPS_SQD && from != ORNIC_QPS_SQD && qp->attr.en_sqd_async_notify)
-    core_.post_async_event(ORNIC_EQE_QP_SQ_DRAINED, qpn, 0);
+  else if (core_.transport != nullptr)
+    core_.transport->qp_modified(qpn, from, to); // PSNs, SQ drain, RESET forgets all
   return admin_ok(to);
 }
 

@@ -99,6 +99,13 @@ AdminResult AdminCommands::query_counters(const ornic_admin_query_counters& c) {
     out.wqe_errors = to_le(qp->counters.wqe_errors);
     out.db_foreign_page = to_le(qp->counters.db_foreign_page);
     out.db_bad_index = to_le(qp->counters.db_bad_index);
+    out.packets_sent = to_le(qp->counters.packets_sent);
+    out.packets_received = to_le(qp->counters.packets_received);
+    out.retransmits = to_le(qp->counters.retransmits);
+    out.naks_received = to_le(qp->counters.naks_received);
+    out.naks_sent = to_le(qp->counters.naks_sent);
+    out.rnr_naks = to_le(qp->counters.rnr_naks);
+    out.timeouts = to_le(qp->counters.timeouts);
     return write_response(le(c.resp_addr), le(c.resp_len), bytes_of(out));
   }
   return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);

@@ -120,8 +120,11 @@ void EthFunction::receive(std::span<const std::byte> frame) {
     return;
   }
   if (is_roce_for_port(frame, core_.resources.gids)) {
-    // The RDMA packet engine is later work: counted, never shown to the net_device.
-    core_.counters.inc(ORNIC_CNT_RX_ROCE_PACKETS);
+    // RDMA traffic belongs to the packet engine and is never shown to the net_device.
+    if (core_.transport != nullptr)
+      core_.transport->receive(frame);
+    else
+      core_.counters.inc(ORNIC_CNT_RX_ROCE_PACKETS);
     return;
   }
   if (frame.size() > core_.eth_mtu + ORNIC_ETH_HLEN) {

@@ -111,14 +111,43 @@ void NicCore::move_qp_to_error(uint32_t qpn) {
     return;
   qp->state = ORNIC_QPS_ERR;
   qp->attr.state = ORNIC_QPS_ERR;
+  if (transport != nullptr)
+    transport->qp_entering_error(qpn);
+  flush_qp(qpn);
+}
+
+void NicCore::move_qp_to_send_error(uint32_t qpn) {
+  QueuePair* qp = resources.qps.find(qpn);
+  if (qp == nullptr || qp->state == ORNIC_QPS_ERR)
+    return;
+  qp->state = ORNIC_QPS_SQE;
+  qp->attr.state = ORNIC_QPS_SQE;
   flush_qp(qpn);
 }
 
 void NicCore::flush_qp(uint32_t qpn) {
   QueuePair* qp = resources.qps.find(qpn);
-  if (qp == nullptr || qp->state != ORNIC_QPS_ERR)
+  if (qp == nullptr || (qp->state != ORNIC_QPS_ERR && qp->state != ORNIC_QPS_SQE))
     return;
+  // WQEs the engine had started are still in the ring from the consumer index on.
+  qp->transport.req.ops.clear();
   flush_send_queue(qpn, *qp);
+  qp->transport.req.sq_next = qp->sq.consumer;
+  if (qp->state != ORNIC_QPS_ERR)
+    return;
+  ReceiveInProgress& partial = qp->transport.resp.recv;
+  if (partial.active && partial.from_srq) {
+    // Already taken from the SRQ: only this QP can still complete it.
+    ornic_cqe cqe{};
+    cqe.wr_id = to_le(partial.wr_id);
+    cqe.qpn = to_le(qpn);
+    cqe.wqe_index = to_le(static_cast<uint16_t>(partial.wqe_index));
+    cqe.opcode = ORNIC_CQE_OP_RECV;
+    cqe.status = ORNIC_CQE_WR_FLUSH_ERR;
+    partial = ReceiveInProgress{};
+    complete(qp->recv_cqn, cqe);
+  }
+  partial = ReceiveInProgress{};
   if (!qp->srqn)
     flush_receive_queue(qpn, *qp);
 }

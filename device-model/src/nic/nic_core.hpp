@@ -13,6 +13,7 @@
 #include "nic/event_queue.hpp"
 #include "nic/hw.hpp"
 #include "nic/resources.hpp"
+#include "nic/transport_hooks.hpp"
 #include "pci/function.hpp"
 
 namespace ornic {
@@ -54,7 +55,10 @@ public:
 
   // QP to ERR: every outstanding WQE completes with WR_FLUSH_ERR (qp.rst).
   void move_qp_to_error(uint32_t qpn);
-  // Flushes what is outstanding on a QP already in ERR (after a doorbell).
+  // A UD QP's send side failed: QP to SQE, the SQ is flushed, the RQ keeps running.
+  void move_qp_to_send_error(uint32_t qpn);
+  // Flushes what is outstanding on a QP already in ERR (both queues) or SQE (the SQ),
+  // after a doorbell.
   void flush_qp(uint32_t qpn);
 
   void enter_fatal(ornic_fatal_code code);
@@ -72,6 +76,7 @@ public:
   MacAddress mac;
   uint32_t eth_mtu;
   bool link_up = false;
+  TransportHooks* transport = nullptr; // the packet engine; not owned
 
 private:
   void flush_send_queue(uint32_t qpn, QueuePair& qp);

@@ -8,7 +8,9 @@ namespace ornic {
 
 NicDevice::NicDevice(EventLoop& loop, const NicConfig& config)
     : port_(config.port), core_(config.mac), commands_(core_), admin_(loop, core_, commands_),
-      eth_(loop, core_, config.port), doorbells_(core_, eth_) {
+      eth_(loop, core_, config.port), doorbells_(core_, eth_),
+      own_timer_(config.timer ? nullptr : std::make_unique<EventLoopTransportTimer>(loop)),
+      engine_(loop, core_, config.port, config.timer ? *config.timer : *own_timer_) {
   core_.link_up = port_ != nullptr && port_->link_up();
   if (port_ != nullptr) {
     port_->set_receiver([this, ticket = lifetime_.ticket()](std::span<const std::byte> frame) {
@@ -157,6 +159,7 @@ void NicDevice::link_changed(bool up) {
 void NicDevice::reset() {
   admin_.stop();
   eth_.reset();
+  engine_.reset();
   core_.reset();
   registers_.reset();
   doorbell_decoder_.reset();

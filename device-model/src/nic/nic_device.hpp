@@ -1,10 +1,11 @@
 // The ornic RNIC as a PCI function (Documentation/hardware/ornic/): BAR0 registers, BAR2
 // doorbell pages, MSI-X on BAR4, the admin queue, event queues, object tables and the
-// Ethernet function on one Port. The RDMA transport is later work.
+// Ethernet function on one Port, and the RoCEv2 packet engine on the same Port.
 #pragma once
 
 #include <array>
 #include <cstdint>
+#include <memory>
 
 #include "common/event_loop.hpp"
 #include "nic/admin_commands.hpp"
@@ -16,6 +17,8 @@
 #include "nic/queue_doorbells.hpp"
 #include "nic/register_file.hpp"
 #include "pci/function.hpp"
+#include "rdma/transport_engine.hpp"
+#include "rdma/transport_timer.hpp"
 
 namespace ornic {
 
@@ -24,6 +27,8 @@ class Port;
 struct NicConfig {
   std::array<uint8_t, 6> mac;
   Port* port = nullptr; // not owned; outlives the device
+  // The packet engine's clock; null = the EventLoop's monotonic timers. Not owned.
+  TransportTimer* timer = nullptr;
 };
 
 class NicDevice : public PciFunctionModel {
@@ -60,6 +65,8 @@ private:
   DoorbellDecoder doorbell_decoder_;
   EthFunction eth_;
   QueueDoorbells doorbells_;
+  std::unique_ptr<TransportTimer> own_timer_;
+  TransportEngine engine_;
   LifetimeToken lifetime_; // for callbacks the Port runs after the device is gone
 };
 

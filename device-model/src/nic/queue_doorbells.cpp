@@ -40,9 +40,10 @@ void QueueDoorbells::work_queue(const Doorbell& db) {
     return refuse(ORNIC_CNT_DB_BAD_INDEX, db);
   }
   ring.producer = db.index;
-  // The packet engine is later work; a QP in ERR still owes flush completions now.
-  if (qp->state == ORNIC_QPS_ERR)
+  if (qp->state == ORNIC_QPS_ERR || (is_sq && qp->state == ORNIC_QPS_SQE))
     core_.flush_qp(db.queue);
+  else if (is_sq && core_.transport != nullptr)
+    core_.transport->sq_doorbell(db.queue);
 }
 
 void QueueDoorbells::shared_receive_queue(const Doorbell& db) {

@@ -14,6 +14,7 @@
 #include "nic/hw.hpp"
 #include "nic/queue_memory.hpp"
 #include "nic/ring_state.hpp"
+#include "rdma/qp_transport.hpp"
 
 namespace ornic {
 
@@ -34,6 +35,8 @@ struct MemoryRegion {
 struct QpCounters {
   uint64_t send_wqes = 0, recv_wqes = 0, send_bytes = 0, recv_bytes = 0, wqe_errors = 0;
   uint64_t db_foreign_page = 0, db_bad_index = 0;
+  uint64_t packets_sent = 0, packets_received = 0, retransmits = 0, naks_received = 0;
+  uint64_t naks_sent = 0, rnr_naks = 0, timeouts = 0;
 };
 
 struct QueuePair {
@@ -50,6 +53,7 @@ struct QueuePair {
   RingState rq;
   ornic_qp_attr attr{}; // as last set by MODIFY_QP (little-endian fields)
   QpCounters counters;
+  QpTransport transport;
 };
 
 struct SharedReceiveQueue {

@@ -6,7 +6,8 @@
 
 namespace ornic::test {
 
-DriverHarness::DriverHarness() : device(loop, NicConfig{kTestMac, &port}) {
+DriverHarness::DriverHarness(Port* wire, TransportTimer* timer, const MacAddress& mac)
+    : device(loop, NicConfig{mac, wire != nullptr ? wire : &port, timer}) {
   device.attach(memory, irqs);
 }
 

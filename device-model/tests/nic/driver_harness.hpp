@@ -22,7 +22,9 @@ public:
   static constexpr uint64_t kMemoryBase = 0x10000000;
   static constexpr size_t kMemorySize = 8 << 20;
 
-  DriverHarness();
+  // With a port (and clock) of the test's own instead of the built-in FakePort.
+  explicit DriverHarness(Port* wire = nullptr, TransportTimer* timer = nullptr,
+                         const MacAddress& mac = kTestMac);
 
   // Registers.
   uint32_t reg(uint32_t offset) { return static_cast<uint32_t>(device.bar_read(0, offset, 4)); }

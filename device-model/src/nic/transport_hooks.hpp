@@ -1,0 +1,26 @@
+// What the NIC core tells the RDMA packet engine (src/rdma): doorbells, QP state changes,
+// RoCE frames for the port. An interface so the core's admin and doorbell code does not
+// depend on the engine's internals.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+#include "nic/hw.hpp"
+
+namespace ornic {
+
+class TransportHooks {
+public:
+  virtual ~TransportHooks() = default;
+  virtual void sq_doorbell(uint32_t qpn) = 0;
+  // After MODIFY_QP changed the QP's state (or attributes in the same state).
+  virtual void qp_modified(uint32_t qpn, ornic_qp_state from, ornic_qp_state to) = 0;
+  // The QP is entering ERR: drop transport work before its WQEs are flushed.
+  virtual void qp_entering_error(uint32_t qpn) = 0;
+  // A RoCEv2 frame addressed to one of the port's GIDs.
+  virtual void receive(std::span<const std::byte> frame) = 0;
+};
+
+} // namespace ornic

@@ -1,0 +1,225 @@
+// The completer: ACKs, NAKs, READ responses and atomic ACKs retire WQEs in order; loss is
+// recovered by go-back-N from the NAK's PSN or, on the ACK timeout, from the oldest PSN
+// not acknowledged; RNR NAKs wait min_rnr_timer and retry.
+#include <array>
+
+#include "rdma/memory_access.hpp"
+#include "rdma/transport_engine.hpp"
+#include "roce/aeth_syndrome.hpp"
+#include "roce/psn.hpp"
+
+namespace ornic {
+namespace {
+
+bool has_response(const SendOp& op) {
+  return op.opcode == ORNIC_WQE_OP_RDMA_READ || op.opcode == ORNIC_WQE_OP_ATOMIC_CMP_SWP ||
+         op.opcode == ORNIC_WQE_OP_ATOMIC_FETCH_ADD;
+}
+
+uint32_t end_psn(const SendOp& op) {
+  return roce::psn_add(op.first_psn, op.packets);
+}
+
+bool contains(const SendOp& op, uint32_t psn) {
+  const int32_t at = roce::psn_distance(op.first_psn, psn);
+  return at >= 0 && static_cast<uint32_t>(at) < op.packets;
+}
+
+// IBA table 45: the RNR NAK timer codes, in microseconds (code 0 is the longest).
+constexpr std::array<uint32_t, 32> kRnrTimerUs = {
+    655360, 10,    20,    30,    40,    60,     80,     120,    160,    240,   320,
+    480,    640,   960,   1280,  1920,  2560,   3840,   5120,   7680,   10240, 15360,
+    20480,  30720, 40960, 61440, 81920, 122880, 163840, 245760, 327680, 491520};
+
+// Where the oldest unfinished work restarts: a READ/atomic from its first missing
+// response, anything else from the oldest PSN not acknowledged.
+uint32_t restart_psn(const RequesterState& req) {
+  for (const SendOp& op : req.ops) {
+    if (has_response(op))
+      return roce::psn_add(op.first_psn, op.responses);
+    if (roce::psn_before(req.una_psn, end_psn(op)))
+      return roce::psn_before(op.first_psn, req.una_psn) ? req.una_psn : op.first_psn;
+  }
+  return req.una_psn;
+}
+
+} // namespace
+
+void TransportEngine::restart_ack_timer(QueuePair& qp) {
+  RequesterState& req = qp.transport.req;
+  const uint8_t timeout = qp.attr.timeout;
+  if (req.ops.empty() || timeout == 0 || req.rnr_until != 0) {
+    req.ack_deadline = 0;
+    return;
+  }
+  req.ack_deadline = timer_.now_ns() + (int64_t{4096} << timeout);
+}
+
+void TransportEngine::acknowledge_up_to(QueuePair& qp, uint32_t psn) {
+  RequesterState& req = qp.transport.req;
+  const uint32_t next = roce::psn_add(psn, 1);
+  // Only forward, and never past what was sent: anything else is stale or bogus.
+  if (!roce::psn_before(req.una_psn, next) || roce::psn_before(req.send_high, next))
+    return;
+  req.una_psn = next;
+  req.retries_left = qp.attr.retry_cnt;
+  req.rnr_retries_left = qp.attr.rnr_retry;
+}
+
+void TransportEngine::rewind(QueuePair& qp, uint32_t psn) {
+  for (SendOp& op : qp.transport.req.ops) {
+    if (!roce::psn_before(psn, end_psn(op)))
+      continue; // wholly before the restart point
+    if (has_response(op))
+      op.next_send_psn = roce::psn_add(op.first_psn, op.responses);
+    else
+      op.next_send_psn = roce::psn_before(op.first_psn, psn) ? psn : op.first_psn;
+  }
+}
+
+void TransportEngine::on_ack_timeout(uint32_t qpn, QueuePair& qp, int64_t) {
+  RequesterState& req = qp.transport.req;
+  req.ack_deadline = 0;
+  if (req.ops.empty())
+    return;
+  core_.counters.inc(ORNIC_CNT_TIMEOUTS);
+  ++qp.counters.timeouts;
+  if (req.retries_left == 0) {
+    core_.log.warn("qp {}: transport retries exhausted (PSN {:#x}) — QP to error", qpn,
+                   restart_psn(req));
+    SendOp failed = std::move(req.ops.front());
+    req.ops.pop_front();
+    fail_send(qpn, qp, failed, ORNIC_CQE_RETRY_EXC_ERR, ORNIC_VERR_NONE);
+    return;
+  }
+  --req.retries_left;
+  rewind(qp, restart_psn(req));
+  restart_ack_timer(qp);
+  schedule(qpn);
+}
+
+void TransportEngine::on_response(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet) {
+  RequesterState& req = qp.transport.req;
+  const roce::PacketDescription& d = packet.description;
+  const uint32_t psn = d.bth.psn;
+  const roce::OpcodeInfo& info = packet.opcode_info;
+  // Responses name PSNs this QP has sent; anything else is stale or forged.
+  if (!roce::psn_before(psn, req.send_high) ||
+      roce::psn_distance(req.una_psn, psn) < -static_cast<int32_t>(kSendWindow)) {
+    core_.counters.inc(ORNIC_CNT_RX_ROCE_PSN_ERRORS);
+    return;
+  }
+  const uint8_t syndrome = d.aeth ? d.aeth->syndrome : roce::make_ack_syndrome();
+  const roce::AckKind kind = roce::ack_kind(syndrome);
+  const uint32_t before = roce::psn_add(psn, roce::kPsnMask);
+
+  if (d.bth.opcode == static_cast<uint8_t>(roce::Opcode::rc_acknowledge)) {
+    if (kind == roce::AckKind::ack) {
+      acknowledge_up_to(qp, psn);
+    } else if (kind == roce::AckKind::rnr_nak) {
+      acknowledge_up_to(qp, before);
+      retire(qpn, qp);
+      if (qp.state == ORNIC_QPS_ERR || req.ops.empty())
+        return;
+      if (qp.attr.rnr_retry != 7) {
+        if (req.rnr_retries_left == 0) {
+          SendOp failed = std::move(req.ops.front());
+          req.ops.pop_front();
+          return fail_send(qpn, qp, failed, ORNIC_CQE_RNR_RETRY_EXC_ERR, ORNIC_VERR_NONE);
+        }
+        --req.rnr_retries_left;
+      }
+      rewind(qp, psn);
+      req.ack_deadline = 0;
+      req.rnr_until = timer_.now_ns() + int64_t{kRnrTimerUs[roce::syndrome_value(syndrome)]} * 1000;
+      return;
+    } else if (kind == roce::AckKind::nak) {
+      core_.counters.inc(ORNIC_CNT_NAKS_RECEIVED);
+      ++qp.counters.naks_received;
+      acknowledge_up_to(qp, before);
+      retire(qpn, qp);
+      if (qp.state == ORNIC_QPS_ERR || req.ops.empty())
+        return;
+      const auto code = static_cast<roce::NakCode>(roce::syndrome_value(syndrome));
+      if (code == roce::NakCode::psn_sequence_error) {
+        rewind(qp, psn);
+        restart_ack_timer(qp);
+        schedule(qpn);
+        return;
+      }
+      uint8_t status = ORNIC_CQE_REM_OP_ERR;
+      if (code == roce::NakCode::invalid_request)
+        status = ORNIC_CQE_REM_INV_REQ_ERR;
+      else if (code == roce::NakCode::remote_access_error)
+        status = ORNIC_CQE_REM_ACCESS_ERR;
+      core_.log.warn("qp {}: NAK code {} at PSN {:#x} — QP to error", qpn, static_cast<int>(code),
+                     psn);
+      SendOp failed = std::move(req.ops.front());
+      req.ops.pop_front();
+      return fail_send(qpn, qp, failed, status, ORNIC_VERR_NONE);
+    } else {
+      return;
+    }
+  } else {
+    SendOp* op = nullptr;
+    for (SendOp& candidate : req.ops)
+      if (contains(candidate, psn)) {
+        op = &candidate;
+        break;
+      }
+    if (op == nullptr || !has_response(*op) || psn != roce::psn_add(op->first_psn, op->responses)) {
+      core_.counters.inc(ORNIC_CNT_RX_ROCE_PSN_ERRORS); // duplicate or out of order
+      return;
+    }
+    const bool atomic_op = op->opcode != ORNIC_WQE_OP_RDMA_READ;
+    if (atomic_op != info.has(roce::kAtomic)) {
+      core_.counters.inc(ORNIC_CNT_RX_ROCE_BAD_HEADER);
+      return;
+    }
+    if (atomic_op) {
+      const uint64_t original = to_le(d.atomic_ack_eth->original_data);
+      const auto bytes = std::as_bytes(std::span<const uint64_t, 1>(&original, 1));
+      const SgeOutcome put =
+          scatter(core_, qp.pd, op->sges, 0,
+                  std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes.data()), 8));
+      if (put.result != SgeResult::ok) {
+        return fail_started(qpn, qp, *op,
+                            put.result == SgeResult::dma ? ORNIC_CQE_LOC_ACCESS_ERR
+                                                         : ORNIC_CQE_LOC_PROT_ERR,
+                            put.vendor_err);
+      }
+    } else {
+      const uint32_t mtu = path_mtu_bytes(qp);
+      const uint32_t index = op->responses;
+      const bool first = index == 0, last = index + 1 == op->packets;
+      const uint64_t offset = uint64_t{index} * mtu;
+      const uint64_t expected = last ? op->length - offset : mtu;
+      const bool position_ok =
+          (first && last) ? info.has(roce::kOnly)
+                          : (first ? info.has(roce::kFirst) && !info.has(roce::kLast)
+                                   : (last ? info.has(roce::kLast) && !info.has(roce::kFirst)
+                                           : info.has(roce::kMiddle)));
+      if (!position_ok || packet.payload.size() != expected) {
+        core_.counters.inc(ORNIC_CNT_RX_ROCE_BAD_HEADER);
+        return;
+      }
+      const SgeOutcome put = scatter(core_, qp.pd, op->sges, offset, packet.payload);
+      if (put.result != SgeResult::ok) {
+        return fail_started(qpn, qp, *op,
+                            put.result == SgeResult::dma ? ORNIC_CQE_LOC_ACCESS_ERR
+                                                         : ORNIC_CQE_LOC_PROT_ERR,
+                            put.vendor_err);
+      }
+    }
+    ++op->responses;
+    // A response means every request before it was executed.
+    acknowledge_up_to(qp, psn);
+  }
+  retire(qpn, qp);
+  if (qp.state == ORNIC_QPS_ERR)
+    return;
+  restart_ack_timer(qp);
+  schedule(qpn);
+}
+
+} // namespace ornic

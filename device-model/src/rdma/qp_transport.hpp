@@ -1,0 +1,98 @@
+// The per-QP state of the packet engine (roce.rst "Reliability"): what the requester has
+// started and not yet retired, and where the responder is in the incoming stream. Plain
+// data kept inside the QP, so destroying or resetting a QP forgets it with the QP.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <vector>
+
+#include "nic/hw.hpp"
+
+namespace ornic {
+
+struct WqeSge {
+  uint64_t addr = 0;
+  uint32_t length = 0;
+  uint32_t lkey = 0;
+};
+
+// A send WQE the requester has validated and started.
+struct SendOp {
+  uint32_t wqe_index = 0; // first block
+  uint32_t blocks = 1;
+  uint64_t wr_id = 0;
+  uint8_t opcode = 0;           // ornic_wqe_opcode
+  uint8_t flags = 0;            // ORNIC_WQE_FLAG_*
+  uint32_t imm_data = 0;        // wire order, as the WQE holds it
+  uint32_t invalidate_rkey = 0; // host order
+  uint64_t remote_addr = 0;
+  uint32_t rkey = 0;
+  uint64_t compare_add = 0;
+  uint64_t swap = 0;
+  std::vector<WqeSge> sges;
+  std::vector<uint8_t> inline_data;
+  uint32_t length = 0;
+
+  // PSNs [first_psn, first_psn + packets); a READ owns one per response packet.
+  uint32_t first_psn = 0;
+  uint32_t packets = 1;
+  uint32_t next_send_psn = 0; // next packet of this op to (re)transmit
+  uint32_t responses = 0;     // READ response packets / atomic acks placed
+  bool sent_once = false;
+};
+
+struct RequesterState {
+  std::deque<SendOp> ops; // started, not yet retired, in order
+  uint32_t sq_next = 0;   // next SQ block index to start
+  uint32_t next_psn = 0;  // next PSN never used
+  uint32_t una_psn = 0;   // oldest PSN not acknowledged
+  uint32_t send_high = 0; // one past the highest PSN ever sent: below it is a retransmit
+  uint8_t retries_left = 0;
+  uint8_t rnr_retries_left = 0;
+  uint32_t packets_since_ack_req = 0;
+  int64_t ack_deadline = 0; // ns on the transport clock; 0 = not armed
+  int64_t rnr_until = 0;    // ns; no (re)transmission before this
+  bool sq_drained_reported = false;
+};
+
+// A receive WQE the responder is filling (a multi-packet SEND).
+struct ReceiveInProgress {
+  bool active = false;
+  bool from_srq = false;
+  uint32_t wqe_index = 0;
+  uint32_t blocks = 1;
+  uint64_t wr_id = 0;
+  std::vector<WqeSge> sges;
+  uint32_t offset = 0;
+};
+
+struct SavedAtomic {
+  bool valid = false;
+  uint32_t psn = 0;
+  uint64_t original = 0;
+};
+
+struct ResponderState {
+  enum class InMessage : uint8_t { none, send, write };
+  uint32_t epsn = 0; // expected PSN
+  uint32_t msn = 0;
+  bool nak_sent = false; // a PSN sequence NAK is outstanding for the current gap
+  InMessage in_message = InMessage::none;
+  uint64_t write_va = 0;
+  uint32_t write_rkey = 0;
+  uint32_t write_remaining = 0;
+  uint32_t write_length = 0; // the whole WRITE, for a WRITE with immediate's byte_len
+  ReceiveInProgress recv;
+  bool ack_pending = false;
+  std::array<SavedAtomic, 16> atomics{};
+  uint32_t next_atomic_slot = 0;
+};
+
+struct QpTransport {
+  RequesterState req;
+  ResponderState resp;
+};
+
+} // namespace ornic

@@ -1,0 +1,366 @@
+// The requester: starts SQ WQEs in order, segments them into packets of the path MTU and
+// (re)transmits within the send window; UD sends go out and complete at once.
+#include <bit>
+
+#include "rdma/memory_access.hpp"
+#include "rdma/transport_engine.hpp"
+#include "roce/psn.hpp"
+
+namespace ornic {
+namespace {
+
+using roce::Opcode;
+
+bool is_read(const SendOp& op) {
+  return op.opcode == ORNIC_WQE_OP_RDMA_READ;
+}
+bool is_atomic(const SendOp& op) {
+  return op.opcode == ORNIC_WQE_OP_ATOMIC_CMP_SWP || op.opcode == ORNIC_WQE_OP_ATOMIC_FETCH_ADD;
+}
+bool has_response(const SendOp& op) {
+  return is_read(op) || is_atomic(op);
+}
+uint32_t end_psn(const SendOp& op) {
+  return roce::psn_add(op.first_psn, op.packets);
+}
+
+// The ImmDt number of a WQE's imm_data, which the WQE holds in wire byte order.
+uint32_t wire_to_number(uint32_t raw) {
+  return std::endian::native == std::endian::little ? __builtin_bswap32(raw) : raw;
+}
+
+uint8_t position_opcode(uint8_t wqe_opcode, bool first, bool last) {
+  const bool only = first && last;
+  switch (wqe_opcode) {
+  case ORNIC_WQE_OP_SEND_IMM:
+    if (only)
+      return static_cast<uint8_t>(Opcode::rc_send_only_with_immediate);
+    if (last)
+      return static_cast<uint8_t>(Opcode::rc_send_last_with_immediate);
+    break;
+  case ORNIC_WQE_OP_SEND_INV:
+    if (only)
+      return static_cast<uint8_t>(Opcode::rc_send_only_with_invalidate);
+    if (last)
+      return static_cast<uint8_t>(Opcode::rc_send_last_with_invalidate);
+    break;
+  case ORNIC_WQE_OP_RDMA_WRITE:
+  case ORNIC_WQE_OP_RDMA_WRITE_IMM: {
+    const bool imm = wqe_opcode == ORNIC_WQE_OP_RDMA_WRITE_IMM;
+    if (only)
+      return static_cast<uint8_t>(imm ? Opcode::rc_rdma_write_only_with_immediate
+                                      : Opcode::rc_rdma_write_only);
+    if (last)
+      return static_cast<uint8_t>(imm ? Opcode::rc_rdma_write_last_with_immediate
+                                      : Opcode::rc_rdma_write_last);
+    return static_cast<uint8_t>(first ? Opcode::rc_rdma_write_first : Opcode::rc_rdma_write_middle);
+  }
+  default:
+    break;
+  }
+  if (only)
+    return static_cast<uint8_t>(Opcode::rc_send_only);
+  if (last)
+    return static_cast<uint8_t>(Opcode::rc_send_last);
+  return static_cast<uint8_t>(first ? Opcode::rc_send_first : Opcode::rc_send_middle);
+}
+
+} // namespace
+
+uint32_t TransportEngine::path_mtu_bytes(const QueuePair& qp) const {
+  if (qp.type != ORNIC_QPT_RC)
+    return 128u << roce_active_mtu(core_.eth_mtu);
+  const uint8_t mtu = qp.attr.path_mtu;
+  return mtu >= ORNIC_MTU_256 && mtu <= ORNIC_MTU_4096 ? 128u << mtu : 256u;
+}
+
+bool TransportEngine::requester_work(uint32_t qpn, QueuePair& qp, unsigned& budget) {
+  RequesterState& req = qp.transport.req;
+  for (;;) {
+    if (qp.state != ORNIC_QPS_RTS && qp.state != ORNIC_QPS_SQD)
+      return false;
+    if (req.rnr_until != 0)
+      return false; // the RNR wait's timer schedules the QP again
+    SendOp* pending = nullptr;
+    for (SendOp& op : req.ops)
+      if (op.next_send_psn != end_psn(op)) {
+        pending = &op;
+        break;
+      }
+    if (pending != nullptr) {
+      if (roce::psn_distance(req.una_psn, pending->next_send_psn) >=
+          static_cast<int32_t>(kSendWindow))
+        return false; // the window opens on an ACK, which schedules the QP
+      if (budget == 0)
+        return true;
+      --budget;
+      send_rc_packet(qpn, qp, *pending, pending->next_send_psn);
+      continue;
+    }
+    if (qp.state != ORNIC_QPS_RTS || req.sq_next == qp.sq.producer) {
+      maybe_report_drained(qpn, qp);
+      return false;
+    }
+    if (roce::psn_distance(req.una_psn, req.next_psn) >= static_cast<int32_t>(kSendWindow))
+      return false;
+    if (budget == 0)
+      return true;
+    if (!start_wqe(qpn, qp))
+      return false;
+    if (qp.type != ORNIC_QPT_RC)
+      --budget; // a UD send went out whole
+  }
+}
+
+bool TransportEngine::start_wqe(uint32_t qpn, QueuePair& qp) {
+  RequesterState& req = qp.transport.req;
+  SendOp op;
+  if (const auto error = fetch_send_wqe(core_, qp, req.sq_next, op)) {
+    if (error->ring_unreadable) {
+      core_.log.warn("qp {}: send queue unreadable at {} — QP to error", qpn, req.sq_next);
+      core_.post_async_event(ORNIC_EQE_QP_FATAL, qpn, 0);
+      core_.move_qp_to_error(qpn);
+      return false;
+    }
+    // Completions stay in order: the bad WQE completes after the ones before it.
+    if (!req.ops.empty())
+      return false;
+    core_.counters.inc(ORNIC_CNT_WQE_ERRORS);
+    ++qp.counters.wqe_errors;
+    core_.log.warn("qp {}: bad send WQE at {} (status {}, vendor_err {})", qpn, req.sq_next,
+                   error->status, error->vendor_err);
+    fail_send(qpn, qp, op, error->status, error->vendor_err);
+    return false;
+  }
+  const bool reads_outstanding =
+      std::any_of(req.ops.begin(), req.ops.end(), [](const SendOp& o) { return has_response(o); });
+  if ((op.flags & ORNIC_WQE_FLAG_FENCE) && reads_outstanding)
+    return false; // started again when the reads/atomics before it complete
+  if (has_response(op)) {
+    const auto outstanding = std::count_if(req.ops.begin(), req.ops.end(),
+                                           [](const SendOp& o) { return has_response(o); });
+    if (outstanding >= std::max<int>(1, qp.attr.max_rd_atomic))
+      return false;
+  }
+  req.sq_next += op.blocks;
+  if (qp.type != ORNIC_QPT_RC) {
+    send_ud(qpn, qp, op);
+    return qp.state == ORNIC_QPS_RTS || qp.state == ORNIC_QPS_SQD;
+  }
+  const uint32_t mtu = path_mtu_bytes(qp);
+  op.first_psn = op.next_send_psn = req.next_psn;
+  op.packets = is_atomic(op) ? 1 : std::max<uint32_t>(1, (op.length + mtu - 1) / mtu);
+  req.next_psn = roce::psn_add(req.next_psn, op.packets);
+  req.ops.push_back(std::move(op));
+  return true;
+}
+
+void TransportEngine::send_rc_packet(uint32_t qpn, QueuePair& qp, SendOp& op, uint32_t psn) {
+  RequesterState& req = qp.transport.req;
+  const uint32_t mtu = path_mtu_bytes(qp);
+  const uint32_t index = static_cast<uint32_t>(roce::psn_distance(op.first_psn, psn));
+  roce::PacketDescription packet;
+  const bool addressed = address_rc(qp, packet);
+  packet.udp_source_port =
+      roce::roce_udp_source_port(le(qp.attr.udp_sport), qpn, le(qp.attr.dest_qpn) & roce::kQpnMask);
+  packet.bth.destination_qp = le(qp.attr.dest_qpn) & roce::kQpnMask;
+  packet.bth.psn = psn;
+  std::span<const uint8_t> payload;
+
+  if (is_read(op)) {
+    const uint64_t offset = uint64_t{index} * mtu;
+    packet.bth.opcode = static_cast<uint8_t>(Opcode::rc_rdma_read_request);
+    packet.bth.ack_request = true;
+    packet.reth =
+        roce::Reth{op.remote_addr + offset, op.rkey,
+                   static_cast<uint32_t>(op.length - std::min<uint64_t>(offset, op.length))};
+    op.next_send_psn = end_psn(op);
+  } else if (is_atomic(op)) {
+    const bool swap = op.opcode == ORNIC_WQE_OP_ATOMIC_CMP_SWP;
+    packet.bth.opcode = static_cast<uint8_t>(swap ? Opcode::rc_compare_swap : Opcode::rc_fetch_add);
+    packet.bth.ack_request = true;
+    packet.atomic_eth = roce::AtomicEth{op.remote_addr, op.rkey, swap ? op.swap : op.compare_add,
+                                        swap ? op.compare_add : 0};
+    op.next_send_psn = end_psn(op);
+  } else {
+    const bool first = index == 0;
+    const bool last = index + 1 == op.packets;
+    const uint32_t offset = index * mtu;
+    const uint32_t length = std::min(mtu, op.length - offset);
+    packet.bth.opcode = position_opcode(op.opcode, first, last);
+    const bool write =
+        op.opcode == ORNIC_WQE_OP_RDMA_WRITE || op.opcode == ORNIC_WQE_OP_RDMA_WRITE_IMM;
+    if (write && first)
+      packet.reth = roce::Reth{op.remote_addr, op.rkey, op.length};
+    if (last && (op.opcode == ORNIC_WQE_OP_SEND_IMM || op.opcode == ORNIC_WQE_OP_RDMA_WRITE_IMM))
+      packet.immdt = roce::ImmDt{wire_to_number(op.imm_data)};
+    if (last && op.opcode == ORNIC_WQE_OP_SEND_INV)
+      packet.ieth = roce::Ieth{op.invalidate_rkey};
+    packet.bth.solicited = last && (op.flags & ORNIC_WQE_FLAG_SOLICITED);
+    packet.bth.ack_request = last || ++req.packets_since_ack_req >= kAckRequestInterval;
+    if (!op.inline_data.empty()) {
+      payload = std::span<const uint8_t>(op.inline_data).subspan(offset, length);
+    } else {
+      payload_.resize(length);
+      const SgeOutcome got = gather(core_, qp.pd, op.sges, offset, payload_);
+      if (got.result != SgeResult::ok) {
+        // The MR went away or its memory is unmapped since the WQE started.
+        const uint8_t status =
+            got.result == SgeResult::dma ? ORNIC_CQE_LOC_ACCESS_ERR : ORNIC_CQE_LOC_PROT_ERR;
+        core_.counters.inc(ORNIC_CNT_WQE_ERRORS);
+        ++qp.counters.wqe_errors;
+        return fail_started(qpn, qp, op, status, got.vendor_err);
+      }
+      payload = payload_;
+    }
+    op.next_send_psn = roce::psn_add(psn, 1);
+  }
+  if (packet.bth.ack_request)
+    req.packets_since_ack_req = 0;
+  if (roce::psn_before(psn, req.send_high)) {
+    core_.counters.inc(ORNIC_CNT_RETRANSMITS);
+    ++qp.counters.retransmits;
+  }
+  if (roce::psn_before(req.send_high, op.next_send_psn))
+    req.send_high = op.next_send_psn;
+  op.sent_once = true;
+  if (addressed)
+    transmit(qp, packet, payload);
+  if (req.ack_deadline == 0)
+    restart_ack_timer(qp);
+}
+
+void TransportEngine::send_ud(uint32_t qpn, QueuePair& qp, SendOp& op) {
+  RequesterState& req = qp.transport.req;
+  const AddressHandle* ah = core_.resources.ahs.find(op.rkey);
+  const auto& gids = core_.resources.gids;
+  if (ah == nullptr || ah->pd != qp.pd || ah->attr.sgid_index >= gids.size() ||
+      !gids[ah->attr.sgid_index]) {
+    core_.counters.inc(ORNIC_CNT_WQE_ERRORS);
+    ++qp.counters.wqe_errors;
+    return fail_send(qpn, qp, op, ORNIC_CQE_LOC_QP_OP_ERR, ORNIC_VERR_BAD_AH);
+  }
+  if (op.length > path_mtu_bytes(qp)) {
+    core_.counters.inc(ORNIC_CNT_WQE_ERRORS);
+    ++qp.counters.wqe_errors;
+    return fail_send(qpn, qp, op, ORNIC_CQE_LOC_LEN_ERR, ORNIC_VERR_MSG_TOO_LONG);
+  }
+  const ornic_admin_create_ah& a = ah->attr;
+  roce::PacketDescription packet;
+  packet.source_gid = gids[a.sgid_index]->gid;
+  std::copy(std::begin(a.dgid), std::end(a.dgid), packet.destination_gid.begin());
+  std::copy(std::begin(a.dmac), std::end(a.dmac), packet.destination_mac.begin());
+  packet.source_mac = core_.mac;
+  packet.traffic_class = a.traffic_class;
+  packet.flow_label = le(a.flow_label) & 0xfffff;
+  packet.hop_limit = a.hop_limit != 0 ? a.hop_limit : 64;
+  const uint32_t remote_qpn = static_cast<uint32_t>(op.remote_addr) & roce::kQpnMask;
+  packet.udp_source_port = roce::roce_udp_source_port(le(a.udp_sport), qpn, remote_qpn);
+  const bool imm = op.opcode == ORNIC_WQE_OP_SEND_IMM;
+  packet.bth.opcode =
+      static_cast<uint8_t>(imm ? Opcode::ud_send_only_with_immediate : Opcode::ud_send_only);
+  packet.bth.destination_qp = remote_qpn;
+  packet.bth.psn = req.next_psn;
+  packet.bth.solicited = (op.flags & ORNIC_WQE_FLAG_SOLICITED) != 0;
+  req.next_psn = roce::psn_add(req.next_psn, 1);
+  const uint32_t qkey_field = static_cast<uint32_t>(op.compare_add);
+  const uint32_t qkey = (qkey_field & 0x80000000u) ? le(qp.attr.qkey) : qkey_field;
+  packet.deth = roce::Deth{qkey, qpn};
+  if (imm)
+    packet.immdt = roce::ImmDt{wire_to_number(op.imm_data)};
+  std::span<const uint8_t> payload = op.inline_data;
+  if (op.inline_data.empty()) {
+    payload_.resize(op.length);
+    const SgeOutcome got = gather(core_, qp.pd, op.sges, 0, payload_);
+    if (got.result != SgeResult::ok) {
+      core_.counters.inc(ORNIC_CNT_WQE_ERRORS);
+      ++qp.counters.wqe_errors;
+      return fail_send(qpn, qp, op,
+                       got.result == SgeResult::dma ? ORNIC_CQE_LOC_ACCESS_ERR
+                                                    : ORNIC_CQE_LOC_PROT_ERR,
+                       got.vendor_err);
+    }
+    payload = payload_;
+  }
+  transmit(qp, packet, payload);
+  qp.sq.consumer = op.wqe_index + op.blocks;
+  ++qp.counters.send_wqes;
+  qp.counters.send_bytes += op.length;
+  if (op.flags & ORNIC_WQE_FLAG_SIGNALED)
+    complete_send(qpn, qp, op, ORNIC_CQE_SUCCESS, ORNIC_VERR_NONE);
+}
+
+void TransportEngine::complete_send(uint32_t qpn, QueuePair& qp, const SendOp& op, uint8_t status,
+                                    uint8_t vendor_err) {
+  ornic_cqe cqe{};
+  cqe.wr_id = to_le(op.wr_id);
+  cqe.byte_len = to_le(is_atomic(op) ? uint32_t{8} : op.length);
+  cqe.qpn = to_le(qpn);
+  cqe.wqe_index = to_le(static_cast<uint16_t>(op.wqe_index));
+  cqe.opcode = cqe_opcode_for_send(op.opcode);
+  cqe.status = status;
+  cqe.vendor_err = vendor_err;
+  core_.complete(qp.send_cqn, cqe);
+}
+
+// `op` is no longer in the ops list; everything before it has been retired.
+void TransportEngine::fail_send(uint32_t qpn, QueuePair& qp, const SendOp& op, uint8_t status,
+                                uint8_t vendor_err) {
+  qp.sq.consumer = op.wqe_index + op.blocks;
+  if (qp.transport.req.sq_next == op.wqe_index)
+    qp.transport.req.sq_next = qp.sq.consumer; // a WQE that never started
+  complete_send(qpn, qp, op, status, vendor_err);
+  if (qp.type == ORNIC_QPT_RC)
+    core_.move_qp_to_error(qpn);
+  else
+    core_.move_qp_to_send_error(qpn);
+}
+
+void TransportEngine::fail_started(uint32_t qpn, QueuePair& qp, const SendOp& op, uint8_t status,
+                                   uint8_t vendor_err) {
+  RequesterState& req = qp.transport.req;
+  // In order: the WQEs before it are flushed, this one carries the error.
+  while (!req.ops.empty() && &req.ops.front() != &op) {
+    const SendOp earlier = std::move(req.ops.front());
+    req.ops.pop_front();
+    qp.sq.consumer = earlier.wqe_index + earlier.blocks;
+    complete_send(qpn, qp, earlier, ORNIC_CQE_WR_FLUSH_ERR, ORNIC_VERR_NONE);
+  }
+  if (req.ops.empty())
+    return;
+  SendOp failed = std::move(req.ops.front());
+  req.ops.pop_front();
+  fail_send(qpn, qp, failed, status, vendor_err);
+}
+
+void TransportEngine::retire(uint32_t qpn, QueuePair& qp) {
+  RequesterState& req = qp.transport.req;
+  while (!req.ops.empty()) {
+    const SendOp& op = req.ops.front();
+    const bool done = has_response(op) ? op.responses == (is_atomic(op) ? 1u : op.packets)
+                                       : !roce::psn_before(req.una_psn, end_psn(op));
+    if (!done)
+      break;
+    SendOp finished = std::move(req.ops.front());
+    req.ops.pop_front();
+    qp.sq.consumer = finished.wqe_index + finished.blocks;
+    ++qp.counters.send_wqes;
+    qp.counters.send_bytes += finished.length;
+    if (finished.flags & ORNIC_WQE_FLAG_SIGNALED)
+      complete_send(qpn, qp, finished, ORNIC_CQE_SUCCESS, ORNIC_VERR_NONE);
+    if (qp.state == ORNIC_QPS_ERR)
+      return;
+  }
+  maybe_report_drained(qpn, qp);
+}
+
+void TransportEngine::maybe_report_drained(uint32_t qpn, QueuePair& qp) {
+  RequesterState& req = qp.transport.req;
+  if (qp.state != ORNIC_QPS_SQD || !req.ops.empty() || req.sq_drained_reported)
+    return;
+  req.sq_drained_reported = true;
+  if (qp.attr.en_sqd_async_notify)
+    core_.post_async_event(ORNIC_EQE_QP_SQ_DRAINED, qpn, 0);
+}
+
+} // namespace ornic

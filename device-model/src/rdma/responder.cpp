@@ -1,0 +1,524 @@
+// The responder: checks PSNs, executes SEND / WRITE / READ / atomic requests against the
+// receive queue and the MR table, acknowledges (coalesced), and NAKs what it cannot do.
+// UD receives check the Q_Key and deliver the GRH with the data.
+#include <bit>
+#include <cstring>
+
+#include "nic/device_limits.hpp"
+#include "rdma/memory_access.hpp"
+#include "rdma/transport_engine.hpp"
+#include "roce/aeth_syndrome.hpp"
+#include "roce/builder.hpp"
+#include "roce/psn.hpp"
+
+namespace ornic {
+namespace {
+
+using roce::Opcode;
+
+uint32_t number_to_wire(uint32_t number) {
+  return std::endian::native == std::endian::little ? __builtin_bswap32(number) : number;
+}
+
+uint8_t read_response_opcode(uint32_t index, uint32_t count) {
+  if (count == 1)
+    return static_cast<uint8_t>(Opcode::rc_rdma_read_response_only);
+  if (index == 0)
+    return static_cast<uint8_t>(Opcode::rc_rdma_read_response_first);
+  if (index + 1 == count)
+    return static_cast<uint8_t>(Opcode::rc_rdma_read_response_last);
+  return static_cast<uint8_t>(Opcode::rc_rdma_read_response_middle);
+}
+
+} // namespace
+
+void TransportEngine::send_ack(uint32_t qpn, QueuePair& qp, uint8_t syndrome, uint32_t psn) {
+  roce::PacketDescription packet;
+  if (!address_rc(qp, packet))
+    return;
+  packet.udp_source_port =
+      roce::roce_udp_source_port(le(qp.attr.udp_sport), qpn, le(qp.attr.dest_qpn) & roce::kQpnMask);
+  packet.bth.opcode = static_cast<uint8_t>(Opcode::rc_acknowledge);
+  packet.bth.destination_qp = le(qp.attr.dest_qpn) & roce::kQpnMask;
+  packet.bth.psn = psn;
+  packet.aeth = roce::Aeth{syndrome, qp.transport.resp.msn & roce::kPsnMask};
+  if (roce::ack_kind(syndrome) == roce::AckKind::nak) {
+    core_.counters.inc(ORNIC_CNT_NAKS_SENT);
+    ++qp.counters.naks_sent;
+  }
+  transmit(qp, packet, {});
+}
+
+void TransportEngine::nak_and_fail(uint32_t qpn, QueuePair& qp, uint8_t nak_code, uint32_t psn,
+                                   ornic_eqe_type event) {
+  core_.log.warn("qp {}: request at PSN {:#x} refused (NAK {}) — QP to error", qpn, psn, nak_code);
+  send_ack(qpn, qp, roce::make_nak_syndrome(static_cast<roce::NakCode>(nak_code)), psn);
+  core_.post_async_event(event, qpn, 0);
+  core_.move_qp_to_error(qpn);
+}
+
+void TransportEngine::on_rc_request(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet) {
+  ResponderState& resp = qp.transport.resp;
+  const uint32_t psn = packet.description.bth.psn;
+  const int32_t distance = roce::psn_distance(resp.epsn, psn);
+  if (distance < 0)
+    return on_duplicate(qpn, qp, packet);
+  if (distance > 0) {
+    core_.counters.inc(ORNIC_CNT_RX_ROCE_PSN_ERRORS);
+    if (!resp.nak_sent) {
+      resp.nak_sent = true;
+      send_ack(qpn, qp, roce::make_nak_syndrome(roce::NakCode::psn_sequence_error), resp.epsn);
+    }
+    return;
+  }
+  resp.nak_sent = false;
+  const roce::OpcodeInfo& info = packet.opcode_info;
+  using InMessage = ResponderState::InMessage;
+  const bool starts = info.has(roce::kStartsMessage);
+  const InMessage kind = info.has(roce::kWrite) ? InMessage::write : InMessage::send;
+  if (starts ? resp.in_message != InMessage::none
+             : (!info.has(roce::kRead) && !info.has(roce::kAtomic) && resp.in_message != kind))
+    return nak_and_fail(qpn, qp, static_cast<uint8_t>(roce::NakCode::invalid_request), psn,
+                        ORNIC_EQE_QP_REQ_ERR);
+  if (info.has(roce::kRead))
+    return execute_read(qpn, qp, packet, false);
+  if (info.has(roce::kAtomic)) {
+    (void)execute_atomic(qpn, qp, packet);
+    return;
+  }
+  const bool done =
+      kind == InMessage::write ? execute_write(qpn, qp, packet) : execute_send(qpn, qp, packet);
+  if (!done)
+    return;
+  if (packet.description.bth.ack_request) {
+    resp.ack_pending = false;
+    send_ack(qpn, qp, roce::make_ack_syndrome(), psn);
+  } else {
+    resp.ack_pending = true;
+    schedule_ack(qpn);
+  }
+}
+
+void TransportEngine::on_duplicate(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet) {
+  ResponderState& resp = qp.transport.resp;
+  const roce::OpcodeInfo& info = packet.opcode_info;
+  const uint32_t psn = packet.description.bth.psn;
+  if (info.has(roce::kRead))
+    return execute_read(qpn, qp, packet, true);
+  if (info.has(roce::kAtomic)) {
+    for (const SavedAtomic& saved : resp.atomics) {
+      if (!saved.valid || saved.psn != psn)
+        continue;
+      roce::PacketDescription ack;
+      if (!address_rc(qp, ack))
+        return;
+      ack.udp_source_port = roce::roce_udp_source_port(le(qp.attr.udp_sport), qpn,
+                                                       le(qp.attr.dest_qpn) & roce::kQpnMask);
+      ack.bth.opcode = static_cast<uint8_t>(Opcode::rc_atomic_acknowledge);
+      ack.bth.destination_qp = le(qp.attr.dest_qpn) & roce::kQpnMask;
+      ack.bth.psn = psn;
+      ack.aeth = roce::Aeth{roce::make_ack_syndrome(), resp.msn & roce::kPsnMask};
+      ack.atomic_ack_eth = roce::AtomicAckEth{saved.original};
+      transmit(qp, ack, {});
+      return;
+    }
+    return; // too old to answer: the requester's timeout gives up eventually
+  }
+  send_ack(qpn, qp, roce::make_ack_syndrome(), roce::psn_add(resp.epsn, roce::kPsnMask));
+}
+
+TransportEngine::Take TransportEngine::take_receive(uint32_t qpn, QueuePair& qp, RecvWqe& wqe) {
+  for (;;) {
+    const QueueMemory* memory = &qp.rq_memory;
+    RingState* ring = &qp.rq;
+    SharedReceiveQueue* srq = nullptr;
+    if (qp.srqn) {
+      srq = core_.resources.srqs.find(*qp.srqn);
+      if (srq == nullptr)
+        return Take::none;
+      memory = &srq->memory;
+      ring = &srq->ring;
+    }
+    if (ring->used() == 0)
+      return Take::none;
+    const auto error = fetch_recv_wqe(core_, *memory, *ring, ring->consumer, ring->used(), wqe);
+    if (!error) {
+      if (srq != nullptr) {
+        ring->consumer += wqe.blocks;
+        if (srq->limit != 0 && ring->used() < srq->limit) {
+          srq->limit = 0; // one event per arming (MODIFY_SRQ)
+          core_.post_async_event(ORNIC_EQE_SRQ_LIMIT, *qp.srqn, 0);
+        }
+      }
+      return Take::ok;
+    }
+    if (error->ring_unreadable) {
+      core_.post_async_event(srq ? ORNIC_EQE_SRQ_ERROR : ORNIC_EQE_QP_FATAL, srq ? *qp.srqn : qpn,
+                             0);
+      if (srq == nullptr)
+        core_.move_qp_to_error(qpn);
+      return Take::failed;
+    }
+    // A malformed receive WQE completes in error on this QP and is skipped.
+    core_.counters.inc(ORNIC_CNT_WQE_ERRORS);
+    ++qp.counters.wqe_errors;
+    ring->consumer += wqe.blocks;
+    ornic_cqe cqe{};
+    cqe.wr_id = to_le(wqe.wr_id);
+    cqe.qpn = to_le(qpn);
+    cqe.wqe_index = to_le(static_cast<uint16_t>(wqe.index));
+    cqe.opcode = ORNIC_CQE_OP_RECV;
+    cqe.status = error->status;
+    cqe.vendor_err = error->vendor_err;
+    core_.complete(qp.recv_cqn, cqe);
+    if (qp.type == ORNIC_QPT_RC) {
+      core_.move_qp_to_error(qpn);
+      return Take::failed;
+    }
+    if (qp.state == ORNIC_QPS_ERR)
+      return Take::failed;
+  }
+}
+
+void TransportEngine::begin_receive(QueuePair& qp, const RecvWqe& wqe) {
+  ReceiveInProgress& recv = qp.transport.resp.recv;
+  recv.active = true;
+  recv.from_srq = qp.srqn.has_value();
+  recv.wqe_index = wqe.index;
+  recv.blocks = wqe.blocks;
+  recv.wr_id = wqe.wr_id;
+  recv.sges = wqe.sges;
+  recv.offset = 0;
+}
+
+void TransportEngine::complete_receive(uint32_t qpn, QueuePair& qp, const ReceiveResult& result) {
+  ReceiveInProgress& recv = qp.transport.resp.recv;
+  ornic_cqe cqe{};
+  cqe.wr_id = to_le(recv.wr_id);
+  cqe.byte_len = to_le(result.byte_len);
+  cqe.qpn = to_le(qpn);
+  cqe.src_qp = to_le(result.src_qp);
+  cqe.wqe_index = to_le(static_cast<uint16_t>(recv.wqe_index));
+  cqe.opcode = result.write_imm ? ORNIC_CQE_OP_RECV_RDMA_IMM : ORNIC_CQE_OP_RECV;
+  cqe.status = result.status;
+  cqe.vendor_err = result.vendor_err;
+  cqe.flags = result.flags;
+  if (result.flags & ORNIC_CQE_FLAG_IMM)
+    cqe.imm_data = number_to_wire(result.immediate);
+  else if (result.flags & ORNIC_CQE_FLAG_INV)
+    cqe.imm_data = to_le(result.immediate);
+  if (!recv.from_srq)
+    qp.rq.consumer = recv.wqe_index + recv.blocks;
+  recv = ReceiveInProgress{};
+  if (result.status == ORNIC_CQE_SUCCESS) {
+    ++qp.counters.recv_wqes;
+    qp.counters.recv_bytes += result.byte_len;
+  }
+  core_.complete(qp.recv_cqn, cqe, result.solicited);
+}
+
+// Completes the receive in error, NAKs and moves the QP to ERR.
+void TransportEngine::fail_receive(uint32_t qpn, QueuePair& qp, const SgeOutcome& outcome,
+                                   uint32_t psn) {
+  ReceiveResult result;
+  result.status = outcome.result == SgeResult::too_small ? ORNIC_CQE_LOC_LEN_ERR
+                  : outcome.result == SgeResult::dma     ? ORNIC_CQE_LOC_ACCESS_ERR
+                                                         : ORNIC_CQE_LOC_PROT_ERR;
+  result.vendor_err = outcome.vendor_err;
+  result.byte_len = qp.transport.resp.recv.offset;
+  core_.counters.inc(ORNIC_CNT_WQE_ERRORS);
+  ++qp.counters.wqe_errors;
+  complete_receive(qpn, qp, result);
+  const auto code = outcome.result == SgeResult::too_small
+                        ? roce::NakCode::invalid_request
+                        : roce::NakCode::remote_operational_error;
+  nak_and_fail(qpn, qp, static_cast<uint8_t>(code), psn, ORNIC_EQE_QP_REQ_ERR);
+}
+
+bool TransportEngine::execute_send(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet) {
+  ResponderState& resp = qp.transport.resp;
+  const roce::OpcodeInfo& info = packet.opcode_info;
+  const uint32_t psn = packet.description.bth.psn;
+  const uint32_t mtu = path_mtu_bytes(qp);
+  const bool last = info.has(roce::kLast);
+  if (packet.payload.size() > mtu || (!last && packet.payload.size() != mtu)) {
+    nak_and_fail(qpn, qp, static_cast<uint8_t>(roce::NakCode::invalid_request), psn,
+                 ORNIC_EQE_QP_REQ_ERR);
+    return false;
+  }
+  if (info.has(roce::kStartsMessage)) {
+    RecvWqe wqe;
+    const Take took = take_receive(qpn, qp, wqe);
+    if (took == Take::failed)
+      return false;
+    if (took == Take::none) {
+      core_.counters.inc(ORNIC_CNT_RNR_NAKS);
+      ++qp.counters.rnr_naks;
+      send_ack(qpn, qp, roce::make_rnr_nak_syndrome(qp.attr.min_rnr_timer), psn);
+      return false;
+    }
+    begin_receive(qp, wqe);
+    resp.in_message = ResponderState::InMessage::send;
+  }
+  ReceiveInProgress& recv = resp.recv;
+  const SgeOutcome put = scatter(core_, qp.pd, recv.sges, recv.offset, packet.payload);
+  if (put.result != SgeResult::ok) {
+    fail_receive(qpn, qp, put, psn);
+    return false;
+  }
+  recv.offset += static_cast<uint32_t>(packet.payload.size());
+  resp.epsn = roce::psn_add(psn, 1);
+  if (last) {
+    ReceiveResult result;
+    result.byte_len = recv.offset;
+    result.solicited = packet.description.bth.solicited;
+    if (packet.description.immdt) {
+      result.flags |= ORNIC_CQE_FLAG_IMM;
+      result.immediate = packet.description.immdt->immediate;
+    } else if (packet.description.ieth) {
+      result.flags |= ORNIC_CQE_FLAG_INV;
+      result.immediate = packet.description.ieth->rkey;
+    }
+    resp.in_message = ResponderState::InMessage::none;
+    resp.msn = roce::psn_add(resp.msn, 1);
+    complete_receive(qpn, qp, result);
+  }
+  return qp.state != ORNIC_QPS_ERR;
+}
+
+bool TransportEngine::remote_allowed(const QueuePair& qp, uint32_t rkey, uint64_t va,
+                                     uint64_t length, uint32_t access) const {
+  if ((le(qp.attr.access_flags) & access) != access)
+    return false;
+  if (length == 0)
+    return true; // IB: a zero-length request names no memory
+  return check_remote(core_.resources, qp.pd, rkey, va, length, access) == ORNIC_VERR_NONE;
+}
+
+bool TransportEngine::execute_write(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet) {
+  ResponderState& resp = qp.transport.resp;
+  const roce::OpcodeInfo& info = packet.opcode_info;
+  const roce::PacketDescription& d = packet.description;
+  const uint32_t psn = d.bth.psn;
+  const uint32_t mtu = path_mtu_bytes(qp);
+  const bool last = info.has(roce::kLast);
+  const bool first = info.has(roce::kStartsMessage);
+  const uint32_t length = static_cast<uint32_t>(packet.payload.size());
+  if (first) {
+    if (!remote_allowed(qp, d.reth->rkey, d.reth->virtual_address, d.reth->dma_length,
+                        ORNIC_ACCESS_REMOTE_WRITE)) {
+      nak_and_fail(qpn, qp, static_cast<uint8_t>(roce::NakCode::remote_access_error), psn,
+                   ORNIC_EQE_QP_ACCESS_ERR);
+      return false;
+    }
+  }
+  const uint32_t remaining = first ? d.reth->dma_length : resp.write_remaining;
+  if (length > mtu || (!last && length != mtu) || length > remaining ||
+      (last && length != remaining)) {
+    nak_and_fail(qpn, qp, static_cast<uint8_t>(roce::NakCode::invalid_request), psn,
+                 ORNIC_EQE_QP_REQ_ERR);
+    return false;
+  }
+  // The receive WQE of a WRITE with immediate is taken before any data moves, so an RNR
+  // NAK leaves nothing half done.
+  if (info.has(roce::kImmediate)) {
+    RecvWqe wqe;
+    const Take took = take_receive(qpn, qp, wqe);
+    if (took == Take::failed)
+      return false;
+    if (took == Take::none) {
+      core_.counters.inc(ORNIC_CNT_RNR_NAKS);
+      ++qp.counters.rnr_naks;
+      send_ack(qpn, qp, roce::make_rnr_nak_syndrome(qp.attr.min_rnr_timer), psn);
+      return false;
+    }
+    begin_receive(qp, wqe);
+  }
+  if (first) {
+    resp.write_va = d.reth->virtual_address;
+    resp.write_rkey = d.reth->rkey;
+    resp.write_length = d.reth->dma_length;
+  }
+  if (length != 0) {
+    const MemoryRegion* mr = find_mr(core_.resources, resp.write_rkey);
+    if (mr == nullptr || check_remote(core_.resources, qp.pd, resp.write_rkey, resp.write_va,
+                                      length, ORNIC_ACCESS_REMOTE_WRITE) != ORNIC_VERR_NONE) {
+      nak_and_fail(qpn, qp, static_cast<uint8_t>(roce::NakCode::remote_access_error), psn,
+                   ORNIC_EQE_QP_ACCESS_ERR);
+      return false;
+    }
+    if (!mr_write(core_.memory(), *mr, resp.write_va, packet.payload)) {
+      core_.counters.inc(ORNIC_CNT_DMA_ERRORS);
+      nak_and_fail(qpn, qp, static_cast<uint8_t>(roce::NakCode::remote_operational_error), psn,
+                   ORNIC_EQE_QP_FATAL);
+      return false;
+    }
+  }
+  resp.write_va += length;
+  resp.write_remaining = remaining - length;
+  resp.epsn = roce::psn_add(psn, 1);
+  resp.in_message = last ? ResponderState::InMessage::none : ResponderState::InMessage::write;
+  if (last) {
+    resp.msn = roce::psn_add(resp.msn, 1);
+    qp.counters.recv_bytes += resp.write_length;
+    if (info.has(roce::kImmediate)) {
+      ReceiveResult result;
+      result.byte_len = resp.write_length;
+      result.write_imm = true;
+      result.solicited = d.bth.solicited;
+      result.flags = ORNIC_CQE_FLAG_IMM;
+      result.immediate = d.immdt->immediate;
+      complete_receive(qpn, qp, result);
+    }
+  }
+  return qp.state != ORNIC_QPS_ERR;
+}
+
+void TransportEngine::execute_read(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet,
+                                   bool duplicate) {
+  ResponderState& resp = qp.transport.resp;
+  const roce::PacketDescription& d = packet.description;
+  const uint32_t psn = d.bth.psn;
+  const uint64_t va = d.reth->virtual_address;
+  const uint32_t length = d.reth->dma_length;
+  if (length > limits::kMaxMsgSize) {
+    if (!duplicate)
+      nak_and_fail(qpn, qp, static_cast<uint8_t>(roce::NakCode::invalid_request), psn,
+                   ORNIC_EQE_QP_REQ_ERR);
+    return;
+  }
+  if (!remote_allowed(qp, d.reth->rkey, va, length, ORNIC_ACCESS_REMOTE_READ)) {
+    if (!duplicate)
+      nak_and_fail(qpn, qp, static_cast<uint8_t>(roce::NakCode::remote_access_error), psn,
+                   ORNIC_EQE_QP_ACCESS_ERR);
+    return;
+  }
+  const uint32_t mtu = path_mtu_bytes(qp);
+  const uint32_t count = std::max<uint32_t>(1, (length + mtu - 1) / mtu);
+  if (!duplicate) {
+    resp.epsn = roce::psn_add(psn, count);
+    resp.msn = roce::psn_add(resp.msn, 1);
+  }
+  const MemoryRegion* mr = length != 0 ? find_mr(core_.resources, d.reth->rkey) : nullptr;
+  for (uint32_t i = 0; i < count; ++i) {
+    const uint32_t offset = i * mtu;
+    const uint32_t piece = std::min(mtu, length - offset);
+    roce::PacketDescription out;
+    if (!address_rc(qp, out))
+      return;
+    out.udp_source_port = roce::roce_udp_source_port(le(qp.attr.udp_sport), qpn,
+                                                     le(qp.attr.dest_qpn) & roce::kQpnMask);
+    out.bth.opcode = read_response_opcode(i, count);
+    out.bth.destination_qp = le(qp.attr.dest_qpn) & roce::kQpnMask;
+    out.bth.psn = roce::psn_add(psn, i);
+    if (i == 0 || i + 1 == count)
+      out.aeth = roce::Aeth{roce::make_ack_syndrome(), resp.msn & roce::kPsnMask};
+    payload_.resize(piece);
+    if (piece != 0 && !mr_read(core_.memory(), *mr, va + offset, payload_)) {
+      core_.counters.inc(ORNIC_CNT_DMA_ERRORS);
+      nak_and_fail(qpn, qp, static_cast<uint8_t>(roce::NakCode::remote_operational_error), psn,
+                   ORNIC_EQE_QP_FATAL);
+      return;
+    }
+    transmit(qp, out, payload_);
+  }
+}
+
+bool TransportEngine::execute_atomic(uint32_t qpn, QueuePair& qp,
+                                     const roce::ParsedPacket& packet) {
+  ResponderState& resp = qp.transport.resp;
+  const roce::PacketDescription& d = packet.description;
+  const uint32_t psn = d.bth.psn;
+  const roce::AtomicEth& a = *d.atomic_eth;
+  if (a.virtual_address % 8 != 0) {
+    nak_and_fail(qpn, qp, static_cast<uint8_t>(roce::NakCode::invalid_request), psn,
+                 ORNIC_EQE_QP_REQ_ERR);
+    return false;
+  }
+  if (!remote_allowed(qp, a.rkey, a.virtual_address, 8, ORNIC_ACCESS_REMOTE_ATOMIC)) {
+    nak_and_fail(qpn, qp, static_cast<uint8_t>(roce::NakCode::remote_access_error), psn,
+                 ORNIC_EQE_QP_ACCESS_ERR);
+    return false;
+  }
+  const MemoryRegion* mr = find_mr(core_.resources, a.rkey);
+  std::array<uint8_t, 8> bytes{};
+  uint64_t original = 0;
+  bool ok = mr_read(core_.memory(), *mr, a.virtual_address, bytes);
+  if (ok) {
+    std::memcpy(&original, bytes.data(), 8);
+    original = le(original);
+    const bool swap = d.bth.opcode == static_cast<uint8_t>(Opcode::rc_compare_swap);
+    const uint64_t updated =
+        swap ? (original == a.compare ? a.swap_or_add : original) : original + a.swap_or_add;
+    const uint64_t stored = to_le(updated);
+    std::memcpy(bytes.data(), &stored, 8);
+    ok = mr_write(core_.memory(), *mr, a.virtual_address, bytes);
+  }
+  if (!ok) {
+    core_.counters.inc(ORNIC_CNT_DMA_ERRORS);
+    nak_and_fail(qpn, qp, static_cast<uint8_t>(roce::NakCode::remote_operational_error), psn,
+                 ORNIC_EQE_QP_FATAL);
+    return false;
+  }
+  resp.epsn = roce::psn_add(psn, 1);
+  resp.msn = roce::psn_add(resp.msn, 1);
+  resp.atomics[resp.next_atomic_slot] = SavedAtomic{true, psn, original};
+  resp.next_atomic_slot = (resp.next_atomic_slot + 1) % resp.atomics.size();
+  roce::PacketDescription ack;
+  if (!address_rc(qp, ack))
+    return true;
+  ack.udp_source_port =
+      roce::roce_udp_source_port(le(qp.attr.udp_sport), qpn, le(qp.attr.dest_qpn) & roce::kQpnMask);
+  ack.bth.opcode = static_cast<uint8_t>(Opcode::rc_atomic_acknowledge);
+  ack.bth.destination_qp = le(qp.attr.dest_qpn) & roce::kQpnMask;
+  ack.bth.psn = psn;
+  ack.aeth = roce::Aeth{roce::make_ack_syndrome(), resp.msn & roce::kPsnMask};
+  ack.atomic_ack_eth = roce::AtomicAckEth{original};
+  transmit(qp, ack, {});
+  return true;
+}
+
+void TransportEngine::on_ud_request(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet,
+                                    std::span<const uint8_t> frame) {
+  const roce::PacketDescription& d = packet.description;
+  if (d.deth->qkey != le(qp.attr.qkey)) {
+    // Not for this QP's Q_Key: dropped like a packet for a QP that is not there.
+    core_.counters.inc(ORNIC_CNT_RX_ROCE_UNKNOWN_QP);
+    return;
+  }
+  RecvWqe wqe;
+  if (take_receive(qpn, qp, wqe) != Take::ok)
+    return; // UD has no RNR: the datagram is lost
+  begin_receive(qp, wqe);
+  // The GRH area: an IPv6 header as is, or an IPv4 header in its last 20 bytes.
+  std::array<uint8_t, 40> grh{};
+  const bool ipv4 = d.family() == roce::IpFamily::ipv4;
+  const size_t ip_offset = roce::EthernetHeader::kSize;
+  if (ipv4)
+    std::copy_n(frame.begin() + ip_offset, 20, grh.begin() + 20);
+  else
+    std::copy_n(frame.begin() + ip_offset, 40, grh.begin());
+  ReceiveResult result;
+  result.byte_len = static_cast<uint32_t>(grh.size() + packet.payload.size());
+  result.src_qp = d.deth->source_qp;
+  result.solicited = d.bth.solicited;
+  result.flags = ORNIC_CQE_FLAG_GRH | (ipv4 ? ORNIC_CQE_FLAG_IPV4 : 0);
+  if (d.immdt) {
+    result.flags |= ORNIC_CQE_FLAG_IMM;
+    result.immediate = d.immdt->immediate;
+  }
+  SgeOutcome put = scatter(core_, qp.pd, qp.transport.resp.recv.sges, 0, grh);
+  if (put.result == SgeResult::ok)
+    put = scatter(core_, qp.pd, qp.transport.resp.recv.sges, grh.size(), packet.payload);
+  if (put.result != SgeResult::ok) {
+    core_.counters.inc(ORNIC_CNT_WQE_ERRORS);
+    ++qp.counters.wqe_errors;
+    result.status = put.result == SgeResult::too_small ? ORNIC_CQE_LOC_LEN_ERR
+                    : put.result == SgeResult::dma     ? ORNIC_CQE_LOC_ACCESS_ERR
+                                                       : ORNIC_CQE_LOC_PROT_ERR;
+    result.vendor_err = put.vendor_err;
+  }
+  complete_receive(qpn, qp, result);
+}
+
+} // namespace ornic

@@ -1,0 +1,271 @@
+#include "rdma/transport_engine.hpp"
+
+#include <algorithm>
+
+#include "port/port.hpp"
+#include "roce/aeth_syndrome.hpp"
+#include "roce/builder.hpp"
+#include "roce/psn.hpp"
+
+namespace ornic {
+
+TransportEngine::TransportEngine(EventLoop& loop, NicCore& core, Port* port, TransportTimer& timer)
+    : loop_(loop), core_(core), port_(port), timer_(timer) {
+  core_.transport = this;
+}
+
+TransportEngine::~TransportEngine() {
+  lifetime_.invalidate();
+  timer_.disarm();
+  if (core_.transport == this)
+    core_.transport = nullptr;
+}
+
+void TransportEngine::reset() {
+  lifetime_.invalidate();
+  timer_.disarm();
+  armed_deadline_ = 0;
+  ready_.clear();
+  ack_pending_.clear();
+  loopback_.clear();
+  run_posted_ = ack_flush_posted_ = loopback_posted_ = false;
+}
+
+void TransportEngine::sq_doorbell(uint32_t qpn) {
+  schedule(qpn);
+}
+
+void TransportEngine::qp_modified(uint32_t qpn, ornic_qp_state from, ornic_qp_state to) {
+  QueuePair* qp = core_.resources.qps.find(qpn);
+  if (qp == nullptr)
+    return;
+  if (to == ORNIC_QPS_RESET) {
+    qp->transport = QpTransport{};
+    ready_.erase(qpn);
+    ack_pending_.erase(qpn);
+    return;
+  }
+  if (to == ORNIC_QPS_RTR && from != ORNIC_QPS_RTR) {
+    qp->transport.resp = ResponderState{};
+    qp->transport.resp.epsn = le(qp->attr.rq_psn) & roce::kPsnMask;
+  }
+  if (to == ORNIC_QPS_RTS && from == ORNIC_QPS_RTR) {
+    RequesterState& req = qp->transport.req;
+    req = RequesterState{};
+    req.next_psn = req.una_psn = req.send_high = le(qp->attr.sq_psn) & roce::kPsnMask;
+    req.sq_next = qp->sq.consumer;
+  }
+  RequesterState& req = qp->transport.req;
+  req.retries_left = qp->attr.retry_cnt;
+  req.rnr_retries_left = qp->attr.rnr_retry;
+  if (to == ORNIC_QPS_SQD && from != ORNIC_QPS_SQD) {
+    req.sq_drained_reported = false;
+    maybe_report_drained(qpn, *qp);
+  }
+  if (to == ORNIC_QPS_RTS || to == ORNIC_QPS_SQD)
+    schedule(qpn);
+}
+
+void TransportEngine::qp_entering_error(uint32_t qpn) {
+  ready_.erase(qpn);
+  ack_pending_.erase(qpn);
+  if (QueuePair* qp = core_.resources.qps.find(qpn)) {
+    qp->transport.req.ack_deadline = 0;
+    qp->transport.req.rnr_until = 0;
+  }
+}
+
+void TransportEngine::schedule(uint32_t qpn) {
+  ready_.insert(qpn);
+  if (run_posted_)
+    return;
+  run_posted_ = true;
+  loop_.post([this, ticket = lifetime_.ticket()] {
+    if (ticket.valid())
+      run_scheduled();
+  });
+}
+
+void TransportEngine::run_scheduled() {
+  run_posted_ = false;
+  unsigned budget = kPacketsPerTurn;
+  std::vector<uint32_t> again;
+  while (!ready_.empty()) {
+    const uint32_t qpn = *ready_.begin();
+    ready_.erase(ready_.begin());
+    QueuePair* qp = core_.resources.qps.find(qpn);
+    if (qp == nullptr)
+      continue;
+    if (requester_work(qpn, *qp, budget))
+      again.push_back(qpn);
+    if (budget == 0)
+      break;
+  }
+  for (uint32_t qpn : again)
+    schedule(qpn);
+  if (!ready_.empty())
+    schedule(*ready_.begin());
+}
+
+void TransportEngine::schedule_ack(uint32_t qpn) {
+  ack_pending_.insert(qpn);
+  if (ack_flush_posted_)
+    return;
+  ack_flush_posted_ = true;
+  // Posted work runs after the handler that delivered this burst of frames returns.
+  loop_.post([this, ticket = lifetime_.ticket()] {
+    if (ticket.valid())
+      flush_acks();
+  });
+}
+
+void TransportEngine::flush_acks() {
+  ack_flush_posted_ = false;
+  std::set<uint32_t> pending;
+  pending.swap(ack_pending_);
+  for (uint32_t qpn : pending) {
+    QueuePair* qp = core_.resources.qps.find(qpn);
+    if (qp == nullptr || !qp->transport.resp.ack_pending || qp->state == ORNIC_QPS_ERR)
+      continue;
+    qp->transport.resp.ack_pending = false;
+    send_ack(qpn, *qp, roce::make_ack_syndrome(),
+             roce::psn_add(qp->transport.resp.epsn, roce::kPsnMask));
+  }
+}
+
+void TransportEngine::update_timer() {
+  int64_t earliest = 0;
+  for (auto& [qpn, qp] : core_.resources.qps) {
+    for (int64_t deadline : {qp.transport.req.ack_deadline, qp.transport.req.rnr_until})
+      if (deadline != 0 && (earliest == 0 || deadline < earliest))
+        earliest = deadline;
+  }
+  if (earliest == armed_deadline_)
+    return;
+  armed_deadline_ = earliest;
+  if (earliest == 0) {
+    timer_.disarm();
+    return;
+  }
+  timer_.arm(earliest, [this, ticket = lifetime_.ticket()] {
+    if (ticket.valid())
+      on_timer();
+  });
+}
+
+void TransportEngine::on_timer() {
+  armed_deadline_ = 0;
+  const int64_t now = timer_.now_ns();
+  std::vector<uint32_t> qpns;
+  for (auto& [qpn, qp] : core_.resources.qps)
+    qpns.push_back(qpn);
+  for (uint32_t qpn : qpns) {
+    QueuePair* qp = core_.resources.qps.find(qpn);
+    if (qp == nullptr)
+      continue;
+    RequesterState& req = qp->transport.req;
+    if (req.rnr_until != 0 && now >= req.rnr_until) {
+      req.rnr_until = 0;
+      schedule(qpn);
+    }
+    if (req.ack_deadline != 0 && now >= req.ack_deadline)
+      on_ack_timeout(qpn, *qp, now);
+  }
+  update_timer();
+}
+
+bool TransportEngine::is_local_gid(const roce::Gid& gid) const {
+  return std::any_of(
+      core_.resources.gids.begin(), core_.resources.gids.end(),
+      [&](const std::optional<GidEntry>& entry) { return entry && entry->gid == gid; });
+}
+
+bool TransportEngine::address_rc(const QueuePair& qp, roce::PacketDescription& packet) const {
+  const ornic_qp_attr& a = qp.attr;
+  if (a.sgid_index >= core_.resources.gids.size() || !core_.resources.gids[a.sgid_index])
+    return false;
+  packet.source_gid = core_.resources.gids[a.sgid_index]->gid;
+  std::copy(std::begin(a.dgid), std::end(a.dgid), packet.destination_gid.begin());
+  std::copy(std::begin(a.dmac), std::end(a.dmac), packet.destination_mac.begin());
+  packet.source_mac = core_.mac;
+  packet.traffic_class = a.traffic_class;
+  packet.flow_label = le(a.flow_label) & 0xfffff;
+  packet.hop_limit = a.hop_limit != 0 ? a.hop_limit : 64;
+  return true;
+}
+
+void TransportEngine::transmit(QueuePair& qp, const roce::PacketDescription& packet,
+                               std::span<const uint8_t> payload) {
+  if (roce::build_frame(packet, payload, frame_) != roce::BuildError::ok) {
+    // Only a GID pair of mixed families gets here: the packet is lost, as on a bad route.
+    core_.log.warn("rdma: cannot build a {} packet (GID families differ?)",
+                   static_cast<int>(packet.bth.opcode));
+    return;
+  }
+  core_.counters.inc(ORNIC_CNT_TX_ROCE_PACKETS);
+  ++qp.counters.packets_sent;
+  if (is_local_gid(packet.destination_gid)) {
+    loopback_.push_back(frame_);
+    if (!loopback_posted_) {
+      loopback_posted_ = true;
+      loop_.post([this, ticket = lifetime_.ticket()] {
+        if (!ticket.valid())
+          return;
+        loopback_posted_ = false;
+        std::deque<std::vector<uint8_t>> frames;
+        frames.swap(loopback_);
+        for (const auto& frame : frames)
+          process_frame(frame);
+        update_timer();
+      });
+    }
+    return;
+  }
+  if (port_ == nullptr || !port_->link_up()) {
+    core_.counters.inc(ORNIC_CNT_ETH_TX_LINK_DOWN);
+    return;
+  }
+  port_->send(std::as_bytes(std::span<const uint8_t>(frame_)));
+}
+
+void TransportEngine::receive(std::span<const std::byte> frame) {
+  process_frame(
+      std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(frame.data()), frame.size()));
+  update_timer();
+}
+
+void TransportEngine::process_frame(std::span<const uint8_t> frame) {
+  core_.counters.inc(ORNIC_CNT_RX_ROCE_PACKETS);
+  roce::ParsedPacket packet;
+  const roce::ParseError error = roce::parse_frame(frame, packet);
+  if (error != roce::ParseError::ok) {
+    core_.counters.inc(error == roce::ParseError::icrc_mismatch ? ORNIC_CNT_RX_ROCE_BAD_ICRC
+                                                                : ORNIC_CNT_RX_ROCE_BAD_HEADER);
+    return;
+  }
+  const uint32_t qpn = packet.description.bth.destination_qp;
+  QueuePair* qp = core_.resources.qps.find(qpn);
+  const roce::OpcodeInfo& info = packet.opcode_info;
+  const bool datagram = info.has(roce::kDatagram);
+  if (qp == nullptr || datagram != (qp->type != ORNIC_QPT_RC)) {
+    core_.counters.inc(ORNIC_CNT_RX_ROCE_UNKNOWN_QP);
+    return;
+  }
+  const ornic_qp_state state = qp->state;
+  const bool receiving = state == ORNIC_QPS_RTR || state == ORNIC_QPS_RTS ||
+                         state == ORNIC_QPS_SQD || state == ORNIC_QPS_SQE;
+  const bool sending = state == ORNIC_QPS_RTS || state == ORNIC_QPS_SQD;
+  if (info.has(roce::kResponse) ? !sending : !receiving) {
+    core_.counters.inc(ORNIC_CNT_RX_ROCE_UNKNOWN_QP);
+    return;
+  }
+  ++qp->counters.packets_received;
+  if (datagram)
+    on_ud_request(qpn, *qp, packet, frame);
+  else if (info.has(roce::kResponse))
+    on_response(qpn, *qp, packet);
+  else
+    on_rc_request(qpn, *qp, packet);
+}
+
+} // namespace ornic

@@ -1,0 +1,135 @@
+// The RoCEv2 packet engine (roce.rst, qp.rst, wqe.rst, cqe.rst, errors.rst): the requester
+// turns SQ WQEs into packets, the responder executes incoming requests and acknowledges
+// them, the completer retires WQEs on ACKs/responses and recovers from loss with timeouts
+// and go-back-N. Runs on the EventLoop in bounded batches; time comes from a TransportTimer.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <set>
+#include <span>
+#include <vector>
+
+#include "common/event_loop.hpp"
+#include "nic/lifetime_token.hpp"
+#include "nic/nic_core.hpp"
+#include "nic/transport_hooks.hpp"
+#include "rdma/memory_access.hpp"
+#include "rdma/qp_transport.hpp"
+#include "rdma/transport_timer.hpp"
+#include "rdma/wqe_fetch.hpp"
+#include "roce/parser.hpp"
+
+namespace ornic {
+
+class Port;
+
+class TransportEngine final : public TransportHooks {
+public:
+  // Packets one QP may have sent and not had acknowledged: keeps one QP from flooding the
+  // link and bounds what a loss costs to resend.
+  static constexpr uint32_t kSendWindow = 64;
+  // The requester asks for an ACK at least this often within a long message.
+  static constexpr uint32_t kAckRequestInterval = 16;
+  // Packets the whole engine sends per EventLoop turn before yielding.
+  static constexpr unsigned kPacketsPerTurn = 64;
+
+  TransportEngine(EventLoop& loop, NicCore& core, Port* port, TransportTimer& timer);
+  ~TransportEngine() override;
+  TransportEngine(const TransportEngine&) = delete;
+  TransportEngine& operator=(const TransportEngine&) = delete;
+
+  void sq_doorbell(uint32_t qpn) override;
+  void qp_modified(uint32_t qpn, ornic_qp_state from, ornic_qp_state to) override;
+  void qp_entering_error(uint32_t qpn) override;
+  void receive(std::span<const std::byte> frame) override;
+  // Device reset: scheduled work and frames in flight are forgotten.
+  void reset();
+
+private:
+  // Scheduling (transport_engine.cpp).
+  void schedule(uint32_t qpn);
+  void run_scheduled();
+  void schedule_ack(uint32_t qpn);
+  void flush_acks();
+  void update_timer();
+  void on_timer();
+  void process_frame(std::span<const uint8_t> frame);
+
+  // Wire (transport_engine.cpp).
+  bool address_rc(const QueuePair& qp, roce::PacketDescription& packet) const;
+  void transmit(QueuePair& qp, const roce::PacketDescription& packet,
+                std::span<const uint8_t> payload);
+  bool is_local_gid(const roce::Gid& gid) const;
+
+  // Requester (requester.cpp).
+  bool requester_work(uint32_t qpn, QueuePair& qp, unsigned& budget);
+  bool can_start_wqe(const QueuePair& qp) const;
+  bool start_wqe(uint32_t qpn, QueuePair& qp);
+  void send_rc_packet(uint32_t qpn, QueuePair& qp, SendOp& op, uint32_t psn);
+  void send_ud(uint32_t qpn, QueuePair& qp, SendOp& op);
+  void retire(uint32_t qpn, QueuePair& qp);
+  void complete_send(uint32_t qpn, QueuePair& qp, const SendOp& op, uint8_t status,
+                     uint8_t vendor_err);
+  void fail_send(uint32_t qpn, QueuePair& qp, const SendOp& op, uint8_t status, uint8_t vendor_err);
+  void fail_started(uint32_t qpn, QueuePair& qp, const SendOp& op, uint8_t status,
+                    uint8_t vendor_err);
+  void maybe_report_drained(uint32_t qpn, QueuePair& qp);
+  uint32_t path_mtu_bytes(const QueuePair& qp) const;
+
+  // Completer (completer.cpp).
+  void on_response(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet);
+  void acknowledge_up_to(QueuePair& qp, uint32_t psn);
+  void rewind(QueuePair& qp, uint32_t psn);
+  void on_ack_timeout(uint32_t qpn, QueuePair& qp, int64_t now);
+  void restart_ack_timer(QueuePair& qp);
+
+  // Responder (responder.cpp).
+  enum class Take : uint8_t { ok, none, failed };
+  struct ReceiveResult {
+    uint32_t byte_len = 0;
+    uint32_t src_qp = 0;
+    uint32_t immediate = 0; // ImmDt number, or the IETH rkey
+    uint8_t flags = 0;      // ORNIC_CQE_FLAG_*
+    uint8_t status = ORNIC_CQE_SUCCESS;
+    uint8_t vendor_err = ORNIC_VERR_NONE;
+    bool write_imm = false;
+    bool solicited = false;
+  };
+  void on_rc_request(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet);
+  void on_ud_request(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet,
+                     std::span<const uint8_t> frame);
+  void on_duplicate(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet);
+  bool execute_send(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet);
+  bool execute_write(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet);
+  void execute_read(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet, bool duplicate);
+  bool execute_atomic(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet);
+  bool remote_allowed(const QueuePair& qp, uint32_t rkey, uint64_t va, uint64_t length,
+                      uint32_t access) const;
+  Take take_receive(uint32_t qpn, QueuePair& qp, RecvWqe& wqe);
+  void begin_receive(QueuePair& qp, const RecvWqe& wqe);
+  void complete_receive(uint32_t qpn, QueuePair& qp, const ReceiveResult& result);
+  void fail_receive(uint32_t qpn, QueuePair& qp, const SgeOutcome& outcome, uint32_t psn);
+  void send_ack(uint32_t qpn, QueuePair& qp, uint8_t syndrome, uint32_t psn);
+  void nak_and_fail(uint32_t qpn, QueuePair& qp, uint8_t nak_code, uint32_t psn,
+                    ornic_eqe_type event);
+
+  EventLoop& loop_;
+  NicCore& core_;
+  Port* port_;
+  TransportTimer& timer_;
+  LifetimeToken lifetime_;
+
+  std::set<uint32_t> ready_; // QPs with requester work
+  bool run_posted_ = false;
+  std::set<uint32_t> ack_pending_;
+  bool ack_flush_posted_ = false;
+  std::deque<std::vector<uint8_t>> loopback_;
+  bool loopback_posted_ = false;
+  int64_t armed_deadline_ = 0;
+
+  std::vector<uint8_t> frame_;   // reused for every frame built
+  std::vector<uint8_t> payload_; // reused for every payload gathered
+};
+
+} // namespace ornic

@@ -1,0 +1,204 @@
+#include "rdma/wqe_fetch.hpp"
+
+#include <cstring>
+
+#include "nic/device_limits.hpp"
+#include "rdma/memory_access.hpp"
+
+namespace ornic {
+namespace {
+
+constexpr uint8_t kKnownFlags = ORNIC_WQE_FLAG_SIGNALED | ORNIC_WQE_FLAG_SOLICITED |
+                                ORNIC_WQE_FLAG_FENCE | ORNIC_WQE_FLAG_INLINE;
+
+bool read_block(NicCore& core, const QueueMemory& memory, const RingState& ring, uint32_t index,
+                std::span<std::byte> out) {
+  if (memory.read(core.memory(), uint64_t{ring.slot(index)} * ORNIC_WQE_BLOCK_SIZE, out))
+    return true;
+  core.counters.inc(ORNIC_CNT_DMA_ERRORS);
+  return false;
+}
+
+WqeError op_error(uint8_t vendor_err) {
+  return WqeError{ORNIC_CQE_LOC_QP_OP_ERR, vendor_err, false};
+}
+
+bool is_read_or_atomic(uint8_t opcode) {
+  return opcode == ORNIC_WQE_OP_RDMA_READ || opcode == ORNIC_WQE_OP_ATOMIC_CMP_SWP ||
+         opcode == ORNIC_WQE_OP_ATOMIC_FETCH_ADD;
+}
+
+bool is_rdma(uint8_t opcode) {
+  return opcode == ORNIC_WQE_OP_RDMA_WRITE || opcode == ORNIC_WQE_OP_RDMA_WRITE_IMM ||
+         opcode == ORNIC_WQE_OP_RDMA_READ;
+}
+
+bool is_atomic(uint8_t opcode) {
+  return opcode == ORNIC_WQE_OP_ATOMIC_CMP_SWP || opcode == ORNIC_WQE_OP_ATOMIC_FETCH_ADD;
+}
+
+// The opcode segment's own reserved words must be zero where the opcode uses it.
+bool segment_reserved_clear(const ornic_send_wqe& w, bool ud) {
+  if (ud)
+    return all_zero(bytes_of(w.ud.reserved));
+  if (is_rdma(w.opcode))
+    return all_zero(bytes_of(w.rdma.reserved));
+  if (is_atomic(w.opcode))
+    return w.atomic.reserved == 0;
+  return true;
+}
+
+// Reads `count` SGEs starting in block `first_block` (relative to `index`) at SGE slot
+// `first_slot`, four per 64-byte block.
+bool read_sges(NicCore& core, const QueueMemory& memory, const RingState& ring, uint32_t index,
+               uint32_t first_block, uint32_t count, std::vector<WqeSge>& sges) {
+  std::array<ornic_sge, ORNIC_SGES_PER_BLOCK> block{};
+  for (uint32_t i = 0; i < count; ++i) {
+    const uint32_t slot = i % ORNIC_SGES_PER_BLOCK;
+    if (slot == 0 && !read_block(core, memory, ring, index + first_block + i / ORNIC_SGES_PER_BLOCK,
+                                 bytes_of(block)))
+      return false;
+    sges.push_back(WqeSge{le(block[slot].addr), le(block[slot].length), le(block[slot].lkey)});
+  }
+  return true;
+}
+
+} // namespace
+
+uint8_t cqe_opcode_for_send(uint8_t wqe_opcode) {
+  switch (wqe_opcode) {
+  case ORNIC_WQE_OP_RDMA_WRITE:
+  case ORNIC_WQE_OP_RDMA_WRITE_IMM:
+    return ORNIC_CQE_OP_RDMA_WRITE;
+  case ORNIC_WQE_OP_RDMA_READ:
+    return ORNIC_CQE_OP_RDMA_READ;
+  case ORNIC_WQE_OP_ATOMIC_CMP_SWP:
+    return ORNIC_CQE_OP_COMP_SWAP;
+  case ORNIC_WQE_OP_ATOMIC_FETCH_ADD:
+    return ORNIC_CQE_OP_FETCH_ADD;
+  default:
+    return ORNIC_CQE_OP_SEND;
+  }
+}
+
+std::optional<WqeError> fetch_send_wqe(NicCore& core, const QueuePair& qp, uint32_t index,
+                                       SendOp& op) {
+  op = SendOp{};
+  op.wqe_index = index;
+  op.blocks = 1;
+  ornic_send_wqe w{};
+  if (!read_block(core, qp.sq_memory, qp.sq, index, bytes_of(w)))
+    return WqeError{ORNIC_CQE_LOC_ACCESS_ERR, ORNIC_VERR_DMA, true};
+  op.wr_id = le(w.wr_id);
+  op.opcode = w.opcode;
+  op.flags = w.flags;
+  const uint32_t available = qp.sq.producer - index;
+  if (w.num_blocks == 0 || w.num_blocks > ORNIC_WQE_MAX_BLOCKS || w.num_blocks > available)
+    return op_error(ORNIC_VERR_BAD_BLOCKS);
+  op.blocks = w.num_blocks;
+  const bool ud = qp.type != ORNIC_QPT_RC;
+  if (w.opcode > ORNIC_WQE_OP_ATOMIC_FETCH_ADD)
+    return op_error(ORNIC_VERR_BAD_OPCODE);
+  if (ud && w.opcode != ORNIC_WQE_OP_SEND && w.opcode != ORNIC_WQE_OP_SEND_IMM)
+    return op_error(ORNIC_VERR_BAD_OPCODE);
+  if ((w.flags & ~kKnownFlags) || w.reserved0 != 0 || w.reserved1 != 0 ||
+      !segment_reserved_clear(w, ud))
+    return op_error(ORNIC_VERR_RESERVED_NONZERO);
+
+  op.imm_data = w.imm_data;
+  op.invalidate_rkey = le(w.invalidate_rkey);
+  if (ud) {
+    op.rkey = le(w.ud.ah); // UD: the AH index travels in rkey, remote QPN in remote_addr
+    op.remote_addr = le(w.ud.remote_qpn);
+    op.compare_add = le(w.ud.qkey);
+  } else if (is_atomic(w.opcode)) {
+    op.remote_addr = le(w.atomic.remote_addr);
+    op.rkey = le(w.atomic.rkey);
+    op.compare_add = le(w.atomic.compare_add);
+    op.swap = le(w.atomic.swap);
+  } else if (is_rdma(w.opcode)) {
+    op.remote_addr = le(w.rdma.remote_addr);
+    op.rkey = le(w.rdma.rkey);
+  }
+
+  uint64_t length = 0;
+  if (w.flags & ORNIC_WQE_FLAG_INLINE) {
+    const uint32_t inline_len = le(w.inline_len);
+    if (is_read_or_atomic(w.opcode))
+      return op_error(ORNIC_VERR_BAD_OPCODE);
+    if (w.num_sge != 0)
+      return op_error(ORNIC_VERR_BAD_SGE_COUNT);
+    if (inline_len > limits::kMaxInlineData)
+      return op_error(ORNIC_VERR_BAD_INLINE_LEN);
+    if (op.blocks != 1 + (inline_len + ORNIC_WQE_BLOCK_SIZE - 1) / ORNIC_WQE_BLOCK_SIZE)
+      return op_error(ORNIC_VERR_BAD_BLOCKS);
+    op.inline_data.resize(inline_len);
+    std::array<std::byte, ORNIC_WQE_BLOCK_SIZE> block{};
+    for (uint32_t done = 0, b = 1; done < inline_len; ++b) {
+      if (!read_block(core, qp.sq_memory, qp.sq, index + b, block))
+        return WqeError{ORNIC_CQE_LOC_ACCESS_ERR, ORNIC_VERR_DMA, true};
+      const uint32_t piece = std::min<uint32_t>(inline_len - done, ORNIC_WQE_BLOCK_SIZE);
+      std::memcpy(op.inline_data.data() + done, block.data(), piece);
+      done += piece;
+    }
+    length = inline_len;
+  } else {
+    if (w.inline_len != 0)
+      return op_error(ORNIC_VERR_BAD_INLINE_LEN);
+    if (w.num_sge > limits::kMaxSendSge)
+      return op_error(ORNIC_VERR_BAD_SGE_COUNT);
+    if (op.blocks != 1u + (w.num_sge + ORNIC_SGES_PER_BLOCK - 1u) / ORNIC_SGES_PER_BLOCK)
+      return op_error(ORNIC_VERR_BAD_BLOCKS);
+    if (!read_sges(core, qp.sq_memory, qp.sq, index, 1, w.num_sge, op.sges))
+      return WqeError{ORNIC_CQE_LOC_ACCESS_ERR, ORNIC_VERR_DMA, true};
+    for (const WqeSge& sge : op.sges)
+      length += sge.length;
+    if (is_atomic(w.opcode) && (op.sges.size() != 1 || length != 8))
+      return op_error(ORNIC_VERR_BAD_SGE_COUNT);
+  }
+  if (length > limits::kMaxMsgSize)
+    return WqeError{ORNIC_CQE_LOC_LEN_ERR, ORNIC_VERR_MSG_TOO_LONG, false};
+  op.length = static_cast<uint32_t>(length);
+
+  // Local buffers are checked once here; the data path checks each access again.
+  const uint32_t access = is_read_or_atomic(w.opcode) ? ORNIC_ACCESS_LOCAL_WRITE : 0;
+  for (const WqeSge& sge : op.sges) {
+    if (sge.length == 0)
+      continue;
+    const VendorErr why =
+        check_local(core.resources, qp.pd, sge.lkey, sge.addr, sge.length, access);
+    if (why != ORNIC_VERR_NONE)
+      return WqeError{ORNIC_CQE_LOC_PROT_ERR, why, false};
+  }
+  return std::nullopt;
+}
+
+std::optional<WqeError> fetch_recv_wqe(NicCore& core, const QueueMemory& ring_memory,
+                                       const RingState& ring, uint32_t index, uint32_t available,
+                                       RecvWqe& wqe) {
+  wqe = RecvWqe{};
+  wqe.index = index;
+  ornic_recv_wqe w{};
+  if (!read_block(core, ring_memory, ring, index, bytes_of(w)))
+    return WqeError{ORNIC_CQE_LOC_ACCESS_ERR, ORNIC_VERR_DMA, true};
+  wqe.wr_id = le(w.wr_id);
+  if (w.num_blocks == 0 || w.num_blocks > ORNIC_WQE_MAX_BLOCKS || w.num_blocks > available)
+    return op_error(ORNIC_VERR_BAD_BLOCKS);
+  wqe.blocks = w.num_blocks;
+  if (w.reserved0 != 0 || w.reserved1 != 0)
+    return op_error(ORNIC_VERR_RESERVED_NONZERO);
+  if (w.num_sge > limits::kMaxRecvSge)
+    return op_error(ORNIC_VERR_BAD_SGE_COUNT);
+  const uint32_t extra = w.num_sge > 3 ? w.num_sge - 3u : 0u;
+  if (wqe.blocks != 1 + (extra + ORNIC_SGES_PER_BLOCK - 1) / ORNIC_SGES_PER_BLOCK)
+    return op_error(ORNIC_VERR_BAD_BLOCKS);
+  for (uint32_t i = 0; i < std::min<uint32_t>(w.num_sge, 3); ++i)
+    wqe.sges.push_back(WqeSge{le(w.sge[i].addr), le(w.sge[i].length), le(w.sge[i].lkey)});
+  if (!read_sges(core, ring_memory, ring, index, 1, extra, wqe.sges))
+    return WqeError{ORNIC_CQE_LOC_ACCESS_ERR, ORNIC_VERR_DMA, true};
+  for (const WqeSge& sge : wqe.sges)
+    wqe.capacity += sge.length;
+  return std::nullopt;
+}
+
+} // namespace ornic

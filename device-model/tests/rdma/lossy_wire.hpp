@@ -1,0 +1,97 @@
+// An in-process Ethernet link between two ports for transport tests: frames queue until
+// the test delivers them, and a per-frame policy may drop, duplicate, hold back (reorder)
+// or corrupt each one, so every loss pattern is exact and repeatable.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <vector>
+
+#include "port/port.hpp"
+
+namespace ornic::test {
+
+enum class WireAction : uint8_t { deliver, drop, duplicate, delay, corrupt };
+
+class LossyWire {
+public:
+  using Frame = std::vector<std::byte>;
+  // Decides the fate of the n-th frame (counted per direction from 0) sent by side 0/1.
+  using Policy = std::function<WireAction(int side, uint64_t n, const Frame& frame)>;
+
+  class End final : public Port {
+  public:
+    End(LossyWire& wire, int side) : wire_(wire), side_(side) {}
+    void send(std::span<const std::byte> frame) override {
+      wire_.carry(side_, Frame(frame.begin(), frame.end()));
+    }
+    void set_receiver(Receiver rx) override { receiver_ = std::move(rx); }
+    bool link_up() const override { return wire_.up; }
+    PortCounters counters() const override { return {}; }
+    Receiver receiver_;
+
+  private:
+    LossyWire& wire_;
+    int side_;
+  };
+
+  LossyWire() : ends_{End(*this, 0), End(*this, 1)} {}
+  End& end(int side) { return ends_[side]; }
+
+  // Hands every queued frame to its receiver; true if any was delivered.
+  bool deliver() {
+    bool any = false;
+    for (int side = 0; side < 2; ++side) {
+      std::deque<Frame> frames;
+      frames.swap(queue_[side]);
+      for (Frame& frame : frames) {
+        any = true;
+        if (ends_[1 - side].receiver_)
+          ends_[1 - side].receiver_(frame);
+      }
+    }
+    return any;
+  }
+  // Frames held back by `delay` go out after the next frame of their direction.
+  size_t pending() const { return queue_[0].size() + queue_[1].size(); }
+
+  Policy policy;
+  bool up = true;
+  uint64_t sent[2] = {0, 0};
+  uint64_t dropped = 0;
+
+private:
+  void carry(int side, Frame frame) {
+    const uint64_t n = sent[side]++;
+    if (!up)
+      return;
+    const WireAction action = policy ? policy(side, n, frame) : WireAction::deliver;
+    switch (action) {
+    case WireAction::drop:
+      ++dropped;
+      return;
+    case WireAction::duplicate:
+      queue_[side].push_back(frame);
+      break;
+    case WireAction::delay:
+      held_[side].push_back(std::move(frame));
+      return;
+    case WireAction::corrupt:
+      frame[frame.size() / 2] ^= std::byte{0x40};
+      break;
+    case WireAction::deliver:
+      break;
+    }
+    queue_[side].push_back(std::move(frame));
+    for (Frame& late : held_[side])
+      queue_[side].push_back(std::move(late));
+    held_[side].clear();
+  }
+
+  End ends_[2];
+  std::deque<Frame> queue_[2];
+  std::vector<Frame> held_[2];
+};
+
+} // namespace ornic::test

@@ -1,0 +1,232 @@
+#include "rdma_pair.hpp"
+
+#include <gtest/gtest.h>
+
+namespace ornic::test {
+
+uint32_t Node::reg_mr(uint64_t iova, uint64_t length, uint32_t access, uint32_t pd_override) {
+  ornic_admin_reg_mr c{};
+  c.hdr.opcode = ORNIC_ADMIN_REG_MR;
+  const uint64_t first_page = iova & ~uint64_t{4095};
+  const uint64_t pages = (iova + length - first_page + 4095) / 4096;
+  c.mem.addr = to_le(first_page);
+  c.mem.num_pages = to_le(static_cast<uint32_t>(pages));
+  c.mem.page_shift = 12;
+  c.mem.mode = ORNIC_MEM_MODE_CONTIG;
+  c.iova = to_le(iova);
+  c.length = to_le(length);
+  c.pd = to_le(pd_override != 0 ? pd_override : pd);
+  c.access = to_le(access);
+  c.key_variant = 0x5a;
+  c.first_page_offset = to_le(static_cast<uint32_t>(iova - first_page));
+  const auto cqe = h.execute(DriverHarness::as_sqe(c));
+  EXPECT_EQ(cqe.status, ORNIC_ADMIN_STATUS_SUCCESS);
+  return le(cqe.result0);
+}
+
+std::optional<ornic_cqe> Node::poll() {
+  const auto cqe = h.read<ornic_cqe>(cq_ring + uint64_t{cq_head % cq_depth} * ORNIC_CQE_SIZE);
+  if ((cqe.owner & ORNIC_CQE_OWNER_PHASE) != expected_phase(cq_head, cq_depth))
+    return std::nullopt;
+  ++cq_head;
+  h.doorbell(0, ORNIC_DB_CQ, ORNIC_DB_VALUE(cqn, 0, cq_head));
+  return cqe;
+}
+
+void Qp::post_send(ornic_send_wqe wqe, const std::vector<ornic_sge>& sges, bool ring_doorbell) {
+  DriverHarness& h = node->h;
+  const uint32_t blocks = 1 + static_cast<uint32_t>((sges.size() + 3) / 4);
+  wqe.num_blocks = static_cast<uint8_t>(blocks);
+  wqe.num_sge = static_cast<uint8_t>(sges.size());
+  h.write(sq + uint64_t{sq_prod % kDepth} * 64, wqe);
+  for (size_t i = 0; i < sges.size(); ++i) {
+    const uint32_t block = (sq_prod + 1 + static_cast<uint32_t>(i / 4)) % kDepth;
+    h.write(sq + uint64_t{block} * 64 + (i % 4) * 16, sges[i]);
+  }
+  sq_prod += blocks;
+  if (ring_doorbell)
+    h.doorbell(0, ORNIC_DB_SQ, ORNIC_DB_VALUE(qpn, 0, sq_prod));
+}
+
+void Qp::post_send_inline(ornic_send_wqe wqe, const std::vector<uint8_t>& data) {
+  DriverHarness& h = node->h;
+  const uint32_t blocks = 1 + static_cast<uint32_t>((data.size() + 63) / 64);
+  wqe.num_blocks = static_cast<uint8_t>(blocks);
+  wqe.flags |= ORNIC_WQE_FLAG_INLINE;
+  wqe.inline_len = to_le(static_cast<uint16_t>(data.size()));
+  h.write(sq + uint64_t{sq_prod % kDepth} * 64, wqe);
+  for (size_t i = 0; i < data.size(); ++i) {
+    const uint32_t block = (sq_prod + 1 + static_cast<uint32_t>(i / 64)) % kDepth;
+    *h.memory.at(sq + uint64_t{block} * 64 + i % 64) = std::byte{data[i]};
+  }
+  sq_prod += blocks;
+  h.doorbell(0, ORNIC_DB_SQ, ORNIC_DB_VALUE(qpn, 0, sq_prod));
+}
+
+void Qp::post_recv(uint64_t wr_id, const std::vector<ornic_sge>& sges) {
+  DriverHarness& h = node->h;
+  const uint32_t extra = sges.size() > 3 ? static_cast<uint32_t>(sges.size() - 3) : 0;
+  const uint32_t blocks = 1 + (extra + 3) / 4;
+  ornic_recv_wqe w{};
+  w.wr_id = to_le(wr_id);
+  w.num_blocks = static_cast<uint8_t>(blocks);
+  w.num_sge = static_cast<uint8_t>(sges.size());
+  for (size_t i = 0; i < sges.size() && i < 3; ++i)
+    w.sge[i] = sges[i];
+  h.write(rq + uint64_t{rq_prod % kDepth} * 64, w);
+  for (size_t i = 3; i < sges.size(); ++i) {
+    const uint32_t block = (rq_prod + 1 + static_cast<uint32_t>((i - 3) / 4)) % kDepth;
+    h.write(rq + uint64_t{block} * 64 + ((i - 3) % 4) * 16, sges[i]);
+  }
+  rq_prod += blocks;
+  h.doorbell(0, ORNIC_DB_RQ, ORNIC_DB_VALUE(qpn, 0, rq_prod));
+}
+
+uint32_t Qp::state() {
+  DriverHarness& h = node->h;
+  const uint64_t buffer = h.alloc(sizeof(ornic_qp_attr), 64);
+  ornic_admin_modify_qp c{};
+  c.hdr.opcode = ORNIC_ADMIN_QUERY_QP;
+  c.attr_addr = to_le(buffer);
+  c.attr_len = to_le<uint32_t>(sizeof(ornic_qp_attr));
+  c.qpn = to_le(qpn);
+  const auto cqe = h.execute(DriverHarness::as_sqe(c));
+  return le(cqe.result1);
+}
+
+RdmaPair::RdmaPair(bool use_ipv6)
+    : a(&wire.end(0), &timer_a, kMacA), b(&wire.end(1), &timer_b, kMacB), ipv6(use_ipv6) {
+  setup(a, 1);
+  setup(b, 2);
+}
+
+void RdmaPair::setup(Node& node, uint8_t last_octet) {
+  ASSERT_TRUE(node.h.bring_up(16, 64));
+  node.eqn = node.h.create_eq(6, 1);
+  node.cqn = node.h.create_cq(node.eqn, 8, 0, &node.cq_ring);
+  node.pd = node.h.alloc_pd();
+  if (ipv6) {
+    node.gid = {0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, last_octet};
+    ASSERT_EQ(node.h.add_gid(0, node.gid, ORNIC_GID_TYPE_ROCE_V2_IPV6).status,
+              ORNIC_ADMIN_STATUS_SUCCESS);
+  } else {
+    node.gid = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 10, 0, 0, last_octet};
+    ASSERT_EQ(node.h.add_gid(0, node.gid).status, ORNIC_ADMIN_STATUS_SUCCESS);
+  }
+  node.buffer = node.h.alloc(Node::kBufferBytes);
+  node.key = node.reg_mr(node.buffer, Node::kBufferBytes, ORNIC_ACCESS_ALL);
+}
+
+Qp RdmaPair::create_qp(Node& node, ornic_qp_type type) {
+  Qp qp;
+  qp.node = &node;
+  qp.qpn = node.h.create_qp(node.pd, node.cqn, type, 0, &qp.sq, &qp.rq);
+  return qp;
+}
+
+void RdmaPair::connect(Qp& qp, const Qp& peer, uint8_t path_mtu, uint32_t access, uint8_t retry_cnt,
+                       uint8_t rnr_retry, uint8_t timeout) {
+  DriverHarness& h = qp.node->h;
+  ornic_qp_attr attr{};
+  attr.state = ORNIC_QPS_INIT;
+  attr.access_flags = to_le(access);
+  ASSERT_EQ(h.modify_qp(qp.qpn, attr,
+                        ORNIC_QP_ATTR_STATE | ORNIC_QP_ATTR_PKEY_INDEX | ORNIC_QP_ATTR_ACCESS_FLAGS)
+                .status,
+            ORNIC_ADMIN_STATUS_SUCCESS);
+  attr.state = ORNIC_QPS_RTR;
+  attr.path_mtu = path_mtu;
+  attr.dest_qpn = to_le(peer.qpn);
+  attr.rq_psn = to_le(0x100u + peer.qpn);
+  attr.max_dest_rd_atomic = 4;
+  attr.min_rnr_timer = 1; // 10 us
+  std::copy(peer.node->gid.begin(), peer.node->gid.end(), attr.dgid);
+  std::copy(peer.node->mac.begin(), peer.node->mac.end(), attr.dmac);
+  attr.sgid_index = 0;
+  attr.hop_limit = 64;
+  ASSERT_EQ(h.modify_qp(qp.qpn, attr,
+                        ORNIC_QP_ATTR_STATE | ORNIC_QP_ATTR_AV | ORNIC_QP_ATTR_PATH_MTU |
+                            ORNIC_QP_ATTR_DEST_QPN | ORNIC_QP_ATTR_RQ_PSN |
+                            ORNIC_QP_ATTR_MAX_DEST_RD_ATOMIC | ORNIC_QP_ATTR_MIN_RNR_TIMER)
+                .status,
+            ORNIC_ADMIN_STATUS_SUCCESS);
+  attr.state = ORNIC_QPS_RTS;
+  attr.sq_psn = to_le(0x100u + qp.qpn);
+  attr.timeout = timeout;
+  attr.retry_cnt = retry_cnt;
+  attr.rnr_retry = rnr_retry;
+  attr.max_rd_atomic = 4;
+  ASSERT_EQ(h.modify_qp(qp.qpn, attr,
+                        ORNIC_QP_ATTR_STATE | ORNIC_QP_ATTR_SQ_PSN | ORNIC_QP_ATTR_TIMEOUT |
+                            ORNIC_QP_ATTR_RETRY_CNT | ORNIC_QP_ATTR_RNR_RETRY |
+                            ORNIC_QP_ATTR_MAX_QP_RD_ATOMIC)
+                .status,
+            ORNIC_ADMIN_STATUS_SUCCESS);
+}
+
+std::pair<Qp, Qp> RdmaPair::rc_pair(uint8_t path_mtu) {
+  Qp qa = create_qp(a), qb = create_qp(b);
+  connect(qa, qb, path_mtu);
+  connect(qb, qa, path_mtu);
+  return {qa, qb};
+}
+
+void RdmaPair::bring_up_ud(Qp& qp, uint32_t qkey) {
+  DriverHarness& h = qp.node->h;
+  ornic_qp_attr attr{};
+  attr.state = ORNIC_QPS_INIT;
+  attr.qkey = to_le(qkey);
+  ASSERT_EQ(
+      h.modify_qp(qp.qpn, attr, ORNIC_QP_ATTR_STATE | ORNIC_QP_ATTR_PKEY_INDEX | ORNIC_QP_ATTR_QKEY)
+          .status,
+      ORNIC_ADMIN_STATUS_SUCCESS);
+  attr.state = ORNIC_QPS_RTR;
+  ASSERT_EQ(h.modify_qp(qp.qpn, attr, ORNIC_QP_ATTR_STATE).status, ORNIC_ADMIN_STATUS_SUCCESS);
+  attr.state = ORNIC_QPS_RTS;
+  ASSERT_EQ(h.modify_qp(qp.qpn, attr, ORNIC_QP_ATTR_STATE | ORNIC_QP_ATTR_SQ_PSN).status,
+            ORNIC_ADMIN_STATUS_SUCCESS);
+}
+
+uint32_t RdmaPair::create_ah(Node& node, const Node& to) {
+  ornic_admin_create_ah c{};
+  c.hdr.opcode = ORNIC_ADMIN_CREATE_AH;
+  c.pd = to_le(node.pd);
+  std::copy(to.gid.begin(), to.gid.end(), c.dgid);
+  std::copy(to.mac.begin(), to.mac.end(), c.dmac);
+  c.hop_limit = 64;
+  const auto cqe = node.h.execute(DriverHarness::as_sqe(c));
+  EXPECT_EQ(cqe.status, ORNIC_ADMIN_STATUS_SUCCESS);
+  return le(cqe.result0);
+}
+
+void RdmaPair::pump() {
+  for (int i = 0; i < 100000; ++i) {
+    bool moved = a.h.loop.run_once(std::chrono::milliseconds(0));
+    moved = b.h.loop.run_once(std::chrono::milliseconds(0)) || moved;
+    moved = wire.deliver() || moved;
+    if (!moved)
+      return;
+  }
+  ADD_FAILURE() << "the pair never went quiet";
+}
+
+void RdmaPair::advance(int64_t ns) {
+  timer_a.advance(ns);
+  timer_b.advance(ns);
+  pump();
+}
+
+std::vector<ornic_cqe> RdmaPair::wait_cqes(Node& node, size_t count, int64_t step, int steps) {
+  std::vector<ornic_cqe> got;
+  pump();
+  for (int i = 0; i <= steps; ++i) {
+    while (auto cqe = node.poll())
+      got.push_back(*cqe);
+    if (got.size() >= count)
+      return got;
+    advance(step);
+  }
+  return got;
+}
+
+} // namespace ornic::test

@@ -1,0 +1,104 @@
+// Two NICs (two driver harnesses) on a LossyWire, each with its own manual clock: a CQ,
+// a PD, a GID and a 1 MiB MR each, plus helpers to create and connect QPs, post WQEs the
+// way a provider does, poll CQEs and run everything until the wire is quiet.
+#pragma once
+
+#include <array>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "driver_harness.hpp"
+#include "lossy_wire.hpp"
+#include "manual_timer.hpp"
+
+namespace ornic::test {
+
+inline constexpr MacAddress kMacA = {0x02, 0, 0, 0, 0, 0x0a};
+inline constexpr MacAddress kMacB = {0x02, 0, 0, 0, 0, 0x0b};
+
+struct Node {
+  Node(Port* port, TransportTimer* timer, const MacAddress& node_mac)
+      : h(port, timer, node_mac), mac(node_mac) {}
+  DriverHarness h;
+  MacAddress mac;
+  uint32_t eqn = 0, cqn = 0, pd = 0;
+  uint64_t cq_ring = 0;
+  uint32_t cq_depth = 256, cq_head = 0;
+  std::array<uint8_t, 16> gid{};
+  uint64_t buffer = 0; // kBufferBytes, registered as `key` with every access right
+  uint32_t key = 0;
+  static constexpr size_t kBufferBytes = 1 << 20;
+
+  std::byte* at(uint64_t offset) { return h.memory.at(buffer + offset); }
+  uint32_t reg_mr(uint64_t iova, uint64_t length, uint32_t access, uint32_t pd_override = 0);
+  std::optional<ornic_cqe> poll();
+  uint64_t counter(ornic_counter_id id) const { return h.counter(id); }
+};
+
+struct Qp {
+  Node* node = nullptr;
+  uint32_t qpn = 0;
+  uint64_t sq = 0, rq = 0;
+  uint32_t sq_prod = 0, rq_prod = 0;
+  static constexpr uint32_t kDepth = 64; // blocks
+
+  // Writes the WQE (block 0 from `wqe`, SGEs after it) and rings the SQ doorbell.
+  void post_send(ornic_send_wqe wqe, const std::vector<ornic_sge>& sges, bool ring_doorbell = true);
+  void post_send_inline(ornic_send_wqe wqe, const std::vector<uint8_t>& data);
+  void post_recv(uint64_t wr_id, const std::vector<ornic_sge>& sges);
+  uint32_t state();
+};
+
+inline ornic_sge sge(uint64_t addr, uint32_t length, uint32_t lkey) {
+  ornic_sge s{};
+  s.addr = to_le(addr);
+  s.length = to_le(length);
+  s.lkey = to_le(lkey);
+  return s;
+}
+
+inline ornic_send_wqe send_wqe(uint8_t opcode, uint64_t wr_id,
+                               uint8_t flags = ORNIC_WQE_FLAG_SIGNALED) {
+  ornic_send_wqe w{};
+  w.opcode = opcode;
+  w.flags = flags;
+  w.wr_id = to_le(wr_id);
+  return w;
+}
+
+class RdmaPair {
+public:
+  explicit RdmaPair(bool ipv6 = false);
+
+  Qp create_qp(Node& node, ornic_qp_type type = ORNIC_QPT_RC);
+  // RESET -> INIT -> RTR -> RTS towards `peer` on `peer_node`.
+  void connect(Qp& qp, const Qp& peer, uint8_t path_mtu = ORNIC_MTU_1024,
+               uint32_t access = ORNIC_ACCESS_REMOTE_WRITE | ORNIC_ACCESS_REMOTE_READ |
+                                 ORNIC_ACCESS_REMOTE_ATOMIC,
+               uint8_t retry_cnt = 7, uint8_t rnr_retry = 7, uint8_t timeout = 14);
+  std::pair<Qp, Qp> rc_pair(uint8_t path_mtu = ORNIC_MTU_1024);
+  void bring_up_ud(Qp& qp, uint32_t qkey);
+  uint32_t create_ah(Node& node, const Node& to);
+
+  // Runs both event loops and the wire until nothing moves.
+  void pump();
+  // Moves both clocks forward (firing due timers), then pumps.
+  void advance(int64_t ns);
+  // Pumps, advancing time in `step`s until both CQs have produced `a` and `b` CQEs
+  // more or `limit` elapsed; collects them.
+  std::vector<ornic_cqe> wait_cqes(Node& node, size_t count, int64_t step = 10'000'000,
+                                   int steps = 200);
+
+  LossyWire wire;
+  ManualTimer timer_a, timer_b;
+  Node a, b;
+  bool ipv6;
+  std::vector<ornic_cqe> pending_a, pending_b;
+
+private:
+  void setup(Node& node, uint8_t last_octet);
+};
+
+} // namespace ornic::test
