@@ -4,7 +4,7 @@
 # check-testbed.sh with RESULTS (results file), KDIR, FLAVOUR and BUILD
 # (build directory of the check).  Builds the provider against rdma-core's
 # source of the installed version (userspace-provider/build.sh), builds the
-# libibverbs test tool, then runs provider-devinfo.sh in a guest with two
+# libibverbs test tools, then runs provider-devinfo.sh in a guest with two
 # linked device models, using the modules check-driver.sh built.  One
 # "PASS|FAIL|SKIP: provider/..." line per test.
 set -uo pipefail
@@ -44,13 +44,19 @@ else
 	exit 0
 fi
 
-tool=$BUILD/tools/provider-verbs
 mkdir -p "$BUILD/tools"
-if ! gcc -std=gnu11 -O2 -Wall -Wextra -Werror -o "$tool" \
-	"$here/suites/provider-verbs.c" -libverbs 2>"$BUILD/tools/provider-verbs.log"; then
-	record FAIL provider/build-verbs-tool "$(head -n 5 "$BUILD/tools/provider-verbs.log" | tr '\n' ' ')"
-	tool=""
-fi
+# build_tool NAME: suites/NAME.c -> $BUILD/tools/NAME; prints its path (and
+# nothing when it failed: the FAIL line goes to stderr and the results).
+build_tool() {
+	if gcc -std=gnu11 -O2 -Wall -Wextra -Werror -o "$BUILD/tools/$1" \
+		"$here/suites/$1.c" -libverbs 2>"$BUILD/tools/$1.log"; then
+		echo "$BUILD/tools/$1"
+	else
+		record FAIL "provider/build-$1" "$(head -n 5 "$BUILD/tools/$1.log" | tr '\n' ' ')" >&2
+	fi
+}
+tool=$(build_tool provider-verbs)
+nosys=$(build_tool provider-nosyscall)
 
 # --- the provider against device models --------------------------------------------
 # shellcheck source=qemu-tests/models.sh
@@ -69,7 +75,7 @@ mdir=/tmp/provider-models
 if models_start "$mdir" 2 link && sleep 0.5; then
 	mapfile -t margs < <(models_vm_args)
 	provider_vm provider-devinfo --timeout 900 "${margs[@]}" -- \
-		/src/qemu-tests/suites/provider-devinfo.sh "$MO" "$PDIR" "$tool"
+		/src/qemu-tests/suites/provider-devinfo.sh "$MO" "$PDIR" "$tool" "$nosys"
 	if why=$(models_stop); then
 		record PASS provider/models-survive "both models alive after the provider suite"
 	else

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
-# provider-devinfo.sh MODDIR PROVIDER_DIR [VERBS_TOOL]: with two linked ornic
+# provider-devinfo.sh MODDIR PROVIDER_DIR [VERBS_TOOL [NOSYSCALL_TOOL]]: with two linked ornic
 # models attached, install the rdma-core provider (libornic-rdmav34.so and
 # ornic.driver from PROVIDER_DIR) and the driver, then check with the stock
 # ibverbs tools: ibv_devices lists both devices, ibv_devinfo -v works and its
@@ -9,10 +9,13 @@
 # through the provider).  VERBS_TOOL (provider-verbs.c) then runs the
 # provider's checks on the first device and data between both (see its
 # header comment); each of its PASS/FAIL lines becomes a test.
+# NOSYSCALL_TOOL (provider-nosyscall.c) traces the post and poll paths for
+# system calls.
 set -uo pipefail
 mo=$1
 pdir=$2
 tool=${3:-}
+nosys=${4:-}
 SUITE=provider
 . /src/qemu-tests/suites/lib.sh
 . /src/qemu-tests/suites/driver-lib.sh
@@ -93,23 +96,33 @@ else
 	fi
 fi
 
-# --- a provider context through libibverbs ----------------------------------------
+# --- provider checks through libibverbs ---------------------------------------------
+# run_tool NAME OUT ARGS...: every PASS/FAIL/SKIP line of the tool is a test.
+run_tool() {
+	local name=$1 out=$2 rc n=0 st t details
+	shift 2
+	timeout 600 "$@" >"$out" 2>&1
+	rc=$?
+	while read -r st t details; do
+		case $st in
+		PASS) pass "$t" "$details"; n=$((n + 1)) ;;
+		FAIL) fail "$t" "$details"; n=$((n + 1)) ;;
+		SKIP) skip "$t" "$details"; n=$((n + 1)) ;;
+		esac
+	done <"$out"
+	if [ $rc -gt 1 ] || [ $n = 0 ]; then
+		fail "$name" "$name exited with status $rc after $n checks: $(tail -n 3 "$out" | tr '\n' ' ')"
+	fi
+}
 if [ -z "$tool" ]; then
 	skip verbs "no provider-verbs tool (build failed)"
 else
-	IB1=${ibs[1]}
-	timeout 600 "$tool" "$IB0" "$IB1" >/out/provider-verbs.txt 2>&1
-	rc=$?
-	n=0
-	while read -r st name details; do
-		case $st in
-		PASS) pass "$name" "$details"; n=$((n + 1)) ;;
-		FAIL) fail "$name" "$details"; n=$((n + 1)) ;;
-		esac
-	done </out/provider-verbs.txt
-	if [ $rc -gt 1 ] || [ $n = 0 ]; then
-		fail verbs "provider-verbs $IB0 exited with status $rc after $n checks: $(tail -n 3 /out/provider-verbs.txt | tr '\n' ' ')"
-	fi
+	run_tool provider-verbs /out/provider-verbs.txt "$tool" "$IB0" "${ibs[1]}"
+fi
+if [ -z "$nosys" ]; then
+	skip no-syscall "no provider-nosyscall tool (build failed)"
+else
+	run_tool provider-nosyscall /out/provider-nosyscall.txt "$nosys" "$IB0"
 fi
 
 # --- unload ------------------------------------------------------------------------
