@@ -105,6 +105,7 @@ void TransportEngine::run_scheduled() {
     schedule(qpn);
   if (!ready_.empty())
     schedule(*ready_.begin());
+  update_timer();
 }
 
 void TransportEngine::schedule_ack(uint32_t qpn) {
@@ -131,6 +132,7 @@ void TransportEngine::flush_acks() {
     send_ack(qpn, *qp, roce::make_ack_syndrome(),
              roce::psn_add(qp->transport.resp.epsn, roce::kPsnMask));
   }
+  update_timer();
 }
 
 void TransportEngine::update_timer() {
