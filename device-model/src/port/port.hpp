@@ -34,7 +34,8 @@ struct PortCounters {
   uint64_t rx_bytes = 0;
 
   uint64_t tx_dropped_no_peer = 0;     // link down: peer socket absent, or spec "none"
-  uint64_t tx_dropped_would_block = 0; // peer's receive queue / our send buffer full
+  uint64_t tx_dropped_would_block = 0; // peer's receive queue full and our queue too
+  uint64_t tx_backpressured = 0;       // frames that waited for room in the peer's queue
   uint64_t tx_dropped_oversize = 0;    // longer than kMaxFrameBytes
   uint64_t tx_dropped_runt = 0;        // shorter than kMinFrameBytes
   uint64_t tx_dropped_error = 0;       // any other send failure
@@ -51,7 +52,8 @@ public:
 
   virtual ~Port() = default;
 
-  // Never blocks; drops (and counts) when the peer is absent or the socket is full.
+  // Never blocks; drops (and counts) when the peer is absent; a backend may queue a
+  // bounded number of frames while the peer is slow.
   virtual void send(std::span<const std::byte> frame) = 0;
   // The receiver runs on the event loop, never from inside send(). The span is only valid
   // during the call. It must not destroy the port or call set_receiver() itself.

@@ -88,6 +88,7 @@ UnixDgramPort::UnixDgramPort(EventLoop& loop, std::string local_path, std::strin
 
 UnixDgramPort::~UnixDgramPort() {
   loop_.cancel_timer(probe_timer_);
+  loop_.cancel_timer(retry_timer_);
   loop_.remove_fd(socket_.get());
   struct stat st;
   if (::lstat(local_path_.c_str(), &st) == 0 && st.st_dev == bound_device_ &&
@@ -98,6 +99,36 @@ UnixDgramPort::~UnixDgramPort() {
 void UnixDgramPort::send(std::span<const std::byte> frame) {
   if (!admit_tx_frame(frame.size(), counters_))
     return;
+  // Frames already waiting go first: the link never reorders.
+  if (tx_queue_.empty() && try_send(frame) != SendResult::would_block)
+    return;
+  if (tx_queue_.size() >= kMaxQueuedFrames) {
+    ++counters_.tx_dropped_would_block;
+    return;
+  }
+  ++counters_.tx_backpressured;
+  tx_queue_.emplace_back(frame.begin(), frame.end());
+  if (retry_timer_ == 0)
+    retry_timer_ = loop_.add_timer(kRetryInterval, [this] {
+      retry_timer_ = 0;
+      flush_queue();
+    });
+}
+
+void UnixDgramPort::flush_queue() {
+  while (!tx_queue_.empty()) {
+    if (try_send(tx_queue_.front()) == SendResult::would_block) {
+      retry_timer_ = loop_.add_timer(kRetryInterval, [this] {
+        retry_timer_ = 0;
+        flush_queue();
+      });
+      return;
+    }
+    tx_queue_.pop_front();
+  }
+}
+
+UnixDgramPort::SendResult UnixDgramPort::try_send(std::span<const std::byte> frame) {
   const ssize_t sent =
       ::sendto(socket_.get(), frame.data(), frame.size(), MSG_DONTWAIT | MSG_NOSIGNAL,
                peer_address_.get(), peer_address_.length);
@@ -105,14 +136,13 @@ void UnixDgramPort::send(std::span<const std::byte> frame) {
     ++counters_.tx_frames;
     counters_.tx_bytes += frame.size();
     set_link(true, "peer reachable");
-    return;
+    return SendResult::sent;
   }
   const int error = errno;
   switch (error) {
   case EAGAIN: // the peer is there but has not read its queue yet
-    ++counters_.tx_dropped_would_block;
     set_link(true, "peer reachable");
-    break;
+    return SendResult::would_block;
   case ENOENT:
   case ECONNREFUSED:
     ++counters_.tx_dropped_no_peer;
@@ -125,6 +155,7 @@ void UnixDgramPort::send(std::span<const std::byte> frame) {
                        tx_error_log_.count() + 1);
     break;
   }
+  return SendResult::dropped;
 }
 
 void UnixDgramPort::on_readable() {

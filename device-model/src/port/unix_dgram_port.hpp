@@ -11,12 +11,16 @@
 // Frames come in from any sender (a restarted peer, or QEMU, which uses plain sendto
 // too); each datagram is validated as a frame by length and dropped and counted otherwise.
 //
-// Limit: Linux queues at most net.unix.max_dgram_qlen (default 10) datagrams per
-// receiving socket; a burst beyond that, sent before the peer reads, is dropped as
-// "would block". Raise the sysctl for throughput tests.
+// Back-pressure: Linux queues at most net.unix.max_dgram_qlen (default 10) datagrams per
+// receiving socket. A frame the peer's queue cannot take yet (EAGAIN) waits in a bounded
+// queue of our own, in order, and is retried on a short timer, so a burst is delayed,
+// not lost. Only beyond kMaxQueuedFrames is a frame dropped as "would block". (EPOLLOUT
+// cannot be used: an unconnected datagram socket is always writable, whatever the state
+// of the peer's queue, so waiting for it would spin.)
 #pragma once
 
 #include <chrono>
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -36,6 +40,9 @@ public:
   static constexpr std::chrono::milliseconds kProbeInterval{100};
   // Bounds the work of one wakeup so a flooding peer cannot starve the vfio-user socket.
   static constexpr int kMaxDatagramsPerWakeup = 64;
+  // Frames waiting for room in the peer's queue (about 9 MiB at the largest frame size).
+  static constexpr size_t kMaxQueuedFrames = 1024;
+  static constexpr std::chrono::microseconds kRetryInterval{200};
 
   // Binds local_path, replacing a stale socket file left by a dead process. Throws
   // std::invalid_argument for an unusable path and std::system_error/std::runtime_error
@@ -54,6 +61,9 @@ public:
   }
 
 private:
+  enum class SendResult { sent, would_block, dropped };
+  SendResult try_send(std::span<const std::byte> frame);
+  void flush_queue();
   void on_readable();
   void deliver(size_t datagram_bytes);
   void probe_peer_and_rearm();
@@ -69,6 +79,8 @@ private:
   dev_t bound_device_ = 0;
   ino_t bound_inode_ = 0;
   EventLoop::TimerId probe_timer_ = 0;
+  EventLoop::TimerId retry_timer_ = 0;
+  std::deque<std::vector<std::byte>> tx_queue_;
   bool link_up_ = false;
   LinkNotifier link_notifier_;
   Receiver receiver_;
