@@ -204,7 +204,7 @@ if models_up "$mdir"; then
 	) &
 	watcher=$!
 	driver_vm driver-fatal --timeout 900 "${margs[@]}" -- \
-		/src/qemu-tests/suites/driver-fatal.sh "$MO"
+		/src/qemu-tests/suites/driver-fatal.sh "$MO" "$verbs"
 	kill "$watcher" 2>/dev/null
 	wait "$watcher" 2>/dev/null
 	# Model 1 was killed on purpose; model 0 must have survived.

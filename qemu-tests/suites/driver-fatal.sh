@@ -1,12 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
-# driver-fatal.sh MODDIR: with two ornic models attached and traffic
-# running, the host kills the second model (we ask by creating
+# driver-fatal.sh MODDIR [VERBS_TOOL]: with two ornic models attached and
+# traffic running, the host kills the second model (we ask by creating
 # /out/kill-model).  The driver must report IB_EVENT_DEVICE_FATAL for that
 # device within a second, fail admin commands at once instead of hanging,
-# keep the other device working, and rmmod must work.
+# keep the other device working, and rmmod must work.  With VERBS_TOOL
+# (driver-verbs.c) two processes hold a QP, SRQ, CQ, MR and AH on the dying
+# device: one exits after the death (its objects are destroyed on a dead
+# device), the other only after rmmod (disassociation of a dead device).
 set -uo pipefail
 mo=$1
+verbs_tool=${2:-}
 SUITE=driver
 . /src/qemu-tests/suites/lib.sh
 . /src/qemu-tests/suites/driver-lib.sh
@@ -28,6 +32,29 @@ done
 
 # Traffic on the device about to die.
 ip addr add 10.2.1.1/24 dev "$nd1"
+
+# Objects on the device about to die, held by two processes.
+holders=0
+if [ -n "$verbs_tool" ] && wait_gid "$ib1" 10.2.1.1; then
+	gi=$(gid_index "$ib1" 10.2.1.1)
+	uv=""
+	for f in /sys/class/infiniband/"$ib1"/device/infiniband_verbs/*; do
+		uv=/dev/infiniband/${f##*/}
+	done
+	rm -f /tmp/hold-a /tmp/hold-b
+	mkfifo /tmp/hold-a /tmp/hold-b
+	"$verbs_tool" hold "$uv" "$ib1" "$gi" </tmp/hold-a >/out/hold-a.txt 2>&1 &
+	hpa=$!
+	exec 4>/tmp/hold-a
+	"$verbs_tool" hold "$uv" "$ib1" "$gi" </tmp/hold-b >/out/hold-b.txt 2>&1 &
+	hpb=$!
+	exec 5>/tmp/hold-b
+	if wait_for grep -q held /out/hold-a.txt && wait_for grep -q held /out/hold-b.txt; then
+		holders=1
+	else
+		fail fatal-holders "$(cat /out/hold-a.txt /out/hold-b.txt | tr '\n' ' ')"
+	fi
+fi
 ping -i 0.05 -W 1 10.2.1.2 >/dev/null 2>&1 &
 ppid=$!
 sleep 1
@@ -79,6 +106,18 @@ else
 	fail dead-port-down "$(rdma link show "$ib1/1")"
 fi
 
+# The first holder exits: its objects are destroyed on the dead device.
+if [ $holders = 1 ]; then
+	echo go >&4
+	exec 4>&-
+	t0=$(date +%s%N)
+	if timeout 60 sh -c "while kill -0 $hpa 2>/dev/null; do sleep 0.1; done"; then
+		pass fatal-objects-destroyed "a process holding a QP, SRQ, CQ, MR and AH on the dead device exited in $(( ($(date +%s%N) - t0) / 1000000 )) ms"
+	else
+		fail fatal-objects-destroyed "the holder did not exit within 60 s"
+	fi
+fi
+
 # The survivor is unaffected.
 if ip link set "$nd0" mtu 2000 && rdma statistic show link "${ibs[0]}/1" >/dev/null; then
 	pass survivor-works "${ibs[0]} still executes admin commands"
@@ -86,11 +125,22 @@ else
 	fail survivor-works "${ibs[0]} broken too"
 fi
 
+with=""
+[ $holders = 1 ] && with=" and live objects on it"
 t0=$(date +%s%N)
 if timeout 60 modprobe -r ornic; then
-	pass fatal-rmmod "rmmod with a dead device took $(( ($(date +%s%N) - t0) / 1000000 )) ms"
+	pass fatal-rmmod "rmmod with a dead device$with took $(( ($(date +%s%N) - t0) / 1000000 )) ms"
 else
 	fail fatal-rmmod "rmmod failed or hung"
+fi
+if [ $holders = 1 ]; then
+	echo go >&5
+	exec 5>&-
+	if wait "$hpb" && grep -q released /out/hold-b.txt; then
+		pass fatal-disassociate "the second holder survived rmmod of the dead device and exited cleanly"
+	else
+		fail fatal-disassociate "$(tr '\n' ' ' </out/hold-b.txt)"
+	fi
 fi
 # Reloading binds the survivor and refuses the dead device cleanly.
 if modprobe ornic && wait_for have_devs 1; then

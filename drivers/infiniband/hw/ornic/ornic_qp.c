@@ -301,8 +301,9 @@ int ornic_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	memset(attr, 0, sizeof(*attr));
 	ornic_qp_attr_to_ib(&oa, attr);
 	attr->cap = qp->cap;
+	/* A UD QP has no address vector of its own (its AHs do). */
 	if (ibqp->qp_type == IB_QPT_UD)
-		attr->ah_attr.type = RDMA_AH_ATTR_TYPE_UNDEFINED;
+		memset(&attr->ah_attr, 0, sizeof(attr->ah_attr));
 
 	memset(init, 0, sizeof(*init));
 	init->qp_type = ibqp->qp_type;

@@ -38,7 +38,9 @@ static int ornic_query_device(struct ib_device *ibdev,
 	props->max_mr_size = le64_to_cpu(a->max_mr_size);
 	props->page_size_cap = le64_to_cpu(a->page_size_cap);
 	props->max_qp = le32_to_cpu(a->max_qp);
-	props->max_qp_wr = le32_to_cpu(a->max_qp_wr);
+	/* Depths are also bounded by the log_depth fields of the commands. */
+	props->max_qp_wr = min_t(u32, le32_to_cpu(a->max_qp_wr),
+				 1U << ORNIC_WQ_LOG_DEPTH_MAX);
 	/* What one WQE of max_wqe_blocks can carry caps the device's. */
 	props->max_send_sge = min(lim.max_send_sge,
 				  ornic_send_sges_fit(lim.max_wqe_blocks));
@@ -46,14 +48,16 @@ static int ornic_query_device(struct ib_device *ibdev,
 				  ornic_recv_sges_fit(lim.max_wqe_blocks));
 	props->max_sge_rd = props->max_send_sge;
 	props->max_cq = le32_to_cpu(a->max_cq);
-	props->max_cqe = le32_to_cpu(a->max_cqe);
+	props->max_cqe = min_t(u32, le32_to_cpu(a->max_cqe),
+			       1U << ORNIC_CQ_LOG_DEPTH_MAX);
 	props->max_mr = le32_to_cpu(a->max_mr);
 	props->max_pd = le32_to_cpu(a->max_pd);
 	props->max_qp_rd_atom = le32_to_cpu(a->max_qp_rd_atom);
 	props->max_qp_init_rd_atom = le32_to_cpu(a->max_qp_init_rd_atom);
 	props->max_res_rd_atom = props->max_qp * props->max_qp_rd_atom;
 	props->max_srq = le32_to_cpu(a->max_srq);
-	props->max_srq_wr = le32_to_cpu(a->max_srq_wr);
+	props->max_srq_wr = min_t(u32, le32_to_cpu(a->max_srq_wr),
+				  1U << ORNIC_WQ_LOG_DEPTH_MAX);
 	props->max_srq_sge = min_t(u32, le32_to_cpu(a->max_srq_sge),
 				   props->max_recv_sge);
 	props->max_ah = le32_to_cpu(a->max_ah);
