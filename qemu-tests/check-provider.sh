@@ -81,7 +81,7 @@ if models_start "$mdir" 2 link && sleep 0.5; then
 	else
 		record FAIL provider/models-survive "$why"
 	fi
-	cp "$mdir"/model*.log "$RUNS/provider-devinfo/" 2>/dev/null
+	cp "$mdir"/model*.log "$mdir"/model*.pcap "$RUNS/provider-devinfo/" 2>/dev/null
 else
 	record FAIL provider/models-start "models did not start; see $mdir"
 	models_stop >/dev/null

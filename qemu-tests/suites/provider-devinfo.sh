@@ -125,6 +125,9 @@ else
 	run_tool provider-nosyscall /out/provider-nosyscall.txt "$nosys" "$IB0"
 fi
 
+# The device's counters after the tools, for diagnosis.
+rdma statistic show >/out/rdma-statistic.txt 2>&1
+
 # --- unload ------------------------------------------------------------------------
 if modprobe -r ornic; then
 	pass unload "rmmod ornic after the provider's contexts were closed"
