@@ -9,8 +9,11 @@
  * check: creates MRs (DIRECT and INDIRECT page lists), a CQ, RC and UD QPs
  * (RC driven RESET -> INIT -> RTR -> RTS with a loopback RoCEv2 address on
  * GID_INDEX, read back with QUERY_QP), an SRQ with a QP on it and an AH,
- * destroys them all, and feeds the driver bad input that must fail with the
- * right errno.  Prints one "PASS|FAIL: name details" line per check; exits
+ * destroys them all, feeds the driver bad input that must fail with the
+ * right errno, and moves real data: RDMA WRITEs of an RC QP looped back to
+ * itself, WQEs written into the pinned SQ ring and doorbells rung through
+ * the mapped doorbell page, CQEs polled from the pinned CQ ring, a
+ * completion channel event for the armed CQ.  Prints one "PASS|FAIL: name details" line per check; exits
  * 0 only when all passed.
  * hold: creates one of everything, prints "held", waits for a line on
  * stdin (the test kills the process or removes the device meanwhile) and
@@ -61,6 +64,7 @@
 
 static int fd;
 static int async_fd = -1;
+static volatile uint64_t *db_page;	/* the context's doorbell page */
 static int failures;
 static uint8_t gid[16];
 static int gid_index;
@@ -136,6 +140,12 @@ static int open_context(const char *path)
 	}
 	pd_handle = presp.core.pd_handle;
 	async_fd = cresp.core.async_fd;
+	db_page = mmap(NULL, cresp.drv.db_page_size, PROT_WRITE, MAP_SHARED,
+		       fd, cresp.drv.db_mmap_key);
+	if (db_page == MAP_FAILED) {
+		perror("mmap doorbell page");
+		return -1;
+	}
 	return 0;
 }
 
@@ -231,13 +241,17 @@ struct cq_resp {
 	struct ornic_ibv_create_cq_resp drv;
 };
 
-static int create_cq(uint32_t cqe, const struct ornic_ibv_create_cq *drv,
-		     size_t drv_len, uint32_t *handle, struct cq_resp *resp)
+#define CQ_USER_HANDLE 0xc0ffee01ULL
+
+static int create_cq_ch(uint32_t cqe, const struct ornic_ibv_create_cq *drv,
+			size_t drv_len, uint32_t *handle, struct cq_resp *resp,
+			int channel)
 {
 	struct ib_uverbs_create_cq req = {
 		.response = (uintptr_t)resp,
+		.user_handle = CQ_USER_HANDLE,
 		.cqe = cqe,
-		.comp_channel = -1,
+		.comp_channel = channel,
 	};
 	int err;
 
@@ -247,6 +261,12 @@ static int create_cq(uint32_t cqe, const struct ornic_ibv_create_cq *drv,
 	if (!err)
 		*handle = resp->core.cq_handle;
 	return err;
+}
+
+static int create_cq(uint32_t cqe, const struct ornic_ibv_create_cq *drv,
+		     size_t drv_len, uint32_t *handle, struct cq_resp *resp)
+{
+	return create_cq_ch(cqe, drv, drv_len, handle, resp, -1);
 }
 
 static int destroy_cq(uint32_t handle)
@@ -460,6 +480,40 @@ static int to_init(uint32_t qp, int ud)
 	return modify_qp(&m);
 }
 
+/* INIT -> RTR -> RTS, looped back to QPN @qpn itself on gid_index. */
+static int rc_up(uint32_t h, uint32_t qpn)
+{
+	struct ib_uverbs_modify_qp m = {
+		.qp_handle = h,
+		.attr_mask = M_STATE | M_AV | M_MTU | M_DEST_QPN | M_RQ_PSN |
+			     M_DEST_RD_ATOMIC | M_MIN_RNR,
+		.qp_state = 2, .path_mtu = 3, .dest_qp_num = qpn,
+		.rq_psn = 100, .max_dest_rd_atomic = 1, .min_rnr_timer = 12,
+	};
+	int err = to_init(h, 0);
+
+	memcpy(m.dest.dgid, gid, 16);
+	m.dest.sgid_index = gid_index;
+	m.dest.hop_limit = 64;
+	m.dest.is_global = 1;
+	m.dest.port_num = 1;
+	if (!err)
+		err = modify_qp(&m);
+	memset(&m, 0, sizeof(m));
+	m.qp_handle = h;
+	m.attr_mask = M_STATE | M_SQ_PSN | M_TIMEOUT | M_RETRY | M_RNR_RETRY |
+		      M_RD_ATOMIC;
+	m.qp_state = 3;
+	m.sq_psn = 100;
+	m.timeout = 14;
+	m.retry_cnt = 7;
+	m.rnr_retry = 7;
+	m.max_rd_atomic = 1;
+	if (!err)
+		err = modify_qp(&m);
+	return err;
+}
+
 static void check_rc(uint32_t cq)
 {
 	struct ib_uverbs_query_qp_resp q;
@@ -582,6 +636,130 @@ static void check_sq_drained(uint32_t qp)
 	       ev.element == QP_USER_HANDLE, "async-sq-drained",
 	       "%s event %u for handle %#llx", strerror(err), ev.event_type,
 	       (unsigned long long)ev.element);
+}
+
+static void doorbell(uint32_t offset, uint32_t qn, uint64_t flags,
+		     uint32_t index)
+{
+	/* WQEs and CQ state in memory before the doorbell. */
+	__sync_synchronize();
+	db_page[offset / 8] = ORNIC_DB_VALUE(qn, flags, index);
+}
+
+/*
+ * Real data through the driver's page lists: an RC QP looped back to
+ * itself RDMA-WRITEs 4 KiB between two MRs; the CQE lands in the pinned
+ * CQ ring and, the CQ being armed, a completion event reaches the
+ * completion channel (COMPLETION EQE -> ib_cq comp_handler).
+ */
+static void check_data(void)
+{
+	struct ib_uverbs_create_comp_channel_resp chresp = {};
+	struct ib_uverbs_create_comp_channel ch = {
+		.response = (uintptr_t)&chresp,
+	};
+	struct ornic_ibv_create_cq cdrv = {
+		.log_depth = 6,
+		.buf_addr = (uintptr_t)pages(4096),
+		.buf_size = 4096,
+	};
+	volatile struct ornic_cqe *cqes = (void *)(uintptr_t)cdrv.buf_addr;
+	struct ib_uverbs_comp_event_desc ev = {};
+	uint32_t cqh, qph, mh1, mh2, mh3, skey, dkey, bkey, k;
+	char *src = pages(4096), *dst = pages(4096);
+	size_t big = 8u << 20, boff = (5u << 20) + 100;
+	char *bigbuf = pages(big);
+	struct ornic_send_wqe *wqe;
+	struct ornic_sge *sge;
+	struct cq_resp cresp;
+	struct qp_resp qresp;
+	struct pollfd pfd;
+	struct qp_req req;
+	int err, i;
+
+	err = cmd(IB_USER_VERBS_CMD_CREATE_COMP_CHANNEL, &ch, sizeof(ch), NULL,
+		  0, sizeof(chresp));
+	if (!err)
+		err = create_cq_ch(64, &cdrv, sizeof(cdrv), &cqh, &cresp,
+				   chresp.fd);
+	for (i = 0; i < 4096; i++)
+		src[i] = (char)(i * 7 + 3);
+	if (!err)
+		err = reg_mr(src, 4096, ACC_LOCAL_WRITE, &mh1, &skey, &k);
+	if (!err)
+		err = reg_mr(dst, 4096, ACC_LOCAL_WRITE | ACC_REMOTE_WRITE, &mh2,
+			     &dkey, &k);
+	if (!err)
+		err = reg_mr(bigbuf, big, ACC_LOCAL_WRITE | ACC_REMOTE_WRITE, &mh3,
+			     &bkey, &k);
+	req = rc_req(cqh);
+	if (!err)
+		err = create_qp(&req, &qph, &qresp);
+	if (!err)
+		err = rc_up(qph, qresp.drv.qpn);
+	if (err) {
+		result(0, "data-setup", "%s", strerror(err));
+		return;
+	}
+
+	wqe = (struct ornic_send_wqe *)(uintptr_t)req.drv.sq_buf_addr;
+	wqe->opcode = ORNIC_WQE_OP_RDMA_WRITE;
+	wqe->flags = ORNIC_WQE_FLAG_SIGNALED;
+	wqe->num_blocks = 2;
+	wqe->num_sge = 1;
+	wqe->wr_id = 0x1234;
+	wqe->rdma.remote_addr = (uintptr_t)dst;
+	wqe->rdma.rkey = dkey;
+	sge = (struct ornic_sge *)(wqe + 1);
+	sge->addr = (uintptr_t)src;
+	sge->length = 4096;
+	sge->lkey = skey;
+	/* Blocks 2-3: into the 2048-page (INDIRECT) MR, across a page. */
+	memcpy(wqe + 2, wqe, 2 * sizeof(*wqe));
+	wqe[2].wr_id = 0x5678;
+	wqe[2].rdma.remote_addr = (uintptr_t)bigbuf + boff;
+	wqe[2].rdma.rkey = bkey;
+	doorbell(ORNIC_DB_CQ, cresp.drv.cqn, ORNIC_DB_FLAG_ARM_NEXT, 0);
+	doorbell(ORNIC_DB_SQ, qresp.drv.qpn, 0, 4);
+
+	for (i = 0; i < 500 && !(cqes[0].owner & ORNIC_CQE_OWNER_PHASE); i++)
+		usleep(10000);
+	__sync_synchronize();
+	result((cqes[0].owner & ORNIC_CQE_OWNER_PHASE) &&
+	       cqes[0].status == ORNIC_CQE_SUCCESS && cqes[0].wr_id == 0x1234 &&
+	       cqes[0].opcode == ORNIC_CQE_OP_RDMA_WRITE &&
+	       !memcmp(src, dst, 4096), "data-rdma-write-loopback",
+	       "4 KiB RDMA WRITE between two MRs: CQE %s status %u opcode %#x wr_id %#llx, data %s",
+	       (cqes[0].owner & 1) ? "seen" : "missing", cqes[0].status,
+	       cqes[0].opcode, (unsigned long long)cqes[0].wr_id,
+	       memcmp(src, dst, 4096) ? "differs" : "matches");
+
+	for (i = 0; i < 500 && !(cqes[1].owner & ORNIC_CQE_OWNER_PHASE); i++)
+		usleep(10000);
+	__sync_synchronize();
+	result((cqes[1].owner & ORNIC_CQE_OWNER_PHASE) &&
+	       cqes[1].status == ORNIC_CQE_SUCCESS && cqes[1].wr_id == 0x5678 &&
+	       !memcmp(src, bigbuf + boff, 4096) && !bigbuf[boff - 1] &&
+	       !bigbuf[boff + 4096], "data-indirect-mr",
+	       "4 KiB RDMA WRITE at 5 MiB + 100 of the 8 MiB MR: CQE %s status %u wr_id %#llx, data %s",
+	       (cqes[1].owner & 1) ? "seen" : "missing", cqes[1].status,
+	       (unsigned long long)cqes[1].wr_id,
+	       memcmp(src, bigbuf + boff, 4096) ? "differs" : "matches");
+
+	pfd = (struct pollfd){ .fd = (int)chresp.fd, .events = POLLIN };
+	err = poll(&pfd, 1, 5000) == 1 &&
+	      read(chresp.fd, &ev, sizeof(ev)) == sizeof(ev) ? 0 : ETIMEDOUT;
+	result(!err && ev.cq_handle == CQ_USER_HANDLE, "data-comp-event",
+	       "completion channel event for the armed CQ: %s (cq handle %#llx)",
+	       strerror(err), (unsigned long long)ev.cq_handle);
+
+	destroy_qp(qph);
+	dereg_mr(mh1);
+	dereg_mr(mh2);
+	dereg_mr(mh3);
+	destroy_cq(cqh);
+	close(chresp.fd);
+	munmap(bigbuf, big);
 }
 
 static void check_ud(uint32_t cq)
@@ -879,6 +1057,7 @@ int main(int argc, char **argv)
 	check_qp_bad(cq);
 	check_srq(cq);
 	check_ah();
+	check_data();
 	result(!destroy_cq(cq), "cq-destroy-after-qps", "");
 	return failures ? 1 : 0;
 }

@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 # driver-verbs.sh MODDIR VERBS_TOOL: the data-path verbs of the driver
 # (driver-verbs.c through the raw uverbs ABI) against two linked ornic
-# models: MRs, CQs, RC/UD QPs through their states, SRQs, AHs, and bad
-# input rejected with the right errno.  Without kernel verbs (post_send,
+# models: MRs, CQs, RC/UD QPs through their states, SRQs, AHs, bad input
+# rejected with the right errno, an async event (SQ_DRAINED), and RDMA
+# WRITEs through a looped-back RC QP (DIRECT and INDIRECT MRs, CQE in the
+# pinned ring, completion channel event).  Without kernel verbs (post_send,
 # poll_cq, ...) the device is no kverbs provider, so the MAD layer never asks
 # for a GSI QP: the port stays ACTIVE with no MAD errors logged.  A
 # process killed with live objects, and rmmod under a process holding
