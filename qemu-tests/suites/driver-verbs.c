@@ -762,6 +762,80 @@ static void check_data(void)
 	munmap(bigbuf, big);
 }
 
+/*
+ * A CQ of two entries gets three completions it never has room for: the
+ * device reports CQ_ERROR (overflow), the driver turns it into
+ * IB_EVENT_CQ_ERR on the CQ, uverbs queues it on the async fd.
+ */
+static void check_cq_overflow(void)
+{
+	struct ornic_ibv_create_cq cdrv = {
+		.log_depth = 1,
+		.buf_addr = (uintptr_t)pages(4096),
+		.buf_size = 4096,
+	};
+	struct ib_uverbs_async_event_desc ev;
+	char *src = pages(4096), *dst = pages(4096);
+	uint32_t cqh, qph, mh1, mh2, skey, dkey, k;
+	struct ornic_send_wqe *wqe;
+	struct ornic_sge *sge;
+	struct cq_resp cresp;
+	struct qp_resp qresp;
+	struct pollfd pfd;
+	struct qp_req req;
+	char seen[128] = "";
+	int err, i, found = 0;
+
+	err = create_cq(2, &cdrv, sizeof(cdrv), &cqh, &cresp);
+	if (!err)
+		err = reg_mr(src, 4096, ACC_LOCAL_WRITE, &mh1, &skey, &k);
+	if (!err)
+		err = reg_mr(dst, 4096, ACC_LOCAL_WRITE | ACC_REMOTE_WRITE, &mh2,
+			     &dkey, &k);
+	req = rc_req(cqh);
+	if (!err)
+		err = create_qp(&req, &qph, &qresp);
+	if (!err)
+		err = rc_up(qph, qresp.drv.qpn);
+	if (err) {
+		result(0, "cq-overflow-setup", "%s", strerror(err));
+		return;
+	}
+	wqe = (struct ornic_send_wqe *)(uintptr_t)req.drv.sq_buf_addr;
+	for (i = 0; i < 3; i++) {
+		wqe[2 * i].opcode = ORNIC_WQE_OP_RDMA_WRITE;
+		wqe[2 * i].flags = ORNIC_WQE_FLAG_SIGNALED;
+		wqe[2 * i].num_blocks = 2;
+		wqe[2 * i].num_sge = 1;
+		wqe[2 * i].wr_id = i;
+		wqe[2 * i].rdma.remote_addr = (uintptr_t)dst;
+		wqe[2 * i].rdma.rkey = dkey;
+		sge = (struct ornic_sge *)&wqe[2 * i + 1];
+		sge->addr = (uintptr_t)src;
+		sge->length = 64;
+		sge->lkey = skey;
+	}
+	doorbell(ORNIC_DB_SQ, qresp.drv.qpn, 0, 6);
+
+	pfd = (struct pollfd){ .fd = async_fd, .events = POLLIN };
+	while (!found && poll(&pfd, 1, 5000) == 1 &&
+	       read(async_fd, &ev, sizeof(ev)) == sizeof(ev)) {
+		snprintf(seen + strlen(seen), sizeof(seen) - strlen(seen),
+			 " %u/%#llx", ev.event_type,
+			 (unsigned long long)ev.element);
+		found = ev.event_type == 0 /* IB_EVENT_CQ_ERR */ &&
+			ev.element == CQ_USER_HANDLE;
+	}
+	result(found, "async-cq-err",
+	       "3 completions into a 2-entry CQ: events (type/handle)%s",
+	       seen[0] ? seen : " none");
+
+	destroy_qp(qph);
+	dereg_mr(mh1);
+	dereg_mr(mh2);
+	destroy_cq(cqh);
+}
+
 static void check_ud(uint32_t cq)
 {
 	struct ib_uverbs_modify_qp m;
@@ -1058,6 +1132,7 @@ int main(int argc, char **argv)
 	check_srq(cq);
 	check_ah();
 	check_data();
+	check_cq_overflow();
 	result(!destroy_cq(cq), "cq-destroy-after-qps", "");
 	return failures ? 1 : 0;
 }
