@@ -2,6 +2,12 @@
 // round trip: building the parsed description and payload again gives a frame that parses
 // to the same description and payload (the builder and parser agree on every field).
 //
+// Then the same bytes go to a whole NIC (EngineRig) with an RC and a UD QP, addressed to
+// it, so they reach the packet engine's responder and completer; sanitizers catch what
+// they do wrong. The first byte (destination MAC, overwritten) steers that: bits 0-1 pick
+// the QP (RC, UD, as given, RC), bit 2 forces the PSN to bits 5-7, bit 3 delivers the
+// frame twice, bit 4 lets time pass (timeouts, RNR waits).
+//
 // Random mutations almost never keep the IPv4 header checksum and the ICRC right, which
 // would hide everything the parser checks after them. So each input is parsed twice: as
 // given, and with those two repaired (and the UDP checksum cleared) wherever the lengths
@@ -13,6 +19,7 @@
 #include <span>
 #include <vector>
 
+#include "engine_rig.hpp"
 #include "roce/builder.hpp"
 #include "roce/parser.hpp"
 #include "roce/wire_bytes.hpp"
@@ -78,6 +85,50 @@ void check_round_trip(std::span<const uint8_t> frame) {
     fail("round trip changed the payload");
 }
 
+// Points the frame at the rig: its MAC, its IPv4 or IPv6 GID, one of its QPs.
+void address_to_rig(std::vector<uint8_t>& frame, uint8_t control,
+                    const ornic::fuzz::EngineRig& rig) {
+  using ornic::fuzz::EngineRig;
+  if (frame.size() < EthernetHeader::kSize)
+    return;
+  std::copy(EngineRig::kMac.begin(), EngineRig::kMac.end(), frame.begin());
+  const std::span<uint8_t> bytes(frame);
+  const uint16_t ether_type = load_be16(bytes, 12);
+  size_t bth = 0;
+  if (ether_type == kEtherTypeIpv4 && frame.size() >= 34) {
+    std::copy(EngineRig::kIpv4.begin(), EngineRig::kIpv4.end(), frame.begin() + 30);
+    bth = 42;
+  } else if (ether_type == kEtherTypeIpv6 && frame.size() >= 54) {
+    std::copy(EngineRig::kIpv6.begin(), EngineRig::kIpv6.end(), frame.begin() + 38);
+    bth = 62;
+  } else {
+    return;
+  }
+  if (frame.size() < bth + Bth::kSize)
+    return;
+  const unsigned target = control & 3;
+  if (target != 2)
+    store_be24(bytes, bth + 5, target == 1 ? rig.ud_qpn : rig.rc_qpn);
+  if (control & 4)
+    store_be24(bytes, bth + 9, control >> 5);
+}
+
+void feed_engine(std::span<const uint8_t> input) {
+  if (input.empty())
+    return;
+  const uint8_t control = input[0];
+  ornic::fuzz::EngineRig rig;
+  std::vector<uint8_t> frame(input.begin(), input.end());
+  address_to_rig(frame, control, rig);
+  repair_checksums(frame);
+  rig.deliver(frame);
+  if (control & 8)
+    rig.deliver(frame);
+  if (control & 0x10)
+    for (int i = 0; i < 4; ++i)
+      rig.advance(1'000'000'000);
+}
+
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -86,5 +137,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::vector<uint8_t> repaired(input.begin(), input.end());
   repair_checksums(repaired);
   check_round_trip(repaired);
+  feed_engine(input);
   return 0;
 }

@@ -1,0 +1,230 @@
+#include "engine_rig.hpp"
+
+namespace ornic::fuzz {
+namespace {
+
+[[noreturn]] void die(const char* what) {
+  std::fprintf(stderr, "engine rig: %s\n", what);
+  std::abort();
+}
+
+constexpr uint32_t kAqDepth = 32;
+
+} // namespace
+
+uint64_t EngineRig::alloc(size_t bytes) {
+  const uint64_t at = (next_ + 4095) & ~uint64_t{4095};
+  next_ = at + bytes;
+  if (next_ > kBase + (1 << 20))
+    die("out of memory");
+  std::memset(memory.at(at), 0, bytes);
+  return at;
+}
+
+void EngineRig::run() {
+  for (int i = 0; i < 10000 && loop.run_once(std::chrono::milliseconds(0)); ++i) {
+  }
+}
+
+ornic_admin_cqe EngineRig::admin(const void* command) {
+  const uint32_t slot = aq_tail_ % kAqDepth;
+  std::memcpy(memory.at(aq_sq_ + uint64_t{slot} * ORNIC_AQ_SQE_SIZE), command, ORNIC_AQ_SQE_SIZE);
+  device.bar_write(0, ORNIC_REG_AQ_SQ_TAIL, 4, ++aq_tail_);
+  run();
+  ornic_admin_cqe cqe;
+  std::memcpy(&cqe, memory.at(aq_cq_ + uint64_t{slot} * ORNIC_AQ_CQE_SIZE), sizeof(cqe));
+  if (cqe.status != ORNIC_ADMIN_STATUS_SUCCESS)
+    die("admin command failed");
+  return cqe;
+}
+
+ornic_mem_desc EngineRig::ring(size_t bytes) {
+  ornic_mem_desc mem{};
+  const size_t pages = (bytes + 4095) / 4096;
+  mem.addr = to_le(alloc(pages * 4096));
+  mem.num_pages = to_le(static_cast<uint32_t>(pages));
+  mem.page_shift = 12;
+  mem.mode = ORNIC_MEM_MODE_CONTIG;
+  return mem;
+}
+
+void EngineRig::modify(uint32_t qpn, ornic_qp_attr attr, uint32_t mask) {
+  const uint64_t at = alloc(sizeof(attr));
+  std::memcpy(memory.at(at), &attr, sizeof(attr));
+  ornic_admin_modify_qp c{};
+  c.hdr.opcode = ORNIC_ADMIN_MODIFY_QP;
+  c.attr_addr = to_le(at);
+  c.attr_len = to_le<uint32_t>(sizeof(attr));
+  c.qpn = to_le(qpn);
+  c.attr_mask = to_le(mask | ORNIC_QP_ATTR_STATE);
+  admin(&c);
+}
+
+void EngineRig::post_recv(uint32_t qpn, uint64_t rq, uint32_t index) {
+  ornic_recv_wqe w{};
+  w.wr_id = to_le(uint64_t{index});
+  w.num_blocks = 1;
+  w.num_sge = 1;
+  w.sge[0].addr = to_le(buffer + 4096 * index);
+  w.sge[0].length = to_le(4096u);
+  w.sge[0].lkey = to_le(mr_key);
+  std::memcpy(memory.at(rq + 64 * index), &w, sizeof(w));
+  device.bar_write(ORNIC_BAR_DOORBELL, ORNIC_DB_RQ, 8, ORNIC_DB_VALUE(qpn, 0, index + 1));
+}
+
+EngineRig::EngineRig() {
+  device.attach(memory, irqs);
+  aq_sq_ = alloc(kAqDepth * ORNIC_AQ_SQE_SIZE);
+  aq_cq_ = alloc(kAqDepth * ORNIC_AQ_CQE_SIZE);
+  const uint64_t aeq = alloc(64 * ORNIC_EQE_SIZE);
+  auto reg = [&](uint32_t offset, uint32_t value) { device.bar_write(0, offset, 4, value); };
+  reg(ORNIC_REG_AQ_SQ_BASE_LO, static_cast<uint32_t>(aq_sq_));
+  reg(ORNIC_REG_AQ_CQ_BASE_LO, static_cast<uint32_t>(aq_cq_));
+  reg(ORNIC_REG_AQ_DEPTH, kAqDepth);
+  reg(ORNIC_REG_AEQ_BASE_LO, static_cast<uint32_t>(aeq));
+  reg(ORNIC_REG_AEQ_DEPTH, 64);
+  reg(ORNIC_REG_DEV_CTRL, ORNIC_DEV_CTRL_ENABLE);
+  if (!device.ready())
+    die("device not ready");
+
+  ornic_admin_create_eq eq{};
+  eq.hdr.opcode = ORNIC_ADMIN_CREATE_EQ;
+  eq.mem = ring(64 * ORNIC_EQE_SIZE);
+  eq.log_depth = 6;
+  eq.msix_vector = to_le<uint16_t>(1);
+  const uint32_t eqn = le(admin(&eq).result0);
+  ornic_admin_create_cq cq{};
+  cq.hdr.opcode = ORNIC_ADMIN_CREATE_CQ;
+  cq.mem = ring(256 * ORNIC_CQE_SIZE);
+  cq.log_depth = 8;
+  cq.eqn = to_le(eqn);
+  const uint32_t cqn = le(admin(&cq).result0);
+  ornic_admin_destroy pd_cmd{};
+  pd_cmd.hdr.opcode = ORNIC_ADMIN_ALLOC_PD;
+  const uint32_t pd = le(admin(&pd_cmd).result0);
+  ornic_admin_gid gid{};
+  gid.hdr.opcode = ORNIC_ADMIN_ADD_GID;
+  gid.type = ORNIC_GID_TYPE_ROCE_V2_IPV4;
+  gid.gid[10] = gid.gid[11] = 0xff;
+  std::copy(kIpv4.begin(), kIpv4.end(), gid.gid + 12);
+  admin(&gid);
+  gid = ornic_admin_gid{};
+  gid.hdr.opcode = ORNIC_ADMIN_ADD_GID;
+  gid.index = to_le(1u);
+  gid.type = ORNIC_GID_TYPE_ROCE_V2_IPV6;
+  std::copy(kIpv6.begin(), kIpv6.end(), gid.gid);
+  admin(&gid);
+
+  buffer = kBuffer;
+  if (next_ > buffer)
+    die("setup memory overlaps the MR");
+  ornic_admin_reg_mr mr{};
+  mr.hdr.opcode = ORNIC_ADMIN_REG_MR;
+  mr.mem.addr = to_le(buffer);
+  mr.mem.num_pages = to_le(16u);
+  mr.mem.page_shift = 12;
+  mr.mem.mode = ORNIC_MEM_MODE_CONTIG;
+  mr.iova = to_le(buffer);
+  mr.length = to_le<uint64_t>(64 * 1024);
+  mr.pd = to_le(pd);
+  mr.access = to_le(ORNIC_ACCESS_ALL);
+  mr_key = le(admin(&mr).result0);
+  if (mr_key != kMrKey)
+    die("unexpected MR key");
+
+  next_ = buffer + 64 * 1024;
+  uint64_t rc_sq = 0, rc_rq = 0, ud_rq = 0;
+  for (const uint8_t type : {ORNIC_QPT_RC, ORNIC_QPT_UD}) {
+    ornic_admin_create_qp qp{};
+    qp.hdr.opcode = ORNIC_ADMIN_CREATE_QP;
+    qp.sq_mem = ring(64 * 64);
+    qp.rq_mem = ring(64 * 64);
+    qp.pd = to_le(pd);
+    qp.send_cqn = qp.recv_cqn = to_le(cqn);
+    qp.qp_type = type;
+    qp.sq_log_depth = qp.rq_log_depth = 6;
+    const uint32_t qpn = le(admin(&qp).result0);
+    (type == ORNIC_QPT_RC ? rc_qpn : ud_qpn) = qpn;
+    if (type == ORNIC_QPT_RC) {
+      rc_sq = le(qp.sq_mem.addr);
+      rc_rq = le(qp.rq_mem.addr);
+    } else {
+      ud_rq = le(qp.rq_mem.addr);
+    }
+  }
+
+  ornic_qp_attr attr{};
+  attr.state = ORNIC_QPS_INIT;
+  attr.access_flags =
+      to_le(ORNIC_ACCESS_REMOTE_WRITE | ORNIC_ACCESS_REMOTE_READ | ORNIC_ACCESS_REMOTE_ATOMIC);
+  modify(rc_qpn, attr, ORNIC_QP_ATTR_PKEY_INDEX | ORNIC_QP_ATTR_ACCESS_FLAGS);
+  attr.state = ORNIC_QPS_RTR;
+  attr.path_mtu = ORNIC_MTU_256;
+  attr.dest_qpn = to_le(0x10u);
+  attr.max_dest_rd_atomic = 4;
+  attr.dgid[10] = attr.dgid[11] = 0xff;
+  attr.dgid[12] = 10;
+  attr.dgid[15] = 2;
+  modify(rc_qpn, attr,
+         ORNIC_QP_ATTR_AV | ORNIC_QP_ATTR_PATH_MTU | ORNIC_QP_ATTR_DEST_QPN | ORNIC_QP_ATTR_RQ_PSN |
+             ORNIC_QP_ATTR_MAX_DEST_RD_ATOMIC | ORNIC_QP_ATTR_MIN_RNR_TIMER);
+  attr.state = ORNIC_QPS_RTS;
+  attr.timeout = 1;
+  attr.retry_cnt = 2;
+  attr.rnr_retry = 2;
+  attr.max_rd_atomic = 4;
+  modify(rc_qpn, attr,
+         ORNIC_QP_ATTR_SQ_PSN | ORNIC_QP_ATTR_TIMEOUT | ORNIC_QP_ATTR_RETRY_CNT |
+             ORNIC_QP_ATTR_RNR_RETRY | ORNIC_QP_ATTR_MAX_QP_RD_ATOMIC);
+  ornic_qp_attr ud{};
+  ud.state = ORNIC_QPS_INIT;
+  ud.qkey = to_le(0x1111u);
+  modify(ud_qpn, ud, ORNIC_QP_ATTR_PKEY_INDEX | ORNIC_QP_ATTR_QKEY);
+  ud.state = ORNIC_QPS_RTR;
+  modify(ud_qpn, ud, 0);
+  ud.state = ORNIC_QPS_RTS;
+  modify(ud_qpn, ud, ORNIC_QP_ATTR_SQ_PSN);
+
+  for (uint32_t i = 0; i < 4; ++i) {
+    post_recv(rc_qpn, rc_rq, i);
+    post_recv(ud_qpn, ud_rq, i);
+  }
+  // Outstanding work for the completer: a 600-byte WRITE (PSN 0-2), a 600-byte READ
+  // (PSN 3-5), a FETCH_ADD (PSN 6), then a SEND (PSN 7).
+  const uint8_t ops[] = {ORNIC_WQE_OP_RDMA_WRITE, ORNIC_WQE_OP_RDMA_READ,
+                         ORNIC_WQE_OP_ATOMIC_FETCH_ADD, ORNIC_WQE_OP_SEND};
+  uint32_t producer = 0;
+  for (const uint8_t op : ops) {
+    ornic_send_wqe w{};
+    w.opcode = op;
+    w.flags = ORNIC_WQE_FLAG_SIGNALED;
+    w.num_blocks = 2;
+    w.num_sge = 1;
+    w.wr_id = to_le(uint64_t{op});
+    const bool atomic = op == ORNIC_WQE_OP_ATOMIC_FETCH_ADD;
+    if (atomic) {
+      w.atomic.remote_addr = to_le(uint64_t{0x1000});
+      w.atomic.rkey = to_le(0x1234u);
+    } else if (op != ORNIC_WQE_OP_SEND) {
+      w.rdma.remote_addr = to_le(uint64_t{0x1000});
+      w.rdma.rkey = to_le(0x1234u);
+    }
+    ornic_sge sge{};
+    sge.addr = to_le(buffer + 32768);
+    sge.length = to_le(atomic ? 8u : 600u);
+    sge.lkey = to_le(mr_key);
+    std::memcpy(memory.at(rc_sq + 64 * producer), &w, sizeof(w));
+    std::memcpy(memory.at(rc_sq + 64 * (producer + 1)), &sge, sizeof(sge));
+    producer += 2;
+  }
+  device.bar_write(ORNIC_BAR_DOORBELL, ORNIC_DB_SQ, 8, ORNIC_DB_VALUE(rc_qpn, 0, producer));
+  run();
+}
+
+void EngineRig::deliver(std::span<const uint8_t> frame) {
+  if (port.receiver)
+    port.receiver(std::as_bytes(frame));
+  run();
+}
+
+} // namespace ornic::fuzz

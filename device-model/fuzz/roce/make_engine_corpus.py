@@ -1,0 +1,70 @@
+#!/usr/bin/env python3
+"""Writes the engine seeds of fuzz_roce: frames addressed to the fuzzer's EngineRig
+(engine_rig.hpp) that reach the responder and the completer. ICRC and IPv4 checksum are
+left zero: the fuzzer repairs them. The first byte (destination MAC) is the control byte
+the fuzzer reads before it addresses the frame to the rig (see roce_fuzzer.cpp).
+
+usage: make_engine_corpus.py [OUTPUT_DIR]"""
+import os
+import struct
+import sys
+
+BUFFER = 0x40000000 + (512 << 10)
+RKEY = 0x100
+
+
+def frame(control, opcode, psn, headers=b"", payload=b"", ack_req=True, dest_qp=2):
+    pad = (4 - len(payload) % 4) % 4
+    bth = struct.pack(">BBHI", opcode, pad << 4, 0xFFFF, dest_qp & 0xFFFFFF)
+    bth += struct.pack(">I", (0x80000000 if ack_req else 0) | psn)
+    roce = bth + headers + payload + b"\0" * pad + b"\0" * 4
+    udp = struct.pack(">HHHH", 0xC000, 4791, 8 + len(roce), 0) + roce
+    ip = struct.pack(">BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), 0, 0x4000, 64, 17, 0,
+                     bytes([10, 0, 0, 2]), bytes([10, 0, 0, 1])) + udp
+    eth = bytes([control, 0, 0, 0, 0, 1]) + bytes([2, 0, 0, 0, 0, 2]) + b"\x08\x00"
+    return eth + ip
+
+
+def reth(va, length):
+    return struct.pack(">QII", va, RKEY, length)
+
+
+def aeth(syndrome, msn):
+    return struct.pack(">I", syndrome << 24 | msn)
+
+
+SEEDS = {
+    # Requests for the responder (expected PSN 0).
+    "engine-send-only": frame(0x00, 0x04, 0, payload=bytes(range(64))),
+    "engine-send-first": frame(0x00, 0x00, 0, payload=bytes(256), ack_req=False),
+    "engine-write-only": frame(0x00, 0x0A, 0, reth(BUFFER + 8192, 64), bytes(64)),
+    "engine-write-imm": frame(0x00, 0x0B, 0, reth(BUFFER, 8) + b"\1\2\3\4", bytes(8)),
+    "engine-read-request": frame(0x00, 0x0C, 0, reth(BUFFER, 600)),
+    "engine-cmp-swap": frame(0x00, 0x13, 0, struct.pack(">QIQQ", BUFFER, RKEY, 5, 0)),
+    "engine-fetch-add": frame(0x08, 0x14, 0, struct.pack(">QIQQ", BUFFER + 8, RKEY, 1, 0)),
+    "engine-psn-gap": frame(0x00, 0x04, 5, payload=bytes(4)),
+    # Responses for the completer (WRITE at PSN 0-2, READ 3-5, FETCH_ADD 6, SEND 7).
+    "engine-ack": frame(0x00, 0x11, 2, aeth(0x1F, 1)),
+    "engine-read-first": frame(0x00, 0x0D, 3, aeth(0x1F, 2), bytes(256)),
+    "engine-read-last": frame(0x00, 0x0F, 5, aeth(0x1F, 2), bytes(88)),
+    "engine-atomic-ack": frame(0x00, 0x12, 6, aeth(0x1F, 3) + struct.pack(">Q", 7)),
+    "engine-nak-sequence": frame(0x10, 0x11, 1, aeth(0x60, 0)),
+    "engine-rnr-nak": frame(0x10, 0x11, 0, aeth(0x21, 0)),
+    "engine-nak-access": frame(0x00, 0x11, 0, aeth(0x62, 0)),
+    # A UD datagram with the rig's Q_Key.
+    "engine-ud-send": frame(0x01, 0x64, 9, struct.pack(">II", 0x1111, 0x20), bytes(32),
+                            ack_req=False),
+}
+
+
+def main():
+    out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "corpus")
+    os.makedirs(out, exist_ok=True)
+    for name, data in SEEDS.items():
+        with open(os.path.join(out, name), "wb") as file:
+            file.write(data)
+    print(f"{len(SEEDS)} seeds in {out}")
+
+
+if __name__ == "__main__":
+    main()
