@@ -40,8 +40,8 @@ public:
   static constexpr std::chrono::milliseconds kProbeInterval{100};
   // Bounds the work of one wakeup so a flooding peer cannot starve the vfio-user socket.
   static constexpr int kMaxDatagramsPerWakeup = 64;
-  // Frames waiting for room in the peer's queue (about 9 MiB at the largest frame size).
-  static constexpr size_t kMaxQueuedFrames = 1024;
+  // Frames waiting for room in the peer's queue: a few READ bursts of a busy QP.
+  static constexpr size_t kMaxQueuedFrames = 4096;
   static constexpr std::chrono::microseconds kRetryInterval{200};
 
   // Binds local_path, replacing a stale socket file left by a dead process. Throws
