@@ -13,7 +13,8 @@
  * right errno, and moves real data: RDMA WRITEs of an RC QP looped back to
  * itself, WQEs written into the pinned SQ ring and doorbells rung through
  * the mapped doorbell page, CQEs polled from the pinned CQ ring, a
- * completion channel event for the armed CQ.  Prints one "PASS|FAIL: name details" line per check; exits
+ * completion channel event for the armed CQ; a SEND into an SRQ (and its
+ * limit event), a UD SEND through an AH, and a CQ overflow (CQ_ERR event).  Prints one "PASS|FAIL: name details" line per check; exits
  * 0 only when all passed.
  * hold: creates one of everything, prints "held", waits for a line on
  * stdin (the test kills the process or removes the device meanwhile) and
@@ -377,6 +378,12 @@ static void check_cqs(void)
  * uverbs queues it on the context's async fd.
  */
 static void check_sq_drained(uint32_t qp);
+static int create_ah(uint32_t *handle, uint32_t *index);
+
+struct srq_resp {
+	struct ib_uverbs_create_srq_resp core;
+	struct ornic_ibv_create_srq_resp drv;
+};
 
 struct qp_resp {
 	struct ib_uverbs_create_qp_resp core;
@@ -836,6 +843,240 @@ static void check_cq_overflow(void)
 	destroy_cq(cqh);
 }
 
+/* Wait up to 5 s for CQE @i of a first pass over @cqes. */
+static int cqe_ready(volatile struct ornic_cqe *cqes, int i)
+{
+	int n;
+
+	for (n = 0; n < 500 && !(cqes[i].owner & ORNIC_CQE_OWNER_PHASE); n++)
+		usleep(10000);
+	__sync_synchronize();
+	return cqes[i].owner & ORNIC_CQE_OWNER_PHASE;
+}
+
+/* A fresh 64-entry CQ; its ring in *@ring. */
+static int data_cq(uint32_t *handle, uint32_t *cqn,
+		   volatile struct ornic_cqe **ring)
+{
+	struct ornic_ibv_create_cq cdrv = {
+		.log_depth = 6,
+		.buf_addr = (uintptr_t)pages(4096),
+		.buf_size = 4096,
+	};
+	struct cq_resp cresp;
+	int err = create_cq(64, &cdrv, sizeof(cdrv), handle, &cresp);
+
+	*cqn = cresp.drv.cqn;
+	*ring = (volatile struct ornic_cqe *)(uintptr_t)cdrv.buf_addr;
+	return err;
+}
+
+/*
+ * SEND into an SRQ: an RC QP looped back to itself receives from an SRQ
+ * holding two WQEs with the limit armed at two; the first receive leaves
+ * one, so the device reports SRQ_LIMIT, which must reach the async fd as
+ * IB_EVENT_SRQ_LIMIT_REACHED on the SRQ.
+ */
+#define SRQ_USER_HANDLE 0x5a0001ULL
+
+static void check_srq_data(void)
+{
+	struct srq_resp sresp = {};
+	struct ornic_ibv_create_srq sdrv = {
+		.log_depth = 6,
+		.buf_addr = (uintptr_t)pages(4096),
+		.buf_size = 4096,
+	};
+	struct ib_uverbs_create_srq sreq = {
+		.response = (uintptr_t)&sresp,
+		.user_handle = SRQ_USER_HANDLE,
+		.pd_handle = pd_handle,
+		.max_wr = 16,
+		.max_sge = 1,
+		.srq_limit = 2,
+	};
+	struct ornic_recv_wqe *rwqe = (void *)(uintptr_t)sdrv.buf_addr;
+	char *src = pages(4096), *rbuf = pages(4096);
+	uint32_t cqh, cqn, qph, mh1, mh2, skey, rkey, k;
+	volatile struct ornic_cqe *cqes;
+	struct ib_uverbs_async_event_desc ev;
+	struct ib_uverbs_destroy_srq dreq;
+	struct ib_uverbs_destroy_srq_resp dr;
+	struct ornic_send_wqe *wqe;
+	struct ornic_sge *sge;
+	struct qp_resp qresp;
+	struct pollfd pfd;
+	struct qp_req req;
+	int err, i, found = 0;
+
+	strcpy(src, "through the shared receive queue");
+	err = data_cq(&cqh, &cqn, &cqes);
+	if (!err)
+		err = cmd(IB_USER_VERBS_CMD_CREATE_SRQ, &sreq, sizeof(sreq),
+			  &sdrv, sizeof(sdrv), sizeof(sresp));
+	if (!err)
+		err = reg_mr(src, 4096, 0, &mh1, &skey, &k);
+	if (!err)
+		err = reg_mr(rbuf, 4096, ACC_LOCAL_WRITE, &mh2, &rkey, &k);
+	req = rc_req(cqh);
+	req.use_srq = 1;
+	req.srq = sresp.core.srq_handle;
+	req.drv.rq_buf_addr = 0;
+	req.drv.rq_buf_size = 0;
+	req.drv.rq_log_depth = 0;
+	if (!err)
+		err = create_qp(&req, &qph, &qresp);
+	if (!err)
+		err = rc_up(qph, qresp.drv.qpn);
+	if (err) {
+		result(0, "srq-data-setup", "%s", strerror(err));
+		return;
+	}
+	for (i = 0; i < 2; i++) {
+		rwqe[i].wr_id = 0x700 + i;
+		rwqe[i].num_blocks = 1;
+		rwqe[i].num_sge = 1;
+		rwqe[i].sge[0].addr = (uintptr_t)rbuf + 2048 * i;
+		rwqe[i].sge[0].length = 2048;
+		rwqe[i].sge[0].lkey = rkey;
+	}
+	doorbell(ORNIC_DB_SRQ, sresp.drv.srqn, 0, 2);
+
+	wqe = (struct ornic_send_wqe *)(uintptr_t)req.drv.sq_buf_addr;
+	wqe->opcode = ORNIC_WQE_OP_SEND;
+	wqe->flags = ORNIC_WQE_FLAG_SIGNALED;
+	wqe->num_blocks = 2;
+	wqe->num_sge = 1;
+	wqe->wr_id = 0x600;
+	sge = (struct ornic_sge *)(wqe + 1);
+	sge->addr = (uintptr_t)src;
+	sge->length = 64;
+	sge->lkey = skey;
+	doorbell(ORNIC_DB_SQ, qresp.drv.qpn, 0, 2);
+
+	/* Two CQEs, send and receive, in either order. */
+	err = !(cqe_ready(cqes, 0) && cqe_ready(cqes, 1));
+	i = cqes[0].opcode == ORNIC_CQE_OP_RECV ? 0 : 1;
+	result(!err && cqes[i].opcode == ORNIC_CQE_OP_RECV &&
+	       cqes[i].status == ORNIC_CQE_SUCCESS && cqes[i].wr_id == 0x700 &&
+	       cqes[i].byte_len == 64 && !memcmp(rbuf, src, 64),
+	       "data-srq-receive",
+	       "64-byte SEND into the SRQ: %s, recv CQE status %u wr_id %#llx byte_len %u, data %s",
+	       err ? "CQEs missing" : "2 CQEs", cqes[i].status,
+	       (unsigned long long)cqes[i].wr_id, cqes[i].byte_len,
+	       memcmp(rbuf, src, 64) ? "differs" : "matches");
+
+	pfd = (struct pollfd){ .fd = async_fd, .events = POLLIN };
+	while (!found && poll(&pfd, 1, 5000) == 1 &&
+	       read(async_fd, &ev, sizeof(ev)) == sizeof(ev))
+		found = ev.event_type == 15 /* IB_EVENT_SRQ_LIMIT_REACHED */ &&
+			ev.element == SRQ_USER_HANDLE;
+	result(found, "async-srq-limit",
+	       "one of two SRQ WQEs left with the limit at two: %s",
+	       found ? "IB_EVENT_SRQ_LIMIT_REACHED on the SRQ" : "no event");
+
+	destroy_qp(qph);
+	dereg_mr(mh1);
+	dereg_mr(mh2);
+	dreq = (struct ib_uverbs_destroy_srq){ .response = (uintptr_t)&dr,
+		.srq_handle = sresp.core.srq_handle };
+	cmd(IB_USER_VERBS_CMD_DESTROY_SRQ, &dreq, sizeof(dreq), NULL, 0,
+	    sizeof(dr));
+	destroy_cq(cqh);
+}
+
+/*
+ * A UD SEND through an AH: the UD QP sends to itself by the AH index the
+ * driver returned; the receive gets the 40-byte GRH area, then the data.
+ */
+static void check_ud_data(void)
+{
+	struct ornic_recv_wqe *rwqe;
+	char *src = pages(4096), *rbuf = pages(4096);
+	uint32_t cqh, cqn, qph, ahh, ah, mh1, mh2, skey, rkey, k;
+	volatile struct ornic_cqe *cqes;
+	struct ib_uverbs_destroy_ah dah;
+	struct ib_uverbs_modify_qp m;
+	struct ornic_send_wqe *wqe;
+	struct ornic_sge *sge;
+	struct qp_resp qresp;
+	struct qp_req req;
+	int err, i;
+
+	strcpy(src, "a datagram through an address handle");
+	err = data_cq(&cqh, &cqn, &cqes);
+	if (!err)
+		err = reg_mr(src, 4096, 0, &mh1, &skey, &k);
+	if (!err)
+		err = reg_mr(rbuf, 4096, ACC_LOCAL_WRITE, &mh2, &rkey, &k);
+	req = rc_req(cqh);
+	req.type = QPT_UD;
+	if (!err)
+		err = create_qp(&req, &qph, &qresp);
+	if (!err)
+		err = to_init(qph, 1);
+	memset(&m, 0, sizeof(m));
+	m.qp_handle = qph;
+	m.attr_mask = M_STATE;
+	m.qp_state = 2;
+	if (!err)
+		err = modify_qp(&m);
+	m.attr_mask = M_STATE | M_SQ_PSN;
+	m.qp_state = 3;
+	if (!err)
+		err = modify_qp(&m);
+	if (!err)
+		err = create_ah(&ahh, &ah);
+	if (err) {
+		result(0, "ud-data-setup", "%s", strerror(err));
+		return;
+	}
+
+	rwqe = (struct ornic_recv_wqe *)(uintptr_t)req.drv.rq_buf_addr;
+	rwqe->wr_id = 0x800;
+	rwqe->num_blocks = 1;
+	rwqe->num_sge = 1;
+	rwqe->sge[0].addr = (uintptr_t)rbuf;
+	rwqe->sge[0].length = 4096;
+	rwqe->sge[0].lkey = rkey;
+	doorbell(ORNIC_DB_RQ, qresp.drv.qpn, 0, 1);
+
+	wqe = (struct ornic_send_wqe *)(uintptr_t)req.drv.sq_buf_addr;
+	wqe->opcode = ORNIC_WQE_OP_SEND;
+	wqe->flags = ORNIC_WQE_FLAG_SIGNALED;
+	wqe->num_blocks = 2;
+	wqe->num_sge = 1;
+	wqe->wr_id = 0x801;
+	wqe->ud.ah = ah;
+	wqe->ud.remote_qpn = qresp.drv.qpn;
+	wqe->ud.qkey = 0x11111111;
+	sge = (struct ornic_sge *)(wqe + 1);
+	sge->addr = (uintptr_t)src;
+	sge->length = 100;
+	sge->lkey = skey;
+	doorbell(ORNIC_DB_SQ, qresp.drv.qpn, 0, 2);
+
+	err = !(cqe_ready(cqes, 0) && cqe_ready(cqes, 1));
+	i = cqes[0].opcode == ORNIC_CQE_OP_RECV ? 0 : 1;
+	result(!err && cqes[i].opcode == ORNIC_CQE_OP_RECV &&
+	       cqes[i].status == ORNIC_CQE_SUCCESS &&
+	       cqes[i].src_qp == qresp.drv.qpn &&
+	       (cqes[i].flags & ORNIC_CQE_FLAG_GRH) &&
+	       !memcmp(rbuf + 40, src, 100), "data-ud-ah",
+	       "100-byte UD SEND via AH %u to QPN %u: %s, recv CQE status %u src_qp %u byte_len %u flags %#x, data %s",
+	       ah, qresp.drv.qpn, err ? "CQEs missing" : "2 CQEs",
+	       cqes[i].status, cqes[i].src_qp, cqes[i].byte_len,
+	       cqes[i].flags, memcmp(rbuf + 40, src, 100) ? "differs" :
+	       "matches");
+
+	destroy_qp(qph);
+	dah.ah_handle = ahh;
+	cmd(IB_USER_VERBS_CMD_DESTROY_AH, &dah, sizeof(dah), NULL, 0, 0);
+	dereg_mr(mh1);
+	dereg_mr(mh2);
+	destroy_cq(cqh);
+}
+
 static void check_ud(uint32_t cq)
 {
 	struct ib_uverbs_modify_qp m;
@@ -909,11 +1150,6 @@ static void check_qp_bad(uint32_t cq)
 }
 
 /* --- SRQ ------------------------------------------------------------------ */
-
-struct srq_resp {
-	struct ib_uverbs_create_srq_resp core;
-	struct ornic_ibv_create_srq_resp drv;
-};
 
 static int create_srq(uint32_t max_wr, uint32_t limit, uint32_t *handle,
 		      struct srq_resp *resp)
@@ -1133,6 +1369,8 @@ int main(int argc, char **argv)
 	check_ah();
 	check_data();
 	check_cq_overflow();
+	check_srq_data();
+	check_ud_data();
 	result(!destroy_cq(cq), "cq-destroy-after-qps", "");
 	return failures ? 1 : 0;
 }
