@@ -10,7 +10,9 @@
 # provider's checks on the first device and data between both (see its
 # header comment); each of its PASS/FAIL lines becomes a test.
 # NOSYSCALL_TOOL (provider-nosyscall.c) traces the post and poll paths for
-# system calls.
+# system calls.  Then the stock tools run once each between the two NICs
+# (ibv_rc/ud/srq_pingpong, ib_write_bw, ib_send_lat): "they run", nothing
+# more — the data-path suite checks and measures them.
 set -uo pipefail
 mo=$1
 pdir=$2
@@ -124,6 +126,44 @@ if [ -z "$nosys" ]; then
 else
 	run_tool provider-nosyscall /out/provider-nosyscall.txt "$nosys" "$IB0"
 fi
+
+# --- the stock tools on the provider ---------------------------------------------
+# smoke NAME SERVER_ARGS... -- CLIENT_ARGS...: a server on ornic_1 and a client
+# on ornic_0 (both in this namespace; RDMA goes over the models' wire, the
+# tools' own TCP handshake over loopback).  A quick "does it run" check: the
+# data-path suite measures and checks the same tools far more.
+smoke() {
+	local name=$1 srv=() cli=() rc_s rc_c
+	shift
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do srv+=("$1"); shift; done
+	shift
+	cli=("$@")
+	timeout 120 "${srv[@]}" >"/out/$name-server.txt" 2>&1 &
+	local spid=$!
+	sleep 2
+	timeout 100 "${cli[@]}" >"/out/$name-client.txt" 2>&1
+	rc_c=$?
+	wait $spid
+	rc_s=$?
+	if [ $rc_s = 0 ] && [ $rc_c = 0 ]; then
+		pass "$name" "$(grep -m1 -E 'iters in|^ *[0-9]+ +[0-9]+ +[0-9.]+' "/out/$name-client.txt" | tr -s ' ')"
+	else
+		fail "$name" "server exit $rc_s, client exit $rc_c: $(tail -n 2 "/out/$name-client.txt" "/out/$name-server.txt" | tr '\n' ' ')"
+	fi
+}
+IB1=${ibs[1]}
+smoke rc-pingpong ibv_rc_pingpong -d "$IB1" -g 0 -n 50 -c -- \
+	ibv_rc_pingpong -d "$IB0" -g 0 -n 50 -c 127.0.0.1
+smoke rc-pingpong-events ibv_rc_pingpong -d "$IB1" -g 0 -n 50 -e -s 8192 -- \
+	ibv_rc_pingpong -d "$IB0" -g 0 -n 50 -e -s 8192 127.0.0.1
+smoke ud-pingpong ibv_ud_pingpong -d "$IB1" -g 0 -n 50 -s 512 -- \
+	ibv_ud_pingpong -d "$IB0" -g 0 -n 50 -s 512 127.0.0.1
+smoke srq-pingpong ibv_srq_pingpong -d "$IB1" -g 0 -n 50 -q 4 -- \
+	ibv_srq_pingpong -d "$IB0" -g 0 -n 50 -q 4 127.0.0.1
+smoke write-bw ib_write_bw -d "$IB1" -x 0 -n 200 -s 65536 -- \
+	ib_write_bw -d "$IB0" -x 0 -n 200 -s 65536 127.0.0.1
+smoke send-lat ib_send_lat -d "$IB1" -x 0 -n 200 -- \
+	ib_send_lat -d "$IB0" -x 0 -n 200 127.0.0.1
 
 # The device's counters after the tools, for diagnosis.
 rdma statistic show >/out/rdma-statistic.txt 2>&1

@@ -1325,6 +1325,110 @@ out:
 	pair_free(&p);
 }
 
+/*
+ * Many WQEs through a small SQ: 5-SGE WRITEs take 3 blocks, so in a ring of
+ * 64 blocks they straddle its end; only every 4th is signaled, so posting
+ * goes on only if CQEs retire the unsignaled WQEs before them.  sq_sig_all
+ * on a second QP makes an unsignaled WRITE complete.
+ */
+static void test_data_wrap(struct side *a, struct side *b, const char *tag)
+{
+	struct pair p = { .tag = tag, .a = a, .b = b };
+	struct ibv_qp_init_attr ia = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 16, .max_recv_wr = 1,
+			 .max_send_sge = 5, .max_recv_sge = 1 },
+	};
+	struct ibv_sge sge[5];
+	struct ibv_send_wr wr = { .opcode = IBV_WR_RDMA_WRITE, .sg_list = sge,
+				  .num_sge = 5 }, *bad;
+	struct ibv_qp *sig = NULL;
+	struct ibv_wc wc;
+	uint8_t *dst = b->buf + 24576;
+	int i, err = 0, polled = 0, order = 1, full = 0, ok = 1;
+	char n[64];
+
+	snprintf(n, sizeof(n), "%s-wrap", tag);
+	if (pair_cqs(&p))
+		goto setup;
+	ia.send_cq = ia.recv_cq = p.ca;
+	p.qa = ibv_create_qp(a->pd, &ia);
+	p.qb = make_qp(b, IBV_QPT_RC, p.cb, NULL, 4, 1, 0);
+	if (!p.qa || !p.qb || a->gid_index < 0 || b->gid_index < 0 ||
+	    connect_qp(p.qa, a, &b->gid, p.qb->qp_num) ||
+	    connect_qp(p.qb, b, &a->gid, p.qa->qp_num))
+		goto setup;
+	fill(a->buf + 23000, 80, 13);
+	memset(dst, 0, 64 * 80);
+	for (i = 0; i < 5; i++)
+		sge[i] = (struct ibv_sge){ (uintptr_t)a->buf + 23000 + 16 * i,
+					   16, a->mr->lkey };
+	wr.wr.rdma.rkey = b->mr->rkey;
+	for (i = 0; i < 200 && !err;) {
+		wr.wr_id = i;
+		wr.send_flags = i % 4 == 3 ? IBV_SEND_SIGNALED : 0;
+		wr.wr.rdma.remote_addr = (uintptr_t)dst + (i % 64) * 80;
+		err = ibv_post_send(p.qa, &wr, &bad);
+		if (err == ENOMEM) {
+			full++;
+			err = 0;
+			if (!poll_one(p.ca, &wc)) {
+				err = ETIMEDOUT;
+				break;
+			}
+			if (wc.status != IBV_WC_SUCCESS ||
+			    wc.wr_id != (uint64_t)(polled * 4 + 3))
+				order = 0;
+			polled++;
+			continue;
+		}
+		i++;
+	}
+	while (!err && polled < 50 && poll_one(p.ca, &wc)) {
+		if (wc.status != IBV_WC_SUCCESS ||
+		    wc.wr_id != (uint64_t)(polled * 4 + 3))
+			order = 0;
+		polled++;
+	}
+	for (i = 0; i < 64; i++)
+		if (memcmp(dst + i * 80, a->buf + 23000, 80))
+			ok = 0;
+	report(!err && polled == 50 && order && ok && full, n,
+	       "200 WRITEs of 5 SGEs through a %u-WQE SQ (full %d times), every 4th signaled: %d/50 CQEs in order %s, data %s%s%s",
+	       ia.cap.max_send_wr, full, polled, order ? "yes" : "NO",
+	       ok ? "equal" : "DIFFERS", err ? ": " : "",
+	       err ? strerror(err) : "");
+
+	/* sq_sig_all: the unsignaled WRITE completes anyway. */
+	snprintf(n, sizeof(n), "%s-sq-sig-all", tag);
+	ia.sq_sig_all = 1;
+	ia.cap.max_send_sge = 1;
+	sig = ibv_create_qp(a->pd, &ia);
+	if (sig) {
+		ibv_destroy_qp(p.qb);
+		p.qb = make_qp(b, IBV_QPT_RC, p.cb, NULL, 4, 1, 0);
+	}
+	if (!sig || !p.qb || connect_qp(sig, a, &b->gid, p.qb->qp_num) ||
+	    connect_qp(p.qb, b, &a->gid, sig->qp_num)) {
+		report(0, n, "setup: %s", strerror(errno));
+		goto out;
+	}
+	wr.wr_id = 0x5a11;
+	wr.send_flags = 0;
+	wr.num_sge = 1;
+	if (!ibv_post_send(sig, &wr, &bad) &&
+	    !check_wc(tag, "sq-sig-all", p.ca, 0x5a11, IBV_WC_RDMA_WRITE, 0, 0,
+		      sig->qp_num, NULL))
+		report(1, n, "unsignaled WRITE on an sq_sig_all QP completed");
+	goto out;
+setup:
+	report(0, n, "setup: %s", strerror(errno));
+out:
+	if (sig)
+		ibv_destroy_qp(sig);
+	pair_free(&p);
+}
+
 static void test_data(struct side *a, struct side *b, const char *tag)
 {
 	struct pair p = { .tag = tag, .a = a, .b = b };
@@ -1343,6 +1447,7 @@ static void test_data(struct side *a, struct side *b, const char *tag)
 	pair_free(&p);
 	test_data_srq(a, b, tag);
 	test_data_ud(a, b, tag);
+	test_data_wrap(a, b, tag);
 }
 
 int main(int argc, char **argv)
