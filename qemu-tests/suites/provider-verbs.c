@@ -24,6 +24,8 @@
  */
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -1429,6 +1431,103 @@ out:
 	pair_free(&p);
 }
 
+/*
+ * Four threads post signaled WRITEs to one QP while the main thread polls
+ * its CQ: the per-queue locks must keep every WQE whole and every CQE once.
+ */
+#define THREADS		4
+#define PER_THREAD	100
+
+struct poster {
+	struct ibv_qp *qp;
+	struct ibv_sge sge;
+	uint64_t raddr;
+	uint32_t rkey;
+	int id, err;
+};
+
+static void *poster_main(void *arg)
+{
+	struct poster *t = arg;
+	struct ibv_send_wr wr = {
+		.opcode = IBV_WR_RDMA_WRITE, .send_flags = IBV_SEND_SIGNALED,
+		.sg_list = &t->sge, .num_sge = 1,
+	}, *bad;
+	long long end = now_ms() + 4 * POLL_MS;
+	int i, err;
+
+	wr.wr.rdma.remote_addr = t->raddr;
+	wr.wr.rdma.rkey = t->rkey;
+	for (i = 0; i < PER_THREAD; i++) {
+		wr.wr_id = (uint64_t)t->id << 16 | i;
+		while ((err = ibv_post_send(t->qp, &wr, &bad)) == ENOMEM &&
+		       now_ms() < end)
+			sched_yield();
+		if (err) {
+			t->err = err;
+			break;
+		}
+	}
+	return NULL;
+}
+
+static void test_data_threads(struct side *a, struct side *b, const char *tag)
+{
+	struct pair p = { .tag = tag, .a = a, .b = b };
+	struct poster t[THREADS];
+	pthread_t th[THREADS];
+	int next[THREADS] = {}, i, got = 0, order = 1, started = 0, perr = 0;
+	long long end;
+	struct ibv_wc wc[16];
+	char n[64];
+
+	snprintf(n, sizeof(n), "%s-threads", tag);
+	if (pair_cqs(&p))
+		goto fail;
+	p.qa = make_qp(a, IBV_QPT_RC, p.ca, NULL, 32, 1, 0);
+	p.qb = make_qp(b, IBV_QPT_RC, p.cb, NULL, 4, 1, 0);
+	if (!p.qa || !p.qb || a->gid_index < 0 || b->gid_index < 0 ||
+	    connect_qp(p.qa, a, &b->gid, p.qb->qp_num) ||
+	    connect_qp(p.qb, b, &a->gid, p.qa->qp_num))
+		goto fail;
+	for (i = 0; i < THREADS; i++) {
+		t[i] = (struct poster){
+			.qp = p.qa, .id = i, .rkey = b->mr->rkey,
+			.raddr = (uintptr_t)b->buf + 28672 + 64 * i,
+			.sge = { (uintptr_t)a->buf + 64 * i, 64, a->mr->lkey },
+		};
+		if (pthread_create(&th[i], NULL, poster_main, &t[i]))
+			break;
+		started++;
+	}
+	end = now_ms() + 8 * POLL_MS;
+	while (got < started * PER_THREAD && now_ms() < end) {
+		int k, c = ibv_poll_cq(p.ca, 16, wc);
+
+		for (k = 0; k < c; k++, got++) {
+			unsigned int id = wc[k].wr_id >> 16;
+
+			if (wc[k].status != IBV_WC_SUCCESS || id >= THREADS ||
+			    (wc[k].wr_id & 0xffff) != (uint64_t)next[id]++)
+				order = 0;
+		}
+	}
+	for (i = 0; i < started; i++) {
+		pthread_join(th[i], NULL);
+		perr |= t[i].err;
+	}
+	report(started == THREADS && !perr && got == THREADS * PER_THREAD &&
+	       order, n,
+	       "%d threads x %d signaled WRITEs on one QP, polled meanwhile: %d/%d CQEs, each thread's in order: %s%s",
+	       started, PER_THREAD, got, THREADS * PER_THREAD,
+	       order ? "yes" : "NO", perr ? " (a post failed)" : "");
+	pair_free(&p);
+	return;
+fail:
+	report(0, n, "setup: %s", strerror(errno));
+	pair_free(&p);
+}
+
 static void test_data(struct side *a, struct side *b, const char *tag)
 {
 	struct pair p = { .tag = tag, .a = a, .b = b };
@@ -1448,6 +1547,7 @@ static void test_data(struct side *a, struct side *b, const char *tag)
 	test_data_srq(a, b, tag);
 	test_data_ud(a, b, tag);
 	test_data_wrap(a, b, tag);
+	test_data_threads(a, b, tag);
 }
 
 int main(int argc, char **argv)
