@@ -101,7 +101,9 @@ bool TransportEngine::requester_work(uint32_t qpn, QueuePair& qp, unsigned& budg
       maybe_report_drained(qpn, qp);
       return false;
     }
-    if (roce::psn_distance(req.una_psn, req.next_psn) >= static_cast<int32_t>(kSendWindow))
+    // Only RC waits for ACKs; UD has none, so its PSNs never open a window.
+    if (qp.type == ORNIC_QPT_RC &&
+        roce::psn_distance(req.una_psn, req.next_psn) >= static_cast<int32_t>(kSendWindow))
       return false;
     if (budget == 0)
       return true;
