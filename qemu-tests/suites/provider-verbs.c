@@ -1528,6 +1528,64 @@ fail:
 	pair_free(&p);
 }
 
+/*
+ * Round-trip time of a 64-byte SEND each way, one thread driving both QPs
+ * (informational: the check is that all 200 round trips complete).
+ */
+static int wait_recv(struct ibv_cq *cq, uint64_t *sends)
+{
+	long long end = now_ms() + POLL_MS;
+	struct ibv_wc wc;
+
+	while (now_ms() < end) {
+		if (ibv_poll_cq(cq, 1, &wc) != 1)
+			continue;
+		if (wc.status != IBV_WC_SUCCESS)
+			return -1;
+		if (wc.opcode == IBV_WC_RECV)
+			return 0;
+		(*sends)++;
+	}
+	return -1;
+}
+
+static void test_data_rtt(struct side *a, struct side *b, const char *tag)
+{
+	struct pair p = { .tag = tag, .a = a, .b = b };
+	struct ibv_sge sa = { (uintptr_t)a->buf, 64, a->mr->lkey };
+	struct ibv_sge sb = { (uintptr_t)b->buf + 32768, 64, b->mr->lkey };
+	uint64_t sends = 0;
+	struct timespec t0, t1;
+	int i, err = 0;
+	char n[64];
+
+	snprintf(n, sizeof(n), "%s-rtt", tag);
+	if (rc_pair(&p, NULL)) {
+		report(0, n, "setup: %s", strerror(errno));
+		goto out;
+	}
+	postr(p.qa, 1, a->buf + 4096, 64, a->mr->lkey);
+	postr(p.qb, 2, b->buf + 36864, 64, b->mr->lkey);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (i = 0; i < 200 && !err; i++) {
+		err = post1(p.qa, 3, IBV_WR_SEND, IBV_SEND_SIGNALED |
+			    IBV_SEND_INLINE, &sa, 1, 0, 0) ||
+		      wait_recv(p.cb, &sends) ||
+		      postr(p.qb, 2, b->buf + 36864, 64, b->mr->lkey) ||
+		      post1(p.qb, 4, IBV_WR_SEND, IBV_SEND_SIGNALED |
+			    IBV_SEND_INLINE, &sb, 1, 0, 0) ||
+		      wait_recv(p.ca, &sends) ||
+		      postr(p.qa, 1, a->buf + 4096, 64, a->mr->lkey);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	report(!err, n, "%d SEND/RECV round trips of 64 bytes: %.0f us each%s",
+	       i, ((t1.tv_sec - t0.tv_sec) * 1e6 +
+		   (t1.tv_nsec - t0.tv_nsec) / 1e3) / (i ? i : 1),
+	       err ? " (then a completion was missing or failed)" : "");
+out:
+	pair_free(&p);
+}
+
 static void test_data(struct side *a, struct side *b, const char *tag)
 {
 	struct pair p = { .tag = tag, .a = a, .b = b };
@@ -1548,6 +1606,7 @@ static void test_data(struct side *a, struct side *b, const char *tag)
 	test_data_ud(a, b, tag);
 	test_data_wrap(a, b, tag);
 	test_data_threads(a, b, tag);
+	test_data_rtt(a, b, tag);
 }
 
 int main(int argc, char **argv)
