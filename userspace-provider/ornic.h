@@ -86,7 +86,6 @@ struct ornic_cq {
 	uint32_t db_batch;		/* ring the consumer index this often */
 	/* ibv_cq_ex polling: the CQE start/next_poll stopped at. */
 	struct ornic_cqe cur;
-	struct ornic_qp *cur_qp;
 };
 
 /* A work queue (SQ, RQ or SRQ) of 64-byte blocks. */

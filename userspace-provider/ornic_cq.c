@@ -190,7 +190,6 @@ static int ornic_cq_next(struct ornic_cq *cq)
 			ornic_wq_retire(&qp->sq, le16toh(cq->cur.wqe_index),
 					false);
 		}
-		cq->cur_qp = qp;
 		return 0;
 	}
 }

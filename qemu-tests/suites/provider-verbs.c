@@ -1182,8 +1182,10 @@ static void test_data_rc(struct pair *p)
 
 static int pair_cqs(struct pair *p)
 {
-	p->ca = ibv_create_cq(p->a->ctx, 64, NULL, NULL, 0);
-	p->cb = ibv_create_cq(p->b->ctx, 64, NULL, NULL, 0);
+	if (!p->ca)
+		p->ca = ibv_create_cq(p->a->ctx, 64, NULL, NULL, 0);
+	if (!p->cb)
+		p->cb = ibv_create_cq(p->b->ctx, 64, NULL, NULL, 0);
 	return p->ca && p->cb ? 0 : -1;
 }
 
@@ -1586,6 +1588,63 @@ out:
 	pair_free(&p);
 }
 
+/*
+ * ARM_SOLICITED: with the receive CQ armed for solicited completions only,
+ * a plain SEND raises no event and a SEND with IBV_SEND_SOLICITED does.
+ */
+static void test_data_solicited(struct side *a, struct side *b,
+				const char *tag)
+{
+	struct pair p = { .tag = tag, .a = a, .b = b };
+	struct ibv_comp_channel *ch = ibv_create_comp_channel(b->ctx);
+	struct ibv_sge sge = { (uintptr_t)a->buf, 32, a->mr->lkey };
+	struct pollfd pfd;
+	struct ibv_cq *evcq;
+	struct ibv_wc wc;
+	int quiet = 0, woke = 0, got = 0;
+	void *cqctx;
+	char n[64];
+
+	snprintf(n, sizeof(n), "%s-solicited", tag);
+	if (ch)
+		p.cb = ibv_create_cq(b->ctx, 64, NULL, ch, 0);
+	if (!p.cb || rc_pair(&p, NULL)) {
+		report(0, n, "setup: %s", strerror(errno));
+		goto out;
+	}
+	postr(p.qb, 0x51, b->buf + 40000, 64, b->mr->lkey);
+	postr(p.qb, 0x52, b->buf + 40064, 64, b->mr->lkey);
+	if (ibv_req_notify_cq(p.cb, 1)) {
+		report(0, n, "req_notify_cq(solicited_only): %s", strerror(errno));
+		goto out;
+	}
+	pfd = (struct pollfd){ .fd = ch->fd, .events = POLLIN };
+	if (post1(p.qa, 0x61, IBV_WR_SEND, IBV_SEND_SIGNALED, &sge, 1, 0, 0) ||
+	    check_wc(tag, "solicited-plain", p.ca, 0x61, IBV_WC_SEND, 0, 0,
+		     p.qa->qp_num, NULL))
+		goto out;
+	quiet = poll(&pfd, 1, 1000) == 0;
+	if (post1(p.qa, 0x62, IBV_WR_SEND, IBV_SEND_SIGNALED |
+		  IBV_SEND_SOLICITED, &sge, 1, 0, 0) ||
+	    check_wc(tag, "solicited-se", p.ca, 0x62, IBV_WC_SEND, 0, 0,
+		     p.qa->qp_num, NULL))
+		goto out;
+	if (poll(&pfd, 1, POLL_MS) == 1 && !ibv_get_cq_event(ch, &evcq, &cqctx)) {
+		woke = evcq == p.cb;
+		ibv_ack_cq_events(evcq, 1);
+	}
+	while (got < 2 && poll_one(p.cb, &wc))
+		got++;
+	report(quiet && woke && got == 2, n,
+	       "CQ armed solicited-only: plain SEND %s, solicited SEND %s; %d/2 receives polled",
+	       quiet ? "no event" : "RAISED AN EVENT",
+	       woke ? "event" : "NO EVENT", got);
+out:
+	pair_free(&p);
+	if (ch)
+		ibv_destroy_comp_channel(ch);
+}
+
 static void test_data(struct side *a, struct side *b, const char *tag)
 {
 	struct pair p = { .tag = tag, .a = a, .b = b };
@@ -1607,6 +1666,7 @@ static void test_data(struct side *a, struct side *b, const char *tag)
 	test_data_wrap(a, b, tag);
 	test_data_threads(a, b, tag);
 	test_data_rtt(a, b, tag);
+	test_data_solicited(a, b, tag);
 }
 
 int main(int argc, char **argv)
