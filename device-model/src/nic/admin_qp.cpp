@@ -228,6 +228,7 @@ AdminResult AdminCommands::query_qp(const ornic_admin_modify_qp& c) {
     return admin_status(ORNIC_ADMIN_STATUS_BAD_HANDLE);
   ornic_qp_attr attr = qp->attr;
   attr.state = static_cast<uint8_t>(qp->state);
+  attr.sq_draining = qp->state == ORNIC_QPS_SQD && !qp->transport.req.ops.empty();
   AdminResult result = write_response(le(c.attr_addr), le(c.attr_len), bytes_of(attr));
   if (result.status == ORNIC_ADMIN_STATUS_SUCCESS)
     result.result1 = qp->state;

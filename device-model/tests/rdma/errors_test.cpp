@@ -234,12 +234,22 @@ TEST_F(LocalErrors, SqdReportsDrainedOnceOutstandingWorkIsDone) {
       ORNIC_ADMIN_STATUS_SUCCESS);
   qa.post_send(send_wqe(ORNIC_WQE_OP_SEND, 2), {}); // not started in SQD
   EXPECT_FALSE(find_event(pair.a, ORNIC_EQE_QP_SQ_DRAINED).has_value());
+  EXPECT_EQ(qa.attr().sq_draining, 1);
   pair.wire.up = true;
   const auto done = pair.wait_cqes(pair.a, 1);
   ASSERT_EQ(done.size(), 1u);
   EXPECT_EQ(le(done[0].wr_id), 1u);
   EXPECT_TRUE(find_event(pair.a, ORNIC_EQE_QP_SQ_DRAINED).has_value());
+  EXPECT_EQ(qa.attr().sq_draining, 0);
   EXPECT_FALSE(pair.a.poll().has_value()); // the SEND waits for RTS
+  attr.state = ORNIC_QPS_RTS;
+  ASSERT_EQ(pair.a.h.modify_qp(qa.qpn, attr, ORNIC_QP_ATTR_STATE).status,
+            ORNIC_ADMIN_STATUS_SUCCESS);
+  qb.post_recv(1, {});
+  const auto resumed = pair.wait_cqes(pair.a, 1);
+  ASSERT_EQ(resumed.size(), 1u);
+  EXPECT_EQ(le(resumed[0].wr_id), 2u);
+  EXPECT_EQ(resumed[0].status, ORNIC_CQE_SUCCESS);
 }
 
 TEST(UdErrors, QkeyMismatchIsDroppedAndCounted) {

@@ -94,6 +94,18 @@ uint32_t Qp::state() {
   return le(cqe.result1);
 }
 
+ornic_qp_attr Qp::attr() {
+  DriverHarness& h = node->h;
+  const uint64_t buffer = h.alloc(sizeof(ornic_qp_attr), 64);
+  ornic_admin_modify_qp c{};
+  c.hdr.opcode = ORNIC_ADMIN_QUERY_QP;
+  c.attr_addr = to_le(buffer);
+  c.attr_len = to_le<uint32_t>(sizeof(ornic_qp_attr));
+  c.qpn = to_le(qpn);
+  EXPECT_EQ(h.execute(DriverHarness::as_sqe(c)).status, ORNIC_ADMIN_STATUS_SUCCESS);
+  return h.read<ornic_qp_attr>(buffer);
+}
+
 RdmaPair::RdmaPair(bool use_ipv6)
     : a(&wire.end(0), &timer_a, kMacA), b(&wire.end(1), &timer_b, kMacB), ipv6(use_ipv6) {
   setup(a, 1);

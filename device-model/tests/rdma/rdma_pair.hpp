@@ -49,6 +49,7 @@ struct Qp {
   void post_send_inline(ornic_send_wqe wqe, const std::vector<uint8_t>& data);
   void post_recv(uint64_t wr_id, const std::vector<ornic_sge>& sges);
   uint32_t state();
+  ornic_qp_attr attr(); // QUERY_QP
 };
 
 inline ornic_sge sge(uint64_t addr, uint32_t length, uint32_t lkey) {
