@@ -84,7 +84,8 @@ static unsigned int ornic_wc_flags(const struct ornic_cqe *cqe)
 static void ornic_wq_retire(struct ornic_wq *wq, uint16_t wqe_index,
 			    bool recv)
 {
-	uint32_t ci = wq->ci;
+	/* A reset to RESET may zero both indices under the queue's lock. */
+	uint32_t ci = __atomic_load_n(&wq->ci, __ATOMIC_ACQUIRE);
 	uint32_t pi = __atomic_load_n(&wq->pi, __ATOMIC_ACQUIRE);
 	uint32_t idx = ci + (uint16_t)(wqe_index - (uint16_t)ci);
 	const uint8_t *blk;
