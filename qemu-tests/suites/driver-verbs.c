@@ -379,6 +379,8 @@ static void check_cqs(void)
  */
 static void check_sq_drained(uint32_t qp);
 static int create_ah(uint32_t *handle, uint32_t *index);
+static int create_ah_to(const uint8_t *dgid, uint32_t *handle,
+			uint32_t *index);
 
 struct srq_resp {
 	struct ib_uverbs_create_srq_resp core;
@@ -1235,6 +1237,12 @@ static void check_srq(uint32_t cq)
 
 static int create_ah(uint32_t *handle, uint32_t *index)
 {
+	return create_ah_to(gid, handle, index);
+}
+
+static int create_ah_to(const uint8_t *dgid, uint32_t *handle,
+			uint32_t *index)
+{
 	struct {
 		struct ib_uverbs_create_ah_resp core;
 		struct ornic_ibv_create_ah_resp drv;
@@ -1245,7 +1253,7 @@ static int create_ah(uint32_t *handle, uint32_t *index)
 	};
 	int err;
 
-	memcpy(req.attr.grh.dgid, gid, 16);
+	memcpy(req.attr.grh.dgid, dgid, 16);
 	req.attr.grh.sgid_index = gid_index;
 	req.attr.grh.hop_limit = 64;
 	req.attr.is_global = 1;
@@ -1258,6 +1266,9 @@ static int create_ah(uint32_t *handle, uint32_t *index)
 	}
 	return err;
 }
+
+static const uint8_t ll6[16] = { 0xfe, 0x80, [8] = 0x02, [11] = 0xff,
+				  [12] = 0xfe, [15] = 0x01 };
 
 static void check_ah(void)
 {
@@ -1273,6 +1284,12 @@ static void check_ah(void)
 	d.ah_handle = h;
 	err = cmd(IB_USER_VERBS_CMD_DESTROY_AH, &d, sizeof(d), NULL, 0, 0);
 	result(!err, "ah-destroy", "%s", strerror(err));
+
+	/* An IPv6 (link-local) destination from an IPv4 source GID. */
+	err = create_ah_to(ll6, &h, &index);
+	result(err == EINVAL, "ah-family-mismatch-rejected",
+	       "IPv4 source GID, IPv6 destination (core address resolution or driver): %s",
+	       strerror(err));
 }
 
 /* --- main -------------------------------------------------------------- */

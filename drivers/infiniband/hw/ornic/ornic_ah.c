@@ -31,6 +31,10 @@ int ornic_roce_av(const struct rdma_ah_attr *ah_attr, u32 lqpn, u32 rqpn,
 	if (!sgid_attr || sgid_attr->gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP ||
 	    sgid_attr->index > U8_MAX)
 		return -EINVAL;
+	/* Source and destination of one packet: both IPv4 or both IPv6. */
+	if ((rdma_gid_attr_network_type(sgid_attr) == RDMA_NETWORK_IPV4) !=
+	    ornic_gid_is_v4(grh->dgid.raw))
+		return -EINVAL;
 
 	memset(av, 0, sizeof(*av));
 	memcpy(av->dgid, grh->dgid.raw, sizeof(av->dgid));

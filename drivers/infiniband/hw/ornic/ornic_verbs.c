@@ -412,6 +412,13 @@ static int ornic_get_hw_stats(struct ib_device *ibdev,
 
 /* --- registration and events -------------------------------------------- */
 
+/*
+ * Only user verbs: the provider posts WQEs and polls CQEs itself.  Without
+ * post_send, poll_cq, req_notify_cq and get_dma_mr the core does not count
+ * the device as a kernel verbs provider, so kernel clients (MAD, CM, ...)
+ * skip it and nothing asks for the GSI QP; the kernel-object paths of
+ * create_cq/create_qp/create_ah answer -EOPNOTSUPP all the same.
+ */
 static const struct ib_device_ops ornic_dev_ops = {
 	.owner = THIS_MODULE,
 	.driver_id = RDMA_DRIVER_UNKNOWN,
