@@ -223,10 +223,15 @@ void TransportEngine::transmit(QueuePair& qp, const roce::PacketDescription& pac
     }
     return;
   }
-  if (port_ == nullptr || !port_->link_up()) {
+  if (port_ == nullptr) {
     core_.counters.inc(ORNIC_CNT_ETH_TX_LINK_DOWN);
     return;
   }
+  // Sent even while the port thinks the link is down: its view may be stale (the peer
+  // appeared since the last probe), and a send is what refreshes it. A frame the port
+  // cannot deliver is lost like any other and recovered by the transport.
+  if (!port_->link_up())
+    core_.counters.inc(ORNIC_CNT_ETH_TX_LINK_DOWN);
   port_->send(std::as_bytes(std::span<const uint8_t>(frame_)));
 }
 

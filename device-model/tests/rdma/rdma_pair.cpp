@@ -1,5 +1,7 @@
 #include "rdma_pair.hpp"
 
+#include <thread>
+
 #include <gtest/gtest.h>
 
 namespace ornic::test {
@@ -112,6 +114,13 @@ RdmaPair::RdmaPair(bool use_ipv6)
   setup(b, 2);
 }
 
+RdmaPair::RdmaPair(Port& port_a, Port& port_b, std::function<bool()> poll)
+    : a(&port_a, nullptr, kMacA), b(&port_b, nullptr, kMacB), ipv6(false), real_time(true),
+      poll_ports(std::move(poll)) {
+  setup(a, 1);
+  setup(b, 2);
+}
+
 void RdmaPair::setup(Node& node, uint8_t last_octet) {
   ASSERT_TRUE(node.h.bring_up(16, 64));
   node.eqn = node.h.create_eq(6, 1);
@@ -216,6 +225,8 @@ void RdmaPair::pump() {
     bool moved = a.h.loop.run_once(std::chrono::milliseconds(0));
     moved = b.h.loop.run_once(std::chrono::milliseconds(0)) || moved;
     moved = wire.deliver() || moved;
+    if (poll_ports)
+      moved = poll_ports() || moved;
     if (!moved)
       return;
   }
@@ -223,8 +234,12 @@ void RdmaPair::pump() {
 }
 
 void RdmaPair::advance(int64_t ns) {
-  timer_a.advance(ns);
-  timer_b.advance(ns);
+  if (real_time) {
+    std::this_thread::sleep_for(std::chrono::nanoseconds(std::min<int64_t>(ns, 1'000'000)));
+  } else {
+    timer_a.advance(ns);
+    timer_b.advance(ns);
+  }
   pump();
 }
 

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -72,6 +73,9 @@ inline ornic_send_wqe send_wqe(uint8_t opcode, uint64_t wr_id,
 class RdmaPair {
 public:
   explicit RdmaPair(bool ipv6 = false);
+  // On ports of the test's own (e.g. a real AF_UNIX link) and the EventLoop's real clock;
+  // `poll_ports` runs whatever drives those ports and says whether anything happened.
+  RdmaPair(Port& port_a, Port& port_b, std::function<bool()> poll_ports);
 
   Qp create_qp(Node& node, ornic_qp_type type = ORNIC_QPT_RC);
   // RESET -> INIT -> RTR -> RTS towards `peer` on `peer_node`.
@@ -96,7 +100,8 @@ public:
   ManualTimer timer_a, timer_b;
   Node a, b;
   bool ipv6;
-  std::vector<ornic_cqe> pending_a, pending_b;
+  bool real_time = false;
+  std::function<bool()> poll_ports;
 
 private:
   void setup(Node& node, uint8_t last_octet);
