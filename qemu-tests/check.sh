@@ -29,10 +29,13 @@ else
 fi
 say "running tests; results in $results"
 # Guest output of this run goes to $ORNIC_CACHE/runs/check-<time>; keep the
-# last five.
+# last five, but never remove one touched in the last three hours: it may
+# belong to a check still running next to this one.
 old_runs=("$ORNIC_CACHE"/runs/check-*) # names sort by time
 if [ -e "${old_runs[0]}" ] && [ ${#old_runs[@]} -gt 4 ]; then
-	rm -rf "${old_runs[@]:0:${#old_runs[@]}-4}"
+	for d in "${old_runs[@]:0:${#old_runs[@]}-4}"; do
+		[ -n "$(find "$d" -maxdepth 2 -mmin -180 -print -quit)" ] || rm -rf "$d"
+	done
 fi
 "$here/testbed/enter.sh" env RESULTS="/cache/results/$stamp/results.txt" \
 	ORNIC_CHECK_RUN="check-$stamp" \

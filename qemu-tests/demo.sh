@@ -10,5 +10,5 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=qemu-tests/testbed/lib.sh
 . "$here/testbed/lib.sh"
 "$here/testbed/mkroot.sh"
-"$here/kernel/build.sh" base
+"$here/kernel/build.sh" base >/dev/null # prints its build dir
 exec "$here/testbed/enter.sh" /src/qemu-tests/demo-testbed.sh
