@@ -169,8 +169,22 @@ void TransportEngine::on_response(uint32_t qpn, QueuePair& qp, const roce::Parse
       }
     if (op == nullptr || !has_response(*op) || psn != roce::psn_add(op->first_psn, op->responses)) {
       core_.counters.inc(ORNIC_CNT_RX_ROCE_PSN_ERRORS); // duplicate or out of order
+      // A response beyond the next one expected means some were lost: read the rest
+      // again at once (once per gap) instead of waiting for the ACK timeout.
+      if (op != nullptr && op->opcode == ORNIC_WQE_OP_RDMA_READ) {
+        const uint32_t expected = roce::psn_add(op->first_psn, op->responses);
+        if (roce::psn_before(expected, psn) &&
+            !(req.read_gap_pending && req.read_gap_psn == expected)) {
+          req.read_gap_pending = true;
+          req.read_gap_psn = expected;
+          rewind(qp, expected);
+          restart_ack_timer(qp);
+          schedule(qpn);
+        }
+      }
       return;
     }
+    req.read_gap_pending = false;
     const bool atomic_op = op->opcode != ORNIC_WQE_OP_RDMA_READ;
     if (atomic_op != info.has(roce::kAtomic)) {
       core_.counters.inc(ORNIC_CNT_RX_ROCE_BAD_HEADER);

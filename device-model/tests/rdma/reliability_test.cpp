@@ -137,7 +137,46 @@ TEST_F(Reliability, LostReadResponseIsReadAgain) {
   ASSERT_EQ(done.size(), 1u);
   EXPECT_EQ(done[0].status, ORNIC_CQE_SUCCESS);
   EXPECT_TRUE(same(pair.b, 8192, pair.a, 0, 3000));
+  // The response after the gap gives the loss away: no timeout needed.
+  EXPECT_EQ(pair.a.counter(ORNIC_CNT_TIMEOUTS), 0u);
+  EXPECT_EQ(pair.a.counter(ORNIC_CNT_RETRANSMITS), 1u); // the READ request, once
+}
+
+TEST_F(Reliability, LostLastReadResponseIsRecoveredByTimeout) {
+  fill(pair.b, 8192, 3000, 4);
+  pair.wire.policy = [](int side, uint64_t n, const auto&) {
+    return side == kB && n == 2 ? WireAction::drop : WireAction::deliver;
+  };
+  auto w = send_wqe(ORNIC_WQE_OP_RDMA_READ, 3);
+  w.rdma.remote_addr = to_le(pair.b.buffer + 8192);
+  w.rdma.rkey = to_le(pair.b.key);
+  qa.post_send(w, {sge(pair.a.buffer, 3000, pair.a.key)});
+  const auto done = pair.wait_cqes(pair.a, 1);
+  ASSERT_EQ(done.size(), 1u);
+  EXPECT_EQ(done[0].status, ORNIC_CQE_SUCCESS);
+  EXPECT_TRUE(same(pair.b, 8192, pair.a, 0, 3000));
   EXPECT_EQ(pair.a.counter(ORNIC_CNT_TIMEOUTS), 1u);
+}
+
+TEST_F(Reliability, RandomLossOnReads) {
+  std::mt19937 rng(99);
+  pair.wire.policy = [&](int, uint64_t, const auto&) {
+    return rng() % 100 < 10 ? WireAction::drop : WireAction::deliver;
+  };
+  fill(pair.b, 0, 8 * 5000, 3);
+  for (int i = 0; i < 8; ++i) {
+    auto w = send_wqe(ORNIC_WQE_OP_RDMA_READ, i);
+    w.rdma.remote_addr = to_le(pair.b.buffer + i * 5000);
+    w.rdma.rkey = to_le(pair.b.key);
+    qa.post_send(w, {sge(pair.a.buffer + 131072 + i * 5000, 5000, pair.a.key)});
+  }
+  const auto done = pair.wait_cqes(pair.a, 8, 10'000'000, 2000);
+  ASSERT_EQ(done.size(), 8u);
+  for (int i = 0; i < 8; ++i) {
+    EXPECT_EQ(done[i].status, ORNIC_CQE_SUCCESS);
+    EXPECT_EQ(le(done[i].wr_id), static_cast<uint64_t>(i));
+  }
+  EXPECT_TRUE(same(pair.b, 0, pair.a, 131072, 8 * 5000));
 }
 
 TEST_F(Reliability, LostAtomicAckIsAnsweredFromTheSavedResult) {
