@@ -186,6 +186,31 @@ TEST_P(RcTransport, UdSendDeliversGrhAndSourceQp) {
     EXPECT_EQ(std::to_integer<uint8_t>(*pair.b.at(8 + 15)), 1);
 }
 
+TEST(UdTransport, ManyMoreDatagramsThanTheRcWindow) {
+  // UD gets no ACKs: its PSNs must never close a send window (ibv_ud_pingpong hung at 64).
+  RdmaPair pair;
+  Qp ua = pair.create_qp(pair.a, ORNIC_QPT_UD), ub = pair.create_qp(pair.b, ORNIC_QPT_UD);
+  pair.bring_up_ud(ua, 7);
+  pair.bring_up_ud(ub, 7);
+  const uint32_t ah = pair.create_ah(pair.a, pair.b);
+  constexpr int kCount = 150;
+  for (int i = 0; i < kCount; ++i) {
+    if (i % 40 == 0)
+      for (int j = 0; j < 40; ++j)
+        ub.post_recv(i + j, {sge(pair.b.buffer + 128 * ((i + j) % 64), 128, pair.b.key)});
+    auto w = send_wqe(ORNIC_WQE_OP_SEND, i);
+    w.ud.ah = to_le(ah);
+    w.ud.remote_qpn = to_le(ub.qpn);
+    w.ud.qkey = to_le(7u);
+    ua.post_send(w, {sge(pair.a.buffer, 16, pair.a.key)});
+    if (i % 16 == 15)
+      pair.pump(); // the SQ holds 32 two-block WQEs
+  }
+  const auto sent = pair.wait_cqes(pair.a, kCount, 10'000'000, 3);
+  EXPECT_EQ(sent.size(), static_cast<size_t>(kCount));
+  EXPECT_EQ(pair.a.counter(ORNIC_CNT_TX_ROCE_PACKETS), static_cast<uint64_t>(kCount));
+}
+
 INSTANTIATE_TEST_SUITE_P(Gids, RcTransport, ::testing::Values(false, true),
                          [](const auto& info) { return info.param ? "IPv6" : "IPv4"; });
 
