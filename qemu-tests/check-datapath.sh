@@ -127,6 +127,6 @@ if [ -s "$perf" ]; then
 				split(o, a); split(r, b)
 				printf "typical ornic %s us, rxe %s us: ornic/rxe = %.2f", a[7], b[7], (b[7] > 0 ? a[7] / b[7] : 0) }')" ;;
 		esac
-	done | tee -a "$cmp"
+	done >>"$cmp"
 fi
 exit 0
