@@ -482,7 +482,11 @@ enum ornic_counter_id {
 	ORNIC_CNT_RETRANSMITS		= 39,
 	ORNIC_CNT_RNR_NAKS		= 40,
 	ORNIC_CNT_TIMEOUTS		= 41,
-	ORNIC_CNT_COUNT			= 42,
+	ORNIC_CNT_RX_ROCE_QKEY_ERRORS	= 42,	/* UD: Q_Key mismatch, dropped */
+	ORNIC_CNT_RX_UD_NO_RECV		= 43,	/* UD: no receive WQE, dropped */
+	ORNIC_CNT_TX_ROCE_BYTES		= 44,	/* frame bytes, loopback incl. */
+	ORNIC_CNT_RX_ROCE_BYTES		= 45,
+	ORNIC_CNT_COUNT			= 46,
 };
 
 #define ORNIC_DEVICE_COUNTERS_MAX	62

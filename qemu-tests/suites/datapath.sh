@@ -120,6 +120,25 @@ negative() { # negative KIND
 	fi
 }
 
+# device_counters DEV: after all the traffic above, the device's own counters
+# (rdma statistic, read from the device) show RoCE packets and bytes both ways
+# and no frame dropped for its ICRC or headers.
+counter_value() { # counter_value FILE NAME
+	awk -v n="$2" '{ for (i = 1; i < NF; i++) if ($i == n) { print $(i + 1); exit } }' "$1"
+}
+device_counters() {
+	local f=/out/ornic-$1-counters.txt tx txb rx rxb
+	tx=$(counter_value "$f" tx_roce_packets) txb=$(counter_value "$f" tx_roce_bytes)
+	rx=$(counter_value "$f" rx_roce_packets) rxb=$(counter_value "$f" rx_roce_bytes)
+	if [ "${tx:-0}" -gt 0 ] && [ "${txb:-0}" -gt 0 ] && [ "${rxb:-0}" -gt 0 ] &&
+		[ "$(counter_value "$f" rx_roce_bad_icrc)" = 0 ] &&
+		[ "$(counter_value "$f" rx_roce_bad_header)" = 0 ]; then
+		pass ornic/counters "$1: $tx packets / $txb B sent, $rx / $rxb B received, $(counter_value "$f" retransmits) retransmits, $(counter_value "$f" naks_sent) NAKs sent, no bad ICRC/header"
+	else
+		fail ornic/counters "$1: $(tr '\n' ' ' <"$f" | head -c 600)"
+	fi
+}
+
 for kind in "$@"; do
 	"setup_$kind" || continue
 	if ! wait_gid "$CDEV" "$CIP" || ! wait_gid "$SDEV" "$SIP"; then
@@ -136,6 +155,7 @@ for kind in "$@"; do
 	for d in "$CDEV" "$SDEV"; do
 		rdma statistic show link "$d/1" >"/out/$kind-$d-counters.txt" 2>&1
 	done
+	[ "$kind" = ornic ] && device_counters "$CDEV"
 done
 grep -q '^FAIL' "$RESULTS" 2>/dev/null && exit 1
 exit 0

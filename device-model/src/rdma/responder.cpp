@@ -482,13 +482,14 @@ void TransportEngine::on_ud_request(uint32_t qpn, QueuePair& qp, const roce::Par
                                     std::span<const uint8_t> frame) {
   const roce::PacketDescription& d = packet.description;
   if (d.deth->qkey != le(qp.attr.qkey)) {
-    // Not for this QP's Q_Key: dropped like a packet for a QP that is not there.
-    core_.counters.inc(ORNIC_CNT_RX_ROCE_UNKNOWN_QP);
+    core_.counters.inc(ORNIC_CNT_RX_ROCE_QKEY_ERRORS);
     return;
   }
   RecvWqe wqe;
-  if (take_receive(qpn, qp, wqe) != Take::ok)
-    return; // UD has no RNR: the datagram is lost
+  if (take_receive(qpn, qp, wqe) != Take::ok) {
+    core_.counters.inc(ORNIC_CNT_RX_UD_NO_RECV); // UD has no RNR: the datagram is lost
+    return;
+  }
   begin_receive(qp, wqe);
   // The GRH area: an IPv6 header as is, or an IPv4 header in its last 20 bytes.
   std::array<uint8_t, 40> grh{};

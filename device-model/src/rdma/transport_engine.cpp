@@ -205,6 +205,7 @@ void TransportEngine::transmit(QueuePair& qp, const roce::PacketDescription& pac
     return;
   }
   core_.counters.inc(ORNIC_CNT_TX_ROCE_PACKETS);
+  core_.counters.inc(ORNIC_CNT_TX_ROCE_BYTES, frame_.size());
   ++qp.counters.packets_sent;
   if (is_local_gid(packet.destination_gid)) {
     loopback_.push_back(frame_);
@@ -243,6 +244,7 @@ void TransportEngine::receive(std::span<const std::byte> frame) {
 
 void TransportEngine::process_frame(std::span<const uint8_t> frame) {
   core_.counters.inc(ORNIC_CNT_RX_ROCE_PACKETS);
+  core_.counters.inc(ORNIC_CNT_RX_ROCE_BYTES, frame.size());
   roce::ParsedPacket packet;
   const roce::ParseError error = roce::parse_frame(frame, packet);
   if (error != roce::ParseError::ok) {

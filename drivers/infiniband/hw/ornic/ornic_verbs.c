@@ -373,6 +373,10 @@ static const struct rdma_stat_desc ornic_counter_descs[] = {
 	[ORNIC_CNT_RETRANSMITS].name = "retransmits",
 	[ORNIC_CNT_RNR_NAKS].name = "rnr_naks",
 	[ORNIC_CNT_TIMEOUTS].name = "timeouts",
+	[ORNIC_CNT_RX_ROCE_QKEY_ERRORS].name = "rx_roce_qkey_errors",
+	[ORNIC_CNT_RX_UD_NO_RECV].name = "rx_ud_no_recv",
+	[ORNIC_CNT_TX_ROCE_BYTES].name = "tx_roce_bytes",
+	[ORNIC_CNT_RX_ROCE_BYTES].name = "rx_roce_bytes",
 };
 
 static_assert(ARRAY_SIZE(ornic_counter_descs) == ORNIC_CNT_COUNT);
