@@ -20,7 +20,9 @@ public:
 NoGuestMemory no_guest_memory;
 NoInterrupts no_interrupts;
 
-uint8_t cqe_opcode_for(uint8_t wqe_opcode) {
+} // namespace
+
+uint8_t cqe_opcode_for_send(uint8_t wqe_opcode) {
   switch (wqe_opcode) {
   case ORNIC_WQE_OP_RDMA_WRITE:
   case ORNIC_WQE_OP_RDMA_WRITE_IMM:
@@ -35,8 +37,6 @@ uint8_t cqe_opcode_for(uint8_t wqe_opcode) {
     return ORNIC_CQE_OP_SEND;
   }
 }
-
-} // namespace
 
 NicCore::NicCore(const MacAddress& mac_address)
     : permanent_mac(mac_address), mac(mac_address), eth_mtu(limits::kDefaultEthMtu),
@@ -168,7 +168,7 @@ void NicCore::flush_send_queue(uint32_t qpn, QueuePair& qp) {
     cqe.wr_id = readable ? wqe.wr_id : 0;
     cqe.qpn = to_le(qpn);
     cqe.wqe_index = to_le(static_cast<uint16_t>(index));
-    cqe.opcode = cqe_opcode_for(wqe.opcode);
+    cqe.opcode = cqe_opcode_for_send(wqe.opcode);
     cqe.status = ORNIC_CQE_WR_FLUSH_ERR;
     cqe.vendor_err = readable ? ORNIC_VERR_NONE : ORNIC_VERR_DMA;
     complete(qp.send_cqn, cqe);

@@ -32,6 +32,9 @@ inline uint8_t roce_active_mtu(uint32_t eth_mtu) {
   return mtu;
 }
 
+// The CQE opcode reporting a send WQE of `wqe_opcode` (cqe.rst).
+uint8_t cqe_opcode_for_send(uint8_t wqe_opcode);
+
 class NicCore {
 public:
   explicit NicCore(const MacAddress& permanent_mac);

@@ -65,22 +65,6 @@ bool read_sges(NicCore& core, const QueueMemory& memory, const RingState& ring, 
 
 } // namespace
 
-uint8_t cqe_opcode_for_send(uint8_t wqe_opcode) {
-  switch (wqe_opcode) {
-  case ORNIC_WQE_OP_RDMA_WRITE:
-  case ORNIC_WQE_OP_RDMA_WRITE_IMM:
-    return ORNIC_CQE_OP_RDMA_WRITE;
-  case ORNIC_WQE_OP_RDMA_READ:
-    return ORNIC_CQE_OP_RDMA_READ;
-  case ORNIC_WQE_OP_ATOMIC_CMP_SWP:
-    return ORNIC_CQE_OP_COMP_SWAP;
-  case ORNIC_WQE_OP_ATOMIC_FETCH_ADD:
-    return ORNIC_CQE_OP_FETCH_ADD;
-  default:
-    return ORNIC_CQE_OP_SEND;
-  }
-}
-
 std::optional<WqeError> fetch_send_wqe(NicCore& core, const QueuePair& qp, uint32_t index,
                                        SendOp& op) {
   op = SendOp{};

@@ -35,6 +35,4 @@ std::optional<WqeError> fetch_recv_wqe(NicCore& core, const QueueMemory& ring_me
                                        const RingState& ring, uint32_t index, uint32_t available,
                                        RecvWqe& wqe);
 
-uint8_t cqe_opcode_for_send(uint8_t wqe_opcode);
-
 } // namespace ornic
