@@ -127,6 +127,21 @@ void TransportEngine::on_duplicate(uint32_t qpn, QueuePair& qp, const roce::Pars
   send_ack(qpn, qp, roce::make_ack_syndrome(), roce::psn_add(resp.epsn, roce::kPsnMask));
 }
 
+bool TransportEngine::take_receive_or_rnr(uint32_t qpn, QueuePair& qp, uint32_t psn) {
+  RecvWqe wqe;
+  const Take took = take_receive(qpn, qp, wqe);
+  if (took == Take::failed)
+    return false;
+  if (took == Take::none) {
+    core_.counters.inc(ORNIC_CNT_RNR_NAKS);
+    ++qp.counters.rnr_naks;
+    send_ack(qpn, qp, roce::make_rnr_nak_syndrome(qp.attr.min_rnr_timer), psn);
+    return false;
+  }
+  begin_receive(qp, wqe);
+  return true;
+}
+
 TransportEngine::Take TransportEngine::take_receive(uint32_t qpn, QueuePair& qp, RecvWqe& wqe) {
   for (;;) {
     const QueueMemory* memory = &qp.rq_memory;
@@ -247,17 +262,8 @@ bool TransportEngine::execute_send(uint32_t qpn, QueuePair& qp, const roce::Pars
     return false;
   }
   if (info.has(roce::kStartsMessage)) {
-    RecvWqe wqe;
-    const Take took = take_receive(qpn, qp, wqe);
-    if (took == Take::failed)
+    if (!take_receive_or_rnr(qpn, qp, psn))
       return false;
-    if (took == Take::none) {
-      core_.counters.inc(ORNIC_CNT_RNR_NAKS);
-      ++qp.counters.rnr_naks;
-      send_ack(qpn, qp, roce::make_rnr_nak_syndrome(qp.attr.min_rnr_timer), psn);
-      return false;
-    }
-    begin_receive(qp, wqe);
     resp.in_message = ResponderState::InMessage::send;
   }
   ReceiveInProgress& recv = resp.recv;
@@ -322,17 +328,8 @@ bool TransportEngine::execute_write(uint32_t qpn, QueuePair& qp, const roce::Par
   // The receive WQE of a WRITE with immediate is taken before any data moves, so an RNR
   // NAK leaves nothing half done.
   if (info.has(roce::kImmediate)) {
-    RecvWqe wqe;
-    const Take took = take_receive(qpn, qp, wqe);
-    if (took == Take::failed)
+    if (!take_receive_or_rnr(qpn, qp, psn))
       return false;
-    if (took == Take::none) {
-      core_.counters.inc(ORNIC_CNT_RNR_NAKS);
-      ++qp.counters.rnr_naks;
-      send_ack(qpn, qp, roce::make_rnr_nak_syndrome(qp.attr.min_rnr_timer), psn);
-      return false;
-    }
-    begin_receive(qp, wqe);
   }
   if (first) {
     resp.write_va = d.reth->virtual_address;

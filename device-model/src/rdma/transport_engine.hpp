@@ -108,6 +108,9 @@ private:
                       uint32_t access) const;
   Take take_receive(uint32_t qpn, QueuePair& qp, RecvWqe& wqe);
   void begin_receive(QueuePair& qp, const RecvWqe& wqe);
+  // An RC request that needs a receive WQE: takes and begins one, or answers with an RNR
+  // NAK (none posted) or has already failed the QP; true when the request may go on.
+  bool take_receive_or_rnr(uint32_t qpn, QueuePair& qp, uint32_t psn);
   void complete_receive(uint32_t qpn, QueuePair& qp, const ReceiveResult& result);
   void fail_receive(uint32_t qpn, QueuePair& qp, const SgeOutcome& outcome, uint32_t psn);
   void send_ack(uint32_t qpn, QueuePair& qp, uint8_t syndrome, uint32_t psn);
