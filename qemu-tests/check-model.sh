@@ -32,6 +32,10 @@ build_and_test() { # build_and_test NAME BUILD_DIR CMAKE_ARGS...
 	python3 "$here/junit-results.py" "model/" "$dir/junit.xml" | tee -a "$RESULTS"
 	grep -q -E '^[0-9]+% tests passed' "$dir/ctest.log" ||
 		echo "FAIL: model/$name-ctest no ctest summary; see $dir/ctest.log" | tee -a "$RESULTS"
+	# The vfio-user latency benchmarks (doorbell write, interrupt round
+	# trip) print their numbers into the test output; show them, unjudged.
+	grep -o '\[ latency \] [a-z_]*: [0-9.]* us' "$dir/junit.xml" 2>/dev/null |
+		sed 's/^\[ latency \] /INFO: model\/latency /' | sort -u
 }
 
 say "device model: unit tests (g++, ASan/UBSan)"
