@@ -858,6 +858,7 @@ enum ornic_wqe_opcode {
 #define ORNIC_WQE_FLAG_SOLICITED	ORNIC_BIT(1)
 #define ORNIC_WQE_FLAG_FENCE		ORNIC_BIT(2)
 #define ORNIC_WQE_FLAG_INLINE		ORNIC_BIT(3)
+#define ORNIC_WQE_FLAG_AV		ORNIC_BIT(4)	/* UD/GSI, kernel QPs */
 
 struct ornic_sge {
 	__le64 addr;
@@ -894,11 +895,37 @@ struct ornic_wqe_ud_seg {
 
 ORNIC_HW_ASSERT_SIZE(struct ornic_wqe_ud_seg, 32);
 
-/* Block 0 of every send WQE.  SGEs or inline data follow in blocks 1.. */
+/*
+ * Block 1 of a UD/GSI send with ORNIC_WQE_FLAG_AV (kernel QPs only): the
+ * address vector travels in the WQE instead of an AH (ud.ah must be 0), so
+ * the kernel can address datagrams without a CREATE_AH.  Data starts at
+ * block 2.
+ */
+struct ornic_wqe_av {
+	__le32 flow_label;		/* 20 bits */
+	__u8 sgid_index;
+	__u8 hop_limit;			/* 0: 64 */
+	__u8 traffic_class;
+	__u8 reserved0;
+	__u8 dgid[16];
+	__u8 dmac[6];
+	__le16 udp_sport;		/* 0 = device chooses */
+	__le32 reserved1[8];
+};
+
+ORNIC_HW_ASSERT_SIZE(struct ornic_wqe_av, 64);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_wqe_av, dgid, 8);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_wqe_av, dmac, 24);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_wqe_av, udp_sport, 30);
+
+/*
+ * Block 0 of every send WQE.  SGEs or inline data follow in blocks 1..
+ * (blocks 2.. with ORNIC_WQE_FLAG_AV).
+ */
 struct ornic_send_wqe {
 	__u8 opcode;			/* enum ornic_wqe_opcode */
 	__u8 flags;			/* ORNIC_WQE_FLAG_* */
-	__u8 num_blocks;		/* 1 + data blocks */
+	__u8 num_blocks;		/* 1 (+1 with FLAG_AV) + data blocks */
 	__u8 num_sge;			/* 0 with FLAG_INLINE */
 	__le16 inline_len;		/* with FLAG_INLINE */
 	__le16 reserved0;
