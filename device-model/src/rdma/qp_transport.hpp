@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <deque>
+#include <optional>
 #include <vector>
 
 #include "nic/hw.hpp"
@@ -34,6 +35,8 @@ struct SendOp {
   std::vector<WqeSge> sges;
   std::vector<uint8_t> inline_data;
   uint32_t length = 0;
+  // UD/GSI with ORNIC_WQE_FLAG_AV: the address vector of block 1, used instead of an AH.
+  std::optional<ornic_wqe_av> av;
 
   // PSNs [first_psn, first_psn + packets); a READ owns one per response packet.
   uint32_t first_psn = 0;

@@ -2,6 +2,7 @@
 // (re)transmits within the send window; UD sends go out and complete at once.
 #include <bit>
 
+#include "rdma/address_vector.hpp"
 #include "rdma/memory_access.hpp"
 #include "rdma/transport_engine.hpp"
 #include "roce/psn.hpp"
@@ -232,12 +233,23 @@ void TransportEngine::send_rc_packet(uint32_t qpn, QueuePair& qp, SendOp& op, ui
     restart_ack_timer(qp);
 }
 
+// The address of a UD send: the WQE's own vector (kernel QPs, checked by fetch_send_wqe) or
+// its AH, which must exist and belong to the QP's PD.
+std::optional<ornic_wqe_av> TransportEngine::ud_address(const QueuePair& qp,
+                                                        const SendOp& op) const {
+  if (op.av)
+    return op.av;
+  const AddressHandle* ah = core_.resources.ahs.find(op.rkey);
+  if (ah == nullptr || ah->pd != qp.pd)
+    return std::nullopt;
+  return address_vector_of(ah->attr);
+}
+
 void TransportEngine::send_ud(uint32_t qpn, QueuePair& qp, SendOp& op) {
   RequesterState& req = qp.transport.req;
-  const AddressHandle* ah = core_.resources.ahs.find(op.rkey);
-  const auto& gids = core_.resources.gids;
-  if (ah == nullptr || ah->pd != qp.pd || ah->attr.sgid_index >= gids.size() ||
-      !gids[ah->attr.sgid_index]) {
+  roce::PacketDescription packet;
+  const std::optional<ornic_wqe_av> av = ud_address(qp, op);
+  if (!av || !address_packet(core_, *av, packet)) {
     core_.counters.inc(ORNIC_CNT_WQE_ERRORS);
     ++qp.counters.wqe_errors;
     return fail_send(qpn, qp, op, ORNIC_CQE_LOC_QP_OP_ERR, ORNIC_VERR_BAD_AH);
@@ -247,17 +259,8 @@ void TransportEngine::send_ud(uint32_t qpn, QueuePair& qp, SendOp& op) {
     ++qp.counters.wqe_errors;
     return fail_send(qpn, qp, op, ORNIC_CQE_LOC_LEN_ERR, ORNIC_VERR_MSG_TOO_LONG);
   }
-  const ornic_admin_create_ah& a = ah->attr;
-  roce::PacketDescription packet;
-  packet.source_gid = gids[a.sgid_index]->gid;
-  std::copy(std::begin(a.dgid), std::end(a.dgid), packet.destination_gid.begin());
-  std::copy(std::begin(a.dmac), std::end(a.dmac), packet.destination_mac.begin());
-  packet.source_mac = core_.mac;
-  packet.traffic_class = a.traffic_class;
-  packet.flow_label = le(a.flow_label) & 0xfffff;
-  packet.hop_limit = a.hop_limit != 0 ? a.hop_limit : 64;
   const uint32_t remote_qpn = static_cast<uint32_t>(op.remote_addr) & roce::kQpnMask;
-  packet.udp_source_port = roce::roce_udp_source_port(le(a.udp_sport), qpn, remote_qpn);
+  packet.udp_source_port = roce::roce_udp_source_port(le(av->udp_sport), qpn, remote_qpn);
   const bool imm = op.opcode == ORNIC_WQE_OP_SEND_IMM;
   packet.bth.opcode =
       static_cast<uint8_t>(imm ? Opcode::ud_send_only_with_immediate : Opcode::ud_send_only);

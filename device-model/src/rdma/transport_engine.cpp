@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "port/port.hpp"
+#include "rdma/address_vector.hpp"
 #include "roce/aeth_syndrome.hpp"
 #include "roce/builder.hpp"
 #include "roce/psn.hpp"
@@ -183,17 +184,7 @@ bool TransportEngine::is_local_gid(const roce::Gid& gid) const {
 }
 
 bool TransportEngine::address_rc(const QueuePair& qp, roce::PacketDescription& packet) const {
-  const ornic_qp_attr& a = qp.attr;
-  if (a.sgid_index >= core_.resources.gids.size() || !core_.resources.gids[a.sgid_index])
-    return false;
-  packet.source_gid = core_.resources.gids[a.sgid_index]->gid;
-  std::copy(std::begin(a.dgid), std::end(a.dgid), packet.destination_gid.begin());
-  std::copy(std::begin(a.dmac), std::end(a.dmac), packet.destination_mac.begin());
-  packet.source_mac = core_.mac;
-  packet.traffic_class = a.traffic_class;
-  packet.flow_label = le(a.flow_label) & 0xfffff;
-  packet.hop_limit = a.hop_limit != 0 ? a.hop_limit : 64;
-  return true;
+  return address_packet(core_, address_vector_of(qp.attr), packet);
 }
 
 void TransportEngine::transmit(QueuePair& qp, const roce::PacketDescription& packet,

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <optional>
 #include <set>
 #include <span>
 #include <vector>
@@ -67,6 +68,7 @@ private:
   bool can_start_wqe(const QueuePair& qp) const;
   bool start_wqe(uint32_t qpn, QueuePair& qp);
   void send_rc_packet(uint32_t qpn, QueuePair& qp, SendOp& op, uint32_t psn);
+  std::optional<ornic_wqe_av> ud_address(const QueuePair& qp, const SendOp& op) const;
   void send_ud(uint32_t qpn, QueuePair& qp, SendOp& op);
   void retire(uint32_t qpn, QueuePair& qp);
   void complete_send(uint32_t qpn, QueuePair& qp, const SendOp& op, uint8_t status,

@@ -9,7 +9,7 @@ namespace ornic {
 namespace {
 
 constexpr uint8_t kKnownFlags = ORNIC_WQE_FLAG_SIGNALED | ORNIC_WQE_FLAG_SOLICITED |
-                                ORNIC_WQE_FLAG_FENCE | ORNIC_WQE_FLAG_INLINE;
+                                ORNIC_WQE_FLAG_FENCE | ORNIC_WQE_FLAG_INLINE | ORNIC_WQE_FLAG_AV;
 
 bool read_block(NicCore& core, const QueueMemory& memory, const RingState& ring, uint32_t index,
                 std::span<std::byte> out) {
@@ -63,6 +63,23 @@ bool read_sges(NicCore& core, const QueueMemory& memory, const RingState& ring, 
   return true;
 }
 
+// Block 1 of a send with ORNIC_WQE_FLAG_AV (wqe.rst, "Inline address vector"). Only the
+// driver's own QPs may address packets themselves: user space must never pick its MACs/GIDs.
+std::optional<WqeError> fetch_av(NicCore& core, const QueuePair& qp, const ornic_send_wqe& w,
+                                 uint32_t index, SendOp& op) {
+  if (qp.type == ORNIC_QPT_RC || qp.db_page != ORNIC_DB_PAGE_KERNEL || w.ud.ah != 0)
+    return op_error(ORNIC_VERR_BAD_AH);
+  if (op.blocks < 2)
+    return op_error(ORNIC_VERR_BAD_BLOCKS);
+  ornic_wqe_av av{};
+  if (!read_block(core, qp.sq_memory, qp.sq, index + 1, bytes_of(av)))
+    return WqeError{ORNIC_CQE_LOC_ACCESS_ERR, ORNIC_VERR_DMA, true};
+  if (av.reserved0 != 0 || !all_zero(bytes_of(av.reserved1)) || le(av.flow_label) > 0xfffff)
+    return op_error(ORNIC_VERR_RESERVED_NONZERO);
+  op.av = av;
+  return std::nullopt;
+}
+
 } // namespace
 
 std::optional<WqeError> fetch_send_wqe(NicCore& core, const QueuePair& qp, uint32_t index,
@@ -104,6 +121,10 @@ std::optional<WqeError> fetch_send_wqe(NicCore& core, const QueuePair& qp, uint3
     op.remote_addr = le(w.rdma.remote_addr);
     op.rkey = le(w.rdma.rkey);
   }
+  if (w.flags & ORNIC_WQE_FLAG_AV)
+    if (auto error = fetch_av(core, qp, w, index, op))
+      return error;
+  const uint32_t data_block = op.av ? 2 : 1; // the first block of SGEs or inline data
 
   uint64_t length = 0;
   if (w.flags & ORNIC_WQE_FLAG_INLINE) {
@@ -114,11 +135,11 @@ std::optional<WqeError> fetch_send_wqe(NicCore& core, const QueuePair& qp, uint3
       return op_error(ORNIC_VERR_BAD_SGE_COUNT);
     if (inline_len > limits::kMaxInlineData)
       return op_error(ORNIC_VERR_BAD_INLINE_LEN);
-    if (op.blocks != 1 + (inline_len + ORNIC_WQE_BLOCK_SIZE - 1) / ORNIC_WQE_BLOCK_SIZE)
+    if (op.blocks != data_block + (inline_len + ORNIC_WQE_BLOCK_SIZE - 1) / ORNIC_WQE_BLOCK_SIZE)
       return op_error(ORNIC_VERR_BAD_BLOCKS);
     op.inline_data.resize(inline_len);
     std::array<std::byte, ORNIC_WQE_BLOCK_SIZE> block{};
-    for (uint32_t done = 0, b = 1; done < inline_len; ++b) {
+    for (uint32_t done = 0, b = data_block; done < inline_len; ++b) {
       if (!read_block(core, qp.sq_memory, qp.sq, index + b, block))
         return WqeError{ORNIC_CQE_LOC_ACCESS_ERR, ORNIC_VERR_DMA, true};
       const uint32_t piece = std::min<uint32_t>(inline_len - done, ORNIC_WQE_BLOCK_SIZE);
@@ -131,9 +152,9 @@ std::optional<WqeError> fetch_send_wqe(NicCore& core, const QueuePair& qp, uint3
       return op_error(ORNIC_VERR_BAD_INLINE_LEN);
     if (w.num_sge > limits::kMaxSendSge)
       return op_error(ORNIC_VERR_BAD_SGE_COUNT);
-    if (op.blocks != 1u + (w.num_sge + ORNIC_SGES_PER_BLOCK - 1u) / ORNIC_SGES_PER_BLOCK)
+    if (op.blocks != data_block + (w.num_sge + ORNIC_SGES_PER_BLOCK - 1u) / ORNIC_SGES_PER_BLOCK)
       return op_error(ORNIC_VERR_BAD_BLOCKS);
-    if (!read_sges(core, qp.sq_memory, qp.sq, index, 1, w.num_sge, op.sges))
+    if (!read_sges(core, qp.sq_memory, qp.sq, index, data_block, w.num_sge, op.sges))
       return WqeError{ORNIC_CQE_LOC_ACCESS_ERR, ORNIC_VERR_DMA, true};
     for (const WqeSge& sge : op.sges)
       length += sge.length;
