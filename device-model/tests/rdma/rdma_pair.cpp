@@ -35,34 +35,75 @@ std::optional<ornic_cqe> Node::poll() {
   return cqe;
 }
 
-void Qp::post_send(ornic_send_wqe wqe, const std::vector<ornic_sge>& sges, bool ring_doorbell) {
+void Qp::write_send(ornic_send_wqe wqe, const ornic_wqe_av* av, uint32_t data_blocks,
+                    const std::function<void(uint32_t)>& fill, bool ring_doorbell) {
   DriverHarness& h = node->h;
-  const uint32_t blocks = 1 + static_cast<uint32_t>((sges.size() + 3) / 4);
-  wqe.num_blocks = static_cast<uint8_t>(blocks);
-  wqe.num_sge = static_cast<uint8_t>(sges.size());
+  const uint32_t header_blocks = av != nullptr ? 2 : 1;
+  wqe.num_blocks = static_cast<uint8_t>(header_blocks + data_blocks);
+  if (av != nullptr) {
+    wqe.flags |= ORNIC_WQE_FLAG_AV;
+    h.write(sq + uint64_t{(sq_prod + 1) % kDepth} * 64, *av);
+  }
   h.write(sq + uint64_t{sq_prod % kDepth} * 64, wqe);
+  fill(sq_prod + header_blocks);
+  sq_prod += header_blocks + data_blocks;
+  if (ring_doorbell)
+    h.doorbell(db_page, ORNIC_DB_SQ, ORNIC_DB_VALUE(qpn, 0, sq_prod));
+}
+
+namespace {
+
+void write_sges(DriverHarness& h, uint64_t sq, uint32_t first, const std::vector<ornic_sge>& sges) {
   for (size_t i = 0; i < sges.size(); ++i) {
-    const uint32_t block = (sq_prod + 1 + static_cast<uint32_t>(i / 4)) % kDepth;
+    const uint32_t block = (first + static_cast<uint32_t>(i / 4)) % Qp::kDepth;
     h.write(sq + uint64_t{block} * 64 + (i % 4) * 16, sges[i]);
   }
-  sq_prod += blocks;
-  if (ring_doorbell)
-    h.doorbell(0, ORNIC_DB_SQ, ORNIC_DB_VALUE(qpn, 0, sq_prod));
+}
+
+void write_inline(DriverHarness& h, uint64_t sq, uint32_t first, const std::vector<uint8_t>& data) {
+  for (size_t i = 0; i < data.size(); ++i) {
+    const uint32_t block = (first + static_cast<uint32_t>(i / 64)) % Qp::kDepth;
+    *h.memory.at(sq + uint64_t{block} * 64 + i % 64) = std::byte{data[i]};
+  }
+}
+
+ornic_send_wqe with_sges(ornic_send_wqe wqe, const std::vector<ornic_sge>& sges) {
+  wqe.num_sge = static_cast<uint8_t>(sges.size());
+  return wqe;
+}
+
+ornic_send_wqe with_inline(ornic_send_wqe wqe, const std::vector<uint8_t>& data) {
+  wqe.flags |= ORNIC_WQE_FLAG_INLINE;
+  wqe.inline_len = to_le(static_cast<uint16_t>(data.size()));
+  return wqe;
+}
+
+} // namespace
+
+void Qp::post_send(ornic_send_wqe wqe, const std::vector<ornic_sge>& sges, bool ring_doorbell) {
+  write_send(
+      with_sges(wqe, sges), nullptr, static_cast<uint32_t>((sges.size() + 3) / 4),
+      [&](uint32_t first) { write_sges(node->h, sq, first, sges); }, ring_doorbell);
 }
 
 void Qp::post_send_inline(ornic_send_wqe wqe, const std::vector<uint8_t>& data) {
-  DriverHarness& h = node->h;
-  const uint32_t blocks = 1 + static_cast<uint32_t>((data.size() + 63) / 64);
-  wqe.num_blocks = static_cast<uint8_t>(blocks);
-  wqe.flags |= ORNIC_WQE_FLAG_INLINE;
-  wqe.inline_len = to_le(static_cast<uint16_t>(data.size()));
-  h.write(sq + uint64_t{sq_prod % kDepth} * 64, wqe);
-  for (size_t i = 0; i < data.size(); ++i) {
-    const uint32_t block = (sq_prod + 1 + static_cast<uint32_t>(i / 64)) % kDepth;
-    *h.memory.at(sq + uint64_t{block} * 64 + i % 64) = std::byte{data[i]};
-  }
-  sq_prod += blocks;
-  h.doorbell(0, ORNIC_DB_SQ, ORNIC_DB_VALUE(qpn, 0, sq_prod));
+  write_send(
+      with_inline(wqe, data), nullptr, static_cast<uint32_t>((data.size() + 63) / 64),
+      [&](uint32_t first) { write_inline(node->h, sq, first, data); }, true);
+}
+
+void Qp::post_send_av(ornic_send_wqe wqe, const ornic_wqe_av& av,
+                      const std::vector<ornic_sge>& sges) {
+  write_send(
+      with_sges(wqe, sges), &av, static_cast<uint32_t>((sges.size() + 3) / 4),
+      [&](uint32_t first) { write_sges(node->h, sq, first, sges); }, true);
+}
+
+void Qp::post_send_av_inline(ornic_send_wqe wqe, const ornic_wqe_av& av,
+                             const std::vector<uint8_t>& data) {
+  write_send(
+      with_inline(wqe, data), &av, static_cast<uint32_t>((data.size() + 63) / 64),
+      [&](uint32_t first) { write_inline(node->h, sq, first, data); }, true);
 }
 
 void Qp::post_recv(uint64_t wr_id, const std::vector<ornic_sge>& sges) {
@@ -81,7 +122,7 @@ void Qp::post_recv(uint64_t wr_id, const std::vector<ornic_sge>& sges) {
     h.write(rq + uint64_t{block} * 64 + ((i - 3) % 4) * 16, sges[i]);
   }
   rq_prod += blocks;
-  h.doorbell(0, ORNIC_DB_RQ, ORNIC_DB_VALUE(qpn, 0, rq_prod));
+  h.doorbell(db_page, ORNIC_DB_RQ, ORNIC_DB_VALUE(qpn, 0, rq_prod));
 }
 
 uint32_t Qp::state() {
@@ -138,11 +179,18 @@ void RdmaPair::setup(Node& node, uint8_t last_octet) {
   node.key = node.reg_mr(node.buffer, Node::kBufferBytes, ORNIC_ACCESS_ALL);
 }
 
-Qp RdmaPair::create_qp(Node& node, ornic_qp_type type) {
+Qp RdmaPair::create_qp(Node& node, ornic_qp_type type, uint32_t db_page) {
   Qp qp;
   qp.node = &node;
-  qp.qpn = node.h.create_qp(node.pd, node.cqn, type, 0, &qp.sq, &qp.rq);
+  qp.db_page = db_page;
+  qp.qpn = node.h.create_qp(node.pd, node.cqn, type, db_page, &qp.sq, &qp.rq);
   return qp;
+}
+
+uint32_t RdmaPair::alloc_db_page(Node& node) {
+  const auto cqe = node.h.execute(DriverHarness::simple(ORNIC_ADMIN_ALLOC_DB_PAGE));
+  EXPECT_EQ(cqe.status, ORNIC_ADMIN_STATUS_SUCCESS);
+  return le(cqe.result0);
 }
 
 void RdmaPair::connect(Qp& qp, const Qp& peer, uint8_t path_mtu, uint32_t access, uint8_t retry_cnt,
@@ -218,6 +266,13 @@ uint32_t RdmaPair::create_ah(Node& node, const Node& to) {
   const auto cqe = node.h.execute(DriverHarness::as_sqe(c));
   EXPECT_EQ(cqe.status, ORNIC_ADMIN_STATUS_SUCCESS);
   return le(cqe.result0);
+}
+
+ornic_wqe_av RdmaPair::inline_av(const Node& to) {
+  ornic_wqe_av av{};
+  std::copy(to.gid.begin(), to.gid.end(), av.dgid);
+  std::copy(to.mac.begin(), to.mac.end(), av.dmac);
+  return av;
 }
 
 void RdmaPair::pump() {

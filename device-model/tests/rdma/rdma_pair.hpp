@@ -41,6 +41,7 @@ struct Node {
 struct Qp {
   Node* node = nullptr;
   uint32_t qpn = 0;
+  uint32_t db_page = ORNIC_DB_PAGE_KERNEL;
   uint64_t sq = 0, rq = 0;
   uint32_t sq_prod = 0, rq_prod = 0;
   static constexpr uint32_t kDepth = 64; // blocks
@@ -48,9 +49,18 @@ struct Qp {
   // Writes the WQE (block 0 from `wqe`, SGEs after it) and rings the SQ doorbell.
   void post_send(ornic_send_wqe wqe, const std::vector<ornic_sge>& sges, bool ring_doorbell = true);
   void post_send_inline(ornic_send_wqe wqe, const std::vector<uint8_t>& data);
+  // The same with ORNIC_WQE_FLAG_AV: `av` in block 1, the data from block 2.
+  void post_send_av(ornic_send_wqe wqe, const ornic_wqe_av& av, const std::vector<ornic_sge>& sges);
+  void post_send_av_inline(ornic_send_wqe wqe, const ornic_wqe_av& av,
+                           const std::vector<uint8_t>& data);
   void post_recv(uint64_t wr_id, const std::vector<ornic_sge>& sges);
   uint32_t state();
   ornic_qp_attr attr(); // QUERY_QP
+
+private:
+  // Block 0, then `av` if any, then `data_blocks` blocks `fill` writes; rings the doorbell.
+  void write_send(ornic_send_wqe wqe, const ornic_wqe_av* av, uint32_t data_blocks,
+                  const std::function<void(uint32_t first_data_block)>& fill, bool ring_doorbell);
 };
 
 inline ornic_sge sge(uint64_t addr, uint32_t length, uint32_t lkey) {
@@ -77,7 +87,10 @@ public:
   // `poll_ports` runs whatever drives those ports and says whether anything happened.
   RdmaPair(Port& port_a, Port& port_b, std::function<bool()> poll_ports);
 
-  Qp create_qp(Node& node, ornic_qp_type type = ORNIC_QPT_RC);
+  Qp create_qp(Node& node, ornic_qp_type type = ORNIC_QPT_RC,
+               uint32_t db_page = ORNIC_DB_PAGE_KERNEL);
+  // A doorbell page of the kind user space gets (ALLOC_DB_PAGE).
+  uint32_t alloc_db_page(Node& node);
   // RESET -> INIT -> RTR -> RTS towards `peer` on `peer_node`.
   void connect(Qp& qp, const Qp& peer, uint8_t path_mtu = ORNIC_MTU_1024,
                uint32_t access = ORNIC_ACCESS_REMOTE_WRITE | ORNIC_ACCESS_REMOTE_READ |
@@ -86,6 +99,8 @@ public:
   std::pair<Qp, Qp> rc_pair(uint8_t path_mtu = ORNIC_MTU_1024);
   void bring_up_ud(Qp& qp, uint32_t qkey);
   uint32_t create_ah(Node& node, const Node& to);
+  // The vector an AH from `node` to `to` would hold, for ORNIC_WQE_FLAG_AV.
+  static ornic_wqe_av inline_av(const Node& to);
 
   // Runs both event loops and the wire until nothing moves.
   void pump();
