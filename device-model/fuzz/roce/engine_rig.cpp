@@ -1,5 +1,7 @@
 #include "engine_rig.hpp"
 
+#include <utility>
+
 namespace ornic::fuzz {
 namespace {
 
@@ -133,8 +135,8 @@ EngineRig::EngineRig() {
     die("unexpected MR key");
 
   next_ = buffer + 64 * 1024;
-  uint64_t rc_sq = 0, rc_rq = 0, ud_rq = 0;
-  for (const uint8_t type : {ORNIC_QPT_RC, ORNIC_QPT_UD}) {
+  uint64_t rc_sq = 0, rc_rq = 0, ud_rq = 0, gsi_rq = 0;
+  for (const uint8_t type : {ORNIC_QPT_RC, ORNIC_QPT_UD, ORNIC_QPT_GSI}) {
     ornic_admin_create_qp qp{};
     qp.hdr.opcode = ORNIC_ADMIN_CREATE_QP;
     qp.sq_mem = ring(64 * 64);
@@ -144,12 +146,17 @@ EngineRig::EngineRig() {
     qp.qp_type = type;
     qp.sq_log_depth = qp.rq_log_depth = 6;
     const uint32_t qpn = le(admin(&qp).result0);
-    (type == ORNIC_QPT_RC ? rc_qpn : ud_qpn) = qpn;
     if (type == ORNIC_QPT_RC) {
+      rc_qpn = qpn;
       rc_sq = le(qp.sq_mem.addr);
       rc_rq = le(qp.rq_mem.addr);
-    } else {
+    } else if (type == ORNIC_QPT_UD) {
+      ud_qpn = qpn;
       ud_rq = le(qp.rq_mem.addr);
+    } else if (qpn != ORNIC_QPN_GSI) {
+      die("the GSI QP is not QPN 1");
+    } else {
+      gsi_rq = le(qp.rq_mem.addr);
     }
   }
 
@@ -176,18 +183,22 @@ EngineRig::EngineRig() {
   modify(rc_qpn, attr,
          ORNIC_QP_ATTR_SQ_PSN | ORNIC_QP_ATTR_TIMEOUT | ORNIC_QP_ATTR_RETRY_CNT |
              ORNIC_QP_ATTR_RNR_RETRY | ORNIC_QP_ATTR_MAX_QP_RD_ATOMIC);
-  ornic_qp_attr ud{};
-  ud.state = ORNIC_QPS_INIT;
-  ud.qkey = to_le(0x1111u);
-  modify(ud_qpn, ud, ORNIC_QP_ATTR_PKEY_INDEX | ORNIC_QP_ATTR_QKEY);
-  ud.state = ORNIC_QPS_RTR;
-  modify(ud_qpn, ud, 0);
-  ud.state = ORNIC_QPS_RTS;
-  modify(ud_qpn, ud, ORNIC_QP_ATTR_SQ_PSN);
+  // The GSI QP has the Q_Key the kernel's MAD layer gives QP1.
+  for (const auto [qpn, qkey] : {std::pair{ud_qpn, 0x1111u}, std::pair{1u, 0x80010000u}}) {
+    ornic_qp_attr ud{};
+    ud.state = ORNIC_QPS_INIT;
+    ud.qkey = to_le(qkey);
+    modify(qpn, ud, ORNIC_QP_ATTR_PKEY_INDEX | ORNIC_QP_ATTR_QKEY);
+    ud.state = ORNIC_QPS_RTR;
+    modify(qpn, ud, 0);
+    ud.state = ORNIC_QPS_RTS;
+    modify(qpn, ud, ORNIC_QP_ATTR_SQ_PSN);
+  }
 
   for (uint32_t i = 0; i < 4; ++i) {
     post_recv(rc_qpn, rc_rq, i);
     post_recv(ud_qpn, ud_rq, i);
+    post_recv(ORNIC_QPN_GSI, gsi_rq, i);
   }
   // Outstanding work for the completer: a 600-byte WRITE (PSN 0-2), a 600-byte READ
   // (PSN 3-5), a FETCH_ADD (PSN 6), then a SEND (PSN 7).

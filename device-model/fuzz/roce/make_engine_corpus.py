@@ -54,6 +54,9 @@ SEEDS = {
     # A UD datagram with the rig's Q_Key.
     "engine-ud-send": frame(0x01, 0x64, 9, struct.pack(">II", 0x1111, 0x20), bytes(32),
                             ack_req=False),
+    # A CM MAD for the GSI QP (QPN 1, Q_Key 0x80010000); control 0x02 keeps the QPN.
+    "engine-gsi-mad": frame(0x02, 0x64, 0, struct.pack(">II", 0x80010000, 1), bytes(256),
+                            ack_req=False, dest_qp=1),
 }
 
 
