@@ -178,6 +178,7 @@ enum ornic_fatal_code {
 #define ORNIC_CAP_MR_PHYSICAL		ORNIC_BIT_ULL(8)
 #define ORNIC_CAP_DB_32BIT_PAIR		ORNIC_BIT_ULL(9)
 #define ORNIC_CAP_GSI			ORNIC_BIT_ULL(10)
+#define ORNIC_CAP_FAST_REG		ORNIC_BIT_ULL(11) /* REG_MR/LOCAL_INV WQEs */
 
 /* ------------------------------------------------------------------------
  * 4. Doorbells (spec: doorbells.rst).  Each 4 KiB page of BAR2 holds one
@@ -380,10 +381,12 @@ struct ornic_device_attr {
 	__u8 local_ca_ack_delay;
 	__u8 num_ports;			/* 1 */
 	__u8 reserved1;
-	__le32 reserved2[32];
+	__le32 max_fast_reg_pages;	/* ORNIC_CAP_FAST_REG page lists */
+	__le32 reserved2[31];
 };
 
 ORNIC_HW_ASSERT_SIZE(struct ornic_device_attr, 256);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_device_attr, max_fast_reg_pages, 128);
 ORNIC_HW_ASSERT_OFFSET(struct ornic_device_attr, max_qp, 32);
 ORNIC_HW_ASSERT_OFFSET(struct ornic_device_attr, atomic_cap, 124);
 
@@ -567,6 +570,12 @@ ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_create_cq, eqn, 24);
 
 /* REG_MR flags */
 #define ORNIC_MR_FLAG_PHYSICAL		ORNIC_BIT(0) /* iova = DMA address */
+/*
+ * A fast-registration MR (ORNIC_CAP_FAST_REG): created FREE, without pages
+ * or access; mem.num_pages is its capacity and every other field of mem,
+ * iova, length, access and first_page_offset are 0.  REG_MR WQEs fill it.
+ */
+#define ORNIC_MR_FLAG_FAST_REG		ORNIC_BIT(1)
 
 #define ORNIC_MR_KEY_INDEX_SHIFT	8
 #define ORNIC_MR_KEY_VARIANT_MASK	0xffU
@@ -852,6 +861,8 @@ enum ornic_wqe_opcode {
 	ORNIC_WQE_OP_RDMA_READ		= 0x05,
 	ORNIC_WQE_OP_ATOMIC_CMP_SWP	= 0x06,
 	ORNIC_WQE_OP_ATOMIC_FETCH_ADD	= 0x07,
+	ORNIC_WQE_OP_REG_MR		= 0x08,	/* ORNIC_CAP_FAST_REG */
+	ORNIC_WQE_OP_LOCAL_INV		= 0x09,	/* ORNIC_CAP_FAST_REG */
 };
 
 #define ORNIC_WQE_FLAG_SIGNALED		ORNIC_BIT(0)
@@ -896,6 +907,36 @@ struct ornic_wqe_ud_seg {
 ORNIC_HW_ASSERT_SIZE(struct ornic_wqe_ud_seg, 32);
 
 /*
+ * REG_MR WQE (kernel QPs only), block 0 opcode segment: the fast-reg MR's
+ * key with the new variant, the access rights and the page list's shape.
+ */
+struct ornic_wqe_reg_mr_seg {
+	__le32 key;			/* index of the MR, new variant */
+	__le32 access;			/* ORNIC_ACCESS_* */
+	__u8 page_shift;		/* 12..30 */
+	__u8 reserved0[3];
+	__le32 num_pages;		/* 1..the MR's capacity */
+	__le32 reserved1[4];
+};
+
+ORNIC_HW_ASSERT_SIZE(struct ornic_wqe_reg_mr_seg, 32);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_wqe_reg_mr_seg, num_pages, 12);
+
+/*
+ * Block 1 of a REG_MR WQE: where the region starts and where its page list
+ * is (num_pages __le64 page-aligned DMA addresses, one contiguous array).
+ */
+struct ornic_wqe_reg_mr_ext {
+	__le64 pbl_addr;		/* 8-byte aligned */
+	__le64 iova;
+	__le64 length;
+	__le64 reserved[5];
+};
+
+ORNIC_HW_ASSERT_SIZE(struct ornic_wqe_reg_mr_ext, 64);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_wqe_reg_mr_ext, length, 16);
+
+/*
  * Block 1 of a UD/GSI send with ORNIC_WQE_FLAG_AV (kernel QPs only): the
  * address vector travels in the WQE instead of an AH (ud.ah must be 0), so
  * the kernel can address datagrams without a CREATE_AH.  Data starts at
@@ -930,13 +971,14 @@ struct ornic_send_wqe {
 	__le16 inline_len;		/* with FLAG_INLINE */
 	__le16 reserved0;
 	__be32 imm_data;		/* SEND_IMM, RDMA_WRITE_IMM */
-	__le32 invalidate_rkey;		/* SEND_INV */
+	__le32 invalidate_rkey;		/* SEND_INV, LOCAL_INV */
 	__le64 wr_id;
 	__le64 reserved1;
 	union {
 		struct ornic_wqe_rdma_seg rdma;
 		struct ornic_wqe_atomic_seg atomic;
 		struct ornic_wqe_ud_seg ud;
+		struct ornic_wqe_reg_mr_seg reg_mr;
 	};
 };
 
@@ -969,6 +1011,8 @@ enum ornic_cqe_opcode {
 	ORNIC_CQE_OP_RDMA_READ		= 0x02,
 	ORNIC_CQE_OP_COMP_SWAP		= 0x03,
 	ORNIC_CQE_OP_FETCH_ADD		= 0x04,
+	ORNIC_CQE_OP_REG_MR		= 0x05,
+	ORNIC_CQE_OP_LOCAL_INV		= 0x06,
 	ORNIC_CQE_OP_RECV		= 0x80,
 	ORNIC_CQE_OP_RECV_RDMA_IMM	= 0x81,
 	ORNIC_CQE_OP_ETH_TX		= 0xc0,
@@ -1035,6 +1079,8 @@ enum ornic_vendor_err {
 	ORNIC_VERR_MSG_TOO_LONG		= 11,
 	ORNIC_VERR_RECV_TOO_SMALL	= 12,
 	ORNIC_VERR_RESERVED_NONZERO	= 13,
+	ORNIC_VERR_MR_STATE		= 14,	/* fast-reg MR not FREE/VALID */
+	ORNIC_VERR_BAD_PAGE_LIST	= 15,	/* REG_MR pages/shape */
 };
 
 /* ------------------------------------------------------------------------

@@ -44,6 +44,7 @@ private:
   AdminResult alloc_pd();
   AdminResult dealloc_pd(const ornic_admin_destroy& command);
   AdminResult reg_mr(const ornic_admin_reg_mr& command);
+  AdminResult reg_fast_reg_mr(const ornic_admin_reg_mr& command);
   AdminResult dereg_mr(const ornic_admin_destroy& command);
 
   // admin_qp.cpp

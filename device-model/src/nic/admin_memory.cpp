@@ -3,6 +3,17 @@
 #include "nic/mem_desc_reader.hpp"
 
 namespace ornic {
+namespace {
+
+// Page-list entries an MR holds against limits::kPageListBudget: a fast-reg MR reserves
+// its capacity when it is created, so REG_MR WQEs never need more.
+uint64_t page_list_charge(const MemoryRegion& mr) {
+  if (mr.physical)
+    return 0;
+  return mr.fast_reg ? mr.capacity : mr.pages.page_count();
+}
+
+} // namespace
 
 AdminResult AdminCommands::alloc_pd() {
   const auto pdn = core_.resources.pds.insert(ProtectionDomain{});
@@ -29,8 +40,12 @@ AdminResult AdminCommands::dealloc_pd(const ornic_admin_destroy& c) {
 }
 
 AdminResult AdminCommands::reg_mr(const ornic_admin_reg_mr& c) {
-  if (c.reserved0 != 0 || !field_is_zero(c.reserved1) || (c.flags & ~ORNIC_MR_FLAG_PHYSICAL))
+  if (c.reserved0 != 0 || !field_is_zero(c.reserved1) ||
+      (c.flags & ~(ORNIC_MR_FLAG_PHYSICAL | ORNIC_MR_FLAG_FAST_REG)) ||
+      c.flags == (ORNIC_MR_FLAG_PHYSICAL | ORNIC_MR_FLAG_FAST_REG))
     return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);
+  if (c.flags & ORNIC_MR_FLAG_FAST_REG)
+    return reg_fast_reg_mr(c);
   MemoryRegion mr;
   mr.key_variant = c.key_variant;
   mr.pd = le(c.pd);
@@ -79,13 +94,39 @@ AdminResult AdminCommands::reg_mr(const ornic_admin_reg_mr& c) {
       return admin_status(mem.status);
     mr.pages = std::move(mem.memory);
   }
-  const size_t pages = mr.physical ? 0 : mr.pages.page_count();
+  const uint64_t pages = page_list_charge(mr);
   const uint8_t variant = mr.key_variant;
   const auto index = core_.resources.mrs.insert(std::move(mr));
   if (!index)
     return admin_status(ORNIC_ADMIN_STATUS_NO_RESOURCES);
   core_.resources.page_list_entries += pages;
   return admin_ok(ORNIC_MR_KEY(*index, variant));
+}
+
+// A fast-reg MR starts FREE: only its PD, capacity and key exist until a REG_MR WQE gives
+// it pages, so every other field of the command must be zero.
+AdminResult AdminCommands::reg_fast_reg_mr(const ornic_admin_reg_mr& c) {
+  const uint32_t capacity = le(c.mem.num_pages);
+  if (c.mem.addr != 0 || c.mem.page_shift != 0 || c.mem.mode != 0 || c.mem.reserved != 0 ||
+      c.iova != 0 || c.length != 0 || c.access != 0 || c.first_page_offset != 0 || capacity == 0)
+    return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);
+  if (capacity > limits::kMaxFastRegPages)
+    return admin_status(ORNIC_ADMIN_STATUS_LIMIT_EXCEEDED);
+  MemoryRegion mr;
+  mr.key_variant = c.key_variant;
+  mr.pd = le(c.pd);
+  mr.fast_reg = true;
+  mr.valid = false;
+  mr.capacity = capacity;
+  if (core_.resources.pds.find(mr.pd) == nullptr)
+    return admin_status(ORNIC_ADMIN_STATUS_BAD_HANDLE);
+  if (!page_budget_allows(capacity))
+    return admin_status(ORNIC_ADMIN_STATUS_NO_RESOURCES);
+  const auto index = core_.resources.mrs.insert(std::move(mr));
+  if (!index)
+    return admin_status(ORNIC_ADMIN_STATUS_NO_RESOURCES);
+  core_.resources.page_list_entries += capacity;
+  return admin_ok(ORNIC_MR_KEY(*index, c.key_variant));
 }
 
 AdminResult AdminCommands::dereg_mr(const ornic_admin_destroy& c) {
@@ -95,9 +136,14 @@ AdminResult AdminCommands::dereg_mr(const ornic_admin_destroy& c) {
   const uint32_t index = key >> ORNIC_MR_KEY_INDEX_SHIFT;
   auto& r = core_.resources;
   const MemoryRegion* mr = r.mrs.find(index);
-  if (mr == nullptr || mr->key_variant != (key & ORNIC_MR_KEY_VARIANT_MASK))
+  if (mr == nullptr)
     return admin_status(ORNIC_ADMIN_STATUS_BAD_HANDLE);
-  r.page_list_entries -= mr->physical ? 0 : mr->pages.page_count();
+  // A fast-reg MR's variant is the consumer's to change (ib_update_fast_reg_key), and a
+  // REG_MR WQE that failed leaves the device's variant behind the driver's: the index is
+  // what names the object here.
+  if (!mr->fast_reg && mr->key_variant != (key & ORNIC_MR_KEY_VARIANT_MASK))
+    return admin_status(ORNIC_ADMIN_STATUS_BAD_HANDLE);
+  r.page_list_entries -= page_list_charge(*mr);
   r.mrs.erase(index);
   return admin_ok();
 }

@@ -50,6 +50,7 @@ AdminResult AdminCommands::query_device(const ornic_admin_query& c) {
   attr.max_qp_init_rd_atom = to_le(limits::kMaxQpRdAtom);
   attr.max_pages_per_mr = to_le(limits::kMaxPagesPerMr);
   attr.max_db_pages = to_le(ORNIC_DB_PAGES);
+  attr.max_fast_reg_pages = to_le(limits::kMaxFastRegPages);
   attr.max_eth_rings = to_le(limits::kMaxEthRings);
   attr.max_wqe_blocks = to_le<uint32_t>(ORNIC_WQE_MAX_BLOCKS);
   attr.num_comp_vectors = to_le(ORNIC_MSIX_VECTORS - 1);

@@ -11,7 +11,7 @@ namespace ornic::limits {
 inline constexpr uint64_t kCaps = ORNIC_CAP_RC | ORNIC_CAP_UD | ORNIC_CAP_SRQ | ORNIC_CAP_ATOMIC |
                                   ORNIC_CAP_INLINE | ORNIC_CAP_ETH | ORNIC_CAP_IPV6_GID |
                                   ORNIC_CAP_MR_INDIRECT | ORNIC_CAP_MR_PHYSICAL |
-                                  ORNIC_CAP_DB_32BIT_PAIR | ORNIC_CAP_GSI;
+                                  ORNIC_CAP_DB_32BIT_PAIR | ORNIC_CAP_GSI | ORNIC_CAP_FAST_REG;
 
 inline constexpr uint32_t kMaxQp = 1024;          // QPN 2..1025, plus GSI QPN 1
 inline constexpr uint32_t kMaxQueueLogDepth = 14; // SQ / RQ / SRQ blocks
@@ -31,6 +31,9 @@ inline constexpr uint32_t kMaxMsgSize = 1u << 31;
 inline constexpr uint64_t kMaxMrSize = 1ull << 40;
 inline constexpr uint64_t kPageSizeCap = (1ull << 12) | (1ull << 16) | (1ull << 21) | (1ull << 30);
 inline constexpr uint32_t kMaxPagesPerMr = ORNIC_PBL_ENTRIES_PER_PAGE * ORNIC_PBL_ENTRIES_PER_PAGE;
+// A REG_MR WQE's page list is one array the device reads per WQE: 512 addresses fill one
+// 4 KiB page, enough for the kernel ULPs' 256-segment fast-reg MRs.
+inline constexpr uint32_t kMaxFastRegPages = ORNIC_PBL_ENTRIES_PER_PAGE;
 inline constexpr uint32_t kMaxQpRdAtom = 16;
 inline constexpr uint32_t kMaxEthRings = 16;
 inline constexpr uint32_t kMaxEthLogDepth = 12;

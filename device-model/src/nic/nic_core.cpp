@@ -33,6 +33,10 @@ uint8_t cqe_opcode_for_send(uint8_t wqe_opcode) {
     return ORNIC_CQE_OP_COMP_SWAP;
   case ORNIC_WQE_OP_ATOMIC_FETCH_ADD:
     return ORNIC_CQE_OP_FETCH_ADD;
+  case ORNIC_WQE_OP_REG_MR:
+    return ORNIC_CQE_OP_REG_MR;
+  case ORNIC_WQE_OP_LOCAL_INV:
+    return ORNIC_CQE_OP_LOCAL_INV;
   default:
     return ORNIC_CQE_OP_SEND;
   }

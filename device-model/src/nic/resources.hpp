@@ -29,6 +29,11 @@ struct MemoryRegion {
   bool physical = false;
   uint32_t first_page_offset = 0;
   QueueMemory pages; // empty for physical MRs
+  // Fast registration (memory.rst): REG_MR/LOCAL_INV WQEs and SEND_WITH_INV move the MR
+  // between FREE (no key works) and VALID. Other MRs are always valid.
+  bool fast_reg = false;
+  bool valid = true;
+  uint32_t capacity = 0; // fast_reg: most pages a REG_MR WQE may give it
 };
 
 // Per-QP counters, in host byte order (ornic_qp_counters on the wire).

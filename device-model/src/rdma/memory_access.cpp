@@ -56,7 +56,8 @@ SgeOutcome walk_sges(NicCore& core, uint32_t pd, const std::vector<WqeSge>& sges
 
 const MemoryRegion* find_mr(const Resources& resources, uint32_t key) {
   const MemoryRegion* mr = resources.mrs.find(key >> ORNIC_MR_KEY_INDEX_SHIFT);
-  if (mr == nullptr || mr->key_variant != (key & ORNIC_MR_KEY_VARIANT_MASK))
+  // A FREE fast-reg MR has no key that works: it fails exactly like a key never issued.
+  if (mr == nullptr || !mr->valid || mr->key_variant != (key & ORNIC_MR_KEY_VARIANT_MASK))
     return nullptr;
   return mr;
 }

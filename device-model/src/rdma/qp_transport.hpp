@@ -19,6 +19,17 @@ struct WqeSge {
   uint32_t lkey = 0;
 };
 
+// What a REG_MR WQE asks for (ornic_wqe_reg_mr_seg + ornic_wqe_reg_mr_ext, host order).
+struct FastRegRequest {
+  uint32_t key = 0;
+  uint32_t access = 0;
+  uint8_t page_shift = 0;
+  uint32_t num_pages = 0;
+  uint64_t pbl_addr = 0;
+  uint64_t iova = 0;
+  uint64_t length = 0;
+};
+
 // A send WQE the requester has validated and started.
 struct SendOp {
   uint32_t wqe_index = 0; // first block
@@ -37,6 +48,7 @@ struct SendOp {
   uint32_t length = 0;
   // UD/GSI with ORNIC_WQE_FLAG_AV: the address vector of block 1, used instead of an AH.
   std::optional<ornic_wqe_av> av;
+  std::optional<FastRegRequest> reg; // REG_MR
 
   // PSNs [first_psn, first_psn + packets); a READ owns one per response packet.
   uint32_t first_psn = 0;

@@ -3,6 +3,7 @@
 #include <bit>
 
 #include "rdma/address_vector.hpp"
+#include "rdma/fast_reg.hpp"
 #include "rdma/memory_access.hpp"
 #include "rdma/transport_engine.hpp"
 #include "roce/psn.hpp"
@@ -135,6 +136,8 @@ bool TransportEngine::start_wqe(uint32_t qpn, QueuePair& qp) {
     fail_send(qpn, qp, op, error->status, error->vendor_err);
     return false;
   }
+  if (is_local_op(op.opcode))
+    return run_local_op(qpn, qp, op);
   const bool reads_outstanding =
       std::any_of(req.ops.begin(), req.ops.end(), [](const SendOp& o) { return has_response(o); });
   if ((op.flags & ORNIC_WQE_FLAG_FENCE) && reads_outstanding)
@@ -155,6 +158,30 @@ bool TransportEngine::start_wqe(uint32_t qpn, QueuePair& qp) {
   op.packets = is_atomic(op) ? 1 : std::max<uint32_t>(1, (op.length + mtu - 1) / mtu);
   req.next_psn = roce::psn_add(req.next_psn, op.packets);
   req.ops.push_back(std::move(op));
+  return true;
+}
+
+// REG_MR / LOCAL_INV execute once every earlier WQE has completed (an implicit fence: a
+// LOCAL_INV never pulls an MR from under a send still being transmitted or acknowledged),
+// and before the next WQE starts, so that WQE may already use the new key.
+bool TransportEngine::run_local_op(uint32_t qpn, QueuePair& qp, SendOp& op) {
+  RequesterState& req = qp.transport.req;
+  if (!req.ops.empty())
+    return false; // started again when the last outstanding WQE retires
+  if (const auto error = execute_local_op(core_, qp, op)) {
+    core_.counters.inc(ORNIC_CNT_WQE_ERRORS);
+    ++qp.counters.wqe_errors;
+    core_.log.warn("qp {}: {} WQE at {} failed (status {}, vendor_err {})", qpn,
+                   op.opcode == ORNIC_WQE_OP_REG_MR ? "REG_MR" : "LOCAL_INV", req.sq_next,
+                   error->status, error->vendor_err);
+    fail_send(qpn, qp, op, error->status, error->vendor_err);
+    return false;
+  }
+  req.sq_next += op.blocks;
+  qp.sq.consumer = req.sq_next;
+  ++qp.counters.send_wqes;
+  if (op.flags & ORNIC_WQE_FLAG_SIGNALED)
+    complete_send(qpn, qp, op, ORNIC_CQE_SUCCESS, ORNIC_VERR_NONE);
   return true;
 }
 

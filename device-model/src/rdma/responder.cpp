@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "nic/device_limits.hpp"
+#include "rdma/fast_reg.hpp"
 #include "rdma/memory_access.hpp"
 #include "rdma/transport_engine.hpp"
 #include "roce/aeth_syndrome.hpp"
@@ -250,6 +251,22 @@ void TransportEngine::fail_receive(uint32_t qpn, QueuePair& qp, const SgeOutcome
   nak_and_fail(qpn, qp, static_cast<uint8_t>(code), psn, ORNIC_EQE_QP_REQ_ERR);
 }
 
+// A SEND_WITH_INV whose rkey cannot be invalidated (IB responder class J): the receive
+// completes with REM_INV_REQ_ERR, the requester gets NAK invalid request, the QP goes to ERR.
+void TransportEngine::fail_invalidate(uint32_t qpn, QueuePair& qp, ReceiveResult result,
+                                      uint8_t vendor_err, uint32_t psn) {
+  result.status = ORNIC_CQE_REM_INV_REQ_ERR;
+  result.vendor_err = vendor_err;
+  core_.counters.inc(ORNIC_CNT_WQE_ERRORS);
+  ++qp.counters.wqe_errors;
+  core_.log.warn("qp {}: SEND_WITH_INV of key {:#x} refused (vendor_err {})", qpn, result.immediate,
+                 vendor_err);
+  qp.transport.resp.in_message = ResponderState::InMessage::none;
+  complete_receive(qpn, qp, result);
+  nak_and_fail(qpn, qp, static_cast<uint8_t>(roce::NakCode::invalid_request), psn,
+               ORNIC_EQE_QP_REQ_ERR);
+}
+
 bool TransportEngine::execute_send(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet) {
   ResponderState& resp = qp.transport.resp;
   const roce::OpcodeInfo& info = packet.opcode_info;
@@ -284,6 +301,12 @@ bool TransportEngine::execute_send(uint32_t qpn, QueuePair& qp, const roce::Pars
     } else if (packet.description.ieth) {
       result.flags |= ORNIC_CQE_FLAG_INV;
       result.immediate = packet.description.ieth->rkey;
+      // The MR is FREE before the CQE that reports it is written (IB remote invalidate).
+      const uint8_t why = remote_invalidate(core_.resources, qp.pd, result.immediate);
+      if (why != ORNIC_VERR_NONE) {
+        fail_invalidate(qpn, qp, result, why, psn);
+        return false;
+      }
     }
     resp.in_message = ResponderState::InMessage::none;
     resp.msn = roce::psn_add(resp.msn, 1);

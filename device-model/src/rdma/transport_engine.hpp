@@ -67,6 +67,7 @@ private:
   bool requester_work(uint32_t qpn, QueuePair& qp, unsigned& budget);
   bool can_start_wqe(const QueuePair& qp) const;
   bool start_wqe(uint32_t qpn, QueuePair& qp);
+  bool run_local_op(uint32_t qpn, QueuePair& qp, SendOp& op);
   void send_rc_packet(uint32_t qpn, QueuePair& qp, SendOp& op, uint32_t psn);
   std::optional<ornic_wqe_av> ud_address(const QueuePair& qp, const SendOp& op) const;
   void send_ud(uint32_t qpn, QueuePair& qp, SendOp& op);
@@ -115,6 +116,8 @@ private:
   bool take_receive_or_rnr(uint32_t qpn, QueuePair& qp, uint32_t psn);
   void complete_receive(uint32_t qpn, QueuePair& qp, const ReceiveResult& result);
   void fail_receive(uint32_t qpn, QueuePair& qp, const SgeOutcome& outcome, uint32_t psn);
+  void fail_invalidate(uint32_t qpn, QueuePair& qp, ReceiveResult result, uint8_t vendor_err,
+                       uint32_t psn);
   void send_ack(uint32_t qpn, QueuePair& qp, uint8_t syndrome, uint32_t psn);
   void nak_and_fail(uint32_t qpn, QueuePair& qp, uint8_t nak_code, uint32_t psn,
                     ornic_eqe_type event);

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "nic/device_limits.hpp"
+#include "rdma/fast_reg.hpp"
 #include "rdma/memory_access.hpp"
 
 namespace ornic {
@@ -97,6 +98,11 @@ std::optional<WqeError> fetch_send_wqe(NicCore& core, const QueuePair& qp, uint3
   if (w.num_blocks == 0 || w.num_blocks > ORNIC_WQE_MAX_BLOCKS || w.num_blocks > available)
     return op_error(ORNIC_VERR_BAD_BLOCKS);
   op.blocks = w.num_blocks;
+  if (is_local_op(w.opcode)) { // on any QP type: they send nothing
+    if (w.reserved0 != 0 || w.reserved1 != 0)
+      return op_error(ORNIC_VERR_RESERVED_NONZERO);
+    return fetch_local_op(core, qp, w, index, op);
+  }
   const bool ud = qp.type != ORNIC_QPT_RC;
   if (w.opcode > ORNIC_WQE_OP_ATOMIC_FETCH_ADD)
     return op_error(ORNIC_VERR_BAD_OPCODE);

@@ -106,6 +106,13 @@ void Qp::post_send_av_inline(ornic_send_wqe wqe, const ornic_wqe_av& av,
       [&](uint32_t first) { write_inline(node->h, sq, first, data); }, true);
 }
 
+void Qp::post_reg_mr(ornic_send_wqe wqe, const ornic_wqe_reg_mr_ext& ext, bool ring_doorbell) {
+  write_send(
+      wqe, nullptr, 1,
+      [&](uint32_t first) { node->h.write(sq + uint64_t{first % kDepth} * 64, ext); },
+      ring_doorbell);
+}
+
 void Qp::post_recv(uint64_t wr_id, const std::vector<ornic_sge>& sges) {
   DriverHarness& h = node->h;
   const uint32_t extra = sges.size() > 3 ? static_cast<uint32_t>(sges.size() - 3) : 0;

@@ -53,6 +53,8 @@ struct Qp {
   void post_send_av(ornic_send_wqe wqe, const ornic_wqe_av& av, const std::vector<ornic_sge>& sges);
   void post_send_av_inline(ornic_send_wqe wqe, const ornic_wqe_av& av,
                            const std::vector<uint8_t>& data);
+  // A REG_MR WQE: block 0 (num_blocks set here), `ext` in block 1.
+  void post_reg_mr(ornic_send_wqe wqe, const ornic_wqe_reg_mr_ext& ext, bool ring_doorbell = true);
   void post_recv(uint64_t wr_id, const std::vector<ornic_sge>& sges);
   uint32_t state();
   ornic_qp_attr attr(); // QUERY_QP
