@@ -270,6 +270,36 @@ TEST_F(FastReg, SendWithInvalidateFreesTheMr) {
   expect_remote_access_error(rdma_from_a(ORNIC_WQE_OP_RDMA_WRITE, kIova, key, 64));
 }
 
+TEST_F(FastReg, LargePagesAndAFencedRegistration) {
+  // 64 KiB pages; FENCE is accepted (local operations are fenced anyway).
+  const uint32_t key = with_variant(alloc_fast_mr(pair.b, 4), 0x31);
+  const uint64_t second = pair.b.h.alloc(1 << 16, 1 << 16);
+  const uint64_t first = pair.b.h.alloc(1 << 16, 1 << 16);
+  const uint64_t iova = 0x100000000ull + 0xff00; // 256 bytes before the page boundary
+  auto w = reg_wqe(key, kRw, 2, 50, 16);
+  w.flags |= ORNIC_WQE_FLAG_FENCE;
+  qb.post_reg_mr(w, reg_ext(write_page_list(pair.b, {first, second}), iova, 1024));
+  const auto done = pair.wait_cqes(pair.b, 1);
+  ASSERT_EQ(done.size(), 1u);
+  ASSERT_EQ(done[0].status, ORNIC_CQE_SUCCESS);
+  for (uint32_t i = 0; i < 1024; ++i)
+    *pair.a.at(i) = std::byte(i * 13 + 1);
+  EXPECT_EQ(rdma_from_a(ORNIC_WQE_OP_RDMA_WRITE, iova, key, 1024).status, ORNIC_CQE_SUCCESS);
+  for (uint32_t k = 0; k < 1024; ++k) {
+    const uint64_t at = k < 256 ? first + 0xff00 + k : second + (k - 256);
+    ASSERT_EQ(*pair.b.h.memory.at(at), std::byte(k * 13 + 1)) << "offset " << k;
+  }
+}
+
+TEST_F(FastReg, DeregisteringAValidMrEndsRemoteAccess) {
+  const uint32_t key = with_variant(alloc_fast_mr(pair.b, 4), 0x31);
+  register_on_b(key, kRw, scattered_pages(pair.b, 1), kIova, 512);
+  EXPECT_EQ(rdma_from_a(ORNIC_WQE_OP_RDMA_WRITE, kIova, key, 64).status, ORNIC_CQE_SUCCESS);
+  EXPECT_EQ(pair.b.h.execute(DriverHarness::simple(ORNIC_ADMIN_DEREG_MR, key)).status,
+            ORNIC_ADMIN_STATUS_SUCCESS);
+  expect_remote_access_error(rdma_from_a(ORNIC_WQE_OP_RDMA_WRITE, kIova, key, 64));
+}
+
 class FastRegBadInvalidate : public FastReg {
 protected:
   // A SEND_WITH_INV naming `rkey` at qb: the receive completes REM_INV_REQ_ERR, the sender
@@ -357,6 +387,14 @@ TEST_F(FastRegErrors, ReservedFieldsOfTheSecondBlock) {
   auto ext = reg_ext(write_page_list(pair.b, scattered_pages(pair.b, 1)), kIova, 64);
   ext.reserved[2] = to_le(uint64_t{1});
   qb.post_reg_mr(reg_wqe(key, kRw, 1, 50), ext);
+  expect_reg_failure(ORNIC_CQE_LOC_QP_OP_ERR, ORNIC_VERR_RESERVED_NONZERO);
+}
+
+TEST_F(FastRegErrors, FlagsOtherThanSignaledAndFence) {
+  const uint32_t key = alloc_fast_mr(pair.b, 4);
+  auto w = reg_wqe(key, kRw, 1, 50);
+  w.flags |= ORNIC_WQE_FLAG_SOLICITED;
+  qb.post_reg_mr(w, reg_ext(write_page_list(pair.b, scattered_pages(pair.b, 1)), kIova, 64));
   expect_reg_failure(ORNIC_CQE_LOC_QP_OP_ERR, ORNIC_VERR_RESERVED_NONZERO);
 }
 
