@@ -300,6 +300,30 @@ TEST_F(FastReg, DeregisteringAValidMrEndsRemoteAccess) {
   expect_remote_access_error(rdma_from_a(ORNIC_WQE_OP_RDMA_WRITE, kIova, key, 64));
 }
 
+TEST_F(FastReg, ARetransmittedSendWithInvalidateInvalidatesOnce) {
+  const uint32_t key = with_variant(alloc_fast_mr(pair.b, 4), 0x31);
+  register_on_b(key, kRw, scattered_pages(pair.b, 1), kIova, 512);
+  // b's first frame is the ACK of the SEND_WITH_INV: lost, so a sends it again and b sees a
+  // duplicate, which must not try to invalidate the (now FREE) MR a second time.
+  pair.wire.policy = [](int side, uint64_t n, const auto&) {
+    return side == 1 && n == 0 ? WireAction::drop : WireAction::deliver;
+  };
+  qb.post_recv(70, {sge(pair.b.buffer, 256, pair.b.key)});
+  auto w = send_wqe(ORNIC_WQE_OP_SEND_INV, 71);
+  w.invalidate_rkey = to_le(key);
+  qa.post_send(w, {sge(pair.a.buffer, 64, pair.a.key)});
+  const auto sent = pair.wait_cqes(pair.a, 1);
+  ASSERT_EQ(sent.size(), 1u);
+  EXPECT_EQ(sent[0].status, ORNIC_CQE_SUCCESS);
+  EXPECT_GE(pair.a.counter(ORNIC_CNT_RETRANSMITS), 1u);
+  const auto got = pair.wait_cqes(pair.b, 1);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].status, ORNIC_CQE_SUCCESS);
+  EXPECT_TRUE(got[0].flags & ORNIC_CQE_FLAG_INV);
+  EXPECT_EQ(qb.state(), ORNIC_QPS_RTS);
+  EXPECT_FALSE(pair.b.poll().has_value());
+}
+
 class FastRegBadInvalidate : public FastReg {
 protected:
   // A SEND_WITH_INV naming `rkey` at qb: the receive completes REM_INV_REQ_ERR, the sender
