@@ -961,7 +961,8 @@ ORNIC_HW_ASSERT_OFFSET(struct ornic_wqe_av, udp_sport, 30);
 
 /*
  * Block 0 of every send WQE.  SGEs or inline data follow in blocks 1..
- * (blocks 2.. with ORNIC_WQE_FLAG_AV).
+ * (blocks 2.. with ORNIC_WQE_FLAG_AV); a REG_MR has block 1 only
+ * (struct ornic_wqe_reg_mr_ext), a LOCAL_INV block 0 only.
  */
 struct ornic_send_wqe {
 	__u8 opcode;			/* enum ornic_wqe_opcode */
