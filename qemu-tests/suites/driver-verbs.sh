@@ -5,9 +5,9 @@
 # models: MRs, CQs, RC/UD QPs through their states, SRQs, AHs, bad input
 # rejected with the right errno, an async event (SQ_DRAINED), and RDMA
 # WRITEs through a looped-back RC QP (DIRECT and INDIRECT MRs, CQE in the
-# pinned ring, completion channel event).  Without kernel verbs (post_send,
-# poll_cq, ...) the device is no kverbs provider, so the MAD layer never asks
-# for a GSI QP: the port stays ACTIVE with no MAD errors logged.  A
+# pinned ring, completion channel event).  With kernel verbs the device is
+# a kverbs provider: the MAD layer opens its GSI QP (QPN 1, in `rdma
+# resource show qp`) and the port stays ACTIVE with no MAD errors logged.  A
 # process killed with live objects, and rmmod under a process holding
 # objects, leave nothing behind (kmemleak scan at the end).
 set -uo pipefail
@@ -44,13 +44,14 @@ fi
 gi=$(gid_index "$ib0" 10.1.0.1)
 uv=$(uverbs_of "$ib0")
 
-# --- no kernel verbs: the MAD layer leaves the device alone -------------------------
+# --- kernel verbs: the MAD layer's GSI QP -------------------------------------------
 # (WARNs anywhere fail the run in vm.sh.)
 mad=$(dmesg | grep -E "(ib_mad|Couldn't)" | head -n 3 | tr '\n' ' ')
-if [ -z "$mad" ] && port_active "$ib0"; then
-	pass verbs-no-gsi "no GSI QP asked for (not a kverbs provider), no MAD errors, $ib0 port ACTIVE"
+gsi=$(rdma resource show qp link "$ib0/1" 2>/dev/null | grep -E 'lqpn 1 .*type GSI' | tr -s ' ')
+if [ -z "$mad" ] && [ -n "$gsi" ] && port_active "$ib0"; then
+	pass verbs-gsi "the MAD layer's GSI QP is up ($gsi), no MAD errors, $ib0 port ACTIVE"
 else
-	fail verbs-no-gsi "port: $(rdma link show "$ib0/1" | tr -s ' '); MAD: ${mad:-none}"
+	fail verbs-gsi "GSI: ${gsi:-none}; port: $(rdma link show "$ib0/1" | tr -s ' '); MAD: ${mad:-none}"
 fi
 
 # --- positive and negative checks ---------------------------------------------------
@@ -68,8 +69,9 @@ if [ $rc != 0 ] && ! grep -q '^FAIL' /out/verbs-check.txt; then
 fi
 rdma statistic show link "$ib0/1" >/out/verbs-statistic.txt 2>&1
 
-res_count() { # res_count IBDEV TYPE: lines of `rdma res show TYPE` for IBDEV
-	rdma res show "$2" 2>/dev/null | grep -cE "(dev $1 |link $1/)" || true
+res_count() { # res_count IBDEV TYPE: user objects of `rdma res show TYPE` on IBDEV
+	# Kernel objects (the MAD layer's GSI QP and its CQ) show comm [...].
+	rdma res show "$2" 2>/dev/null | grep -E "(dev $1 |link $1/)" | grep -vc 'comm \[' || true
 }
 
 # --- a process killed with live objects ----------------------------------------------

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * ornic: address handles for UD sends (CREATE_AH) and the RoCEv2 address
- * vector shared with RC QPs.  CREATE_AH is an admin command and sleeps, so
- * only user AHs (always created and destroyed in sleepable context) are
- * supported; kernel AHs come with kernel QPs.
+ * ornic: address handles for UD sends and the RoCEv2 address vector shared
+ * with RC QPs.  A user AH is the device's (CREATE_AH, an admin command that
+ * sleeps; user AHs are always created and destroyed in sleepable context).
+ * A kernel AH is only its address vector, which post_send puts in the WQE:
+ * the CM creates AHs under a spinlock.
  */
 #include <rdma/ib_cache.h>
 #include <rdma/ornic-abi.h>
@@ -59,15 +60,20 @@ int ornic_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 	struct ornic_av av;
 	int err;
 
-	if (!udata || !(init->flags & RDMA_CREATE_AH_SLEEPABLE))
-		return -EOPNOTSUPP;
-	if (udata->inlen && !ib_is_udata_cleared(udata, 0, udata->inlen))
-		return -EOPNOTSUPP;
 	err = ornic_roce_av(init->ah_attr, 0, 0, &av);
 	if (err)
 		return err;
 	if (av.flow_label & ~0xfffffU)
 		return -EINVAL;
+	if (!udata) {
+		ah->kernel = true;
+		ah->av = av;
+		return 0;
+	}
+	if (!(init->flags & RDMA_CREATE_AH_SLEEPABLE))
+		return -EOPNOTSUPP;
+	if (udata->inlen && !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return -EOPNOTSUPP;
 
 	ornic_cmd_init(&sqe, ORNIC_ADMIN_CREATE_AH);
 	cmd = (struct ornic_admin_create_ah *)&sqe;
@@ -96,7 +102,9 @@ int ornic_destroy_ah(struct ib_ah *ibah, u32 flags)
 {
 	int err;
 
-	/* Only user AHs exist, and those are destroyed sleepable. */
+	if (to_oah(ibah)->kernel)
+		return 0;
+	/* User AHs are destroyed sleepable. */
 	if (WARN_ON_ONCE(!(flags & RDMA_DESTROY_AH_SLEEPABLE)))
 		return -EINVAL;
 	err = ornic_admin_destroy(to_odev(ibah->device),

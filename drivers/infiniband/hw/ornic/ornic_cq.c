@@ -4,7 +4,7 @@
  * with doorbells on its context's page; the kernel pins the ring, creates
  * the CQ on a completion EQ chosen by comp_vector and turns its COMPLETION
  * EQEs into comp_handler calls (uverbs: completion channel events).
- * Kernel CQs are not supported yet.
+ * Kernel CQs live in ornic_cq_kernel.c.
  */
 #include <rdma/ornic-abi.h>
 #include <rdma/uverbs_ioctl.h>
@@ -27,7 +27,7 @@ int ornic_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	int err;
 
 	if (!attrs)
-		return -EOPNOTSUPP;
+		return ornic_create_kernel_cq(ibcq, attr);
 	udata = &attrs->driver_udata;
 	if (attr->flags)
 		return -EOPNOTSUPP;
@@ -89,6 +89,10 @@ int ornic_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	struct ornic_cq *cq = to_ocq(ibcq);
 	int err;
 
+	if (cq->kernel) {
+		ornic_destroy_kernel_cq(cq);
+		return 0;
+	}
 	err = ornic_admin_destroy(dev, ORNIC_ADMIN_DESTROY_CQ, cq->cqn);
 	if (err && err != -EIO)
 		return err;

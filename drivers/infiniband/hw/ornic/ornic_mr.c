@@ -120,3 +120,42 @@ int ornic_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	kfree(mr);
 	return 0;
 }
+
+/*
+ * The DMA MR of a kernel PD (its local_dma_lkey): a PHYSICAL MR, addresses
+ * are DMA addresses.  Local access only: the device never lets the wire
+ * reach a PHYSICAL MR, so a global rkey cannot be offered.
+ */
+struct ib_mr *ornic_get_dma_mr(struct ib_pd *ibpd, int access)
+{
+	struct ornic_dev *dev = to_odev(ibpd->device);
+	struct ornic_admin_reg_mr *cmd;
+	struct ornic_admin_sqe sqe;
+	struct ornic_mr *mr;
+	int err;
+
+	if (!(dev->caps & ORNIC_CAP_MR_PHYSICAL))
+		return ERR_PTR(-EOPNOTSUPP);
+	if (access & ~IB_ACCESS_LOCAL_WRITE)
+		return ERR_PTR(-EOPNOTSUPP);
+	mr = kzalloc_obj(*mr, GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+
+	ornic_cmd_init(&sqe, ORNIC_ADMIN_REG_MR);
+	cmd = (struct ornic_admin_reg_mr *)&sqe;
+	cmd->iova = 0;
+	cmd->length = cpu_to_le64(U64_MAX);
+	cmd->pd = cpu_to_le32(to_pdn(ibpd));
+	cmd->access = cpu_to_le32(ORNIC_ACCESS_LOCAL_WRITE);
+	cmd->key_variant = (u8)atomic_inc_return(&dev->mr_variant);
+	cmd->flags = ORNIC_MR_FLAG_PHYSICAL;
+	err = ornic_admin_simple(dev, &sqe, &mr->key);
+	if (err) {
+		kfree(mr);
+		return ERR_PTR(err);
+	}
+	mr->ibmr.lkey = mr->key;
+	mr->ibmr.rkey = mr->key;
+	return &mr->ibmr;
+}

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * ornic: user RC and UD QPs (spec: qp.rst, wqe.rst).  The provider allocates
+ * ornic: RC and UD QPs (spec: qp.rst, wqe.rst); the rings of kernel QPs
+ * and the GSI QP in ornic_qp_kernel.c.  For user QPs the provider allocates
  * the SQ and RQ rings in blocks of 64 bytes; the kernel checks that they
  * hold what the QP was asked for, pins them and creates the QP.  MODIFY_QP
  * and QUERY_QP pass struct ornic_qp_attr through a DMA buffer.
@@ -24,6 +25,11 @@ static int ornic_qp_check_init(struct ornic_dev *dev,
 		break;
 	case IB_QPT_UD:
 		if (!(dev->caps & ORNIC_CAP_UD))
+			return -EOPNOTSUPP;
+		break;
+	case IB_QPT_GSI:
+		/* The MAD layer's QP1; never one of user space's. */
+		if (!(dev->caps & ORNIC_CAP_GSI))
 			return -EOPNOTSUPP;
 		break;
 	default:
@@ -52,12 +58,18 @@ int ornic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	struct ib_qp_cap cap;
 	int err;
 
-	/* Kernel QPs (and with them the MAD layer's GSI QP): later work. */
-	if (!udata)
-		return -EOPNOTSUPP;
 	err = ornic_qp_check_init(dev, init);
 	if (err)
 		return err;
+	mutex_init(&qp->lock);
+	if (!udata) {
+		err = ornic_create_kernel_qp(qp, init);
+		if (err)
+			return err;
+		goto created;
+	}
+	if (init->qp_type == IB_QPT_GSI)
+		return -EINVAL;
 	err = ornic_udata_in(udata, &req, sizeof(req));
 	if (err)
 		return err;
@@ -83,7 +95,6 @@ int ornic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 
 	uctx = rdma_udata_to_drv_context(udata, struct ornic_ucontext,
 					 ibucontext);
-	mutex_init(&qp->lock);
 	qp->sq_log_depth = req.sq_log_depth;
 	qp->rq_log_depth = req.rq_log_depth;
 	qp->sq_umem = ornic_ring_pin(dev, req.sq_buf_addr, req.sq_buf_size,
@@ -125,13 +136,17 @@ int ornic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	ornic_pbl_free(dev, &rq_pbl);
 	if (err)
 		goto err_release;
+	init->cap = cap;
+created:
 	qp->state = IB_QPS_RESET;
-	qp->cap = cap;
+	qp->cap = init->cap;
 	qp->sq_sig_type = init->sq_sig_type;
 	ibqp->qp_num = qp->qpn;
 	err = xa_insert_irq(&dev->qps, qp->qpn, qp, GFP_KERNEL);
 	if (err)
 		goto err_destroy;
+	if (qp->kernel)
+		return 0;
 
 	resp.qpn = qp->qpn;
 	resp.sq_log_depth = qp->sq_log_depth;
@@ -140,7 +155,6 @@ int ornic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	err = ornic_udata_out(udata, &resp, sizeof(resp));
 	if (err)
 		goto err_erase;
-	init->cap = cap;
 	return 0;
 
 err_erase:
@@ -148,6 +162,10 @@ err_erase:
 	ornic_res_sync(dev);
 err_destroy:
 	ornic_admin_destroy(dev, ORNIC_ADMIN_DESTROY_QP, qp->qpn);
+	if (qp->kernel) {
+		ornic_destroy_kernel_qp(qp);
+		return err;
+	}
 err_release:
 	if (qp->rq_umem)
 		ib_umem_release(qp->rq_umem);
@@ -171,9 +189,13 @@ int ornic_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 		return err;
 	xa_erase_irq(&dev->qps, qp->qpn);
 	ornic_res_sync(dev);
-	if (qp->rq_umem)
-		ib_umem_release(qp->rq_umem);
-	ib_umem_release(qp->sq_umem);
+	if (qp->kernel) {
+		ornic_destroy_kernel_qp(qp);
+	} else {
+		if (qp->rq_umem)
+			ib_umem_release(qp->rq_umem);
+		ib_umem_release(qp->sq_umem);
+	}
 	mutex_destroy(&qp->lock);
 	return 0;
 }
@@ -275,6 +297,9 @@ int ornic_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 			   &state);
 	if (!err)
 		WRITE_ONCE(qp->state, state);
+	/* The device starts a reset QP's rings at index 0 again. */
+	if (!err && qp->kernel && state == IB_QPS_RESET && cur != IB_QPS_RESET)
+		ornic_kernel_qp_reset(qp);
 out:
 	mutex_unlock(&qp->lock);
 	return err;
@@ -302,7 +327,7 @@ int ornic_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	ornic_qp_attr_to_ib(&oa, attr);
 	attr->cap = qp->cap;
 	/* A UD QP has no address vector of its own (its AHs do). */
-	if (ibqp->qp_type == IB_QPT_UD)
+	if (ibqp->qp_type == IB_QPT_UD || ibqp->qp_type == IB_QPT_GSI)
 		memset(&attr->ah_attr, 0, sizeof(attr->ah_attr));
 
 	memset(init, 0, sizeof(*init));

@@ -39,10 +39,19 @@ struct ornic_mr {
 
 struct ornic_cq {
 	struct ib_cq ibcq;
-	struct ib_umem *umem;
+	struct ib_umem *umem;		/* user CQs */
 	struct ornic_eq *eq;
 	u32 cqn;
 	u8 log_depth;
+	bool kernel;
+	/* Kernel CQs: the ring, polled by poll_cq under lock. */
+	struct ornic_kcq kcq;
+	/*
+	 * Protects kcq.ci, ci_reported and the CQEs between them and the
+	 * device's producer (poll, arm, cleaning for a destroyed QP).
+	 */
+	spinlock_t lock;
+	u32 ci_reported;
 };
 
 struct ornic_srq {
@@ -56,10 +65,29 @@ struct ornic_srq {
 	struct mutex lock;
 };
 
+/* A kernel QP's send or receive queue: 2^log_depth blocks of 64 bytes. */
+struct ornic_kwq {
+	void *ring;
+	dma_addr_t dma;
+	u8 log_depth;
+	u32 max_sge;
+	/*
+	 * Protects pi (blocks posted), ci (blocks the device is done with,
+	 * moved by the CQ poller) and the blocks between them.
+	 */
+	spinlock_t lock;
+	u32 pi;
+	u32 ci;
+};
+
 struct ornic_qp {
 	struct ib_qp ibqp;
 	struct ib_umem *sq_umem;
 	struct ib_umem *rq_umem;	/* NULL with an SRQ */
+	bool kernel;
+	struct ornic_kwq ksq;		/* kernel QPs */
+	struct ornic_kwq krq;		/* kernel QPs without an SRQ */
+	u32 max_inline;			/* kernel QPs */
 	u32 qpn;
 	u8 sq_log_depth;
 	u8 rq_log_depth;
@@ -75,7 +103,9 @@ struct ornic_qp {
 
 struct ornic_ah {
 	struct ib_ah ibah;
-	u32 index;
+	u32 index;			/* user AHs: the device's AH */
+	bool kernel;			/* kernel AHs: only the vector */
+	struct ornic_av av;
 };
 
 static inline struct ornic_mr *to_omr(struct ib_mr *ibmr)
@@ -132,6 +162,26 @@ struct ib_mr *ornic_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				struct ib_udata *udata);
 #endif
 int ornic_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+
+/* ornic_mr.c, kernel PDs */
+struct ib_mr *ornic_get_dma_mr(struct ib_pd *ibpd, int access);
+
+/* ornic_cq_kernel.c: CQs of kernel consumers */
+int ornic_create_kernel_cq(struct ib_cq *ibcq,
+			   const struct ib_cq_init_attr *attr);
+void ornic_destroy_kernel_cq(struct ornic_cq *cq);
+int ornic_poll_cq(struct ib_cq *ibcq, int ne, struct ib_wc *wc);
+int ornic_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
+void ornic_kernel_cq_clean(struct ornic_cq *cq, u32 qpn);
+
+/* ornic_qp_kernel.c: QPs of kernel consumers (and the GSI QP) */
+int ornic_create_kernel_qp(struct ornic_qp *qp, struct ib_qp_init_attr *init);
+void ornic_destroy_kernel_qp(struct ornic_qp *qp);
+void ornic_kernel_qp_reset(struct ornic_qp *qp);
+int ornic_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		    const struct ib_send_wr **bad_wr);
+int ornic_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		    const struct ib_recv_wr **bad_wr);
 
 /* ornic_cq.c */
 int ornic_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,

@@ -417,11 +417,10 @@ static int ornic_get_hw_stats(struct ib_device *ibdev,
 /* --- registration and events -------------------------------------------- */
 
 /*
- * Only user verbs: the provider posts WQEs and polls CQEs itself.  Without
- * post_send, poll_cq, req_notify_cq and get_dma_mr the core does not count
- * the device as a kernel verbs provider, so kernel clients (MAD, CM, ...)
- * skip it and nothing asks for the GSI QP; the kernel-object paths of
- * create_cq/create_qp/create_ah answer -EOPNOTSUPP all the same.
+ * User verbs (the provider posts WQEs and polls CQEs itself) and kernel
+ * verbs: post_send, post_recv, poll_cq, req_notify_cq and get_dma_mr make
+ * the device a kernel verbs provider, so the MAD layer opens its GSI QP
+ * and the CM (rdma_cm) and kernel ULPs can use it.
  */
 static const struct ib_device_ops ornic_dev_ops = {
 	.owner = THIS_MODULE,
@@ -447,6 +446,7 @@ static const struct ib_device_ops ornic_dev_ops = {
 	.destroy_srq = ornic_destroy_srq,
 	.disassociate_ucontext = ornic_disassociate_ucontext,
 	.get_dev_fw_str = ornic_get_dev_fw_str,
+	.get_dma_mr = ornic_get_dma_mr,
 	.get_hw_stats = ornic_get_hw_stats,
 	.get_link_layer = ornic_get_link_layer,
 	.get_port_immutable = ornic_get_port_immutable,
@@ -454,12 +454,16 @@ static const struct ib_device_ops ornic_dev_ops = {
 	.mmap_free = ornic_mmap_free,
 	.modify_qp = ornic_modify_qp,
 	.modify_srq = ornic_modify_srq,
+	.poll_cq = ornic_poll_cq,
+	.post_recv = ornic_post_recv,
+	.post_send = ornic_post_send,
 	.query_device = ornic_query_device,
 	.query_pkey = ornic_query_pkey,
 	.query_port = ornic_query_port,
 	.query_qp = ornic_query_qp,
 	.query_srq = ornic_query_srq,
 	.reg_user_mr = ornic_reg_user_mr,
+	.req_notify_cq = ornic_req_notify_cq,
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, ornic_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, ornic_cq, ibcq),

@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * ornic: CQs of kernel consumers (the MAD layer's GSI QP, the CM, ULPs).
+ * The CQE ring is DMA-coherent driver memory on the kernel doorbell page;
+ * poll_cq reads CQEs under the CQ's lock, retires the WQEs they name in
+ * their QP's queue and reports the consumer index back every half ring
+ * and whenever the CQ is armed.
+ */
+#include <rdma/ib_verbs.h>
+
+#include "ornic_res.h"
+
+/* Kernel CQs need no more than this (a DMA-contiguous ring of 512 KiB). */
+#define ORNIC_KCQ_LOG_DEPTH_MAX	14
+
+static void ornic_kernel_cq_comp(struct ornic_kcq *kcq)
+{
+	struct ornic_cq *cq = container_of(kcq, struct ornic_cq, kcq);
+
+	if (cq->ibcq.comp_handler)
+		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
+}
+
+int ornic_create_kernel_cq(struct ib_cq *ibcq,
+			   const struct ib_cq_init_attr *attr)
+{
+	struct ornic_dev *dev = to_odev(ibcq->device);
+	struct ornic_cq *cq = to_ocq(ibcq);
+	unsigned int log_depth;
+	int err;
+
+	if (attr->flags)
+		return -EOPNOTSUPP;
+	if (!dev->num_ceqs || attr->comp_vector >= dev->num_ceqs)
+		return -EINVAL;
+	if (!attr->cqe || attr->cqe > le32_to_cpu(dev->attr.max_cqe))
+		return -EINVAL;
+	log_depth = max(ornic_log2_depth(attr->cqe), 1U);
+	if (log_depth > ORNIC_KCQ_LOG_DEPTH_MAX)
+		return -EINVAL;
+
+	spin_lock_init(&cq->lock);
+	cq->kernel = true;
+	cq->kcq.comp_handler = ornic_kernel_cq_comp;
+	err = ornic_kcq_create(dev, &cq->kcq, log_depth,
+			       &dev->ceqs[attr->comp_vector]);
+	if (err)
+		return err;
+	cq->eq = cq->kcq.eq;
+	cq->cqn = cq->kcq.cqn;
+	cq->log_depth = log_depth;
+	ibcq->cqe = 1U << log_depth;
+	return 0;
+}
+
+void ornic_destroy_kernel_cq(struct ornic_cq *cq)
+{
+	ornic_kcq_destroy(to_odev(cq->ibcq.device), &cq->kcq);
+}
+
+static void ornic_cq_report_ci(struct ornic_cq *cq, u64 arm)
+{
+	ornic_ring_db(cq->kcq.dev, ORNIC_DB_CQ,
+		      ornic_db_value(cq->cqn, arm, cq->kcq.ci));
+	cq->ci_reported = cq->kcq.ci;
+}
+
+/*
+ * The WQE a CQE names is done, and on the SQ every unsignaled WQE before
+ * it: move the queue's consumer index past it.  An index outside the
+ * posted range (a CQE from before a reset) moves nothing.
+ */
+static void ornic_kwq_retire(struct ornic_kwq *wq, u16 wqe_index, bool recv)
+{
+	u32 idx, nb;
+	void *blk;
+
+	spin_lock(&wq->lock);
+	idx = wq->ci + (u16)(wqe_index - (u16)wq->ci);
+	if (idx - wq->ci >= wq->pi - wq->ci)
+		goto out;
+	blk = wq->ring + (size_t)ornic_ring_slot(idx, wq->log_depth) *
+			 ORNIC_WQE_BLOCK_SIZE;
+	nb = recv ? ((struct ornic_recv_wqe *)blk)->num_blocks :
+		    ((struct ornic_send_wqe *)blk)->num_blocks;
+	if (!nb || nb > wq->pi - idx)
+		nb = 1;
+	wq->ci = idx + nb;
+out:
+	spin_unlock(&wq->lock);
+}
+
+static enum ib_wc_opcode ornic_wc_opcode(u8 op)
+{
+	switch (op) {
+	case ORNIC_CQE_OP_RDMA_WRITE:
+		return IB_WC_RDMA_WRITE;
+	case ORNIC_CQE_OP_RDMA_READ:
+		return IB_WC_RDMA_READ;
+	case ORNIC_CQE_OP_COMP_SWAP:
+		return IB_WC_COMP_SWAP;
+	case ORNIC_CQE_OP_FETCH_ADD:
+		return IB_WC_FETCH_ADD;
+	case ORNIC_CQE_OP_RECV:
+		return IB_WC_RECV;
+	case ORNIC_CQE_OP_RECV_RDMA_IMM:
+		return IB_WC_RECV_RDMA_WITH_IMM;
+	default:
+		return IB_WC_SEND;
+	}
+}
+
+static void ornic_cqe_to_wc(const struct ornic_cqe *cqe, struct ornic_qp *qp,
+			    struct ib_wc *wc)
+{
+	memset(wc, 0, sizeof(*wc));
+	wc->wr_id = le64_to_cpu(cqe->wr_id);
+	/* The device's status codes are the IB ones (spec: cqe). */
+	wc->status = cqe->status <= IB_WC_GENERAL_ERR ? cqe->status :
+							IB_WC_GENERAL_ERR;
+	wc->opcode = ornic_wc_opcode(cqe->opcode);
+	wc->vendor_err = cqe->vendor_err;
+	wc->qp = &qp->ibqp;
+	wc->port_num = 1;
+	if (wc->status != IB_WC_SUCCESS)
+		return;
+	wc->byte_len = le32_to_cpu(cqe->byte_len);
+	if (cqe->flags & ORNIC_CQE_FLAG_IMM) {
+		wc->wc_flags |= IB_WC_WITH_IMM;
+		wc->ex.imm_data = cqe->imm_data;
+	} else if (cqe->flags & ORNIC_CQE_FLAG_INV) {
+		wc->wc_flags |= IB_WC_WITH_INVALIDATE;
+		wc->ex.invalidate_rkey =
+			le32_to_cpu((__force __le32)cqe->imm_data);
+	}
+	if (cqe->flags & ORNIC_CQE_FLAG_GRH) {
+		/* RoCEv2: the GRH area holds an IPv6 or an IPv4 header. */
+		wc->wc_flags |= IB_WC_GRH | IB_WC_WITH_NETWORK_HDR_TYPE;
+		wc->network_hdr_type = (cqe->flags & ORNIC_CQE_FLAG_IPV4) ?
+				       RDMA_NETWORK_IPV4 : RDMA_NETWORK_IPV6;
+	}
+	wc->src_qp = le32_to_cpu(cqe->src_qp) & ORNIC_QPN_MASK;
+}
+
+int ornic_poll_cq(struct ib_cq *ibcq, int ne, struct ib_wc *wc)
+{
+	struct ornic_dev *dev = to_odev(ibcq->device);
+	struct ornic_cq *cq = to_ocq(ibcq);
+	struct ornic_cqe *ring_cqe, cqe;
+	unsigned long flags;
+	struct ornic_qp *qp;
+	int n = 0;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	while (n < ne && (ring_cqe = ornic_kcq_next(&cq->kcq))) {
+		cqe = *ring_cqe;
+		cq->kcq.ci++;
+		if (cq->kcq.ci - cq->ci_reported >= (1U << cq->log_depth) / 2)
+			ornic_cq_report_ci(cq, 0);
+		/*
+		 * A destroyed QP's CQEs were cleaned out under this lock, so
+		 * a QP found here stays alive until we unlock.
+		 */
+		qp = xa_load(&dev->qps, le32_to_cpu(cqe.qpn) & ORNIC_QPN_MASK);
+		if (!qp || !qp->kernel || cqe.opcode >= ORNIC_CQE_OP_ETH_TX)
+			continue;
+		if (cqe.opcode & ORNIC_CQE_OP_RECV) {
+			/* Kernel QPs have no SRQ (create refuses one). */
+			ornic_kwq_retire(&qp->krq, le16_to_cpu(cqe.wqe_index),
+					 true);
+		} else {
+			ornic_kwq_retire(&qp->ksq, le16_to_cpu(cqe.wqe_index),
+					 false);
+		}
+		ornic_cqe_to_wc(&cqe, qp, &wc[n++]);
+	}
+	spin_unlock_irqrestore(&cq->lock, flags);
+	return n;
+}
+
+int ornic_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
+{
+	struct ornic_cq *cq = to_ocq(ibcq);
+	unsigned long irqflags;
+	int missed = 0;
+
+	spin_lock_irqsave(&cq->lock, irqflags);
+	ornic_cq_report_ci(cq, (flags & IB_CQ_SOLICITED_MASK) ==
+			       IB_CQ_SOLICITED ? ORNIC_DB_FLAG_ARM_SOLICITED :
+			       ORNIC_DB_FLAG_ARM_NEXT);
+	if ((flags & IB_CQ_REPORT_MISSED_EVENTS) && ornic_kcq_next(&cq->kcq))
+		missed = 1;
+	spin_unlock_irqrestore(&cq->lock, irqflags);
+	return missed;
+}
+
+/*
+ * Drop the unpolled CQEs of a QP being reset or destroyed so that they are
+ * neither reported afterwards nor taken for a later QP with the same QPN.
+ * Other QPs' CQEs slide up over the dropped ones, each keeping the owner
+ * byte of the slot it lands in; the device only writes past the last valid
+ * CQE, which does not move.
+ */
+void ornic_kernel_cq_clean(struct ornic_cq *cq, u32 qpn)
+{
+	u32 depth = 1U << cq->log_depth, end, i, dropped = 0;
+	struct ornic_cqe *ring = cq->kcq.ring;
+	unsigned long flags;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	for (end = cq->kcq.ci; end - cq->kcq.ci < depth; end++) {
+		u8 owner = READ_ONCE(ring[ornic_ring_slot(end,
+							  cq->log_depth)].owner);
+
+		if (!ornic_ring_owned(owner, end, cq->log_depth))
+			break;
+	}
+	dma_rmb();
+	for (i = end; i != cq->kcq.ci; i--) {
+		struct ornic_cqe *src = &ring[ornic_ring_slot(i - 1,
+							      cq->log_depth)];
+
+		if ((le32_to_cpu(src->qpn) & ORNIC_QPN_MASK) == qpn) {
+			dropped++;
+		} else if (dropped) {
+			memcpy(&ring[ornic_ring_slot(i - 1 + dropped,
+						     cq->log_depth)],
+			       src, offsetof(struct ornic_cqe, owner));
+		}
+	}
+	cq->kcq.ci += dropped;
+	spin_unlock_irqrestore(&cq->lock, flags);
+}

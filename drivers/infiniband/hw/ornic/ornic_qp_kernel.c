@@ -1,0 +1,511 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * ornic: QPs of kernel consumers, among them the MAD layer's GSI QP (QPN 1)
+ * that carries the CM's MADs.  Their rings are DMA-coherent driver memory
+ * on the kernel doorbell page; post_send and post_recv write WQEs straight
+ * into them (spec: wqe.rst).  A UD or GSI send carries its address vector
+ * in the WQE (ORNIC_WQE_FLAG_AV): kernel AHs are created in atomic context
+ * (the CM does so under a spinlock) where no admin command can run.
+ */
+#include <linux/dma-mapping.h>
+#include <rdma/ib_verbs.h>
+
+#include "ornic_res.h"
+
+static bool ornic_qp_is_ud(const struct ornic_qp *qp)
+{
+	return qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI;
+}
+
+static size_t ornic_kwq_bytes(const struct ornic_kwq *wq)
+{
+	return (size_t)ORNIC_WQE_BLOCK_SIZE << wq->log_depth;
+}
+
+static void *ornic_kwq_block(struct ornic_kwq *wq, u32 idx)
+{
+	return wq->ring + (size_t)ornic_ring_slot(idx, wq->log_depth) *
+			  ORNIC_WQE_BLOCK_SIZE;
+}
+
+static int ornic_kwq_alloc(struct ornic_dev *dev, struct ornic_kwq *wq,
+			   unsigned int log_depth, u32 max_sge,
+			   struct ornic_mem_desc *desc)
+{
+	spin_lock_init(&wq->lock);
+	wq->log_depth = log_depth;
+	wq->max_sge = max_sge;
+	wq->pi = 0;
+	wq->ci = 0;
+	wq->ring = dma_alloc_coherent(&dev->pdev->dev, ornic_kwq_bytes(wq),
+				      &wq->dma, GFP_KERNEL);
+	if (!wq->ring)
+		return -ENOMEM;
+	ornic_mem_desc_contig(desc, wq->dma, ornic_kwq_bytes(wq), PAGE_SHIFT);
+	return 0;
+}
+
+static void ornic_kwq_free(struct ornic_dev *dev, struct ornic_kwq *wq)
+{
+	if (!wq->ring)
+		return;
+	dma_free_coherent(&dev->pdev->dev, ornic_kwq_bytes(wq), wq->ring,
+			  wq->dma);
+	wq->ring = NULL;
+}
+
+/*
+ * Size the rings for @init->cap, rewrite the caps with what they hold and
+ * allocate them.  A UD/GSI send WQE needs one more block for its address
+ * vector.
+ */
+static int ornic_kernel_qp_rings(struct ornic_dev *dev, struct ornic_qp *qp,
+				 struct ib_qp_init_attr *init,
+				 struct ornic_mem_desc *sq_desc,
+				 struct ornic_mem_desc *rq_desc)
+{
+	u32 av_blocks = ornic_qp_is_ud(qp) ? 1 : 0;
+	struct ib_qp_cap cap = init->cap;
+	struct ornic_wq_limits lim;
+	u32 sq_blocks;
+	int sq_log, rq_log, err;
+
+	ornic_wq_limits(dev, &lim);
+	if (cap.max_send_sge > lim.max_send_sge ||
+	    cap.max_inline_data > lim.max_inline_data)
+		return -EINVAL;
+	sq_blocks = ornic_send_wqe_blocks(cap.max_send_sge,
+					  cap.max_inline_data) + av_blocks;
+	if (sq_blocks > lim.max_wqe_blocks)
+		return -EINVAL;
+	sq_log = ornic_wq_log_depth(cap.max_send_wr, sq_blocks, &lim);
+	if (sq_log < 0)
+		return sq_log;
+	/* The caps of a WQE one block smaller, then the real count. */
+	lim.max_wqe_blocks -= av_blocks;
+	err = ornic_sq_caps(&cap, sq_log, &lim);
+	if (err)
+		return err;
+	cap.max_send_wr = (1U << sq_log) / sq_blocks;
+	rq_log = ornic_wq_log_depth(cap.max_recv_wr,
+				    ornic_recv_wqe_blocks(cap.max_recv_sge),
+				    &lim);
+	if (rq_log < 0)
+		return rq_log;
+	err = ornic_rq_caps(&cap, rq_log, &lim);
+	if (err)
+		return err;
+
+	err = ornic_kwq_alloc(dev, &qp->ksq, sq_log, cap.max_send_sge,
+			      sq_desc);
+	if (err)
+		return err;
+	err = ornic_kwq_alloc(dev, &qp->krq, rq_log, cap.max_recv_sge,
+			      rq_desc);
+	if (err) {
+		ornic_kwq_free(dev, &qp->ksq);
+		return err;
+	}
+	qp->max_inline = cap.max_inline_data;
+	init->cap = cap;
+	return 0;
+}
+
+int ornic_create_kernel_qp(struct ornic_qp *qp, struct ib_qp_init_attr *init)
+{
+	struct ornic_dev *dev = to_odev(qp->ibqp.device);
+	struct ornic_mem_desc sq_desc, rq_desc;
+	struct ornic_admin_create_qp *cmd;
+	struct ornic_admin_sqe sqe;
+	int err;
+
+	/* The RQ is always the QP's own: no SRQ for kernel consumers yet. */
+	if (init->srq)
+		return -EOPNOTSUPP;
+	qp->kernel = true;
+	err = ornic_kernel_qp_rings(dev, qp, init, &sq_desc, &rq_desc);
+	if (err)
+		return err;
+
+	ornic_cmd_init(&sqe, ORNIC_ADMIN_CREATE_QP);
+	cmd = (struct ornic_admin_create_qp *)&sqe;
+	cmd->sq_mem = sq_desc;
+	cmd->rq_mem = rq_desc;
+	cmd->pd = cpu_to_le32(to_pdn(qp->ibqp.pd));
+	cmd->send_cqn = cpu_to_le32(to_ocq(init->send_cq)->cqn);
+	cmd->recv_cqn = cpu_to_le32(to_ocq(init->recv_cq)->cqn);
+	cmd->db_page = cpu_to_le16(ORNIC_DB_PAGE_KERNEL);
+	switch (init->qp_type) {
+	case IB_QPT_RC:
+		cmd->qp_type = ORNIC_QPT_RC;
+		break;
+	case IB_QPT_GSI:
+		cmd->qp_type = ORNIC_QPT_GSI;
+		break;
+	default:
+		cmd->qp_type = ORNIC_QPT_UD;
+		break;
+	}
+	cmd->sq_log_depth = qp->ksq.log_depth;
+	cmd->rq_log_depth = qp->krq.log_depth;
+	err = ornic_admin_simple(dev, &sqe, &qp->qpn);
+	if (err)
+		goto err_free;
+	if (init->qp_type == IB_QPT_GSI && qp->qpn != ORNIC_QPN_GSI) {
+		ibdev_err(&dev->ibdev, "GSI QP created as QPN %u\n", qp->qpn);
+		ornic_admin_destroy(dev, ORNIC_ADMIN_DESTROY_QP, qp->qpn);
+		err = -EIO;
+		goto err_free;
+	}
+	return 0;
+
+err_free:
+	ornic_kwq_free(dev, &qp->krq);
+	ornic_kwq_free(dev, &qp->ksq);
+	return err;
+}
+
+/* The QP is gone from the device and from dev->qps. */
+void ornic_destroy_kernel_qp(struct ornic_qp *qp)
+{
+	struct ornic_dev *dev = to_odev(qp->ibqp.device);
+
+	/* No CQE of ours stays behind for a later QP with our QPN. */
+	ornic_kernel_cq_clean(to_ocq(qp->ibqp.send_cq), qp->qpn);
+	if (qp->ibqp.recv_cq != qp->ibqp.send_cq)
+		ornic_kernel_cq_clean(to_ocq(qp->ibqp.recv_cq), qp->qpn);
+	ornic_kwq_free(dev, &qp->krq);
+	ornic_kwq_free(dev, &qp->ksq);
+}
+
+/* The device reset the QP: its rings start again at index 0. */
+void ornic_kernel_qp_reset(struct ornic_qp *qp)
+{
+	unsigned long flags;
+
+	ornic_kernel_cq_clean(to_ocq(qp->ibqp.send_cq), qp->qpn);
+	if (qp->ibqp.recv_cq != qp->ibqp.send_cq)
+		ornic_kernel_cq_clean(to_ocq(qp->ibqp.recv_cq), qp->qpn);
+	spin_lock_irqsave(&qp->ksq.lock, flags);
+	qp->ksq.pi = 0;
+	qp->ksq.ci = 0;
+	spin_unlock_irqrestore(&qp->ksq.lock, flags);
+	spin_lock_irqsave(&qp->krq.lock, flags);
+	qp->krq.pi = 0;
+	qp->krq.ci = 0;
+	spin_unlock_irqrestore(&qp->krq.lock, flags);
+}
+
+/* --- posting ------------------------------------------------------------- */
+
+static int ornic_wqe_opcode(const struct ornic_qp *qp, enum ib_wr_opcode op,
+			    u8 *hw)
+{
+	if (ornic_qp_is_ud(qp) && op != IB_WR_SEND &&
+	    op != IB_WR_SEND_WITH_IMM)
+		return -EINVAL;
+	switch (op) {
+	case IB_WR_SEND:
+		*hw = ORNIC_WQE_OP_SEND;
+		return 0;
+	case IB_WR_SEND_WITH_IMM:
+		*hw = ORNIC_WQE_OP_SEND_IMM;
+		return 0;
+	case IB_WR_SEND_WITH_INV:
+		*hw = ORNIC_WQE_OP_SEND_INV;
+		return 0;
+	case IB_WR_RDMA_WRITE:
+		*hw = ORNIC_WQE_OP_RDMA_WRITE;
+		return 0;
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		*hw = ORNIC_WQE_OP_RDMA_WRITE_IMM;
+		return 0;
+	case IB_WR_RDMA_READ:
+		*hw = ORNIC_WQE_OP_RDMA_READ;
+		return 0;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+		*hw = ORNIC_WQE_OP_ATOMIC_CMP_SWP;
+		return 0;
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		*hw = ORNIC_WQE_OP_ATOMIC_FETCH_ADD;
+		return 0;
+	default:
+		/* REG_MR, LOCAL_INV, LSO, ...: not on this device. */
+		return -EINVAL;
+	}
+}
+
+static bool ornic_hw_op_reads(u8 hw)
+{
+	return hw == ORNIC_WQE_OP_RDMA_READ ||
+	       hw == ORNIC_WQE_OP_ATOMIC_CMP_SWP ||
+	       hw == ORNIC_WQE_OP_ATOMIC_FETCH_ADD;
+}
+
+static bool ornic_hw_op_atomic(u8 hw)
+{
+	return hw == ORNIC_WQE_OP_ATOMIC_CMP_SWP ||
+	       hw == ORNIC_WQE_OP_ATOMIC_FETCH_ADD;
+}
+
+/* Copy inline data (kernel virtual addresses) into blocks @first.. */
+static void ornic_copy_inline(struct ornic_kwq *wq, u32 first,
+			      const struct ib_send_wr *wr)
+{
+	u32 off = 0;
+	int i;
+
+	for (i = 0; i < wr->num_sge; i++) {
+		const u8 *src = (const u8 *)(uintptr_t)wr->sg_list[i].addr;
+		u32 len = wr->sg_list[i].length;
+
+		while (len) {
+			u32 in_blk = off % ORNIC_WQE_BLOCK_SIZE;
+			u32 n = min(len, ORNIC_WQE_BLOCK_SIZE - in_blk);
+
+			memcpy(ornic_kwq_block(wq, first +
+					       off / ORNIC_WQE_BLOCK_SIZE) +
+			       in_blk, src, n);
+			src += n;
+			off += n;
+			len -= n;
+		}
+	}
+}
+
+static void ornic_write_sges(struct ornic_kwq *wq, u32 first,
+			     const struct ib_sge *sg, int num_sge)
+{
+	int i;
+
+	for (i = 0; i < num_sge; i++) {
+		struct ornic_sge *sge = ornic_kwq_block(wq, first +
+						i / ORNIC_SGES_PER_BLOCK);
+
+		sge += i % ORNIC_SGES_PER_BLOCK;
+		sge->addr = cpu_to_le64(sg[i].addr);
+		sge->length = cpu_to_le32(sg[i].length);
+		sge->lkey = cpu_to_le32(sg[i].lkey);
+	}
+}
+
+static void ornic_write_av(struct ornic_wqe_av *dst, const struct ornic_av *av)
+{
+	dst->flow_label = cpu_to_le32(av->flow_label);
+	dst->sgid_index = av->sgid_index;
+	dst->hop_limit = av->hop_limit;
+	dst->traffic_class = av->traffic_class;
+	memcpy(dst->dgid, av->dgid, sizeof(dst->dgid));
+	memcpy(dst->dmac, av->dmac, sizeof(dst->dmac));
+	dst->udp_sport = cpu_to_le16(av->udp_sport);
+}
+
+/* Build one send WQE at ksq.pi; the caller holds ksq.lock. */
+static int ornic_post_one_send(struct ornic_qp *qp,
+			       const struct ib_send_wr *wr)
+{
+	struct ornic_dev *dev = to_odev(qp->ibqp.device);
+	bool inl = wr->send_flags & IB_SEND_INLINE;
+	struct ornic_kwq *wq = &qp->ksq;
+	const struct ornic_ah *ah = NULL;
+	u32 first_data = 1, data_blocks, blocks, inline_len = 0, b;
+	struct ornic_send_wqe *h;
+	u8 hw;
+	int i, err;
+
+	err = ornic_wqe_opcode(qp, wr->opcode, &hw);
+	if (err)
+		return err;
+	if (wr->send_flags & ~(IB_SEND_SIGNALED | IB_SEND_SOLICITED |
+			       IB_SEND_FENCE | IB_SEND_INLINE))
+		return -EINVAL;
+	if (wr->num_sge < 0 || (wr->num_sge && !wr->sg_list))
+		return -EINVAL;
+	if (ornic_hw_op_atomic(hw) &&
+	    (dev->attr.atomic_cap == ORNIC_ATOMIC_NONE ||
+	     (atomic_wr(wr)->remote_addr & 7) || wr->num_sge != 1 ||
+	     wr->sg_list[0].length != 8))
+		return -EINVAL;
+	if (ornic_qp_is_ud(qp)) {
+		if (!ud_wr(wr)->ah || ud_wr(wr)->remote_qpn > ORNIC_QPN_MASK)
+			return -EINVAL;
+		ah = to_oah(ud_wr(wr)->ah);
+		if (!ah->kernel)
+			return -EINVAL;
+		first_data = 2;
+	}
+	if (inl) {
+		if (ornic_hw_op_reads(hw))
+			return -EINVAL;
+		for (i = 0; i < wr->num_sge; i++) {
+			if (wr->sg_list[i].length > qp->max_inline - inline_len)
+				return -EINVAL;
+			inline_len += wr->sg_list[i].length;
+		}
+		data_blocks = DIV_ROUND_UP(inline_len, ORNIC_WQE_BLOCK_SIZE);
+	} else {
+		if (wr->num_sge > wq->max_sge)
+			return -EINVAL;
+		data_blocks = DIV_ROUND_UP(wr->num_sge, ORNIC_SGES_PER_BLOCK);
+	}
+	blocks = first_data + data_blocks;
+	if (blocks > ORNIC_WQE_MAX_BLOCKS)
+		return -EINVAL;
+	if (wq->pi - wq->ci + blocks > (1U << wq->log_depth))
+		return -ENOMEM;
+
+	/* Reserved fields and unused SGE slots read as zero. */
+	for (b = 0; b < blocks; b++)
+		memset(ornic_kwq_block(wq, wq->pi + b), 0,
+		       ORNIC_WQE_BLOCK_SIZE);
+	h = ornic_kwq_block(wq, wq->pi);
+	h->opcode = hw;
+	h->num_blocks = blocks;
+	h->wr_id = cpu_to_le64(wr->wr_id);
+	if ((wr->send_flags & IB_SEND_SIGNALED) ||
+	    qp->sq_sig_type == IB_SIGNAL_ALL_WR)
+		h->flags |= ORNIC_WQE_FLAG_SIGNALED;
+	if (wr->send_flags & IB_SEND_SOLICITED)
+		h->flags |= ORNIC_WQE_FLAG_SOLICITED;
+	if (wr->send_flags & IB_SEND_FENCE)
+		h->flags |= ORNIC_WQE_FLAG_FENCE;
+	if (wr->opcode == IB_WR_SEND_WITH_IMM ||
+	    wr->opcode == IB_WR_RDMA_WRITE_WITH_IMM)
+		h->imm_data = wr->ex.imm_data;
+	else if (wr->opcode == IB_WR_SEND_WITH_INV)
+		h->invalidate_rkey = cpu_to_le32(wr->ex.invalidate_rkey);
+
+	if (ah) {
+		h->ud.remote_qpn = cpu_to_le32(ud_wr(wr)->remote_qpn);
+		/* Bit 31 set: the QP's Q_Key, as in IB and in the WQE. */
+		h->ud.qkey = cpu_to_le32(ud_wr(wr)->remote_qkey);
+		h->flags |= ORNIC_WQE_FLAG_AV;
+		ornic_write_av(ornic_kwq_block(wq, wq->pi + 1), &ah->av);
+	} else if (ornic_hw_op_atomic(hw)) {
+		h->atomic.remote_addr = cpu_to_le64(atomic_wr(wr)->remote_addr);
+		h->atomic.rkey = cpu_to_le32(atomic_wr(wr)->rkey);
+		h->atomic.compare_add = cpu_to_le64(atomic_wr(wr)->compare_add);
+		if (hw == ORNIC_WQE_OP_ATOMIC_CMP_SWP)
+			h->atomic.swap = cpu_to_le64(atomic_wr(wr)->swap);
+	} else if (hw != ORNIC_WQE_OP_SEND && hw != ORNIC_WQE_OP_SEND_IMM &&
+		   hw != ORNIC_WQE_OP_SEND_INV) {
+		h->rdma.remote_addr = cpu_to_le64(rdma_wr(wr)->remote_addr);
+		h->rdma.rkey = cpu_to_le32(rdma_wr(wr)->rkey);
+	}
+
+	if (inl) {
+		h->flags |= ORNIC_WQE_FLAG_INLINE;
+		h->inline_len = cpu_to_le16(inline_len);
+		ornic_copy_inline(wq, wq->pi + first_data, wr);
+	} else {
+		h->num_sge = wr->num_sge;
+		ornic_write_sges(wq, wq->pi + first_data, wr->sg_list,
+				 wr->num_sge);
+	}
+	wq->pi += blocks;
+	return 0;
+}
+
+static bool ornic_sq_usable(u8 state)
+{
+	return state != IB_QPS_RESET && state != IB_QPS_INIT &&
+	       state != IB_QPS_RTR;
+}
+
+int ornic_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		    const struct ib_send_wr **bad_wr)
+{
+	struct ornic_dev *dev = to_odev(ibqp->device);
+	struct ornic_qp *qp = to_oqp(ibqp);
+	unsigned long flags;
+	u32 start;
+	int err = 0;
+
+	if (!qp->kernel) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
+	spin_lock_irqsave(&qp->ksq.lock, flags);
+	start = qp->ksq.pi;
+	if (!ornic_sq_usable(READ_ONCE(qp->state)))
+		err = -EINVAL;
+	for (; wr && !err; wr = wr->next) {
+		err = ornic_post_one_send(qp, wr);
+		if (err)
+			break;
+	}
+	if (err)
+		*bad_wr = wr;
+	if (qp->ksq.pi != start) {
+		/* The WQEs are in memory before the device hears of them. */
+		dma_wmb();
+		ornic_ring_db(dev, ORNIC_DB_SQ,
+			      ornic_db_value(qp->qpn, 0, qp->ksq.pi));
+	}
+	spin_unlock_irqrestore(&qp->ksq.lock, flags);
+	return err;
+}
+
+static int ornic_post_one_recv(struct ornic_kwq *wq,
+			       const struct ib_recv_wr *wr)
+{
+	struct ornic_recv_wqe *h;
+	u32 blocks, b;
+	int i;
+
+	if (wr->num_sge < 0 || wr->num_sge > wq->max_sge ||
+	    (wr->num_sge && !wr->sg_list))
+		return -EINVAL;
+	blocks = ornic_recv_wqe_blocks(wr->num_sge);
+	if (wq->pi - wq->ci + blocks > (1U << wq->log_depth))
+		return -ENOMEM;
+	for (b = 0; b < blocks; b++)
+		memset(ornic_kwq_block(wq, wq->pi + b), 0,
+		       ORNIC_WQE_BLOCK_SIZE);
+	h = ornic_kwq_block(wq, wq->pi);
+	h->wr_id = cpu_to_le64(wr->wr_id);
+	h->num_blocks = blocks;
+	h->num_sge = wr->num_sge;
+	/* Three SGEs in block 0, then four per block. */
+	for (i = 0; i < wr->num_sge && i < 3; i++) {
+		h->sge[i].addr = cpu_to_le64(wr->sg_list[i].addr);
+		h->sge[i].length = cpu_to_le32(wr->sg_list[i].length);
+		h->sge[i].lkey = cpu_to_le32(wr->sg_list[i].lkey);
+	}
+	if (wr->num_sge > 3)
+		ornic_write_sges(wq, wq->pi + 1, wr->sg_list + 3,
+				 wr->num_sge - 3);
+	wq->pi += blocks;
+	return 0;
+}
+
+int ornic_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		    const struct ib_recv_wr **bad_wr)
+{
+	struct ornic_dev *dev = to_odev(ibqp->device);
+	struct ornic_qp *qp = to_oqp(ibqp);
+	unsigned long flags;
+	u32 start;
+	int err = 0;
+
+	if (!qp->kernel || READ_ONCE(qp->state) == IB_QPS_RESET) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
+	spin_lock_irqsave(&qp->krq.lock, flags);
+	start = qp->krq.pi;
+	for (; wr; wr = wr->next) {
+		err = ornic_post_one_recv(&qp->krq, wr);
+		if (err) {
+			*bad_wr = wr;
+			break;
+		}
+	}
+	if (qp->krq.pi != start) {
+		dma_wmb();
+		ornic_ring_db(dev, ORNIC_DB_RQ,
+			      ornic_db_value(qp->qpn, 0, qp->krq.pi));
+	}
+	spin_unlock_irqrestore(&qp->krq.lock, flags);
+	return err;
+}
