@@ -8,7 +8,9 @@
 # took during the run: tshark decodes it with no malformed frame, and every
 # RoCEv2 frame's ICRC agrees with scapy's (tools/icrc-check.py).  Finally it
 # prints ornic's perftest numbers next to rxe's from the same guest.
-# ORNIC_DATAPATH_KINDS="rxe" runs only the rxe half (to try the suite).
+# ORNIC_DATAPATH_KINDS="rxe" runs only the rxe half (to try the suite);
+# ORNIC_DATAPATH_TESTS="cm" only some parts (pingpongs perftests cm kverbs
+# negative).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=qemu-tests/testbed/lib.sh
@@ -43,6 +45,12 @@ if ! gcc -std=gnu11 -O2 -Wall -Wextra -Werror -o "$TOOLS/datapath-neg" \
 	record FAIL datapath/build-neg-tool "$(head -n 5 "$TOOLS/datapath-neg.log" | tr '\n' ' ')"
 	exit 0
 fi
+# The kernel verbs test module (suites/datapath.sh "kverbs").
+if ! make -C "${KDIR:?}" M="$here/kverbs" MO="$TOOLS/kverbs" W=1 modules \
+	>"$TOOLS/kverbs.log" 2>&1; then
+	record FAIL datapath/build-kverbs-module "$(grep -m 5 -E 'error|warning' "$TOOLS/kverbs.log" | tr '\n' ' ')"
+	exit 0
+fi
 if [[ " ${kinds[*]} " == *" ornic "* ]]; then
 	missing=""
 	[ -x "$MODEL_BIN" ] || missing+=" ornic-model"
@@ -65,7 +73,7 @@ fi
 sleep 0.5
 mapfile -t margs < <(models_vm_args)
 run_vm datapath/vm- datapath "$FLAVOUR" --timeout 3000 "${margs[@]}" -- \
-	env MODDIR="$MO" PROVIDER_DIR="$PDIR" /src/qemu-tests/suites/datapath.sh "$TOOLS" "${kinds[@]}"
+	env MODDIR="$MO" PROVIDER_DIR="$PDIR" TESTS="${ORNIC_DATAPATH_TESTS:-}" /src/qemu-tests/suites/datapath.sh "$TOOLS" "${kinds[@]}"
 if why=$(models_stop); then
 	record PASS datapath/models-survive "both models alive after the data-path suite, clean exit"
 else

@@ -86,7 +86,7 @@ fi
 
 # --- verbs data path: pingpongs, perftest, negative tests, capture (check-datapath.sh)
 if wanted datapath && [ -x "$here/check-datapath.sh" ]; then
-	RESULTS=$RESULTS FLAVOUR=$flavour BUILD=$BUILD "$here/check-datapath.sh" || true
+	RESULTS=$RESULTS KDIR=$kdir FLAVOUR=$flavour BUILD=$BUILD "$here/check-datapath.sh" || true
 fi
 
 # --- VM runner self-test ------------------------------------------------------

@@ -20,7 +20,7 @@ verdict() { # verdict TOOL STATUS DETAILS
 }
 
 mapfile -t kfiles < <(git ls-files "${lint_files[@]}" -- 'drivers/*.[ch]' 'kunit/*.[ch]' \
-	'qemu-tests/selftest/*.[ch]' 'include/*.h')
+	'qemu-tests/selftest/*.[ch]' 'qemu-tests/kverbs/*.[ch]' 'include/*.h')
 if [ ${#kfiles[@]} -gt 0 ]; then
 	rc=0
 	"$ksrc/scripts/checkpatch.pl" --strict --no-tree --terse --show-types \

@@ -51,5 +51,6 @@ chroot "$r" /usr/bin/env -i \
 	CI="${CI:-}" V="${V:-}" ORNIC_TIMEOUT_SCALE="${ORNIC_TIMEOUT_SCALE:-1}" \
 	ORNIC_KEEP="${ORNIC_KEEP:-}" JOBS="${JOBS:-}" \
 	ORNIC_DATAPATH_KINDS="${ORNIC_DATAPATH_KINDS:-}" \
+	ORNIC_DATAPATH_TESTS="${ORNIC_DATAPATH_TESTS:-}" \
 	bash -c 'cd /src 2>/dev/null || cd /; exec "$@"' enter "$@" || rc=$?
 exit $rc
