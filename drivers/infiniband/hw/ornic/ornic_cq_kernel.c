@@ -101,6 +101,10 @@ static enum ib_wc_opcode ornic_wc_opcode(u8 op)
 		return IB_WC_COMP_SWAP;
 	case ORNIC_CQE_OP_FETCH_ADD:
 		return IB_WC_FETCH_ADD;
+	case ORNIC_CQE_OP_REG_MR:
+		return IB_WC_REG_MR;
+	case ORNIC_CQE_OP_LOCAL_INV:
+		return IB_WC_LOCAL_INV;
 	case ORNIC_CQE_OP_RECV:
 		return IB_WC_RECV;
 	case ORNIC_CQE_OP_RECV_RDMA_IMM:

@@ -4,6 +4,7 @@
  * ib_umem, described with the largest page size the device and the
  * mapping allow, and registered with REG_MR; lkey == rkey == its key.
  */
+#include <linux/dma-mapping.h>
 #include <linux/slab.h>
 
 #include "ornic_res.h"
@@ -117,6 +118,10 @@ int ornic_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	if (err && err != -EIO)
 		return err;
 	ib_umem_release(mr->umem);
+	if (mr->pages)
+		dma_free_coherent(&to_odev(ibmr->device)->pdev->dev,
+				  (size_t)mr->max_pages * sizeof(*mr->pages),
+				  mr->pages, mr->pages_dma);
 	kfree(mr);
 	return 0;
 }
@@ -158,4 +163,77 @@ struct ib_mr *ornic_get_dma_mr(struct ib_pd *ibpd, int access)
 	mr->ibmr.lkey = mr->key;
 	mr->ibmr.rkey = mr->key;
 	return &mr->ibmr;
+}
+
+/*
+ * A fast-registration MR (IB_MR_TYPE_MEM_REG): created FREE with room for
+ * @max_num_sg pages; REG_MR work requests give it pages, access and a new
+ * key variant, LOCAL_INV and SEND_WITH_INV make it FREE again.
+ */
+struct ib_mr *ornic_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
+			     u32 max_num_sg)
+{
+	struct ornic_dev *dev = to_odev(ibpd->device);
+	struct ornic_admin_reg_mr *cmd;
+	struct ornic_admin_sqe sqe;
+	struct ornic_mr *mr;
+	int err;
+
+	if (type != IB_MR_TYPE_MEM_REG)
+		return ERR_PTR(-EINVAL);
+	if (!(dev->caps & ORNIC_CAP_FAST_REG))
+		return ERR_PTR(-EOPNOTSUPP);
+	if (!max_num_sg ||
+	    max_num_sg > le32_to_cpu(dev->attr.max_fast_reg_pages))
+		return ERR_PTR(-EINVAL);
+	mr = kzalloc_obj(*mr, GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	mr->max_pages = max_num_sg;
+	mr->pages = dma_alloc_coherent(&dev->pdev->dev,
+				       (size_t)max_num_sg * sizeof(*mr->pages),
+				       &mr->pages_dma, GFP_KERNEL);
+	if (!mr->pages) {
+		err = -ENOMEM;
+		goto err_free;
+	}
+
+	ornic_cmd_init(&sqe, ORNIC_ADMIN_REG_MR);
+	cmd = (struct ornic_admin_reg_mr *)&sqe;
+	cmd->mem.num_pages = cpu_to_le32(max_num_sg);
+	cmd->pd = cpu_to_le32(to_pdn(ibpd));
+	cmd->key_variant = (u8)atomic_inc_return(&dev->mr_variant);
+	cmd->flags = ORNIC_MR_FLAG_FAST_REG;
+	err = ornic_admin_simple(dev, &sqe, &mr->key);
+	if (err)
+		goto err_pages;
+	mr->ibmr.lkey = mr->key;
+	mr->ibmr.rkey = mr->key;
+	return &mr->ibmr;
+
+err_pages:
+	dma_free_coherent(&dev->pdev->dev,
+			  (size_t)max_num_sg * sizeof(*mr->pages), mr->pages,
+			  mr->pages_dma);
+err_free:
+	kfree(mr);
+	return ERR_PTR(err);
+}
+
+static int ornic_set_page(struct ib_mr *ibmr, u64 addr)
+{
+	struct ornic_mr *mr = to_omr(ibmr);
+
+	if (mr->npages >= mr->max_pages)
+		return -ENOMEM;
+	mr->pages[mr->npages++] = cpu_to_le64(addr);
+	return 0;
+}
+
+/* The page list of the next REG_MR; the device reads it when that runs. */
+int ornic_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		    unsigned int *sg_offset)
+{
+	to_omr(ibmr)->npages = 0;
+	return ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset, ornic_set_page);
 }

@@ -5,7 +5,9 @@
  * on the kernel doorbell page; post_send and post_recv write WQEs straight
  * into them (spec: wqe.rst).  A UD or GSI send carries its address vector
  * in the WQE (ORNIC_WQE_FLAG_AV): kernel AHs are created in atomic context
- * (the CM does so under a spinlock) where no admin command can run.
+ * (the CM does so under a spinlock) where no admin command can run.  Fast
+ * registration (REG_MR, LOCAL_INV) is for kernel QPs only: its page lists
+ * hold DMA addresses.
  */
 #include <linux/dma-mapping.h>
 #include <rdma/ib_verbs.h>
@@ -300,6 +302,68 @@ static void ornic_write_av(struct ornic_wqe_av *dst, const struct ornic_av *av)
 	dst->udp_sport = cpu_to_le16(av->udp_sport);
 }
 
+/*
+ * REG_MR (two blocks: the segment and where the MR's page list is) or
+ * LOCAL_INV (one block) at ksq.pi; the caller holds ksq.lock.  The device
+ * runs both in order with the SQ's other WQEs.
+ */
+static int ornic_post_local_op(struct ornic_qp *qp,
+			       const struct ib_send_wr *wr)
+{
+	struct ornic_dev *dev = to_odev(qp->ibqp.device);
+	u32 blocks = wr->opcode == IB_WR_REG_MR ? 2 : 1, access = 0, b;
+	struct ornic_kwq *wq = &qp->ksq;
+	struct ornic_wqe_reg_mr_ext *ext;
+	struct ornic_send_wqe *h;
+	struct ornic_mr *mr = NULL;
+	int err;
+
+	if (!(dev->caps & ORNIC_CAP_FAST_REG))
+		return -EINVAL;
+	if (wr->send_flags & ~(IB_SEND_SIGNALED | IB_SEND_FENCE))
+		return -EINVAL;
+	if (wr->opcode == IB_WR_REG_MR) {
+		mr = to_omr(reg_wr(wr)->mr);
+		if (!mr->pages || !mr->npages || !mr->ibmr.page_size)
+			return -EINVAL;
+		err = ornic_access_from_ib(reg_wr(wr)->access,
+					   dev->attr.atomic_cap !=
+					   ORNIC_ATOMIC_NONE, &access);
+		if (err)
+			return -EINVAL;
+	}
+	if (wq->pi - wq->ci + blocks > (1U << wq->log_depth))
+		return -ENOMEM;
+
+	for (b = 0; b < blocks; b++)
+		memset(ornic_kwq_block(wq, wq->pi + b), 0,
+		       ORNIC_WQE_BLOCK_SIZE);
+	h = ornic_kwq_block(wq, wq->pi);
+	h->num_blocks = blocks;
+	h->wr_id = cpu_to_le64(wr->wr_id);
+	if ((wr->send_flags & IB_SEND_SIGNALED) ||
+	    qp->sq_sig_type == IB_SIGNAL_ALL_WR)
+		h->flags |= ORNIC_WQE_FLAG_SIGNALED;
+	if (wr->send_flags & IB_SEND_FENCE)
+		h->flags |= ORNIC_WQE_FLAG_FENCE;
+	if (mr) {
+		h->opcode = ORNIC_WQE_OP_REG_MR;
+		h->reg_mr.key = cpu_to_le32(reg_wr(wr)->key);
+		h->reg_mr.access = cpu_to_le32(access);
+		h->reg_mr.page_shift = ilog2(mr->ibmr.page_size);
+		h->reg_mr.num_pages = cpu_to_le32(mr->npages);
+		ext = ornic_kwq_block(wq, wq->pi + 1);
+		ext->pbl_addr = cpu_to_le64(mr->pages_dma);
+		ext->iova = cpu_to_le64(mr->ibmr.iova);
+		ext->length = cpu_to_le64(mr->ibmr.length);
+	} else {
+		h->opcode = ORNIC_WQE_OP_LOCAL_INV;
+		h->invalidate_rkey = cpu_to_le32(wr->ex.invalidate_rkey);
+	}
+	wq->pi += blocks;
+	return 0;
+}
+
 /* Build one send WQE at ksq.pi; the caller holds ksq.lock. */
 static int ornic_post_one_send(struct ornic_qp *qp,
 			       const struct ib_send_wr *wr)
@@ -313,6 +377,8 @@ static int ornic_post_one_send(struct ornic_qp *qp,
 	u8 hw;
 	int i, err;
 
+	if (wr->opcode == IB_WR_REG_MR || wr->opcode == IB_WR_LOCAL_INV)
+		return ornic_post_local_op(qp, wr);
 	err = ornic_wqe_opcode(qp, wr->opcode, &hw);
 	if (err)
 		return err;

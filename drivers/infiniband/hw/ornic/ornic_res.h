@@ -33,8 +33,13 @@ struct ornic_pbl {
 
 struct ornic_mr {
 	struct ib_mr ibmr;
-	struct ib_umem *umem;
+	struct ib_umem *umem;		/* user MRs */
 	u32 key;
+	/* Fast-registration MRs: the page list REG_MR WQEs point at. */
+	__le64 *pages;
+	dma_addr_t pages_dma;
+	u32 max_pages;
+	u32 npages;
 };
 
 struct ornic_cq {
@@ -165,6 +170,10 @@ int ornic_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 
 /* ornic_mr.c, kernel PDs */
 struct ib_mr *ornic_get_dma_mr(struct ib_pd *ibpd, int access);
+struct ib_mr *ornic_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
+			     u32 max_num_sg);
+int ornic_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		    unsigned int *sg_offset);
 
 /* ornic_cq_kernel.c: CQs of kernel consumers */
 int ornic_create_kernel_cq(struct ib_cq *ibcq,

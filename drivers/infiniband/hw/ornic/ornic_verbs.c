@@ -65,8 +65,13 @@ static int ornic_query_device(struct ib_device *ibdev,
 	props->device_cap_flags = IB_DEVICE_RC_RNR_NAK_GEN |
 				  IB_DEVICE_CHANGE_PHY_PORT |
 				  IB_DEVICE_SYS_IMAGE_GUID;
+	/* Fast registration: kernel ULPs (nvme-rdma, iSER, ...) need it. */
+	if (dev->caps & ORNIC_CAP_FAST_REG) {
+		props->device_cap_flags |= IB_DEVICE_MEM_MGT_EXTENSIONS;
+		props->max_fast_reg_page_list_len =
+			le32_to_cpu(a->max_fast_reg_pages);
+	}
 	props->local_ca_ack_delay = a->local_ca_ack_delay;
-	props->max_fast_reg_page_list_len = le32_to_cpu(a->max_pages_per_mr);
 	props->atomic_cap = a->atomic_cap == ORNIC_ATOMIC_GLOB ?
 			    IB_ATOMIC_GLOB :
 			    a->atomic_cap == ORNIC_ATOMIC_HCA ? IB_ATOMIC_HCA :
@@ -428,6 +433,7 @@ static const struct ib_device_ops ornic_dev_ops = {
 	.uverbs_abi_ver = ORNIC_UVERBS_ABI_VERSION,
 
 	.add_gid = ornic_add_gid,
+	.alloc_mr = ornic_alloc_mr,
 	.alloc_hw_port_stats = ornic_alloc_hw_port_stats,
 	.alloc_pd = ornic_alloc_pd,
 	.alloc_ucontext = ornic_alloc_ucontext,
@@ -450,6 +456,7 @@ static const struct ib_device_ops ornic_dev_ops = {
 	.get_hw_stats = ornic_get_hw_stats,
 	.get_link_layer = ornic_get_link_layer,
 	.get_port_immutable = ornic_get_port_immutable,
+	.map_mr_sg = ornic_map_mr_sg,
 	.mmap = ornic_mmap,
 	.mmap_free = ornic_mmap_free,
 	.modify_qp = ornic_modify_qp,
