@@ -4,7 +4,8 @@
  * (with the driver's DMA MR as local_dma_lkey), CQs, an RC QP on each
  * device connected by GID, SENDs of DMA-mapped kernel buffers (several
  * SGEs, immediate data, inline data, unsignaled batches that wrap the
- * rings), a completion event on an armed CQ, and ib_drain_qp().  Each check
+ * rings), a completion event on an armed CQ, fast registration (REG_MR,
+ * WRITE/READ through its rkey, LOCAL_INV) and ib_drain_qp().  Each check
  * runs while the module loads and logs "ornic_kverbs: PASS|FAIL <name>
  * <details>"; loading fails when one failed.  Unload it afterwards.
  *
@@ -147,7 +148,9 @@ static int kv_connect(struct kv_side *s, struct kv_side *peer)
 	attr.qp_state = IB_QPS_INIT;
 	attr.port_num = 1;
 	attr.pkey_index = 0;
-	attr.qp_access_flags = IB_ACCESS_LOCAL_WRITE;
+	/* The QP lets remote WRITEs and READs in; each MR decides too. */
+	attr.qp_access_flags = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
+			       IB_ACCESS_REMOTE_READ;
 	err = ib_modify_qp(s->qp, &attr, IB_QP_STATE | IB_QP_PKEY_INDEX |
 			   IB_QP_PORT | IB_QP_ACCESS_FLAGS);
 	if (err)
@@ -446,6 +449,151 @@ out_cq:
 	ib_destroy_cq(cq);
 }
 
+static int kv_post_rdma(enum ib_wr_opcode op, u64 wr_id, u64 local, u32 len,
+			u64 remote, u32 rkey)
+{
+	struct ib_sge sge = {
+		.addr = local,
+		.length = len,
+		.lkey = cside.pd->local_dma_lkey,
+	};
+	struct ib_rdma_wr wr = {
+		.wr = {
+			.wr_id = wr_id,
+			.sg_list = &sge,
+			.num_sge = 1,
+			.opcode = op,
+			.send_flags = IB_SEND_SIGNALED,
+		},
+		.remote_addr = remote,
+		.rkey = rkey,
+	};
+
+	return ib_post_send(cside.qp, &wr.wr, NULL);
+}
+
+/* One signaled local operation (REG_MR / LOCAL_INV) on the server. */
+static int kv_server_local_op(const struct ib_send_wr *wr,
+			      enum ib_wc_opcode want)
+{
+	struct ib_wc wc;
+
+	if (ib_post_send(sside.qp, wr, NULL))
+		return -EINVAL;
+	if (kv_poll(sside.cq, &wc, 1) != 1)
+		return -ETIMEDOUT;
+	if (wc.status != IB_WC_SUCCESS || wc.opcode != want)
+		return -EIO;
+	return 0;
+}
+
+/*
+ * Fast registration as nvme-rdma uses it: the server registers 5000 bytes
+ * at offset 1000 of its buffer (two pages) with a REG_MR work request, the
+ * client WRITEs and READs them through the new rkey, the server
+ * invalidates it with LOCAL_INV, and the client's next WRITE fails with a
+ * remote access error.  The client QP ends in ERR: run this last.
+ */
+static void kv_test_frwr(void)
+{
+	const u32 off = 1000, len = 5000;
+	struct ib_send_wr inv = {
+		.wr_id = 301,
+		.opcode = IB_WR_LOCAL_INV,
+		.send_flags = IB_SEND_SIGNALED,
+	};
+	struct ib_reg_wr reg = {
+		.wr = {
+			.wr_id = 300,
+			.opcode = IB_WR_REG_MR,
+			.send_flags = IB_SEND_SIGNALED,
+		},
+		.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
+			  IB_ACCESS_REMOTE_READ,
+	};
+	struct scatterlist sg;
+	struct ib_wc wc = {};
+	struct ib_mr *mr;
+	int n;
+
+	if (!(sside.dev->attrs.device_cap_flags &
+	      IB_DEVICE_MEM_MGT_EXTENSIONS)) {
+		kv_fail("frwr", "%s has no IB_DEVICE_MEM_MGT_EXTENSIONS",
+			server);
+		return;
+	}
+	mr = ib_alloc_mr(sside.pd, IB_MR_TYPE_MEM_REG, 4);
+	if (IS_ERR(mr)) {
+		kv_fail("frwr", "ib_alloc_mr: %ld", PTR_ERR(mr));
+		return;
+	}
+	sg_init_table(&sg, 1);
+	sg_dma_address(&sg) = sside.dma + off;
+	sg_dma_len(&sg) = len;
+	n = ib_map_mr_sg(mr, &sg, 1, NULL, PAGE_SIZE);
+	if (n != 1) {
+		kv_fail("frwr", "ib_map_mr_sg: %d", n);
+		goto out;
+	}
+	ib_update_fast_reg_key(mr, ib_inc_rkey(mr->rkey));
+	reg.mr = mr;
+	reg.key = mr->rkey;
+	if (kv_server_local_op(&reg.wr, IB_WC_REG_MR)) {
+		kv_fail("frwr", "REG_MR did not complete");
+		goto out;
+	}
+
+	kv_fill(cside.buf, len, 77);
+	memset(sside.buf, 0, KV_BUF);
+	ib_dma_sync_single_for_device(cside.dev, cside.dma, KV_BUF,
+				      DMA_BIDIRECTIONAL);
+	ib_dma_sync_single_for_device(sside.dev, sside.dma, KV_BUF,
+				      DMA_BIDIRECTIONAL);
+	if (kv_post_rdma(IB_WR_RDMA_WRITE, 310, cside.dma, len, mr->iova,
+			 mr->rkey) || kv_poll(cside.cq, &wc, 1) != 1 ||
+	    wc.status != IB_WC_SUCCESS) {
+		kv_fail("frwr", "RDMA WRITE through the new rkey: %s",
+			ib_wc_status_msg(wc.status));
+		goto out;
+	}
+	ib_dma_sync_single_for_cpu(sside.dev, sside.dma, KV_BUF,
+				   DMA_BIDIRECTIONAL);
+	if (!kv_check(sside.buf + off, len, 77) || sside.buf[off - 1] ||
+	    sside.buf[off + len]) {
+		kv_fail("frwr", "WRITE data not where the MR maps it");
+		goto out;
+	}
+	if (kv_post_rdma(IB_WR_RDMA_READ, 311, cside.dma + 6000, 2000,
+			 mr->iova + 100, mr->rkey) ||
+	    kv_poll(cside.cq, &wc, 1) != 1 || wc.status != IB_WC_SUCCESS) {
+		kv_fail("frwr", "RDMA READ through the new rkey: %s",
+			ib_wc_status_msg(wc.status));
+		goto out;
+	}
+	ib_dma_sync_single_for_cpu(cside.dev, cside.dma, KV_BUF,
+				   DMA_BIDIRECTIONAL);
+	if (!kv_check(cside.buf + 6000, 2000, 177)) {
+		kv_fail("frwr", "READ data differs");
+		goto out;
+	}
+	inv.ex.invalidate_rkey = mr->rkey;
+	if (kv_server_local_op(&inv, IB_WC_LOCAL_INV)) {
+		kv_fail("frwr", "LOCAL_INV did not complete");
+		goto out;
+	}
+	if (kv_post_rdma(IB_WR_RDMA_WRITE, 312, cside.dma, 64, mr->iova,
+			 mr->rkey) || kv_poll(cside.cq, &wc, 1) != 1 ||
+	    wc.status != IB_WC_REM_ACCESS_ERR) {
+		kv_fail("frwr", "WRITE after LOCAL_INV: %s",
+			ib_wc_status_msg(wc.status));
+		goto out;
+	}
+	kv_pass("frwr", "REG_MR %u B/2 pages, WRITE+READ via rkey; LOCAL_INV -> %s",
+		len, ib_wc_status_msg(wc.status));
+out:
+	ib_dereg_mr(mr);
+}
+
 /* Move the QP to ERR and take every completion it still produces. */
 static void kv_discard(struct kv_side *s)
 {
@@ -499,6 +647,7 @@ static int __init kv_init(void)
 	kv_test_send_sges();
 	kv_test_batches();
 	kv_test_event();
+	kv_test_frwr();
 	/*
 	 * ib_drain_qp() hands every completion to a wr_cqe: none of ours
 	 * (wr_id) may still be queued, also after a failed check.

@@ -115,7 +115,8 @@ negative() { # negative KIND
 	local k=$1 cg sg rc=0
 	cg=$(gid_index "$CDEV" "$CIP") sg=$(gid_index "$SDEV" "$SIP")
 	timeout 600 "$tooldir/datapath-neg" "$CDEV" "$cg" "$SDEV" "$sg" >"/out/$k-neg.log" 2>&1 || rc=$?
-	sed -n "s|^\(PASS\|FAIL\): \(.*\)|\1: $SUITE/$k/neg/\2|p" "/out/$k-neg.log" | tee -a "$RESULTS"
+	# '#' delimits: with '|' as the delimiter, \| would not be alternation.
+	sed -n "s#^\(PASS\|FAIL\): \(.*\)#\1: $SUITE/$k/neg/\2#p" "/out/$k-neg.log" | tee -a "$RESULTS"
 	if [ "$rc" = 0 ] && grep -q '^PASS: healthy-qp-after' "/out/$k-neg.log"; then
 		pass "$k/neg" "access violations completed in error, the other QP kept working"
 	else
@@ -208,7 +209,7 @@ kverbs() {
 		client_gid="$cg" server_gid="$sg" 2>"/out/$k-kverbs.log" || rc=$?
 	rmmod ornic_kverbs_test 2>/dev/null
 	dmesg | grep 'ornic_kverbs:' >>"/out/$k-kverbs.log"
-	sed -n "s|.*ornic_kverbs: \(PASS\|FAIL\) \(.*\)|\1: $SUITE/$k/kverbs/\2|p" \
+	sed -n "s#.*ornic_kverbs: \(PASS\|FAIL\) \(.*\)#\1: $SUITE/$k/kverbs/\2#p" \
 		"/out/$k-kverbs.log" | tee -a "$RESULTS"
 	if [ "$rc" = 0 ] && grep -q 'PASS drain' "/out/$k-kverbs.log"; then
 		pass "$k/kverbs" "kernel RC QPs $CDEV -> $SDEV: every check passed"
