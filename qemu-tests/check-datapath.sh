@@ -10,7 +10,7 @@
 # prints ornic's perftest numbers next to rxe's from the same guest.
 # ORNIC_DATAPATH_KINDS="rxe" runs only the rxe half (to try the suite);
 # ORNIC_DATAPATH_TESTS="cm" only some parts (pingpongs perftests cm kverbs
-# negative).
+# nvmeof negative).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=qemu-tests/testbed/lib.sh
