@@ -79,8 +79,7 @@ static void ornic_kwq_retire(struct ornic_kwq *wq, u16 wqe_index, bool recv)
 	idx = wq->ci + (u16)(wqe_index - (u16)wq->ci);
 	if (idx - wq->ci >= wq->pi - wq->ci)
 		goto out;
-	blk = wq->ring + (size_t)ornic_ring_slot(idx, wq->log_depth) *
-			 ORNIC_WQE_BLOCK_SIZE;
+	blk = ornic_kwq_block(wq, idx);
 	nb = recv ? ((struct ornic_recv_wqe *)blk)->num_blocks :
 		    ((struct ornic_send_wqe *)blk)->num_blocks;
 	if (!nb || nb > wq->pi - idx)

@@ -24,12 +24,6 @@ static size_t ornic_kwq_bytes(const struct ornic_kwq *wq)
 	return (size_t)ORNIC_WQE_BLOCK_SIZE << wq->log_depth;
 }
 
-static void *ornic_kwq_block(struct ornic_kwq *wq, u32 idx)
-{
-	return wq->ring + (size_t)ornic_ring_slot(idx, wq->log_depth) *
-			  ORNIC_WQE_BLOCK_SIZE;
-}
-
 static int ornic_kwq_alloc(struct ornic_dev *dev, struct ornic_kwq *wq,
 			   unsigned int log_depth, u32 max_sge,
 			   struct ornic_mem_desc *desc)
@@ -167,15 +161,20 @@ err_free:
 	return err;
 }
 
+/* No CQE of ours stays behind for a later QP with our QPN. */
+static void ornic_kernel_qp_clean_cqs(struct ornic_qp *qp)
+{
+	ornic_kernel_cq_clean(to_ocq(qp->ibqp.send_cq), qp->qpn);
+	if (qp->ibqp.recv_cq != qp->ibqp.send_cq)
+		ornic_kernel_cq_clean(to_ocq(qp->ibqp.recv_cq), qp->qpn);
+}
+
 /* The QP is gone from the device and from dev->qps. */
 void ornic_destroy_kernel_qp(struct ornic_qp *qp)
 {
 	struct ornic_dev *dev = to_odev(qp->ibqp.device);
 
-	/* No CQE of ours stays behind for a later QP with our QPN. */
-	ornic_kernel_cq_clean(to_ocq(qp->ibqp.send_cq), qp->qpn);
-	if (qp->ibqp.recv_cq != qp->ibqp.send_cq)
-		ornic_kernel_cq_clean(to_ocq(qp->ibqp.recv_cq), qp->qpn);
+	ornic_kernel_qp_clean_cqs(qp);
 	ornic_kwq_free(dev, &qp->krq);
 	ornic_kwq_free(dev, &qp->ksq);
 }
@@ -185,9 +184,7 @@ void ornic_kernel_qp_reset(struct ornic_qp *qp)
 {
 	unsigned long flags;
 
-	ornic_kernel_cq_clean(to_ocq(qp->ibqp.send_cq), qp->qpn);
-	if (qp->ibqp.recv_cq != qp->ibqp.send_cq)
-		ornic_kernel_cq_clean(to_ocq(qp->ibqp.recv_cq), qp->qpn);
+	ornic_kernel_qp_clean_cqs(qp);
 	spin_lock_irqsave(&qp->ksq.lock, flags);
 	qp->ksq.pi = 0;
 	qp->ksq.ci = 0;
@@ -275,6 +272,13 @@ static void ornic_copy_inline(struct ornic_kwq *wq, u32 first,
 	}
 }
 
+static void ornic_set_sge(struct ornic_sge *dst, const struct ib_sge *src)
+{
+	dst->addr = cpu_to_le64(src->addr);
+	dst->length = cpu_to_le32(src->length);
+	dst->lkey = cpu_to_le32(src->lkey);
+}
+
 static void ornic_write_sges(struct ornic_kwq *wq, u32 first,
 			     const struct ib_sge *sg, int num_sge)
 {
@@ -284,10 +288,7 @@ static void ornic_write_sges(struct ornic_kwq *wq, u32 first,
 		struct ornic_sge *sge = ornic_kwq_block(wq, first +
 						i / ORNIC_SGES_PER_BLOCK);
 
-		sge += i % ORNIC_SGES_PER_BLOCK;
-		sge->addr = cpu_to_le64(sg[i].addr);
-		sge->length = cpu_to_le32(sg[i].length);
-		sge->lkey = cpu_to_le32(sg[i].lkey);
+		ornic_set_sge(sge + i % ORNIC_SGES_PER_BLOCK, &sg[i]);
 	}
 }
 
@@ -303,6 +304,38 @@ static void ornic_write_av(struct ornic_wqe_av *dst, const struct ornic_av *av)
 }
 
 /*
+ * The @blocks blocks at wq->pi, zeroed so that reserved fields and unused
+ * SGE slots read as zero; NULL when the queue has no room for them.
+ */
+static void *ornic_kwq_reserve(struct ornic_kwq *wq, u32 blocks)
+{
+	u32 b;
+
+	if (wq->pi - wq->ci + blocks > (1U << wq->log_depth))
+		return NULL;
+	for (b = 0; b < blocks; b++)
+		memset(ornic_kwq_block(wq, wq->pi + b), 0,
+		       ORNIC_WQE_BLOCK_SIZE);
+	return ornic_kwq_block(wq, wq->pi);
+}
+
+/* Block 0 fields of every send WQE; the caller checked send_flags. */
+static void ornic_send_hdr(struct ornic_qp *qp, const struct ib_send_wr *wr,
+			   struct ornic_send_wqe *h, u8 opcode, u32 blocks)
+{
+	h->opcode = opcode;
+	h->num_blocks = blocks;
+	h->wr_id = cpu_to_le64(wr->wr_id);
+	if ((wr->send_flags & IB_SEND_SIGNALED) ||
+	    qp->sq_sig_type == IB_SIGNAL_ALL_WR)
+		h->flags |= ORNIC_WQE_FLAG_SIGNALED;
+	if (wr->send_flags & IB_SEND_SOLICITED)
+		h->flags |= ORNIC_WQE_FLAG_SOLICITED;
+	if (wr->send_flags & IB_SEND_FENCE)
+		h->flags |= ORNIC_WQE_FLAG_FENCE;
+}
+
+/*
  * REG_MR (two blocks: the segment and where the MR's page list is) or
  * LOCAL_INV (one block) at ksq.pi; the caller holds ksq.lock.  The device
  * runs both in order with the SQ's other WQEs.
@@ -311,7 +344,7 @@ static int ornic_post_local_op(struct ornic_qp *qp,
 			       const struct ib_send_wr *wr)
 {
 	struct ornic_dev *dev = to_odev(qp->ibqp.device);
-	u32 blocks = wr->opcode == IB_WR_REG_MR ? 2 : 1, access = 0, b;
+	u32 blocks = wr->opcode == IB_WR_REG_MR ? 2 : 1, access = 0;
 	struct ornic_kwq *wq = &qp->ksq;
 	struct ornic_wqe_reg_mr_ext *ext;
 	struct ornic_send_wqe *h;
@@ -332,22 +365,12 @@ static int ornic_post_local_op(struct ornic_qp *qp,
 		if (err)
 			return -EINVAL;
 	}
-	if (wq->pi - wq->ci + blocks > (1U << wq->log_depth))
+	h = ornic_kwq_reserve(wq, blocks);
+	if (!h)
 		return -ENOMEM;
-
-	for (b = 0; b < blocks; b++)
-		memset(ornic_kwq_block(wq, wq->pi + b), 0,
-		       ORNIC_WQE_BLOCK_SIZE);
-	h = ornic_kwq_block(wq, wq->pi);
-	h->num_blocks = blocks;
-	h->wr_id = cpu_to_le64(wr->wr_id);
-	if ((wr->send_flags & IB_SEND_SIGNALED) ||
-	    qp->sq_sig_type == IB_SIGNAL_ALL_WR)
-		h->flags |= ORNIC_WQE_FLAG_SIGNALED;
-	if (wr->send_flags & IB_SEND_FENCE)
-		h->flags |= ORNIC_WQE_FLAG_FENCE;
+	ornic_send_hdr(qp, wr, h, mr ? ORNIC_WQE_OP_REG_MR :
+			ORNIC_WQE_OP_LOCAL_INV, blocks);
 	if (mr) {
-		h->opcode = ORNIC_WQE_OP_REG_MR;
 		h->reg_mr.key = cpu_to_le32(reg_wr(wr)->key);
 		h->reg_mr.access = cpu_to_le32(access);
 		h->reg_mr.page_shift = ilog2(mr->ibmr.page_size);
@@ -357,7 +380,6 @@ static int ornic_post_local_op(struct ornic_qp *qp,
 		ext->iova = cpu_to_le64(mr->ibmr.iova);
 		ext->length = cpu_to_le64(mr->ibmr.length);
 	} else {
-		h->opcode = ORNIC_WQE_OP_LOCAL_INV;
 		h->invalidate_rkey = cpu_to_le32(wr->ex.invalidate_rkey);
 	}
 	wq->pi += blocks;
@@ -372,7 +394,7 @@ static int ornic_post_one_send(struct ornic_qp *qp,
 	bool inl = wr->send_flags & IB_SEND_INLINE;
 	struct ornic_kwq *wq = &qp->ksq;
 	const struct ornic_ah *ah = NULL;
-	u32 first_data = 1, data_blocks, blocks, inline_len = 0, b;
+	u32 first_data = 1, data_blocks, blocks, inline_len = 0;
 	struct ornic_send_wqe *h;
 	u8 hw;
 	int i, err;
@@ -417,24 +439,10 @@ static int ornic_post_one_send(struct ornic_qp *qp,
 	blocks = first_data + data_blocks;
 	if (blocks > ORNIC_WQE_MAX_BLOCKS)
 		return -EINVAL;
-	if (wq->pi - wq->ci + blocks > (1U << wq->log_depth))
+	h = ornic_kwq_reserve(wq, blocks);
+	if (!h)
 		return -ENOMEM;
-
-	/* Reserved fields and unused SGE slots read as zero. */
-	for (b = 0; b < blocks; b++)
-		memset(ornic_kwq_block(wq, wq->pi + b), 0,
-		       ORNIC_WQE_BLOCK_SIZE);
-	h = ornic_kwq_block(wq, wq->pi);
-	h->opcode = hw;
-	h->num_blocks = blocks;
-	h->wr_id = cpu_to_le64(wr->wr_id);
-	if ((wr->send_flags & IB_SEND_SIGNALED) ||
-	    qp->sq_sig_type == IB_SIGNAL_ALL_WR)
-		h->flags |= ORNIC_WQE_FLAG_SIGNALED;
-	if (wr->send_flags & IB_SEND_SOLICITED)
-		h->flags |= ORNIC_WQE_FLAG_SOLICITED;
-	if (wr->send_flags & IB_SEND_FENCE)
-		h->flags |= ORNIC_WQE_FLAG_FENCE;
+	ornic_send_hdr(qp, wr, h, hw, blocks);
 	if (wr->opcode == IB_WR_SEND_WITH_IMM ||
 	    wr->opcode == IB_WR_RDMA_WRITE_WITH_IMM)
 		h->imm_data = wr->ex.imm_data;
@@ -516,28 +524,22 @@ static int ornic_post_one_recv(struct ornic_kwq *wq,
 			       const struct ib_recv_wr *wr)
 {
 	struct ornic_recv_wqe *h;
-	u32 blocks, b;
+	u32 blocks;
 	int i;
 
 	if (wr->num_sge < 0 || wr->num_sge > wq->max_sge ||
 	    (wr->num_sge && !wr->sg_list))
 		return -EINVAL;
 	blocks = ornic_recv_wqe_blocks(wr->num_sge);
-	if (wq->pi - wq->ci + blocks > (1U << wq->log_depth))
+	h = ornic_kwq_reserve(wq, blocks);
+	if (!h)
 		return -ENOMEM;
-	for (b = 0; b < blocks; b++)
-		memset(ornic_kwq_block(wq, wq->pi + b), 0,
-		       ORNIC_WQE_BLOCK_SIZE);
-	h = ornic_kwq_block(wq, wq->pi);
 	h->wr_id = cpu_to_le64(wr->wr_id);
 	h->num_blocks = blocks;
 	h->num_sge = wr->num_sge;
 	/* Three SGEs in block 0, then four per block. */
-	for (i = 0; i < wr->num_sge && i < 3; i++) {
-		h->sge[i].addr = cpu_to_le64(wr->sg_list[i].addr);
-		h->sge[i].length = cpu_to_le32(wr->sg_list[i].length);
-		h->sge[i].lkey = cpu_to_le32(wr->sg_list[i].lkey);
-	}
+	for (i = 0; i < wr->num_sge && i < 3; i++)
+		ornic_set_sge(&h->sge[i], &wr->sg_list[i]);
 	if (wr->num_sge > 3)
 		ornic_write_sges(wq, wq->pi + 1, wr->sg_list + 3,
 				 wr->num_sge - 3);

@@ -85,6 +85,13 @@ struct ornic_kwq {
 	u32 ci;
 };
 
+/* Block @idx (free-running) of a kernel work queue. */
+static inline void *ornic_kwq_block(struct ornic_kwq *wq, u32 idx)
+{
+	return wq->ring + (size_t)ornic_ring_slot(idx, wq->log_depth) *
+			  ORNIC_WQE_BLOCK_SIZE;
+}
+
 struct ornic_qp {
 	struct ib_qp ibqp;
 	struct ib_umem *sq_umem;
