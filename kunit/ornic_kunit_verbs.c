@@ -308,6 +308,14 @@ static void ornic_qp_attr_ranges(struct kunit *test)
 	ia = (struct ib_qp_attr){ .qp_access_flags = IB_ACCESS_MW_BIND };
 	KUNIT_EXPECT_EQ(test, ornic_qp_attr_from_ib(&ia, IB_QP_ACCESS_FLAGS,
 						    &oa), -EINVAL);
+	/* Remote FLUSH rights are taken (pyverbs asks them of every RC QP). */
+	ia = (struct ib_qp_attr){ .qp_access_flags = IB_ACCESS_REMOTE_WRITE |
+						     IB_ACCESS_FLUSH_GLOBAL |
+						     IB_ACCESS_FLUSH_PERSISTENT };
+	KUNIT_EXPECT_EQ(test, ornic_qp_attr_from_ib(&ia, IB_QP_ACCESS_FLAGS,
+						    &oa), 0);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(oa.access_flags),
+			ORNIC_ACCESS_REMOTE_WRITE);
 }
 
 static void ornic_qp_av_roundtrip(struct kunit *test)

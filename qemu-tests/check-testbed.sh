@@ -89,6 +89,11 @@ if wanted datapath && [ -x "$here/check-datapath.sh" ]; then
 	RESULTS=$RESULTS KDIR=$kdir FLAVOUR=$flavour BUILD=$BUILD "$here/check-datapath.sh" || true
 fi
 
+# --- rdma-core's pyverbs suite on ornic and rxe (check-pyverbs.sh) -----------
+if wanted pyverbs && [ -x "$here/check-pyverbs.sh" ]; then
+	RESULTS=$RESULTS FLAVOUR=$flavour BUILD=$BUILD "$here/check-pyverbs.sh" || true
+fi
+
 # --- VM runner self-test ------------------------------------------------------
 if wanted runner; then
 	if build_selftest_module; then

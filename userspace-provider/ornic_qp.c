@@ -90,7 +90,12 @@ static int ornic_qp_check(struct ornic_context *ctx,
 	const struct ibv_qp_cap *cap = &attr->cap;
 
 	if (attr->comp_mask & ~(uint32_t)(IBV_QP_INIT_ATTR_PD |
+					  IBV_QP_INIT_ATTR_CREATE_FLAGS |
 					  IBV_QP_INIT_ATTR_SEND_OPS_FLAGS))
+		return EOPNOTSUPP;
+	/* No creation flag is implemented; asking for none is fine. */
+	if ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) &&
+	    attr->create_flags)
 		return EOPNOTSUPP;
 	if (attr->qp_type == IBV_QPT_RC) {
 		if (!(ctx->caps & ORNIC_CAP_RC))
@@ -124,7 +129,7 @@ ornic_qp_create(struct ibv_context *ibctx, struct ibv_qp_init_attr_ex *attr)
 	struct ornic_create_qp_resp resp = {};
 	struct ornic_create_qp cmd = {};
 	struct ibv_qp_cap *cap = &attr->cap;
-	uint32_t sq_blocks, rq_blocks, inl;
+	uint32_t sq_blocks, rq_blocks, inl, comp_mask;
 	struct ornic_qp *qp;
 	int err;
 
@@ -168,8 +173,15 @@ ornic_qp_create(struct ibv_context *ibctx, struct ibv_qp_init_attr_ex *attr)
 		cmd.rq_buf_addr = (uintptr_t)qp->rq.ring.buf;
 		cmd.rq_buf_size = qp->rq.ring.buf_size;
 	}
+	/*
+	 * The command takes PD and send-ops flags only; an empty set of
+	 * creation flags (checked above) has nothing to pass on.
+	 */
+	comp_mask = attr->comp_mask;
+	attr->comp_mask &= ~IBV_QP_INIT_ATTR_CREATE_FLAGS;
 	err = ibv_cmd_create_qp_ex(ibctx, &qp->vqp, attr, &cmd.ibv_cmd,
 				   sizeof(cmd), &resp.ibv_resp, sizeof(resp));
+	attr->comp_mask = comp_mask;
 	if (err)
 		goto err_rq;
 	if (resp.sq_log_depth != qp->sq.ring.log_depth ||

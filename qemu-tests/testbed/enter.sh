@@ -52,5 +52,8 @@ chroot "$r" /usr/bin/env -i \
 	ORNIC_KEEP="${ORNIC_KEEP:-}" JOBS="${JOBS:-}" \
 	ORNIC_DATAPATH_KINDS="${ORNIC_DATAPATH_KINDS:-}" \
 	ORNIC_DATAPATH_TESTS="${ORNIC_DATAPATH_TESTS:-}" \
+	ORNIC_PYVERBS_MODULES="${ORNIC_PYVERBS_MODULES:-}" \
+	ORNIC_PYVERBS_KINDS="${ORNIC_PYVERBS_KINDS:-}" \
+	ORNIC_VERBS_TOOLS="${ORNIC_VERBS_TOOLS:-}" \
 	bash -c 'cd /src 2>/dev/null || cd /; exec "$@"' enter "$@" || rc=$?
 exit $rc

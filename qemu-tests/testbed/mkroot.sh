@@ -42,19 +42,44 @@ bootstrap() {
 		[ -n "$security" ] && echo "deb $security trixie-security main"
 		echo "deb-src $mirror trixie main"
 	} >"$tmp/etc/apt/sources.list"
-	# Guests and builds never need docs or man pages; keep the root small.
-	cat >"$tmp/etc/dpkg/dpkg.cfg.d/ornic-nodoc" <<'EOT'
-path-exclude=/usr/share/doc/*
-path-exclude=/usr/share/man/*
-path-exclude=/usr/share/info/*
-path-exclude=/usr/share/locale/*
-path-include=/usr/share/locale/locale.alias
-EOT
+	write_dpkg_filter "$tmp"
 	echo 'APT::Install-Recommends "false";' >"$tmp/etc/apt/apt.conf.d/90ornic-norecommends"
 	touch "$tmp/.ornic-bootstrapped"
 	rm -rf "$ORNIC_ROOT"
 	mv "$tmp" "$ORNIC_ROOT"
 	rm -f "$STAMP_PKGS"
+}
+
+# Guests and builds never need docs or man pages; keep the root small.  One
+# exception: rdma-core's own test suite (pyverbs) ships under
+# /usr/share/doc/rdma-core/tests.  Rewritten on every run, so a root made
+# before an exception was added gets it too.
+write_dpkg_filter() {
+	local want
+	want=$(cat <<'EOT'
+path-exclude=/usr/share/doc/*
+path-include=/usr/share/doc/rdma-core
+path-include=/usr/share/doc/rdma-core/tests
+path-include=/usr/share/doc/rdma-core/tests/*
+path-exclude=/usr/share/man/*
+path-exclude=/usr/share/info/*
+path-exclude=/usr/share/locale/*
+path-include=/usr/share/locale/locale.alias
+EOT
+)
+	[ "$(cat "$1/etc/dpkg/dpkg.cfg.d/ornic-nodoc" 2>/dev/null)" = "$want" ] ||
+		echo "$want" >"$1/etc/dpkg/dpkg.cfg.d/ornic-nodoc"
+}
+
+# A package installed while its files were filtered out keeps missing them:
+# reinstall those that the filter now lets through.
+reinstall_unfiltered() {
+	[ -f "$STAMP_PKGS" ] && grep -qx python3-pyverbs "$STAMP_PKGS" || return 0
+	[ -e "$ORNIC_ROOT/usr/share/doc/rdma-core/tests/run_tests.py.gz" ] ||
+		[ -e "$ORNIC_ROOT/usr/share/doc/rdma-core/tests/run_tests.py" ] && return 0
+	run_logged "$ORNIC_LOGDIR/apt.log" "reinstalling python3-pyverbs (its test suite)" \
+		"$ORNIC_SRC/qemu-tests/testbed/enter.sh" --no-src bash -c \
+		"apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --reinstall -t trixie-backports python3-pyverbs && apt-get clean"
 }
 
 install_packages() {
@@ -79,5 +104,7 @@ exec 9>"$ORNIC_CACHE/.testbed.lock"
 flock 9
 ensure_host_tools
 [ -f "$STAMP_BOOT" ] || bootstrap
+write_dpkg_filter "$ORNIC_ROOT"
 install_packages
+reinstall_unfiltered
 say "testbed ready: $ORNIC_ROOT"

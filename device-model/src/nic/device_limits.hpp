@@ -34,7 +34,8 @@ inline constexpr uint32_t kMaxPagesPerMr = ORNIC_PBL_ENTRIES_PER_PAGE * ORNIC_PB
 // A REG_MR WQE's page list is one array the device reads per WQE: 512 addresses fill one
 // 4 KiB page, enough for the kernel ULPs' 256-segment fast-reg MRs.
 inline constexpr uint32_t kMaxFastRegPages = ORNIC_PBL_ENTRIES_PER_PAGE;
-inline constexpr uint32_t kMaxQpRdAtom = 16;
+// perftest asks a peer for its own limit (rxe: 128); ornic must take what rxe offers.
+inline constexpr uint32_t kMaxQpRdAtom = 128;
 inline constexpr uint32_t kMaxEthRings = 16;
 inline constexpr uint32_t kMaxEthLogDepth = 12;
 inline constexpr uint32_t kGidTableSize = 16;

@@ -104,7 +104,7 @@ struct ResponderState {
   uint32_t write_length = 0; // the whole WRITE, for a WRITE with immediate's byte_len
   ReceiveInProgress recv;
   bool ack_pending = false;
-  std::array<SavedAtomic, 16> atomics{};
+  std::array<SavedAtomic, 128> atomics{}; // limits::kMaxQpRdAtom (checked in responder.cpp)
   uint32_t next_atomic_slot = 0;
 };
 

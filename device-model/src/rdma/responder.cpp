@@ -15,6 +15,10 @@
 namespace ornic {
 namespace {
 
+// A requester may have max_dest_rd_atomic atomics outstanding; each must find its saved
+// result when a duplicate asks again.
+static_assert(std::tuple_size_v<decltype(ResponderState::atomics)> >= limits::kMaxQpRdAtom);
+
 using roce::Opcode;
 
 uint32_t number_to_wire(uint32_t number) {

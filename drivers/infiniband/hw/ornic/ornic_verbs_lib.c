@@ -226,7 +226,15 @@ int ornic_qp_attr_from_ib(const struct ib_qp_attr *ia, int ib_mask,
 		oa->state = ia->qp_state;
 	}
 	if (ib_mask & IB_QP_ACCESS_FLAGS) {
-		err = ornic_access_from_ib(ia->qp_access_flags, true, &access);
+		/*
+		 * Permission for remote FLUSH (IBTA 1.5) grants nothing on a
+		 * device that executes no FLUSH (no IB_DEVICE_FLUSH_*): like
+		 * mlx5 and rxe, take the flags instead of refusing the QP.
+		 */
+		err = ornic_access_from_ib(ia->qp_access_flags &
+					   ~(IB_ACCESS_FLUSH_GLOBAL |
+					     IB_ACCESS_FLUSH_PERSISTENT),
+					   true, &access);
 		if (err)
 			return -EINVAL;
 		/* A QP's access flags only govern remote operations. */

@@ -1,0 +1,119 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+# rdma-core's pyverbs suite in `make check`, run inside the testbed by
+# check-testbed.sh with RESULTS, FLAVOUR and BUILD.  Uses what the model,
+# driver and provider groups built; unpacks the suite python3-pyverbs ships
+# (gzipped, under /usr/share/doc/rdma-core/tests), boots one guest with two
+# linked ornic models and runs suites/pyverbs.sh on ornic and then on rxe in
+# the same guest.  ornic's lines are results; rxe's are printed next to
+# them, never judged.  Before pyverbs the guest runs ornic's own verbs tests
+# (suites/verbs-*.c, built here).  ORNIC_PYVERBS_MODULES="qp mr" runs only
+# some modules ("none": none), ORNIC_VERBS_TOOLS=none skips the verbs tools,
+# ORNIC_PYVERBS_KINDS="ornic" runs on some devices only.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=qemu-tests/testbed/lib.sh
+. "$here/testbed/lib.sh"
+[ "${ORNIC_IN_TESTBED:-}" = 1 ] || die "check-pyverbs.sh runs inside the testbed"
+
+RESULTS=${RESULTS:?}
+FLAVOUR=${FLAVOUR:-base}
+BUILD=${BUILD:-$ORNIC_SRC/build/check}
+RUN_NAME=${ORNIC_CHECK_RUN:-check}
+RUNS=$ORNIC_CACHE/runs/$RUN_NAME
+if [ "$FLAVOUR" = base ]; then
+	MO=$ORNIC_SRC/build/modules
+else
+	MO=$ORNIC_SRC/build/modules-$FLAVOUR
+fi
+PDIR=$BUILD/provider
+read -r -a kinds <<<"${ORNIC_PYVERBS_KINDS:-ornic rxe}"
+
+# shellcheck source=qemu-tests/check-lib.sh
+. "$here/check-lib.sh"
+# shellcheck source=qemu-tests/models.sh
+. "$here/models.sh"
+[ -x "$MODEL_BIN" ] || MODEL_BIN=$BUILD/device-model/ornic-model
+
+# --- the suite ----------------------------------------------------------------------
+suite=/usr/share/doc/rdma-core/tests
+root=$BUILD/pyverbs
+if [ ! -e "$suite/run_tests.py" ] && [ ! -e "$suite/run_tests.py.gz" ]; then
+	record FAIL pyverbs/suite "no pyverbs test suite in $suite (python3-pyverbs, testbed/packages.txt)"
+	exit 0
+fi
+rm -rf "$root"
+mkdir -p "$root"
+cp -r "$suite" "$root/tests"
+find "$root/tests" -name '*.gz' -exec gunzip -f {} +
+record PASS pyverbs/suite "rdma-core $(dpkg-query -W -f='${Version}' python3-pyverbs) test suite, $(find "$root/tests" -name 'test_*.py' | wc -l) modules"
+
+missing=""
+[ -x "$MODEL_BIN" ] || missing+=" ornic-model"
+[ -f "$MO/drivers/infiniband/hw/ornic/ornic.ko" ] || missing+=" ornic.ko"
+[ -f "$PDIR/libornic-rdmav34.so" ] || missing+=" libornic-rdmav34.so"
+if [ -n "$missing" ]; then
+	record FAIL pyverbs/inputs "not built:$missing (the model, driver and provider groups build them)"
+	exit 0
+fi
+
+# ornic's own verbs tests (suites/verbs-*.c), run before pyverbs in the guest.
+tools=$BUILD/tools/verbs
+rm -rf "$tools"
+mkdir -p "$tools"
+for c in "$here"/suites/verbs-*.c; do
+	[ -f "$c" ] || continue
+	name=$(basename "$c" .c)
+	if ! gcc -std=gnu11 -O2 -Wall -Wextra -Werror -o "$tools/$name" "$c" \
+		"$here/suites/provider-lib.c" -libverbs -lrdmacm -lpthread 2>"$tools/$name.log"; then
+		record FAIL "verbs/build-$name" "$(head -n 5 "$tools/$name.log" | tr '\n' ' ')"
+	fi
+done
+
+# --- the guest ----------------------------------------------------------------------
+mdir=/tmp/pyverbs-models
+rm -rf "$mdir"
+if ! models_start "$mdir" 2 link; then
+	record FAIL pyverbs/models-start "models did not start; see $mdir"
+	models_stop >/dev/null
+	exit 0
+fi
+sleep 0.5
+mapfile -t margs < <(models_vm_args)
+run_vm pyverbs/vm- pyverbs "$FLAVOUR" --timeout 5400 "${margs[@]}" -- \
+	env MODDIR="$MO" PROVIDER_DIR="$PDIR" MODULES="${ORNIC_PYVERBS_MODULES:-}" \
+	TOOLS="${ORNIC_VERBS_TOOLS:-all}" \
+	/src/qemu-tests/suites/pyverbs.sh "$root" "$tools" "${kinds[@]}"
+if why=$(models_stop); then
+	record PASS pyverbs/models-survive "both models alive after the pyverbs suite, clean exit"
+else
+	record FAIL pyverbs/models-survive "$why"
+fi
+out=$RUNS/pyverbs
+cp "$mdir"/model*.log "$out/" 2>/dev/null
+
+# --- ornic next to rxe, module by module (printed, never judged) --------------------
+cmp=$(dirname "$RESULTS")/compare.txt
+counts() { # counts FILE GROUP: "passed/skipped/failed" of GROUP ("pyverbs/qp"; a prefix)
+	awk -v g="$2" '
+		index($2, g) != 1 { next }
+		$1 == "PASS:" { a++ } $1 == "SKIP:" { s++ } $1 == "FAIL:" { f++ }
+		END { printf "%d/%d/%d", a, s, f }' "$1"
+}
+o=$out/pyverbs-ornic.txt r=$out/pyverbs-rxe.txt
+if [ -s "$o" ] && [ -s "$r" ]; then
+	{
+		echo "INFO: pyverbs/compare passed/skipped/failed: ornic $(counts "$o" pyverbs/), rxe $(counts "$r" pyverbs/)"
+		echo "INFO: verbs/compare passed/skipped/failed: ornic $(counts "$o" verbs/), rxe $(counts "$r" verbs/)"
+		awk '{ split($2, p, "/"); print p[1] "/" p[2] }' "$o" "$r" | sort -u | while read -r m; do
+			echo "INFO: $m/compare ornic $(counts "$o" "$m/"), rxe $(counts "$r" "$m/")"
+		done
+	} >>"$cmp"
+	# Tests rxe passes and ornic does not, with ornic's reason.
+	awk '$1 == "PASS:" { print $2 }' "$r" | sort >"$out/rxe-passed.txt"
+	awk '$1 != "PASS:" { print $2 }' "$o" | sort >"$out/ornic-not-passed.txt"
+	comm -12 "$out/rxe-passed.txt" "$out/ornic-not-passed.txt" | while read -r t; do
+		echo "INFO: pyverbs/rxe-only $t: ornic $(grep -m1 -F " $t " "$o" | cut -c1-200)"
+	done >>"$cmp"
+fi
+exit 0

@@ -1,0 +1,113 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+# pyverbs.sh SUITE_ROOT TOOLDIR KIND... : rdma-core's own verbs test suite (pyverbs,
+# from python3-pyverbs, unpacked under SUITE_ROOT/tests) on one device of
+# each KIND, loopback as the suite runs it: ornic (ornic_0 of the two linked
+# ornic NICs; MODDIR and PROVIDER_DIR in the environment) and rxe (rxe0 on
+# one end of a veth pair).  Every generic module runs in its own python
+# process, so a crash in one cannot hide the others; MODULES overrides the
+# list ("none": no pyverbs module), TOOLS=none skips the verbs-* tools.  Results of the first KIND are this suite's result lines
+# ("pyverbs/<module>/<test>"); every KIND's lines also go to
+# /out/pyverbs-<kind>.txt for the side-by-side comparison the host prints.
+# Before pyverbs, every verbs-* tool in TOOLDIR (suites/verbs-*.c: ornic's
+# own end-to-end tests of the verbs pyverbs asks for, with data checked) runs
+# as "TOOL DEV GID DEV2 GID2" between the kind's two devices; its
+# "PASS|FAIL|SKIP: name" lines become "verbs/name" results (rxe's again only
+# compared).
+set -uo pipefail
+root=$1
+tooldir=$2
+shift 2
+SUITE=pyverbs
+. /src/qemu-tests/suites/lib.sh
+. /src/qemu-tests/suites/driver-lib.sh
+. /src/qemu-tests/suites/datapath-lib.sh
+RUNNER=/src/qemu-tests/tools/pyverbs-run.py
+# One module's whole run; the longest (test_mr, test_qp) take a few minutes
+# under TCG.
+MODULE_TIMEOUT=${MODULE_TIMEOUT:-900}
+
+# The generic modules: every test_*.py but those for one vendor's devices
+# (mlx5, efa; irdma has only a base module).
+modules() {
+	local f m
+	for f in "$root"/tests/test_*.py; do
+		m=${f##*/test_}
+		m=${m%.py}
+		case $m in
+		mlx5_* | efa* | irdma*) continue ;;
+		esac
+		echo "$m"
+	done
+}
+
+# setup_pyverbs_ornic / setup_pyverbs_rxe: set DEV and GID (the RoCE v2 GID
+# of the device's IPv4 address) for the loopback runs.
+# setup_pyverbs_ornic / setup_pyverbs_rxe: set DEV and GID (the RoCE v2 GID
+# of the device's IPv4 address) for the loopback runs, DEV2 and GID2 for the
+# second device of the kind (its netdev in its own namespace).
+# shellcheck disable=SC2329 # called as setup_pyverbs_$kind
+setup_pyverbs_ornic() {
+	setup_ornic || return 1
+	set_devs ornic
+}
+
+# shellcheck disable=SC2329 # called as setup_pyverbs_$kind
+setup_pyverbs_rxe() {
+	setup_rxe || return 1
+	set_devs rxe
+}
+
+# shellcheck disable=SC2329 # called by the setup_pyverbs_* functions
+set_devs() { # set_devs KIND
+	DEV=$CDEV DEV2=$SDEV
+	if ! wait_gid "$DEV" "$CIP" || ! wait_gid "$DEV2" "$SIP"; then
+		fail "$1/setup" "no IPv4 GIDs on $DEV/$DEV2"
+		return 1
+	fi
+	GID=$(gid_index "$DEV" "$CIP") GID2=$(gid_index "$DEV2" "$SIP")
+}
+
+# verbs_tools OUT: run every verbs-* tool, its lines prefixed "verbs/".
+verbs_tools() {
+	local out=$1 t name rc
+	for t in "$tooldir"/verbs-*; do
+		[ -x "$t" ] || continue
+		name=${t##*/verbs-}
+		rc=0
+		timeout -k 10 600 "$t" "$DEV" "$GID" "$DEV2" "$GID2" >"/out/verbs-$kind-$name.log" 2>&1 || rc=$?
+		sed -n -E 's#^(PASS|FAIL|SKIP): #\1: verbs/#p' "/out/verbs-$kind-$name.log" >>"$out"
+		if [ "$rc" != 0 ]; then
+			echo "FAIL: verbs/$name/exit status $rc: $(tail -n 2 "/out/verbs-$kind-$name.log" | tr '\n' ' ')" >>"$out"
+		fi
+	done
+}
+
+first=1
+for kind in "$@"; do
+	if ! "setup_pyverbs_$kind"; then
+		first=0
+		continue
+	fi
+	out=/out/pyverbs-$kind.txt
+	: >"$out"
+	[ "${TOOLS:-all}" = none ] || verbs_tools "$out"
+	mods=${MODULES:-$(modules | tr '\n' ' ')}
+	[ "$mods" = none ] && mods=""
+	for m in $mods; do
+		raw=/out/pyverbs-$kind-$m.raw
+		log=/out/pyverbs-$kind-$m.log
+		rm -f "$raw"
+		rc=0
+		(cd "$root/tests" && PYTHONPATH="$root:$root/tests" timeout -k 10 "$MODULE_TIMEOUT" \
+			python3 -u "$RUNNER" run "$root" "$raw" --dev "$DEV" --gid "$GID" -v \
+			-k "tests.test_$m.") >"$log" 2>&1 || rc=$?
+		python3 "$RUNNER" report pyverbs "$m" "$raw" "$rc" >>"$out"
+	done
+	if [ $first = 1 ]; then
+		tee -a "$RESULTS" <"$out"
+		first=0
+	fi
+	echo "pyverbs on $kind ($DEV, GID $GID): $(grep -c '^PASS' "$out") passed, $(grep -c '^FAIL' "$out") failed, $(grep -c '^SKIP' "$out") skipped"
+done
+exit 0
