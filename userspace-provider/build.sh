@@ -6,9 +6,10 @@
 # rdma-core's source of exactly the installed libibverbs version is fetched
 # once (apt-get source --download-only) and unpacked once under
 # $ORNIC_CACHE/rdma-core/<version>/.  That pristine tree is never modified:
-# a build copy next to it gets our provider in providers/ornic (refreshed on
-# every run), the ABI header in kernel-headers/rdma/ and one add_subdirectory
-# line, and is configured once; later runs only run ninja.
+# a build copy under OUTDIR (so checkouts building side by side never share
+# one) gets our provider in providers/ornic (refreshed on every run), the ABI
+# header in kernel-headers/rdma/ and one add_subdirectory line, and is
+# configured once; later runs only run ninja.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/.." && pwd)
@@ -20,8 +21,9 @@ upver=${ver#*:}
 upver=${upver%-*}
 cache=${ORNIC_CACHE:?}/rdma-core/$ver
 pristine=$cache/rdma-core-$upver
-copy=$cache/build-copy
 mkdir -p "$cache" "$out"
+out=$(cd "$out" && pwd)
+copy=$out/rdma-core-$upver
 
 log() { printf '[build.sh %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 
@@ -43,7 +45,7 @@ if [ ! -f "$cache/.unpacked" ]; then
 		[ -n "$tarball" ] || { cat "$cache/fetch.log" >&2; log "no rdma-core_$upver.orig tarball"; exit 1; }
 	fi
 	[ -d "$pristine" ] && chmod -R u+w "$pristine"
-	rm -rf "$pristine" "$copy"
+	rm -rf "$pristine"
 	tar -C "$cache" -xf "$tarball"
 	[ -f "$pristine/CMakeLists.txt" ] || { log "tarball did not unpack to $pristine"; exit 1; }
 	chmod -R a-w "$pristine"
@@ -80,14 +82,14 @@ cmp -s "$src/include/uapi/rdma/ornic-abi.h" "$copy/kernel-headers/rdma/ornic-abi
 if [ ! -f "$copy/.configured" ]; then
 	mkdir -p "$copy/build"
 	log "configuring rdma-core $ver"
-	(cd "$copy/build" && cmake -GNinja -DNO_PYVERBS=1 -DNO_MAN_PAGES=1 ..) >"$cache/configure.log" 2>&1 ||
-		{ tail -n 30 "$cache/configure.log" >&2; exit 1; }
+	(cd "$copy/build" && cmake -GNinja -DNO_PYVERBS=1 -DNO_MAN_PAGES=1 ..) >"$out/configure.log" 2>&1 ||
+		{ tail -n 30 "$out/configure.log" >&2; exit 1; }
 	touch "$copy/.configured"
 fi
 
 log "building ornic-rdmav34"
-ninja -C "$copy/build" ornic-rdmav34 >"$cache/ninja.log" 2>&1 ||
-	{ grep -E -A3 'error|warning' "$cache/ninja.log" | head -n 40 >&2; tail -n 10 "$cache/ninja.log" >&2; exit 1; }
+ninja -C "$copy/build" ornic-rdmav34 >"$out/ninja.log" 2>&1 ||
+	{ grep -E -A3 'error|warning' "$out/ninja.log" | head -n 40 >&2; tail -n 10 "$out/ninja.log" >&2; exit 1; }
 # rdma-core builds with -Wall -Wextra (minus sign-compare and
 # unused-parameter) and no -Werror: recompile our sources with its exact
 # command line plus -Werror so that any warning fails the build.
