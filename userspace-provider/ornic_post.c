@@ -72,7 +72,7 @@ static int ornic_build_send(struct ornic_qp *qp, const struct ibv_send_wr *wr,
 	for (i = 0; i < wr->num_sge && !err; i++) {
 		const struct ibv_sge *sge = &wr->sg_list[i];
 
-		if (wr->send_flags & IBV_SEND_INLINE)
+		if (w->block[0].hdr.flags & ORNIC_WQE_FLAG_INLINE)
 			err = ornic_wqe_add_inline(qp, w,
 						   (void *)(uintptr_t)sge->addr,
 						   sge->length);

@@ -98,14 +98,16 @@ int ornic_wqe_start(struct ornic_qp *qp, struct ornic_wqe_buf *w,
 	w->num_sge = 0;
 	w->inline_len = 0;
 
-	if (send_flags & ~(unsigned int)(IBV_SEND_SIGNALED | IBV_SEND_SOLICITED |
-					IBV_SEND_FENCE | IBV_SEND_INLINE))
-		return EINVAL;
+	/*
+	 * Flags with no meaning here (IBV_SEND_IP_CSUM on a RoCE QP, INLINE
+	 * on a READ or an atomic, which carry no local data) are ignored, as
+	 * rxe and mlx5 ignore them (Documentation/verbs/attributes.rst).
+	 */
 	err = ornic_wqe_opcode(qp->type, opcode, &hw);
 	if (err)
 		return err;
-	if ((send_flags & IBV_SEND_INLINE) && ornic_op_reads(hw))
-		return EINVAL;
+	if (ornic_op_reads(hw))
+		send_flags &= ~(unsigned int)IBV_SEND_INLINE;
 	if (ornic_op_is_atomic(hw) &&
 	    !(to_ornic_ctx(qp->vqp.qp.context)->caps & ORNIC_CAP_ATOMIC))
 		return EOPNOTSUPP;
@@ -138,8 +140,10 @@ int ornic_wqe_set_atomic(struct ornic_wqe_buf *w, uint64_t remote_addr,
 {
 	struct ornic_send_wqe *h = &w->block[0].hdr;
 
-	if (remote_addr & 7)
-		return EINVAL;
+	/*
+	 * A misaligned target is the responder's to refuse (NAK, remote
+	 * invalid request), as on rxe and mlx5: the WR completes in error.
+	 */
 	h->atomic.remote_addr = htole64(remote_addr);
 	h->atomic.rkey = htole32(rkey);
 	h->atomic.compare_add = htole64(compare_add);
@@ -156,11 +160,11 @@ int ornic_wqe_set_ud(struct ornic_qp *qp, struct ornic_wqe_buf *w,
 
 	if (qp->type != IBV_QPT_UD)
 		return EINVAL;
-	if (!ah || ah->context != qp->vqp.qp.context ||
-	    remote_qpn > ORNIC_QPN_MASK)
+	if (!ah || ah->context != qp->vqp.qp.context)
 		return EINVAL;
 	h->ud.ah = htole32(to_ornic_ah(ah)->ah);
-	h->ud.remote_qpn = htole32(remote_qpn);
+	/* A QPN is 24 bits: the rest is dropped, as the BTH drops it. */
+	h->ud.remote_qpn = htole32(remote_qpn & ORNIC_QPN_MASK);
 	/* Bit 31 means "the QP's Q_Key", as in IB and in the WQE. */
 	h->ud.qkey = htole32(remote_qkey);
 	return 0;

@@ -279,9 +279,7 @@ int ornic_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 				    attr->dest_qp_num : 0, &av);
 		if (err)
 			return err;
-		err = ornic_qp_av_to_hw(&av, &oa);
-		if (err)
-			return err;
+		ornic_qp_av_to_hw(&av, &oa);
 	}
 
 	mutex_lock(&qp->lock);

@@ -227,13 +227,13 @@ int ornic_qp_attr_from_ib(const struct ib_qp_attr *ia, int ib_mask,
 	}
 	if (ib_mask & IB_QP_ACCESS_FLAGS) {
 		/*
-		 * Permission for remote FLUSH (IBTA 1.5) grants nothing on a
-		 * device that executes no FLUSH (no IB_DEVICE_FLUSH_*): like
-		 * mlx5 and rxe, take the flags instead of refusing the QP.
+		 * A QP takes the flags rxe takes for it (its MR set: also
+		 * MW_BIND, ON_DEMAND and the FLUSH rights).  Those that are
+		 * not remote-access rights the device checks per QP grant
+		 * nothing here; unknown bits are -EINVAL, as on rxe.
 		 */
 		err = ornic_access_from_ib(ia->qp_access_flags &
-					   ~(IB_ACCESS_FLUSH_GLOBAL |
-					     IB_ACCESS_FLUSH_PERSISTENT),
+					   ~ORNIC_IB_QP_ACCESS_IGNORED,
 					   true, &access);
 		if (err)
 			return -EINVAL;
@@ -268,16 +268,11 @@ int ornic_qp_attr_from_ib(const struct ib_qp_attr *ia, int ib_mask,
 			return -EINVAL;
 		oa->rnr_retry = ia->rnr_retry;
 	}
-	if (ib_mask & IB_QP_RQ_PSN) {
-		if (ia->rq_psn & ~ORNIC_PSN_MASK)
-			return -EINVAL;
-		oa->rq_psn = cpu_to_le32(ia->rq_psn);
-	}
-	if (ib_mask & IB_QP_SQ_PSN) {
-		if (ia->sq_psn & ~ORNIC_PSN_MASK)
-			return -EINVAL;
-		oa->sq_psn = cpu_to_le32(ia->sq_psn);
-	}
+	/* PSNs and QPNs are 24 bits: rxe and mlx5 keep the low 24. */
+	if (ib_mask & IB_QP_RQ_PSN)
+		oa->rq_psn = cpu_to_le32(ia->rq_psn & ORNIC_PSN_MASK);
+	if (ib_mask & IB_QP_SQ_PSN)
+		oa->sq_psn = cpu_to_le32(ia->sq_psn & ORNIC_PSN_MASK);
 	if (ib_mask & IB_QP_MAX_QP_RD_ATOMIC)
 		oa->max_rd_atomic = ia->max_rd_atomic;
 	if (ib_mask & IB_QP_MAX_DEST_RD_ATOMIC)
@@ -287,28 +282,23 @@ int ornic_qp_attr_from_ib(const struct ib_qp_attr *ia, int ib_mask,
 			return -EINVAL;
 		oa->min_rnr_timer = ia->min_rnr_timer;
 	}
-	if (ib_mask & IB_QP_DEST_QPN) {
-		if (ia->dest_qp_num & ~ORNIC_QPN_MASK)
-			return -EINVAL;
-		oa->dest_qpn = cpu_to_le32(ia->dest_qp_num);
-	}
+	if (ib_mask & IB_QP_DEST_QPN)
+		oa->dest_qpn = cpu_to_le32(ia->dest_qp_num & ORNIC_QPN_MASK);
 	if (ib_mask & IB_QP_EN_SQD_ASYNC_NOTIFY)
 		oa->en_sqd_async_notify = !!ia->en_sqd_async_notify;
 	return 0;
 }
 
-int ornic_qp_av_to_hw(const struct ornic_av *av, struct ornic_qp_attr *oa)
+void ornic_qp_av_to_hw(const struct ornic_av *av, struct ornic_qp_attr *oa)
 {
-	if (av->flow_label & ~ORNIC_FLOW_LABEL_MASK)
-		return -EINVAL;
 	memcpy(oa->dgid, av->dgid, sizeof(oa->dgid));
 	memcpy(oa->dmac, av->dmac, sizeof(oa->dmac));
 	oa->sgid_index = av->sgid_index;
 	oa->hop_limit = av->hop_limit;
 	oa->traffic_class = av->traffic_class;
-	oa->flow_label = cpu_to_le32(av->flow_label);
+	/* 20 bits on the wire: the rest is dropped, as rxe and mlx5 do. */
+	oa->flow_label = cpu_to_le32(av->flow_label & ORNIC_FLOW_LABEL_MASK);
 	oa->udp_sport = cpu_to_le16(av->udp_sport);
-	return 0;
 }
 
 void ornic_qp_attr_to_ib(const struct ornic_qp_attr *oa,

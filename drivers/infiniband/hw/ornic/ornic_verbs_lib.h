@@ -69,6 +69,13 @@ u64 ornic_mr_pgsz_bitmap(u64 page_size_cap);
 int ornic_access_from_ib(int ib_access, bool atomics, u32 *access);
 
 /* IB_QP_* mask bits the device understands (plus CUR_STATE and PORT). */
+/*
+ * QP access flags taken and not passed to the device: rights it does not
+ * check per QP (Documentation/verbs/attributes.rst).
+ */
+#define ORNIC_IB_QP_ACCESS_IGNORED (IB_ACCESS_MW_BIND | IB_ACCESS_ON_DEMAND | \
+	IB_ACCESS_FLUSH_GLOBAL | IB_ACCESS_FLUSH_PERSISTENT)
+
 #define ORNIC_IB_QP_MASK_SUPPORTED (IB_QP_STATE | IB_QP_CUR_STATE | \
 	IB_QP_ACCESS_FLAGS | IB_QP_PKEY_INDEX | IB_QP_PORT | IB_QP_QKEY | \
 	IB_QP_AV | IB_QP_PATH_MTU | IB_QP_TIMEOUT | IB_QP_RETRY_CNT | \
@@ -101,7 +108,7 @@ struct ornic_av {
 	u16 udp_sport;		/* 0: the device chooses */
 };
 
-int ornic_qp_av_to_hw(const struct ornic_av *av, struct ornic_qp_attr *oa);
+void ornic_qp_av_to_hw(const struct ornic_av *av, struct ornic_qp_attr *oa);
 
 /* QUERY_QP's answer -> ib_qp_attr (port 1, RoCE address handle). */
 void ornic_qp_attr_to_ib(const struct ornic_qp_attr *oa,
