@@ -62,6 +62,39 @@ static struct ibv_pd *ornic_alloc_pd(struct ibv_context *ibctx)
 	return &pd->ibvpd;
 }
 
+/* ibv_import_pd: a PD of an imported context, by handle. */
+static struct ibv_pd *ornic_import_pd(struct ibv_context *ibctx,
+				      uint32_t pd_handle)
+{
+	DECLARE_COMMAND_BUFFER(cmd, UVERBS_OBJECT_PD, ORNIC_IB_METHOD_PD_QUERY,
+			       2);
+	struct ornic_pd *pd;
+	int err;
+
+	pd = calloc(1, sizeof(*pd));
+	if (!pd) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	fill_attr_in_obj(cmd, ORNIC_IB_ATTR_QUERY_PD_HANDLE, pd_handle);
+	fill_attr_out_ptr(cmd, ORNIC_IB_ATTR_QUERY_PD_RESP_PDN, &pd->pdn);
+	err = execute_ioctl(ibctx, cmd);
+	if (err) {
+		free(pd);
+		errno = err;
+		return NULL;
+	}
+	pd->ibvpd.context = ibctx;
+	pd->ibvpd.handle = pd_handle;
+	return &pd->ibvpd;
+}
+
+/* ibv_unimport_pd: forget the PD here; its owner still holds it. */
+static void ornic_unimport_pd(struct ibv_pd *ibpd)
+{
+	free(to_ornic_pd(ibpd));
+}
+
 static int ornic_dealloc_pd(struct ibv_pd *ibpd)
 {
 	struct ornic_pd *pd = to_ornic_pd(ibpd);
@@ -104,6 +137,8 @@ static const struct verbs_context_ops ornic_ctx_ops = {
 	.destroy_qp = ornic_destroy_qp,
 	.destroy_srq = ornic_destroy_srq,
 	.free_context = ornic_free_context,
+	.import_mr = ornic_import_mr,
+	.import_pd = ornic_import_pd,
 	.modify_qp = ornic_modify_qp,
 	.modify_srq = ornic_modify_srq,
 	.poll_cq = ornic_poll_cq,
@@ -116,6 +151,8 @@ static const struct verbs_context_ops ornic_ctx_ops = {
 	.query_srq = ornic_query_srq,
 	.reg_mr = ornic_reg_mr,
 	.req_notify_cq = ornic_req_notify_cq,
+	.unimport_mr = ornic_unimport_mr,
+	.unimport_pd = ornic_unimport_pd,
 };
 
 /* The limits the data path checks requests against. */
@@ -137,6 +174,50 @@ static int ornic_read_limits(struct ornic_context *ctx)
 	return 0;
 }
 
+/*
+ * Everything a context needs from the kernel's answer, whether this
+ * process allocated the context or imported it (ibv_import_device).
+ */
+static int ornic_context_setup(struct ornic_context *ctx,
+			       const struct ornic_ibv_alloc_ucontext_resp *resp,
+			       int cmd_fd)
+{
+	int err;
+
+	if (!resp->db_page_size) {
+		verbs_err(&ctx->ibvctx, "ornic: kernel gave no doorbell page\n");
+		return EINVAL;
+	}
+	ctx->db_page = resp->db_page;
+	ctx->db_page_size = resp->db_page_size;
+	ctx->spec_version = resp->spec_version;
+	ctx->caps = resp->caps;
+	ctx->max_inline_data = resp->max_inline_data;
+	ctx->max_wqe_blocks = resp->max_wqe_blocks;
+
+	ctx->db = mmap(NULL, ctx->db_page_size, PROT_WRITE, MAP_SHARED, cmd_fd,
+		       resp->db_mmap_key);
+	if (ctx->db == MAP_FAILED) {
+		err = errno;
+		verbs_err(&ctx->ibvctx,
+			  "ornic: doorbell page mmap failed: %s\n",
+			  strerror(err));
+		ctx->db = NULL;
+		return err;
+	}
+	err = ornic_read_limits(ctx);
+	if (err) {
+		verbs_err(&ctx->ibvctx, "ornic: query_device failed: %s\n",
+			  strerror(err));
+		munmap(ctx->db, ctx->db_page_size);
+		ctx->db = NULL;
+		return err;
+	}
+	pthread_mutex_init(&ctx->qp_table_mutex, NULL);
+	verbs_set_ops(&ctx->ibvctx, &ornic_ctx_ops);
+	return 0;
+}
+
 static struct verbs_context *ornic_alloc_context(struct ibv_device *ibdev,
 						 int cmd_fd,
 						 void *private_data)
@@ -152,54 +233,51 @@ static struct verbs_context *ornic_alloc_context(struct ibv_device *ibdev,
 		return NULL;
 
 	if (ibv_cmd_get_context(&ctx->ibvctx, &cmd, sizeof(cmd),
-				&resp.ibv_resp, sizeof(resp)))
-		goto err_free;
-
-	if (!resp.db_page_size) {
-		verbs_err(&ctx->ibvctx, "ornic: kernel gave no doorbell page\n");
-		errno = EINVAL;
+				&resp.ibv_resp, sizeof(resp))) {
+		err = errno;
 		goto err_free;
 	}
-
-	ctx->db_page = resp.db_page;
-	ctx->db_page_size = resp.db_page_size;
-	ctx->spec_version = resp.spec_version;
-	ctx->caps = resp.caps;
-	ctx->max_inline_data = resp.max_inline_data;
-	ctx->max_wqe_blocks = resp.max_wqe_blocks;
-
-	ctx->db = mmap(NULL, ctx->db_page_size, PROT_WRITE, MAP_SHARED, cmd_fd,
-		       resp.db_mmap_key);
-	if (ctx->db == MAP_FAILED) {
-		verbs_err(&ctx->ibvctx,
-			  "ornic: doorbell page mmap failed: %s\n",
-			  strerror(errno));
-		ctx->db = NULL;
+	err = ornic_context_setup(ctx, &resp.drv_payload, cmd_fd);
+	if (err)
 		goto err_free;
-	}
-
-	err = ornic_read_limits(ctx);
-	if (err) {
-		verbs_err(&ctx->ibvctx, "ornic: query_device failed: %s\n",
-			  strerror(err));
-		errno = err;
-		goto err_unmap;
-	}
-	pthread_mutex_init(&ctx->qp_table_mutex, NULL);
-
-	verbs_set_ops(&ctx->ibvctx, &ornic_ctx_ops);
-
 	return &ctx->ibvctx;
 
-err_unmap:
-	munmap(ctx->db, ctx->db_page_size);
-
 err_free:
-	err = errno;
 	verbs_uninit_context(&ctx->ibvctx);
 	free(ctx);
 	errno = err;
 	return NULL;
+}
+
+/*
+ * ibv_import_device: a context another process (or this one) allocated on
+ * cmd_fd.  The kernel answers the allocation's response again.
+ */
+static struct verbs_context *ornic_import_context(struct ibv_device *ibdev,
+						  int cmd_fd)
+{
+	struct ornic_ibv_alloc_ucontext_resp resp = {};
+	DECLARE_COMMAND_BUFFER_LINK(driver_attr, UVERBS_OBJECT_DEVICE,
+				    UVERBS_METHOD_QUERY_CONTEXT, 1, NULL);
+	struct ornic_context *ctx;
+	int err;
+
+	ctx = verbs_init_and_alloc_context(ibdev, cmd_fd, ctx, ibvctx,
+					   RDMA_DRIVER_UNKNOWN);
+	if (!ctx)
+		return NULL;
+	fill_attr_out_ptr(driver_attr, ORNIC_IB_ATTR_QUERY_CONTEXT_RESP_UCTX,
+			  &resp);
+	err = ibv_cmd_query_context(&ctx->ibvctx.context, driver_attr);
+	if (!err)
+		err = ornic_context_setup(ctx, &resp, cmd_fd);
+	if (err) {
+		verbs_uninit_context(&ctx->ibvctx);
+		free(ctx);
+		errno = err;
+		return NULL;
+	}
+	return &ctx->ibvctx;
 }
 
 static struct verbs_device *
@@ -234,6 +312,7 @@ static const struct verbs_device_ops ornic_dev_ops = {
 	.alloc_device = ornic_device_alloc,
 	.uninit_device = ornic_uninit_device,
 	.alloc_context = ornic_alloc_context,
+	.import_context = ornic_import_context,
 };
 
 PROVIDER_DRIVER(ornic, ornic_dev_ops);

@@ -265,5 +265,7 @@ int ornic_destroy_ah(struct ibv_ah *ibah);
 struct ibv_mr *ornic_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length,
 			    uint64_t hca_va, int access);
 int ornic_dereg_mr(struct verbs_mr *vmr);
+struct ibv_mr *ornic_import_mr(struct ibv_pd *ibpd, uint32_t mr_handle);
+void ornic_unimport_mr(struct ibv_mr *ibmr);
 
 #endif /* __ORNIC_H__ */

@@ -41,3 +41,29 @@ int ornic_dereg_mr(struct verbs_mr *vmr)
 	free(container_of(vmr, struct ornic_mr, vmr));
 	return 0;
 }
+
+/* ibv_import_mr: an MR of an imported PD; the core answers its keys. */
+struct ibv_mr *ornic_import_mr(struct ibv_pd *ibpd, uint32_t mr_handle)
+{
+	struct ornic_mr *mr;
+	int err;
+
+	mr = calloc(1, sizeof(*mr));
+	if (!mr) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	err = ibv_cmd_query_mr(ibpd, &mr->vmr, mr_handle);
+	if (err) {
+		free(mr);
+		errno = err;
+		return NULL;
+	}
+	return &mr->vmr.ibv_mr;
+}
+
+/* ibv_unimport_mr: forget the MR here; its owner still holds it. */
+void ornic_unimport_mr(struct ibv_mr *ibmr)
+{
+	free(container_of(verbs_get_mr(ibmr), struct ornic_mr, vmr));
+}

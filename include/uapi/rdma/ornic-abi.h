@@ -11,8 +11,28 @@
 #define ORNIC_ABI_USER_H
 
 #include <linux/types.h>
+#include <rdma/ib_user_ioctl_cmds.h>
 
 #define ORNIC_UVERBS_ABI_VERSION	1
+
+/*
+ * ioctl attributes and methods of the driver's namespace, for sharing a
+ * context between processes (ibv_import_device, ibv_import_pd):
+ * UVERBS_METHOD_QUERY_CONTEXT answers the alloc_ucontext response again,
+ * ORNIC_IB_METHOD_PD_QUERY a PD handle's PDN.
+ */
+enum ornic_ib_query_context_attrs {
+	ORNIC_IB_ATTR_QUERY_CONTEXT_RESP_UCTX = (1U << UVERBS_ID_NS_SHIFT),
+};
+
+enum ornic_ib_pd_methods {
+	ORNIC_IB_METHOD_PD_QUERY = (1U << UVERBS_ID_NS_SHIFT),
+};
+
+enum ornic_ib_query_pd_attrs {
+	ORNIC_IB_ATTR_QUERY_PD_HANDLE = (1U << UVERBS_ID_NS_SHIFT),
+	ORNIC_IB_ATTR_QUERY_PD_RESP_PDN,
+};
 
 /* alloc_ucontext: no request fields yet. */
 struct ornic_ibv_alloc_ucontext_resp {

@@ -228,4 +228,14 @@ int ornic_destroy_ah(struct ib_ah *ibah, u32 flags);
 int ornic_roce_av(const struct rdma_ah_attr *ah_attr, u32 lqpn, u32 rqpn,
 		  struct ornic_av *av);
 
+/* ornic_verbs.c */
+struct ornic_ibv_alloc_ucontext_resp;
+void ornic_ucontext_resp(struct ornic_ucontext *uctx,
+			 struct ornic_ibv_alloc_ucontext_resp *resp);
+
+/* ornic_uapi.c: the driver's ioctl methods and attributes */
+extern const struct uapi_definition ornic_uapi_defs[];
+int ornic_query_ucontext(struct ib_ucontext *ibuctx,
+			 struct uverbs_attr_bundle *attrs);
+
 #endif /* ORNIC_RES_H */

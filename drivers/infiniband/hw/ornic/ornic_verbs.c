@@ -186,6 +186,25 @@ static int ornic_del_gid(const struct ib_gid_attr *attr, void **context)
 
 /* --- user contexts ------------------------------------------------------ */
 
+/*
+ * What a provider needs to drive a context: given at alloc_ucontext and
+ * again to a process importing the context (ornic_query_ucontext).
+ */
+void ornic_ucontext_resp(struct ornic_ucontext *uctx,
+			 struct ornic_ibv_alloc_ucontext_resp *resp)
+{
+	struct ornic_dev *dev = to_odev(uctx->ibucontext.device);
+
+	memset(resp, 0, sizeof(*resp));
+	resp->db_page = uctx->db_page;
+	resp->db_mmap_key = rdma_user_mmap_get_offset(uctx->db_entry);
+	resp->db_page_size = ORNIC_DB_PAGE_SIZE;
+	resp->spec_version = dev->version;
+	resp->caps = dev->caps;
+	resp->max_inline_data = le32_to_cpu(dev->attr.max_inline_data);
+	resp->max_wqe_blocks = le32_to_cpu(dev->attr.max_wqe_blocks);
+}
+
 static int ornic_alloc_ucontext(struct ib_ucontext *ibuctx,
 				struct ib_udata *udata)
 {
@@ -193,7 +212,7 @@ static int ornic_alloc_ucontext(struct ib_ucontext *ibuctx,
 						   struct ornic_ucontext,
 						   ibucontext);
 	struct ornic_dev *dev = to_odev(ibuctx->device);
-	struct ornic_ibv_alloc_ucontext_resp resp = {};
+	struct ornic_ibv_alloc_ucontext_resp resp;
 	struct ornic_user_mmap_entry *entry;
 	struct ornic_admin_sqe sqe;
 	u32 page;
@@ -229,13 +248,7 @@ static int ornic_alloc_ucontext(struct ib_ucontext *ibuctx,
 	}
 	uctx->db_entry = &entry->rdma_entry;
 
-	resp.db_page = page;
-	resp.db_mmap_key = rdma_user_mmap_get_offset(uctx->db_entry);
-	resp.db_page_size = ORNIC_DB_PAGE_SIZE;
-	resp.spec_version = dev->version;
-	resp.caps = dev->caps;
-	resp.max_inline_data = le32_to_cpu(dev->attr.max_inline_data);
-	resp.max_wqe_blocks = le32_to_cpu(dev->attr.max_wqe_blocks);
+	ornic_ucontext_resp(uctx, &resp);
 	if (udata->outlen) {
 		err = ib_copy_to_udata(udata, &resp,
 				       min(udata->outlen, sizeof(resp)));
@@ -469,6 +482,7 @@ static const struct ib_device_ops ornic_dev_ops = {
 	.query_port = ornic_query_port,
 	.query_qp = ornic_query_qp,
 	.query_srq = ornic_query_srq,
+	.query_ucontext = ornic_query_ucontext,
 	.reg_user_mr = ornic_reg_user_mr,
 	.req_notify_cq = ornic_req_notify_cq,
 
@@ -492,6 +506,7 @@ int ornic_ib_register(struct ornic_dev *dev)
 	strscpy(ibdev->node_desc, "ornic RoCEv2 RNIC", sizeof(ibdev->node_desc));
 	addrconf_addr_eui48((u8 *)&ibdev->node_guid, dev->netdev->perm_addr);
 	ib_set_device_ops(ibdev, &ornic_dev_ops);
+	ibdev->driver_def = ornic_uapi_defs;
 
 	err = ib_device_set_netdev(ibdev, dev->netdev, 1);
 	if (err)
