@@ -172,7 +172,7 @@ bool TransportEngine::run_local_op(uint32_t qpn, QueuePair& qp, SendOp& op) {
     core_.counters.inc(ORNIC_CNT_WQE_ERRORS);
     ++qp.counters.wqe_errors;
     core_.log.warn("qp {}: {} WQE at {} failed (status {}, vendor_err {})", qpn,
-                   op.opcode == ORNIC_WQE_OP_REG_MR     ? "REG_MR"
+                   op.opcode == ORNIC_WQE_OP_REG_MR    ? "REG_MR"
                    : op.opcode == ORNIC_WQE_OP_BIND_MW ? "BIND_MW"
                                                        : "LOCAL_INV",
                    req.sq_next, error->status, error->vendor_err);

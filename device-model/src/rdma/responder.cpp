@@ -319,11 +319,9 @@ bool TransportEngine::execute_send(uint32_t qpn, QueuePair& qp, const roce::Pars
   return qp.state != ORNIC_QPS_ERR;
 }
 
-std::optional<const MemoryRegion*> TransportEngine::remote_allowed(uint32_t qpn,
-                                                                   const QueuePair& qp,
-                                                                   uint32_t rkey, uint64_t va,
-                                                                   uint64_t length,
-                                                                   uint32_t access) const {
+std::optional<const MemoryRegion*>
+TransportEngine::remote_allowed(uint32_t qpn, const QueuePair& qp, uint32_t rkey, uint64_t va,
+                                uint64_t length, uint32_t access) const {
   if ((le(qp.attr.access_flags) & access) != access)
     return std::nullopt;
   if (length == 0)

@@ -10,9 +10,9 @@
 namespace ornic::test {
 namespace {
 
-constexpr uint64_t kMrOffset = 64 * 1024;  // the target MR in b's buffer
+constexpr uint64_t kMrOffset = 64 * 1024; // the target MR in b's buffer
 constexpr uint64_t kMrLength = 16 * 1024;
-constexpr uint64_t kWinOffset = 4096;      // the window, inside the MR
+constexpr uint64_t kWinOffset = 4096; // the window, inside the MR
 constexpr uint64_t kWinLength = 4096;
 constexpr uint32_t kRemoteRw = ORNIC_ACCESS_REMOTE_WRITE | ORNIC_ACCESS_REMOTE_READ;
 
@@ -239,9 +239,9 @@ TEST_F(MemWindow, AtomicsNeedTheWindowsRight) {
 
 TEST_F(MemWindow, TheMrsOwnRemoteRightsDoNotCount) {
   // The MR allows remote writes, the window only reads: the window governs.
-  const uint32_t rw_mr = pair.b.reg_mr(
-      mr_base, kMrLength,
-      ORNIC_ACCESS_LOCAL_WRITE | ORNIC_ACCESS_REMOTE_WRITE | ORNIC_ACCESS_MW_BIND);
+  const uint32_t rw_mr =
+      pair.b.reg_mr(mr_base, kMrLength,
+                    ORNIC_ACCESS_LOCAL_WRITE | ORNIC_ACCESS_REMOTE_WRITE | ORNIC_ACCESS_MW_BIND);
   const uint32_t key = alloc_mw(ORNIC_MW_TYPE_2);
   EXPECT_EQ(bind_on(qb, key, win, kWinLength, ORNIC_ACCESS_REMOTE_READ, rw_mr).status,
             ORNIC_CQE_SUCCESS);
@@ -464,9 +464,9 @@ TEST_F(MemWindowBindErrors, WritableWindowOnAnMrWithoutLocalWrite) {
 
 TEST_F(MemWindowBindErrors, ReadOnlyWindowOnAnMrWithoutLocalWriteIsFine) {
   const uint32_t ro = pair.b.reg_mr(mr_base, kMrLength, ORNIC_ACCESS_MW_BIND);
-  EXPECT_EQ(bind_on(qb, alloc_mw(ORNIC_MW_TYPE_2), win, kWinLength, ORNIC_ACCESS_REMOTE_READ, ro)
-                .status,
-            ORNIC_CQE_SUCCESS);
+  EXPECT_EQ(
+      bind_on(qb, alloc_mw(ORNIC_MW_TYPE_2), win, kWinLength, ORNIC_ACCESS_REMOTE_READ, ro).status,
+      ORNIC_CQE_SUCCESS);
 }
 
 TEST_F(MemWindowBindErrors, RangeOutsideTheMr) {
@@ -485,9 +485,8 @@ TEST_F(MemWindowBindErrors, WindowOfAnotherPd) {
 }
 
 TEST_F(MemWindowBindErrors, MrOfAnotherPd) {
-  const uint32_t other = pair.b.reg_mr(mr_base, kMrLength,
-                                       ORNIC_ACCESS_LOCAL_WRITE | ORNIC_ACCESS_MW_BIND,
-                                       pair.b.h.alloc_pd());
+  const uint32_t other = pair.b.reg_mr(
+      mr_base, kMrLength, ORNIC_ACCESS_LOCAL_WRITE | ORNIC_ACCESS_MW_BIND, pair.b.h.alloc_pd());
   post_bind(alloc_mw(ORNIC_MW_TYPE_1), win, kWinLength, kRemoteRw, other);
   expect_bind_failure(ORNIC_CQE_MW_BIND_ERR, ORNIC_VERR_PD_MISMATCH);
 }
@@ -589,8 +588,7 @@ TEST_F(MemWindowInvalidateErrors, StaleVariant) {
 }
 
 TEST_F(MemWindowInvalidateErrors, AnotherPdsWindow) {
-  expect_local_inv_failure(alloc_mw(ORNIC_MW_TYPE_2, pair.b.h.alloc_pd()),
-                           ORNIC_VERR_PD_MISMATCH);
+  expect_local_inv_failure(alloc_mw(ORNIC_MW_TYPE_2, pair.b.h.alloc_pd()), ORNIC_VERR_PD_MISMATCH);
 }
 
 } // namespace
