@@ -253,6 +253,29 @@ static void ornic_cmd_eth_settings(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, le32_to_cpu(t->mtu), 9000U);
 }
 
+static void ornic_cmd_alloc_mw_encoding(struct kunit *test)
+{
+	struct ornic_admin_sqe sqe;
+	struct ornic_admin_alloc_mw *c = (void *)&sqe;
+
+	KUNIT_EXPECT_EQ(test, ornic_cmd_alloc_mw(&sqe, 7, ORNIC_MW_TYPE_2,
+						 0x5a), 0);
+	KUNIT_EXPECT_EQ(test, sqe.hdr.opcode, ORNIC_ADMIN_ALLOC_MW);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(c->pd), 7U);
+	KUNIT_EXPECT_EQ(test, c->type, ORNIC_MW_TYPE_2);
+	KUNIT_EXPECT_EQ(test, c->key_variant, 0x5a);
+	KUNIT_EXPECT_EQ(test, le16_to_cpu(c->reserved0), 0);
+	KUNIT_EXPECT_TRUE(test, ornic_all_zero(c->reserved1,
+					       sizeof(c->reserved1)));
+	KUNIT_EXPECT_EQ(test, ornic_cmd_alloc_mw(&sqe, 7, 0, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, ornic_cmd_alloc_mw(&sqe, 7, 3, 0), -EINVAL);
+	KUNIT_EXPECT_STREQ(test, ornic_admin_opcode_str(ORNIC_ADMIN_ALLOC_MW),
+			   "ALLOC_MW");
+	KUNIT_EXPECT_STREQ(test,
+			   ornic_admin_opcode_str(ORNIC_ADMIN_DEALLOC_MW),
+			   "DEALLOC_MW");
+}
+
 static void ornic_cmd_counters(struct kunit *test)
 {
 	struct ornic_admin_sqe sqe;
@@ -293,6 +316,7 @@ static struct kunit_case ornic_cmd_cases[] = {
 	KUNIT_CASE(ornic_cmd_create_layouts),
 	KUNIT_CASE(ornic_cmd_gid_encoding),
 	KUNIT_CASE(ornic_cmd_eth_settings),
+	KUNIT_CASE(ornic_cmd_alloc_mw_encoding),
 	KUNIT_CASE(ornic_cmd_counters),
 	KUNIT_CASE(ornic_status_decoding),
 	{}

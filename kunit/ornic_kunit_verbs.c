@@ -199,9 +199,43 @@ static void ornic_access_flags(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, a, 0U);
 }
 
+static void ornic_mr_access_and_mw_type(struct kunit *test)
+{
+	u32 a = ~0U;
+	u8 t = 0;
+
+	/* MW_BIND only with the device's memory windows. */
+	KUNIT_EXPECT_EQ(test, ornic_mr_access_from_ib(IB_ACCESS_LOCAL_WRITE |
+						      IB_ACCESS_MW_BIND,
+						      false, true, &a), 0);
+	KUNIT_EXPECT_EQ(test, a, (u32)(ORNIC_ACCESS_LOCAL_WRITE |
+				       ORNIC_ACCESS_MW_BIND));
+	KUNIT_EXPECT_EQ(test, ornic_mr_access_from_ib(IB_ACCESS_MW_BIND, false,
+						      false, &a), -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, ornic_mr_access_from_ib(IB_ACCESS_REMOTE_READ,
+						      false, false, &a), 0);
+	KUNIT_EXPECT_EQ(test, a, (u32)ORNIC_ACCESS_REMOTE_READ);
+	/* The other rules are those of ornic_access_from_ib. */
+	KUNIT_EXPECT_EQ(test, ornic_mr_access_from_ib(IB_ACCESS_MW_BIND |
+						      IB_ACCESS_REMOTE_ATOMIC,
+						      false, true, &a),
+			-EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, ornic_mr_access_from_ib(IB_ACCESS_MW_BIND |
+						      IB_ACCESS_ON_DEMAND,
+						      true, true, &a), -EOPNOTSUPP);
+
+	KUNIT_EXPECT_EQ(test, ornic_mw_type_from_ib(IB_MW_TYPE_1, &t), 0);
+	KUNIT_EXPECT_EQ(test, t, ORNIC_MW_TYPE_1);
+	KUNIT_EXPECT_EQ(test, ornic_mw_type_from_ib(IB_MW_TYPE_2, &t), 0);
+	KUNIT_EXPECT_EQ(test, t, ORNIC_MW_TYPE_2);
+	KUNIT_EXPECT_EQ(test, ornic_mw_type_from_ib((enum ib_mw_type)3, &t),
+			-EINVAL);
+}
+
 static struct kunit_case ornic_mem_verbs_cases[] = {
 	KUNIT_CASE(ornic_pgsz_bitmaps),
 	KUNIT_CASE(ornic_access_flags),
+	KUNIT_CASE(ornic_mr_access_and_mw_type),
 	{}
 };
 

@@ -123,13 +123,16 @@ static void ornic_free_context(struct ibv_context *ibctx)
 }
 
 static const struct verbs_context_ops ornic_ctx_ops = {
+	.alloc_mw = ornic_alloc_mw,
 	.alloc_pd = ornic_alloc_pd,
+	.bind_mw = ornic_bind_mw,
 	.create_ah = ornic_create_ah,
 	.create_cq = ornic_create_cq,
 	.create_cq_ex = ornic_create_cq_ex,
 	.create_qp = ornic_create_qp,
 	.create_qp_ex = ornic_create_qp_ex,
 	.create_srq = ornic_create_srq,
+	.dealloc_mw = ornic_dealloc_mw,
 	.dealloc_pd = ornic_dealloc_pd,
 	.dereg_mr = ornic_dereg_mr,
 	.destroy_ah = ornic_destroy_ah,

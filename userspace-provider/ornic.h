@@ -239,6 +239,9 @@ int ornic_wqe_set_rdma(struct ornic_wqe_buf *w, uint64_t remote_addr,
 		       uint32_t rkey);
 int ornic_wqe_set_atomic(struct ornic_wqe_buf *w, uint64_t remote_addr,
 			 uint32_t rkey, uint64_t compare_add, uint64_t swap);
+int ornic_wqe_set_bind_mw(struct ornic_wqe_buf *w, struct ibv_mw *mw,
+			  uint32_t rkey, const struct ibv_mw_bind_info *info);
+int ornic_wqe_set_local_inv(struct ornic_wqe_buf *w, uint32_t rkey);
 int ornic_wqe_finish(struct ornic_qp *qp, struct ornic_wqe_buf *w);
 void ornic_sq_doorbell(struct ornic_qp *qp);
 uint32_t ornic_send_wqe_blocks(uint32_t max_sge, uint32_t max_inline);
@@ -246,7 +249,8 @@ uint32_t ornic_recv_wqe_blocks(uint32_t max_sge);
 
 /* ornic_qp_ex.c */
 void ornic_qp_ex_init(struct ornic_qp *qp, uint64_t send_ops_flags);
-bool ornic_qp_ex_ops_supported(enum ibv_qp_type type, uint64_t flags);
+bool ornic_qp_ex_ops_supported(uint64_t caps, enum ibv_qp_type type,
+			       uint64_t flags);
 
 /* ornic_srq.c */
 struct ibv_srq *ornic_create_srq(struct ibv_pd *ibpd,
@@ -267,5 +271,9 @@ struct ibv_mr *ornic_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length,
 int ornic_dereg_mr(struct verbs_mr *vmr);
 struct ibv_mr *ornic_import_mr(struct ibv_pd *ibpd, uint32_t mr_handle);
 void ornic_unimport_mr(struct ibv_mr *ibmr);
+struct ibv_mw *ornic_alloc_mw(struct ibv_pd *ibpd, enum ibv_mw_type type);
+int ornic_dealloc_mw(struct ibv_mw *mw);
+int ornic_bind_mw(struct ibv_qp *ibqp, struct ibv_mw *mw,
+		  struct ibv_mw_bind *mw_bind);
 
 #endif /* __ORNIC_H__ */

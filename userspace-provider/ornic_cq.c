@@ -23,6 +23,7 @@ static enum ibv_wc_status ornic_wc_status(uint8_t status)
 	case ORNIC_CQE_LOC_LEN_ERR:
 	case ORNIC_CQE_LOC_QP_OP_ERR:
 	case ORNIC_CQE_LOC_PROT_ERR:
+	case ORNIC_CQE_MW_BIND_ERR:
 	case ORNIC_CQE_WR_FLUSH_ERR:
 	case ORNIC_CQE_BAD_RESP_ERR:
 	case ORNIC_CQE_LOC_ACCESS_ERR:
@@ -52,6 +53,10 @@ static enum ibv_wc_opcode ornic_wc_opcode(uint8_t opcode)
 		return IBV_WC_COMP_SWAP;
 	case ORNIC_CQE_OP_FETCH_ADD:
 		return IBV_WC_FETCH_ADD;
+	case ORNIC_CQE_OP_LOCAL_INV:
+		return IBV_WC_LOCAL_INV;
+	case ORNIC_CQE_OP_BIND_MW:
+		return IBV_WC_BIND_MW;
 	case ORNIC_CQE_OP_RECV:
 		return IBV_WC_RECV;
 	case ORNIC_CQE_OP_RECV_RDMA_IMM:

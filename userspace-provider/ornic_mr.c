@@ -67,3 +67,67 @@ void ornic_unimport_mr(struct ibv_mr *ibmr)
 {
 	free(container_of(verbs_get_mr(ibmr), struct ornic_mr, vmr));
 }
+
+/*
+ * Memory windows (memory.rst, "Memory windows"): the kernel allocates the
+ * key; binding is a BIND_MW WQE on the send queue, posted here for type 1
+ * (ibv_bind_mw) and by ibv_post_send / ibv_wr_bind_mw for type 2.
+ */
+struct ibv_mw *ornic_alloc_mw(struct ibv_pd *ibpd, enum ibv_mw_type type)
+{
+	struct ib_uverbs_alloc_mw_resp resp;
+	struct ibv_alloc_mw cmd;
+	struct ibv_mw *mw;
+	int err;
+
+	if (!(to_ornic_ctx(ibpd->context)->caps & ORNIC_CAP_MW)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	mw = calloc(1, sizeof(*mw));
+	if (!mw) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	err = ibv_cmd_alloc_mw(ibpd, type, mw, &cmd, sizeof(cmd), &resp,
+			       sizeof(resp));
+	if (err) {
+		free(mw);
+		errno = err;
+		return NULL;
+	}
+	return mw;
+}
+
+int ornic_dealloc_mw(struct ibv_mw *mw)
+{
+	int err;
+
+	err = ibv_cmd_dealloc_mw(mw);
+	if (err)
+		return err;
+	free(mw);
+	return 0;
+}
+
+int ornic_bind_mw(struct ibv_qp *ibqp, struct ibv_mw *mw,
+		  struct ibv_mw_bind *mw_bind)
+{
+	struct ibv_send_wr wr = {}, *bad_wr;
+	int err;
+
+	if (mw->type != IBV_MW_TYPE_1)
+		return EINVAL;
+	wr.opcode = IBV_WR_BIND_MW;
+	wr.wr_id = mw_bind->wr_id;
+	wr.send_flags = mw_bind->send_flags;
+	wr.bind_mw.mw = mw;
+	wr.bind_mw.rkey = ibv_inc_rkey(mw->rkey);
+	wr.bind_mw.bind_info = mw_bind->bind_info;
+	err = ornic_post_send(ibqp, &wr, &bad_wr);
+	if (err)
+		return err;
+	/* The key peers use from now on; an error CQE leaves it to undo. */
+	mw->rkey = wr.bind_mw.rkey;
+	return 0;
+}

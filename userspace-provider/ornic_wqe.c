@@ -67,11 +67,24 @@ static int ornic_wqe_opcode(enum ibv_qp_type type, enum ibv_wr_opcode op,
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
 		*hw = ORNIC_WQE_OP_ATOMIC_FETCH_ADD;
 		break;
+	case IBV_WR_LOCAL_INV:
+		*hw = ORNIC_WQE_OP_LOCAL_INV;
+		break;
+	case IBV_WR_BIND_MW:
+		*hw = ORNIC_WQE_OP_BIND_MW;
+		break;
 	default:
 		return EINVAL;
 	}
 	return 0;
 }
+
+/* Local operations send nothing: no data, no inline, no solicited event. */
+static bool ornic_op_is_local(uint8_t hw)
+{
+	return hw == ORNIC_WQE_OP_LOCAL_INV || hw == ORNIC_WQE_OP_BIND_MW;
+}
+
 
 static bool ornic_op_is_atomic(uint8_t hw)
 {
@@ -111,6 +124,13 @@ int ornic_wqe_start(struct ornic_qp *qp, struct ornic_wqe_buf *w,
 	if (ornic_op_is_atomic(hw) &&
 	    !(to_ornic_ctx(qp->vqp.qp.context)->caps & ORNIC_CAP_ATOMIC))
 		return EOPNOTSUPP;
+	/* User QPs invalidate and bind memory windows only (wqe.rst). */
+	if (ornic_op_is_local(hw)) {
+		if (!(to_ornic_ctx(qp->vqp.qp.context)->caps & ORNIC_CAP_MW))
+			return EOPNOTSUPP;
+		if (send_flags & (IBV_SEND_INLINE | IBV_SEND_SOLICITED))
+			return EINVAL;
+	}
 
 	h->opcode = hw;
 	if ((send_flags & IBV_SEND_SIGNALED) || qp->sq_sig_all)
@@ -149,6 +169,43 @@ int ornic_wqe_set_atomic(struct ornic_wqe_buf *w, uint64_t remote_addr,
 	h->atomic.compare_add = htole64(compare_add);
 	if (h->opcode == ORNIC_WQE_OP_ATOMIC_CMP_SWP)
 		h->atomic.swap = htole64(swap);
+	return 0;
+}
+
+int ornic_wqe_set_bind_mw(struct ornic_wqe_buf *w, struct ibv_mw *mw,
+			  uint32_t rkey, const struct ibv_mw_bind_info *info)
+{
+	struct ornic_send_wqe *h = &w->block[0].hdr;
+	const unsigned int rights = IBV_ACCESS_LOCAL_WRITE |
+				    IBV_ACCESS_REMOTE_WRITE |
+				    IBV_ACCESS_REMOTE_READ |
+				    IBV_ACCESS_REMOTE_ATOMIC;
+
+	if (!mw || !info)
+		return EINVAL;
+	/* The new key keeps the window's index; only the variant changes. */
+	if ((rkey >> ORNIC_MR_KEY_INDEX_SHIFT) !=
+	    (mw->rkey >> ORNIC_MR_KEY_INDEX_SHIFT))
+		return EINVAL;
+	/* Zero-based windows are not implemented (memory.rst). */
+	if (info->mw_access_flags & ~rights)
+		return EINVAL;
+	if (info->length && !info->mr)
+		return EINVAL;
+	h->bind_mw.mw_key = htole32(rkey);
+	/* IBV_ACCESS_* rights have the ORNIC_ACCESS_* values. */
+	h->bind_mw.access = htole32(info->mw_access_flags);
+	if (info->length) {
+		h->bind_mw.mr_key = htole32(info->mr->lkey);
+		h->bind_mw.addr = htole64(info->addr);
+		h->bind_mw.length = htole64(info->length);
+	}
+	return 0;
+}
+
+int ornic_wqe_set_local_inv(struct ornic_wqe_buf *w, uint32_t rkey)
+{
+	w->block[0].hdr.invalidate_rkey = htole32(rkey);
 	return 0;
 }
 

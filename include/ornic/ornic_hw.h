@@ -179,6 +179,7 @@ enum ornic_fatal_code {
 #define ORNIC_CAP_DB_32BIT_PAIR		ORNIC_BIT_ULL(9)
 #define ORNIC_CAP_GSI			ORNIC_BIT_ULL(10)
 #define ORNIC_CAP_FAST_REG		ORNIC_BIT_ULL(11) /* REG_MR/LOCAL_INV WQEs */
+#define ORNIC_CAP_MW			ORNIC_BIT_ULL(15) /* memory windows 1, 2B */
 
 /* ------------------------------------------------------------------------
  * 4. Doorbells (spec: doorbells.rst).  Each 4 KiB page of BAR2 holds one
@@ -258,6 +259,8 @@ enum ornic_admin_opcode {
 	ORNIC_ADMIN_DEALLOC_PD		= 0x19,
 	ORNIC_ADMIN_REG_MR		= 0x1a,
 	ORNIC_ADMIN_DEREG_MR		= 0x1b,
+	ORNIC_ADMIN_ALLOC_MW		= 0x1c,	/* ORNIC_CAP_MW */
+	ORNIC_ADMIN_DEALLOC_MW		= 0x1d,	/* ORNIC_CAP_MW */
 	ORNIC_ADMIN_CREATE_QP		= 0x20,
 	ORNIC_ADMIN_MODIFY_QP		= 0x21,
 	ORNIC_ADMIN_QUERY_QP		= 0x22,
@@ -567,6 +570,8 @@ ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_create_cq, eqn, 24);
 #define ORNIC_ACCESS_REMOTE_READ	ORNIC_BIT(2)
 #define ORNIC_ACCESS_REMOTE_ATOMIC	ORNIC_BIT(3)
 #define ORNIC_ACCESS_ALL		0x0fU
+/* MR only (ORNIC_CAP_MW): memory windows may be bound to the MR. */
+#define ORNIC_ACCESS_MW_BIND		ORNIC_BIT(4)
 
 /* REG_MR flags */
 #define ORNIC_MR_FLAG_PHYSICAL		ORNIC_BIT(0) /* iova = DMA address */
@@ -601,6 +606,29 @@ struct ornic_admin_reg_mr {
 ORNIC_HW_ASSERT_SIZE(struct ornic_admin_reg_mr, 64);
 ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_reg_mr, iova, 24);
 ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_reg_mr, key_variant, 48);
+
+/* Memory windows (spec: memory.rst, "Memory windows"; ORNIC_CAP_MW). */
+enum ornic_mw_type {
+	ORNIC_MW_TYPE_1			= 1,	/* bound by ibv_bind_mw */
+	ORNIC_MW_TYPE_2			= 2,	/* type 2B: bound by a WQE */
+};
+
+/*
+ * ALLOC_MW: result0 = key (index << 8 | key_variant), in the same key space
+ * as MR keys.  The window starts FREE (unbound).  DEALLOC_MW takes a
+ * struct ornic_admin_destroy whose handle is the key (index compared only).
+ */
+struct ornic_admin_alloc_mw {
+	struct ornic_admin_hdr hdr;
+	__le32 pd;
+	__u8 type;			/* enum ornic_mw_type */
+	__u8 key_variant;
+	__le16 reserved0;
+	__le32 reserved1[12];
+};
+
+ORNIC_HW_ASSERT_SIZE(struct ornic_admin_alloc_mw, 64);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_alloc_mw, type, 12);
 
 /* Queue pairs (spec: qp.rst) */
 enum ornic_qp_type {
@@ -862,7 +890,8 @@ enum ornic_wqe_opcode {
 	ORNIC_WQE_OP_ATOMIC_CMP_SWP	= 0x06,
 	ORNIC_WQE_OP_ATOMIC_FETCH_ADD	= 0x07,
 	ORNIC_WQE_OP_REG_MR		= 0x08,	/* ORNIC_CAP_FAST_REG */
-	ORNIC_WQE_OP_LOCAL_INV		= 0x09,	/* ORNIC_CAP_FAST_REG */
+	ORNIC_WQE_OP_LOCAL_INV		= 0x09,	/* ORNIC_CAP_FAST_REG, MW */
+	ORNIC_WQE_OP_BIND_MW		= 0x0c,	/* ORNIC_CAP_MW */
 };
 
 #define ORNIC_WQE_FLAG_SIGNALED		ORNIC_BIT(0)
@@ -923,6 +952,24 @@ ORNIC_HW_ASSERT_SIZE(struct ornic_wqe_reg_mr_seg, 32);
 ORNIC_HW_ASSERT_OFFSET(struct ornic_wqe_reg_mr_seg, num_pages, 12);
 
 /*
+ * BIND_MW WQE (one block), opcode segment: the window's key with its new
+ * variant, the MR the window is bound to (its lkey) and the window's range
+ * and rights.  length 0 unbinds a type-1 window.
+ */
+struct ornic_wqe_bind_mw_seg {
+	__le32 mw_key;			/* window index, new variant */
+	__le32 mr_key;			/* lkey of an MR with MW_BIND */
+	__le64 addr;			/* window start, in the MR's iova space */
+	__le64 length;			/* 0: unbind (type 1 only) */
+	__le32 access;			/* ORNIC_ACCESS_REMOTE_*, LOCAL_WRITE */
+	__le32 reserved;
+};
+
+ORNIC_HW_ASSERT_SIZE(struct ornic_wqe_bind_mw_seg, 32);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_wqe_bind_mw_seg, addr, 8);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_wqe_bind_mw_seg, access, 24);
+
+/*
  * Block 1 of a REG_MR WQE: where the region starts and where its page list
  * is (num_pages __le64 page-aligned DMA addresses, one contiguous array).
  */
@@ -962,7 +1009,7 @@ ORNIC_HW_ASSERT_OFFSET(struct ornic_wqe_av, udp_sport, 30);
 /*
  * Block 0 of every send WQE.  SGEs or inline data follow in blocks 1..
  * (blocks 2.. with ORNIC_WQE_FLAG_AV); a REG_MR has block 1 only
- * (struct ornic_wqe_reg_mr_ext), a LOCAL_INV block 0 only.
+ * (struct ornic_wqe_reg_mr_ext), LOCAL_INV and BIND_MW block 0 only.
  */
 struct ornic_send_wqe {
 	__u8 opcode;			/* enum ornic_wqe_opcode */
@@ -972,7 +1019,7 @@ struct ornic_send_wqe {
 	__le16 inline_len;		/* with FLAG_INLINE */
 	__le16 reserved0;
 	__be32 imm_data;		/* SEND_IMM, RDMA_WRITE_IMM */
-	__le32 invalidate_rkey;		/* SEND_INV, LOCAL_INV */
+	__le32 invalidate_rkey;		/* SEND_INV, LOCAL_INV: MR or MW key */
 	__le64 wr_id;
 	__le64 reserved1;
 	union {
@@ -980,6 +1027,7 @@ struct ornic_send_wqe {
 		struct ornic_wqe_atomic_seg atomic;
 		struct ornic_wqe_ud_seg ud;
 		struct ornic_wqe_reg_mr_seg reg_mr;
+		struct ornic_wqe_bind_mw_seg bind_mw;
 	};
 };
 
@@ -1014,6 +1062,7 @@ enum ornic_cqe_opcode {
 	ORNIC_CQE_OP_FETCH_ADD		= 0x04,
 	ORNIC_CQE_OP_REG_MR		= 0x05,
 	ORNIC_CQE_OP_LOCAL_INV		= 0x06,
+	ORNIC_CQE_OP_BIND_MW		= 0x09,
 	ORNIC_CQE_OP_RECV		= 0x80,
 	ORNIC_CQE_OP_RECV_RDMA_IMM	= 0x81,
 	ORNIC_CQE_OP_ETH_TX		= 0xc0,
@@ -1026,6 +1075,7 @@ enum ornic_cqe_status {
 	ORNIC_CQE_LOC_LEN_ERR		= 1,
 	ORNIC_CQE_LOC_QP_OP_ERR		= 2,
 	ORNIC_CQE_LOC_PROT_ERR		= 4,
+	ORNIC_CQE_MW_BIND_ERR		= 6,
 	ORNIC_CQE_WR_FLUSH_ERR		= 5,
 	ORNIC_CQE_BAD_RESP_ERR		= 7,
 	ORNIC_CQE_LOC_ACCESS_ERR	= 8,
@@ -1082,6 +1132,10 @@ enum ornic_vendor_err {
 	ORNIC_VERR_RESERVED_NONZERO	= 13,
 	ORNIC_VERR_MR_STATE		= 14,	/* fast-reg MR not FREE/VALID */
 	ORNIC_VERR_BAD_PAGE_LIST	= 15,	/* REG_MR pages/shape */
+	ORNIC_VERR_MW_STATE		= 18,	/* window not FREE/VALID as needed */
+	ORNIC_VERR_MW_TYPE		= 19,	/* not for this window type */
+	ORNIC_VERR_MW_QP		= 20,	/* type 2 bound through another QP */
+	ORNIC_VERR_MW_BIND		= 21,	/* MR without MW_BIND / LOCAL_WRITE */
 };
 
 /* ------------------------------------------------------------------------

@@ -224,12 +224,12 @@ static void test_post_checks(struct side *s, struct ibv_qp *qp)
 	       "FETCH_AND_ADD into a 4-byte SGE: %s", strerror(err));
 	sge[0].length = 8;
 
-	wr[0].opcode = IBV_WR_LOCAL_INV;
+	/* LOCAL_INV and BIND_MW are RC operations now (memory windows). */
+	wr[0].opcode = IBV_WR_TSO;
 	bad = NULL;
 	err = ibv_post_send(qp, wr, &bad);
 	report(err == EINVAL && bad == &wr[0], "post-bad-opcode",
-	       "LOCAL_INV: %s", strerror(err));
-
+	       "TSO on an RC QP: %s", strerror(err));
 	wr[0].opcode = IBV_WR_SEND;
 }
 
@@ -630,14 +630,14 @@ static void test_ex(struct side *s)
 	qa.pd = s->pd;
 	qa.send_cq = ibv_cq_ex_to_cq(cqx);
 	qa.recv_cq = ibv_cq_ex_to_cq(cqx);
-	qa.send_ops_flags |= IBV_QP_EX_WITH_BIND_MW;
+	qa.send_ops_flags |= IBV_QP_EX_WITH_TSO;
 	errno = 0;
 	qp = ibv_create_qp_ex(s->ctx, &qa);
-	expect_errno("qp-ex-bind-mw", !qp, errno, EOPNOTSUPP,
-		     "ibv_create_qp_ex(send_ops_flags with BIND_MW)");
+	expect_errno("qp-ex-tso", !qp, errno, EOPNOTSUPP,
+		     "ibv_create_qp_ex(send_ops_flags with TSO on RC)");
 	if (qp)
 		ibv_destroy_qp(qp);
-	qa.send_ops_flags &= ~(uint64_t)IBV_QP_EX_WITH_BIND_MW;
+	qa.send_ops_flags &= ~(uint64_t)IBV_QP_EX_WITH_TSO;
 	qp = ibv_create_qp_ex(s->ctx, &qa);
 	if (!qp || s->gid_index < 0 ||
 	    connect_qp(qp, s, &s->gid, qp->qp_num)) {

@@ -47,6 +47,10 @@ private:
   AdminResult reg_fast_reg_mr(const ornic_admin_reg_mr& command);
   AdminResult dereg_mr(const ornic_admin_destroy& command);
 
+  // admin_mw.cpp
+  AdminResult alloc_mw(const ornic_admin_alloc_mw& command);
+  AdminResult dealloc_mw(const ornic_admin_destroy& command);
+
   // admin_qp.cpp
   AdminResult create_qp(const ornic_admin_create_qp& command);
   AdminResult modify_qp(const ornic_admin_modify_qp& command);

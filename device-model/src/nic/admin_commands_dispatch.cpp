@@ -90,6 +90,10 @@ AdminResult AdminCommands::dispatch(const ornic_admin_sqe& c) {
     return reg_mr(as<ornic_admin_reg_mr>(c));
   case ORNIC_ADMIN_DEREG_MR:
     return dereg_mr(as<ornic_admin_destroy>(c));
+  case ORNIC_ADMIN_ALLOC_MW:
+    return alloc_mw(as<ornic_admin_alloc_mw>(c));
+  case ORNIC_ADMIN_DEALLOC_MW:
+    return dealloc_mw(as<ornic_admin_destroy>(c));
   case ORNIC_ADMIN_CREATE_QP:
     return create_qp(as<ornic_admin_create_qp>(c));
   case ORNIC_ADMIN_MODIFY_QP:

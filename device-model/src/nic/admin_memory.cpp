@@ -57,7 +57,7 @@ AdminResult AdminCommands::reg_mr(const ornic_admin_reg_mr& c) {
 
   const uint32_t remote =
       ORNIC_ACCESS_REMOTE_WRITE | ORNIC_ACCESS_REMOTE_READ | ORNIC_ACCESS_REMOTE_ATOMIC;
-  if ((mr.access & ~ORNIC_ACCESS_ALL) != 0)
+  if ((mr.access & ~(ORNIC_ACCESS_ALL | ORNIC_ACCESS_MW_BIND)) != 0)
     return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);
   // IB rule: a region the peer may write must be locally writable too.
   if ((mr.access & (ORNIC_ACCESS_REMOTE_WRITE | ORNIC_ACCESS_REMOTE_ATOMIC)) &&
@@ -70,7 +70,8 @@ AdminResult AdminCommands::reg_mr(const ornic_admin_reg_mr& c) {
 
   if (mr.physical) {
     // Only for the kernel's own DMA: no page list, and never reachable from the wire.
-    if (!field_is_zero(c.mem) || mr.first_page_offset != 0 || (mr.access & remote))
+    if (!field_is_zero(c.mem) || mr.first_page_offset != 0 ||
+        (mr.access & (remote | ORNIC_ACCESS_MW_BIND)))
       return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);
   } else {
     if (mr.length > limits::kMaxMrSize)
@@ -136,13 +137,16 @@ AdminResult AdminCommands::dereg_mr(const ornic_admin_destroy& c) {
   const uint32_t index = key >> ORNIC_MR_KEY_INDEX_SHIFT;
   auto& r = core_.resources;
   const MemoryRegion* mr = r.mrs.find(index);
-  if (mr == nullptr)
+  if (mr == nullptr || mr->window) // a window's key is DEALLOC_MW's
     return admin_status(ORNIC_ADMIN_STATUS_BAD_HANDLE);
   // A fast-reg MR's variant is the consumer's to change (ib_update_fast_reg_key), and a
   // REG_MR WQE that failed leaves the device's variant behind the driver's: the index is
   // what names the object here.
   if (!mr->fast_reg && mr->key_variant != (key & ORNIC_MR_KEY_VARIANT_MASK))
     return admin_status(ORNIC_ADMIN_STATUS_BAD_HANDLE);
+  // As rxe: windows bound to the MR would point at nothing; the consumer unbinds them first.
+  if (mr->bound_windows != 0)
+    return admin_status(ORNIC_ADMIN_STATUS_BUSY);
   r.page_list_entries -= page_list_charge(*mr);
   r.mrs.erase(index);
   return admin_ok();

@@ -244,6 +244,11 @@ AdminResult AdminCommands::destroy_qp(const ornic_admin_destroy& c) {
   if (qp == nullptr)
     return admin_status(ORNIC_ADMIN_STATUS_BAD_HANDLE);
   r.page_list_entries -= qp->sq_memory.page_count() + (qp->srqn ? 0 : qp->rq_memory.page_count());
+  // A type-2 window is usable only through its QP: a later QP with this QPN must not inherit it.
+  for (auto& [index, entry] : r.mrs)
+    if (entry.window && entry.window->bound && entry.window->type == ORNIC_MW_TYPE_2 &&
+        entry.window->qpn == qpn)
+      r.unbind_window(*entry.window);
   r.qps.erase(qpn);
   return admin_ok();
 }

@@ -37,6 +37,8 @@ uint8_t cqe_opcode_for_send(uint8_t wqe_opcode) {
     return ORNIC_CQE_OP_REG_MR;
   case ORNIC_WQE_OP_LOCAL_INV:
     return ORNIC_CQE_OP_LOCAL_INV;
+  case ORNIC_WQE_OP_BIND_MW:
+    return ORNIC_CQE_OP_BIND_MW;
   default:
     return ORNIC_CQE_OP_SEND;
   }

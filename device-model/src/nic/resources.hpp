@@ -20,6 +20,20 @@ namespace ornic {
 
 struct ProtectionDomain {};
 
+// A memory window (memory.rst "Memory windows"): remote access to part of an MR with rights
+// of its own. FREE (bound == false) gives no access at all.
+struct MemoryWindow {
+  uint8_t type = ORNIC_MW_TYPE_1; // ornic_mw_type
+  bool bound = false;             // VALID
+  uint32_t mr_index = 0;          // key-table index of the MR it is bound to
+  uint32_t qpn = 0;               // type 2: the QP it was bound through
+  uint64_t addr = 0;
+  uint64_t length = 0;
+  uint32_t access = 0; // ORNIC_ACCESS_REMOTE_*
+};
+
+// An entry of the key table: a memory region, or (window set) a memory window, which shares
+// the key space, the PD and the key variant with MRs.
 struct MemoryRegion {
   uint8_t key_variant = 0;
   uint32_t pd = 0;
@@ -34,6 +48,9 @@ struct MemoryRegion {
   bool fast_reg = false;
   bool valid = true;
   uint32_t capacity = 0; // fast_reg: most pages a REG_MR WQE may give it
+  // Windows bound to this MR: DEREG_MR is BUSY while there are any.
+  uint32_t bound_windows = 0;
+  std::optional<MemoryWindow> window;
 };
 
 // Per-QP counters, in host byte order (ornic_qp_counters on the wire).
@@ -123,6 +140,14 @@ struct Resources {
   std::array<std::optional<GidEntry>, limits::kGidTableSize> gids;
   DoorbellPages db_pages;
   uint64_t page_list_entries = 0; // against limits::kPageListBudget
+
+  // Makes a window FREE; the MR it was bound to no longer counts it.
+  void unbind_window(MemoryWindow& window) {
+    if (window.bound)
+      if (MemoryRegion* mr = mrs.find(window.mr_index); mr != nullptr && mr->bound_windows > 0)
+        --mr->bound_windows;
+    window = MemoryWindow{window.type};
+  }
 
   void clear() {
     eqs.clear();

@@ -1,6 +1,7 @@
 // Every data access of the engine goes through the MR table (memory.rst): the key (index
 // and variant), the PD, the bounds and the access rights are checked before any DMA, for
-// local SGEs and for remote (rkey) requests alike.
+// local SGEs and for remote (rkey) requests alike. An rkey may also name a memory window,
+// whose own checks come first ("Memory windows").
 #pragma once
 
 #include <cstdint>
@@ -15,16 +16,23 @@ namespace ornic {
 // Result of a check: ORNIC_VERR_NONE or why not.
 using VendorErr = uint8_t;
 
+// The valid MR a key names (index and variant); never a window, never a FREE fast-reg MR.
 const MemoryRegion* find_mr(const Resources& resources, uint32_t key);
 
 // Local use of [addr, addr+length) under lkey by a QP of PD `pd`. `access` holds the
 // rights needed (LOCAL_WRITE to place data); reading local memory is always allowed.
 VendorErr check_local(const Resources& resources, uint32_t pd, uint32_t lkey, uint64_t addr,
                       uint64_t length, uint32_t access);
-// Remote use under rkey: PD of the responder QP, REMOTE_* rights on the MR; physical MRs
-// are never reachable from the wire.
-VendorErr check_remote(const Resources& resources, uint32_t pd, uint32_t rkey, uint64_t addr,
-                       uint64_t length, uint32_t access);
+// Remote use under rkey by responder QP `qpn` of PD `pd`. An MR key: PD, bounds, REMOTE_*
+// rights on the MR; physical MRs are never reachable from the wire. A window's key: the
+// window is bound with that variant, of `pd`, (type 2) through `qpn`, holds the range and
+// has the rights; then its MR holds the range. `mr` is the MR to access on success.
+struct RemoteTarget {
+  VendorErr why = ORNIC_VERR_NONE;
+  const MemoryRegion* mr = nullptr;
+};
+RemoteTarget check_remote(const Resources& resources, uint32_t qpn, uint32_t pd, uint32_t rkey,
+                          uint64_t addr, uint64_t length, uint32_t access);
 
 // DMA through a checked MR; false when the guest memory behind it is not mapped.
 bool mr_read(GuestMemory& memory, const MemoryRegion& mr, uint64_t addr, std::span<uint8_t> out);

@@ -30,6 +30,15 @@ struct FastRegRequest {
   uint64_t length = 0;
 };
 
+// What a BIND_MW WQE asks for (ornic_wqe_bind_mw_seg, host order).
+struct BindMwRequest {
+  uint32_t mw_key = 0; // window index, new variant
+  uint32_t mr_key = 0;
+  uint64_t addr = 0;
+  uint64_t length = 0; // 0: unbind (type 1)
+  uint32_t access = 0;
+};
+
 // A send WQE the requester has validated and started.
 struct SendOp {
   uint32_t wqe_index = 0; // first block
@@ -49,6 +58,7 @@ struct SendOp {
   // UD/GSI with ORNIC_WQE_FLAG_AV: the address vector of block 1, used instead of an AH.
   std::optional<ornic_wqe_av> av;
   std::optional<FastRegRequest> reg; // REG_MR
+  std::optional<BindMwRequest> bind; // BIND_MW
 
   // PSNs [first_psn, first_psn + packets); a READ owns one per response packet.
   uint32_t first_psn = 0;

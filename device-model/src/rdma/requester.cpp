@@ -161,19 +161,21 @@ bool TransportEngine::start_wqe(uint32_t qpn, QueuePair& qp) {
   return true;
 }
 
-// REG_MR / LOCAL_INV execute once every earlier WQE has completed (an implicit fence: a
+// REG_MR / LOCAL_INV / BIND_MW execute once every earlier WQE has completed (an implicit fence: a
 // LOCAL_INV never pulls an MR from under a send still being transmitted or acknowledged),
 // and before the next WQE starts, so that WQE may already use the new key.
 bool TransportEngine::run_local_op(uint32_t qpn, QueuePair& qp, SendOp& op) {
   RequesterState& req = qp.transport.req;
   if (!req.ops.empty())
     return false; // started again when the last outstanding WQE retires
-  if (const auto error = execute_local_op(core_, qp, op)) {
+  if (const auto error = execute_local_op(core_, qpn, qp, op)) {
     core_.counters.inc(ORNIC_CNT_WQE_ERRORS);
     ++qp.counters.wqe_errors;
     core_.log.warn("qp {}: {} WQE at {} failed (status {}, vendor_err {})", qpn,
-                   op.opcode == ORNIC_WQE_OP_REG_MR ? "REG_MR" : "LOCAL_INV", req.sq_next,
-                   error->status, error->vendor_err);
+                   op.opcode == ORNIC_WQE_OP_REG_MR    ? "REG_MR"
+                   : op.opcode == ORNIC_WQE_OP_BIND_MW ? "BIND_MW"
+                                                       : "LOCAL_INV",
+                   req.sq_next, error->status, error->vendor_err);
     fail_send(qpn, qp, op, error->status, error->vendor_err);
     return false;
   }

@@ -306,7 +306,7 @@ bool TransportEngine::execute_send(uint32_t qpn, QueuePair& qp, const roce::Pars
       result.flags |= ORNIC_CQE_FLAG_INV;
       result.immediate = packet.description.ieth->rkey;
       // The MR is FREE before the CQE that reports it is written (IB remote invalidate).
-      const uint8_t why = remote_invalidate(core_.resources, qp.pd, result.immediate);
+      const uint8_t why = remote_invalidate(core_.resources, qpn, qp.pd, result.immediate);
       if (why != ORNIC_VERR_NONE) {
         fail_invalidate(qpn, qp, result, why, psn);
         return false;
@@ -319,13 +319,17 @@ bool TransportEngine::execute_send(uint32_t qpn, QueuePair& qp, const roce::Pars
   return qp.state != ORNIC_QPS_ERR;
 }
 
-bool TransportEngine::remote_allowed(const QueuePair& qp, uint32_t rkey, uint64_t va,
-                                     uint64_t length, uint32_t access) const {
+std::optional<const MemoryRegion*>
+TransportEngine::remote_allowed(uint32_t qpn, const QueuePair& qp, uint32_t rkey, uint64_t va,
+                                uint64_t length, uint32_t access) const {
   if ((le(qp.attr.access_flags) & access) != access)
-    return false;
+    return std::nullopt;
   if (length == 0)
-    return true; // IB: a zero-length request names no memory
-  return check_remote(core_.resources, qp.pd, rkey, va, length, access) == ORNIC_VERR_NONE;
+    return nullptr; // IB: a zero-length request names no memory
+  const RemoteTarget target = check_remote(core_.resources, qpn, qp.pd, rkey, va, length, access);
+  if (target.why != ORNIC_VERR_NONE)
+    return std::nullopt;
+  return target.mr;
 }
 
 bool TransportEngine::execute_write(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet) {
@@ -338,7 +342,7 @@ bool TransportEngine::execute_write(uint32_t qpn, QueuePair& qp, const roce::Par
   const bool first = info.has(roce::kStartsMessage);
   const uint32_t length = static_cast<uint32_t>(packet.payload.size());
   if (first) {
-    if (!remote_allowed(qp, d.reth->rkey, d.reth->virtual_address, d.reth->dma_length,
+    if (!remote_allowed(qpn, qp, d.reth->rkey, d.reth->virtual_address, d.reth->dma_length,
                         ORNIC_ACCESS_REMOTE_WRITE)) {
       nak_and_fail(qpn, qp, static_cast<uint8_t>(roce::NakCode::remote_access_error), psn,
                    ORNIC_EQE_QP_ACCESS_ERR);
@@ -364,9 +368,11 @@ bool TransportEngine::execute_write(uint32_t qpn, QueuePair& qp, const roce::Par
     resp.write_length = d.reth->dma_length;
   }
   if (length != 0) {
-    const MemoryRegion* mr = find_mr(core_.resources, resp.write_rkey);
-    if (mr == nullptr || check_remote(core_.resources, qp.pd, resp.write_rkey, resp.write_va,
-                                      length, ORNIC_ACCESS_REMOTE_WRITE) != ORNIC_VERR_NONE) {
+    // Every packet again: the MR or window may be gone since the first.
+    const RemoteTarget target = check_remote(core_.resources, qpn, qp.pd, resp.write_rkey,
+                                             resp.write_va, length, ORNIC_ACCESS_REMOTE_WRITE);
+    const MemoryRegion* mr = target.mr;
+    if (target.why != ORNIC_VERR_NONE || mr == nullptr) {
       nak_and_fail(qpn, qp, static_cast<uint8_t>(roce::NakCode::remote_access_error), psn,
                    ORNIC_EQE_QP_ACCESS_ERR);
       return false;
@@ -411,7 +417,8 @@ void TransportEngine::execute_read(uint32_t qpn, QueuePair& qp, const roce::Pars
                    ORNIC_EQE_QP_REQ_ERR);
     return;
   }
-  if (!remote_allowed(qp, d.reth->rkey, va, length, ORNIC_ACCESS_REMOTE_READ)) {
+  const auto target = remote_allowed(qpn, qp, d.reth->rkey, va, length, ORNIC_ACCESS_REMOTE_READ);
+  if (!target) {
     if (!duplicate)
       nak_and_fail(qpn, qp, static_cast<uint8_t>(roce::NakCode::remote_access_error), psn,
                    ORNIC_EQE_QP_ACCESS_ERR);
@@ -423,7 +430,7 @@ void TransportEngine::execute_read(uint32_t qpn, QueuePair& qp, const roce::Pars
     resp.epsn = roce::psn_add(psn, count);
     resp.msn = roce::psn_add(resp.msn, 1);
   }
-  const MemoryRegion* mr = length != 0 ? find_mr(core_.resources, d.reth->rkey) : nullptr;
+  const MemoryRegion* mr = *target;
   for (uint32_t i = 0; i < count; ++i) {
     const uint32_t offset = i * mtu;
     const uint32_t piece = std::min(mtu, length - offset);
@@ -459,12 +466,14 @@ bool TransportEngine::execute_atomic(uint32_t qpn, QueuePair& qp,
                  ORNIC_EQE_QP_REQ_ERR);
     return false;
   }
-  if (!remote_allowed(qp, a.rkey, a.virtual_address, 8, ORNIC_ACCESS_REMOTE_ATOMIC)) {
+  const auto target =
+      remote_allowed(qpn, qp, a.rkey, a.virtual_address, 8, ORNIC_ACCESS_REMOTE_ATOMIC);
+  if (!target) {
     nak_and_fail(qpn, qp, static_cast<uint8_t>(roce::NakCode::remote_access_error), psn,
                  ORNIC_EQE_QP_ACCESS_ERR);
     return false;
   }
-  const MemoryRegion* mr = find_mr(core_.resources, a.rkey);
+  const MemoryRegion* mr = *target;
   std::array<uint8_t, 8> bytes{};
   uint64_t original = 0;
   bool ok = mr_read(core_.memory(), *mr, a.virtual_address, bytes);

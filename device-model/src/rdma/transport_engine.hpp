@@ -107,8 +107,11 @@ private:
   bool execute_write(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet);
   void execute_read(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet, bool duplicate);
   bool execute_atomic(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet);
-  bool remote_allowed(const QueuePair& qp, uint32_t rkey, uint64_t va, uint64_t length,
-                      uint32_t access) const;
+  // The MR a remote request of QP `qpn` reaches (nullptr for a zero-length request), or
+  // nothing when the QP's rights or the key's checks refuse it.
+  std::optional<const MemoryRegion*> remote_allowed(uint32_t qpn, const QueuePair& qp,
+                                                    uint32_t rkey, uint64_t va, uint64_t length,
+                                                    uint32_t access) const;
   Take take_receive(uint32_t qpn, QueuePair& qp, RecvWqe& wqe);
   void begin_receive(QueuePair& qp, const RecvWqe& wqe);
   // An RC request that needs a receive WQE: takes and begins one, or answers with an RNR

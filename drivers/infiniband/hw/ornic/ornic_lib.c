@@ -163,6 +163,20 @@ int ornic_cmd_gid(struct ornic_admin_sqe *sqe, bool add, u32 index,
 	return 0;
 }
 
+int ornic_cmd_alloc_mw(struct ornic_admin_sqe *sqe, u32 pdn, u8 type,
+		       u8 key_variant)
+{
+	struct ornic_admin_alloc_mw *c = (struct ornic_admin_alloc_mw *)sqe;
+
+	if (type != ORNIC_MW_TYPE_1 && type != ORNIC_MW_TYPE_2)
+		return -EINVAL;
+	ornic_cmd_init(sqe, ORNIC_ADMIN_ALLOC_MW);
+	c->pd = cpu_to_le32(pdn);
+	c->type = type;
+	c->key_variant = key_variant;
+	return 0;
+}
+
 void ornic_cmd_set_mac(struct ornic_admin_sqe *sqe, const u8 mac[6])
 {
 	struct ornic_admin_eth_set_mac *c =
@@ -247,6 +261,8 @@ const char *ornic_admin_opcode_str(u8 opcode)
 	case ORNIC_ADMIN_DEALLOC_PD: return "DEALLOC_PD";
 	case ORNIC_ADMIN_REG_MR: return "REG_MR";
 	case ORNIC_ADMIN_DEREG_MR: return "DEREG_MR";
+	case ORNIC_ADMIN_ALLOC_MW: return "ALLOC_MW";
+	case ORNIC_ADMIN_DEALLOC_MW: return "DEALLOC_MW";
 	case ORNIC_ADMIN_CREATE_QP: return "CREATE_QP";
 	case ORNIC_ADMIN_MODIFY_QP: return "MODIFY_QP";
 	case ORNIC_ADMIN_QUERY_QP: return "QUERY_QP";

@@ -105,6 +105,9 @@ int ornic_cmd_gid(struct ornic_admin_sqe *sqe, bool add, u32 index,
 		  const u8 gid[16], bool ipv4);
 void ornic_cmd_set_mac(struct ornic_admin_sqe *sqe, const u8 mac[6]);
 void ornic_cmd_set_mtu(struct ornic_admin_sqe *sqe, u32 mtu);
+/* ALLOC_MW of @type (enum ornic_mw_type) in @pdn; -EINVAL for another type. */
+int ornic_cmd_alloc_mw(struct ornic_admin_sqe *sqe, u32 pdn, u8 type,
+		       u8 key_variant);
 
 int ornic_admin_status_errno(u8 status);
 const char *ornic_admin_status_str(u8 status);

@@ -28,10 +28,14 @@ static struct ib_mr *ornic_reg_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	if (!length || length > le64_to_cpu(a->max_mr_size) ||
 	    virt_addr + length < virt_addr)
 		return ERR_PTR(-EINVAL);
-	err = ornic_access_from_ib(access, a->atomic_cap != ORNIC_ATOMIC_NONE,
-				   &hw_access);
-	if (err)
+	err = ornic_mr_access_from_ib(access,
+				      a->atomic_cap != ORNIC_ATOMIC_NONE,
+				      dev->caps & ORNIC_CAP_MW, &hw_access);
+	if (err) {
+		ibdev_dbg(&dev->ibdev, "reg_mr: access %#x not supported\n",
+			  access);
 		return ERR_PTR(err);
+	}
 	if (udata && udata->inlen &&
 	    !ib_is_udata_cleared(udata, 0, udata->inlen))
 		return ERR_PTR(-EOPNOTSUPP);
@@ -124,6 +128,51 @@ int ornic_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 				  mr->pages, mr->pages_dma);
 	kfree(mr);
 	return 0;
+}
+
+/*
+ * Memory windows (spec: memory.rst "Memory windows"): a key of the MR key
+ * table.  Binding happens on a send queue (BIND_MW WQEs the provider
+ * posts), so the kernel only allocates and deallocates.
+ */
+int ornic_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
+{
+	struct ornic_dev *dev = to_odev(ibmw->device);
+	struct ornic_mw *mw = to_omw(ibmw);
+	struct ornic_admin_sqe sqe;
+	u8 type;
+	int err;
+
+	if (!(dev->caps & ORNIC_CAP_MW))
+		return -EOPNOTSUPP;
+	err = ornic_mw_type_from_ib(ibmw->type, &type);
+	if (err) {
+		ibdev_dbg(&dev->ibdev, "alloc_mw: type %d not supported\n",
+			  ibmw->type);
+		return err;
+	}
+	if (udata && udata->inlen &&
+	    !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return -EOPNOTSUPP;
+	err = ornic_cmd_alloc_mw(&sqe, to_pdn(ibmw->pd), type,
+				 (u8)atomic_inc_return(&dev->mr_variant));
+	if (err)
+		return err;
+	err = ornic_admin_simple(dev, &sqe, &mw->key);
+	if (err)
+		return err;
+	ibmw->rkey = mw->key;
+	return 0;
+}
+
+int ornic_dealloc_mw(struct ib_mw *ibmw)
+{
+	int err;
+
+	err = ornic_admin_destroy(to_odev(ibmw->device), ORNIC_ADMIN_DEALLOC_MW,
+				  to_omw(ibmw)->key);
+	/* A dead device was reset: the window no longer exists. */
+	return err == -EIO ? 0 : err;
 }
 
 /*

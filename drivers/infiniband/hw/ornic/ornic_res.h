@@ -42,6 +42,11 @@ struct ornic_mr {
 	u32 npages;
 };
 
+struct ornic_mw {
+	struct ib_mw ibmw;
+	u32 key;			/* as ALLOC_MW returned it */
+};
+
 struct ornic_cq {
 	struct ib_cq ibcq;
 	struct ib_umem *umem;		/* user CQs */
@@ -125,6 +130,11 @@ static inline struct ornic_mr *to_omr(struct ib_mr *ibmr)
 	return container_of(ibmr, struct ornic_mr, ibmr);
 }
 
+static inline struct ornic_mw *to_omw(struct ib_mw *ibmw)
+{
+	return container_of(ibmw, struct ornic_mw, ibmw);
+}
+
 static inline struct ornic_cq *to_ocq(struct ib_cq *ibcq)
 {
 	return container_of(ibcq, struct ornic_cq, ibcq);
@@ -174,6 +184,8 @@ struct ib_mr *ornic_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				struct ib_udata *udata);
 #endif
 int ornic_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+int ornic_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
+int ornic_dealloc_mw(struct ib_mw *ibmw);
 
 /* ornic_mr.c, kernel PDs */
 struct ib_mr *ornic_get_dma_mr(struct ib_pd *ibpd, int access);

@@ -71,6 +71,12 @@ static int ornic_query_device(struct ib_device *ibdev,
 		props->max_fast_reg_page_list_len =
 			le32_to_cpu(a->max_fast_reg_pages);
 	}
+	/* Windows share the MR key table (spec: identity.rst). */
+	if (dev->caps & ORNIC_CAP_MW) {
+		props->device_cap_flags |= IB_DEVICE_MEM_WINDOW |
+					   IB_DEVICE_MEM_WINDOW_TYPE_2B;
+		props->max_mw = props->max_mr;
+	}
 	props->local_ca_ack_delay = a->local_ca_ack_delay;
 	props->atomic_cap = a->atomic_cap == ORNIC_ATOMIC_GLOB ?
 			    IB_ATOMIC_GLOB :
@@ -447,6 +453,7 @@ static const struct ib_device_ops ornic_dev_ops = {
 
 	.add_gid = ornic_add_gid,
 	.alloc_mr = ornic_alloc_mr,
+	.alloc_mw = ornic_alloc_mw,
 	.alloc_hw_port_stats = ornic_alloc_hw_port_stats,
 	.alloc_pd = ornic_alloc_pd,
 	.alloc_ucontext = ornic_alloc_ucontext,
@@ -455,6 +462,7 @@ static const struct ib_device_ops ornic_dev_ops = {
 	.create_qp = ornic_create_qp,
 	.create_srq = ornic_create_srq,
 	.create_user_ah = ornic_create_ah,
+	.dealloc_mw = ornic_dealloc_mw,
 	.dealloc_pd = ornic_dealloc_pd,
 	.dealloc_ucontext = ornic_dealloc_ucontext,
 	.del_gid = ornic_del_gid,
@@ -488,6 +496,7 @@ static const struct ib_device_ops ornic_dev_ops = {
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, ornic_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, ornic_cq, ibcq),
+	INIT_RDMA_OBJ_SIZE(ib_mw, ornic_mw, ibmw),
 	INIT_RDMA_OBJ_SIZE(ib_pd, ornic_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, ornic_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_srq, ornic_srq, ibsrq),

@@ -174,6 +174,35 @@ int ornic_access_from_ib(int ib_access, bool atomics, u32 *access)
 	return 0;
 }
 
+int ornic_mr_access_from_ib(int ib_access, bool atomics, bool mw, u32 *access)
+{
+	int err;
+
+	if ((ib_access & IB_ACCESS_MW_BIND) && !mw)
+		return -EOPNOTSUPP;
+	err = ornic_access_from_ib(ib_access & ~IB_ACCESS_MW_BIND, atomics,
+				   access);
+	if (err)
+		return err;
+	if (ib_access & IB_ACCESS_MW_BIND)
+		*access |= ORNIC_ACCESS_MW_BIND;
+	return 0;
+}
+
+int ornic_mw_type_from_ib(enum ib_mw_type type, u8 *hw)
+{
+	switch (type) {
+	case IB_MW_TYPE_1:
+		*hw = ORNIC_MW_TYPE_1;
+		return 0;
+	case IB_MW_TYPE_2:
+		*hw = ORNIC_MW_TYPE_2;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
 /* --- QP attributes --------------------------------------------------------- */
 
 static const struct {

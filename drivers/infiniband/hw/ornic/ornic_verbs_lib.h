@@ -67,6 +67,13 @@ u64 ornic_mr_pgsz_bitmap(u64 page_size_cap);
 
 /* IB access flags -> ORNIC_ACCESS_*; -EOPNOTSUPP for flags it lacks. */
 int ornic_access_from_ib(int ib_access, bool atomics, u32 *access);
+/*
+ * The same for an MR, which may also take IB_ACCESS_MW_BIND when the device
+ * has memory windows (@mw).
+ */
+int ornic_mr_access_from_ib(int ib_access, bool atomics, bool mw, u32 *access);
+/* ib_mw_type -> enum ornic_mw_type; -EINVAL for a type the device lacks. */
+int ornic_mw_type_from_ib(enum ib_mw_type type, u8 *hw);
 
 /* IB_QP_* mask bits the device understands (plus CUR_STATE and PORT). */
 /*
