@@ -99,8 +99,9 @@ void ornic_pd_put(struct ornic_pd *pd)
  * A parent domain: the PD of every object created on it, with the
  * application's ring allocator (thread domains are not implemented).
  */
-struct ibv_pd *ornic_alloc_parent_domain(struct ibv_context *ibctx,
-					 struct ibv_parent_domain_init_attr *attr)
+static struct ibv_pd *
+ornic_alloc_parent_domain(struct ibv_context *ibctx,
+			  struct ibv_parent_domain_init_attr *attr)
 {
 	struct ornic_pd *pd, *pdom;
 

@@ -233,8 +233,6 @@ static inline struct ornic_pd *ornic_parent_domain(struct ibv_pd *ibpd)
 }
 
 /* ornic.c */
-struct ibv_pd *ornic_alloc_parent_domain(struct ibv_context *ibctx,
-					 struct ibv_parent_domain_init_attr *attr);
 void ornic_pd_get(struct ornic_pd *pd);
 void ornic_pd_put(struct ornic_pd *pd);
 
