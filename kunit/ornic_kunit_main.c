@@ -190,11 +190,18 @@ static void ornic_cmd_create_layouts(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, ornic_all_zero(eq->reserved1,
 					       sizeof(eq->reserved1)));
 
-	ornic_cmd_create_cq(&sqe, &mem, 9, 2, 0);
+	ornic_cmd_create_cq(&sqe, &mem, 9, 2, 0, 0);
 	KUNIT_EXPECT_EQ(test, sqe.hdr.opcode, ORNIC_ADMIN_CREATE_CQ);
 	KUNIT_EXPECT_EQ(test, le32_to_cpu(cq->eqn), 2U);
 	KUNIT_EXPECT_EQ(test, le16_to_cpu(cq->db_page), 0);
 	KUNIT_EXPECT_EQ(test, cq->log_depth, 9);
+	KUNIT_EXPECT_EQ(test, cq->flags, 0);
+	KUNIT_EXPECT_TRUE(test, ornic_all_zero(cq->reserved1,
+					       sizeof(cq->reserved1)));
+	ornic_cmd_create_cq(&sqe, &mem, 6, 3, 17, ORNIC_CQ_FLAG_TIMESTAMP);
+	KUNIT_EXPECT_EQ(test, cq->flags, ORNIC_CQ_FLAG_TIMESTAMP);
+	KUNIT_EXPECT_EQ(test, le16_to_cpu(cq->db_page), 17);
+	KUNIT_EXPECT_EQ(test, cq->log_depth, 6);
 
 	ornic_cmd_create_eth_ring(&sqe, true, &mem, 8, 7);
 	KUNIT_EXPECT_EQ(test, sqe.hdr.opcode, ORNIC_ADMIN_ETH_CREATE_TX_RING);

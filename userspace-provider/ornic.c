@@ -4,9 +4,10 @@
  *
  * Matches the ornic PCI function (the kernel driver registers with
  * RDMA_DRIVER_UNKNOWN, so matching is by PCI ID), opens a user context and
- * maps its doorbell page, and implements device/port queries and protection
- * domains.  The data-path objects live in their own files; verbs left unset
- * in the ops table are answered EOPNOTSUPP by libibverbs.
+ * maps its doorbell page, and implements device/port queries, the device
+ * clock, protection domains and parent domains.  The data-path objects live
+ * in their own files; verbs left unset in the ops table are answered
+ * EOPNOTSUPP by libibverbs.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -27,6 +28,28 @@ static int ornic_query_device_ex(struct ibv_context *ibctx,
 
 	return ibv_cmd_query_device_any(ibctx, input, attr, attr_size, &resp,
 					&resp_size);
+}
+
+/*
+ * The device clock now (doorbells.rst, "Device clock"): nanoseconds, as a
+ * timespec.  It is the clock of completion timestamps.
+ */
+static int ornic_query_rt_values(struct ibv_context *ibctx,
+				 struct ibv_values_ex *values)
+{
+	struct ornic_context *ctx = to_ornic_ctx(ibctx);
+	uint64_t now;
+
+	if (values->comp_mask & ~(uint32_t)IBV_VALUES_MASK_RAW_CLOCK)
+		return EINVAL;
+	if (!(ctx->caps & ORNIC_CAP_CQE_TIMESTAMP))
+		return EOPNOTSUPP;
+	if (values->comp_mask & IBV_VALUES_MASK_RAW_CLOCK) {
+		now = ornic_read_clock(ctx);
+		values->raw_clock.tv_sec = now / 1000000000;
+		values->raw_clock.tv_nsec = now % 1000000000;
+	}
+	return 0;
 }
 
 static int ornic_query_port(struct ibv_context *ibctx, uint8_t port,
@@ -95,10 +118,80 @@ static void ornic_unimport_pd(struct ibv_pd *ibpd)
 	free(to_ornic_pd(ibpd));
 }
 
+void ornic_pd_get(struct ornic_pd *pd)
+{
+	atomic_fetch_add(&pd->users, 1);
+}
+
+void ornic_pd_put(struct ornic_pd *pd)
+{
+	atomic_fetch_sub(&pd->users, 1);
+}
+
+/*
+ * A parent domain: the PD of every object created on it, with the
+ * application's ring allocator (thread domains are not implemented).
+ */
+static struct ibv_pd *
+ornic_alloc_parent_domain(struct ibv_context *ibctx,
+			  struct ibv_parent_domain_init_attr *attr)
+{
+	struct ornic_pd *pd, *pdom;
+
+	if (ibv_check_alloc_parent_domain(attr))
+		return NULL;
+	if (attr->comp_mask & ~(uint32_t)(IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS |
+					  IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (attr->td) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	pd = to_ornic_pd(attr->pd);
+	/* A parent domain wraps a protection domain of this context. */
+	if (attr->pd->context != ibctx || pd->protection_domain) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if ((attr->comp_mask & IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS) &&
+	    !attr->alloc != !attr->free) {
+		errno = EINVAL;
+		return NULL;
+	}
+
+	pdom = calloc(1, sizeof(*pdom));
+	if (!pdom) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ibv_initialize_parent_domain(&pdom->ibvpd, &pd->ibvpd);
+	pdom->pdn = pd->pdn;
+	pdom->protection_domain = pd;
+	if (attr->comp_mask & IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS) {
+		pdom->alloc = attr->alloc;
+		pdom->free = attr->free;
+	}
+	if (attr->comp_mask & IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT)
+		pdom->pd_context = attr->pd_context;
+	ornic_pd_get(pd);
+	return &pdom->ibvpd;
+}
+
 static int ornic_dealloc_pd(struct ibv_pd *ibpd)
 {
 	struct ornic_pd *pd = to_ornic_pd(ibpd);
 	int err;
+
+	/* Queues of a parent domain free their rings through it. */
+	if (atomic_load(&pd->users))
+		return EBUSY;
+	if (pd->protection_domain) {
+		ornic_pd_put(pd->protection_domain);
+		free(pd);
+		return 0;
+	}
 
 	err = ibv_cmd_dealloc_pd(ibpd);
 	if (err)
@@ -124,6 +217,7 @@ static void ornic_free_context(struct ibv_context *ibctx)
 
 static const struct verbs_context_ops ornic_ctx_ops = {
 	.alloc_mw = ornic_alloc_mw,
+	.alloc_parent_domain = ornic_alloc_parent_domain,
 	.alloc_pd = ornic_alloc_pd,
 	.bind_mw = ornic_bind_mw,
 	.create_ah = ornic_create_ah,
@@ -151,6 +245,7 @@ static const struct verbs_context_ops ornic_ctx_ops = {
 	.query_device_ex = ornic_query_device_ex,
 	.query_port = ornic_query_port,
 	.query_qp = ornic_query_qp,
+	.query_rt_values = ornic_query_rt_values,
 	.query_srq = ornic_query_srq,
 	.reg_mr = ornic_reg_mr,
 	.req_notify_cq = ornic_req_notify_cq,
@@ -198,8 +293,9 @@ static int ornic_context_setup(struct ornic_context *ctx,
 	ctx->max_inline_data = resp->max_inline_data;
 	ctx->max_wqe_blocks = resp->max_wqe_blocks;
 
-	ctx->db = mmap(NULL, ctx->db_page_size, PROT_WRITE, MAP_SHARED, cmd_fd,
-		       resp->db_mmap_key);
+	/* Written for doorbells, read for the device clock. */
+	ctx->db = mmap(NULL, ctx->db_page_size, PROT_READ | PROT_WRITE,
+		       MAP_SHARED, cmd_fd, resp->db_mmap_key);
 	if (ctx->db == MAP_FAILED) {
 		err = errno;
 		verbs_err(&ctx->ibvctx,

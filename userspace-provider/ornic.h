@@ -7,6 +7,7 @@
 #define __ORNIC_H__
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <infiniband/driver.h>
@@ -59,9 +60,36 @@ struct ornic_context {
 	struct ornic_qp **qp_table[ORNIC_QP_TABLE_SIZE];
 };
 
+/*
+ * A protection domain, or a parent domain (ibv_alloc_parent_domain): a PD
+ * in every verb, whose queues take their ring memory from the application's
+ * allocator when it gave one.  The kernel never sees a parent domain: its
+ * handle is the wrapped PD's.
+ */
 struct ornic_pd {
 	struct ibv_pd ibvpd;
 	uint32_t pdn;
+	/* Objects that point at this PD: parent domains over a PD; QPs, SRQs
+	 * and CQs of a parent domain.  Deallocation waits for 0. */
+	atomic_int users;
+	/* Parent domains only: the PD it wraps, and the allocator if any. */
+	struct ornic_pd *protection_domain;
+	void *(*alloc)(struct ibv_pd *pd, void *pd_context, size_t size,
+		       size_t alignment, uint64_t resource_type);
+	void (*free)(struct ibv_pd *pd, void *pd_context, void *ptr,
+		     uint64_t resource_type);
+	void *pd_context;
+};
+
+/*
+ * resource_type values the allocator of a parent domain is called with:
+ * which ring of which queue the memory is for.
+ */
+enum ornic_resource_type {
+	ORNIC_RES_TYPE_CQ	= 1,
+	ORNIC_RES_TYPE_SQ	= 2,
+	ORNIC_RES_TYPE_RQ	= 3,
+	ORNIC_RES_TYPE_SRQ	= 4,
 };
 
 struct ornic_mr {
@@ -74,18 +102,26 @@ struct ornic_ring {
 	size_t buf_size;
 	uint32_t log_depth;
 	uint32_t mask;			/* entries - 1 */
+	/* The parent domain whose allocator gave buf, or NULL (our mmap). */
+	struct ornic_pd *custom;
+	uint64_t resource_type;
 };
 
 struct ornic_cq {
 	struct verbs_cq vcq;
 	pthread_spinlock_t lock;
 	struct ornic_ring ring;
+	uint32_t cqe_size;		/* ORNIC_CQE_SIZE or ORNIC_CQE_TS_SIZE */
 	uint32_t cqn;
 	uint32_t ci;			/* next CQE to look at */
 	uint32_t ci_reported;		/* last consumer index rung */
 	uint32_t db_batch;		/* ring the consumer index this often */
+	struct ornic_pd *parent_domain;	/* IBV_CQ_INIT_ATTR_MASK_PD */
+	/* CLOCK_REALTIME ns minus device clock, measured at creation. */
+	int64_t wallclock_offset;
 	/* ibv_cq_ex polling: the CQE start/next_poll stopped at. */
 	struct ornic_cqe cur;
+	uint64_t cur_ts;		/* its device timestamp (timestamped CQs) */
 };
 
 /* A work queue (SQ, RQ or SRQ) of 64-byte blocks. */
@@ -105,6 +141,7 @@ struct ornic_srq {
 	uint32_t srqn;
 	/* One byte per block: set when the WQE starting there completed. */
 	uint8_t *done;
+	struct ornic_pd *parent_domain;	/* created on one, or NULL */
 };
 
 /* The WQE being built: block 0 plus up to 7 data blocks. */
@@ -128,6 +165,7 @@ struct ornic_qp {
 	struct ornic_wq sq;
 	struct ornic_wq rq;		/* unused with an SRQ */
 	struct ornic_srq *srq;
+	struct ornic_pd *parent_domain;	/* created on one, or NULL */
 
 	/* ibv_qp_ex (wr_*) state between wr_start and wr_complete */
 	struct ornic_wqe_buf wr;
@@ -186,13 +224,27 @@ static inline struct ornic_ah *to_ornic_ah(struct ibv_ah *ibah)
 	return container_of(ibah, struct ornic_ah, ibvah);
 }
 
+/* The parent domain @ibpd is, or NULL for a protection domain (or none). */
+static inline struct ornic_pd *ornic_parent_domain(struct ibv_pd *ibpd)
+{
+	struct ornic_pd *pd = ibpd ? to_ornic_pd(ibpd) : NULL;
+
+	return pd && pd->protection_domain ? pd : NULL;
+}
+
+/* ornic.c */
+void ornic_pd_get(struct ornic_pd *pd);
+void ornic_pd_put(struct ornic_pd *pd);
+
 /* ornic_ring.c */
-int ornic_ring_alloc(struct ornic_ring *ring, uint32_t log_depth,
+int ornic_ring_alloc(struct ornic_ring *ring, struct ibv_pd *pd,
+		     uint64_t resource_type, uint32_t log_depth,
 		     uint32_t entry_size);
 void ornic_ring_free(struct ornic_ring *ring);
 void ornic_ring_doorbell(struct ornic_context *ctx, uint32_t offset,
 			 uint32_t qn, uint64_t flags, uint32_t index);
 uint32_t ornic_log2_depth(uint32_t entries);
+uint64_t ornic_read_clock(struct ornic_context *ctx);
 
 /* ornic_cq.c */
 struct ibv_cq *ornic_create_cq(struct ibv_context *ibctx, int cqe,

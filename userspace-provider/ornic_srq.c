@@ -68,7 +68,8 @@ struct ibv_srq *ornic_create_srq(struct ibv_pd *ibpd,
 		return NULL;
 	}
 	log = ornic_log2_depth(blocks);
-	err = ornic_ring_alloc(&srq->wq.ring, log, ORNIC_WQE_BLOCK_SIZE);
+	err = ornic_ring_alloc(&srq->wq.ring, ibpd, ORNIC_RES_TYPE_SRQ, log,
+			       ORNIC_WQE_BLOCK_SIZE);
 	if (err)
 		goto err_free;
 	srq->done = calloc(1U << log, 1);
@@ -103,6 +104,9 @@ struct ibv_srq *ornic_create_srq(struct ibv_pd *ibpd,
 	srq->srqn = resp.srqn;
 	a->max_wr = srq->wq.max_wr;
 	a->max_sge = srq->wq.max_sge;
+	srq->parent_domain = ornic_parent_domain(ibpd);
+	if (srq->parent_domain)
+		ornic_pd_get(srq->parent_domain);
 	return &srq->vsrq.srq;
 
 err_lock:
@@ -156,6 +160,8 @@ int ornic_destroy_srq(struct ibv_srq *ibsrq)
 	pthread_spin_destroy(&srq->wq.lock);
 	free(srq->done);
 	ornic_ring_free(&srq->wq.ring);
+	if (srq->parent_domain)
+		ornic_pd_put(srq->parent_domain);
 	free(srq);
 	return 0;
 }

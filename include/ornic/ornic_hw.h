@@ -180,6 +180,8 @@ enum ornic_fatal_code {
 #define ORNIC_CAP_GSI			ORNIC_BIT_ULL(10)
 #define ORNIC_CAP_FAST_REG		ORNIC_BIT_ULL(11) /* REG_MR/LOCAL_INV WQEs */
 #define ORNIC_CAP_MW			ORNIC_BIT_ULL(15) /* memory windows 1, 2B */
+/* Timestamped CQs (64-byte CQEs) and the CLOCK register of doorbell pages. */
+#define ORNIC_CAP_CQE_TIMESTAMP		ORNIC_BIT_ULL(20)
 
 /* ------------------------------------------------------------------------
  * 4. Doorbells (spec: doorbells.rst).  Each 4 KiB page of BAR2 holds one
@@ -194,6 +196,19 @@ enum ornic_fatal_code {
 #define ORNIC_DB_EQ			0x20
 #define ORNIC_DB_ETH_TX			0x28
 #define ORNIC_DB_ETH_RX			0x30
+
+/*
+ * The device clock (ORNIC_CAP_CQE_TIMESTAMP), readable in every doorbell
+ * page, so that a user context reads it through the page it has mapped: one
+ * 64-bit read at ORNIC_DB_CLOCK, or 32-bit reads of the halves (read HI, LO,
+ * HI again; retry if HI changed).  A free-running 64-bit count of
+ * nanoseconds that never goes backwards, not even across a reset; its
+ * epoch is unspecified.  Timestamped CQEs carry the same clock.
+ */
+#define ORNIC_DB_CLOCK			0x800
+#define ORNIC_DB_CLOCK_LO		0x800
+#define ORNIC_DB_CLOCK_HI		0x804
+#define ORNIC_CLOCK_KHZ			1000000U	/* 1 tick = 1 ns */
 
 /* Doorbell value. */
 #define ORNIC_DB_QN_MASK		0x00ffffffULL	/* bits 23..0 */
@@ -548,6 +563,12 @@ struct ornic_admin_create_eq {
 ORNIC_HW_ASSERT_SIZE(struct ornic_admin_create_eq, 64);
 ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_create_eq, log_depth, 24);
 
+/*
+ * CREATE_CQ flags.  TIMESTAMP (ORNIC_CAP_CQE_TIMESTAMP): the ring holds
+ * 64-byte struct ornic_cqe_ts entries carrying the device clock.
+ */
+#define ORNIC_CQ_FLAG_TIMESTAMP		ORNIC_BIT(0)
+
 /* CREATE_CQ: result0 = CQN (>= 1). */
 struct ornic_admin_create_cq {
 	struct ornic_admin_hdr hdr;
@@ -555,12 +576,13 @@ struct ornic_admin_create_cq {
 	__le32 eqn;
 	__le16 db_page;
 	__u8 log_depth;			/* CQEs = 1 << log_depth */
-	__u8 reserved0;
+	__u8 flags;			/* ORNIC_CQ_FLAG_* */
 	__le32 reserved1[8];
 };
 
 ORNIC_HW_ASSERT_SIZE(struct ornic_admin_create_cq, 64);
 ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_create_cq, eqn, 24);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_create_cq, flags, 31);
 
 /* ALLOC_PD: no body; result0 = PDN (>= 1). */
 
@@ -1113,6 +1135,22 @@ struct ornic_cqe {
 ORNIC_HW_ASSERT_SIZE(struct ornic_cqe, ORNIC_CQE_SIZE);
 ORNIC_HW_ASSERT_OFFSET(struct ornic_cqe, wqe_index, 24);
 ORNIC_HW_ASSERT_OFFSET(struct ornic_cqe, owner, 31);
+
+/*
+ * The entry of a CQ created with ORNIC_CQ_FLAG_TIMESTAMP: the timestamp
+ * half first, then the ordinary CQE, so that the owner byte stays the last
+ * byte of the entry (written last).
+ */
+#define ORNIC_CQE_TS_SIZE		64
+
+struct ornic_cqe_ts {
+	__le64 timestamp;		/* device clock (ns) at the CQE write */
+	__le64 reserved[3];
+	struct ornic_cqe cqe;
+};
+
+ORNIC_HW_ASSERT_SIZE(struct ornic_cqe_ts, ORNIC_CQE_TS_SIZE);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_cqe_ts, cqe, 32);
 
 /* Detail for an error CQE (vendor_err). */
 enum ornic_vendor_err {

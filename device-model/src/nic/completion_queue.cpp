@@ -1,9 +1,12 @@
 #include "nic/completion_queue.hpp"
 
+#include <atomic>
+
 namespace ornic {
 
 CompletionQueue::PostResult CompletionQueue::post(GuestMemory& memory, DeviceCounters& counters,
-                                                  ornic_cqe cqe, bool solicited) {
+                                                  ornic_cqe cqe, bool solicited,
+                                                  uint64_t clock_ns) {
   if (in_error_)
     return {Outcome::kDropped, false};
   if (ring_.full()) {
@@ -13,8 +16,20 @@ CompletionQueue::PostResult CompletionQueue::post(GuestMemory& memory, DeviceCou
     return {Outcome::kOverflow, false};
   }
   cqe.owner = ring_.phase(ring_.producer) ? ORNIC_CQE_OWNER_PHASE : 0;
-  if (!memory_.write(memory, uint64_t{ring_.slot(ring_.producer)} * ORNIC_CQE_SIZE,
-                     bytes_of(cqe))) {
+  ornic_cqe_ts entry{};
+  entry.timestamp = to_le(clock_ns);
+  entry.cqe = cqe;
+  std::span<const std::byte> bytes = timestamped_ ? bytes_of(entry) : bytes_of(cqe);
+  const uint64_t offset = uint64_t{ring_.slot(ring_.producer)} * bytes.size();
+  // Everything but the owner byte, then the owner byte (index.rst: written last), so that
+  // software never owns an entry whose other bytes are still on their way.
+  const size_t body = bytes.size() - 1;
+  bool written = memory_.write(memory, offset, bytes.first(body));
+  if (written) {
+    std::atomic_thread_fence(std::memory_order_release);
+    written = memory_.write(memory, offset + body, bytes.subspan(body));
+  }
+  if (!written) {
     in_error_ = true;
     counters.inc(ORNIC_CNT_DMA_ERRORS);
     return {Outcome::kDmaError, false};

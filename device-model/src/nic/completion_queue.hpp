@@ -1,5 +1,6 @@
 // One completion queue (cqe.rst, doorbells.rst "Arming"): CQEs with a phase bit in a
-// host ring, the consumer index from the CQ doorbell, one-shot arming.
+// host ring, the consumer index from the CQ doorbell, one-shot arming. A timestamped CQ
+// (ORNIC_CQ_FLAG_TIMESTAMP) writes 64-byte entries: the device clock, then the CQE.
 #pragma once
 
 #include <cstdint>
@@ -13,10 +14,17 @@ namespace ornic {
 
 class CompletionQueue {
 public:
-  CompletionQueue(QueueMemory memory, unsigned log_depth, uint32_t eqn, uint32_t db_page)
-      : memory_(std::move(memory)), eqn_(eqn), db_page_(db_page) {
+  CompletionQueue(QueueMemory memory, unsigned log_depth, uint32_t eqn, uint32_t db_page,
+                  bool timestamped = false)
+      : memory_(std::move(memory)), eqn_(eqn), db_page_(db_page), timestamped_(timestamped) {
     ring_.log_depth = log_depth;
   }
+
+  // Bytes of one ring entry.
+  static uint32_t entry_size(bool timestamped) {
+    return timestamped ? ORNIC_CQE_TS_SIZE : ORNIC_CQE_SIZE;
+  }
+  bool timestamped() const { return timestamped_; }
 
   uint32_t eqn() const { return eqn_; }
   uint32_t db_page() const { return db_page_; }
@@ -29,8 +37,10 @@ public:
     Outcome outcome;
     bool notify; // the CQ was armed for this CQE: write a COMPLETION EQE
   };
-  // Fills in the owner bit and writes the CQE.
-  PostResult post(GuestMemory& memory, DeviceCounters& counters, ornic_cqe cqe, bool solicited);
+  // Fills in the owner bit and writes the CQE; a timestamped CQ stamps it with `clock_ns`,
+  // the device clock now.
+  PostResult post(GuestMemory& memory, DeviceCounters& counters, ornic_cqe cqe, bool solicited,
+                  uint64_t clock_ns = 0);
 
   struct DoorbellResult {
     bool accepted;
@@ -45,6 +55,7 @@ private:
   RingState ring_;
   uint32_t eqn_;
   uint32_t db_page_;
+  bool timestamped_;
   Arm arm_ = Arm::kNone;
   bool in_error_ = false;
 };

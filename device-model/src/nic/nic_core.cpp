@@ -67,7 +67,8 @@ void NicCore::complete(uint32_t cqn, const ornic_cqe& cqe, bool solicited) {
   CompletionQueue* cq = resources.cqs.find(cqn);
   if (cq == nullptr)
     return;
-  const auto result = cq->post(memory(), counters, cqe, solicited);
+  const auto result =
+      cq->post(memory(), counters, cqe, solicited, cq->timestamped() ? clock_ns() : 0);
   switch (result.outcome) {
   case CompletionQueue::Outcome::kWritten:
     if (result.notify) {

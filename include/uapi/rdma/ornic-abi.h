@@ -62,8 +62,12 @@ struct ornic_ibv_alloc_pd_resp {
 struct ornic_ibv_create_cq {
 	__u32 comp_mask;
 	__u32 log_depth;	/* CQEs = 1 << log_depth */
-	__aligned_u64 buf_addr;	/* ring of struct ornic_cqe */
-	__aligned_u64 buf_size;	/* bytes, >= ORNIC_CQE_SIZE << log_depth */
+	/*
+	 * Ring of struct ornic_cqe; of struct ornic_cqe_ts (64 bytes) when
+	 * the CQ is created with IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION.
+	 */
+	__aligned_u64 buf_addr;
+	__aligned_u64 buf_size;	/* bytes, >= entry size << log_depth */
 };
 
 struct ornic_ibv_create_cq_resp {

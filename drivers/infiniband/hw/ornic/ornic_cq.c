@@ -4,7 +4,10 @@
  * with doorbells on its context's page; the kernel pins the ring, creates
  * the CQ on a completion EQ chosen by comp_vector and turns its COMPLETION
  * EQEs into comp_handler calls (uverbs: completion channel events).
- * Kernel CQs live in ornic_cq_kernel.c.
+ * IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION (the provider asks for it when the
+ * application wants completion timestamps) creates a timestamped CQ: 64-byte
+ * CQEs carrying the device clock (ORNIC_CAP_CQE_TIMESTAMP).  Kernel CQs
+ * live in ornic_cq_kernel.c.
  */
 #include <rdma/ornic-abi.h>
 #include <rdma/uverbs_ioctl.h>
@@ -23,14 +26,28 @@ int ornic_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	struct ornic_mem_desc desc;
 	struct ornic_pbl pbl;
 	struct ib_udata *udata;
+	size_t cqe_size;
+	u8 flags = 0;
 	u32 max_cqe;
 	int err;
 
 	if (!attrs)
 		return ornic_create_kernel_cq(ibcq, attr);
 	udata = &attrs->driver_udata;
-	if (attr->flags)
+	if (attr->flags & ~IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION) {
+		ibdev_dbg(&dev->ibdev, "CQ flags %#x: only %#x supported\n",
+			  attr->flags, IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION);
 		return -EOPNOTSUPP;
+	}
+	if (attr->flags & IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION) {
+		if (!(dev->caps & ORNIC_CAP_CQE_TIMESTAMP)) {
+			ibdev_dbg(&dev->ibdev,
+				  "CQ timestamps: device lacks CQE_TIMESTAMP\n");
+			return -EOPNOTSUPP;
+		}
+		flags |= ORNIC_CQ_FLAG_TIMESTAMP;
+	}
+	cqe_size = flags ? ORNIC_CQE_TS_SIZE : ORNIC_CQE_SIZE;
 	if (!dev->num_ceqs || attr->comp_vector >= dev->num_ceqs)
 		return -EINVAL;
 	err = ornic_udata_in(udata, &req, sizeof(req));
@@ -47,15 +64,14 @@ int ornic_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	uctx = rdma_udata_to_drv_context(udata, struct ornic_ucontext,
 					 ibucontext);
 	cq->umem = ornic_ring_pin(dev, req.buf_addr, req.buf_size,
-				  (size_t)ORNIC_CQE_SIZE << req.log_depth,
-				  &desc, &pbl);
+				  cqe_size << req.log_depth, &desc, &pbl);
 	if (IS_ERR(cq->umem))
 		return PTR_ERR(cq->umem);
 	cq->eq = &dev->ceqs[attr->comp_vector];
 	cq->log_depth = req.log_depth;
 
 	ornic_cmd_create_cq(&sqe, &desc, cq->log_depth, cq->eq->eqn,
-			    uctx->db_page);
+			    uctx->db_page, flags);
 	err = ornic_admin_simple(dev, &sqe, &cq->cqn);
 	ornic_pbl_free(dev, &pbl);
 	if (err)

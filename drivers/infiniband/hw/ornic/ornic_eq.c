@@ -287,7 +287,7 @@ int ornic_kcq_create(struct ornic_dev *dev, struct ornic_kcq *cq,
 
 	ornic_mem_desc_contig(&mem, cq->dma, ornic_kcq_bytes(cq), PAGE_SHIFT);
 	ornic_cmd_create_cq(&sqe, &mem, log_depth, eq->eqn,
-			    ORNIC_DB_PAGE_KERNEL);
+			    ORNIC_DB_PAGE_KERNEL, 0);
 	err = ornic_admin_simple(dev, &sqe, &cqn);
 	if (err)
 		goto err_free;

@@ -106,9 +106,11 @@ void ornic_cmd_create_eq(struct ornic_admin_sqe *sqe,
 	c->msix_vector = cpu_to_le16(vector);
 }
 
+/* @flags: ORNIC_CQ_FLAG_* (TIMESTAMP: 64-byte timestamped CQEs). */
 void ornic_cmd_create_cq(struct ornic_admin_sqe *sqe,
 			 const struct ornic_mem_desc *mem,
-			 unsigned int log_depth, u32 eqn, u16 db_page)
+			 unsigned int log_depth, u32 eqn, u16 db_page,
+			 u8 flags)
 {
 	struct ornic_admin_create_cq *c = (struct ornic_admin_create_cq *)sqe;
 
@@ -117,6 +119,7 @@ void ornic_cmd_create_cq(struct ornic_admin_sqe *sqe,
 	c->eqn = cpu_to_le32(eqn);
 	c->db_page = cpu_to_le16(db_page);
 	c->log_depth = log_depth;
+	c->flags = flags;
 }
 
 void ornic_cmd_create_eth_ring(struct ornic_admin_sqe *sqe, bool tx,

@@ -97,7 +97,8 @@ void ornic_cmd_create_eq(struct ornic_admin_sqe *sqe,
 			 unsigned int log_depth, u16 vector);
 void ornic_cmd_create_cq(struct ornic_admin_sqe *sqe,
 			 const struct ornic_mem_desc *mem,
-			 unsigned int log_depth, u32 eqn, u16 db_page);
+			 unsigned int log_depth, u32 eqn, u16 db_page,
+			 u8 flags);
 void ornic_cmd_create_eth_ring(struct ornic_admin_sqe *sqe, bool tx,
 			       const struct ornic_mem_desc *mem,
 			       unsigned int log_depth, u32 cqn);

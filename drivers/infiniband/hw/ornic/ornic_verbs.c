@@ -77,6 +77,11 @@ static int ornic_query_device(struct ib_device *ibdev,
 					   IB_DEVICE_MEM_WINDOW_TYPE_2B;
 		props->max_mw = props->max_mr;
 	}
+	/* Completion timestamps: the device clock counts nanoseconds. */
+	if (dev->caps & ORNIC_CAP_CQE_TIMESTAMP) {
+		props->hca_core_clock = ORNIC_CLOCK_KHZ;
+		props->timestamp_mask = U64_MAX;
+	}
 	props->local_ca_ack_delay = a->local_ca_ack_delay;
 	props->atomic_cap = a->atomic_cap == ORNIC_ATOMIC_GLOB ?
 			    IB_ATOMIC_GLOB :
