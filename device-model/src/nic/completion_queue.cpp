@@ -1,5 +1,7 @@
 #include "nic/completion_queue.hpp"
 
+#include <vector>
+
 namespace ornic {
 
 CompletionQueue::PostResult CompletionQueue::post(GuestMemory& memory, DeviceCounters& counters,
@@ -45,6 +47,35 @@ CompletionQueue::DoorbellResult CompletionQueue::doorbell(uint32_t consumer, uin
     return {true, true};
   }
   return {true, false};
+}
+
+CompletionQueue::ResizeResult CompletionQueue::resize(GuestMemory& guest, QueueMemory memory,
+                                                      unsigned log_depth, uint32_t consumer) {
+  if (in_error_)
+    return {ORNIC_ADMIN_STATUS_BAD_STATE, 0};
+  if (!ring_.consumer_acceptable(consumer))
+    return {ORNIC_ADMIN_STATUS_BAD_FIELD, 0};
+  RingState next;
+  next.log_depth = log_depth;
+  const uint32_t moved = ring_.producer - consumer;
+  if (moved > next.depth())
+    return {ORNIC_ADMIN_STATUS_BAD_FIELD, 0};
+  // Read everything first: a ring that cannot be read fails the command before the new
+  // one is touched.
+  std::vector<ornic_cqe> pending(moved);
+  for (uint32_t i = 0; i < moved; ++i)
+    if (!memory_.read(guest, uint64_t{ring_.slot(consumer + i)} * ORNIC_CQE_SIZE,
+                      bytes_of(pending[i])))
+      return {ORNIC_ADMIN_STATUS_BAD_DMA, 0};
+  for (uint32_t i = 0; i < moved; ++i) {
+    pending[i].owner = next.phase(i) ? ORNIC_CQE_OWNER_PHASE : 0;
+    if (!memory.write(guest, uint64_t{next.slot(i)} * ORNIC_CQE_SIZE, bytes_of(pending[i])))
+      return {ORNIC_ADMIN_STATUS_BAD_DMA, 0};
+  }
+  next.producer = moved;
+  memory_ = std::move(memory);
+  ring_ = next;
+  return {ORNIC_ADMIN_STATUS_SUCCESS, moved};
 }
 
 } // namespace ornic
