@@ -67,6 +67,7 @@ u64 ornic_mr_pgsz_bitmap(u64 page_size_cap);
 
 /* IB access flags -> ORNIC_ACCESS_*; -EOPNOTSUPP for flags it lacks. */
 int ornic_access_from_ib(int ib_access, bool atomics, u32 *access);
+int ornic_rereg_flags_from_ib(int ib_flags, u8 *flags);
 
 /* IB_QP_* mask bits the device understands (plus CUR_STATE and PORT). */
 #define ORNIC_IB_QP_MASK_SUPPORTED (IB_QP_STATE | IB_QP_CUR_STATE | \
