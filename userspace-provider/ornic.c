@@ -115,7 +115,9 @@ static const struct verbs_context_ops ornic_ctx_ops = {
 	.query_qp = ornic_query_qp,
 	.query_srq = ornic_query_srq,
 	.reg_mr = ornic_reg_mr,
+	.rereg_mr = ornic_rereg_mr,
 	.req_notify_cq = ornic_req_notify_cq,
+	.resize_cq = ornic_resize_cq,
 };
 
 /* The limits the data path checks requests against. */

@@ -201,6 +201,7 @@ struct ibv_cq *ornic_create_cq(struct ibv_context *ibctx, int cqe,
 struct ibv_cq_ex *ornic_create_cq_ex(struct ibv_context *ibctx,
 				     struct ibv_cq_init_attr_ex *attr);
 int ornic_destroy_cq(struct ibv_cq *ibcq);
+int ornic_resize_cq(struct ibv_cq *ibcq, int cqe);
 int ornic_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc);
 int ornic_req_notify_cq(struct ibv_cq *ibcq, int solicited_only);
 void ornic_cq_clean(struct ornic_cq *cq, uint32_t qpn);
@@ -265,5 +266,7 @@ int ornic_destroy_ah(struct ibv_ah *ibah);
 struct ibv_mr *ornic_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length,
 			    uint64_t hca_va, int access);
 int ornic_dereg_mr(struct verbs_mr *vmr);
+int ornic_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
+		   void *addr, size_t length, int access);
 
 #endif /* __ORNIC_H__ */

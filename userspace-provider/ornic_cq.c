@@ -360,6 +360,21 @@ static void ornic_cq_ex_init(struct ornic_cq *cq, uint64_t wc_flags)
 		x->read_dlid_path_bits = ornic_read_dlid_path_bits;
 }
 
+/*
+ * Twice the CQEs asked for (within the device limit): the consumer index
+ * then needs a doorbell only every depth - cqe CQEs.  0 if cqe cannot fit.
+ */
+static uint32_t ornic_cq_log_depth(struct ornic_context *ctx, uint32_t cqe)
+{
+	uint32_t want, log;
+
+	want = cqe * 2 > ctx->max_cqe ? ctx->max_cqe : cqe * 2;
+	log = ornic_log2_depth(want);
+	if ((1U << log) > ctx->max_cqe)
+		log--;
+	return (1U << log) < cqe ? 0 : log;
+}
+
 static struct ornic_cq *
 ornic_cq_create(struct ibv_context *ibctx, const struct ibv_cq_init_attr_ex *in)
 {
@@ -368,7 +383,7 @@ ornic_cq_create(struct ibv_context *ibctx, const struct ibv_cq_init_attr_ex *in)
 	struct ornic_create_cq cmd = {};
 	struct ibv_cq_init_attr_ex attr = *in;
 	struct ornic_cq *cq;
-	uint32_t want, log;
+	uint32_t log;
 	int err;
 
 	if (in->comp_mask & ~(uint32_t)IBV_CQ_INIT_ATTR_MASK_FLAGS ||
@@ -389,15 +404,8 @@ ornic_cq_create(struct ibv_context *ibctx, const struct ibv_cq_init_attr_ex *in)
 		return NULL;
 	}
 
-	/*
-	 * Twice the CQEs asked for (within the device limit): the consumer
-	 * index then needs a doorbell only every depth - cqe CQEs.
-	 */
-	want = in->cqe * 2 > ctx->max_cqe ? ctx->max_cqe : in->cqe * 2;
-	log = ornic_log2_depth(want);
-	if ((1U << log) > ctx->max_cqe)
-		log--;
-	if ((1U << log) < in->cqe) {
+	log = ornic_cq_log_depth(ctx, in->cqe);
+	if (!log) {
 		errno = EINVAL;
 		goto err_free;
 	}
@@ -474,6 +482,61 @@ struct ibv_cq_ex *ornic_create_cq_ex(struct ibv_context *ibctx,
 	struct ornic_cq *cq = ornic_cq_create(ibctx, attr);
 
 	return cq ? &cq->vcq.cq_ex : NULL;
+}
+
+/*
+ * Move the CQ to a new ring (ORNIC_CAP_RESIZE).  Under the CQ lock nothing
+ * polls: the device moves the CQEs from our consumer index on to slots
+ * 0.. of the new ring, and we continue there from index 0.  Too many
+ * unpolled CQEs for the new size fail with EINVAL and change nothing.
+ */
+int ornic_resize_cq(struct ibv_cq *ibcq, int cqe)
+{
+	struct ornic_context *ctx = to_ornic_ctx(ibcq->context);
+	struct ornic_cq *cq = to_ornic_cq(ibcq);
+	struct ornic_resize_cq_resp resp = {};
+	struct ornic_resize_cq cmd = {};
+	struct ornic_ring ring = {};
+	uint32_t log;
+	int err;
+
+	if (!(ctx->caps & ORNIC_CAP_RESIZE))
+		return EOPNOTSUPP;
+	if (cqe <= 0 || (uint32_t)cqe > ctx->max_cqe)
+		return EINVAL;
+	log = ornic_cq_log_depth(ctx, cqe);
+	if (!log)
+		return EINVAL;
+	err = ornic_ring_alloc(&ring, log, ORNIC_CQE_SIZE);
+	if (err)
+		return err;
+
+	pthread_spin_lock(&cq->lock);
+	cmd.log_depth = log;
+	cmd.buf_addr = (uintptr_t)ring.buf;
+	cmd.buf_size = ring.buf_size;
+	cmd.consumer_index = cq->ci;
+	err = ibv_cmd_resize_cq(ibcq, cqe, &cmd.ibv_cmd, sizeof(cmd),
+				&resp.ibv_resp, sizeof(resp));
+	if (err) {
+		pthread_spin_unlock(&cq->lock);
+		ornic_ring_free(&ring);
+		return err;
+	}
+	if (resp.log_depth != log)
+		verbs_err(&ctx->ibvctx,
+			  "ornic: kernel resized CQ %u to 2^%u, asked 2^%u\n",
+			  cq->cqn, resp.log_depth, log);
+	ornic_ring_free(&cq->ring);
+	cq->ring = ring;
+	cq->ci = 0;
+	cq->ci_reported = 0;
+	cq->db_batch = (1U << log) - cqe;
+	if (!cq->db_batch)
+		cq->db_batch = 1;
+	ibcq->cqe = cqe;
+	pthread_spin_unlock(&cq->lock);
+	return 0;
 }
 
 int ornic_destroy_cq(struct ibv_cq *ibcq)
