@@ -144,8 +144,8 @@ AdminResult AdminCommands::rereg_mr(const ornic_admin_rereg_mr& c) {
   const bool translation = (flags & ORNIC_REREG_MR_TRANSLATION) != 0;
   const bool change_pd = (flags & ORNIC_REREG_MR_PD) != 0;
   const bool change_access = (flags & ORNIC_REREG_MR_ACCESS) != 0;
-  if (!translation && (!field_is_zero(c.mem) || c.iova != 0 || c.length != 0 ||
-                       c.first_page_offset != 0))
+  if (!translation &&
+      (!field_is_zero(c.mem) || c.iova != 0 || c.length != 0 || c.first_page_offset != 0))
     return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);
   if ((!change_pd && c.pd != 0) || (!change_access && c.access != 0))
     return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);

@@ -514,8 +514,8 @@ TEST_F(ReregMr, PdChangeAndAllAtOnce) {
   auto all = translation(kRegionB);
   all.flags = ORNIC_REREG_MR_ALL;
   all.pd = to_le(pair.b.pd);
-  all.access = to_le(ORNIC_ACCESS_LOCAL_WRITE | ORNIC_ACCESS_REMOTE_WRITE |
-                     ORNIC_ACCESS_REMOTE_READ);
+  all.access =
+      to_le(ORNIC_ACCESS_LOCAL_WRITE | ORNIC_ACCESS_REMOTE_WRITE | ORNIC_ACCESS_REMOTE_READ);
   ASSERT_EQ(rereg(all).status, ORNIC_ADMIN_STATUS_SUCCESS);
   Qp q = fresh();
   ASSERT_EQ(write(q, 2), ORNIC_CQE_SUCCESS);

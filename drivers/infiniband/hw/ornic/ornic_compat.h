@@ -40,6 +40,7 @@ static inline struct ib_umem *ornic_umem_get(struct ib_device *ibdev,
 {
 	return ib_umem_get_va(ibdev, addr, size, access);
 }
+
 /*
  * resize_cq (int cqe) became resize_user_cq (unsigned int cqe) on the same
  * 7.x line; 7.3 is the kernel this is built and tested against.

@@ -166,6 +166,9 @@ struct ib_mr *ornic_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 	/* DMA and fast-registration MRs are the kernel's. */
 	if (!mr->umem)
 		return ERR_PTR(-EINVAL);
+	/* The core drops IB_MR_REREG_PD to the PD the MR has: nothing left. */
+	if (!flags)
+		return NULL;
 	err = ornic_rereg_flags_from_ib(flags, &hw_flags);
 	if (err)
 		return ERR_PTR(err);
