@@ -109,6 +109,31 @@ TEST_F(ResizeCq, GrowMovesUnpolledCqesInOrderAndContinues) {
   EXPECT_TRUE(same(pair.a, 0, pair.b, 4096, 128));
 }
 
+TEST_F(ResizeCq, NewRingFromADirectPageList) {
+  post_writes(pair, qa, 1, 5);
+  // Two pages listed in reverse order: slots 0..127 live in the second page allocated.
+  DriverHarness& h = pair.a.h;
+  const uint64_t pages = h.alloc(2 * 4096);
+  const uint64_t list = h.alloc(4096);
+  h.write<uint64_t>(list, to_le(pages + 4096));
+  h.write<uint64_t>(list + 8, to_le(pages));
+  ornic_mem_desc mem{};
+  mem.addr = to_le(list);
+  mem.num_pages = to_le(2u);
+  mem.page_shift = 12;
+  mem.mode = ORNIC_MEM_MODE_DIRECT;
+  const auto done =
+      h.execute(DriverHarness::as_sqe(resize_cq_command(pair.a.cqn, mem, 8, pair.a.cq_head)));
+  ASSERT_EQ(done.status, ORNIC_ADMIN_STATUS_SUCCESS);
+  EXPECT_EQ(le(done.result0), 5u);
+  for (uint32_t i = 0; i < 5; ++i) {
+    const auto cqe = h.read<ornic_cqe>(pages + 4096 + uint64_t{i} * ORNIC_CQE_SIZE);
+    EXPECT_EQ(le(cqe.wr_id), 1u + i);
+    EXPECT_EQ(cqe.owner & ORNIC_CQE_OWNER_PHASE, ORNIC_CQE_OWNER_PHASE);
+  }
+  EXPECT_EQ(h.read<ornic_cqe>(pages + 4096 + 5 * ORNIC_CQE_SIZE).owner, 0);
+}
+
 TEST_F(ResizeCq, ShrinkBelowUnpolledFailsAndLeavesTheCqIntact) {
   post_writes(pair, qa, 1, 6);
   // 6 unpolled CQEs do not fit 4 entries: BAD_FIELD, and the CQ keeps all six.
