@@ -216,6 +216,98 @@ static void ornic_cmd_create_layouts(struct kunit *test)
 					       sizeof(d->reserved)));
 }
 
+static void ornic_cmd_resize_layouts(struct kunit *test)
+{
+	struct ornic_admin_sqe sqe;
+	struct ornic_admin_resize_cq *cq = (void *)&sqe;
+	struct ornic_admin_resize_srq *srq = (void *)&sqe;
+	struct ornic_mem_desc mem;
+
+	ornic_mem_desc_contig(&mem, 0x20000, 8 << 10, 12);
+	memset(&sqe, 0xff, sizeof(sqe));
+	ornic_cmd_resize_cq(&sqe, &mem, 8, 5, 0xfffffffeU);
+	KUNIT_EXPECT_EQ(test, sqe.hdr.opcode, ORNIC_ADMIN_RESIZE_CQ);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(cq->cqn), 5U);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(cq->consumer), 0xfffffffeU);
+	KUNIT_EXPECT_EQ(test, cq->log_depth, 8);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(cq->mem.addr), 0x20000ULL);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(cq->mem.num_pages), 2U);
+	KUNIT_EXPECT_TRUE(test, ornic_all_zero(cq->reserved0,
+					       sizeof(cq->reserved0)));
+	KUNIT_EXPECT_TRUE(test, ornic_all_zero(cq->reserved1,
+					       sizeof(cq->reserved1)));
+
+	memset(&sqe, 0xff, sizeof(sqe));
+	ornic_cmd_resize_srq(&sqe, &mem, 7, 9);
+	KUNIT_EXPECT_EQ(test, sqe.hdr.opcode, ORNIC_ADMIN_RESIZE_SRQ);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(srq->srqn), 9U);
+	KUNIT_EXPECT_EQ(test, srq->log_depth, 7);
+	KUNIT_EXPECT_EQ(test, srq->mem.page_shift, 12);
+	KUNIT_EXPECT_TRUE(test, ornic_all_zero(srq->reserved1,
+					       sizeof(srq->reserved1)));
+}
+
+static void ornic_cmd_rereg_mr_parts(struct kunit *test)
+{
+	struct ornic_admin_sqe sqe;
+	struct ornic_admin_rereg_mr *c = (void *)&sqe;
+	struct ornic_rereg_xlat xlat = {
+		.iova = 0x7f0000001234ULL,
+		.length = 0x3000,
+		.first_page_offset = 0x234,
+	};
+
+	ornic_mem_desc_contig(&xlat.mem, 0x40000, 0x4000, 12);
+	/* Access only: every translation and PD field stays zero. */
+	memset(&sqe, 0xff, sizeof(sqe));
+	KUNIT_EXPECT_EQ(test, ornic_cmd_rereg_mr(&sqe, 0x1234, ORNIC_REREG_MR_ACCESS,
+						 NULL, 77,
+						 ORNIC_ACCESS_LOCAL_WRITE), 0);
+	KUNIT_EXPECT_EQ(test, sqe.hdr.opcode, ORNIC_ADMIN_REREG_MR);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(c->key), 0x1234U);
+	KUNIT_EXPECT_EQ(test, c->flags, ORNIC_REREG_MR_ACCESS);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(c->access), ORNIC_ACCESS_LOCAL_WRITE);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(c->pd), 0U);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(c->iova), 0ULL);
+	KUNIT_EXPECT_TRUE(test, ornic_all_zero(&c->mem, sizeof(c->mem)));
+
+	/* Everything. */
+	KUNIT_EXPECT_EQ(test, ornic_cmd_rereg_mr(&sqe, 0x1234, ORNIC_REREG_MR_ALL,
+						 &xlat, 77, 0x7), 0);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(c->pd), 77U);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(c->access), 0x7U);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(c->iova), 0x7f0000001234ULL);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(c->length), 0x3000ULL);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(c->first_page_offset), 0x234U);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(c->mem.num_pages), 4U);
+	KUNIT_EXPECT_TRUE(test, ornic_all_zero(c->reserved0,
+					       sizeof(c->reserved0)));
+	KUNIT_EXPECT_EQ(test, c->reserved1, 0U);
+
+	/* PD only: access is not sent even when given. */
+	KUNIT_EXPECT_EQ(test, ornic_cmd_rereg_mr(&sqe, 0x1234, ORNIC_REREG_MR_PD,
+						 NULL, 5, 0x7), 0);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(c->pd), 5U);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(c->access), 0U);
+
+	/* No part, an unknown part, translation without a region or the reverse. */
+	KUNIT_EXPECT_EQ(test, ornic_cmd_rereg_mr(&sqe, 1, 0, NULL, 0, 0),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, ornic_cmd_rereg_mr(&sqe, 1, 0x8, NULL, 0, 0),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, ornic_cmd_rereg_mr(&sqe, 1,
+						 ORNIC_REREG_MR_TRANSLATION,
+						 NULL, 0, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, ornic_cmd_rereg_mr(&sqe, 1, ORNIC_REREG_MR_PD,
+						 &xlat, 0, 0), -EINVAL);
+	KUNIT_EXPECT_STREQ(test, ornic_admin_opcode_str(ORNIC_ADMIN_REREG_MR),
+			   "REREG_MR");
+	KUNIT_EXPECT_STREQ(test, ornic_admin_opcode_str(ORNIC_ADMIN_RESIZE_CQ),
+			   "RESIZE_CQ");
+	KUNIT_EXPECT_STREQ(test, ornic_admin_opcode_str(ORNIC_ADMIN_RESIZE_SRQ),
+			   "RESIZE_SRQ");
+}
+
 static void ornic_cmd_gid_encoding(struct kunit *test)
 {
 	static const u8 v4[16] = { [10] = 0xff, [11] = 0xff, 10, 0, 0, 1 };
@@ -321,6 +413,8 @@ static struct kunit_case ornic_cmd_cases[] = {
 	KUNIT_CASE(ornic_cmd_query_layout),
 	KUNIT_CASE(ornic_cmd_header_only),
 	KUNIT_CASE(ornic_cmd_create_layouts),
+	KUNIT_CASE(ornic_cmd_resize_layouts),
+	KUNIT_CASE(ornic_cmd_rereg_mr_parts),
 	KUNIT_CASE(ornic_cmd_gid_encoding),
 	KUNIT_CASE(ornic_cmd_eth_settings),
 	KUNIT_CASE(ornic_cmd_alloc_mw_encoding),

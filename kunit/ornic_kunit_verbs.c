@@ -232,10 +232,30 @@ static void ornic_mr_access_and_mw_type(struct kunit *test)
 			-EINVAL);
 }
 
+static void ornic_rereg_flags(struct kunit *test)
+{
+	u8 f = 0xff;
+
+	KUNIT_EXPECT_EQ(test, ornic_rereg_flags_from_ib(IB_MR_REREG_ACCESS, &f),
+			0);
+	KUNIT_EXPECT_EQ(test, f, ORNIC_REREG_MR_ACCESS);
+	KUNIT_EXPECT_EQ(test, ornic_rereg_flags_from_ib(IB_MR_REREG_TRANS |
+							IB_MR_REREG_PD, &f), 0);
+	KUNIT_EXPECT_EQ(test, f, (u8)(ORNIC_REREG_MR_TRANSLATION |
+				      ORNIC_REREG_MR_PD));
+	KUNIT_EXPECT_EQ(test, ornic_rereg_flags_from_ib(IB_MR_REREG_SUPPORTED,
+							&f), 0);
+	KUNIT_EXPECT_EQ(test, f, (u8)ORNIC_REREG_MR_ALL);
+	KUNIT_EXPECT_EQ(test, ornic_rereg_flags_from_ib(0, &f), -EINVAL);
+	KUNIT_EXPECT_EQ(test, ornic_rereg_flags_from_ib(IB_MR_REREG_SUPPORTED + 1,
+							&f), -EOPNOTSUPP);
+}
+
 static struct kunit_case ornic_mem_verbs_cases[] = {
 	KUNIT_CASE(ornic_pgsz_bitmaps),
 	KUNIT_CASE(ornic_access_flags),
 	KUNIT_CASE(ornic_mr_access_and_mw_type),
+	KUNIT_CASE(ornic_rereg_flags),
 	{}
 };
 

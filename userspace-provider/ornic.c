@@ -248,9 +248,11 @@ static const struct verbs_context_ops ornic_ctx_ops = {
 	.query_rt_values = ornic_query_rt_values,
 	.query_srq = ornic_query_srq,
 	.reg_mr = ornic_reg_mr,
+	.rereg_mr = ornic_rereg_mr,
 	.req_notify_cq = ornic_req_notify_cq,
 	.unimport_mr = ornic_unimport_mr,
 	.unimport_pd = ornic_unimport_pd,
+	.resize_cq = ornic_resize_cq,
 };
 
 /* The limits the data path checks requests against. */

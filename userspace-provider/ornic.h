@@ -253,6 +253,7 @@ struct ibv_cq *ornic_create_cq(struct ibv_context *ibctx, int cqe,
 struct ibv_cq_ex *ornic_create_cq_ex(struct ibv_context *ibctx,
 				     struct ibv_cq_init_attr_ex *attr);
 int ornic_destroy_cq(struct ibv_cq *ibcq);
+int ornic_resize_cq(struct ibv_cq *ibcq, int cqe);
 int ornic_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc);
 int ornic_req_notify_cq(struct ibv_cq *ibcq, int solicited_only);
 void ornic_cq_clean(struct ornic_cq *cq, uint32_t qpn);
@@ -327,5 +328,7 @@ struct ibv_mw *ornic_alloc_mw(struct ibv_pd *ibpd, enum ibv_mw_type type);
 int ornic_dealloc_mw(struct ibv_mw *mw);
 int ornic_bind_mw(struct ibv_qp *ibqp, struct ibv_mw *mw,
 		  struct ibv_mw_bind *mw_bind);
+int ornic_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
+		   void *addr, size_t length, int access);
 
 #endif /* __ORNIC_H__ */

@@ -465,6 +465,21 @@ static int ornic_cq_check(struct ornic_context *ctx,
 	return 0;
 }
 
+/*
+ * Twice the CQEs asked for (within the device limit): the consumer index
+ * then needs a doorbell only every depth - cqe CQEs.  0 if cqe cannot fit.
+ */
+static uint32_t ornic_cq_log_depth(struct ornic_context *ctx, uint32_t cqe)
+{
+	uint32_t want, log;
+
+	want = cqe * 2 > ctx->max_cqe ? ctx->max_cqe : cqe * 2;
+	log = ornic_log2_depth(want);
+	if ((1U << log) > ctx->max_cqe)
+		log--;
+	return (1U << log) < cqe ? 0 : log;
+}
+
 static struct ornic_cq *
 ornic_cq_create(struct ibv_context *ibctx, const struct ibv_cq_init_attr_ex *in)
 {
@@ -475,7 +490,7 @@ ornic_cq_create(struct ibv_context *ibctx, const struct ibv_cq_init_attr_ex *in)
 	struct ibv_pd *pd = NULL;
 	struct ornic_cq *cq;
 	uint64_t ts_flags;
-	uint32_t want, log;
+	uint32_t log;
 	int err;
 
 	err = ornic_cq_check(ctx, in);
@@ -495,15 +510,8 @@ ornic_cq_create(struct ibv_context *ibctx, const struct ibv_cq_init_attr_ex *in)
 	}
 	cq->cqe_size = ts_flags ? ORNIC_CQE_TS_SIZE : ORNIC_CQE_SIZE;
 
-	/*
-	 * Twice the CQEs asked for (within the device limit): the consumer
-	 * index then needs a doorbell only every depth - cqe CQEs.
-	 */
-	want = in->cqe * 2 > ctx->max_cqe ? ctx->max_cqe : in->cqe * 2;
-	log = ornic_log2_depth(want);
-	if ((1U << log) > ctx->max_cqe)
-		log--;
-	if ((1U << log) < in->cqe) {
+	log = ornic_cq_log_depth(ctx, in->cqe);
+	if (!log) {
 		errno = EINVAL;
 		goto err_free;
 	}
@@ -590,6 +598,65 @@ struct ibv_cq_ex *ornic_create_cq_ex(struct ibv_context *ibctx,
 	struct ornic_cq *cq = ornic_cq_create(ibctx, attr);
 
 	return cq ? &cq->vcq.cq_ex : NULL;
+}
+
+/*
+ * Move the CQ to a new ring (ORNIC_CAP_RESIZE).  Under the CQ lock nothing
+ * polls: the device moves the CQEs from our consumer index on to slots
+ * 0.. of the new ring, and we continue there from index 0.  Too many
+ * unpolled CQEs for the new size fail with EINVAL and change nothing.
+ */
+int ornic_resize_cq(struct ibv_cq *ibcq, int cqe)
+{
+	struct ornic_context *ctx = to_ornic_ctx(ibcq->context);
+	struct ornic_cq *cq = to_ornic_cq(ibcq);
+	struct ornic_resize_cq_resp resp = {};
+	struct ornic_resize_cq cmd = {};
+	struct ornic_ring ring = {};
+	uint32_t log;
+	int err;
+
+	if (!(ctx->caps & ORNIC_CAP_RESIZE))
+		return EOPNOTSUPP;
+	if (cqe <= 0 || (uint32_t)cqe > ctx->max_cqe)
+		return EINVAL;
+	log = ornic_cq_log_depth(ctx, cqe);
+	if (!log)
+		return EINVAL;
+	/* The same kind of ring: entry size, and the parent domain's memory. */
+	err = ornic_ring_alloc(&ring,
+			       cq->parent_domain ? &cq->parent_domain->ibvpd :
+						   NULL,
+			       ORNIC_RES_TYPE_CQ, log, cq->cqe_size);
+	if (err)
+		return err;
+
+	pthread_spin_lock(&cq->lock);
+	cmd.log_depth = log;
+	cmd.buf_addr = (uintptr_t)ring.buf;
+	cmd.buf_size = ring.buf_size;
+	cmd.consumer_index = cq->ci;
+	err = ibv_cmd_resize_cq(ibcq, cqe, &cmd.ibv_cmd, sizeof(cmd),
+				&resp.ibv_resp, sizeof(resp));
+	if (err) {
+		pthread_spin_unlock(&cq->lock);
+		ornic_ring_free(&ring);
+		return err;
+	}
+	if (resp.log_depth != log)
+		verbs_err(&ctx->ibvctx,
+			  "ornic: kernel resized CQ %u to 2^%u, asked 2^%u\n",
+			  cq->cqn, resp.log_depth, log);
+	ornic_ring_free(&cq->ring);
+	cq->ring = ring;
+	cq->ci = 0;
+	cq->ci_reported = 0;
+	cq->db_batch = (1U << log) - cqe;
+	if (!cq->db_batch)
+		cq->db_batch = 1;
+	ibcq->cqe = cqe;
+	pthread_spin_unlock(&cq->lock);
+	return 0;
 }
 
 int ornic_destroy_cq(struct ibv_cq *ibcq)

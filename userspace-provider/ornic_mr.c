@@ -31,6 +31,24 @@ struct ibv_mr *ornic_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length,
 	return &mr->vmr.ibv_mr;
 }
 
+/*
+ * ibv_rereg_mr (ORNIC_CAP_RESIZE): the kernel changes translation, PD and
+ * access in one REREG_MR; the keys stay the same.
+ */
+int ornic_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
+		   void *addr, size_t length, int access)
+{
+	struct ornic_context *ctx = to_ornic_ctx(vmr->ibv_mr.context);
+	struct ib_uverbs_rereg_mr_resp resp;
+	struct ibv_rereg_mr cmd;
+
+	if (!(ctx->caps & ORNIC_CAP_RESIZE))
+		return EOPNOTSUPP;
+	return ibv_cmd_rereg_mr(vmr, flags, addr, length, (uintptr_t)addr,
+				access, pd, &cmd, sizeof(cmd), &resp,
+				sizeof(resp));
+}
+
 int ornic_dereg_mr(struct verbs_mr *vmr)
 {
 	int err;

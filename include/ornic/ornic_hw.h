@@ -182,6 +182,8 @@ enum ornic_fatal_code {
 #define ORNIC_CAP_MW			ORNIC_BIT_ULL(15) /* memory windows 1, 2B */
 /* Timestamped CQs (64-byte CQEs) and the CLOCK register of doorbell pages. */
 #define ORNIC_CAP_CQE_TIMESTAMP		ORNIC_BIT_ULL(20)
+/* RESIZE_CQ, RESIZE_SRQ and REREG_MR admin commands */
+#define ORNIC_CAP_RESIZE		ORNIC_BIT_ULL(16)
 
 /* ------------------------------------------------------------------------
  * 4. Doorbells (spec: doorbells.rst).  Each 4 KiB page of BAR2 holds one
@@ -270,12 +272,14 @@ enum ornic_admin_opcode {
 	ORNIC_ADMIN_DESTROY_EQ		= 0x11,
 	ORNIC_ADMIN_CREATE_CQ		= 0x12,
 	ORNIC_ADMIN_DESTROY_CQ		= 0x13,
+	ORNIC_ADMIN_RESIZE_CQ		= 0x14,	/* ORNIC_CAP_RESIZE */
 	ORNIC_ADMIN_ALLOC_PD		= 0x18,
 	ORNIC_ADMIN_DEALLOC_PD		= 0x19,
 	ORNIC_ADMIN_REG_MR		= 0x1a,
 	ORNIC_ADMIN_DEREG_MR		= 0x1b,
 	ORNIC_ADMIN_ALLOC_MW		= 0x1c,	/* ORNIC_CAP_MW */
 	ORNIC_ADMIN_DEALLOC_MW		= 0x1d,	/* ORNIC_CAP_MW */
+	ORNIC_ADMIN_REREG_MR		= 0x1e,	/* ORNIC_CAP_RESIZE */
 	ORNIC_ADMIN_CREATE_QP		= 0x20,
 	ORNIC_ADMIN_MODIFY_QP		= 0x21,
 	ORNIC_ADMIN_QUERY_QP		= 0x22,
@@ -283,6 +287,7 @@ enum ornic_admin_opcode {
 	ORNIC_ADMIN_CREATE_SRQ		= 0x28,
 	ORNIC_ADMIN_MODIFY_SRQ		= 0x29,
 	ORNIC_ADMIN_DESTROY_SRQ		= 0x2a,
+	ORNIC_ADMIN_RESIZE_SRQ		= 0x2b,	/* ORNIC_CAP_RESIZE */
 	ORNIC_ADMIN_CREATE_AH		= 0x30,
 	ORNIC_ADMIN_DESTROY_AH		= 0x31,
 	ORNIC_ADMIN_ADD_GID		= 0x38,
@@ -584,6 +589,27 @@ ORNIC_HW_ASSERT_SIZE(struct ornic_admin_create_cq, 64);
 ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_create_cq, eqn, 24);
 ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_create_cq, flags, 31);
 
+/*
+ * RESIZE_CQ (ORNIC_CAP_RESIZE): the CQ moves to the ring in mem.  The
+ * CQEs from consumer (software's consumer index) to the producer are
+ * copied to slots 0.. of the new ring with the phase of their new index;
+ * the CQ continues with consumer index 0.  result0 = CQEs moved.
+ */
+struct ornic_admin_resize_cq {
+	struct ornic_admin_hdr hdr;
+	struct ornic_mem_desc mem;	/* the new ring, zeroed by software */
+	__le32 cqn;
+	__le32 consumer;		/* software's consumer index */
+	__u8 log_depth;			/* new depth: CQEs = 1 << log_depth */
+	__u8 reserved0[3];
+	__le32 reserved1[7];
+};
+
+ORNIC_HW_ASSERT_SIZE(struct ornic_admin_resize_cq, 64);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_resize_cq, cqn, 24);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_resize_cq, consumer, 28);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_resize_cq, log_depth, 32);
+
 /* ALLOC_PD: no body; result0 = PDN (>= 1). */
 
 /* Memory regions (spec: memory.rst).  Access flags = IB access flag values. */
@@ -651,6 +677,35 @@ struct ornic_admin_alloc_mw {
 
 ORNIC_HW_ASSERT_SIZE(struct ornic_admin_alloc_mw, 64);
 ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_alloc_mw, type, 12);
+/* REREG_MR flags: what changes (any combination, at least one). */
+#define ORNIC_REREG_MR_TRANSLATION	ORNIC_BIT(0) /* mem, iova, length */
+#define ORNIC_REREG_MR_PD		ORNIC_BIT(1)
+#define ORNIC_REREG_MR_ACCESS		ORNIC_BIT(2)
+#define ORNIC_REREG_MR_ALL		0x07U
+
+/*
+ * REREG_MR (ORNIC_CAP_RESIZE): changes the translation, PD and/or access
+ * of an existing MR in one step; fields of parts not selected by flags are
+ * 0.  The key (index and variant) stays.  result0 = key.
+ */
+struct ornic_admin_rereg_mr {
+	struct ornic_admin_hdr hdr;
+	struct ornic_mem_desc mem;	/* TRANSLATION: the new page list */
+	__le64 iova;			/* TRANSLATION */
+	__le64 length;			/* TRANSLATION */
+	__le32 pd;			/* PD */
+	__le32 access;			/* ACCESS: ORNIC_ACCESS_* */
+	__le32 key;			/* the MR */
+	__le32 first_page_offset;	/* TRANSLATION */
+	__u8 flags;			/* ORNIC_REREG_MR_* */
+	__u8 reserved0[3];
+	__le32 reserved1;
+};
+
+ORNIC_HW_ASSERT_SIZE(struct ornic_admin_rereg_mr, 64);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_rereg_mr, iova, 24);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_rereg_mr, key, 48);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_rereg_mr, flags, 56);
 
 /* Queue pairs (spec: qp.rst) */
 enum ornic_qp_type {
@@ -786,6 +841,25 @@ struct ornic_admin_modify_srq {
 };
 
 ORNIC_HW_ASSERT_SIZE(struct ornic_admin_modify_srq, 64);
+
+/*
+ * RESIZE_SRQ (ORNIC_CAP_RESIZE): the SRQ moves to the ring in mem.  Ring
+ * indices keep counting: the blocks the device has not taken (consumer to
+ * producer) are copied to the slots of the same indices in the new ring.
+ * result0 = blocks moved.
+ */
+struct ornic_admin_resize_srq {
+	struct ornic_admin_hdr hdr;
+	struct ornic_mem_desc mem;	/* the new ring */
+	__le32 srqn;
+	__u8 log_depth;			/* new depth in blocks */
+	__u8 reserved0[3];
+	__le32 reserved1[8];
+};
+
+ORNIC_HW_ASSERT_SIZE(struct ornic_admin_resize_srq, 64);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_resize_srq, srqn, 24);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_resize_srq, log_depth, 28);
 
 /* CREATE_AH: result0 = AH index (>= 1). */
 struct ornic_admin_create_ah {

@@ -39,6 +39,7 @@ private:
   AdminResult destroy_eq(const ornic_admin_destroy& command);
   AdminResult create_cq(const ornic_admin_create_cq& command);
   AdminResult destroy_cq(const ornic_admin_destroy& command);
+  AdminResult resize_cq(const ornic_admin_resize_cq& command);
 
   // admin_memory.cpp
   AdminResult alloc_pd();
@@ -46,6 +47,7 @@ private:
   AdminResult reg_mr(const ornic_admin_reg_mr& command);
   AdminResult reg_fast_reg_mr(const ornic_admin_reg_mr& command);
   AdminResult dereg_mr(const ornic_admin_destroy& command);
+  AdminResult rereg_mr(const ornic_admin_rereg_mr& command);
 
   // admin_mw.cpp
   AdminResult alloc_mw(const ornic_admin_alloc_mw& command);
@@ -61,6 +63,7 @@ private:
   AdminResult create_srq(const ornic_admin_create_srq& command);
   AdminResult modify_srq(const ornic_admin_modify_srq& command);
   AdminResult destroy_srq(const ornic_admin_destroy& command);
+  AdminResult resize_srq(const ornic_admin_resize_srq& command);
   AdminResult create_ah(const ornic_admin_create_ah& command);
   AdminResult destroy_ah(const ornic_admin_destroy& command);
   AdminResult add_gid(const ornic_admin_gid& command);
@@ -75,6 +78,8 @@ private:
   // Shared checks.
   bool db_page_usable(uint32_t page) const;
   bool page_budget_allows(uint64_t entries) const;
+  // Whether replacing a page list of `old_entries` by one of `new_entries` fits.
+  bool page_budget_allows_swap(uint64_t old_entries, uint64_t new_entries) const;
 
   NicCore& core_;
 };

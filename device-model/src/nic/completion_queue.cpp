@@ -1,6 +1,7 @@
 #include "nic/completion_queue.hpp"
 
 #include <atomic>
+#include <vector>
 
 namespace ornic {
 
@@ -60,6 +61,38 @@ CompletionQueue::DoorbellResult CompletionQueue::doorbell(uint32_t consumer, uin
     return {true, true};
   }
   return {true, false};
+}
+
+CompletionQueue::ResizeResult CompletionQueue::resize(GuestMemory& guest, QueueMemory memory,
+                                                      unsigned log_depth, uint32_t consumer) {
+  if (in_error_)
+    return {ORNIC_ADMIN_STATUS_BAD_STATE, 0};
+  if (!ring_.consumer_acceptable(consumer))
+    return {ORNIC_ADMIN_STATUS_BAD_FIELD, 0};
+  RingState next;
+  next.log_depth = log_depth;
+  const uint32_t moved = ring_.producer - consumer;
+  if (moved > next.depth())
+    return {ORNIC_ADMIN_STATUS_BAD_FIELD, 0};
+  // Read everything first: a ring that cannot be read fails the command before the new
+  // one is touched. Entries move whole (a timestamped CQE keeps its stamp); only the owner
+  // byte, the last of each entry, takes the phase of the new index.
+  const uint32_t size = entry_size(timestamped_);
+  std::vector<std::byte> pending(size_t{moved} * size);
+  for (uint32_t i = 0; i < moved; ++i)
+    if (!memory_.read(guest, uint64_t{ring_.slot(consumer + i)} * size,
+                      std::span(pending).subspan(size_t{i} * size, size)))
+      return {ORNIC_ADMIN_STATUS_BAD_DMA, 0};
+  for (uint32_t i = 0; i < moved; ++i) {
+    const std::span entry = std::span(pending).subspan(size_t{i} * size, size);
+    entry.back() = std::byte{next.phase(i) ? uint8_t{ORNIC_CQE_OWNER_PHASE} : uint8_t{0}};
+    if (!memory.write(guest, uint64_t{next.slot(i)} * size, entry))
+      return {ORNIC_ADMIN_STATUS_BAD_DMA, 0};
+  }
+  next.producer = moved;
+  memory_ = std::move(memory);
+  ring_ = next;
+  return {ORNIC_ADMIN_STATUS_SUCCESS, moved};
 }
 
 } // namespace ornic

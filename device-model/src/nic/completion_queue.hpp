@@ -48,6 +48,16 @@ public:
   };
   DoorbellResult doorbell(uint32_t consumer, uint32_t flags);
 
+  // RESIZE_CQ (admin.rst): moves the CQEs software has not polled (from `consumer` on) to
+  // slots 0.. of `memory` with the phase of their new index; the CQ continues there with
+  // consumer 0. Arming, EQ and doorbell page stay. On failure nothing changed.
+  struct ResizeResult {
+    ornic_admin_status status;
+    uint32_t moved;
+  };
+  ResizeResult resize(GuestMemory& guest, QueueMemory memory, unsigned log_depth,
+                      uint32_t consumer);
+
 private:
   enum class Arm { kNone, kNext, kSolicited };
 

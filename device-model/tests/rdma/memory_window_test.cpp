@@ -376,6 +376,22 @@ TEST_F(MemWindow, Type1WindowKeepsTheMrBusyUntilUnbound) {
   EXPECT_EQ(admin(ORNIC_ADMIN_DEREG_MR, mr_key), ORNIC_ADMIN_STATUS_SUCCESS);
 }
 
+// REREG_MR (ORNIC_CAP_RESIZE) would move the region under a bound window: refused until
+// the window is gone, and the MR keeps its bound-window count through the refusal.
+TEST_F(MemWindow, ABoundWindowKeepsTheMrFromBeingReregistered) {
+  const uint32_t key = alloc_mw(ORNIC_MW_TYPE_2);
+  bind(key, win, kWinLength, kRemoteRw);
+  ornic_admin_rereg_mr c{};
+  c.hdr.opcode = ORNIC_ADMIN_REREG_MR;
+  c.key = to_le(mr_key);
+  c.flags = ORNIC_REREG_MR_ACCESS;
+  c.access = to_le(uint32_t{ORNIC_ACCESS_LOCAL_WRITE | ORNIC_ACCESS_MW_BIND});
+  EXPECT_EQ(pair.b.h.execute(DriverHarness::as_sqe(c)).status, ORNIC_ADMIN_STATUS_BUSY);
+  EXPECT_EQ(admin(ORNIC_ADMIN_DEREG_MR, mr_key), ORNIC_ADMIN_STATUS_BUSY);
+  EXPECT_EQ(admin(ORNIC_ADMIN_DEALLOC_MW, key), ORNIC_ADMIN_STATUS_SUCCESS);
+  EXPECT_EQ(pair.b.h.execute(DriverHarness::as_sqe(c)).status, ORNIC_ADMIN_STATUS_SUCCESS);
+}
+
 TEST_F(MemWindow, DestroyingTheQpFreesItsType2Windows) {
   const uint32_t key = alloc_mw(ORNIC_MW_TYPE_2);
   bind(key, win, kWinLength, kRemoteRw);

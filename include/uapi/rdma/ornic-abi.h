@@ -77,6 +77,27 @@ struct ornic_ibv_create_cq_resp {
 	__u32 reserved;
 };
 
+/*
+ * resize_cq (ORNIC_CAP_RESIZE): the provider allocates the new ring and
+ * passes the consumer index it has reached; the CQEs it has not polled
+ * move to slots 0.. of the new ring and it continues there from index 0.
+ */
+struct ornic_ibv_resize_cq {
+	__u32 comp_mask;
+	__u32 log_depth;	/* new ring: CQEs = 1 << log_depth */
+	__aligned_u64 buf_addr;
+	__aligned_u64 buf_size;
+	__u32 consumer_index;	/* the provider's, free-running */
+	__u32 reserved;
+};
+
+struct ornic_ibv_resize_cq_resp {
+	__u32 comp_mask;
+	__u32 log_depth;
+	__u32 moved;		/* unpolled CQEs now at slots 0..moved-1 */
+	__u32 reserved;
+};
+
 /* create_qp: depths count 64-byte WQE blocks */
 struct ornic_ibv_create_qp {
 	__u32 comp_mask;
@@ -111,6 +132,18 @@ struct ornic_ibv_create_srq_resp {
 	__u32 srqn;
 	__u32 log_depth;
 	__u32 reserved;
+};
+
+/*
+ * modify_srq with IB_SRQ_MAX_WR (ORNIC_CAP_RESIZE): the new ring, which the
+ * kernel programs at exactly this depth or fails.  Block indices keep
+ * counting across the move (ornic_admin_resize_srq).
+ */
+struct ornic_ibv_modify_srq {
+	__u32 comp_mask;
+	__u32 log_depth;
+	__aligned_u64 buf_addr;
+	__aligned_u64 buf_size;
 };
 
 /* create_ah: the device AH index a UD send WQE names (ornic_wqe_ud_seg.ah) */

@@ -6,7 +6,7 @@
  *
  * 6.12 -> 7.3 differences the QP/CQ/MR verbs meet: ib_umem_get() became
  * ib_umem_get_va(); reg_user_mr() gained a struct ib_dmah * argument;
- * resize_cq became resize_user_cq (not implemented here); optional
+ * resize_cq became resize_user_cq (ORNIC_RESIZE_CQ_OP); optional
  * create_user_cq (create_cq serves both); max_* device attributes became
  * u32 (assignments compile either way).
  */
@@ -40,7 +40,14 @@ static inline struct ib_umem *ornic_umem_get(struct ib_device *ibdev,
 {
 	return ib_umem_get_va(ibdev, addr, size, access);
 }
+
+/*
+ * resize_cq (int cqe) became resize_user_cq (unsigned int cqe) on the same
+ * 7.x line; 7.3 is the kernel this is built and tested against.
+ */
+#define ORNIC_RESIZE_CQ_OP		resize_user_cq
 #else
+#define ORNIC_RESIZE_CQ_OP		resize_cq
 
 static inline struct ib_umem *ornic_umem_get(struct ib_device *ibdev,
 					     u64 addr, size_t size, int access)

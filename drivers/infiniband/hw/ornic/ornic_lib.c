@@ -122,6 +122,57 @@ void ornic_cmd_create_cq(struct ornic_admin_sqe *sqe,
 	c->flags = flags;
 }
 
+void ornic_cmd_resize_cq(struct ornic_admin_sqe *sqe,
+			 const struct ornic_mem_desc *mem,
+			 unsigned int log_depth, u32 cqn, u32 consumer)
+{
+	struct ornic_admin_resize_cq *c = (struct ornic_admin_resize_cq *)sqe;
+
+	ornic_cmd_init(sqe, ORNIC_ADMIN_RESIZE_CQ);
+	c->mem = *mem;
+	c->cqn = cpu_to_le32(cqn);
+	c->consumer = cpu_to_le32(consumer);
+	c->log_depth = log_depth;
+}
+
+void ornic_cmd_resize_srq(struct ornic_admin_sqe *sqe,
+			  const struct ornic_mem_desc *mem,
+			  unsigned int log_depth, u32 srqn)
+{
+	struct ornic_admin_resize_srq *c = (struct ornic_admin_resize_srq *)sqe;
+
+	ornic_cmd_init(sqe, ORNIC_ADMIN_RESIZE_SRQ);
+	c->mem = *mem;
+	c->srqn = cpu_to_le32(srqn);
+	c->log_depth = log_depth;
+}
+
+int ornic_cmd_rereg_mr(struct ornic_admin_sqe *sqe, u32 key, u8 flags,
+		       const struct ornic_rereg_xlat *xlat, u32 pdn,
+		       u32 access)
+{
+	struct ornic_admin_rereg_mr *c = (struct ornic_admin_rereg_mr *)sqe;
+
+	if (!flags || (flags & ~ORNIC_REREG_MR_ALL) ||
+	    !(flags & ORNIC_REREG_MR_TRANSLATION) != !xlat)
+		return -EINVAL;
+	ornic_cmd_init(sqe, ORNIC_ADMIN_REREG_MR);
+	c->key = cpu_to_le32(key);
+	c->flags = flags;
+	/* Parts that do not change stay zero: the device checks that. */
+	if (xlat) {
+		c->mem = xlat->mem;
+		c->iova = cpu_to_le64(xlat->iova);
+		c->length = cpu_to_le64(xlat->length);
+		c->first_page_offset = cpu_to_le32(xlat->first_page_offset);
+	}
+	if (flags & ORNIC_REREG_MR_PD)
+		c->pd = cpu_to_le32(pdn);
+	if (flags & ORNIC_REREG_MR_ACCESS)
+		c->access = cpu_to_le32(access);
+	return 0;
+}
+
 void ornic_cmd_create_eth_ring(struct ornic_admin_sqe *sqe, bool tx,
 			       const struct ornic_mem_desc *mem,
 			       unsigned int log_depth, u32 cqn)
@@ -260,12 +311,14 @@ const char *ornic_admin_opcode_str(u8 opcode)
 	case ORNIC_ADMIN_DESTROY_EQ: return "DESTROY_EQ";
 	case ORNIC_ADMIN_CREATE_CQ: return "CREATE_CQ";
 	case ORNIC_ADMIN_DESTROY_CQ: return "DESTROY_CQ";
+	case ORNIC_ADMIN_RESIZE_CQ: return "RESIZE_CQ";
 	case ORNIC_ADMIN_ALLOC_PD: return "ALLOC_PD";
 	case ORNIC_ADMIN_DEALLOC_PD: return "DEALLOC_PD";
 	case ORNIC_ADMIN_REG_MR: return "REG_MR";
 	case ORNIC_ADMIN_DEREG_MR: return "DEREG_MR";
 	case ORNIC_ADMIN_ALLOC_MW: return "ALLOC_MW";
 	case ORNIC_ADMIN_DEALLOC_MW: return "DEALLOC_MW";
+	case ORNIC_ADMIN_REREG_MR: return "REREG_MR";
 	case ORNIC_ADMIN_CREATE_QP: return "CREATE_QP";
 	case ORNIC_ADMIN_MODIFY_QP: return "MODIFY_QP";
 	case ORNIC_ADMIN_QUERY_QP: return "QUERY_QP";
@@ -273,6 +326,7 @@ const char *ornic_admin_opcode_str(u8 opcode)
 	case ORNIC_ADMIN_CREATE_SRQ: return "CREATE_SRQ";
 	case ORNIC_ADMIN_MODIFY_SRQ: return "MODIFY_SRQ";
 	case ORNIC_ADMIN_DESTROY_SRQ: return "DESTROY_SRQ";
+	case ORNIC_ADMIN_RESIZE_SRQ: return "RESIZE_SRQ";
 	case ORNIC_ADMIN_CREATE_AH: return "CREATE_AH";
 	case ORNIC_ADMIN_DESTROY_AH: return "DESTROY_AH";
 	case ORNIC_ADMIN_ADD_GID: return "ADD_GID";

@@ -99,6 +99,28 @@ void ornic_cmd_create_cq(struct ornic_admin_sqe *sqe,
 			 const struct ornic_mem_desc *mem,
 			 unsigned int log_depth, u32 eqn, u16 db_page,
 			 u8 flags);
+void ornic_cmd_resize_cq(struct ornic_admin_sqe *sqe,
+			 const struct ornic_mem_desc *mem,
+			 unsigned int log_depth, u32 cqn, u32 consumer);
+void ornic_cmd_resize_srq(struct ornic_admin_sqe *sqe,
+			  const struct ornic_mem_desc *mem,
+			  unsigned int log_depth, u32 srqn);
+
+/* The new region of a REREG_MR with ORNIC_REREG_MR_TRANSLATION. */
+struct ornic_rereg_xlat {
+	struct ornic_mem_desc mem;
+	u64 iova;
+	u64 length;
+	u32 first_page_offset;
+};
+
+/*
+ * REREG_MR of @key: @xlat is given exactly when @flags has TRANSLATION;
+ * @pdn and @access are used only with their flags.  -EINVAL otherwise.
+ */
+int ornic_cmd_rereg_mr(struct ornic_admin_sqe *sqe, u32 key, u8 flags,
+		       const struct ornic_rereg_xlat *xlat, u32 pdn,
+		       u32 access);
 void ornic_cmd_create_eth_ring(struct ornic_admin_sqe *sqe, bool tx,
 			       const struct ornic_mem_desc *mem,
 			       unsigned int log_depth, u32 cqn);

@@ -35,6 +35,7 @@ struct ornic_mr {
 	struct ib_mr ibmr;
 	struct ib_umem *umem;		/* user MRs */
 	u32 key;
+	int access;			/* user MRs: IB access flags */
 	/* Fast-registration MRs: the page list REG_MR WQEs point at. */
 	__le64 *pages;
 	dma_addr_t pages_dma;
@@ -54,6 +55,7 @@ struct ornic_cq {
 	u32 cqn;
 	u8 log_depth;
 	bool kernel;
+	u16 cqe_size;			/* ORNIC_CQE_SIZE or ORNIC_CQE_TS_SIZE */
 	/* Kernel CQs: the ring, polled by poll_cq under lock. */
 	struct ornic_kcq kcq;
 	/*
@@ -62,6 +64,8 @@ struct ornic_cq {
 	 */
 	spinlock_t lock;
 	u32 ci_reported;
+	/* User CQs: serialises resizes (umem, log_depth). */
+	struct mutex resize_lock;
 };
 
 struct ornic_srq {
@@ -186,6 +190,9 @@ struct ib_mr *ornic_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 int ornic_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 int ornic_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
 int ornic_dealloc_mw(struct ib_mw *ibmw);
+struct ib_mr *ornic_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
+				  u64 length, u64 virt_addr, int access,
+				  struct ib_pd *ibpd, struct ib_udata *udata);
 
 /* ornic_mr.c, kernel PDs */
 struct ib_mr *ornic_get_dma_mr(struct ib_pd *ibpd, int access);
@@ -215,6 +222,14 @@ int ornic_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 int ornic_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		    struct uverbs_attr_bundle *attrs);
 int ornic_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+int ornic_resize_user_cq(struct ib_cq *ibcq, unsigned int cqe,
+			 struct ib_udata *udata);
+#ifdef ORNIC_HAVE_IB_DMAH
+#define ornic_resize_cq_op ornic_resize_user_cq
+#else
+int ornic_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
+#define ornic_resize_cq_op ornic_resize_cq
+#endif
 
 /* ornic_qp.c */
 int ornic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,

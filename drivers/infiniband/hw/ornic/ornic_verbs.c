@@ -82,6 +82,8 @@ static int ornic_query_device(struct ib_device *ibdev,
 		props->hca_core_clock = ORNIC_CLOCK_KHZ;
 		props->timestamp_mask = U64_MAX;
 	}
+	if ((dev->caps & ORNIC_CAP_RESIZE) && (dev->caps & ORNIC_CAP_SRQ))
+		props->device_cap_flags |= IB_DEVICE_SRQ_RESIZE;
 	props->local_ca_ack_delay = a->local_ca_ack_delay;
 	props->atomic_cap = a->atomic_cap == ORNIC_ATOMIC_GLOB ?
 			    IB_ATOMIC_GLOB :
@@ -508,6 +510,12 @@ static const struct ib_device_ops ornic_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, ornic_ucontext, ibucontext),
 };
 
+/* Changing objects after creation: only when the device implements it. */
+static const struct ib_device_ops ornic_resize_ops = {
+	.ORNIC_RESIZE_CQ_OP = ornic_resize_cq_op,
+	.rereg_user_mr = ornic_rereg_user_mr,
+};
+
 int ornic_ib_register(struct ornic_dev *dev)
 {
 	struct ib_device *ibdev = &dev->ibdev;
@@ -521,6 +529,8 @@ int ornic_ib_register(struct ornic_dev *dev)
 	addrconf_addr_eui48((u8 *)&ibdev->node_guid, dev->netdev->perm_addr);
 	ib_set_device_ops(ibdev, &ornic_dev_ops);
 	ibdev->driver_def = ornic_uapi_defs;
+	if (dev->caps & ORNIC_CAP_RESIZE)
+		ib_set_device_ops(ibdev, &ornic_resize_ops);
 
 	err = ib_device_set_netdev(ibdev, dev->netdev, 1);
 	if (err)

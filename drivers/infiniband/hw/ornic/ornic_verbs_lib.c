@@ -203,6 +203,26 @@ int ornic_mw_type_from_ib(enum ib_mw_type type, u8 *hw)
 	}
 }
 
+/*
+ * The parts of an MR a rereg_user_mr changes, as REREG_MR flags; -EINVAL
+ * for none, -EOPNOTSUPP for a flag this driver does not know.
+ */
+int ornic_rereg_flags_from_ib(int ib_flags, u8 *flags)
+{
+	if (!ib_flags)
+		return -EINVAL;
+	if (ib_flags & ~IB_MR_REREG_SUPPORTED)
+		return -EOPNOTSUPP;
+	*flags = 0;
+	if (ib_flags & IB_MR_REREG_TRANS)
+		*flags |= ORNIC_REREG_MR_TRANSLATION;
+	if (ib_flags & IB_MR_REREG_PD)
+		*flags |= ORNIC_REREG_MR_PD;
+	if (ib_flags & IB_MR_REREG_ACCESS)
+		*flags |= ORNIC_REREG_MR_ACCESS;
+	return 0;
+}
+
 /* --- QP attributes --------------------------------------------------------- */
 
 static const struct {

@@ -74,6 +74,7 @@ int ornic_access_from_ib(int ib_access, bool atomics, u32 *access);
 int ornic_mr_access_from_ib(int ib_access, bool atomics, bool mw, u32 *access);
 /* ib_mw_type -> enum ornic_mw_type; -EINVAL for a type the device lacks. */
 int ornic_mw_type_from_ib(enum ib_mw_type type, u8 *hw);
+int ornic_rereg_flags_from_ib(int ib_flags, u8 *flags);
 
 /* IB_QP_* mask bits the device understands (plus CUR_STATE and PORT). */
 /*
