@@ -68,6 +68,21 @@ u64 ornic_mr_pgsz_bitmap(u64 page_size_cap);
 /* IB access flags -> ORNIC_ACCESS_*; -EOPNOTSUPP for flags it lacks. */
 int ornic_access_from_ib(int ib_access, bool atomics, u32 *access);
 
+/*
+ * IB QP type -> ORNIC_QPT_* for a device with capability bits @caps:
+ * -EOPNOTSUPP for a type the device does not have (UC without ORNIC_CAP_UC,
+ * XRC, raw packet, ...).
+ */
+int ornic_qp_type_to_hw(enum ib_qp_type type, u64 caps, u8 *hw);
+
+/*
+ * Whether a QP of device type @qpt carries send WQE opcode @op
+ * (ORNIC_WQE_OP_*, spec: wqe.rst): UD/GSI send only SEND(_IMM), UC SENDs and
+ * RDMA WRITEs without READ, atomics or SEND_INV; the local operations go on
+ * every type.
+ */
+bool ornic_qp_type_has_op(u8 qpt, u8 op);
+
 /* IB_QP_* mask bits the device understands (plus CUR_STATE and PORT). */
 #define ORNIC_IB_QP_MASK_SUPPORTED (IB_QP_STATE | IB_QP_CUR_STATE | \
 	IB_QP_ACCESS_FLAGS | IB_QP_PKEY_INDEX | IB_QP_PORT | IB_QP_QKEY | \
