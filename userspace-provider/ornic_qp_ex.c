@@ -17,13 +17,29 @@
 	 IBV_QP_EX_WITH_SEND_WITH_INV | IBV_QP_EX_WITH_RDMA_WRITE | \
 	 IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | IBV_QP_EX_WITH_RDMA_READ | \
 	 IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
+#define ORNIC_UC_SEND_OPS \
+	(IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM | \
+	 IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM)
 #define ORNIC_UD_SEND_OPS \
 	(IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM)
 
 bool ornic_qp_ex_ops_supported(enum ibv_qp_type type, uint64_t flags)
 {
-	uint64_t ok = type == IBV_QPT_UD ? ORNIC_UD_SEND_OPS : ORNIC_RC_SEND_OPS;
+	uint64_t ok;
 
+	switch (type) {
+	case IBV_QPT_RC:
+		ok = ORNIC_RC_SEND_OPS;
+		break;
+	case IBV_QPT_UC:
+		ok = ORNIC_UC_SEND_OPS;
+		break;
+	case IBV_QPT_UD:
+		ok = ORNIC_UD_SEND_OPS;
+		break;
+	default:
+		return false;
+	}
 	return !(flags & ~ok);
 }
 
