@@ -423,7 +423,63 @@ static void ornic_qp_av_roundtrip(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, le32_to_cpu(oa.flow_label), 0xfffffU);
 }
 
+/* QP types follow the device's caps; each type carries its opcodes only. */
+static void ornic_qp_types(struct kunit *test)
+{
+	const u64 all = ORNIC_CAP_RC | ORNIC_CAP_UC | ORNIC_CAP_UD |
+			ORNIC_CAP_GSI;
+	u8 hw = 0;
+
+	KUNIT_EXPECT_EQ(test, ornic_qp_type_to_hw(IB_QPT_RC, all, &hw), 0);
+	KUNIT_EXPECT_EQ(test, hw, (u8)ORNIC_QPT_RC);
+	KUNIT_EXPECT_EQ(test, ornic_qp_type_to_hw(IB_QPT_UC, all, &hw), 0);
+	KUNIT_EXPECT_EQ(test, hw, (u8)ORNIC_QPT_UC);
+	KUNIT_EXPECT_EQ(test, ornic_qp_type_to_hw(IB_QPT_UD, all, &hw), 0);
+	KUNIT_EXPECT_EQ(test, hw, (u8)ORNIC_QPT_UD);
+	KUNIT_EXPECT_EQ(test, ornic_qp_type_to_hw(IB_QPT_GSI, all, &hw), 0);
+	KUNIT_EXPECT_EQ(test, hw, (u8)ORNIC_QPT_GSI);
+	/* A device without the cap, and types no ornic has. */
+	hw = 0xee;
+	KUNIT_EXPECT_EQ(test, ornic_qp_type_to_hw(IB_QPT_UC,
+						  all & ~ORNIC_CAP_UC, &hw),
+			-EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, ornic_qp_type_to_hw(IB_QPT_RC, ORNIC_CAP_UC,
+						  &hw), -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, ornic_qp_type_to_hw(IB_QPT_XRC_INI, all, &hw),
+			-EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, ornic_qp_type_to_hw(IB_QPT_RAW_PACKET, all,
+						  &hw), -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, hw, (u8)0xee);
+
+	KUNIT_EXPECT_TRUE(test, ornic_qp_type_has_op(ORNIC_QPT_RC,
+						     ORNIC_WQE_OP_RDMA_READ));
+	KUNIT_EXPECT_TRUE(test, ornic_qp_type_has_op(ORNIC_QPT_RC,
+						     ORNIC_WQE_OP_SEND_INV));
+	KUNIT_EXPECT_TRUE(test, ornic_qp_type_has_op(ORNIC_QPT_UC,
+						     ORNIC_WQE_OP_SEND_IMM));
+	KUNIT_EXPECT_TRUE(test,
+			  ornic_qp_type_has_op(ORNIC_QPT_UC,
+					       ORNIC_WQE_OP_RDMA_WRITE_IMM));
+	KUNIT_EXPECT_TRUE(test, ornic_qp_type_has_op(ORNIC_QPT_UC,
+						     ORNIC_WQE_OP_LOCAL_INV));
+	KUNIT_EXPECT_FALSE(test, ornic_qp_type_has_op(ORNIC_QPT_UC,
+						      ORNIC_WQE_OP_RDMA_READ));
+	KUNIT_EXPECT_FALSE(test,
+			   ornic_qp_type_has_op(ORNIC_QPT_UC,
+						ORNIC_WQE_OP_ATOMIC_CMP_SWP));
+	KUNIT_EXPECT_FALSE(test, ornic_qp_type_has_op(ORNIC_QPT_UC,
+						      ORNIC_WQE_OP_SEND_INV));
+	KUNIT_EXPECT_TRUE(test, ornic_qp_type_has_op(ORNIC_QPT_GSI,
+						     ORNIC_WQE_OP_SEND));
+	KUNIT_EXPECT_FALSE(test,
+			   ornic_qp_type_has_op(ORNIC_QPT_UD,
+						ORNIC_WQE_OP_RDMA_WRITE));
+	KUNIT_EXPECT_FALSE(test, ornic_qp_type_has_op(ORNIC_QPT_RC, 0x0f));
+	KUNIT_EXPECT_FALSE(test, ornic_qp_type_has_op(0, ORNIC_WQE_OP_SEND));
+}
+
 static struct kunit_case ornic_qp_attr_cases[] = {
+	KUNIT_CASE(ornic_qp_types),
 	KUNIT_CASE(ornic_qp_masks),
 	KUNIT_CASE(ornic_qp_attrs_to_hw),
 	KUNIT_CASE(ornic_qp_attr_ranges),

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * ornic provider: queue pairs (RC and UD).
+ * ornic provider: queue pairs (RC, UC and UD).
  *
  * The provider sizes and allocates the SQ and RQ rings in 64-byte blocks
  * (wqe.rst), the kernel pins them and creates the QP on the device.  Every
@@ -101,6 +101,9 @@ static int ornic_qp_check(struct ornic_context *ctx,
 		return EOPNOTSUPP;
 	if (attr->qp_type == IBV_QPT_RC) {
 		if (!(ctx->caps & ORNIC_CAP_RC))
+			return EOPNOTSUPP;
+	} else if (attr->qp_type == IBV_QPT_UC) {
+		if (!(ctx->caps & ORNIC_CAP_UC))
 			return EOPNOTSUPP;
 	} else if (attr->qp_type == IBV_QPT_UD) {
 		if (!(ctx->caps & ORNIC_CAP_UD))

@@ -17,6 +17,9 @@
 	 IBV_QP_EX_WITH_SEND_WITH_INV | IBV_QP_EX_WITH_RDMA_WRITE | \
 	 IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | IBV_QP_EX_WITH_RDMA_READ | \
 	 IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
+#define ORNIC_UC_SEND_OPS \
+	(IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM | \
+	 IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM)
 #define ORNIC_UD_SEND_OPS \
 	(IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM)
 /* With ORNIC_CAP_MW: windows are bound and invalidated on RC send queues. */
@@ -26,8 +29,21 @@
 bool ornic_qp_ex_ops_supported(uint64_t caps, enum ibv_qp_type type,
 			       uint64_t flags)
 {
-	uint64_t ok = type == IBV_QPT_UD ? ORNIC_UD_SEND_OPS : ORNIC_RC_SEND_OPS;
+	uint64_t ok;
 
+	switch (type) {
+	case IBV_QPT_RC:
+		ok = ORNIC_RC_SEND_OPS;
+		break;
+	case IBV_QPT_UC:
+		ok = ORNIC_UC_SEND_OPS;
+		break;
+	case IBV_QPT_UD:
+		ok = ORNIC_UD_SEND_OPS;
+		break;
+	default:
+		return false;
+	}
 	if (type == IBV_QPT_RC && (caps & ORNIC_CAP_MW))
 		ok |= ORNIC_RC_MW_OPS;
 	return !(flags & ~ok);

@@ -42,6 +42,11 @@ static int ornic_wqe_opcode(enum ibv_qp_type type, enum ibv_wr_opcode op,
 			return EINVAL;
 		}
 	}
+	/* UC carries SENDs and RDMA WRITEs only (wqe.rst). */
+	if (type == IBV_QPT_UC && op != IBV_WR_SEND &&
+	    op != IBV_WR_SEND_WITH_IMM && op != IBV_WR_RDMA_WRITE &&
+	    op != IBV_WR_RDMA_WRITE_WITH_IMM)
+		return EINVAL;
 	switch (op) {
 	case IBV_WR_SEND:
 		*hw = ORNIC_WQE_OP_SEND;

@@ -184,6 +184,7 @@ enum ornic_fatal_code {
 #define ORNIC_CAP_CQE_TIMESTAMP		ORNIC_BIT_ULL(20)
 /* RESIZE_CQ, RESIZE_SRQ and REREG_MR admin commands */
 #define ORNIC_CAP_RESIZE		ORNIC_BIT_ULL(16)
+#define ORNIC_CAP_UC			ORNIC_BIT_ULL(14) /* unreliable connected QPs */
 
 /* ------------------------------------------------------------------------
  * 4. Doorbells (spec: doorbells.rst).  Each 4 KiB page of BAR2 holds one
@@ -512,7 +513,10 @@ enum ornic_counter_id {
 	ORNIC_CNT_RX_UD_NO_RECV		= 43,	/* UD: no receive WQE, dropped */
 	ORNIC_CNT_TX_ROCE_BYTES		= 44,	/* frame bytes, loopback incl. */
 	ORNIC_CNT_RX_ROCE_BYTES		= 45,
-	ORNIC_CNT_COUNT			= 46,
+	/* 46..51 are reserved (counters of features not in this device) */
+	ORNIC_CNT_RX_UC_NO_RECV		= 52,	/* UC: no receive WQE, msg dropped */
+	ORNIC_CNT_RX_UC_DROPPED		= 53,	/* UC: msg cut short or refused */
+	ORNIC_CNT_COUNT			= 54,
 };
 
 #define ORNIC_DEVICE_COUNTERS_MAX	62
@@ -712,6 +716,7 @@ enum ornic_qp_type {
 	ORNIC_QPT_RC			= 1,
 	ORNIC_QPT_UD			= 2,
 	ORNIC_QPT_GSI			= 3,	/* QPN 1, UD semantics */
+	ORNIC_QPT_UC			= 4,	/* ORNIC_CAP_UC */
 };
 
 #define ORNIC_QP_FLAG_USE_SRQ		ORNIC_BIT(0)

@@ -5,7 +5,7 @@
 # PROVIDER_DIR in the environment; rxe: two rxe devices on a veth pair) the
 # same tests run between two devices, one of them in its own network
 # namespace: ibv_rc_pingpong (data checked, also with completion events and
-# over an IPv6 GID), ibv_ud_pingpong, ibv_srq_pingpong, perftest
+# over an IPv6 GID), ibv_uc_pingpong, ibv_ud_pingpong, ibv_srq_pingpong, perftest
 # send/write/read/atomic bandwidth and latency, rdma_cm tools (rping,
 # ucmatose, udaddy, ib_send_bw -R) and the negative test
 # (TOOLDIR/datapath-neg).  Parsed perftest rows go to /out/perf.txt as
@@ -47,6 +47,14 @@ pingpongs() { # pingpongs KIND
 		pass "$k/rc_pingpong_ipv6" "50 x 4096 B over IPv6 GIDs ($cg6 -> $sg6), data checked"
 	else
 		fail "$k/rc_pingpong_ipv6" "gids '${cg6:-}' '${sg6:-}': $(tail_of "$k-rc_pingpong_ipv6")"
+	fi
+	# UC: no ACKs and no retransmission; 4096-byte messages are 4 packets of
+	# the path MTU, each checked.  A lost packet would hang the ping-pong.
+	if pair "$k" uc_pingpong ibv_uc_pingpong -d "$SDEV" -g "$sg" -c -n "$ITERS" -s 4096 -- \
+		-d "$CDEV" -g "$cg" -c -n "$ITERS" -s 4096; then
+		pass "$k/uc_pingpong" "$ITERS x 4096 B over UC, data checked: $(grep -m1 'Mbit/sec' "/out/$k-uc_pingpong.client.log")"
+	else
+		fail "$k/uc_pingpong" "$(tail_of "$k-uc_pingpong")"
 	fi
 	# UD payloads must fit the path MTU (1024 with a 1500-byte Ethernet MTU).
 	if pair "$k" ud_pingpong ibv_ud_pingpong -d "$SDEV" -g "$sg" -c -n "$ITERS" -s 512 -- \

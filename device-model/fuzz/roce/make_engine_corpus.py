@@ -53,6 +53,14 @@ SEEDS = {
     "engine-nak-sequence": frame(0x10, 0x11, 1, aeth(0x60, 0)),
     "engine-rnr-nak": frame(0x10, 0x11, 0, aeth(0x21, 0)),
     "engine-nak-access": frame(0x00, 0x11, 0, aeth(0x62, 0)),
+    # UC requests (control 0x03: the rig's UC QP, expected PSN 0): a SEND of three packets
+    # with a gap, a WRITE with immediate, a WRITE with a bad rkey.
+    "engine-uc-send-first": frame(0x03, 0x20, 0, payload=bytes(256), ack_req=False),
+    "engine-uc-send-gap": frame(0x03, 0x22, 2, payload=bytes(40), ack_req=False),
+    "engine-uc-write-imm": frame(0x03, 0x2B, 0, reth(BUFFER, 8) + b"\1\2\3\4", bytes(8),
+                                 ack_req=False),
+    "engine-uc-write-bad-rkey": frame(0x03, 0x2A, 0, struct.pack(">QII", BUFFER, 0x1234, 64),
+                                      bytes(64), ack_req=False),
     # A UD datagram with the rig's Q_Key.
     "engine-ud-send": frame(0x01, 0x64, 9, struct.pack(">II", 0x1111, 0x20), bytes(32),
                             ack_req=False),

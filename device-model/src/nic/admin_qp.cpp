@@ -28,7 +28,8 @@ AdminResult AdminCommands::create_qp(const ornic_admin_create_qp& c) {
   if (c.reserved != 0 || (c.flags & ~ORNIC_QP_FLAG_USE_SRQ))
     return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);
   // Checked as a number first: an out-of-range value must never become an enum.
-  if (c.qp_type != ORNIC_QPT_RC && c.qp_type != ORNIC_QPT_UD && c.qp_type != ORNIC_QPT_GSI)
+  if (c.qp_type != ORNIC_QPT_RC && c.qp_type != ORNIC_QPT_UD && c.qp_type != ORNIC_QPT_GSI &&
+      !(c.qp_type == ORNIC_QPT_UC && (limits::kCaps & ORNIC_CAP_UC)))
     return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);
   const auto type = static_cast<ornic_qp_type>(c.qp_type);
   const bool use_srq = (c.flags & ORNIC_QP_FLAG_USE_SRQ) != 0;

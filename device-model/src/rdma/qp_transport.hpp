@@ -13,6 +13,11 @@
 
 namespace ornic {
 
+// UD and GSI QPs address every datagram themselves; RC and UC QPs are connected to one peer.
+inline bool is_datagram_qp(ornic_qp_type type) {
+  return type == ORNIC_QPT_UD || type == ORNIC_QPT_GSI;
+}
+
 struct WqeSge {
   uint64_t addr = 0;
   uint32_t length = 0;
@@ -79,6 +84,7 @@ struct RequesterState {
   uint32_t packets_since_ack_req = 0;
   int64_t ack_deadline = 0; // ns on the transport clock; 0 = not armed
   int64_t rnr_until = 0;    // ns; no (re)transmission before this
+  int64_t pace_until = 0;   // ns; UC waits for the port's transmit queue until then
   bool sq_drained_reported = false;
   // A READ response gap already answered by re-reading from this PSN (once per gap).
   bool read_gap_pending = false;
@@ -103,7 +109,9 @@ struct SavedAtomic {
 };
 
 struct ResponderState {
-  enum class InMessage : uint8_t { none, send, write };
+  // `dropping` (UC only): a message was dropped; packets are ignored up to the next
+  // FIRST/ONLY (roce.rst, "Unreliable connected").
+  enum class InMessage : uint8_t { none, send, write, dropping };
   uint32_t epsn = 0; // expected PSN
   uint32_t msn = 0;
   bool nak_sent = false; // a PSN sequence NAK is outstanding for the current gap

@@ -1,7 +1,9 @@
 // The requester: starts SQ WQEs in order, segments them into packets of the path MTU and
-// (re)transmits within the send window; UD sends go out and complete at once.
+// (re)transmits within the send window; UC messages go out paced by the port and complete
+// when their last packet is sent; UD sends go out and complete at once.
 #include <bit>
 
+#include "port/port.hpp"
 #include "rdma/address_vector.hpp"
 #include "rdma/fast_reg.hpp"
 #include "rdma/memory_access.hpp"
@@ -70,7 +72,7 @@ uint8_t position_opcode(uint8_t wqe_opcode, bool first, bool last) {
 } // namespace
 
 uint32_t TransportEngine::path_mtu_bytes(const QueuePair& qp) const {
-  if (qp.type != ORNIC_QPT_RC)
+  if (is_datagram_qp(qp.type))
     return 128u << roce_active_mtu(core_.eth_mtu);
   const uint8_t mtu = qp.attr.path_mtu;
   return mtu >= ORNIC_MTU_256 && mtu <= ORNIC_MTU_4096 ? 128u << mtu : 256u;
@@ -81,8 +83,8 @@ bool TransportEngine::requester_work(uint32_t qpn, QueuePair& qp, unsigned& budg
   for (;;) {
     if (qp.state != ORNIC_QPS_RTS && qp.state != ORNIC_QPS_SQD)
       return false;
-    if (req.rnr_until != 0)
-      return false; // the RNR wait's timer schedules the QP again
+    if (req.rnr_until != 0 || req.pace_until != 0)
+      return false; // the RNR wait's or the pacing's timer schedules the QP again
     SendOp* pending = nullptr;
     for (SendOp& op : req.ops)
       if (op.next_send_psn != end_psn(op)) {
@@ -90,9 +92,11 @@ bool TransportEngine::requester_work(uint32_t qpn, QueuePair& qp, unsigned& budg
         break;
       }
     if (pending != nullptr) {
-      if (roce::psn_distance(req.una_psn, pending->next_send_psn) >=
-          static_cast<int32_t>(kSendWindow))
+      if (qp.type == ORNIC_QPT_RC && roce::psn_distance(req.una_psn, pending->next_send_psn) >=
+                                         static_cast<int32_t>(kSendWindow))
         return false; // the window opens on an ACK, which schedules the QP
+      if (qp.type == ORNIC_QPT_UC && !uc_may_send(qp))
+        return false;
       if (budget == 0)
         return true;
       --budget;
@@ -103,7 +107,7 @@ bool TransportEngine::requester_work(uint32_t qpn, QueuePair& qp, unsigned& budg
       maybe_report_drained(qpn, qp);
       return false;
     }
-    // Only RC waits for ACKs; UD has none, so its PSNs never open a window.
+    // Only RC waits for ACKs; UC and UD have none, so their PSNs never open a window.
     if (qp.type == ORNIC_QPT_RC &&
         roce::psn_distance(req.una_psn, req.next_psn) >= static_cast<int32_t>(kSendWindow))
       return false;
@@ -111,7 +115,7 @@ bool TransportEngine::requester_work(uint32_t qpn, QueuePair& qp, unsigned& budg
       return true;
     if (!start_wqe(qpn, qp))
       return false;
-    if (qp.type != ORNIC_QPT_RC)
+    if (is_datagram_qp(qp.type))
       --budget; // a UD send went out whole
   }
 }
@@ -149,7 +153,7 @@ bool TransportEngine::start_wqe(uint32_t qpn, QueuePair& qp) {
       return false;
   }
   req.sq_next += op.blocks;
-  if (qp.type != ORNIC_QPT_RC) {
+  if (is_datagram_qp(qp.type)) {
     send_ud(qpn, qp, op);
     return qp.state == ORNIC_QPS_RTS || qp.state == ORNIC_QPS_SQD;
   }
@@ -187,6 +191,14 @@ bool TransportEngine::run_local_op(uint32_t qpn, QueuePair& qp, SendOp& op) {
   return true;
 }
 
+bool TransportEngine::uc_may_send(QueuePair& qp) {
+  if (port_ == nullptr || port_->tx_backlog() < kUcBacklogLimit)
+    return true;
+  qp.transport.req.pace_until = timer_.now_ns() + kUcPaceNs;
+  return false;
+}
+
+// One packet of an RC or UC message (UC: no AckReq, nothing to wait for).
 void TransportEngine::send_rc_packet(uint32_t qpn, QueuePair& qp, SendOp& op, uint32_t psn) {
   RequesterState& req = qp.transport.req;
   const uint32_t mtu = path_mtu_bytes(qp);
@@ -220,6 +232,9 @@ void TransportEngine::send_rc_packet(uint32_t qpn, QueuePair& qp, SendOp& op, ui
     const uint32_t offset = index * mtu;
     const uint32_t length = std::min(mtu, op.length - offset);
     packet.bth.opcode = position_opcode(op.opcode, first, last);
+    if (qp.type == ORNIC_QPT_UC)
+      packet.bth.opcode =
+          static_cast<uint8_t>(roce::uc_opcode(static_cast<Opcode>(packet.bth.opcode)));
     const bool write =
         op.opcode == ORNIC_WQE_OP_RDMA_WRITE || op.opcode == ORNIC_WQE_OP_RDMA_WRITE_IMM;
     if (write && first)
@@ -229,7 +244,8 @@ void TransportEngine::send_rc_packet(uint32_t qpn, QueuePair& qp, SendOp& op, ui
     if (last && op.opcode == ORNIC_WQE_OP_SEND_INV)
       packet.ieth = roce::Ieth{op.invalidate_rkey};
     packet.bth.solicited = last && (op.flags & ORNIC_WQE_FLAG_SOLICITED);
-    packet.bth.ack_request = last || ++req.packets_since_ack_req >= kAckRequestInterval;
+    packet.bth.ack_request =
+        qp.type == ORNIC_QPT_RC && (last || ++req.packets_since_ack_req >= kAckRequestInterval);
     if (!op.inline_data.empty()) {
       payload = std::span<const uint8_t>(op.inline_data).subspan(offset, length);
     } else {
@@ -258,6 +274,14 @@ void TransportEngine::send_rc_packet(uint32_t qpn, QueuePair& qp, SendOp& op, ui
   op.sent_once = true;
   if (addressed)
     transmit(qp, packet, payload);
+  if (qp.type == ORNIC_QPT_UC) {
+    // Nothing is acknowledged: the message is done once its last packet is out.
+    if (op.next_send_psn == end_psn(op)) {
+      req.una_psn = op.next_send_psn;
+      retire(qpn, qp); // may pop `op`
+    }
+    return;
+  }
   if (req.ack_deadline == 0)
     restart_ack_timer(qp);
 }

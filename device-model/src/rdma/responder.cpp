@@ -1,5 +1,6 @@
 // The responder: checks PSNs, executes SEND / WRITE / READ / atomic requests against the
 // receive queue and the MR table, acknowledges (coalesced), and NAKs what it cannot do.
+// UC requests (checked by uc_responder.cpp) execute here too, dropped instead of NAKed.
 // UD receives check the Q_Key and deliver the GRH with the data.
 #include <bit>
 #include <cstring>
@@ -60,6 +61,21 @@ void TransportEngine::nak_and_fail(uint32_t qpn, QueuePair& qp, uint8_t nak_code
   send_ack(qpn, qp, roce::make_nak_syndrome(static_cast<roce::NakCode>(nak_code)), psn);
   core_.post_async_event(event, qpn, 0);
   core_.move_qp_to_error(qpn);
+}
+
+void TransportEngine::refuse(uint32_t qpn, QueuePair& qp, roce::NakCode code, uint32_t psn,
+                             ornic_eqe_type event) {
+  if (qp.type != ORNIC_QPT_UC)
+    return nak_and_fail(qpn, qp, static_cast<uint8_t>(code), psn, event);
+  if (event == ORNIC_EQE_QP_FATAL) {
+    core_.log.warn("qp {}: UC request at PSN {:#x} cannot be placed — QP to error", qpn, psn);
+    core_.post_async_event(event, qpn, 0);
+    core_.move_qp_to_error(qpn);
+    return;
+  }
+  core_.log.warn("qp {}: UC request at PSN {:#x} refused (NAK code {} not sent) — message dropped",
+                 qpn, psn, static_cast<int>(code));
+  drop_uc_message(qp, ORNIC_CNT_RX_UC_DROPPED);
 }
 
 void TransportEngine::on_rc_request(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet) {
@@ -133,10 +149,17 @@ void TransportEngine::on_duplicate(uint32_t qpn, QueuePair& qp, const roce::Pars
 }
 
 bool TransportEngine::take_receive_or_rnr(uint32_t qpn, QueuePair& qp, uint32_t psn) {
+  // UC: the receive WQE of a dropped message stays with the QP and is filled again.
+  if (qp.type == ORNIC_QPT_UC && qp.transport.resp.recv.active)
+    return true;
   RecvWqe wqe;
   const Take took = take_receive(qpn, qp, wqe);
   if (took == Take::failed)
     return false;
+  if (took == Take::none && qp.type == ORNIC_QPT_UC) {
+    drop_uc_message(qp, ORNIC_CNT_RX_UC_NO_RECV); // UC has no RNR: the message is lost
+    return false;
+  }
   if (took == Take::none) {
     core_.counters.inc(ORNIC_CNT_RNR_NAKS);
     ++qp.counters.rnr_naks;
@@ -191,7 +214,7 @@ TransportEngine::Take TransportEngine::take_receive(uint32_t qpn, QueuePair& qp,
     cqe.status = error->status;
     cqe.vendor_err = error->vendor_err;
     core_.complete(qp.recv_cqn, cqe);
-    if (qp.type == ORNIC_QPT_RC) {
+    if (!is_datagram_qp(qp.type)) { // RC and UC (IBTA class A); UD takes the next one
       core_.move_qp_to_error(qpn);
       return Take::failed;
     }
@@ -249,6 +272,17 @@ void TransportEngine::fail_receive(uint32_t qpn, QueuePair& qp, const SgeOutcome
   core_.counters.inc(ORNIC_CNT_WQE_ERRORS);
   ++qp.counters.wqe_errors;
   complete_receive(qpn, qp, result);
+  if (qp.type == ORNIC_QPT_UC) {
+    // No NAK: the receive carries the error and the rest of the message is dropped; only a
+    // failed DMA (the device's own trouble) ends the QP.
+    if (outcome.result == SgeResult::dma) {
+      core_.post_async_event(ORNIC_EQE_QP_FATAL, qpn, 0);
+      core_.move_qp_to_error(qpn);
+    } else {
+      qp.transport.resp.in_message = ResponderState::InMessage::dropping;
+    }
+    return;
+  }
   const auto code = outcome.result == SgeResult::too_small
                         ? roce::NakCode::invalid_request
                         : roce::NakCode::remote_operational_error;
@@ -278,8 +312,7 @@ bool TransportEngine::execute_send(uint32_t qpn, QueuePair& qp, const roce::Pars
   const uint32_t mtu = path_mtu_bytes(qp);
   const bool last = info.has(roce::kLast);
   if (packet.payload.size() > mtu || (!last && packet.payload.size() != mtu)) {
-    nak_and_fail(qpn, qp, static_cast<uint8_t>(roce::NakCode::invalid_request), psn,
-                 ORNIC_EQE_QP_REQ_ERR);
+    refuse(qpn, qp, roce::NakCode::invalid_request, psn, ORNIC_EQE_QP_REQ_ERR);
     return false;
   }
   if (info.has(roce::kStartsMessage)) {
@@ -344,16 +377,14 @@ bool TransportEngine::execute_write(uint32_t qpn, QueuePair& qp, const roce::Par
   if (first) {
     if (!remote_allowed(qpn, qp, d.reth->rkey, d.reth->virtual_address, d.reth->dma_length,
                         ORNIC_ACCESS_REMOTE_WRITE)) {
-      nak_and_fail(qpn, qp, static_cast<uint8_t>(roce::NakCode::remote_access_error), psn,
-                   ORNIC_EQE_QP_ACCESS_ERR);
+      refuse(qpn, qp, roce::NakCode::remote_access_error, psn, ORNIC_EQE_QP_ACCESS_ERR);
       return false;
     }
   }
   const uint32_t remaining = first ? d.reth->dma_length : resp.write_remaining;
   if (length > mtu || (!last && length != mtu) || length > remaining ||
       (last && length != remaining)) {
-    nak_and_fail(qpn, qp, static_cast<uint8_t>(roce::NakCode::invalid_request), psn,
-                 ORNIC_EQE_QP_REQ_ERR);
+    refuse(qpn, qp, roce::NakCode::invalid_request, psn, ORNIC_EQE_QP_REQ_ERR);
     return false;
   }
   // The receive WQE of a WRITE with immediate is taken before any data moves, so an RNR
@@ -373,14 +404,12 @@ bool TransportEngine::execute_write(uint32_t qpn, QueuePair& qp, const roce::Par
                                              resp.write_va, length, ORNIC_ACCESS_REMOTE_WRITE);
     const MemoryRegion* mr = target.mr;
     if (target.why != ORNIC_VERR_NONE || mr == nullptr) {
-      nak_and_fail(qpn, qp, static_cast<uint8_t>(roce::NakCode::remote_access_error), psn,
-                   ORNIC_EQE_QP_ACCESS_ERR);
+      refuse(qpn, qp, roce::NakCode::remote_access_error, psn, ORNIC_EQE_QP_ACCESS_ERR);
       return false;
     }
     if (!mr_write(core_.memory(), *mr, resp.write_va, packet.payload)) {
       core_.counters.inc(ORNIC_CNT_DMA_ERRORS);
-      nak_and_fail(qpn, qp, static_cast<uint8_t>(roce::NakCode::remote_operational_error), psn,
-                   ORNIC_EQE_QP_FATAL);
+      refuse(qpn, qp, roce::NakCode::remote_operational_error, psn, ORNIC_EQE_QP_FATAL);
       return false;
     }
   }

@@ -73,6 +73,7 @@ void TransportEngine::qp_entering_error(uint32_t qpn) {
   if (QueuePair* qp = core_.resources.qps.find(qpn)) {
     qp->transport.req.ack_deadline = 0;
     qp->transport.req.rnr_until = 0;
+    qp->transport.req.pace_until = 0;
   }
 }
 
@@ -139,7 +140,8 @@ void TransportEngine::flush_acks() {
 void TransportEngine::update_timer() {
   int64_t earliest = 0;
   for (auto& [qpn, qp] : core_.resources.qps) {
-    for (int64_t deadline : {qp.transport.req.ack_deadline, qp.transport.req.rnr_until})
+    const RequesterState& req = qp.transport.req;
+    for (int64_t deadline : {req.ack_deadline, req.rnr_until, req.pace_until})
       if (deadline != 0 && (earliest == 0 || deadline < earliest))
         earliest = deadline;
   }
@@ -169,6 +171,10 @@ void TransportEngine::on_timer() {
     RequesterState& req = qp->transport.req;
     if (req.rnr_until != 0 && now >= req.rnr_until) {
       req.rnr_until = 0;
+      schedule(qpn);
+    }
+    if (req.pace_until != 0 && now >= req.pace_until) {
+      req.pace_until = 0;
       schedule(qpn);
     }
     if (req.ack_deadline != 0 && now >= req.ack_deadline)
@@ -247,7 +253,10 @@ void TransportEngine::process_frame(std::span<const uint8_t> frame) {
   QueuePair* qp = core_.resources.qps.find(qpn);
   const roce::OpcodeInfo& info = packet.opcode_info;
   const bool datagram = info.has(roce::kDatagram);
-  if (qp == nullptr || datagram != (qp->type != ORNIC_QPT_RC)) {
+  const bool uc = info.has(roce::kUnreliable);
+  // The opcode's transport must be the QP's: RC to RC, UC to UC, UD to UD and GSI.
+  if (qp == nullptr || datagram != is_datagram_qp(qp->type) ||
+      (!datagram && uc != (qp->type == ORNIC_QPT_UC))) {
     core_.counters.inc(ORNIC_CNT_RX_ROCE_UNKNOWN_QP);
     return;
   }
@@ -262,6 +271,8 @@ void TransportEngine::process_frame(std::span<const uint8_t> frame) {
   ++qp->counters.packets_received;
   if (datagram)
     on_ud_request(qpn, *qp, packet, frame);
+  else if (uc)
+    on_uc_request(qpn, *qp, packet);
   else if (info.has(roce::kResponse))
     on_response(qpn, *qp, packet);
   else

@@ -1,7 +1,8 @@
 // The RoCEv2 packet engine (roce.rst, qp.rst, wqe.rst, cqe.rst, errors.rst): the requester
 // turns SQ WQEs into packets, the responder executes incoming requests and acknowledges
 // them, the completer retires WQEs on ACKs/responses and recovers from loss with timeouts
-// and go-back-N. Runs on the EventLoop in bounded batches; time comes from a TransportTimer.
+// and go-back-N. UC QPs use the requester and responder without any of the acknowledging.
+// Runs on the EventLoop in bounded batches; time comes from a TransportTimer.
 #pragma once
 
 #include <cstdint>
@@ -19,6 +20,7 @@
 #include "rdma/qp_transport.hpp"
 #include "rdma/transport_timer.hpp"
 #include "rdma/wqe_fetch.hpp"
+#include "roce/aeth_syndrome.hpp"
 #include "roce/parser.hpp"
 
 namespace ornic {
@@ -34,6 +36,11 @@ public:
   static constexpr uint32_t kAckRequestInterval = 16;
   // Packets the whole engine sends per EventLoop turn before yielding.
   static constexpr unsigned kPacketsPerTurn = 64;
+  // UC has no window: a UC QP sends while the port holds fewer frames than this waiting for
+  // the wire, and otherwise looks again after kUcPaceNs, so the port delays its burst
+  // instead of dropping it.
+  static constexpr size_t kUcBacklogLimit = 256;
+  static constexpr int64_t kUcPaceNs = 100'000;
 
   TransportEngine(EventLoop& loop, NicCore& core, Port* port, TransportTimer& timer);
   ~TransportEngine() override;
@@ -68,6 +75,7 @@ private:
   bool can_start_wqe(const QueuePair& qp) const;
   bool start_wqe(uint32_t qpn, QueuePair& qp);
   bool run_local_op(uint32_t qpn, QueuePair& qp, SendOp& op);
+  bool uc_may_send(QueuePair& qp);
   void send_rc_packet(uint32_t qpn, QueuePair& qp, SendOp& op, uint32_t psn);
   std::optional<ornic_wqe_av> ud_address(const QueuePair& qp, const SendOp& op) const;
   void send_ud(uint32_t qpn, QueuePair& qp, SendOp& op);
@@ -103,6 +111,9 @@ private:
   void on_ud_request(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet,
                      std::span<const uint8_t> frame);
   void on_duplicate(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet);
+  // UC (uc_responder.cpp): PSN and sequence checks without NAKs, message drops.
+  void on_uc_request(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet);
+  void drop_uc_message(QueuePair& qp, ornic_counter_id why);
   bool execute_send(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet);
   bool execute_write(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet);
   void execute_read(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet, bool duplicate);
@@ -124,6 +135,9 @@ private:
   void send_ack(uint32_t qpn, QueuePair& qp, uint8_t syndrome, uint32_t psn);
   void nak_and_fail(uint32_t qpn, QueuePair& qp, uint8_t nak_code, uint32_t psn,
                     ornic_eqe_type event);
+  // A request the responder will not execute: nak_and_fail on RC; on UC (no NAKs) the
+  // message is dropped and counted, unless `event` is QP_FATAL (the device's own failure).
+  void refuse(uint32_t qpn, QueuePair& qp, roce::NakCode code, uint32_t psn, ornic_eqe_type event);
 
   EventLoop& loop_;
   NicCore& core_;

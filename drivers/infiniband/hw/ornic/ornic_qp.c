@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * ornic: RC and UD QPs (spec: qp.rst, wqe.rst); the rings of kernel QPs
+ * ornic: RC, UC and UD QPs (spec: qp.rst, wqe.rst); the rings of kernel QPs
  * and the GSI QP in ornic_qp_kernel.c.  For user QPs the provider allocates
  * the SQ and RQ rings in blocks of 64 bytes; the kernel checks that they
  * hold what the QP was asked for, pins them and creates the QP.  MODIFY_QP
@@ -14,26 +14,18 @@
 #include "ornic_res.h"
 
 static int ornic_qp_check_init(struct ornic_dev *dev,
-			       struct ib_qp_init_attr *init)
+			       struct ib_qp_init_attr *init, u8 *hw_type)
 {
+	int err;
+
 	if (init->create_flags)
 		return -EOPNOTSUPP;
-	switch (init->qp_type) {
-	case IB_QPT_RC:
-		if (!(dev->caps & ORNIC_CAP_RC))
-			return -EOPNOTSUPP;
-		break;
-	case IB_QPT_UD:
-		if (!(dev->caps & ORNIC_CAP_UD))
-			return -EOPNOTSUPP;
-		break;
-	case IB_QPT_GSI:
-		/* The MAD layer's QP1; never one of user space's. */
-		if (!(dev->caps & ORNIC_CAP_GSI))
-			return -EOPNOTSUPP;
-		break;
-	default:
-		return -EOPNOTSUPP;
+	/* RC, UC, UD as the device's caps say; GSI is the MAD layer's QP1. */
+	err = ornic_qp_type_to_hw(init->qp_type, dev->caps, hw_type);
+	if (err) {
+		ibdev_dbg(&dev->ibdev, "QP type %d not supported (caps %#llx)\n",
+			  init->qp_type, dev->caps);
+		return err;
 	}
 	if (!init->send_cq || !init->recv_cq)
 		return -EINVAL;
@@ -58,7 +50,7 @@ int ornic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	struct ib_qp_cap cap;
 	int err;
 
-	err = ornic_qp_check_init(dev, init);
+	err = ornic_qp_check_init(dev, init, &qp->hw_type);
 	if (err)
 		return err;
 	mutex_init(&qp->lock);
@@ -127,8 +119,7 @@ int ornic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		cmd->srqn = cpu_to_le32(to_osrq(init->srq)->srqn);
 	}
 	cmd->db_page = cpu_to_le16(uctx->db_page);
-	cmd->qp_type = init->qp_type == IB_QPT_RC ? ORNIC_QPT_RC :
-						    ORNIC_QPT_UD;
+	cmd->qp_type = qp->hw_type;
 	cmd->sq_log_depth = qp->sq_log_depth;
 	cmd->rq_log_depth = qp->rq_log_depth;
 	err = ornic_admin_simple(dev, &sqe, &qp->qpn);
@@ -272,8 +263,12 @@ int ornic_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	    attr->max_dest_rd_atomic > le32_to_cpu(dev->attr.max_qp_rd_atom))
 		return -EINVAL;
 	if (mask & IB_QP_AV) {
-		if (ibqp->qp_type != IB_QPT_RC)
+		/* Connected QPs only: a UD QP's AHs address each datagram. */
+		if (ibqp->qp_type != IB_QPT_RC && ibqp->qp_type != IB_QPT_UC) {
+			ibdev_dbg(&dev->ibdev, "QP %u: IB_QP_AV on QP type %d\n",
+				  qp->qpn, ibqp->qp_type);
 			return -EINVAL;
+		}
 		err = ornic_roce_av(&attr->ah_attr, qp->qpn,
 				    (mask & IB_QP_DEST_QPN) ?
 				    attr->dest_qp_num : 0, &av);

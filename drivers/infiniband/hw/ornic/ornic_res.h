@@ -110,6 +110,7 @@ struct ornic_qp {
 	struct ornic_kwq krq;		/* kernel QPs without an SRQ */
 	u32 max_inline;			/* kernel QPs */
 	u32 qpn;
+	u8 hw_type;			/* ORNIC_QPT_* */
 	u8 sq_log_depth;
 	u8 rq_log_depth;
 	struct ib_qp_cap cap;

@@ -408,6 +408,15 @@ static const struct rdma_stat_desc ornic_counter_descs[] = {
 	[ORNIC_CNT_RX_UD_NO_RECV].name = "rx_ud_no_recv",
 	[ORNIC_CNT_TX_ROCE_BYTES].name = "tx_roce_bytes",
 	[ORNIC_CNT_RX_ROCE_BYTES].name = "rx_roce_bytes",
+	/* 46..51: reserved by the spec, read as 0 (counters.rst) */
+	[46].name = "reserved_46",
+	[47].name = "reserved_47",
+	[48].name = "reserved_48",
+	[49].name = "reserved_49",
+	[50].name = "reserved_50",
+	[51].name = "reserved_51",
+	[ORNIC_CNT_RX_UC_NO_RECV].name = "rx_uc_no_recv",
+	[ORNIC_CNT_RX_UC_DROPPED].name = "rx_uc_dropped",
 };
 
 static_assert(ARRAY_SIZE(ornic_counter_descs) == ORNIC_CNT_COUNT);

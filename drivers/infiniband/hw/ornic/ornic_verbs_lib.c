@@ -223,6 +223,52 @@ int ornic_rereg_flags_from_ib(int ib_flags, u8 *flags)
 	return 0;
 }
 
+/* --- QP types -------------------------------------------------------------- */
+
+int ornic_qp_type_to_hw(enum ib_qp_type type, u64 caps, u8 *hw)
+{
+	static const struct {
+		enum ib_qp_type ib;
+		u8 hw;
+		u64 cap;
+	} map[] = {
+		{ IB_QPT_RC, ORNIC_QPT_RC, ORNIC_CAP_RC },
+		{ IB_QPT_UC, ORNIC_QPT_UC, ORNIC_CAP_UC },
+		{ IB_QPT_UD, ORNIC_QPT_UD, ORNIC_CAP_UD },
+		{ IB_QPT_GSI, ORNIC_QPT_GSI, ORNIC_CAP_GSI },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(map); i++) {
+		if (map[i].ib != type)
+			continue;
+		if (!(caps & map[i].cap))
+			return -EOPNOTSUPP;
+		*hw = map[i].hw;
+		return 0;
+	}
+	return -EOPNOTSUPP;
+}
+
+bool ornic_qp_type_has_op(u8 qpt, u8 op)
+{
+	if (op == ORNIC_WQE_OP_REG_MR || op == ORNIC_WQE_OP_LOCAL_INV)
+		return true;
+	switch (qpt) {
+	case ORNIC_QPT_RC:
+		return op <= ORNIC_WQE_OP_ATOMIC_FETCH_ADD;
+	case ORNIC_QPT_UC:
+		return op == ORNIC_WQE_OP_SEND || op == ORNIC_WQE_OP_SEND_IMM ||
+		       op == ORNIC_WQE_OP_RDMA_WRITE ||
+		       op == ORNIC_WQE_OP_RDMA_WRITE_IMM;
+	case ORNIC_QPT_UD:
+	case ORNIC_QPT_GSI:
+		return op == ORNIC_WQE_OP_SEND || op == ORNIC_WQE_OP_SEND_IMM;
+	default:
+		return false;
+	}
+}
+
 /* --- QP attributes --------------------------------------------------------- */
 
 static const struct {
