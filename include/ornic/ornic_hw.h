@@ -179,6 +179,7 @@ enum ornic_fatal_code {
 #define ORNIC_CAP_DB_32BIT_PAIR		ORNIC_BIT_ULL(9)
 #define ORNIC_CAP_GSI			ORNIC_BIT_ULL(10)
 #define ORNIC_CAP_FAST_REG		ORNIC_BIT_ULL(11) /* REG_MR/LOCAL_INV WQEs */
+#define ORNIC_CAP_MCAST			ORNIC_BIT_ULL(17) /* UD multicast groups */
 
 /* ------------------------------------------------------------------------
  * 4. Doorbells (spec: doorbells.rst).  Each 4 KiB page of BAR2 holds one
@@ -269,6 +270,8 @@ enum ornic_admin_opcode {
 	ORNIC_ADMIN_DESTROY_AH		= 0x31,
 	ORNIC_ADMIN_ADD_GID		= 0x38,
 	ORNIC_ADMIN_DEL_GID		= 0x39,
+	ORNIC_ADMIN_ATTACH_MCAST	= 0x3a,	/* ORNIC_CAP_MCAST */
+	ORNIC_ADMIN_DETACH_MCAST	= 0x3b,	/* ORNIC_CAP_MCAST */
 	ORNIC_ADMIN_ETH_CREATE_TX_RING	= 0x40,
 	ORNIC_ADMIN_ETH_CREATE_RX_RING	= 0x41,
 	ORNIC_ADMIN_ETH_DESTROY_RING	= 0x42,
@@ -382,11 +385,16 @@ struct ornic_device_attr {
 	__u8 num_ports;			/* 1 */
 	__u8 reserved1;
 	__le32 max_fast_reg_pages;	/* ORNIC_CAP_FAST_REG page lists */
-	__le32 reserved2[31];
+	__le32 max_mcast_grp;		/* ORNIC_CAP_MCAST: groups */
+	__le32 max_mcast_qp_attach;	/* QPs attached to one group */
+	__le32 max_total_mcast_qp_attach; /* attachments of all groups */
+	__le32 reserved2[28];
 };
 
 ORNIC_HW_ASSERT_SIZE(struct ornic_device_attr, 256);
 ORNIC_HW_ASSERT_OFFSET(struct ornic_device_attr, max_fast_reg_pages, 128);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_device_attr, max_mcast_grp, 132);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_device_attr, max_total_mcast_qp_attach, 140);
 ORNIC_HW_ASSERT_OFFSET(struct ornic_device_attr, max_qp, 32);
 ORNIC_HW_ASSERT_OFFSET(struct ornic_device_attr, atomic_cap, 124);
 
@@ -489,7 +497,9 @@ enum ornic_counter_id {
 	ORNIC_CNT_RX_UD_NO_RECV		= 43,	/* UD: no receive WQE, dropped */
 	ORNIC_CNT_TX_ROCE_BYTES		= 44,	/* frame bytes, loopback incl. */
 	ORNIC_CNT_RX_ROCE_BYTES		= 45,
-	ORNIC_CNT_COUNT			= 46,
+	ORNIC_CNT_RX_MCAST_DELIVERED	= 46,	/* copies to attached UD QPs */
+	ORNIC_CNT_RX_MCAST_NO_GROUP	= 47,	/* no QP attached: dropped */
+	ORNIC_CNT_COUNT			= 48,
 };
 
 #define ORNIC_DEVICE_COUNTERS_MAX	62
@@ -771,6 +781,25 @@ struct ornic_admin_gid {
 };
 
 ORNIC_HW_ASSERT_SIZE(struct ornic_admin_gid, 64);
+
+/*
+ * ATTACH_MCAST / DETACH_MCAST (ORNIC_CAP_MCAST): add or remove UD QP qpn
+ * to or from the multicast group gid (a multicast GID: ff00::/8, or
+ * ::ffff:224.0.0.0/100 for IPv4).  Datagrams whose BTH destination QP is
+ * ORNIC_QPN_MULTICAST go to every QP attached to their IP destination.
+ */
+#define ORNIC_QPN_MULTICAST		0x00ffffffU
+
+struct ornic_admin_mcast {
+	struct ornic_admin_hdr hdr;
+	__le32 qpn;
+	__le32 reserved0;
+	__u8 gid[16];
+	__le32 reserved1[8];
+};
+
+ORNIC_HW_ASSERT_SIZE(struct ornic_admin_mcast, 64);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_mcast, gid, 16);
 
 /* ETH_CREATE_TX_RING / ETH_CREATE_RX_RING: result0 = ring id (>= 1). */
 struct ornic_admin_create_eth_ring {
