@@ -244,6 +244,7 @@ AdminResult AdminCommands::destroy_qp(const ornic_admin_destroy& c) {
   if (qp == nullptr)
     return admin_status(ORNIC_ADMIN_STATUS_BAD_HANDLE);
   r.page_list_entries -= qp->sq_memory.page_count() + (qp->srqn ? 0 : qp->rq_memory.page_count());
+  r.mcast.detach_all(qpn);
   r.qps.erase(qpn);
   return admin_ok();
 }
