@@ -71,6 +71,13 @@ static int ornic_query_device(struct ib_device *ibdev,
 		props->max_fast_reg_page_list_len =
 			le32_to_cpu(a->max_fast_reg_pages);
 	}
+	if (dev->caps & ORNIC_CAP_MCAST) {
+		props->max_mcast_grp = le32_to_cpu(a->max_mcast_grp);
+		props->max_mcast_qp_attach =
+			le32_to_cpu(a->max_mcast_qp_attach);
+		props->max_total_mcast_qp_attach =
+			le32_to_cpu(a->max_total_mcast_qp_attach);
+	}
 	props->local_ca_ack_delay = a->local_ca_ack_delay;
 	props->atomic_cap = a->atomic_cap == ORNIC_ATOMIC_GLOB ?
 			    IB_ATOMIC_GLOB :
@@ -382,6 +389,8 @@ static const struct rdma_stat_desc ornic_counter_descs[] = {
 	[ORNIC_CNT_RX_UD_NO_RECV].name = "rx_ud_no_recv",
 	[ORNIC_CNT_TX_ROCE_BYTES].name = "tx_roce_bytes",
 	[ORNIC_CNT_RX_ROCE_BYTES].name = "rx_roce_bytes",
+	[ORNIC_CNT_RX_MCAST_DELIVERED].name = "rx_mcast_delivered",
+	[ORNIC_CNT_RX_MCAST_NO_GROUP].name = "rx_mcast_no_group",
 };
 
 static_assert(ARRAY_SIZE(ornic_counter_descs) == ORNIC_CNT_COUNT);
@@ -480,6 +489,12 @@ static const struct ib_device_ops ornic_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, ornic_ucontext, ibucontext),
 };
 
+/* Multicast verbs, only when the device has ORNIC_CAP_MCAST. */
+static const struct ib_device_ops ornic_mcast_ops = {
+	.attach_mcast = ornic_attach_mcast,
+	.detach_mcast = ornic_detach_mcast,
+};
+
 int ornic_ib_register(struct ornic_dev *dev)
 {
 	struct ib_device *ibdev = &dev->ibdev;
@@ -492,6 +507,8 @@ int ornic_ib_register(struct ornic_dev *dev)
 	strscpy(ibdev->node_desc, "ornic RoCEv2 RNIC", sizeof(ibdev->node_desc));
 	addrconf_addr_eui48((u8 *)&ibdev->node_guid, dev->netdev->perm_addr);
 	ib_set_device_ops(ibdev, &ornic_dev_ops);
+	if (dev->caps & ORNIC_CAP_MCAST)
+		ib_set_device_ops(ibdev, &ornic_mcast_ops);
 
 	err = ib_device_set_netdev(ibdev, dev->netdev, 1);
 	if (err)
