@@ -1,10 +1,10 @@
 // UD multicast (roce.rst "Multicast", admin.rst ATTACH_MCAST/DETACH_MCAST): the attach
 // rules and limits, one datagram reaching every attached QP of both ports (the sender's own
 // port by loopback), per-QP Q_Key checks, detach and destroy, and malformed multicast input.
-#include <gtest/gtest.h>
-
 #include <algorithm>
 #include <map>
+
+#include <gtest/gtest.h>
 
 #include "nic/device_limits.hpp"
 #include "rdma_pair.hpp"
