@@ -255,6 +255,27 @@ static const struct verbs_context_ops ornic_ctx_ops = {
 	.resize_cq = ornic_resize_cq,
 };
 
+/*
+ * UD multicast (ORNIC_CAP_MCAST): the kernel checks the QP and the group
+ * and the device keeps the group table.
+ */
+static int ornic_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
+			      uint16_t lid)
+{
+	return ibv_cmd_attach_mcast(qp, gid, lid);
+}
+
+static int ornic_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
+			      uint16_t lid)
+{
+	return ibv_cmd_detach_mcast(qp, gid, lid);
+}
+
+static const struct verbs_context_ops ornic_mcast_ops = {
+	.attach_mcast = ornic_attach_mcast,
+	.detach_mcast = ornic_detach_mcast,
+};
+
 /* The limits the data path checks requests against. */
 static int ornic_read_limits(struct ornic_context *ctx)
 {
@@ -316,6 +337,8 @@ static int ornic_context_setup(struct ornic_context *ctx,
 	}
 	pthread_mutex_init(&ctx->qp_table_mutex, NULL);
 	verbs_set_ops(&ctx->ibvctx, &ornic_ctx_ops);
+	if (ctx->caps & ORNIC_CAP_MCAST)
+		verbs_set_ops(&ctx->ibvctx, &ornic_mcast_ops);
 	return 0;
 }
 

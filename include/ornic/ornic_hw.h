@@ -185,6 +185,7 @@ enum ornic_fatal_code {
 /* RESIZE_CQ, RESIZE_SRQ and REREG_MR admin commands */
 #define ORNIC_CAP_RESIZE		ORNIC_BIT_ULL(16)
 #define ORNIC_CAP_UC			ORNIC_BIT_ULL(14) /* unreliable connected QPs */
+#define ORNIC_CAP_MCAST			ORNIC_BIT_ULL(17) /* UD multicast groups */
 
 /* ------------------------------------------------------------------------
  * 4. Doorbells (spec: doorbells.rst).  Each 4 KiB page of BAR2 holds one
@@ -293,6 +294,8 @@ enum ornic_admin_opcode {
 	ORNIC_ADMIN_DESTROY_AH		= 0x31,
 	ORNIC_ADMIN_ADD_GID		= 0x38,
 	ORNIC_ADMIN_DEL_GID		= 0x39,
+	ORNIC_ADMIN_ATTACH_MCAST	= 0x3a,	/* ORNIC_CAP_MCAST */
+	ORNIC_ADMIN_DETACH_MCAST	= 0x3b,	/* ORNIC_CAP_MCAST */
 	ORNIC_ADMIN_ETH_CREATE_TX_RING	= 0x40,
 	ORNIC_ADMIN_ETH_CREATE_RX_RING	= 0x41,
 	ORNIC_ADMIN_ETH_DESTROY_RING	= 0x42,
@@ -406,11 +409,16 @@ struct ornic_device_attr {
 	__u8 num_ports;			/* 1 */
 	__u8 reserved1;
 	__le32 max_fast_reg_pages;	/* ORNIC_CAP_FAST_REG page lists */
-	__le32 reserved2[31];
+	__le32 max_mcast_grp;		/* ORNIC_CAP_MCAST: groups */
+	__le32 max_mcast_qp_attach;	/* QPs attached to one group */
+	__le32 max_total_mcast_qp_attach; /* attachments of all groups */
+	__le32 reserved2[28];
 };
 
 ORNIC_HW_ASSERT_SIZE(struct ornic_device_attr, 256);
 ORNIC_HW_ASSERT_OFFSET(struct ornic_device_attr, max_fast_reg_pages, 128);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_device_attr, max_mcast_grp, 132);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_device_attr, max_total_mcast_qp_attach, 140);
 ORNIC_HW_ASSERT_OFFSET(struct ornic_device_attr, max_qp, 32);
 ORNIC_HW_ASSERT_OFFSET(struct ornic_device_attr, atomic_cap, 124);
 
@@ -513,7 +521,9 @@ enum ornic_counter_id {
 	ORNIC_CNT_RX_UD_NO_RECV		= 43,	/* UD: no receive WQE, dropped */
 	ORNIC_CNT_TX_ROCE_BYTES		= 44,	/* frame bytes, loopback incl. */
 	ORNIC_CNT_RX_ROCE_BYTES		= 45,
-	/* 46..51 are reserved (counters of features not in this device) */
+	ORNIC_CNT_RX_MCAST_DELIVERED	= 46,	/* copies to attached UD QPs */
+	ORNIC_CNT_RX_MCAST_NO_GROUP	= 47,	/* no QP attached: dropped */
+	/* 48..51 are reserved (counters of features not in this device) */
 	ORNIC_CNT_RX_UC_NO_RECV		= 52,	/* UC: no receive WQE, msg dropped */
 	ORNIC_CNT_RX_UC_DROPPED		= 53,	/* UC: msg cut short or refused */
 	ORNIC_CNT_COUNT			= 54,
@@ -900,6 +910,25 @@ struct ornic_admin_gid {
 };
 
 ORNIC_HW_ASSERT_SIZE(struct ornic_admin_gid, 64);
+
+/*
+ * ATTACH_MCAST / DETACH_MCAST (ORNIC_CAP_MCAST): add or remove UD QP qpn
+ * to or from the multicast group gid (a multicast GID: ff00::/8, or
+ * ::ffff:224.0.0.0/100 for IPv4).  Datagrams whose BTH destination QP is
+ * ORNIC_QPN_MULTICAST go to every QP attached to their IP destination.
+ */
+#define ORNIC_QPN_MULTICAST		0x00ffffffU
+
+struct ornic_admin_mcast {
+	struct ornic_admin_hdr hdr;
+	__le32 qpn;
+	__le32 reserved0;
+	__u8 gid[16];
+	__le32 reserved1[8];
+};
+
+ORNIC_HW_ASSERT_SIZE(struct ornic_admin_mcast, 64);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_mcast, gid, 16);
 
 /* ETH_CREATE_TX_RING / ETH_CREATE_RX_RING: result0 = ring id (>= 1). */
 struct ornic_admin_create_eth_ring {

@@ -69,6 +69,12 @@ private:
   AdminResult add_gid(const ornic_admin_gid& command);
   AdminResult del_gid(const ornic_admin_gid& command);
 
+  // admin_mcast.cpp
+  AdminResult attach_mcast(const ornic_admin_mcast& command);
+  AdminResult detach_mcast(const ornic_admin_mcast& command);
+  // The checks ATTACH_MCAST and DETACH_MCAST share: SUCCESS when the command may go on.
+  ornic_admin_status check_mcast(const ornic_admin_mcast& command) const;
+
   // admin_eth.cpp
   AdminResult eth_create_ring(const ornic_admin_create_eth_ring& command, bool is_tx);
   AdminResult eth_destroy_ring(const ornic_admin_destroy& command);

@@ -122,6 +122,10 @@ AdminResult AdminCommands::dispatch(const ornic_admin_sqe& c) {
     return add_gid(as<ornic_admin_gid>(c));
   case ORNIC_ADMIN_DEL_GID:
     return del_gid(as<ornic_admin_gid>(c));
+  case ORNIC_ADMIN_ATTACH_MCAST:
+    return attach_mcast(as<ornic_admin_mcast>(c));
+  case ORNIC_ADMIN_DETACH_MCAST:
+    return detach_mcast(as<ornic_admin_mcast>(c));
   case ORNIC_ADMIN_ETH_CREATE_TX_RING:
     return eth_create_ring(as<ornic_admin_create_eth_ring>(c), true);
   case ORNIC_ADMIN_ETH_CREATE_RX_RING:

@@ -250,6 +250,7 @@ AdminResult AdminCommands::destroy_qp(const ornic_admin_destroy& c) {
     if (entry.window && entry.window->bound && entry.window->type == ORNIC_MW_TYPE_2 &&
         entry.window->qpn == qpn)
       r.unbind_window(*entry.window);
+  r.mcast.detach_all(qpn);
   r.qps.erase(qpn);
   return admin_ok();
 }

@@ -12,6 +12,7 @@
 #include "nic/event_queue.hpp"
 #include "nic/handle_table.hpp"
 #include "nic/hw.hpp"
+#include "nic/multicast_groups.hpp"
 #include "nic/queue_memory.hpp"
 #include "nic/ring_state.hpp"
 #include "rdma/qp_transport.hpp"
@@ -139,6 +140,8 @@ struct Resources {
   HandleTable<EthRing> eth_rings{1, limits::kMaxEthRings};
   std::array<std::optional<GidEntry>, limits::kGidTableSize> gids;
   DoorbellPages db_pages;
+  MulticastGroups mcast{limits::kMaxMcastGroups, limits::kMaxMcastQpAttach,
+                        limits::kMaxTotalMcastQpAttach};
   uint64_t page_list_entries = 0; // against limits::kPageListBudget
 
   // Makes a window FREE; the MR it was bound to no longer counts it.
@@ -160,6 +163,7 @@ struct Resources {
     eth_rings.clear();
     gids.fill(std::nullopt);
     db_pages.reset();
+    mcast.clear();
     page_list_entries = 0;
   }
 };

@@ -11,6 +11,7 @@
 #include "rdma/transport_engine.hpp"
 #include "roce/aeth_syndrome.hpp"
 #include "roce/builder.hpp"
+#include "roce/gid.hpp"
 #include "roce/psn.hpp"
 
 namespace ornic {
@@ -540,17 +541,17 @@ bool TransportEngine::execute_atomic(uint32_t qpn, QueuePair& qp,
   return true;
 }
 
-void TransportEngine::on_ud_request(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet,
+bool TransportEngine::on_ud_request(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet,
                                     std::span<const uint8_t> frame) {
   const roce::PacketDescription& d = packet.description;
   if (d.deth->qkey != le(qp.attr.qkey)) {
     core_.counters.inc(ORNIC_CNT_RX_ROCE_QKEY_ERRORS);
-    return;
+    return false;
   }
   RecvWqe wqe;
   if (take_receive(qpn, qp, wqe) != Take::ok) {
     core_.counters.inc(ORNIC_CNT_RX_UD_NO_RECV); // UD has no RNR: the datagram is lost
-    return;
+    return false;
   }
   begin_receive(qp, wqe);
   // The GRH area: an IPv6 header as is, or an IPv4 header in its last 20 bytes.
@@ -582,6 +583,35 @@ void TransportEngine::on_ud_request(uint32_t qpn, QueuePair& qp, const roce::Par
     result.vendor_err = put.vendor_err;
   }
   complete_receive(qpn, qp, result);
+  return true;
+}
+
+void TransportEngine::on_multicast(const roce::ParsedPacket& packet,
+                                   std::span<const uint8_t> frame) {
+  const roce::PacketDescription& d = packet.description;
+  // The IBA's multicast QPN: a datagram to a group names no single QP.
+  if (!packet.opcode_info.has(roce::kDatagram) || d.bth.destination_qp != ORNIC_QPN_MULTICAST) {
+    core_.counters.inc(ORNIC_CNT_RX_ROCE_BAD_HEADER);
+    return;
+  }
+  const std::vector<uint32_t> members = core_.resources.mcast.members(d.destination_gid);
+  if (members.empty()) {
+    core_.counters.inc(ORNIC_CNT_RX_MCAST_NO_GROUP);
+    return;
+  }
+  // Each attached QP is a separate receiver: what happens at one does not affect the next.
+  for (const uint32_t qpn : members) {
+    QueuePair* qp = core_.resources.qps.find(qpn);
+    if (qp == nullptr || qp->type != ORNIC_QPT_UD)
+      continue;
+    const ornic_qp_state state = qp->state;
+    if (state != ORNIC_QPS_RTR && state != ORNIC_QPS_RTS && state != ORNIC_QPS_SQD &&
+        state != ORNIC_QPS_SQE)
+      continue;
+    ++qp->counters.packets_received;
+    if (on_ud_request(qpn, *qp, packet, frame))
+      core_.counters.inc(ORNIC_CNT_RX_MCAST_DELIVERED);
+  }
 }
 
 } // namespace ornic

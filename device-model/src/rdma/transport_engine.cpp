@@ -6,6 +6,7 @@
 #include "rdma/address_vector.hpp"
 #include "roce/aeth_syndrome.hpp"
 #include "roce/builder.hpp"
+#include "roce/gid.hpp"
 #include "roce/psn.hpp"
 
 namespace ornic {
@@ -204,21 +205,12 @@ void TransportEngine::transmit(QueuePair& qp, const roce::PacketDescription& pac
   core_.counters.inc(ORNIC_CNT_TX_ROCE_PACKETS);
   core_.counters.inc(ORNIC_CNT_TX_ROCE_BYTES, frame_.size());
   ++qp.counters.packets_sent;
-  if (is_local_gid(packet.destination_gid)) {
-    loopback_.push_back(frame_);
-    if (!loopback_posted_) {
-      loopback_posted_ = true;
-      loop_.post([this, ticket = lifetime_.ticket()] {
-        if (!ticket.valid())
-          return;
-        loopback_posted_ = false;
-        std::deque<std::vector<uint8_t>> frames;
-        frames.swap(loopback_);
-        for (const auto& frame : frames)
-          process_frame(frame);
-        update_timer();
-      });
-    }
+  if (roce::is_multicast(packet.destination_gid)) {
+    // To the group's members on this port and to the wire for the others.
+    if (core_.resources.mcast.has_group(packet.destination_gid))
+      loop_back(frame_);
+  } else if (is_local_gid(packet.destination_gid)) {
+    loop_back(frame_);
     return;
   }
   if (port_ == nullptr) {
@@ -231,6 +223,23 @@ void TransportEngine::transmit(QueuePair& qp, const roce::PacketDescription& pac
   if (!port_->link_up())
     core_.counters.inc(ORNIC_CNT_ETH_TX_LINK_DOWN);
   port_->send(std::as_bytes(std::span<const uint8_t>(frame_)));
+}
+
+void TransportEngine::loop_back(const std::vector<uint8_t>& frame) {
+  loopback_.push_back(frame);
+  if (loopback_posted_)
+    return;
+  loopback_posted_ = true;
+  loop_.post([this, ticket = lifetime_.ticket()] {
+    if (!ticket.valid())
+      return;
+    loopback_posted_ = false;
+    std::deque<std::vector<uint8_t>> frames;
+    frames.swap(loopback_);
+    for (const auto& looped : frames)
+      process_frame(looped);
+    update_timer();
+  });
 }
 
 void TransportEngine::receive(std::span<const std::byte> frame) {
@@ -249,6 +258,8 @@ void TransportEngine::process_frame(std::span<const uint8_t> frame) {
                                                                 : ORNIC_CNT_RX_ROCE_BAD_HEADER);
     return;
   }
+  if (roce::is_multicast(packet.description.destination_gid))
+    return on_multicast(packet, frame);
   const uint32_t qpn = packet.description.bth.destination_qp;
   QueuePair* qp = core_.resources.qps.find(qpn);
   const roce::OpcodeInfo& info = packet.opcode_info;

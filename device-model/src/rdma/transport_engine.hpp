@@ -69,6 +69,7 @@ private:
   void transmit(QueuePair& qp, const roce::PacketDescription& packet,
                 std::span<const uint8_t> payload);
   bool is_local_gid(const roce::Gid& gid) const;
+  void loop_back(const std::vector<uint8_t>& frame);
 
   // Requester (requester.cpp).
   bool requester_work(uint32_t qpn, QueuePair& qp, unsigned& budget);
@@ -108,8 +109,11 @@ private:
     bool solicited = false;
   };
   void on_rc_request(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet);
-  void on_ud_request(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet,
+  // True when the datagram took a receive WQE (placed, or completed in error).
+  bool on_ud_request(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet,
                      std::span<const uint8_t> frame);
+  // A datagram to a multicast group: one copy to every attached QP (roce.rst, "Multicast").
+  void on_multicast(const roce::ParsedPacket& packet, std::span<const uint8_t> frame);
   void on_duplicate(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet);
   // UC (uc_responder.cpp): PSN and sequence checks without NAKs, message drops.
   void on_uc_request(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet);

@@ -231,6 +231,32 @@ int ornic_cmd_alloc_mw(struct ornic_admin_sqe *sqe, u32 pdn, u8 type,
 	return 0;
 }
 
+/*
+ * A multicast group's GID (spec: roce.rst "Multicast"): ff00::/8, or an
+ * IPv4-mapped 224.0.0.0/4 address.
+ */
+bool ornic_gid_is_mcast(const u8 gid[16])
+{
+	if (ornic_gid_is_v4(gid))
+		return (gid[12] & 0xf0) == 0xe0;
+	return gid[0] == 0xff;
+}
+
+/* ATTACH_MCAST / DETACH_MCAST of QP @qpn to group @gid. */
+int ornic_cmd_mcast(struct ornic_admin_sqe *sqe, bool attach, u32 qpn,
+		    const u8 gid[16])
+{
+	struct ornic_admin_mcast *m = (struct ornic_admin_mcast *)sqe;
+
+	if (qpn & ~ORNIC_QPN_MASK || !ornic_gid_is_mcast(gid))
+		return -EINVAL;
+	ornic_cmd_init(sqe, attach ? ORNIC_ADMIN_ATTACH_MCAST :
+				     ORNIC_ADMIN_DETACH_MCAST);
+	m->qpn = cpu_to_le32(qpn);
+	memcpy(m->gid, gid, sizeof(m->gid));
+	return 0;
+}
+
 void ornic_cmd_set_mac(struct ornic_admin_sqe *sqe, const u8 mac[6])
 {
 	struct ornic_admin_eth_set_mac *c =
@@ -331,6 +357,8 @@ const char *ornic_admin_opcode_str(u8 opcode)
 	case ORNIC_ADMIN_DESTROY_AH: return "DESTROY_AH";
 	case ORNIC_ADMIN_ADD_GID: return "ADD_GID";
 	case ORNIC_ADMIN_DEL_GID: return "DEL_GID";
+	case ORNIC_ADMIN_ATTACH_MCAST: return "ATTACH_MCAST";
+	case ORNIC_ADMIN_DETACH_MCAST: return "DETACH_MCAST";
 	case ORNIC_ADMIN_ETH_CREATE_TX_RING: return "ETH_CREATE_TX_RING";
 	case ORNIC_ADMIN_ETH_CREATE_RX_RING: return "ETH_CREATE_RX_RING";
 	case ORNIC_ADMIN_ETH_DESTROY_RING: return "ETH_DESTROY_RING";

@@ -126,6 +126,8 @@ void ornic_cmd_create_eth_ring(struct ornic_admin_sqe *sqe, bool tx,
 			       unsigned int log_depth, u32 cqn);
 int ornic_cmd_gid(struct ornic_admin_sqe *sqe, bool add, u32 index,
 		  const u8 gid[16], bool ipv4);
+int ornic_cmd_mcast(struct ornic_admin_sqe *sqe, bool attach, u32 qpn,
+		    const u8 gid[16]);
 void ornic_cmd_set_mac(struct ornic_admin_sqe *sqe, const u8 mac[6]);
 void ornic_cmd_set_mtu(struct ornic_admin_sqe *sqe, u32 mtu);
 /* ALLOC_MW of @type (enum ornic_mw_type) in @pdn; -EINVAL for another type. */
@@ -169,5 +171,7 @@ int ornic_roce_mtu(u32 eth_mtu);
 void ornic_speed_to_ib(u32 gbps, u16 *speed, u8 *width);
 /* Whether @gid is an IPv4-mapped IPv6 address (::ffff:a.b.c.d). */
 bool ornic_gid_is_v4(const u8 gid[16]);
+/* Whether @gid names a multicast group (ff00::/8 or IPv4 224.0.0.0/4). */
+bool ornic_gid_is_mcast(const u8 gid[16]);
 
 #endif /* ORNIC_LIB_H */

@@ -253,6 +253,8 @@ int ornic_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
 int ornic_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 		    struct ib_udata *udata);
 int ornic_destroy_ah(struct ib_ah *ibah, u32 flags);
+int ornic_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
+int ornic_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
 int ornic_roce_av(const struct rdma_ah_attr *ah_attr, u32 lqpn, u32 rqpn,
 		  struct ornic_av *av);
 

@@ -84,6 +84,13 @@ static int ornic_query_device(struct ib_device *ibdev,
 	}
 	if ((dev->caps & ORNIC_CAP_RESIZE) && (dev->caps & ORNIC_CAP_SRQ))
 		props->device_cap_flags |= IB_DEVICE_SRQ_RESIZE;
+	if (dev->caps & ORNIC_CAP_MCAST) {
+		props->max_mcast_grp = le32_to_cpu(a->max_mcast_grp);
+		props->max_mcast_qp_attach =
+			le32_to_cpu(a->max_mcast_qp_attach);
+		props->max_total_mcast_qp_attach =
+			le32_to_cpu(a->max_total_mcast_qp_attach);
+	}
 	props->local_ca_ack_delay = a->local_ca_ack_delay;
 	props->atomic_cap = a->atomic_cap == ORNIC_ATOMIC_GLOB ?
 			    IB_ATOMIC_GLOB :
@@ -408,9 +415,9 @@ static const struct rdma_stat_desc ornic_counter_descs[] = {
 	[ORNIC_CNT_RX_UD_NO_RECV].name = "rx_ud_no_recv",
 	[ORNIC_CNT_TX_ROCE_BYTES].name = "tx_roce_bytes",
 	[ORNIC_CNT_RX_ROCE_BYTES].name = "rx_roce_bytes",
-	/* 46..51: reserved by the spec, read as 0 (counters.rst) */
-	[46].name = "reserved_46",
-	[47].name = "reserved_47",
+	[ORNIC_CNT_RX_MCAST_DELIVERED].name = "rx_mcast_delivered",
+	[ORNIC_CNT_RX_MCAST_NO_GROUP].name = "rx_mcast_no_group",
+	/* 48..51: reserved by the spec, read as 0 (counters.rst) */
 	[48].name = "reserved_48",
 	[49].name = "reserved_49",
 	[50].name = "reserved_50",
@@ -525,6 +532,12 @@ static const struct ib_device_ops ornic_resize_ops = {
 	.rereg_user_mr = ornic_rereg_user_mr,
 };
 
+/* Multicast verbs, only when the device has ORNIC_CAP_MCAST. */
+static const struct ib_device_ops ornic_mcast_ops = {
+	.attach_mcast = ornic_attach_mcast,
+	.detach_mcast = ornic_detach_mcast,
+};
+
 int ornic_ib_register(struct ornic_dev *dev)
 {
 	struct ib_device *ibdev = &dev->ibdev;
@@ -540,6 +553,8 @@ int ornic_ib_register(struct ornic_dev *dev)
 	ibdev->driver_def = ornic_uapi_defs;
 	if (dev->caps & ORNIC_CAP_RESIZE)
 		ib_set_device_ops(ibdev, &ornic_resize_ops);
+	if (dev->caps & ORNIC_CAP_MCAST)
+		ib_set_device_ops(ibdev, &ornic_mcast_ops);
 
 	err = ib_device_set_netdev(ibdev, dev->netdev, 1);
 	if (err)
