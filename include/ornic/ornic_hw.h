@@ -179,6 +179,7 @@ enum ornic_fatal_code {
 #define ORNIC_CAP_DB_32BIT_PAIR		ORNIC_BIT_ULL(9)
 #define ORNIC_CAP_GSI			ORNIC_BIT_ULL(10)
 #define ORNIC_CAP_FAST_REG		ORNIC_BIT_ULL(11) /* REG_MR/LOCAL_INV WQEs */
+#define ORNIC_CAP_ODP			ORNIC_BIT_ULL(19) /* on-demand paging */
 
 /* ------------------------------------------------------------------------
  * 4. Doorbells (spec: doorbells.rst).  Each 4 KiB page of BAR2 holds one
@@ -274,6 +275,8 @@ enum ornic_admin_opcode {
 	ORNIC_ADMIN_ETH_DESTROY_RING	= 0x42,
 	ORNIC_ADMIN_ETH_SET_MAC		= 0x43,
 	ORNIC_ADMIN_ETH_SET_MTU		= 0x44,
+	ORNIC_ADMIN_ODP_INVALIDATE	= 0x48,	/* ORNIC_CAP_ODP */
+	ORNIC_ADMIN_ODP_RESUME		= 0x49,	/* ORNIC_CAP_ODP */
 };
 
 enum ornic_admin_status {
@@ -489,7 +492,12 @@ enum ornic_counter_id {
 	ORNIC_CNT_RX_UD_NO_RECV		= 43,	/* UD: no receive WQE, dropped */
 	ORNIC_CNT_TX_ROCE_BYTES		= 44,	/* frame bytes, loopback incl. */
 	ORNIC_CNT_RX_ROCE_BYTES		= 45,
-	ORNIC_CNT_COUNT			= 46,
+	/* 46-47: reserved for multicast */
+	ORNIC_CNT_ODP_REQ_FAULTS	= 48,	/* requester stalled on a page */
+	ORNIC_CNT_ODP_RESP_FAULTS	= 49,	/* responder: RNR NAK / UD drop */
+	ORNIC_CNT_ODP_INVALIDATIONS	= 50,	/* ODP_INVALIDATE commands */
+	ORNIC_CNT_ODP_ERRORS		= 51,	/* ERROR entry or table DMA */
+	ORNIC_CNT_COUNT			= 52,
 };
 
 #define ORNIC_DEVICE_COUNTERS_MAX	62
@@ -567,6 +575,45 @@ ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_create_cq, eqn, 24);
 #define ORNIC_ACCESS_REMOTE_READ	ORNIC_BIT(2)
 #define ORNIC_ACCESS_REMOTE_ATOMIC	ORNIC_BIT(3)
 #define ORNIC_ACCESS_ALL		0x0fU
+/*
+ * REG_MR only (ORNIC_CAP_ODP): an on-demand-paging MR.  mem describes its
+ * page table (struct ornic_odp_pte entries) instead of a page list; the
+ * table stays in host memory, owned by the driver, and the device reads the
+ * entry of every page it touches.
+ */
+#define ORNIC_ACCESS_ON_DEMAND		ORNIC_BIT(6)
+
+/*
+ * ODP page table entry (spec: memory.rst, "On-demand paging"): one __le64
+ * per page of the MR.  Without VALID (or without WRITE for a write) an
+ * access is a page fault; ERROR makes it an access error.
+ */
+#define ORNIC_ODP_PTE_VALID		ORNIC_BIT_ULL(0)
+#define ORNIC_ODP_PTE_WRITE		ORNIC_BIT_ULL(1)
+#define ORNIC_ODP_PTE_ERROR		ORNIC_BIT_ULL(2)
+#define ORNIC_ODP_PTE_ADDR_MASK		(~0xfffULL)
+
+/* ODP_INVALIDATE: result0 = 0.  Returns when the device no longer uses
+ * pages [first_page, first_page + num_pages) of the ODP MR @key.
+ */
+struct ornic_admin_odp_invalidate {
+	struct ornic_admin_hdr hdr;
+	__le32 key;
+	__le32 first_page;		/* page index within the MR */
+	__le32 num_pages;		/* >= 1 */
+	__le32 reserved[11];
+};
+
+ORNIC_HW_ASSERT_SIZE(struct ornic_admin_odp_invalidate, 64);
+
+/* ODP_RESUME: a requester stalled on a page fault tries again. */
+struct ornic_admin_odp_resume {
+	struct ornic_admin_hdr hdr;
+	__le32 qpn;
+	__le32 reserved[13];
+};
+
+ORNIC_HW_ASSERT_SIZE(struct ornic_admin_odp_resume, 64);
 
 /* REG_MR flags */
 #define ORNIC_MR_FLAG_PHYSICAL		ORNIC_BIT(0) /* iova = DMA address */
@@ -824,6 +871,7 @@ enum ornic_eqe_type {
 	ORNIC_EQE_SRQ_LIMIT		= 0x0a,
 	ORNIC_EQE_PORT_STATE		= 0x10,	/* data = enum ornic_port_state */
 	ORNIC_EQE_DEVICE_FATAL		= 0x11,	/* data = enum ornic_fatal_code */
+	ORNIC_EQE_PAGE_FAULT		= 0x12,	/* struct ornic_eqe_page_fault */
 };
 
 enum ornic_cq_error {
@@ -842,6 +890,30 @@ struct ornic_eqe {
 
 ORNIC_HW_ASSERT_SIZE(struct ornic_eqe, ORNIC_EQE_SIZE);
 ORNIC_HW_ASSERT_OFFSET(struct ornic_eqe, owner, 15);
+
+/* PAGE_FAULT flags */
+#define ORNIC_EQE_PF_WRITE		ORNIC_BIT(0)	/* the access writes */
+#define ORNIC_EQE_PF_REQUESTER		ORNIC_BIT(1)	/* QP stalled: RESUME it */
+
+/*
+ * A PAGE_FAULT EQE: pages [page, page + num_pages) of the ODP MR @key are
+ * needed by QP @qpn (24 bits, little-endian).
+ */
+struct ornic_eqe_page_fault {
+	__u8 type;			/* ORNIC_EQE_PAGE_FAULT */
+	__u8 flags;			/* ORNIC_EQE_PF_* */
+	__le16 num_pages;		/* >= 1 */
+	__le32 key;
+	__le32 page;			/* page index within the MR */
+	__u8 qpn[3];
+	__u8 owner;			/* ORNIC_EQE_OWNER_PHASE; written last */
+};
+
+ORNIC_HW_ASSERT_SIZE(struct ornic_eqe_page_fault, ORNIC_EQE_SIZE);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_eqe_page_fault, key, 4);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_eqe_page_fault, page, 8);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_eqe_page_fault, qpn, 12);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_eqe_page_fault, owner, 15);
 
 /* ------------------------------------------------------------------------
  * 8. Work queue entries (spec: wqe.rst).  SQ, RQ and SRQ rings are arrays
@@ -1082,6 +1154,9 @@ enum ornic_vendor_err {
 	ORNIC_VERR_RESERVED_NONZERO	= 13,
 	ORNIC_VERR_MR_STATE		= 14,	/* fast-reg MR not FREE/VALID */
 	ORNIC_VERR_BAD_PAGE_LIST	= 15,	/* REG_MR pages/shape */
+	/* 16..23: reserved for other features */
+	ORNIC_VERR_ODP_ERROR		= 24,	/* ODP page marked ERROR */
+	ORNIC_VERR_ODP_TABLE		= 25,	/* ODP page table unreadable */
 };
 
 /* ------------------------------------------------------------------------

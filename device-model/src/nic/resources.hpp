@@ -34,6 +34,12 @@ struct MemoryRegion {
   bool fast_reg = false;
   bool valid = true;
   uint32_t capacity = 0; // fast_reg: most pages a REG_MR WQE may give it
+  // On-demand paging (memory.rst): `pages` is empty; the driver's page table is read at
+  // every access, never copied.
+  bool odp = false;
+  QueueMemory odp_table;
+  unsigned odp_page_shift = 12;
+  uint32_t odp_pages = 0; // entries in the table
 };
 
 // Per-QP counters, in host byte order (ornic_qp_counters on the wire).

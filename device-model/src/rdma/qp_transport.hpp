@@ -70,6 +70,9 @@ struct RequesterState {
   int64_t ack_deadline = 0; // ns on the transport clock; 0 = not armed
   int64_t rnr_until = 0;    // ns; no (re)transmission before this
   bool sq_drained_reported = false;
+  // A local ODP page was missing (memory.rst "On-demand paging"): nothing is sent and the
+  // ACK timer stays off until ODP_RESUME.
+  bool odp_stalled = false;
   // A READ response gap already answered by re-reading from this PSN (once per gap).
   bool read_gap_pending = false;
   uint32_t read_gap_psn = 0;

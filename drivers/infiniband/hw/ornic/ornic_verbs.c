@@ -382,6 +382,13 @@ static const struct rdma_stat_desc ornic_counter_descs[] = {
 	[ORNIC_CNT_RX_UD_NO_RECV].name = "rx_ud_no_recv",
 	[ORNIC_CNT_TX_ROCE_BYTES].name = "tx_roce_bytes",
 	[ORNIC_CNT_RX_ROCE_BYTES].name = "rx_roce_bytes",
+	/* 46-47: the multicast counters' numbers (named on that branch) */
+	[46].name = "reserved_46",
+	[47].name = "reserved_47",
+	[ORNIC_CNT_ODP_REQ_FAULTS].name = "odp_req_faults",
+	[ORNIC_CNT_ODP_RESP_FAULTS].name = "odp_resp_faults",
+	[ORNIC_CNT_ODP_INVALIDATIONS].name = "odp_invalidations",
+	[ORNIC_CNT_ODP_ERRORS].name = "odp_errors",
 };
 
 static_assert(ARRAY_SIZE(ornic_counter_descs) == ORNIC_CNT_COUNT);
