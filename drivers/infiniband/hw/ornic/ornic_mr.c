@@ -28,13 +28,26 @@ static struct ib_mr *ornic_reg_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	if (!length || length > le64_to_cpu(a->max_mr_size) ||
 	    virt_addr + length < virt_addr)
 		return ERR_PTR(-EINVAL);
-	err = ornic_access_from_ib(access, a->atomic_cap != ORNIC_ATOMIC_NONE,
+	err = ornic_access_from_ib(access & ~IB_ACCESS_ON_DEMAND,
+				   a->atomic_cap != ORNIC_ATOMIC_NONE,
 				   &hw_access);
 	if (err)
 		return ERR_PTR(err);
 	if (udata && udata->inlen &&
 	    !ib_is_udata_cleared(udata, 0, udata->inlen))
 		return ERR_PTR(-EOPNOTSUPP);
+	if (access & IB_ACCESS_ON_DEMAND) {
+		mr = kzalloc_obj(*mr, GFP_KERNEL);
+		if (!mr)
+			return ERR_PTR(-ENOMEM);
+		err = ornic_odp_reg_mr(ibpd, start, length, virt_addr, access,
+				       hw_access, mr);
+		if (err) {
+			kfree(mr);
+			return ERR_PTR(err);
+		}
+		return &mr->ibmr;
+	}
 	bitmap = ornic_mr_pgsz_bitmap(le64_to_cpu(a->page_size_cap));
 	if (!(bitmap & GENMASK_ULL(PAGE_SHIFT, 0)))
 		return ERR_PTR(-EOPNOTSUPP);
@@ -112,6 +125,12 @@ int ornic_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	struct ornic_mr *mr = to_omr(ibmr);
 	int err;
 
+	if (mr->odp) {
+		err = ornic_odp_dereg_mr(mr);
+		if (!err)
+			kfree(mr);
+		return err;
+	}
 	err = ornic_admin_destroy(to_odev(ibmr->device), ORNIC_ADMIN_DEREG_MR,
 				  mr->key);
 	/* A dead device was reset: it no longer touches the pages. */

@@ -71,6 +71,24 @@ static int ornic_query_device(struct ib_device *ibdev,
 		props->max_fast_reg_page_list_len =
 			le32_to_cpu(a->max_fast_reg_pages);
 	}
+	/*
+	 * On-demand paging (ornic_odp.c): explicit MRs only, every RC and UD
+	 * operation with ODP memory on either side, SRQ receives included.
+	 */
+	if (IS_ENABLED(CONFIG_INFINIBAND_ON_DEMAND_PAGING) &&
+	    (dev->caps & ORNIC_CAP_ODP)) {
+		struct ib_odp_caps *odp = &props->odp_caps;
+
+		props->kernel_cap_flags |= IBK_ON_DEMAND_PAGING;
+		odp->general_caps = IB_ODP_SUPPORT;
+		odp->per_transport_caps.rc_odp_caps =
+			IB_ODP_SUPPORT_SEND | IB_ODP_SUPPORT_RECV |
+			IB_ODP_SUPPORT_WRITE | IB_ODP_SUPPORT_READ |
+			IB_ODP_SUPPORT_ATOMIC | IB_ODP_SUPPORT_SRQ_RECV;
+		odp->per_transport_caps.ud_odp_caps =
+			IB_ODP_SUPPORT_SEND | IB_ODP_SUPPORT_RECV |
+			IB_ODP_SUPPORT_SRQ_RECV;
+	}
 	props->local_ca_ack_delay = a->local_ca_ack_delay;
 	props->atomic_cap = a->atomic_cap == ORNIC_ATOMIC_GLOB ?
 			    IB_ATOMIC_GLOB :
@@ -487,9 +505,27 @@ static const struct ib_device_ops ornic_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, ornic_ucontext, ibucontext),
 };
 
+static const struct ib_device_ops ornic_odp_ops = {
+	.advise_mr = ornic_advise_mr,
+};
+
+/* Torn down under aeq_lock: the async EQ handler queues page faults on it. */
+static void ornic_odp_wq_destroy(struct ornic_dev *dev)
+{
+	struct workqueue_struct *wq;
+
+	spin_lock_irq(&dev->aeq_lock);
+	wq = dev->odp_wq;
+	dev->odp_wq = NULL;
+	spin_unlock_irq(&dev->aeq_lock);
+	if (wq)
+		destroy_workqueue(wq);
+}
+
 int ornic_ib_register(struct ornic_dev *dev)
 {
 	struct ib_device *ibdev = &dev->ibdev;
+	struct workqueue_struct *wq;
 	int err;
 
 	ibdev->node_type = RDMA_NODE_IB_CA;
@@ -499,26 +535,41 @@ int ornic_ib_register(struct ornic_dev *dev)
 	strscpy(ibdev->node_desc, "ornic RoCEv2 RNIC", sizeof(ibdev->node_desc));
 	addrconf_addr_eui48((u8 *)&ibdev->node_guid, dev->netdev->perm_addr);
 	ib_set_device_ops(ibdev, &ornic_dev_ops);
+	if (IS_ENABLED(CONFIG_INFINIBAND_ON_DEMAND_PAGING) &&
+	    (dev->caps & ORNIC_CAP_ODP)) {
+		ib_set_device_ops(ibdev, &ornic_odp_ops);
+		wq = alloc_workqueue("ornic_odp", WQ_UNBOUND, 0);
+		if (!wq)
+			return -ENOMEM;
+		spin_lock_irq(&dev->aeq_lock);
+		dev->odp_wq = wq;
+		spin_unlock_irq(&dev->aeq_lock);
+	}
 
 	err = ib_device_set_netdev(ibdev, dev->netdev, 1);
 	if (err)
-		return err;
+		goto err_odp;
 	err = ib_register_device(ibdev, "ornic_%d", &dev->pdev->dev);
 	if (err) {
 		dev_err(&dev->pdev->dev, "ib_register_device failed: %d\n",
 			err);
 		/* Drop the netdev reference, or unregister_netdev() waits. */
 		ib_device_set_netdev(ibdev, NULL, 1);
-		return err;
+		goto err_odp;
 	}
 	WRITE_ONCE(dev->ib_registered, true);
 	return 0;
+
+err_odp:
+	ornic_odp_wq_destroy(dev);
+	return err;
 }
 
 void ornic_ib_unregister(struct ornic_dev *dev)
 {
 	WRITE_ONCE(dev->ib_registered, false);
 	ib_unregister_device(&dev->ibdev);
+	ornic_odp_wq_destroy(dev);
 }
 
 static void ornic_ib_event(struct ornic_dev *dev, enum ib_event_type type)
