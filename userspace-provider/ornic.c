@@ -90,6 +90,7 @@ static void ornic_free_context(struct ibv_context *ibctx)
 }
 
 static const struct verbs_context_ops ornic_ctx_ops = {
+	.advise_mr = ornic_advise_mr,
 	.alloc_pd = ornic_alloc_pd,
 	.create_ah = ornic_create_ah,
 	.create_cq = ornic_create_cq,
