@@ -230,10 +230,13 @@ int ornic_qp_attr_from_ib(const struct ib_qp_attr *ia, int ib_mask,
 		 * Permission for remote FLUSH (IBTA 1.5) grants nothing on a
 		 * device that executes no FLUSH (no IB_DEVICE_FLUSH_*): like
 		 * mlx5 and rxe, take the flags instead of refusing the QP.
+		 * ON_DEMAND describes MRs, not QPs; applications that use one
+		 * access mask for both (pyverbs' ODP tests) pass it here too.
 		 */
 		err = ornic_access_from_ib(ia->qp_access_flags &
 					   ~(IB_ACCESS_FLUSH_GLOBAL |
-					     IB_ACCESS_FLUSH_PERSISTENT),
+					     IB_ACCESS_FLUSH_PERSISTENT |
+					     IB_ACCESS_ON_DEMAND),
 					   true, &access);
 		if (err)
 			return -EINVAL;
