@@ -109,6 +109,11 @@ struct ResponderState {
   bool ack_pending = false;
   std::array<SavedAtomic, 128> atomics{}; // limits::kMaxQpRdAtom (checked in responder.cpp)
   uint32_t next_atomic_slot = 0;
+  // The last ODP fault reported (memory.rst): a request retried after its RNR NAK while
+  // the driver is still resolving it does not report the same pages again at once.
+  uint32_t fault_key = 0;
+  uint32_t fault_page = 0;
+  int64_t fault_reported_ns = -1;
 };
 
 struct QpTransport {

@@ -64,7 +64,17 @@ void TransportEngine::nak_and_fail(uint32_t qpn, QueuePair& qp, uint8_t nak_code
 
 void TransportEngine::responder_fault(uint32_t qpn, QueuePair& qp, const OdpFault& fault,
                                       uint32_t psn) {
-  post_page_fault(core_, fault, qpn, false);
+  ResponderState& resp = qp.transport.resp;
+  const int64_t now = timer_.now_ns();
+  if (resp.fault_reported_ns < 0 || resp.fault_key != fault.key || resp.fault_page != fault.page ||
+      now - resp.fault_reported_ns >= kFaultReportIntervalNs) {
+    post_page_fault(core_, fault, qpn, false);
+    resp.fault_key = fault.key;
+    resp.fault_page = fault.page;
+    resp.fault_reported_ns = now;
+  } else {
+    core_.counters.inc(ORNIC_CNT_ODP_RESP_FAULTS); // the fault, not its report
+  }
   core_.counters.inc(ORNIC_CNT_RNR_NAKS);
   ++qp.counters.rnr_naks;
   send_ack(qpn, qp, roce::make_rnr_nak_syndrome(qp.attr.min_rnr_timer), psn);

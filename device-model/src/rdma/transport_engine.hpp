@@ -34,6 +34,8 @@ public:
   static constexpr uint32_t kAckRequestInterval = 16;
   // Packets the whole engine sends per EventLoop turn before yielding.
   static constexpr unsigned kPacketsPerTurn = 64;
+  // A responder reports a fault of the same ODP pages at most this often (memory.rst).
+  static constexpr int64_t kFaultReportIntervalNs = 1'000'000;
 
   TransportEngine(EventLoop& loop, NicCore& core, Port* port, TransportTimer& timer);
   ~TransportEngine() override;

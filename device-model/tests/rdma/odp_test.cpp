@@ -171,6 +171,28 @@ TEST(Odp, ResponderWriteFaultsWithRnrThenSucceedsOnceTheTableIsFilled) {
   EXPECT_EQ(qb.state(), ORNIC_QPS_RTS);
 }
 
+TEST(Odp, RetriesReportTheSameFaultAtMostOncePerMillisecond) {
+  RdmaPair pair;
+  auto [qa, qb] = pair.rc_pair(ORNIC_MTU_1024);
+  OdpMr mr = reg_odp(pair.b, 1, 0);
+  auto w = send_wqe(ORNIC_WQE_OP_RDMA_WRITE, 1);
+  w.rdma.remote_addr = to_le(kIova);
+  w.rdma.rkey = to_le(mr.key);
+  qa.post_send(w, {sge(pair.a.buffer, 64, pair.a.key)});
+  // The 10 us RNR timer retries ~50 times in 0.5 ms: one report.
+  for (int i = 0; i < 50; ++i)
+    pair.advance(10'000);
+  EXPECT_EQ(drain_faults(pair.b).size(), 1u);
+  EXPECT_GT(pair.b.counter(ORNIC_CNT_ODP_RESP_FAULTS), 10u);
+  pair.advance(1'000'000);
+  pair.advance(20'000);
+  EXPECT_EQ(drain_faults(pair.b).size(), 1u); // reported again after a millisecond
+  mr.map(0);
+  const auto cqes = pair.wait_cqes(pair.a, 1);
+  ASSERT_EQ(cqes.size(), 1u);
+  EXPECT_EQ(cqes[0].status, ORNIC_CQE_SUCCESS);
+}
+
 TEST(Odp, ResponderSendKeepsItsReceiveWqeAcrossTheFault) {
   RdmaPair pair;
   auto [qa, qb] = pair.rc_pair(ORNIC_MTU_1024);

@@ -19,12 +19,14 @@
  * when it is freed.  dev->odp_wq is only torn down under dev->aeq_lock, so
  * the async EQ handler never queues on a destroyed workqueue.
  */
-#include <linux/hmm.h>
-#include <linux/hmm-dma.h>
 #include <linux/slab.h>
-#include <rdma/ib_umem_odp.h>
 
 #include "ornic_res.h"
+
+#ifdef ORNIC_HAVE_ODP
+#include <linux/hmm.h>
+#include <linux/hmm-dma.h>
+#include <rdma/ib_umem_odp.h>
 
 struct ornic_odp_work {
 	struct work_struct work;
@@ -293,8 +295,7 @@ int ornic_odp_reg_mr(struct ib_pd *ibpd, u64 start, u64 length, u64 virt_addr,
 	size_t npages;
 	int err;
 
-	if (!IS_ENABLED(CONFIG_INFINIBAND_ON_DEMAND_PAGING) ||
-	    !(dev->caps & ORNIC_CAP_ODP))
+	if (!ornic_odp_supported(dev))
 		return -EOPNOTSUPP;
 	if (!start && length == U64_MAX) {
 		ibdev_dbg(&dev->ibdev, "implicit ODP MRs are not supported\n");
@@ -478,3 +479,30 @@ int ornic_advise_mr(struct ib_pd *ibpd, enum ib_uverbs_advise_mr_advice advice,
 	}
 	return err;
 }
+
+#else /* !ORNIC_HAVE_ODP: no ODP MR can exist */
+
+void ornic_odp_page_fault_event(struct ornic_dev *dev,
+				const struct ornic_eqe *eqe)
+{
+}
+
+int ornic_odp_reg_mr(struct ib_pd *ibpd, u64 start, u64 length, u64 virt_addr,
+		     int access, u32 hw_access, struct ornic_mr *mr)
+{
+	return -EOPNOTSUPP;
+}
+
+int ornic_odp_dereg_mr(struct ornic_mr *mr)
+{
+	return -EINVAL;
+}
+
+int ornic_advise_mr(struct ib_pd *ibpd, enum ib_uverbs_advise_mr_advice advice,
+		    u32 flags, struct ib_sge *sg_list, u32 num_sge,
+		    struct uverbs_attr_bundle *attrs)
+{
+	return -EOPNOTSUPP;
+}
+
+#endif /* ORNIC_HAVE_ODP */

@@ -188,6 +188,15 @@ struct ib_mr *ornic_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 int ornic_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 
 /* ornic_odp.c: on-demand paging */
+static inline bool ornic_odp_supported(struct ornic_dev *dev)
+{
+#ifdef ORNIC_HAVE_ODP
+	return dev->caps & ORNIC_CAP_ODP;
+#else
+	return false;
+#endif
+}
+
 int ornic_odp_reg_mr(struct ib_pd *ibpd, u64 start, u64 length, u64 virt_addr,
 		     int access, u32 hw_access, struct ornic_mr *mr);
 int ornic_odp_dereg_mr(struct ornic_mr *mr);

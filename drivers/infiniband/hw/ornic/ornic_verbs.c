@@ -75,8 +75,7 @@ static int ornic_query_device(struct ib_device *ibdev,
 	 * On-demand paging (ornic_odp.c): explicit MRs only, every RC and UD
 	 * operation with ODP memory on either side, SRQ receives included.
 	 */
-	if (IS_ENABLED(CONFIG_INFINIBAND_ON_DEMAND_PAGING) &&
-	    (dev->caps & ORNIC_CAP_ODP)) {
+	if (ornic_odp_supported(dev)) {
 		struct ib_odp_caps *odp = &props->odp_caps;
 
 		props->kernel_cap_flags |= IBK_ON_DEMAND_PAGING;
@@ -535,8 +534,7 @@ int ornic_ib_register(struct ornic_dev *dev)
 	strscpy(ibdev->node_desc, "ornic RoCEv2 RNIC", sizeof(ibdev->node_desc));
 	addrconf_addr_eui48((u8 *)&ibdev->node_guid, dev->netdev->perm_addr);
 	ib_set_device_ops(ibdev, &ornic_dev_ops);
-	if (IS_ENABLED(CONFIG_INFINIBAND_ON_DEMAND_PAGING) &&
-	    (dev->caps & ORNIC_CAP_ODP)) {
+	if (ornic_odp_supported(dev)) {
 		ib_set_device_ops(ibdev, &ornic_odp_ops);
 		wq = alloc_workqueue("ornic_odp", WQ_UNBOUND, 0);
 		if (!wq)
