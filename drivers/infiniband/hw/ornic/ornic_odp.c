@@ -98,7 +98,8 @@ static bool ornic_odp_invalidate(struct mmu_interval_notifier *mni,
 		wmb();	/* entries cleared before the command is seen */
 		ornic_cmd_odp_invalidate(&sqe, mr->key, first, last - first + 1);
 		err = ornic_admin_simple(mr->dev, &sqe, NULL);
-		if (err)
+		/* -EIO: the device is dead and was reset, it uses nothing. */
+		if (err && err != -EIO)
 			ibdev_warn_ratelimited(&mr->dev->ibdev,
 					       "ODP_INVALIDATE of key %#x pages %u..%u failed: %d\n",
 					       mr->key, first, last, err);
