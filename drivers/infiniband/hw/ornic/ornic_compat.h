@@ -52,12 +52,13 @@ static inline struct ib_umem *ornic_umem_get(struct ib_device *ibdev,
 
 /*
  * On-demand paging (ornic_odp.c) needs the 7.x umem_odp, whose pages are
- * DMA-mapped by the driver through <linux/hmm-dma.h> (hmm_dma_map_pfn);
- * 6.12's umem_odp mapped them itself.  Without it the device's ODP
- * capability is not offered.
+ * DMA-mapped by the driver through <linux/hmm-dma.h> (hmm_dma_map_pfn),
+ * which its header includes; 6.12's umem_odp mapped them itself.  Without
+ * it the device's ODP capability is not offered.  (The include guard is
+ * the test: sparse 0.6.4 has no __has_include.)
  */
-#if IS_ENABLED(CONFIG_INFINIBAND_ON_DEMAND_PAGING) && \
-	__has_include("linux/hmm-dma.h")
+#include <rdma/ib_umem_odp.h>
+#if IS_ENABLED(CONFIG_INFINIBAND_ON_DEMAND_PAGING) && defined(LINUX_HMM_DMA_H)
 #define ORNIC_HAVE_ODP 1
 #endif
 
