@@ -380,6 +380,13 @@ static void ornic_qp_attr_ranges(struct kunit *test)
 						    &oa), 0);
 	KUNIT_EXPECT_EQ(test, le32_to_cpu(oa.access_flags),
 			ORNIC_ACCESS_REMOTE_WRITE);
+	/* ON_DEMAND is an MR flag: on a QP it is taken and means nothing. */
+	ia = (struct ib_qp_attr){ .qp_access_flags = IB_ACCESS_REMOTE_READ |
+						     IB_ACCESS_ON_DEMAND };
+	KUNIT_EXPECT_EQ(test, ornic_qp_attr_from_ib(&ia, IB_QP_ACCESS_FLAGS,
+						    &oa), 0);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(oa.access_flags),
+			ORNIC_ACCESS_REMOTE_READ);
 }
 
 static void ornic_qp_av_roundtrip(struct kunit *test)

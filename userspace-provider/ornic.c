@@ -218,6 +218,7 @@ static void ornic_free_context(struct ibv_context *ibctx)
 static const struct verbs_context_ops ornic_ctx_ops = {
 	.alloc_mw = ornic_alloc_mw,
 	.alloc_parent_domain = ornic_alloc_parent_domain,
+	.advise_mr = ornic_advise_mr,
 	.alloc_pd = ornic_alloc_pd,
 	.bind_mw = ornic_bind_mw,
 	.create_ah = ornic_create_ah,

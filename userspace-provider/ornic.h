@@ -321,6 +321,8 @@ int ornic_destroy_ah(struct ibv_ah *ibah);
 /* ornic_mr.c */
 struct ibv_mr *ornic_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length,
 			    uint64_t hca_va, int access);
+int ornic_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
+		    uint32_t flags, struct ibv_sge *sg_list, uint32_t num_sge);
 int ornic_dereg_mr(struct verbs_mr *vmr);
 struct ibv_mr *ornic_import_mr(struct ibv_pd *ibpd, uint32_t mr_handle);
 void ornic_unimport_mr(struct ibv_mr *ibmr);

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
  * ornic provider: memory regions, registered entirely by the kernel
- * (ib_umem pins the pages, the device gets their list).  lkey == rkey.
+ * (ib_umem pins the pages, the device gets their list; with
+ * IBV_ACCESS_ON_DEMAND nothing is pinned and pages fault in on use).
+ * lkey == rkey.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -47,6 +49,17 @@ int ornic_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
 	return ibv_cmd_rereg_mr(vmr, flags, addr, length, (uintptr_t)addr,
 				access, pd, &cmd, sizeof(cmd), &resp,
 				sizeof(resp));
+}
+
+/*
+ * ibv_advise_mr() prefetch of ODP MRs (IBV_ACCESS_ON_DEMAND pages fault in
+ * through the kernel, which writes the device's page table): the kernel
+ * checks the ranges and does the work.
+ */
+int ornic_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
+		    uint32_t flags, struct ibv_sge *sg_list, uint32_t num_sge)
+{
+	return ibv_cmd_advise_mr(pd, advice, flags, sg_list, num_sge);
 }
 
 int ornic_dereg_mr(struct verbs_mr *vmr)

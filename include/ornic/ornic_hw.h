@@ -186,6 +186,7 @@ enum ornic_fatal_code {
 #define ORNIC_CAP_RESIZE		ORNIC_BIT_ULL(16)
 #define ORNIC_CAP_UC			ORNIC_BIT_ULL(14) /* unreliable connected QPs */
 #define ORNIC_CAP_MCAST			ORNIC_BIT_ULL(17) /* UD multicast groups */
+#define ORNIC_CAP_ODP			ORNIC_BIT_ULL(19) /* on-demand paging */
 
 /* ------------------------------------------------------------------------
  * 4. Doorbells (spec: doorbells.rst).  Each 4 KiB page of BAR2 holds one
@@ -301,6 +302,8 @@ enum ornic_admin_opcode {
 	ORNIC_ADMIN_ETH_DESTROY_RING	= 0x42,
 	ORNIC_ADMIN_ETH_SET_MAC		= 0x43,
 	ORNIC_ADMIN_ETH_SET_MTU		= 0x44,
+	ORNIC_ADMIN_ODP_INVALIDATE	= 0x48,	/* ORNIC_CAP_ODP */
+	ORNIC_ADMIN_ODP_RESUME		= 0x49,	/* ORNIC_CAP_ODP */
 };
 
 enum ornic_admin_status {
@@ -523,7 +526,10 @@ enum ornic_counter_id {
 	ORNIC_CNT_RX_ROCE_BYTES		= 45,
 	ORNIC_CNT_RX_MCAST_DELIVERED	= 46,	/* copies to attached UD QPs */
 	ORNIC_CNT_RX_MCAST_NO_GROUP	= 47,	/* no QP attached: dropped */
-	/* 48..51 are reserved (counters of features not in this device) */
+	ORNIC_CNT_ODP_REQ_FAULTS	= 48,	/* requester stalled on a page */
+	ORNIC_CNT_ODP_RESP_FAULTS	= 49,	/* responder: RNR NAK / UD drop */
+	ORNIC_CNT_ODP_INVALIDATIONS	= 50,	/* ODP_INVALIDATE commands */
+	ORNIC_CNT_ODP_ERRORS		= 51,	/* ERROR entry or table DMA */
 	ORNIC_CNT_RX_UC_NO_RECV		= 52,	/* UC: no receive WQE, msg dropped */
 	ORNIC_CNT_RX_UC_DROPPED		= 53,	/* UC: msg cut short or refused */
 	ORNIC_CNT_COUNT			= 54,
@@ -634,6 +640,46 @@ ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_resize_cq, log_depth, 32);
 #define ORNIC_ACCESS_ALL		0x0fU
 /* MR only (ORNIC_CAP_MW): memory windows may be bound to the MR. */
 #define ORNIC_ACCESS_MW_BIND		ORNIC_BIT(4)
+
+/*
+ * REG_MR only (ORNIC_CAP_ODP): an on-demand-paging MR.  mem describes its
+ * page table (struct ornic_odp_pte entries) instead of a page list; the
+ * table stays in host memory, owned by the driver, and the device reads the
+ * entry of every page it touches.
+ */
+#define ORNIC_ACCESS_ON_DEMAND		ORNIC_BIT(6)
+
+/*
+ * ODP page table entry (spec: memory.rst, "On-demand paging"): one __le64
+ * per page of the MR.  Without VALID (or without WRITE for a write) an
+ * access is a page fault; ERROR makes it an access error.
+ */
+#define ORNIC_ODP_PTE_VALID		ORNIC_BIT_ULL(0)
+#define ORNIC_ODP_PTE_WRITE		ORNIC_BIT_ULL(1)
+#define ORNIC_ODP_PTE_ERROR		ORNIC_BIT_ULL(2)
+#define ORNIC_ODP_PTE_ADDR_MASK		(~0xfffULL)
+
+/* ODP_INVALIDATE: result0 = 0.  Returns when the device no longer uses
+ * pages [first_page, first_page + num_pages) of the ODP MR @key.
+ */
+struct ornic_admin_odp_invalidate {
+	struct ornic_admin_hdr hdr;
+	__le32 key;
+	__le32 first_page;		/* page index within the MR */
+	__le32 num_pages;		/* >= 1 */
+	__le32 reserved[11];
+};
+
+ORNIC_HW_ASSERT_SIZE(struct ornic_admin_odp_invalidate, 64);
+
+/* ODP_RESUME: a requester stalled on a page fault tries again. */
+struct ornic_admin_odp_resume {
+	struct ornic_admin_hdr hdr;
+	__le32 qpn;
+	__le32 reserved[13];
+};
+
+ORNIC_HW_ASSERT_SIZE(struct ornic_admin_odp_resume, 64);
 
 /* REG_MR flags */
 #define ORNIC_MR_FLAG_PHYSICAL		ORNIC_BIT(0) /* iova = DMA address */
@@ -982,6 +1028,7 @@ enum ornic_eqe_type {
 	ORNIC_EQE_SRQ_LIMIT		= 0x0a,
 	ORNIC_EQE_PORT_STATE		= 0x10,	/* data = enum ornic_port_state */
 	ORNIC_EQE_DEVICE_FATAL		= 0x11,	/* data = enum ornic_fatal_code */
+	ORNIC_EQE_PAGE_FAULT		= 0x12,	/* struct ornic_eqe_page_fault */
 };
 
 enum ornic_cq_error {
@@ -1000,6 +1047,30 @@ struct ornic_eqe {
 
 ORNIC_HW_ASSERT_SIZE(struct ornic_eqe, ORNIC_EQE_SIZE);
 ORNIC_HW_ASSERT_OFFSET(struct ornic_eqe, owner, 15);
+
+/* PAGE_FAULT flags */
+#define ORNIC_EQE_PF_WRITE		ORNIC_BIT(0)	/* the access writes */
+#define ORNIC_EQE_PF_REQUESTER		ORNIC_BIT(1)	/* QP stalled: RESUME it */
+
+/*
+ * A PAGE_FAULT EQE: pages [page, page + num_pages) of the ODP MR @key are
+ * needed by QP @qpn (24 bits, little-endian).
+ */
+struct ornic_eqe_page_fault {
+	__u8 type;			/* ORNIC_EQE_PAGE_FAULT */
+	__u8 flags;			/* ORNIC_EQE_PF_* */
+	__le16 num_pages;		/* >= 1 */
+	__le32 key;
+	__le32 page;			/* page index within the MR */
+	__u8 qpn[3];
+	__u8 owner;			/* ORNIC_EQE_OWNER_PHASE; written last */
+};
+
+ORNIC_HW_ASSERT_SIZE(struct ornic_eqe_page_fault, ORNIC_EQE_SIZE);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_eqe_page_fault, key, 4);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_eqe_page_fault, page, 8);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_eqe_page_fault, qpn, 12);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_eqe_page_fault, owner, 15);
 
 /* ------------------------------------------------------------------------
  * 8. Work queue entries (spec: wqe.rst).  SQ, RQ and SRQ rings are arrays
@@ -1282,6 +1353,9 @@ enum ornic_vendor_err {
 	ORNIC_VERR_MW_TYPE		= 19,	/* not for this window type */
 	ORNIC_VERR_MW_QP		= 20,	/* type 2 bound through another QP */
 	ORNIC_VERR_MW_BIND		= 21,	/* MR without MW_BIND / LOCAL_WRITE */
+	/* 22..23: reserved for other features */
+	ORNIC_VERR_ODP_ERROR		= 24,	/* ODP page marked ERROR */
+	ORNIC_VERR_ODP_TABLE		= 25,	/* ODP page table unreadable */
 };
 
 /* ------------------------------------------------------------------------

@@ -53,6 +53,11 @@ private:
   AdminResult alloc_mw(const ornic_admin_alloc_mw& command);
   AdminResult dealloc_mw(const ornic_admin_destroy& command);
 
+  // admin_odp.cpp
+  AdminResult reg_odp_mr(const ornic_admin_reg_mr& command);
+  AdminResult odp_invalidate(const ornic_admin_odp_invalidate& command);
+  AdminResult odp_resume(const ornic_admin_odp_resume& command);
+
   // admin_qp.cpp
   AdminResult create_qp(const ornic_admin_create_qp& command);
   AdminResult modify_qp(const ornic_admin_modify_qp& command);

@@ -136,6 +136,10 @@ AdminResult AdminCommands::dispatch(const ornic_admin_sqe& c) {
     return eth_set_mac(as<ornic_admin_eth_set_mac>(c));
   case ORNIC_ADMIN_ETH_SET_MTU:
     return eth_set_mtu(as<ornic_admin_eth_set_mtu>(c));
+  case ORNIC_ADMIN_ODP_INVALIDATE:
+    return odp_invalidate(as<ornic_admin_odp_invalidate>(c));
+  case ORNIC_ADMIN_ODP_RESUME:
+    return odp_resume(as<ornic_admin_odp_resume>(c));
   default:
     return admin_status(ORNIC_ADMIN_STATUS_BAD_OPCODE);
   }

@@ -10,6 +10,8 @@ namespace {
 uint64_t page_list_charge(const MemoryRegion& mr) {
   if (mr.physical)
     return 0;
+  if (mr.odp)
+    return mr.odp_table.page_count(); // table pointers; the entries stay in host memory
   return mr.fast_reg ? mr.capacity : mr.pages.page_count();
 }
 
@@ -55,6 +57,8 @@ AdminResult AdminCommands::reg_mr(const ornic_admin_reg_mr& c) {
     return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);
   if (c.flags & ORNIC_MR_FLAG_FAST_REG)
     return reg_fast_reg_mr(c);
+  if (le(c.access) & ORNIC_ACCESS_ON_DEMAND)
+    return reg_odp_mr(c);
   MemoryRegion mr;
   mr.key_variant = c.key_variant;
   mr.pd = le(c.pd);
@@ -157,7 +161,8 @@ AdminResult AdminCommands::rereg_mr(const ornic_admin_rereg_mr& c) {
     return admin_status(ORNIC_ADMIN_STATUS_BAD_HANDLE);
   // Only REG_MR's translated regions: a PHYSICAL MR is the kernel's DMA window and a
   // fast-reg MR is changed by REG_MR WQEs.
-  if (mr->physical || mr->fast_reg)
+  // An ODP MR's translation is the table software updates page by page, not a page list.
+  if (mr->physical || mr->fast_reg || mr->odp)
     return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);
   if (mr->key_variant != (key & ORNIC_MR_KEY_VARIANT_MASK))
     return admin_status(ORNIC_ADMIN_STATUS_BAD_HANDLE);

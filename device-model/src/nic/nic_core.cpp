@@ -103,6 +103,13 @@ void NicCore::post_async_event(ornic_eqe_type type, uint32_t object, uint32_t da
     enter_fatal(ORNIC_FATAL_AEQ_DMA);
 }
 
+void NicCore::post_async_entry(const ornic_eqe& eqe) {
+  if (!async_eq)
+    return;
+  if (async_eq->post_entry(memory(), irqs(), counters, eqe) == EventQueue::PostResult::kDmaError)
+    enter_fatal(ORNIC_FATAL_AEQ_DMA);
+}
+
 void NicCore::enter_fatal(ornic_fatal_code code) {
   if (fatal())
     return;

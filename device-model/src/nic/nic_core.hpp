@@ -56,6 +56,8 @@ public:
 
   // Writes an EQE to the async EQ (EQ 0), if it is configured.
   void post_async_event(ornic_eqe_type type, uint32_t object, uint32_t data);
+  // The same for an EQE with its own layout (PAGE_FAULT).
+  void post_async_entry(const ornic_eqe& eqe);
 
   // QP to ERR: every outstanding WQE completes with WR_FLUSH_ERR (qp.rst).
   void move_qp_to_error(uint32_t qpn);

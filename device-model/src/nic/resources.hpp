@@ -52,6 +52,12 @@ struct MemoryRegion {
   // Windows bound to this MR: DEREG_MR is BUSY while there are any.
   uint32_t bound_windows = 0;
   std::optional<MemoryWindow> window;
+  // On-demand paging (memory.rst): `pages` is empty; the driver's page table is read at
+  // every access, never copied.
+  bool odp = false;
+  QueueMemory odp_table;
+  unsigned odp_page_shift = 12;
+  uint32_t odp_pages = 0; // entries in the table
 };
 
 // Per-QP counters, in host byte order (ornic_qp_counters on the wire).

@@ -29,7 +29,7 @@ VendorErr check(const MemoryRegion* mr, uint32_t pd, uint64_t addr, uint64_t len
 
 template <typename Copy>
 SgeOutcome walk_sges(NicCore& core, uint32_t pd, const std::vector<WqeSge>& sges, uint64_t offset,
-                     uint64_t length, uint32_t access, Copy&& copy) {
+                     uint64_t length, uint32_t access, Copy&& copy, bool probing = false) {
   uint64_t position = 0; // message offset where the current SGE starts
   uint64_t done = 0;
   for (const WqeSge& sge : sges) {
@@ -42,17 +42,29 @@ SgeOutcome walk_sges(NicCore& core, uint32_t pd, const std::vector<WqeSge>& sges
       const MemoryRegion* mr = find_mr(core.resources, sge.lkey);
       const VendorErr why = check(mr, pd, sge.addr + within, piece, access);
       if (why != ORNIC_VERR_NONE)
-        return {SgeResult::protection, why};
+        return {SgeResult::protection, why, {}};
+      if (mr->odp) {
+        const bool write = (access & ORNIC_ACCESS_LOCAL_WRITE) != 0;
+        const OdpProbeResult probe =
+            probing ? odp_probe(core.memory(), *mr, sge.lkey, sge.addr + within, piece, write)
+                    : odp_check(core, *mr, sge.lkey, sge.addr + within, piece, write);
+        if (probe.result == OdpProbe::fault)
+          return {SgeResult::page_fault, ORNIC_VERR_NONE, probe.fault};
+        if (probe.result == OdpProbe::error)
+          return {SgeResult::protection, ORNIC_VERR_ODP_ERROR, {}};
+        if (probe.result == OdpProbe::table)
+          return {SgeResult::dma, ORNIC_VERR_ODP_TABLE, {}};
+      }
       if (!copy(*mr, sge.addr + within, done, piece)) {
         core.counters.inc(ORNIC_CNT_DMA_ERRORS);
-        return {SgeResult::dma, ORNIC_VERR_DMA};
+        return {SgeResult::dma, ORNIC_VERR_DMA, {}};
       }
       done += piece;
     }
     position = end;
   }
   if (done != length)
-    return {SgeResult::too_small, ORNIC_VERR_RECV_TOO_SMALL};
+    return {SgeResult::too_small, ORNIC_VERR_RECV_TOO_SMALL, {}};
   return {};
 }
 
@@ -116,6 +128,8 @@ bool mr_read(GuestMemory& memory, const MemoryRegion& mr, uint64_t addr, std::sp
   const auto bytes = std::as_writable_bytes(out);
   if (mr.physical)
     return memory.read(addr, bytes);
+  if (mr.odp)
+    return odp_read(memory, mr, addr, bytes);
   return mr.pages.read(memory, mr.first_page_offset + (addr - mr.iova), bytes);
 }
 
@@ -124,6 +138,8 @@ bool mr_write(GuestMemory& memory, const MemoryRegion& mr, uint64_t addr,
   const auto bytes = std::as_bytes(in);
   if (mr.physical)
     return memory.write(addr, bytes);
+  if (mr.odp)
+    return odp_write(memory, mr, addr, bytes);
   return mr.pages.write(memory, mr.first_page_offset + (addr - mr.iova), bytes);
 }
 
@@ -141,6 +157,22 @@ SgeOutcome scatter(NicCore& core, uint32_t pd, const std::vector<WqeSge>& sges, 
                    [&](const MemoryRegion& mr, uint64_t addr, uint64_t at, uint64_t n) {
                      return mr_write(core.memory(), mr, addr, in.subspan(at, n));
                    });
+}
+
+SgeOutcome probe_sges(NicCore& core, uint32_t pd, const std::vector<WqeSge>& sges, uint64_t length,
+                      bool write) {
+  const SgeOutcome outcome = walk_sges(
+      core, pd, sges, 0, length, write ? ORNIC_ACCESS_LOCAL_WRITE : 0,
+      [](const MemoryRegion&, uint64_t, uint64_t, uint64_t) { return true; }, true);
+  return outcome.result == SgeResult::page_fault ? outcome : SgeOutcome{};
+}
+
+OdpProbeResult odp_check(NicCore& core, const MemoryRegion& mr, uint32_t key, uint64_t addr,
+                         uint64_t length, bool write) {
+  const OdpProbeResult probe = odp_probe(core.memory(), mr, key, addr, length, write);
+  if (probe.result == OdpProbe::error || probe.result == OdpProbe::table)
+    core.counters.inc(ORNIC_CNT_ODP_ERRORS);
+  return probe;
 }
 
 } // namespace ornic

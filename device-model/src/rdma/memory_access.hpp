@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "nic/nic_core.hpp"
+#include "rdma/odp.hpp"
 #include "rdma/qp_transport.hpp"
 
 namespace ornic {
@@ -39,11 +40,14 @@ bool mr_read(GuestMemory& memory, const MemoryRegion& mr, uint64_t addr, std::sp
 bool mr_write(GuestMemory& memory, const MemoryRegion& mr, uint64_t addr,
               std::span<const uint8_t> in);
 
-enum class SgeResult : uint8_t { ok, protection, dma, too_small };
+// page_fault: an ODP page is not resident (`fault` says which); nothing failed, the
+// access is to be retried once the driver has made it resident.
+enum class SgeResult : uint8_t { ok, protection, dma, too_small, page_fault };
 
 struct SgeOutcome {
   SgeResult result = SgeResult::ok;
   VendorErr vendor_err = ORNIC_VERR_NONE;
+  OdpFault fault;
 };
 
 // Copies bytes [offset, offset + out.size()) of the message described by `sges` out of
@@ -53,5 +57,14 @@ SgeOutcome gather(NicCore& core, uint32_t pd, const std::vector<WqeSge>& sges, u
                   std::span<uint8_t> out);
 SgeOutcome scatter(NicCore& core, uint32_t pd, const std::vector<WqeSge>& sges, uint64_t offset,
                    std::span<const uint8_t> in);
+// Only looks: page_fault when an ODP page of the first `length` bytes is missing, ok
+// otherwise (other errors are left to the access itself).
+SgeOutcome probe_sges(NicCore& core, uint32_t pd, const std::vector<WqeSge>& sges, uint64_t length,
+                      bool write);
+
+// For an ODP MR (already checked): whether [addr, addr + length) may be accessed now.
+// Counts ODP_ERRORS for an ERROR entry or an unreadable table.
+OdpProbeResult odp_check(NicCore& core, const MemoryRegion& mr, uint32_t key, uint64_t addr,
+                         uint64_t length, bool write);
 
 } // namespace ornic

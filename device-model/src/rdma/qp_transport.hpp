@@ -86,6 +86,9 @@ struct RequesterState {
   int64_t rnr_until = 0;    // ns; no (re)transmission before this
   int64_t pace_until = 0;   // ns; UC waits for the port's transmit queue until then
   bool sq_drained_reported = false;
+  // A local ODP page was missing (memory.rst "On-demand paging"): nothing is sent and the
+  // ACK timer stays off until ODP_RESUME.
+  bool odp_stalled = false;
   // A READ response gap already answered by re-reading from this PSN (once per gap).
   bool read_gap_pending = false;
   uint32_t read_gap_psn = 0;
@@ -124,6 +127,11 @@ struct ResponderState {
   bool ack_pending = false;
   std::array<SavedAtomic, 128> atomics{}; // limits::kMaxQpRdAtom (checked in responder.cpp)
   uint32_t next_atomic_slot = 0;
+  // The last ODP fault reported (memory.rst): a request retried after its RNR NAK while
+  // the driver is still resolving it does not report the same pages again at once.
+  uint32_t fault_key = 0;
+  uint32_t fault_page = 0;
+  int64_t fault_reported_ns = -1;
 };
 
 struct QpTransport {

@@ -85,6 +85,8 @@ bool TransportEngine::requester_work(uint32_t qpn, QueuePair& qp, unsigned& budg
       return false;
     if (req.rnr_until != 0 || req.pace_until != 0)
       return false; // the RNR wait's or the pacing's timer schedules the QP again
+    if (req.odp_stalled)
+      return false; // ODP_RESUME schedules the QP again
     SendOp* pending = nullptr;
     for (SendOp& op : req.ops)
       if (op.next_send_psn != end_psn(op)) {
@@ -151,6 +153,16 @@ bool TransportEngine::start_wqe(uint32_t qpn, QueuePair& qp) {
                                            [](const SendOp& o) { return has_response(o); });
     if (outstanding >= std::max<int>(1, qp.attr.max_rd_atomic))
       return false;
+  }
+  // ODP: every local page the WQE reads (or a READ/atomic's response writes) must be
+  // resident before it starts, so a fault stalls before anything is sent.
+  if (op.inline_data.empty()) {
+    const SgeOutcome probe =
+        probe_sges(core_, qp.pd, op.sges, is_atomic(op) ? 8 : op.length, has_response(op));
+    if (probe.result == SgeResult::page_fault) {
+      requester_fault(qpn, qp, probe.fault);
+      return false;
+    }
   }
   req.sq_next += op.blocks;
   if (is_datagram_qp(qp.type)) {
@@ -251,6 +263,10 @@ void TransportEngine::send_rc_packet(uint32_t qpn, QueuePair& qp, SendOp& op, ui
     } else {
       payload_.resize(length);
       const SgeOutcome got = gather(core_, qp.pd, op.sges, offset, payload_);
+      if (got.result == SgeResult::page_fault) {
+        // Invalidated since the WQE started: this packet goes out after ODP_RESUME.
+        return requester_fault(qpn, qp, got.fault);
+      }
       if (got.result != SgeResult::ok) {
         // The MR went away or its memory is unmapped since the WQE started.
         const uint8_t status =
@@ -410,6 +426,13 @@ void TransportEngine::retire(uint32_t qpn, QueuePair& qp) {
       return;
   }
   maybe_report_drained(qpn, qp);
+}
+
+void TransportEngine::requester_fault(uint32_t qpn, QueuePair& qp, const OdpFault& fault) {
+  RequesterState& req = qp.transport.req;
+  req.odp_stalled = true;
+  req.ack_deadline = 0; // a stalled QP does not time out: its peer is not the one waiting
+  post_page_fault(core_, fault, qpn, true);
 }
 
 void TransportEngine::maybe_report_drained(uint32_t qpn, QueuePair& qp) {

@@ -79,6 +79,51 @@ void TransportEngine::refuse(uint32_t qpn, QueuePair& qp, roce::NakCode code, ui
   drop_uc_message(qp, ORNIC_CNT_RX_UC_DROPPED);
 }
 
+void TransportEngine::responder_fault(uint32_t qpn, QueuePair& qp, const OdpFault& fault,
+                                      uint32_t psn) {
+  ResponderState& resp = qp.transport.resp;
+  const int64_t now = timer_.now_ns();
+  if (resp.fault_reported_ns < 0 || resp.fault_key != fault.key || resp.fault_page != fault.page ||
+      now - resp.fault_reported_ns >= kFaultReportIntervalNs) {
+    post_page_fault(core_, fault, qpn, false);
+    resp.fault_key = fault.key;
+    resp.fault_page = fault.page;
+    resp.fault_reported_ns = now;
+  } else {
+    core_.counters.inc(ORNIC_CNT_ODP_RESP_FAULTS); // the fault, not its report
+  }
+  core_.counters.inc(ORNIC_CNT_RNR_NAKS);
+  ++qp.counters.rnr_naks;
+  send_ack(qpn, qp, roce::make_rnr_nak_syndrome(qp.attr.min_rnr_timer), psn);
+}
+
+bool TransportEngine::responder_odp_ready(uint32_t qpn, QueuePair& qp, uint32_t rkey, uint64_t va,
+                                          uint64_t length, bool write, uint32_t psn,
+                                          bool duplicate) {
+  const MemoryRegion* mr = find_mr(core_.resources, rkey);
+  if (length == 0 || mr == nullptr || !mr->odp)
+    return true;
+  const OdpProbeResult probe = odp_check(core_, *mr, rkey, va, length, write);
+  switch (probe.result) {
+  case OdpProbe::ok:
+    return true;
+  case OdpProbe::fault:
+    responder_fault(qpn, qp, probe.fault, psn);
+    return false;
+  case OdpProbe::error:
+    if (!duplicate)
+      nak_and_fail(qpn, qp, static_cast<uint8_t>(roce::NakCode::remote_access_error), psn,
+                   ORNIC_EQE_QP_ACCESS_ERR);
+    return false;
+  case OdpProbe::table:
+    if (!duplicate)
+      nak_and_fail(qpn, qp, static_cast<uint8_t>(roce::NakCode::remote_operational_error), psn,
+                   ORNIC_EQE_QP_FATAL);
+    return false;
+  }
+  return false;
+}
+
 void TransportEngine::on_rc_request(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet) {
   ResponderState& resp = qp.transport.resp;
   const uint32_t psn = packet.description.bth.psn;
@@ -150,8 +195,8 @@ void TransportEngine::on_duplicate(uint32_t qpn, QueuePair& qp, const roce::Pars
 }
 
 bool TransportEngine::take_receive_or_rnr(uint32_t qpn, QueuePair& qp, uint32_t psn) {
-  // UC: the receive WQE of a dropped message stays with the QP and is filled again.
-  if (qp.type == ORNIC_QPT_UC && qp.transport.resp.recv.active)
+  // A request that met an ODP page fault keeps the receive WQE it took for its retry.
+  if (qp.transport.resp.recv.active)
     return true;
   RecvWqe wqe;
   const Take took = take_receive(qpn, qp, wqe);
@@ -323,6 +368,13 @@ bool TransportEngine::execute_send(uint32_t qpn, QueuePair& qp, const roce::Pars
   }
   ReceiveInProgress& recv = resp.recv;
   const SgeOutcome put = scatter(core_, qp.pd, recv.sges, recv.offset, packet.payload);
+  if (put.result == SgeResult::page_fault) {
+    // The retry of a first packet starts the message again, with the same receive WQE.
+    if (info.has(roce::kStartsMessage))
+      resp.in_message = ResponderState::InMessage::none;
+    responder_fault(qpn, qp, put.fault, psn);
+    return false;
+  }
   if (put.result != SgeResult::ok) {
     fail_receive(qpn, qp, put, psn);
     return false;
@@ -388,6 +440,12 @@ bool TransportEngine::execute_write(uint32_t qpn, QueuePair& qp, const roce::Par
     refuse(qpn, qp, roce::NakCode::invalid_request, psn, ORNIC_EQE_QP_REQ_ERR);
     return false;
   }
+  // ODP: the first packet asks for the whole message's pages, later ones for their own
+  // (an invalidation may have come in between).
+  if (!responder_odp_ready(qpn, qp, first ? d.reth->rkey : resp.write_rkey,
+                           first ? d.reth->virtual_address : resp.write_va,
+                           first ? d.reth->dma_length : length, true, psn))
+    return false;
   // The receive WQE of a WRITE with immediate is taken before any data moves, so an RNR
   // NAK leaves nothing half done.
   if (info.has(roce::kImmediate)) {
@@ -454,6 +512,8 @@ void TransportEngine::execute_read(uint32_t qpn, QueuePair& qp, const roce::Pars
                    ORNIC_EQE_QP_ACCESS_ERR);
     return;
   }
+  if (!responder_odp_ready(qpn, qp, d.reth->rkey, va, length, false, psn, duplicate))
+    return;
   const uint32_t mtu = path_mtu_bytes(qp);
   const uint32_t count = std::max<uint32_t>(1, (length + mtu - 1) / mtu);
   if (!duplicate) {
@@ -503,6 +563,8 @@ bool TransportEngine::execute_atomic(uint32_t qpn, QueuePair& qp,
                  ORNIC_EQE_QP_ACCESS_ERR);
     return false;
   }
+  if (!responder_odp_ready(qpn, qp, a.rkey, a.virtual_address, 8, true, psn))
+    return false;
   const MemoryRegion* mr = *target;
   std::array<uint8_t, 8> bytes{};
   uint64_t original = 0;
@@ -548,12 +610,15 @@ bool TransportEngine::on_ud_request(uint32_t qpn, QueuePair& qp, const roce::Par
     core_.counters.inc(ORNIC_CNT_RX_ROCE_QKEY_ERRORS);
     return false;
   }
-  RecvWqe wqe;
-  if (take_receive(qpn, qp, wqe) != Take::ok) {
-    core_.counters.inc(ORNIC_CNT_RX_UD_NO_RECV); // UD has no RNR: the datagram is lost
-    return false;
+  // A receive WQE still taken is one whose datagram met an ODP page fault.
+  if (!qp.transport.resp.recv.active) {
+    RecvWqe wqe;
+    if (take_receive(qpn, qp, wqe) != Take::ok) {
+      core_.counters.inc(ORNIC_CNT_RX_UD_NO_RECV); // UD has no RNR: the datagram is lost
+      return false;
+    }
+    begin_receive(qp, wqe);
   }
-  begin_receive(qp, wqe);
   // The GRH area: an IPv6 header as is, or an IPv4 header in its last 20 bytes.
   std::array<uint8_t, 40> grh{};
   const bool ipv4 = d.family() == roce::IpFamily::ipv4;
@@ -574,6 +639,12 @@ bool TransportEngine::on_ud_request(uint32_t qpn, QueuePair& qp, const roce::Par
   SgeOutcome put = scatter(core_, qp.pd, qp.transport.resp.recv.sges, 0, grh);
   if (put.result == SgeResult::ok)
     put = scatter(core_, qp.pd, qp.transport.resp.recv.sges, grh.size(), packet.payload);
+  if (put.result == SgeResult::page_fault) {
+    // UD has no RNR: this datagram is lost, the WQE waits for the next one, which finds
+    // the pages the driver made resident meanwhile.
+    post_page_fault(core_, put.fault, qpn, false);
+    return false;
+  }
   if (put.result != SgeResult::ok) {
     core_.counters.inc(ORNIC_CNT_WQE_ERRORS);
     ++qp.counters.wqe_errors;

@@ -41,6 +41,8 @@ public:
   // instead of dropping it.
   static constexpr size_t kUcBacklogLimit = 256;
   static constexpr int64_t kUcPaceNs = 100'000;
+  // A responder reports a fault of the same ODP pages at most this often (memory.rst).
+  static constexpr int64_t kFaultReportIntervalNs = 1'000'000;
 
   TransportEngine(EventLoop& loop, NicCore& core, Port* port, TransportTimer& timer);
   ~TransportEngine() override;
@@ -51,6 +53,7 @@ public:
   void qp_modified(uint32_t qpn, ornic_qp_state from, ornic_qp_state to) override;
   void qp_entering_error(uint32_t qpn) override;
   void receive(std::span<const std::byte> frame) override;
+  void odp_resume(uint32_t qpn) override;
   // Device reset: scheduled work and frames in flight are forgotten.
   void reset();
 
@@ -87,6 +90,8 @@ private:
   void fail_started(uint32_t qpn, QueuePair& qp, const SendOp& op, uint8_t status,
                     uint8_t vendor_err);
   void maybe_report_drained(uint32_t qpn, QueuePair& qp);
+  // A local ODP page is missing: report it and stall the send queue until ODP_RESUME.
+  void requester_fault(uint32_t qpn, QueuePair& qp, const OdpFault& fault);
   uint32_t path_mtu_bytes(const QueuePair& qp) const;
 
   // Completer (completer.cpp).
@@ -137,6 +142,13 @@ private:
   void fail_invalidate(uint32_t qpn, QueuePair& qp, ReceiveResult result, uint8_t vendor_err,
                        uint32_t psn);
   void send_ack(uint32_t qpn, QueuePair& qp, uint8_t syndrome, uint32_t psn);
+  // A responder ODP page is missing: report it and answer the request with an RNR NAK.
+  void responder_fault(uint32_t qpn, QueuePair& qp, const OdpFault& fault, uint32_t psn);
+  // Before a remote access to an ODP MR: true when every page of [va, va + length) is
+  // usable; otherwise the request has been answered (RNR NAK on a fault, NAK and QP to
+  // ERR on an ERROR entry or unreadable table; nothing for a duplicate).
+  bool responder_odp_ready(uint32_t qpn, QueuePair& qp, uint32_t rkey, uint64_t va, uint64_t length,
+                           bool write, uint32_t psn, bool duplicate = false);
   void nak_and_fail(uint32_t qpn, QueuePair& qp, uint8_t nak_code, uint32_t psn,
                     ornic_eqe_type event);
   // A request the responder will not execute: nak_and_fail on RC; on UC (no NAKs) the

@@ -275,6 +275,26 @@ void ornic_cmd_set_mtu(struct ornic_admin_sqe *sqe, u32 mtu)
 	c->mtu = cpu_to_le32(mtu);
 }
 
+void ornic_cmd_odp_invalidate(struct ornic_admin_sqe *sqe, u32 key,
+			      u32 first_page, u32 num_pages)
+{
+	struct ornic_admin_odp_invalidate *c =
+		(struct ornic_admin_odp_invalidate *)sqe;
+
+	ornic_cmd_init(sqe, ORNIC_ADMIN_ODP_INVALIDATE);
+	c->key = cpu_to_le32(key);
+	c->first_page = cpu_to_le32(first_page);
+	c->num_pages = cpu_to_le32(num_pages);
+}
+
+void ornic_cmd_odp_resume(struct ornic_admin_sqe *sqe, u32 qpn)
+{
+	struct ornic_admin_odp_resume *c = (struct ornic_admin_odp_resume *)sqe;
+
+	ornic_cmd_init(sqe, ORNIC_ADMIN_ODP_RESUME);
+	c->qpn = cpu_to_le32(qpn);
+}
+
 int ornic_admin_status_errno(u8 status)
 {
 	switch (status) {
@@ -364,6 +384,8 @@ const char *ornic_admin_opcode_str(u8 opcode)
 	case ORNIC_ADMIN_ETH_DESTROY_RING: return "ETH_DESTROY_RING";
 	case ORNIC_ADMIN_ETH_SET_MAC: return "ETH_SET_MAC";
 	case ORNIC_ADMIN_ETH_SET_MTU: return "ETH_SET_MTU";
+	case ORNIC_ADMIN_ODP_INVALIDATE: return "ODP_INVALIDATE";
+	case ORNIC_ADMIN_ODP_RESUME: return "ODP_RESUME";
 	default: return "UNKNOWN";
 	}
 }
@@ -476,4 +498,28 @@ void ornic_speed_to_ib(u32 gbps, u16 *speed, u8 *width)
 		*speed = IB_SPEED_SDR;
 		*width = IB_WIDTH_1X;
 	}
+}
+
+/* --- on-demand paging (spec: memory.rst "On-demand paging") --------------- */
+
+__le64 ornic_odp_pte(u64 dma_addr, bool writable)
+{
+	u64 pte = (dma_addr & ORNIC_ODP_PTE_ADDR_MASK) | ORNIC_ODP_PTE_VALID;
+
+	if (writable)
+		pte |= ORNIC_ODP_PTE_WRITE;
+	return cpu_to_le64(pte);
+}
+
+void ornic_page_fault_decode(const struct ornic_eqe *eqe,
+			     struct ornic_page_fault *pf)
+{
+	const struct ornic_eqe_page_fault *e = (const void *)eqe;
+
+	pf->key = le32_to_cpu(e->key);
+	pf->page = le32_to_cpu(e->page);
+	pf->num_pages = le16_to_cpu(e->num_pages);
+	pf->qpn = e->qpn[0] | (u32)e->qpn[1] << 8 | (u32)e->qpn[2] << 16;
+	pf->write = e->flags & ORNIC_EQE_PF_WRITE;
+	pf->requester = e->flags & ORNIC_EQE_PF_REQUESTER;
 }

@@ -133,6 +133,9 @@ void ornic_cmd_set_mtu(struct ornic_admin_sqe *sqe, u32 mtu);
 /* ALLOC_MW of @type (enum ornic_mw_type) in @pdn; -EINVAL for another type. */
 int ornic_cmd_alloc_mw(struct ornic_admin_sqe *sqe, u32 pdn, u8 type,
 		       u8 key_variant);
+void ornic_cmd_odp_invalidate(struct ornic_admin_sqe *sqe, u32 key,
+			      u32 first_page, u32 num_pages);
+void ornic_cmd_odp_resume(struct ornic_admin_sqe *sqe, u32 qpn);
 
 int ornic_admin_status_errno(u8 status);
 const char *ornic_admin_status_str(u8 status);
@@ -173,5 +176,22 @@ void ornic_speed_to_ib(u32 gbps, u16 *speed, u8 *width);
 bool ornic_gid_is_v4(const u8 gid[16]);
 /* Whether @gid names a multicast group (ff00::/8 or IPv4 224.0.0.0/4). */
 bool ornic_gid_is_mcast(const u8 gid[16]);
+
+/* --- on-demand paging (spec: memory.rst "On-demand paging") --------------- */
+
+/* A PAGE_FAULT EQE in host order. */
+struct ornic_page_fault {
+	u32 key;
+	u32 page;		/* first missing page, index within the MR */
+	u32 num_pages;
+	u32 qpn;
+	bool write;
+	bool requester;		/* the QP's send queue waits for ODP_RESUME */
+};
+
+/* The table entry of a resident page at @dma_addr. */
+__le64 ornic_odp_pte(u64 dma_addr, bool writable);
+void ornic_page_fault_decode(const struct ornic_eqe *eqe,
+			     struct ornic_page_fault *pf);
 
 #endif /* ORNIC_LIB_H */

@@ -76,7 +76,8 @@ static struct ib_mr *ornic_reg_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	u32 hw_access;
 	int err;
 
-	err = ornic_mr_access_from_ib(access,
+	/* ON_DEMAND is a way to register, not a right the device checks. */
+	err = ornic_mr_access_from_ib(access & ~IB_ACCESS_ON_DEMAND,
 				      a->atomic_cap != ORNIC_ATOMIC_NONE,
 				      dev->caps & ORNIC_CAP_MW, &hw_access);
 	if (err) {
@@ -87,6 +88,21 @@ static struct ib_mr *ornic_reg_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	if (udata && udata->inlen &&
 	    !ib_is_udata_cleared(udata, 0, udata->inlen))
 		return ERR_PTR(-EOPNOTSUPP);
+	if (access & IB_ACCESS_ON_DEMAND) {
+		if (!length || length > le64_to_cpu(a->max_mr_size) ||
+		    virt_addr + length < virt_addr)
+			return ERR_PTR(-EINVAL);
+		mr = kzalloc_obj(*mr, GFP_KERNEL);
+		if (!mr)
+			return ERR_PTR(-ENOMEM);
+		err = ornic_odp_reg_mr(ibpd, start, length, virt_addr, access,
+				       hw_access, mr);
+		if (err) {
+			kfree(mr);
+			return ERR_PTR(err);
+		}
+		return &mr->ibmr;
+	}
 
 	mr = kzalloc_obj(*mr, GFP_KERNEL);
 	if (!mr)
@@ -167,6 +183,9 @@ struct ib_mr *ornic_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 
 	if (!(dev->caps & ORNIC_CAP_RESIZE))
 		return ERR_PTR(-EOPNOTSUPP);
+	/* The device cannot re-register an ODP MR (memory.rst). */
+	if (mr->odp)
+		return ERR_PTR(-EOPNOTSUPP);
 	/* DMA and fast-registration MRs are the kernel's. */
 	if (!mr->umem)
 		return ERR_PTR(-EINVAL);
@@ -236,6 +255,12 @@ int ornic_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	struct ornic_mr *mr = to_omr(ibmr);
 	int err;
 
+	if (mr->odp) {
+		err = ornic_odp_dereg_mr(mr);
+		if (!err)
+			kfree(mr);
+		return err;
+	}
 	err = ornic_admin_destroy(to_odev(ibmr->device), ORNIC_ADMIN_DEREG_MR,
 				  mr->key);
 	/* A dead device was reset: it no longer touches the pages. */

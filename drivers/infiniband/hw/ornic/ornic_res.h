@@ -41,6 +41,15 @@ struct ornic_mr {
 	dma_addr_t pages_dma;
 	u32 max_pages;
 	u32 npages;
+	/*
+	 * ODP MRs (ornic_odp.c): the page table the device reads; its
+	 * entries and odp_live are written under odp->umem_mutex.
+	 */
+	struct ornic_dev *dev;
+	struct ib_umem_odp *odp;
+	struct ornic_pbl table;
+	u32 odp_pages;
+	bool odp_live;			/* the device has the MR */
 };
 
 struct ornic_mw {
@@ -170,6 +179,9 @@ int ornic_pbl_build(struct ornic_dev *dev, struct ib_umem *umem,
 		    unsigned long pgsz, struct ornic_mem_desc *desc,
 		    struct ornic_pbl *pbl);
 void ornic_pbl_free(struct ornic_dev *dev, struct ornic_pbl *pbl);
+int ornic_pbl_alloc_table(struct ornic_dev *dev, struct ornic_pbl *pbl,
+			  u32 nentries, unsigned int page_shift,
+			  struct ornic_mem_desc *desc);
 struct ib_umem *ornic_ring_pin(struct ornic_dev *dev, u64 addr, u64 buf_size,
 			       size_t ring_bytes, struct ornic_mem_desc *desc,
 			       struct ornic_pbl *pbl);
@@ -194,6 +206,23 @@ int ornic_dealloc_mw(struct ib_mw *ibmw);
 struct ib_mr *ornic_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 				  u64 length, u64 virt_addr, int access,
 				  struct ib_pd *ibpd, struct ib_udata *udata);
+
+/* ornic_odp.c: on-demand paging */
+static inline bool ornic_odp_supported(struct ornic_dev *dev)
+{
+#ifdef ORNIC_HAVE_ODP
+	return dev->caps & ORNIC_CAP_ODP;
+#else
+	return false;
+#endif
+}
+
+int ornic_odp_reg_mr(struct ib_pd *ibpd, u64 start, u64 length, u64 virt_addr,
+		     int access, u32 hw_access, struct ornic_mr *mr);
+int ornic_odp_dereg_mr(struct ornic_mr *mr);
+int ornic_advise_mr(struct ib_pd *ibpd, enum ib_uverbs_advise_mr_advice advice,
+		    u32 flags, struct ib_sge *sg_list, u32 num_sge,
+		    struct uverbs_attr_bundle *attrs);
 
 /* ornic_mr.c, kernel PDs */
 struct ib_mr *ornic_get_dma_mr(struct ib_pd *ibpd, int access);

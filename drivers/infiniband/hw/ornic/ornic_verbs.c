@@ -91,6 +91,23 @@ static int ornic_query_device(struct ib_device *ibdev,
 		props->max_total_mcast_qp_attach =
 			le32_to_cpu(a->max_total_mcast_qp_attach);
 	}
+	/*
+	 * On-demand paging (ornic_odp.c): explicit MRs only, every RC and UD
+	 * operation with ODP memory on either side, SRQ receives included.
+	 */
+	if (ornic_odp_supported(dev)) {
+		struct ib_odp_caps *odp = &props->odp_caps;
+
+		props->kernel_cap_flags |= IBK_ON_DEMAND_PAGING;
+		odp->general_caps = IB_ODP_SUPPORT;
+		odp->per_transport_caps.rc_odp_caps =
+			IB_ODP_SUPPORT_SEND | IB_ODP_SUPPORT_RECV |
+			IB_ODP_SUPPORT_WRITE | IB_ODP_SUPPORT_READ |
+			IB_ODP_SUPPORT_ATOMIC | IB_ODP_SUPPORT_SRQ_RECV;
+		odp->per_transport_caps.ud_odp_caps =
+			IB_ODP_SUPPORT_SEND | IB_ODP_SUPPORT_RECV |
+			IB_ODP_SUPPORT_SRQ_RECV;
+	}
 	props->local_ca_ack_delay = a->local_ca_ack_delay;
 	props->atomic_cap = a->atomic_cap == ORNIC_ATOMIC_GLOB ?
 			    IB_ATOMIC_GLOB :
@@ -417,11 +434,10 @@ static const struct rdma_stat_desc ornic_counter_descs[] = {
 	[ORNIC_CNT_RX_ROCE_BYTES].name = "rx_roce_bytes",
 	[ORNIC_CNT_RX_MCAST_DELIVERED].name = "rx_mcast_delivered",
 	[ORNIC_CNT_RX_MCAST_NO_GROUP].name = "rx_mcast_no_group",
-	/* 48..51: reserved by the spec, read as 0 (counters.rst) */
-	[48].name = "reserved_48",
-	[49].name = "reserved_49",
-	[50].name = "reserved_50",
-	[51].name = "reserved_51",
+	[ORNIC_CNT_ODP_REQ_FAULTS].name = "odp_req_faults",
+	[ORNIC_CNT_ODP_RESP_FAULTS].name = "odp_resp_faults",
+	[ORNIC_CNT_ODP_INVALIDATIONS].name = "odp_invalidations",
+	[ORNIC_CNT_ODP_ERRORS].name = "odp_errors",
 	[ORNIC_CNT_RX_UC_NO_RECV].name = "rx_uc_no_recv",
 	[ORNIC_CNT_RX_UC_DROPPED].name = "rx_uc_dropped",
 };
@@ -538,9 +554,27 @@ static const struct ib_device_ops ornic_mcast_ops = {
 	.detach_mcast = ornic_detach_mcast,
 };
 
+static const struct ib_device_ops ornic_odp_ops = {
+	.advise_mr = ornic_advise_mr,
+};
+
+/* Torn down under aeq_lock: the async EQ handler queues page faults on it. */
+static void ornic_odp_wq_destroy(struct ornic_dev *dev)
+{
+	struct workqueue_struct *wq;
+
+	spin_lock_irq(&dev->aeq_lock);
+	wq = dev->odp_wq;
+	dev->odp_wq = NULL;
+	spin_unlock_irq(&dev->aeq_lock);
+	if (wq)
+		destroy_workqueue(wq);
+}
+
 int ornic_ib_register(struct ornic_dev *dev)
 {
 	struct ib_device *ibdev = &dev->ibdev;
+	struct workqueue_struct *wq;
 	int err;
 
 	ibdev->node_type = RDMA_NODE_IB_CA;
@@ -555,26 +589,40 @@ int ornic_ib_register(struct ornic_dev *dev)
 		ib_set_device_ops(ibdev, &ornic_resize_ops);
 	if (dev->caps & ORNIC_CAP_MCAST)
 		ib_set_device_ops(ibdev, &ornic_mcast_ops);
+	if (ornic_odp_supported(dev)) {
+		ib_set_device_ops(ibdev, &ornic_odp_ops);
+		wq = alloc_workqueue("ornic_odp", WQ_UNBOUND, 0);
+		if (!wq)
+			return -ENOMEM;
+		spin_lock_irq(&dev->aeq_lock);
+		dev->odp_wq = wq;
+		spin_unlock_irq(&dev->aeq_lock);
+	}
 
 	err = ib_device_set_netdev(ibdev, dev->netdev, 1);
 	if (err)
-		return err;
+		goto err_odp;
 	err = ib_register_device(ibdev, "ornic_%d", &dev->pdev->dev);
 	if (err) {
 		dev_err(&dev->pdev->dev, "ib_register_device failed: %d\n",
 			err);
 		/* Drop the netdev reference, or unregister_netdev() waits. */
 		ib_device_set_netdev(ibdev, NULL, 1);
-		return err;
+		goto err_odp;
 	}
 	WRITE_ONCE(dev->ib_registered, true);
 	return 0;
+
+err_odp:
+	ornic_odp_wq_destroy(dev);
+	return err;
 }
 
 void ornic_ib_unregister(struct ornic_dev *dev)
 {
 	WRITE_ONCE(dev->ib_registered, false);
 	ib_unregister_device(&dev->ibdev);
+	ornic_odp_wq_destroy(dev);
 }
 
 static void ornic_ib_event(struct ornic_dev *dev, enum ib_event_type type)
