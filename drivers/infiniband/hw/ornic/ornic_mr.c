@@ -29,9 +29,13 @@ static struct ib_mr *ornic_reg_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	    virt_addr + length < virt_addr)
 		return ERR_PTR(-EINVAL);
 	err = ornic_access_from_ib(access, a->atomic_cap != ORNIC_ATOMIC_NONE,
-				   &hw_access);
-	if (err)
+				   dev->caps & ORNIC_CAP_FLUSH, &hw_access);
+	if (err) {
+		ibdev_dbg(&dev->ibdev,
+			  "access flags %#x not supported (caps %#llx)\n",
+			  access, dev->caps);
 		return ERR_PTR(err);
+	}
 	if (udata && udata->inlen &&
 	    !ib_is_udata_cleared(udata, 0, udata->inlen))
 		return ERR_PTR(-EOPNOTSUPP);

@@ -62,15 +62,10 @@ static int ornic_query_device(struct ib_device *ibdev,
 				   props->max_recv_sge);
 	props->max_ah = le32_to_cpu(a->max_ah);
 	props->max_pkeys = 1;
-	props->device_cap_flags = IB_DEVICE_RC_RNR_NAK_GEN |
-				  IB_DEVICE_CHANGE_PHY_PORT |
-				  IB_DEVICE_SYS_IMAGE_GUID;
-	/* Fast registration: kernel ULPs (nvme-rdma, iSER, ...) need it. */
-	if (dev->caps & ORNIC_CAP_FAST_REG) {
-		props->device_cap_flags |= IB_DEVICE_MEM_MGT_EXTENSIONS;
+	props->device_cap_flags = ornic_device_cap_flags(dev->caps);
+	if (dev->caps & ORNIC_CAP_FAST_REG)
 		props->max_fast_reg_page_list_len =
 			le32_to_cpu(a->max_fast_reg_pages);
-	}
 	props->local_ca_ack_delay = a->local_ca_ack_delay;
 	props->atomic_cap = a->atomic_cap == ORNIC_ATOMIC_GLOB ?
 			    IB_ATOMIC_GLOB :

@@ -65,8 +65,17 @@ u64 ornic_ring_pgsz_bitmap(u64 page_size_cap, u64 addr);
 /* Page sizes of @page_size_cap the device can use for an MR. */
 u64 ornic_mr_pgsz_bitmap(u64 page_size_cap);
 
-/* IB access flags -> ORNIC_ACCESS_*; -EOPNOTSUPP for flags it lacks. */
-int ornic_access_from_ib(int ib_access, bool atomics, u32 *access);
+/*
+ * IB access flags -> ORNIC_ACCESS_*; -EOPNOTSUPP for flags it lacks: remote
+ * atomics without @atomics, FLUSH_GLOBAL/FLUSH_PERSISTENT without @flush
+ * (ORNIC_CAP_FLUSH).
+ */
+int ornic_access_from_ib(int ib_access, bool atomics, bool flush,
+			 u32 *access);
+/* A QP's ORNIC_ACCESS_* without the rights the device (@caps) cannot serve. */
+u32 ornic_qp_access_for_caps(u32 access, u64 caps);
+/* ib_device_attr.device_cap_flags for a device with ORNIC_CAP_* @caps. */
+u64 ornic_device_cap_flags(u64 caps);
 
 /* IB_QP_* mask bits the device understands (plus CUR_STATE and PORT). */
 #define ORNIC_IB_QP_MASK_SUPPORTED (IB_QP_STATE | IB_QP_CUR_STATE | \
