@@ -239,6 +239,11 @@ int ornic_wqe_set_rdma(struct ornic_wqe_buf *w, uint64_t remote_addr,
 		       uint32_t rkey);
 int ornic_wqe_set_atomic(struct ornic_wqe_buf *w, uint64_t remote_addr,
 			 uint32_t rkey, uint64_t compare_add, uint64_t swap);
+int ornic_wqe_set_flush(struct ornic_wqe_buf *w, uint64_t remote_addr,
+			uint32_t rkey, size_t length, uint8_t type,
+			uint8_t level);
+void ornic_wqe_set_atomic_write(struct ornic_wqe_buf *w, uint64_t remote_addr,
+				uint32_t rkey, const void *data);
 int ornic_wqe_finish(struct ornic_qp *qp, struct ornic_wqe_buf *w);
 void ornic_sq_doorbell(struct ornic_qp *qp);
 uint32_t ornic_send_wqe_blocks(uint32_t max_sge, uint32_t max_inline);
@@ -246,7 +251,8 @@ uint32_t ornic_recv_wqe_blocks(uint32_t max_sge);
 
 /* ornic_qp_ex.c */
 void ornic_qp_ex_init(struct ornic_qp *qp, uint64_t send_ops_flags);
-bool ornic_qp_ex_ops_supported(enum ibv_qp_type type, uint64_t flags);
+bool ornic_qp_ex_ops_supported(const struct ornic_context *ctx,
+			       enum ibv_qp_type type, uint64_t flags);
 
 /* ornic_srq.c */
 struct ibv_srq *ornic_create_srq(struct ibv_pd *ibpd,

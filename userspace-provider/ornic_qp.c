@@ -107,7 +107,8 @@ static int ornic_qp_check(struct ornic_context *ctx,
 		return EOPNOTSUPP;
 	}
 	if ((attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
-	    !ornic_qp_ex_ops_supported(attr->qp_type, attr->send_ops_flags))
+	    !ornic_qp_ex_ops_supported(ctx, attr->qp_type,
+				       attr->send_ops_flags))
 		return EOPNOTSUPP;
 	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd ||
 	    !attr->send_cq || !attr->recv_cq)
