@@ -55,8 +55,8 @@ AdminResult AdminCommands::reg_mr(const ornic_admin_reg_mr& c) {
   mr.physical = (c.flags & ORNIC_MR_FLAG_PHYSICAL) != 0;
   mr.first_page_offset = le(c.first_page_offset);
 
-  const uint32_t remote =
-      ORNIC_ACCESS_REMOTE_WRITE | ORNIC_ACCESS_REMOTE_READ | ORNIC_ACCESS_REMOTE_ATOMIC;
+  const uint32_t remote = ORNIC_ACCESS_REMOTE_WRITE | ORNIC_ACCESS_REMOTE_READ |
+                          ORNIC_ACCESS_REMOTE_ATOMIC | ORNIC_ACCESS_FLUSH;
   if ((mr.access & ~ORNIC_ACCESS_ALL) != 0)
     return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);
   // IB rule: a region the peer may write must be locally writable too.

@@ -11,7 +11,8 @@ namespace ornic::limits {
 inline constexpr uint64_t kCaps = ORNIC_CAP_RC | ORNIC_CAP_UD | ORNIC_CAP_SRQ | ORNIC_CAP_ATOMIC |
                                   ORNIC_CAP_INLINE | ORNIC_CAP_ETH | ORNIC_CAP_IPV6_GID |
                                   ORNIC_CAP_MR_INDIRECT | ORNIC_CAP_MR_PHYSICAL |
-                                  ORNIC_CAP_DB_32BIT_PAIR | ORNIC_CAP_GSI | ORNIC_CAP_FAST_REG;
+                                  ORNIC_CAP_DB_32BIT_PAIR | ORNIC_CAP_GSI | ORNIC_CAP_FAST_REG |
+                                  ORNIC_CAP_FLUSH | ORNIC_CAP_ATOMIC_WRITE;
 
 inline constexpr uint32_t kMaxQp = 1024;          // QPN 2..1025, plus GSI QPN 1
 inline constexpr uint32_t kMaxQueueLogDepth = 14; // SQ / RQ / SRQ blocks

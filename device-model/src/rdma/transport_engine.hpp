@@ -107,6 +107,10 @@ private:
   bool execute_write(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet);
   void execute_read(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet, bool duplicate);
   bool execute_atomic(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet);
+  void execute_flush(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet, bool duplicate);
+  void execute_atomic_write(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet);
+  // The answer to a FLUSH or ATOMIC WRITE: READ Response Only, AETH, no payload.
+  void send_empty_read_response(uint32_t qpn, QueuePair& qp, uint32_t psn);
   bool remote_allowed(const QueuePair& qp, uint32_t rkey, uint64_t va, uint64_t length,
                       uint32_t access) const;
   Take take_receive(uint32_t qpn, QueuePair& qp, RecvWqe& wqe);
