@@ -172,30 +172,31 @@ static void ornic_access_flags(struct kunit *test)
 {
 	u32 a = ~0U;
 
-	KUNIT_EXPECT_EQ(test, ornic_access_from_ib(0, false, &a), 0);
+	KUNIT_EXPECT_EQ(test, ornic_access_from_ib(0, false, false, &a), 0);
 	KUNIT_EXPECT_EQ(test, a, 0U);
 	KUNIT_EXPECT_EQ(test, ornic_access_from_ib(IB_ACCESS_LOCAL_WRITE |
 						   IB_ACCESS_REMOTE_READ |
 						   IB_ACCESS_REMOTE_WRITE,
-						   false, &a), 0);
+						   false, false, &a), 0);
 	KUNIT_EXPECT_EQ(test, a, (u32)(ORNIC_ACCESS_LOCAL_WRITE |
 				       ORNIC_ACCESS_REMOTE_READ |
 				       ORNIC_ACCESS_REMOTE_WRITE));
 	KUNIT_EXPECT_EQ(test, ornic_access_from_ib(IB_ACCESS_LOCAL_WRITE |
 						   IB_ACCESS_REMOTE_ATOMIC,
-						   true, &a), 0);
+						   true, false, &a), 0);
 	KUNIT_EXPECT_EQ(test, a, (u32)(ORNIC_ACCESS_LOCAL_WRITE |
 				       ORNIC_ACCESS_REMOTE_ATOMIC));
 	/* Atomics only where the device has them. */
 	KUNIT_EXPECT_EQ(test, ornic_access_from_ib(IB_ACCESS_REMOTE_ATOMIC,
-						   false, &a), -EOPNOTSUPP);
+						   false, true, &a),
+			-EOPNOTSUPP);
 	KUNIT_EXPECT_EQ(test, ornic_access_from_ib(IB_ACCESS_MW_BIND, true,
-						   &a), -EOPNOTSUPP);
+						   true, &a), -EOPNOTSUPP);
 	KUNIT_EXPECT_EQ(test, ornic_access_from_ib(IB_ACCESS_ON_DEMAND, true,
-						   &a), -EOPNOTSUPP);
+						   true, &a), -EOPNOTSUPP);
 	/* Optional hints are ignored, not refused. */
 	KUNIT_EXPECT_EQ(test, ornic_access_from_ib(IB_ACCESS_RELAXED_ORDERING,
-						   true, &a), 0);
+						   true, false, &a), 0);
 	KUNIT_EXPECT_EQ(test, a, 0U);
 }
 
@@ -207,22 +208,22 @@ static void ornic_mr_access_and_mw_type(struct kunit *test)
 	/* MW_BIND only with the device's memory windows. */
 	KUNIT_EXPECT_EQ(test, ornic_mr_access_from_ib(IB_ACCESS_LOCAL_WRITE |
 						      IB_ACCESS_MW_BIND,
-						      false, true, &a), 0);
+						      false, false, true, &a), 0);
 	KUNIT_EXPECT_EQ(test, a, (u32)(ORNIC_ACCESS_LOCAL_WRITE |
 				       ORNIC_ACCESS_MW_BIND));
-	KUNIT_EXPECT_EQ(test, ornic_mr_access_from_ib(IB_ACCESS_MW_BIND, false,
+	KUNIT_EXPECT_EQ(test, ornic_mr_access_from_ib(IB_ACCESS_MW_BIND, false, false,
 						      false, &a), -EOPNOTSUPP);
 	KUNIT_EXPECT_EQ(test, ornic_mr_access_from_ib(IB_ACCESS_REMOTE_READ,
-						      false, false, &a), 0);
+						      false, false, false, &a), 0);
 	KUNIT_EXPECT_EQ(test, a, (u32)ORNIC_ACCESS_REMOTE_READ);
 	/* The other rules are those of ornic_access_from_ib. */
 	KUNIT_EXPECT_EQ(test, ornic_mr_access_from_ib(IB_ACCESS_MW_BIND |
 						      IB_ACCESS_REMOTE_ATOMIC,
-						      false, true, &a),
+						      false, false, true, &a),
 			-EOPNOTSUPP);
 	KUNIT_EXPECT_EQ(test, ornic_mr_access_from_ib(IB_ACCESS_MW_BIND |
 						      IB_ACCESS_ON_DEMAND,
-						      true, true, &a), -EOPNOTSUPP);
+						      true, false, true, &a), -EOPNOTSUPP);
 
 	KUNIT_EXPECT_EQ(test, ornic_mw_type_from_ib(IB_MW_TYPE_1, &t), 0);
 	KUNIT_EXPECT_EQ(test, t, ORNIC_MW_TYPE_1);
@@ -251,11 +252,78 @@ static void ornic_rereg_flags(struct kunit *test)
 							&f), -EOPNOTSUPP);
 }
 
+/* IBTA 1.5 FLUSH rights: the IB bits and the device's are the same bits. */
+static void ornic_flush_access_flags(struct kunit *test)
+{
+	u32 a = ~0U;
+
+	KUNIT_EXPECT_EQ(test, (u32)IB_ACCESS_FLUSH_GLOBAL,
+			(u32)ORNIC_ACCESS_FLUSH_GLOBAL);
+	KUNIT_EXPECT_EQ(test, (u32)IB_ACCESS_FLUSH_PERSISTENT,
+			(u32)ORNIC_ACCESS_FLUSH_PERSISTENT);
+	/* pyverbs' QpExRCFlush MR: local write, remote write, FLUSH_GLOBAL. */
+	KUNIT_EXPECT_EQ(test, ornic_access_from_ib(IB_ACCESS_LOCAL_WRITE |
+						   IB_ACCESS_REMOTE_WRITE |
+						   IB_ACCESS_FLUSH_GLOBAL,
+						   true, true, &a), 0);
+	KUNIT_EXPECT_EQ(test, a, (u32)(ORNIC_ACCESS_LOCAL_WRITE |
+				       ORNIC_ACCESS_REMOTE_WRITE |
+				       ORNIC_ACCESS_FLUSH_GLOBAL));
+	/* FLUSH rights alone, without any other remote right. */
+	KUNIT_EXPECT_EQ(test, ornic_access_from_ib(IB_ACCESS_FLUSH_PERSISTENT,
+						   false, true, &a), 0);
+	KUNIT_EXPECT_EQ(test, a, (u32)ORNIC_ACCESS_FLUSH_PERSISTENT);
+	/* Without ORNIC_CAP_FLUSH an MR cannot promise them. */
+	a = ~0U;
+	KUNIT_EXPECT_EQ(test, ornic_access_from_ib(IB_ACCESS_FLUSH_GLOBAL,
+						   true, false, &a),
+			-EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, ornic_access_from_ib(IB_ACCESS_LOCAL_WRITE |
+						   IB_ACCESS_FLUSH_PERSISTENT,
+						   true, false, &a),
+			-EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, a, ~0U);
+}
+
+/* Verbs advertise FLUSH and ATOMIC WRITE exactly when the device has them. */
+static void ornic_device_caps_to_ib(struct kunit *test)
+{
+	u64 base = IB_DEVICE_RC_RNR_NAK_GEN | IB_DEVICE_CHANGE_PHY_PORT |
+		   IB_DEVICE_SYS_IMAGE_GUID;
+	u64 ibta15 = IB_DEVICE_FLUSH_GLOBAL | IB_DEVICE_FLUSH_PERSISTENT |
+		     IB_DEVICE_ATOMIC_WRITE;
+	u64 flags;
+
+	KUNIT_EXPECT_EQ(test, ornic_device_cap_flags(0), base);
+	flags = ornic_device_cap_flags(ORNIC_CAP_RC | ORNIC_CAP_FAST_REG);
+	KUNIT_EXPECT_EQ(test, flags, base | IB_DEVICE_MEM_MGT_EXTENSIONS);
+	flags = ornic_device_cap_flags(ORNIC_CAP_FLUSH);
+	KUNIT_EXPECT_EQ(test, flags & ibta15,
+			(u64)(IB_DEVICE_FLUSH_GLOBAL |
+			      IB_DEVICE_FLUSH_PERSISTENT));
+	flags = ornic_device_cap_flags(ORNIC_CAP_ATOMIC_WRITE);
+	KUNIT_EXPECT_EQ(test, flags & ibta15, (u64)IB_DEVICE_ATOMIC_WRITE);
+	flags = ornic_device_cap_flags(ORNIC_CAP_FLUSH |
+				       ORNIC_CAP_ATOMIC_WRITE);
+	KUNIT_EXPECT_EQ(test, flags, base | ibta15);
+	/* Windows and SRQ resize come with their caps. */
+	flags = ornic_device_cap_flags(ORNIC_CAP_MW);
+	KUNIT_EXPECT_EQ(test, flags, base | IB_DEVICE_MEM_WINDOW |
+			IB_DEVICE_MEM_WINDOW_TYPE_2B);
+	KUNIT_EXPECT_EQ(test, ornic_device_cap_flags(ORNIC_CAP_RESIZE), base);
+	flags = ornic_device_cap_flags(ORNIC_CAP_RESIZE | ORNIC_CAP_SRQ);
+	KUNIT_EXPECT_EQ(test, flags, base | IB_DEVICE_SRQ_RESIZE);
+	/* Unknown cap bits advertise nothing. */
+	KUNIT_EXPECT_EQ(test, ornic_device_cap_flags(BIT_ULL(63)), base);
+}
+
 static struct kunit_case ornic_mem_verbs_cases[] = {
 	KUNIT_CASE(ornic_pgsz_bitmaps),
 	KUNIT_CASE(ornic_access_flags),
 	KUNIT_CASE(ornic_mr_access_and_mw_type),
 	KUNIT_CASE(ornic_rereg_flags),
+	KUNIT_CASE(ornic_flush_access_flags),
+	KUNIT_CASE(ornic_device_caps_to_ib),
 	{}
 };
 
@@ -367,8 +435,8 @@ static void ornic_qp_attr_ranges(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ornic_qp_attr_from_ib(&ia, IB_QP_ACCESS_FLAGS,
 						    &oa), -EINVAL);
 	/*
-	 * rxe's QP set is taken (pyverbs asks FLUSH rights of every RC QP);
-	 * only remote-access rights reach the device.
+	 * rxe's QP set is taken; MW_BIND, ON_DEMAND and relaxed ordering do
+	 * not reach the device, the FLUSH rights do (ornic_qp_flush_access).
 	 */
 	ia = (struct ib_qp_attr){ .qp_access_flags = IB_ACCESS_REMOTE_WRITE |
 						     IB_ACCESS_MW_BIND |
@@ -379,7 +447,7 @@ static void ornic_qp_attr_ranges(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ornic_qp_attr_from_ib(&ia, IB_QP_ACCESS_FLAGS,
 						    &oa), 0);
 	KUNIT_EXPECT_EQ(test, le32_to_cpu(oa.access_flags),
-			ORNIC_ACCESS_REMOTE_WRITE);
+			ORNIC_ACCESS_REMOTE_WRITE | ORNIC_ACCESS_FLUSH);
 	/* ON_DEMAND is an MR flag: on a QP it is taken and means nothing. */
 	ia = (struct ib_qp_attr){ .qp_access_flags = IB_ACCESS_REMOTE_READ |
 						     IB_ACCESS_ON_DEMAND };
@@ -387,6 +455,38 @@ static void ornic_qp_attr_ranges(struct kunit *test)
 						    &oa), 0);
 	KUNIT_EXPECT_EQ(test, le32_to_cpu(oa.access_flags),
 			ORNIC_ACCESS_REMOTE_READ);
+}
+
+/* A QP's remote FLUSH rights (pyverbs asks them of every RC QP). */
+static void ornic_qp_flush_access(struct kunit *test)
+{
+	struct ib_qp_attr ia = { .qp_access_flags = IB_ACCESS_REMOTE_WRITE |
+						    IB_ACCESS_FLUSH_GLOBAL |
+						    IB_ACCESS_FLUSH_PERSISTENT };
+	u32 flush = ORNIC_ACCESS_FLUSH_GLOBAL | ORNIC_ACCESS_FLUSH_PERSISTENT;
+	struct ornic_qp_attr oa = {};
+	struct ib_qp_attr back = {};
+	u32 access;
+
+	KUNIT_ASSERT_EQ(test, ornic_qp_attr_from_ib(&ia, IB_QP_ACCESS_FLAGS,
+						    &oa), 0);
+	access = le32_to_cpu(oa.access_flags);
+	KUNIT_EXPECT_EQ(test, access, ORNIC_ACCESS_REMOTE_WRITE | flush);
+	/* A device with FLUSH keeps them ... */
+	KUNIT_EXPECT_EQ(test, ornic_qp_access_for_caps(access, ORNIC_CAP_RC |
+						       ORNIC_CAP_FLUSH),
+			access);
+	/* ... one without takes the QP and drops them (as mlx5 and rxe). */
+	KUNIT_EXPECT_EQ(test, ornic_qp_access_for_caps(access, ORNIC_CAP_RC |
+						       ORNIC_CAP_ATOMIC_WRITE),
+			(u32)ORNIC_ACCESS_REMOTE_WRITE);
+	/* QUERY_QP gives them back. */
+	ornic_qp_attr_to_ib(&oa, &back);
+	KUNIT_EXPECT_EQ(test, back.qp_access_flags, ia.qp_access_flags);
+	oa.access_flags = cpu_to_le32(ORNIC_ACCESS_FLUSH_PERSISTENT);
+	ornic_qp_attr_to_ib(&oa, &back);
+	KUNIT_EXPECT_EQ(test, back.qp_access_flags,
+			IB_ACCESS_FLUSH_PERSISTENT);
 }
 
 static void ornic_qp_av_roundtrip(struct kunit *test)
@@ -490,6 +590,7 @@ static struct kunit_case ornic_qp_attr_cases[] = {
 	KUNIT_CASE(ornic_qp_masks),
 	KUNIT_CASE(ornic_qp_attrs_to_hw),
 	KUNIT_CASE(ornic_qp_attr_ranges),
+	KUNIT_CASE(ornic_qp_flush_access),
 	KUNIT_CASE(ornic_qp_av_roundtrip),
 	{}
 };

@@ -295,6 +295,11 @@ int ornic_wqe_set_atomic(struct ornic_wqe_buf *w, uint64_t remote_addr,
 int ornic_wqe_set_bind_mw(struct ornic_wqe_buf *w, struct ibv_mw *mw,
 			  uint32_t rkey, const struct ibv_mw_bind_info *info);
 int ornic_wqe_set_local_inv(struct ornic_wqe_buf *w, uint32_t rkey);
+int ornic_wqe_set_flush(struct ornic_wqe_buf *w, uint64_t remote_addr,
+			uint32_t rkey, size_t length, uint8_t type,
+			uint8_t level);
+void ornic_wqe_set_atomic_write(struct ornic_wqe_buf *w, uint64_t remote_addr,
+				uint32_t rkey, const void *data);
 int ornic_wqe_finish(struct ornic_qp *qp, struct ornic_wqe_buf *w);
 void ornic_sq_doorbell(struct ornic_qp *qp);
 uint32_t ornic_send_wqe_blocks(uint32_t max_sge, uint32_t max_inline);

@@ -62,6 +62,10 @@ static enum ibv_wc_opcode ornic_wc_opcode(uint8_t opcode)
 		return IBV_WC_LOCAL_INV;
 	case ORNIC_CQE_OP_BIND_MW:
 		return IBV_WC_BIND_MW;
+	case ORNIC_CQE_OP_FLUSH:
+		return IBV_WC_FLUSH;
+	case ORNIC_CQE_OP_ATOMIC_WRITE:
+		return IBV_WC_ATOMIC_WRITE;
 	case ORNIC_CQE_OP_RECV:
 		return IBV_WC_RECV;
 	case ORNIC_CQE_OP_RECV_RDMA_IMM:

@@ -28,6 +28,13 @@ static int ornic_build_send(struct ornic_qp *qp, const struct ibv_send_wr *wr,
 
 	if (wr->num_sge < 0)
 		return EINVAL;
+	/*
+	 * struct ibv_send_wr has no room for a FLUSH's placement type and
+	 * level or an ATOMIC WRITE's value: those are ibv_wr_flush() and
+	 * ibv_wr_atomic_write() only.
+	 */
+	if (wr->opcode == IBV_WR_FLUSH || wr->opcode == IBV_WR_ATOMIC_WRITE)
+		return EINVAL;
 	err = ornic_wqe_start(qp, w, wr->opcode, wr->send_flags, wr->wr_id);
 	if (err)
 		return err;

@@ -46,6 +46,11 @@ bool ornic_qp_ex_ops_supported(uint64_t caps, enum ibv_qp_type type,
 	}
 	if (type == IBV_QPT_RC && (caps & ORNIC_CAP_MW))
 		ok |= ORNIC_RC_MW_OPS;
+	/* IBTA 1.5 operations: RC only, and only where the device has them. */
+	if (type == IBV_QPT_RC && (caps & ORNIC_CAP_FLUSH))
+		ok |= IBV_QP_EX_WITH_FLUSH;
+	if (type == IBV_QPT_RC && (caps & ORNIC_CAP_ATOMIC_WRITE))
+		ok |= IBV_QP_EX_WITH_ATOMIC_WRITE;
 	return !(flags & ~ok);
 }
 
@@ -249,6 +254,47 @@ static void ornic_wr_local_inv(struct ibv_qp_ex *x, uint32_t invalidate_rkey)
 	ornic_wr_close(qp);
 }
 
+/*
+ * FLUSH and ATOMIC WRITE carry everything in the opcode call: the WQE is
+ * closed at once, so a data setter after them is an error.
+ */
+static void ornic_wr_flush(struct ibv_qp_ex *x, uint32_t rkey,
+			   uint64_t remote_addr, size_t length, uint8_t type,
+			   uint8_t level)
+{
+	struct ornic_qp *qp = ornic_wr_qp(x);
+	int err;
+
+	ornic_wr_open(qp, IBV_WR_FLUSH);
+	if (!qp->wr_open)
+		return;
+	err = ornic_wqe_set_flush(&qp->wr, remote_addr, rkey, length, type,
+				  level);
+	if (err) {
+		ornic_wr_error(qp, err);
+		qp->wr_open = false;
+		return;
+	}
+	ornic_wr_close(qp);
+}
+
+static void ornic_wr_atomic_write(struct ibv_qp_ex *x, uint32_t rkey,
+				  uint64_t remote_addr, const void *atomic_wr)
+{
+	struct ornic_qp *qp = ornic_wr_qp(x);
+
+	ornic_wr_open(qp, IBV_WR_ATOMIC_WRITE);
+	if (!qp->wr_open)
+		return;
+	if (!atomic_wr) {
+		ornic_wr_error(qp, EINVAL);
+		qp->wr_open = false;
+		return;
+	}
+	ornic_wqe_set_atomic_write(&qp->wr, remote_addr, rkey, atomic_wr);
+	ornic_wr_close(qp);
+}
+
 /* Setters on no open WQE are an application error, reported at complete. */
 static bool ornic_wr_check_open(struct ornic_qp *qp)
 {
@@ -355,6 +401,10 @@ void ornic_qp_ex_init(struct ornic_qp *qp, uint64_t ops)
 		x->wr_bind_mw = ornic_wr_bind_mw;
 	if (ops & IBV_QP_EX_WITH_LOCAL_INV)
 		x->wr_local_inv = ornic_wr_local_inv;
+	if (ops & IBV_QP_EX_WITH_FLUSH)
+		x->wr_flush = ornic_wr_flush;
+	if (ops & IBV_QP_EX_WITH_ATOMIC_WRITE)
+		x->wr_atomic_write = ornic_wr_atomic_write;
 	if (qp->type == IBV_QPT_UD)
 		x->wr_set_ud_addr = ornic_wr_set_ud_addr;
 	x->wr_set_sge = ornic_wr_set_sge;

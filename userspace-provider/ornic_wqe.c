@@ -78,6 +78,12 @@ static int ornic_wqe_opcode(enum ibv_qp_type type, enum ibv_wr_opcode op,
 	case IBV_WR_BIND_MW:
 		*hw = ORNIC_WQE_OP_BIND_MW;
 		break;
+	case IBV_WR_FLUSH:
+		*hw = ORNIC_WQE_OP_FLUSH;
+		break;
+	case IBV_WR_ATOMIC_WRITE:
+		*hw = ORNIC_WQE_OP_ATOMIC_WRITE;
+		break;
 	default:
 		return EINVAL;
 	}
@@ -97,9 +103,33 @@ static bool ornic_op_is_atomic(uint8_t hw)
 	       hw == ORNIC_WQE_OP_ATOMIC_FETCH_ADD;
 }
 
+/* ibv_wr_flush() arguments go to the WQE as they are. */
+static_assert(IBV_FLUSH_GLOBAL == ORNIC_FLUSH_GLOBAL &&
+	      IBV_FLUSH_PERSISTENT == ORNIC_FLUSH_PERSISTENT,
+	      "placement type bits");
+
+/* FLUSH and ATOMIC_WRITE: everything is in block 0, no SGE, no inline data. */
+static bool ornic_op_is_bare(uint8_t hw)
+{
+	return hw == ORNIC_WQE_OP_FLUSH || hw == ORNIC_WQE_OP_ATOMIC_WRITE;
+}
+
+/* Opcodes that cannot take inline data. */
 static bool ornic_op_reads(uint8_t hw)
 {
-	return hw == ORNIC_WQE_OP_RDMA_READ || ornic_op_is_atomic(hw);
+	return hw == ORNIC_WQE_OP_RDMA_READ || ornic_op_is_atomic(hw) ||
+	       ornic_op_is_bare(hw);
+}
+
+static bool ornic_op_supported(const struct ornic_context *ctx, uint8_t hw)
+{
+	if (ornic_op_is_atomic(hw))
+		return ctx->caps & ORNIC_CAP_ATOMIC;
+	if (hw == ORNIC_WQE_OP_FLUSH)
+		return ctx->caps & ORNIC_CAP_FLUSH;
+	if (hw == ORNIC_WQE_OP_ATOMIC_WRITE)
+		return ctx->caps & ORNIC_CAP_ATOMIC_WRITE;
+	return true;
 }
 
 int ornic_wqe_start(struct ornic_qp *qp, struct ornic_wqe_buf *w,
@@ -126,8 +156,7 @@ int ornic_wqe_start(struct ornic_qp *qp, struct ornic_wqe_buf *w,
 		return err;
 	if (ornic_op_reads(hw))
 		send_flags &= ~(unsigned int)IBV_SEND_INLINE;
-	if (ornic_op_is_atomic(hw) &&
-	    !(to_ornic_ctx(qp->vqp.qp.context)->caps & ORNIC_CAP_ATOMIC))
+	if (!ornic_op_supported(to_ornic_ctx(qp->vqp.qp.context), hw))
 		return EOPNOTSUPP;
 	/* User QPs invalidate and bind memory windows only (wqe.rst). */
 	if (ornic_op_is_local(hw)) {
@@ -214,6 +243,39 @@ int ornic_wqe_set_local_inv(struct ornic_wqe_buf *w, uint32_t rkey)
 	return 0;
 }
 
+int ornic_wqe_set_flush(struct ornic_wqe_buf *w, uint64_t remote_addr,
+			uint32_t rkey, size_t length, uint8_t type,
+			uint8_t level)
+{
+	struct ornic_send_wqe *h = &w->block[0].hdr;
+
+	/* The RETH's DMA length is 32 bits; one or both placement types. */
+	if (length > UINT32_MAX || !type || (type & ~ORNIC_FLUSH_TYPE_MASK) ||
+	    (level != IBV_FLUSH_RANGE && level != IBV_FLUSH_MR))
+		return EINVAL;
+	h->flush.remote_addr = htole64(remote_addr);
+	h->flush.rkey = htole32(rkey);
+	h->flush.length = htole32((uint32_t)length);
+	h->flush.type = type;
+	h->flush.level = level == IBV_FLUSH_MR ? ORNIC_FLUSH_MR :
+						ORNIC_FLUSH_RANGE;
+	return 0;
+}
+
+/*
+ * The 8 bytes are stored at the target in the order they have here; the
+ * alignment of remote_addr is the responder's to check (wqe.rst).
+ */
+void ornic_wqe_set_atomic_write(struct ornic_wqe_buf *w, uint64_t remote_addr,
+				uint32_t rkey, const void *data)
+{
+	struct ornic_send_wqe *h = &w->block[0].hdr;
+
+	h->atomic_write.remote_addr = htole64(remote_addr);
+	h->atomic_write.rkey = htole32(rkey);
+	memcpy(h->atomic_write.data, data, sizeof(h->atomic_write.data));
+}
+
 int ornic_wqe_set_ud(struct ornic_qp *qp, struct ornic_wqe_buf *w,
 		     struct ibv_ah *ah, uint32_t remote_qpn,
 		     uint32_t remote_qkey)
@@ -282,6 +344,8 @@ int ornic_wqe_finish(struct ornic_qp *qp, struct ornic_wqe_buf *w)
 		if (w->num_sge != 1 || le32toh(sge->length) != 8)
 			return EINVAL;
 	}
+	if (ornic_op_is_bare(h->opcode) && w->num_sge)
+		return EINVAL;
 	if (qp->type == IBV_QPT_UD && !h->ud.ah)
 		return EINVAL;
 	if (h->flags & ORNIC_WQE_FLAG_INLINE) {

@@ -179,6 +179,8 @@ enum ornic_fatal_code {
 #define ORNIC_CAP_DB_32BIT_PAIR		ORNIC_BIT_ULL(9)
 #define ORNIC_CAP_GSI			ORNIC_BIT_ULL(10)
 #define ORNIC_CAP_FAST_REG		ORNIC_BIT_ULL(11) /* REG_MR/LOCAL_INV WQEs */
+#define ORNIC_CAP_FLUSH			ORNIC_BIT_ULL(12) /* FLUSH WQEs, RC FLUSH */
+#define ORNIC_CAP_ATOMIC_WRITE		ORNIC_BIT_ULL(13) /* ATOMIC_WRITE WQEs */
 #define ORNIC_CAP_MW			ORNIC_BIT_ULL(15) /* memory windows 1, 2B */
 /* Timestamped CQs (64-byte CQEs) and the CLOCK register of doorbell pages. */
 #define ORNIC_CAP_CQE_TIMESTAMP		ORNIC_BIT_ULL(20)
@@ -637,7 +639,12 @@ ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_resize_cq, log_depth, 32);
 #define ORNIC_ACCESS_REMOTE_WRITE	ORNIC_BIT(1)
 #define ORNIC_ACCESS_REMOTE_READ	ORNIC_BIT(2)
 #define ORNIC_ACCESS_REMOTE_ATOMIC	ORNIC_BIT(3)
-#define ORNIC_ACCESS_ALL		0x0fU
+/* Remote FLUSH of each placement type (ORNIC_CAP_FLUSH, IBTA 1.5). */
+#define ORNIC_ACCESS_FLUSH_GLOBAL	ORNIC_BIT(8)
+#define ORNIC_ACCESS_FLUSH_PERSISTENT	ORNIC_BIT(9)
+#define ORNIC_ACCESS_FLUSH		(ORNIC_ACCESS_FLUSH_GLOBAL | \
+					 ORNIC_ACCESS_FLUSH_PERSISTENT)
+#define ORNIC_ACCESS_ALL		(0x0fU | ORNIC_ACCESS_FLUSH)
 /* MR only (ORNIC_CAP_MW): memory windows may be bound to the MR. */
 #define ORNIC_ACCESS_MW_BIND		ORNIC_BIT(4)
 
@@ -1092,6 +1099,8 @@ enum ornic_wqe_opcode {
 	ORNIC_WQE_OP_ATOMIC_FETCH_ADD	= 0x07,
 	ORNIC_WQE_OP_REG_MR		= 0x08,	/* ORNIC_CAP_FAST_REG */
 	ORNIC_WQE_OP_LOCAL_INV		= 0x09,	/* ORNIC_CAP_FAST_REG, MW */
+	ORNIC_WQE_OP_FLUSH		= 0x0a,	/* ORNIC_CAP_FLUSH, RC */
+	ORNIC_WQE_OP_ATOMIC_WRITE	= 0x0b,	/* ORNIC_CAP_ATOMIC_WRITE, RC */
 	ORNIC_WQE_OP_BIND_MW		= 0x0c,	/* ORNIC_CAP_MW */
 };
 
@@ -1135,6 +1144,46 @@ struct ornic_wqe_ud_seg {
 };
 
 ORNIC_HW_ASSERT_SIZE(struct ornic_wqe_ud_seg, 32);
+
+/* FLUSH placement types (a bit mask) and selectivity levels (IBTA 1.5 FETH). */
+#define ORNIC_FLUSH_GLOBAL		ORNIC_BIT(0)	/* global visibility */
+#define ORNIC_FLUSH_PERSISTENT		ORNIC_BIT(1)	/* persistence */
+#define ORNIC_FLUSH_TYPE_MASK		(ORNIC_FLUSH_GLOBAL | ORNIC_FLUSH_PERSISTENT)
+
+enum ornic_flush_level {
+	ORNIC_FLUSH_RANGE		= 0,	/* [remote_addr, +length) */
+	ORNIC_FLUSH_MR			= 1,	/* the whole MR of rkey */
+};
+
+/* FLUSH WQE opcode segment: what the FETH and RETH of the request carry. */
+struct ornic_wqe_flush_seg {
+	__le64 remote_addr;		/* ignored with ORNIC_FLUSH_MR */
+	__le32 rkey;
+	__le32 length;			/* ignored with ORNIC_FLUSH_MR */
+	__u8 type;			/* ORNIC_FLUSH_GLOBAL/_PERSISTENT, >= 1 */
+	__u8 level;			/* enum ornic_flush_level */
+	__u8 reserved0[2];
+	__le32 reserved1[3];
+};
+
+ORNIC_HW_ASSERT_SIZE(struct ornic_wqe_flush_seg, 32);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_wqe_flush_seg, length, 12);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_wqe_flush_seg, type, 16);
+
+/*
+ * ATOMIC_WRITE WQE opcode segment: the 8 bytes travel in the WQE and are
+ * stored at remote_addr (8-byte aligned) in this order, as one store.
+ */
+struct ornic_wqe_atomic_write_seg {
+	__le64 remote_addr;
+	__le32 rkey;
+	__le32 reserved0;
+	__u8 data[8];
+	__le64 reserved1;
+};
+
+ORNIC_HW_ASSERT_SIZE(struct ornic_wqe_atomic_write_seg, 32);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_wqe_atomic_write_seg, data, 16);
 
 /*
  * REG_MR WQE (kernel QPs only), block 0 opcode segment: the fast-reg MR's
@@ -1228,6 +1277,8 @@ struct ornic_send_wqe {
 		struct ornic_wqe_atomic_seg atomic;
 		struct ornic_wqe_ud_seg ud;
 		struct ornic_wqe_reg_mr_seg reg_mr;
+		struct ornic_wqe_flush_seg flush;
+		struct ornic_wqe_atomic_write_seg atomic_write;
 		struct ornic_wqe_bind_mw_seg bind_mw;
 	};
 };
@@ -1263,6 +1314,8 @@ enum ornic_cqe_opcode {
 	ORNIC_CQE_OP_FETCH_ADD		= 0x04,
 	ORNIC_CQE_OP_REG_MR		= 0x05,
 	ORNIC_CQE_OP_LOCAL_INV		= 0x06,
+	ORNIC_CQE_OP_FLUSH		= 0x07,
+	ORNIC_CQE_OP_ATOMIC_WRITE	= 0x08,
 	ORNIC_CQE_OP_BIND_MW		= 0x09,
 	ORNIC_CQE_OP_RECV		= 0x80,
 	ORNIC_CQE_OP_RECV_RDMA_IMM	= 0x81,
@@ -1349,6 +1402,7 @@ enum ornic_vendor_err {
 	ORNIC_VERR_RESERVED_NONZERO	= 13,
 	ORNIC_VERR_MR_STATE		= 14,	/* fast-reg MR not FREE/VALID */
 	ORNIC_VERR_BAD_PAGE_LIST	= 15,	/* REG_MR pages/shape */
+	ORNIC_VERR_FLUSH_TYPE		= 16,	/* FLUSH type or level invalid */
 	ORNIC_VERR_MW_STATE		= 18,	/* window not FREE/VALID as needed */
 	ORNIC_VERR_MW_TYPE		= 19,	/* not for this window type */
 	ORNIC_VERR_MW_QP		= 20,	/* type 2 bound through another QP */

@@ -11,6 +11,7 @@
  *   exactly their size (then ENOMEM), the move to ERR flushing every WQE in
  *   order with WR_FLUSH_ERR (wr_id, qp_num, opcode) read through
  *   ibv_poll_cq, ibv_cq_ex and a completion channel event, ibv_wr_* posts,
+ *   FLUSH and ATOMIC WRITE taken by ibv_qp_ex only and checked there,
  *   RESET dropping a QP's unpolled CQEs, and what a post costs.
  * Data (provider-data.c): on IBDEV alone and between IBDEV and PEER_IBDEV.
  *
@@ -781,6 +782,139 @@ static void test_srq_full(struct side *s)
 }
 
 
+/*
+ * IBTA 1.5 FLUSH and ATOMIC WRITE in the provider (data: verbs-flush.c):
+ * advertised as the device's caps say, taken only by ibv_qp_ex on RC QPs,
+ * malformed requests refused at ibv_wr_complete with nothing posted.
+ */
+static int wr_one(struct ibv_qp_ex *x, int what)
+{
+	static const uint8_t value[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+
+	ibv_wr_start(x);
+	x->wr_id = 40 + what;
+	x->wr_flags = IBV_SEND_SIGNALED;
+	switch (what) {
+	case 0: /* no placement type */
+		ibv_wr_flush(x, 0x100, 0x1000, 64, 0, IBV_FLUSH_RANGE);
+		break;
+	case 1: /* an unknown placement type bit */
+		ibv_wr_flush(x, 0x100, 0x1000, 64, 4, IBV_FLUSH_RANGE);
+		break;
+	case 2: /* an unknown selectivity level */
+		ibv_wr_flush(x, 0x100, 0x1000, 64, IBV_FLUSH_GLOBAL, 2);
+		break;
+	case 3: /* a range the RETH cannot carry */
+		ibv_wr_flush(x, 0x100, 0x1000, 1ULL << 32, IBV_FLUSH_GLOBAL,
+			     IBV_FLUSH_RANGE);
+		break;
+	case 4: /* FLUSH carries no data */
+		ibv_wr_flush(x, 0x100, 0x1000, 64, IBV_FLUSH_GLOBAL,
+			     IBV_FLUSH_RANGE);
+		ibv_wr_set_sge(x, 0x100, 0x2000, 8);
+		break;
+	case 5: /* ATOMIC WRITE without its 8 bytes */
+		ibv_wr_atomic_write(x, 0x100, 0x1000, NULL);
+		break;
+	default: /* ATOMIC WRITE takes no inline data either */
+		ibv_wr_atomic_write(x, 0x100, 0x1000, value);
+		ibv_wr_set_inline_data(x, (void *)value, 8);
+		break;
+	}
+	return ibv_wr_complete(x);
+}
+
+static void test_ibta15(struct side *s)
+{
+	static const char *const bad[] = {
+		"flush-type-0", "flush-type-4", "flush-level-2",
+		"flush-length-4g", "flush-then-sge", "atomic-write-null",
+		"atomic-write-then-inline",
+	};
+	uint64_t ops = IBV_QP_EX_WITH_FLUSH | IBV_QP_EX_WITH_ATOMIC_WRITE;
+	struct ibv_qp_init_attr_ex qa = {
+		.qp_type = IBV_QPT_UD,
+		.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+		.cap = { .max_send_wr = 8, .max_recv_wr = 1,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.send_ops_flags = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_FLUSH,
+		.pd = s->pd,
+	};
+	struct ibv_device_attr_ex attr = {};
+	struct ibv_send_wr wr = {}, *bad_wr;
+	struct ibv_qp *qp = NULL;
+	struct ibv_qp_ex *x;
+	struct ibv_wc wc;
+	struct ibv_cq *cq;
+	unsigned int i;
+	int err;
+
+	/* ib_user_verbs.h: IB_UVERBS_DEVICE_FLUSH_GLOBAL, _PERSISTENT, ATOMIC_WRITE */
+	err = ibv_query_device_ex(s->ctx, NULL, &attr);
+	report(!err && (attr.device_cap_flags_ex & (7ULL << 38)) == 7ULL << 38,
+	       "ibta15-caps", "device_cap_flags_ex %#llx: FLUSH_GLOBAL, FLUSH_PERSISTENT and ATOMIC_WRITE %s",
+	       (unsigned long long)attr.device_cap_flags_ex,
+	       (attr.device_cap_flags_ex & (7ULL << 38)) == 7ULL << 38 ?
+	       "advertised" : "MISSING");
+
+	cq = ibv_create_cq(s->ctx, 16, NULL, NULL, 0);
+	if (!cq) {
+		report(0, "ibta15-cq", "ibv_create_cq: %s", strerror(errno));
+		return;
+	}
+	qa.send_cq = cq;
+	qa.recv_cq = cq;
+	errno = 0;
+	qp = ibv_create_qp_ex(s->ctx, &qa);
+	expect_errno("qp-ex-ud-flush", !qp, errno, EOPNOTSUPP,
+		     "ibv_create_qp_ex(UD, send_ops_flags with FLUSH)");
+	if (qp)
+		ibv_destroy_qp(qp);
+	qa.qp_type = IBV_QPT_RC;
+	qa.send_ops_flags = ops;
+	qp = ibv_create_qp_ex(s->ctx, &qa);
+	if (!qp || s->gid_index < 0 ||
+	    connect_qp(qp, s, &s->gid, qp->qp_num)) {
+		report(0, "qp-ex-rc-flush", "create/connect: %s",
+		       strerror(errno));
+		goto out;
+	}
+	x = ibv_qp_to_qp_ex(qp);
+	report(x->wr_flush && x->wr_atomic_write, "qp-ex-rc-flush",
+	       "RC QP with FLUSH | ATOMIC_WRITE send ops: wr_flush %s, wr_atomic_write %s",
+	       x->wr_flush ? "set" : "MISSING",
+	       x->wr_atomic_write ? "set" : "MISSING");
+	if (!x->wr_flush || !x->wr_atomic_write)
+		goto out;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err = wr_one(x, i);
+		report(err == EINVAL, bad[i], "ibv_wr_complete: %s (want %s)",
+		       strerror(err), strerror(EINVAL));
+	}
+	/* struct ibv_send_wr has no room for the type, level or value. */
+	for (i = 0; i < 2; i++) {
+		wr.wr_id = 50 + i;
+		wr.opcode = i ? IBV_WR_ATOMIC_WRITE : IBV_WR_FLUSH;
+		wr.send_flags = IBV_SEND_SIGNALED;
+		bad_wr = NULL;
+		err = ibv_post_send(qp, &wr, &bad_wr);
+		report(err == EINVAL && bad_wr == &wr,
+		       i ? "post-send-atomic-write" : "post-send-flush",
+		       "ibv_post_send: %s, bad_wr %s", strerror(err),
+		       bad_wr == &wr ? "set" : "WRONG");
+	}
+	/* Nothing of the refused posts reached the queue. */
+	to_err(qp);
+	usleep(20000);
+	report(ibv_poll_cq(cq, 1, &wc) == 0, "ibta15-nothing-posted",
+	       "no completion after the refused posts and the move to ERR");
+out:
+	if (qp)
+		ibv_destroy_qp(qp);
+	ibv_destroy_cq(cq);
+}
+
 int main(int argc, char **argv)
 {
 	struct side s = {}, peer = {};
@@ -829,6 +963,7 @@ int main(int argc, char **argv)
 	test_reset_clean(&s);
 	test_post_cost(&s);
 	test_ex(&s);
+	test_ibta15(&s);
 	test_srq_full(&s);
 
 	data_tests(&s, &s, "loop");

@@ -166,8 +166,8 @@ EngineRig::EngineRig() {
 
   ornic_qp_attr attr{};
   attr.state = ORNIC_QPS_INIT;
-  attr.access_flags =
-      to_le(ORNIC_ACCESS_REMOTE_WRITE | ORNIC_ACCESS_REMOTE_READ | ORNIC_ACCESS_REMOTE_ATOMIC);
+  attr.access_flags = to_le(ORNIC_ACCESS_REMOTE_WRITE | ORNIC_ACCESS_REMOTE_READ |
+                            ORNIC_ACCESS_REMOTE_ATOMIC | ORNIC_ACCESS_FLUSH);
   modify(rc_qpn, attr, ORNIC_QP_ATTR_PKEY_INDEX | ORNIC_QP_ATTR_ACCESS_FLAGS);
   attr.state = ORNIC_QPS_RTR;
   attr.path_mtu = ORNIC_MTU_256;

@@ -43,6 +43,9 @@ SEEDS = {
     "engine-cmp-swap": frame(0x00, 0x13, 0, struct.pack(">QIQQ", BUFFER, RKEY, 5, 0)),
     "engine-fetch-add": frame(0x08, 0x14, 0, struct.pack(">QIQQ", BUFFER + 8, RKEY, 1, 0)),
     "engine-psn-gap": frame(0x00, 0x04, 5, payload=bytes(4)),
+    # IBTA 1.5: FLUSH (FETH persistent + global, range level, then RETH) and ATOMIC WRITE.
+    "engine-flush": frame(0x00, 0x1C, 0, struct.pack(">I", 0x03) + reth(BUFFER, 4096)),
+    "engine-atomic-write": frame(0x00, 0x1D, 0, reth(BUFFER + 16, 8), bytes(range(8))),
     # SEND_ONLY_WITH_INVALIDATE naming the rig's regular MR: the refused remote invalidation.
     "engine-send-inv": frame(0x00, 0x17, 0, struct.pack(">I", RKEY), bytes(16)),
     # Responses for the completer (WRITE at PSN 0-2, READ 3-5, FETCH_ADD 6, SEND 7).

@@ -31,6 +31,20 @@ public:
     return true;
   }
 
+  [[nodiscard]] bool write_atomic64(uint64_t iova, std::span<const std::byte, 8> in) override {
+    ++atomic_writes_;
+    return write(iova, in);
+  }
+
+  // Records what was made durable, for tests of FLUSH to persistence.
+  [[nodiscard]] bool persist(uint64_t iova, uint64_t size) override {
+    if (!covers(iova, size) || fail_persist_)
+      return false;
+    if (size != 0)
+      persisted_.push_back({iova, size});
+    return true;
+  }
+
   // Direct access for test setup and checks (offsets are IOVAs).
   std::byte* at(uint64_t iova) { return bytes_.data() + (iova - base_); }
   std::vector<std::byte>& bytes() { return bytes_; }
@@ -39,8 +53,16 @@ public:
   // Fault injection: make every read/write fail.
   void set_fail_reads(bool fail) { fail_reads_ = fail; }
   void set_fail_writes(bool fail) { fail_writes_ = fail; }
+  void set_fail_persist(bool fail) { fail_persist_ = fail; }
   uint64_t read_count() const { return reads_; }
   uint64_t write_count() const { return writes_; }
+  uint64_t atomic_write_count() const { return atomic_writes_; }
+  struct Range {
+    uint64_t iova;
+    uint64_t size;
+    bool operator==(const Range&) const = default;
+  };
+  std::vector<Range>& persisted() { return persisted_; }
 
 private:
   bool covers(uint64_t iova, size_t size) const {
@@ -56,8 +78,11 @@ private:
   std::vector<std::byte> bytes_;
   bool fail_reads_ = false;
   bool fail_writes_ = false;
+  bool fail_persist_ = false;
   uint64_t reads_ = 0;
   uint64_t writes_ = 0;
+  uint64_t atomic_writes_ = 0;
+  std::vector<Range> persisted_;
 };
 
 } // namespace ornic

@@ -27,20 +27,33 @@ void install_handler() {
   sigaction(SIGBUS, &sa, &g_previous_handler);
 }
 
-} // namespace
+// One flag for every guarded access: a second install would save our own handler as the
+// "previous" one.
+std::once_flag g_installed;
 
-bool guarded_copy(void* dst, const void* src, size_t size) {
-  static std::once_flag installed;
-  std::call_once(installed, install_handler);
+template <typename Access>
+bool guarded(Access&& access) {
+  std::call_once(g_installed, install_handler);
   sigjmp_buf recovery;
   if (sigsetjmp(recovery, 1) != 0) {
     t_recovery = nullptr;
     return false;
   }
   t_recovery = &recovery;
-  std::memcpy(dst, src, size);
+  access();
   t_recovery = nullptr;
   return true;
+}
+
+} // namespace
+
+bool guarded_copy(void* dst, const void* src, size_t size) {
+  return guarded([&] { std::memcpy(dst, src, size); });
+}
+
+bool guarded_store64(void* dst, uint64_t value) {
+  // An aligned atomic store is one machine store: a reader sees the old or the new bytes.
+  return guarded([&] { __atomic_store_n(static_cast<uint64_t*>(dst), value, __ATOMIC_RELEASE); });
 }
 
 } // namespace ornic

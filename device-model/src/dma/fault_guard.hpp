@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 namespace ornic {
 
@@ -11,5 +12,8 @@ namespace ornic {
 // have been partly written. Installs a process-wide SIGBUS handler on first use; faults
 // outside a guarded copy still end the process as before.
 bool guarded_copy(void* dst, const void* src, size_t size);
+// One aligned 64-bit store of `value` to `dst` (8-byte aligned), indivisible for any
+// concurrent reader; false if the page is gone (SIGBUS).
+bool guarded_store64(void* dst, uint64_t value);
 
 } // namespace ornic

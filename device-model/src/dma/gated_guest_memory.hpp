@@ -26,6 +26,16 @@ public:
       return refuse("write", iova, in.size());
     return inner_.write(iova, in);
   }
+  [[nodiscard]] bool write_atomic64(uint64_t iova, std::span<const std::byte, 8> in) override {
+    if (!open_)
+      return refuse("write", iova, in.size());
+    return inner_.write_atomic64(iova, in);
+  }
+  [[nodiscard]] bool persist(uint64_t iova, uint64_t size) override {
+    if (!open_)
+      return refuse("write-back", iova, size);
+    return inner_.persist(iova, size);
+  }
 
 private:
   bool refuse(const char* what, uint64_t iova, size_t size) {

@@ -68,8 +68,8 @@ AdminResult AdminCommands::reg_mr(const ornic_admin_reg_mr& c) {
   mr.physical = (c.flags & ORNIC_MR_FLAG_PHYSICAL) != 0;
   mr.first_page_offset = le(c.first_page_offset);
 
-  const uint32_t remote =
-      ORNIC_ACCESS_REMOTE_WRITE | ORNIC_ACCESS_REMOTE_READ | ORNIC_ACCESS_REMOTE_ATOMIC;
+  const uint32_t remote = ORNIC_ACCESS_REMOTE_WRITE | ORNIC_ACCESS_REMOTE_READ |
+                          ORNIC_ACCESS_REMOTE_ATOMIC | ORNIC_ACCESS_FLUSH;
   if (!access_valid(mr.access))
     return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);
   if (mr.length == 0 || mr.iova + (mr.length - 1) < mr.iova)

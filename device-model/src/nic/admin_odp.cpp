@@ -18,6 +18,9 @@ AdminResult AdminCommands::reg_odp_mr(const ornic_admin_reg_mr& c) {
   mr.odp = true;
   if (c.flags != 0 || c.mem.reserved != 0 || (mr.access & ~ORNIC_ACCESS_ALL) != 0)
     return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);
+  // Persistence needs the backing file of pages the table may not even hold.
+  if (mr.access & ORNIC_ACCESS_FLUSH_PERSISTENT)
+    return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);
   if ((mr.access & (ORNIC_ACCESS_REMOTE_WRITE | ORNIC_ACCESS_REMOTE_ATOMIC)) &&
       !(mr.access & ORNIC_ACCESS_LOCAL_WRITE))
     return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);

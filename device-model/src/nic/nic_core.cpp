@@ -10,6 +10,7 @@ class NoGuestMemory final : public GuestMemory {
 public:
   [[nodiscard]] bool read(uint64_t, std::span<std::byte> out) override { return out.empty(); }
   [[nodiscard]] bool write(uint64_t, std::span<const std::byte> in) override { return in.empty(); }
+  [[nodiscard]] bool persist(uint64_t, uint64_t size) override { return size == 0; }
 };
 
 class NoInterrupts final : public InterruptSink {
@@ -37,6 +38,10 @@ uint8_t cqe_opcode_for_send(uint8_t wqe_opcode) {
     return ORNIC_CQE_OP_REG_MR;
   case ORNIC_WQE_OP_LOCAL_INV:
     return ORNIC_CQE_OP_LOCAL_INV;
+  case ORNIC_WQE_OP_FLUSH:
+    return ORNIC_CQE_OP_FLUSH;
+  case ORNIC_WQE_OP_ATOMIC_WRITE:
+    return ORNIC_CQE_OP_ATOMIC_WRITE;
   case ORNIC_WQE_OP_BIND_MW:
     return ORNIC_CQE_OP_BIND_MW;
   default:

@@ -50,4 +50,34 @@ bool QueueMemory::write(GuestMemory& memory, uint64_t offset, std::span<const st
   });
 }
 
+bool QueueMemory::write_atomic64(GuestMemory& memory, uint64_t offset,
+                                 std::span<const std::byte, 8> in) const {
+  unsigned pieces = 0;
+  uint64_t at = 0;
+  if (!for_each_piece(offset, in.size(), [&](uint64_t iova, uint64_t, uint64_t) {
+        ++pieces;
+        at = iova;
+        return true;
+      }))
+    return false;
+  if (pieces == 1)
+    return memory.write_atomic64(at, in);
+  return write(memory, offset, in); // split by a page boundary: cannot be one store
+}
+
+bool QueueMemory::persist(GuestMemory& memory, uint64_t offset, uint64_t length) const {
+  uint64_t run_start = 0, run_size = 0;
+  const bool ok = for_each_piece(offset, length, [&](uint64_t iova, uint64_t, uint64_t len) {
+    if (run_size != 0 && run_start + run_size == iova) {
+      run_size += len;
+      return true;
+    }
+    const bool flushed = run_size == 0 || memory.persist(run_start, run_size);
+    run_start = iova;
+    run_size = len;
+    return flushed;
+  });
+  return ok && (run_size == 0 || memory.persist(run_start, run_size));
+}
+
 } // namespace ornic

@@ -23,6 +23,12 @@ public:
   [[nodiscard]] bool read(GuestMemory& memory, uint64_t offset, std::span<std::byte> out) const;
   [[nodiscard]] bool write(GuestMemory& memory, uint64_t offset,
                            std::span<const std::byte> in) const;
+  // 8 bytes at an 8-byte aligned offset as one store (they never cross a page).
+  [[nodiscard]] bool write_atomic64(GuestMemory& memory, uint64_t offset,
+                                    std::span<const std::byte, 8> in) const;
+  // Makes [offset, offset+length) durable (GuestMemory::persist), one call per run of
+  // pages that are adjacent in IOVA space.
+  [[nodiscard]] bool persist(GuestMemory& memory, uint64_t offset, uint64_t length) const;
 
 private:
   // Calls chunk(iova, position, length) for each piece of [offset, offset+length).

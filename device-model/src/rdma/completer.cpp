@@ -11,9 +11,18 @@
 namespace ornic {
 namespace {
 
+bool is_atomic(const SendOp& op) {
+  return op.opcode == ORNIC_WQE_OP_ATOMIC_CMP_SWP || op.opcode == ORNIC_WQE_OP_ATOMIC_FETCH_ADD;
+}
+
+// FLUSH and ATOMIC WRITE are answered by an RDMA READ Response Only without payload.
+bool answered_by_empty_read_response(const SendOp& op) {
+  return op.opcode == ORNIC_WQE_OP_FLUSH || op.opcode == ORNIC_WQE_OP_ATOMIC_WRITE;
+}
+
 bool has_response(const SendOp& op) {
-  return op.opcode == ORNIC_WQE_OP_RDMA_READ || op.opcode == ORNIC_WQE_OP_ATOMIC_CMP_SWP ||
-         op.opcode == ORNIC_WQE_OP_ATOMIC_FETCH_ADD;
+  return op.opcode == ORNIC_WQE_OP_RDMA_READ || is_atomic(op) ||
+         answered_by_empty_read_response(op);
 }
 
 uint32_t end_psn(const SendOp& op) {
@@ -198,12 +207,19 @@ void TransportEngine::on_response(uint32_t qpn, QueuePair& qp, const roce::Parse
       return;
     }
     req.read_gap_pending = false;
-    const bool atomic_op = op->opcode != ORNIC_WQE_OP_RDMA_READ;
+    const bool atomic_op = is_atomic(*op);
     if (atomic_op != info.has(roce::kAtomic)) {
       core_.counters.inc(ORNIC_CNT_RX_ROCE_BAD_HEADER);
       return;
     }
-    if (atomic_op) {
+    if (answered_by_empty_read_response(*op)) {
+      // Nothing to place: the response only says the FLUSH / ATOMIC WRITE was executed.
+      if (d.bth.opcode != static_cast<uint8_t>(roce::Opcode::rc_rdma_read_response_only) ||
+          !packet.payload.empty()) {
+        core_.counters.inc(ORNIC_CNT_RX_ROCE_BAD_HEADER);
+        return;
+      }
+    } else if (atomic_op) {
       const uint64_t original = to_le(d.atomic_ack_eth->original_data);
       const auto bytes = std::as_bytes(std::span<const uint64_t, 1>(&original, 1));
       const SgeOutcome put =

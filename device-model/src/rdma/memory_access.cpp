@@ -143,6 +143,25 @@ bool mr_write(GuestMemory& memory, const MemoryRegion& mr, uint64_t addr,
   return mr.pages.write(memory, mr.first_page_offset + (addr - mr.iova), bytes);
 }
 
+bool mr_write_atomic64(GuestMemory& memory, const MemoryRegion& mr, uint64_t addr,
+                       std::span<const uint8_t, 8> in) {
+  const std::span<const std::byte, 8> bytes = std::as_bytes(in);
+  if (mr.physical)
+    return memory.write_atomic64(addr, bytes);
+  // Aligned, so inside one page: a single 8-byte copy into the resident page.
+  if (mr.odp)
+    return odp_write(memory, mr, addr, bytes);
+  return mr.pages.write_atomic64(memory, mr.first_page_offset + (addr - mr.iova), bytes);
+}
+
+bool mr_persist(GuestMemory& memory, const MemoryRegion& mr, uint64_t addr, uint64_t length) {
+  if (mr.physical)
+    return memory.persist(addr, length);
+  if (mr.odp) // REG_MR refuses FLUSH_PERSISTENT rights on an ODP MR
+    return false;
+  return mr.pages.persist(memory, mr.first_page_offset + (addr - mr.iova), length);
+}
+
 SgeOutcome gather(NicCore& core, uint32_t pd, const std::vector<WqeSge>& sges, uint64_t offset,
                   std::span<uint8_t> out) {
   return walk_sges(core, pd, sges, offset, out.size(), 0,

@@ -40,6 +40,13 @@ bool mr_read(GuestMemory& memory, const MemoryRegion& mr, uint64_t addr, std::sp
 bool mr_write(GuestMemory& memory, const MemoryRegion& mr, uint64_t addr,
               std::span<const uint8_t> in);
 
+// ATOMIC WRITE: the 8 bytes at an 8-byte aligned `addr` of a checked MR, as one store.
+bool mr_write_atomic64(GuestMemory& memory, const MemoryRegion& mr, uint64_t addr,
+                       std::span<const uint8_t, 8> in);
+// FLUSH to persistence: has the memory behind [addr, addr+length) of a checked MR made
+// durable; false when the backing store refuses.
+bool mr_persist(GuestMemory& memory, const MemoryRegion& mr, uint64_t addr, uint64_t length);
+
 // page_fault: an ODP page is not resident (`fault` says which); nothing failed, the
 // access is to be retried once the driver has made it resident.
 enum class SgeResult : uint8_t { ok, protection, dma, too_small, page_fault };

@@ -64,6 +64,11 @@ struct SendOp {
   std::optional<ornic_wqe_av> av;
   std::optional<FastRegRequest> reg; // REG_MR
   std::optional<BindMwRequest> bind; // BIND_MW
+  // FLUSH: the RETH's DMA length (`length` is 0: a FLUSH moves no data) and the FETH.
+  uint32_t flush_length = 0;
+  uint8_t flush_type = 0;                     // ORNIC_FLUSH_GLOBAL / _PERSISTENT
+  uint8_t flush_level = 0;                    // enum ornic_flush_level
+  std::array<uint8_t, 8> atomic_write_data{}; // ATOMIC_WRITE: the bytes to store
 
   // PSNs [first_psn, first_psn + packets); a READ owns one per response packet.
   uint32_t first_psn = 0;
@@ -105,8 +110,11 @@ struct ReceiveInProgress {
   uint32_t offset = 0;
 };
 
+// An atomic the responder executed, kept to answer its duplicate without executing it
+// again: the original value of a CMP_SWP/FETCH_ADD, or only the PSN of an ATOMIC WRITE.
 struct SavedAtomic {
   bool valid = false;
+  bool atomic_write = false;
   uint32_t psn = 0;
   uint64_t original = 0;
 };

@@ -21,8 +21,13 @@ bool is_read(const SendOp& op) {
 bool is_atomic(const SendOp& op) {
   return op.opcode == ORNIC_WQE_OP_ATOMIC_CMP_SWP || op.opcode == ORNIC_WQE_OP_ATOMIC_FETCH_ADD;
 }
+// FLUSH and ATOMIC WRITE (IBTA 1.5) are answered by an empty READ response.
+bool is_flush_or_atomic_write(const SendOp& op) {
+  return op.opcode == ORNIC_WQE_OP_FLUSH || op.opcode == ORNIC_WQE_OP_ATOMIC_WRITE;
+}
+// Read-class: answered by a response, counted against max_rd_atomic, waited for by FENCE.
 bool has_response(const SendOp& op) {
-  return is_read(op) || is_atomic(op);
+  return is_read(op) || is_atomic(op) || is_flush_or_atomic_write(op);
 }
 uint32_t end_psn(const SendOp& op) {
   return roce::psn_add(op.first_psn, op.packets);
@@ -171,7 +176,9 @@ bool TransportEngine::start_wqe(uint32_t qpn, QueuePair& qp) {
   }
   const uint32_t mtu = path_mtu_bytes(qp);
   op.first_psn = op.next_send_psn = req.next_psn;
-  op.packets = is_atomic(op) ? 1 : std::max<uint32_t>(1, (op.length + mtu - 1) / mtu);
+  op.packets = is_atomic(op) || is_flush_or_atomic_write(op)
+                   ? 1
+                   : std::max<uint32_t>(1, (op.length + mtu - 1) / mtu);
   req.next_psn = roce::psn_add(req.next_psn, op.packets);
   req.ops.push_back(std::move(op));
   return true;
@@ -237,6 +244,19 @@ void TransportEngine::send_rc_packet(uint32_t qpn, QueuePair& qp, SendOp& op, ui
     packet.bth.ack_request = true;
     packet.atomic_eth = roce::AtomicEth{op.remote_addr, op.rkey, swap ? op.swap : op.compare_add,
                                         swap ? op.compare_add : 0};
+    op.next_send_psn = end_psn(op);
+  } else if (op.opcode == ORNIC_WQE_OP_FLUSH) {
+    packet.bth.opcode = static_cast<uint8_t>(Opcode::rc_flush);
+    packet.bth.ack_request = true;
+    packet.feth = roce::Feth{
+        .placement_type = op.flush_type, .selectivity_level = op.flush_level, .reserved = 0};
+    packet.reth = roce::Reth{op.remote_addr, op.rkey, op.flush_length};
+    op.next_send_psn = end_psn(op);
+  } else if (op.opcode == ORNIC_WQE_OP_ATOMIC_WRITE) {
+    packet.bth.opcode = static_cast<uint8_t>(Opcode::rc_atomic_write);
+    packet.bth.ack_request = true;
+    packet.reth = roce::Reth{op.remote_addr, op.rkey, 8};
+    payload = op.atomic_write_data;
     op.next_send_psn = end_psn(op);
   } else {
     const bool first = index == 0;

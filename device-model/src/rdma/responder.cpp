@@ -2,6 +2,7 @@
 // receive queue and the MR table, acknowledges (coalesced), and NAKs what it cannot do.
 // UC requests (checked by uc_responder.cpp) execute here too, dropped instead of NAKed.
 // UD receives check the Q_Key and deliver the GRH with the data.
+#include <atomic>
 #include <bit>
 #include <cstring>
 
@@ -153,6 +154,10 @@ void TransportEngine::on_rc_request(uint32_t qpn, QueuePair& qp, const roce::Par
     (void)execute_atomic(qpn, qp, packet);
     return;
   }
+  if (info.has(roce::kFlush))
+    return execute_flush(qpn, qp, packet, false);
+  if (info.has(roce::kAtomicWrite))
+    return execute_atomic_write(qpn, qp, packet);
   const bool done =
       kind == InMessage::write ? execute_write(qpn, qp, packet) : execute_send(qpn, qp, packet);
   if (!done)
@@ -172,9 +177,19 @@ void TransportEngine::on_duplicate(uint32_t qpn, QueuePair& qp, const roce::Pars
   const uint32_t psn = packet.description.bth.psn;
   if (info.has(roce::kRead))
     return execute_read(qpn, qp, packet, true);
+  // A FLUSH changes no data: executing it again is harmless and answers it.
+  if (info.has(roce::kFlush))
+    return execute_flush(qpn, qp, packet, true);
+  // An ATOMIC WRITE is never executed twice (a later store may have followed it).
+  if (info.has(roce::kAtomicWrite)) {
+    for (const SavedAtomic& saved : resp.atomics)
+      if (saved.valid && saved.atomic_write && saved.psn == psn)
+        return send_empty_read_response(qpn, qp, psn);
+    return; // too old to answer: the requester's timeout gives up eventually
+  }
   if (info.has(roce::kAtomic)) {
     for (const SavedAtomic& saved : resp.atomics) {
-      if (!saved.valid || saved.psn != psn)
+      if (!saved.valid || saved.atomic_write || saved.psn != psn)
         continue;
       roce::PacketDescription ack;
       if (!address_rc(qp, ack))
@@ -587,7 +602,7 @@ bool TransportEngine::execute_atomic(uint32_t qpn, QueuePair& qp,
   }
   resp.epsn = roce::psn_add(psn, 1);
   resp.msn = roce::psn_add(resp.msn, 1);
-  resp.atomics[resp.next_atomic_slot] = SavedAtomic{true, psn, original};
+  resp.atomics[resp.next_atomic_slot] = SavedAtomic{true, false, psn, original};
   resp.next_atomic_slot = (resp.next_atomic_slot + 1) % resp.atomics.size();
   roce::PacketDescription ack;
   if (!address_rc(qp, ack))
@@ -601,6 +616,114 @@ bool TransportEngine::execute_atomic(uint32_t qpn, QueuePair& qp,
   ack.atomic_ack_eth = roce::AtomicAckEth{original};
   transmit(qp, ack, {});
   return true;
+}
+
+void TransportEngine::send_empty_read_response(uint32_t qpn, QueuePair& qp, uint32_t psn) {
+  roce::PacketDescription response;
+  if (!address_rc(qp, response))
+    return;
+  response.udp_source_port =
+      roce::roce_udp_source_port(le(qp.attr.udp_sport), qpn, le(qp.attr.dest_qpn) & roce::kQpnMask);
+  response.bth.opcode = static_cast<uint8_t>(Opcode::rc_rdma_read_response_only);
+  response.bth.destination_qp = le(qp.attr.dest_qpn) & roce::kQpnMask;
+  response.bth.psn = psn;
+  response.aeth = roce::Aeth{roce::make_ack_syndrome(), qp.transport.resp.msn & roce::kPsnMask};
+  transmit(qp, response, {});
+}
+
+// FLUSH (roce.rst, "What a FLUSH guarantees"). Every request before it in PSN order has
+// already been stored into guest memory, so global visibility needs only ordering; for
+// persistence the memory behind the range is also written back to its file. A duplicate
+// is executed again after the same checks (one that fails them now is dropped).
+void TransportEngine::execute_flush(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet,
+                                    bool duplicate) {
+  ResponderState& resp = qp.transport.resp;
+  const roce::PacketDescription& d = packet.description;
+  const uint32_t psn = d.bth.psn;
+  const roce::Feth& feth = *d.feth;
+  const uint8_t type = feth.placement_type;
+  if (feth.reserved != 0 || type == 0 || (type & ~ORNIC_FLUSH_TYPE_MASK) != 0 ||
+      feth.selectivity_level > ORNIC_FLUSH_MR) {
+    if (!duplicate)
+      nak_and_fail(qpn, qp, static_cast<uint8_t>(roce::NakCode::invalid_request), psn,
+                   ORNIC_EQE_QP_REQ_ERR);
+    return;
+  }
+  const uint32_t access = ((type & ORNIC_FLUSH_GLOBAL) ? ORNIC_ACCESS_FLUSH_GLOBAL : 0) |
+                          ((type & ORNIC_FLUSH_PERSISTENT) ? ORNIC_ACCESS_FLUSH_PERSISTENT : 0);
+  const MemoryRegion* whole = find_mr(core_.resources, d.reth->rkey);
+  uint64_t va = d.reth->virtual_address;
+  uint64_t length = d.reth->dma_length;
+  if (feth.selectivity_level == ORNIC_FLUSH_MR && whole != nullptr) {
+    va = whole->iova; // the whole region: the RETH's range is not looked at
+    length = whole->length;
+  }
+  // Unlike a WRITE, a FLUSH of no bytes still names its MR: the key is always checked.
+  const RemoteTarget target =
+      check_remote(core_.resources, qpn, qp.pd, d.reth->rkey, va, length, access);
+  const MemoryRegion* mr = target.mr;
+  if ((le(qp.attr.access_flags) & access) != access || target.why != ORNIC_VERR_NONE) {
+    if (!duplicate)
+      nak_and_fail(qpn, qp, static_cast<uint8_t>(roce::NakCode::remote_access_error), psn,
+                   ORNIC_EQE_QP_ACCESS_ERR);
+    return;
+  }
+  // The stores of the requests before this one precede the response that reports them.
+  std::atomic_thread_fence(std::memory_order_release);
+  if ((type & ORNIC_FLUSH_PERSISTENT) && length != 0 &&
+      !mr_persist(core_.memory(), *mr, va, length)) {
+    core_.counters.inc(ORNIC_CNT_DMA_ERRORS);
+    if (!duplicate)
+      nak_and_fail(qpn, qp, static_cast<uint8_t>(roce::NakCode::remote_operational_error), psn,
+                   ORNIC_EQE_QP_FATAL);
+    return;
+  }
+  if (!duplicate) {
+    resp.epsn = roce::psn_add(psn, 1);
+    resp.msn = roce::psn_add(resp.msn, 1);
+  }
+  send_empty_read_response(qpn, qp, psn);
+}
+
+// ATOMIC WRITE: checks in rxe's order (length, key/rights/bounds, alignment), then the 8
+// bytes as one store; the PSN is kept so that a duplicate is answered, not executed.
+void TransportEngine::execute_atomic_write(uint32_t qpn, QueuePair& qp,
+                                           const roce::ParsedPacket& packet) {
+  ResponderState& resp = qp.transport.resp;
+  const roce::PacketDescription& d = packet.description;
+  const uint32_t psn = d.bth.psn;
+  const uint64_t va = d.reth->virtual_address;
+  if (d.reth->dma_length != 8 || packet.payload.size() != 8) {
+    nak_and_fail(qpn, qp, static_cast<uint8_t>(roce::NakCode::invalid_request), psn,
+                 ORNIC_EQE_QP_REQ_ERR);
+    return;
+  }
+  const auto target = remote_allowed(qpn, qp, d.reth->rkey, va, 8, ORNIC_ACCESS_REMOTE_WRITE);
+  if (!target) {
+    nak_and_fail(qpn, qp, static_cast<uint8_t>(roce::NakCode::remote_access_error), psn,
+                 ORNIC_EQE_QP_ACCESS_ERR);
+    return;
+  }
+  if (va % 8 != 0) {
+    nak_and_fail(qpn, qp, static_cast<uint8_t>(roce::NakCode::invalid_request), psn,
+                 ORNIC_EQE_QP_REQ_ERR);
+    return;
+  }
+  if (!responder_odp_ready(qpn, qp, d.reth->rkey, va, 8, true, psn))
+    return;
+  const MemoryRegion* mr = *target;
+  if (!mr_write_atomic64(core_.memory(), *mr, va, packet.payload.first<8>())) {
+    core_.counters.inc(ORNIC_CNT_DMA_ERRORS);
+    nak_and_fail(qpn, qp, static_cast<uint8_t>(roce::NakCode::remote_operational_error), psn,
+                 ORNIC_EQE_QP_FATAL);
+    return;
+  }
+  resp.epsn = roce::psn_add(psn, 1);
+  resp.msn = roce::psn_add(resp.msn, 1);
+  qp.counters.recv_bytes += 8;
+  resp.atomics[resp.next_atomic_slot] = SavedAtomic{true, true, psn, 0};
+  resp.next_atomic_slot = (resp.next_atomic_slot + 1) % resp.atomics.size();
+  send_empty_read_response(qpn, qp, psn);
 }
 
 bool TransportEngine::on_ud_request(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet,

@@ -132,6 +132,10 @@ private:
   std::optional<const MemoryRegion*> remote_allowed(uint32_t qpn, const QueuePair& qp,
                                                     uint32_t rkey, uint64_t va, uint64_t length,
                                                     uint32_t access) const;
+  void execute_flush(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet, bool duplicate);
+  void execute_atomic_write(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet);
+  // The answer to a FLUSH or ATOMIC WRITE: READ Response Only, AETH, no payload.
+  void send_empty_read_response(uint32_t qpn, QueuePair& qp, uint32_t psn);
   Take take_receive(uint32_t qpn, QueuePair& qp, RecvWqe& wqe);
   void begin_receive(QueuePair& qp, const RecvWqe& wqe);
   // An RC request that needs a receive WQE: takes and begins one, or answers with an RNR

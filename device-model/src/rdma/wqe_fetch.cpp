@@ -81,6 +81,46 @@ std::optional<WqeError> fetch_av(NicCore& core, const QueuePair& qp, const ornic
   return std::nullopt;
 }
 
+// FLUSH and ATOMIC_WRITE (wqe.rst, "FLUSH and ATOMIC_WRITE"): one bare block of an RC
+// QP; everything about the remote side is the responder's to check.
+std::optional<WqeError> fetch_ibta15_op(const QueuePair& qp, const ornic_send_wqe& w, SendOp& op) {
+  if (qp.type != ORNIC_QPT_RC)
+    return op_error(ORNIC_VERR_BAD_OPCODE);
+  const bool flush = w.opcode == ORNIC_WQE_OP_FLUSH;
+  const bool segment_clear =
+      flush ? all_zero(bytes_of(w.flush.reserved0)) && all_zero(bytes_of(w.flush.reserved1))
+            : w.atomic_write.reserved0 == 0 && w.atomic_write.reserved1 == 0;
+  if ((w.flags & ~kKnownFlags) || w.reserved0 != 0 || w.reserved1 != 0 || !segment_clear)
+    return op_error(ORNIC_VERR_RESERVED_NONZERO);
+  if (w.flags & ORNIC_WQE_FLAG_INLINE)
+    return op_error(ORNIC_VERR_BAD_OPCODE);
+  if (w.flags & ORNIC_WQE_FLAG_AV)
+    return op_error(ORNIC_VERR_BAD_AH);
+  if (w.num_sge != 0)
+    return op_error(ORNIC_VERR_BAD_SGE_COUNT);
+  if (w.inline_len != 0)
+    return op_error(ORNIC_VERR_BAD_INLINE_LEN);
+  if (op.blocks != 1)
+    return op_error(ORNIC_VERR_BAD_BLOCKS);
+  if (flush) {
+    const uint8_t type = w.flush.type;
+    if (type == 0 || (type & ~ORNIC_FLUSH_TYPE_MASK) || w.flush.level > ORNIC_FLUSH_MR)
+      return op_error(ORNIC_VERR_FLUSH_TYPE);
+    op.remote_addr = le(w.flush.remote_addr);
+    op.rkey = le(w.flush.rkey);
+    op.flush_length = le(w.flush.length);
+    op.flush_type = type;
+    op.flush_level = w.flush.level;
+    op.length = 0;
+  } else {
+    op.remote_addr = le(w.atomic_write.remote_addr);
+    op.rkey = le(w.atomic_write.rkey);
+    std::memcpy(op.atomic_write_data.data(), w.atomic_write.data, op.atomic_write_data.size());
+    op.length = 8;
+  }
+  return std::nullopt;
+}
+
 } // namespace
 
 std::optional<WqeError> fetch_send_wqe(NicCore& core, const QueuePair& qp, uint32_t index,
@@ -103,6 +143,8 @@ std::optional<WqeError> fetch_send_wqe(NicCore& core, const QueuePair& qp, uint3
       return op_error(ORNIC_VERR_RESERVED_NONZERO);
     return fetch_local_op(core, qp, w, index, op);
   }
+  if (w.opcode == ORNIC_WQE_OP_FLUSH || w.opcode == ORNIC_WQE_OP_ATOMIC_WRITE)
+    return fetch_ibta15_op(qp, w, op);
   const bool ud = is_datagram_qp(qp.type);
   if (w.opcode > ORNIC_WQE_OP_ATOMIC_FETCH_ADD)
     return op_error(ORNIC_VERR_BAD_OPCODE);

@@ -19,6 +19,8 @@ bool extension_header_present(const PacketDescription& packet, ExtensionHeader h
   switch (header) {
   case ExtensionHeader::deth:
     return packet.deth.has_value();
+  case ExtensionHeader::feth:
+    return packet.feth.has_value();
   case ExtensionHeader::reth:
     return packet.reth.has_value();
   case ExtensionHeader::atomic_eth:
@@ -40,6 +42,8 @@ void encode_extension_headers(const PacketDescription& packet, const OpcodeInfo&
   using enum ExtensionHeader;
   if (info.carries(deth))
     encode_at(*packet.deth, bytes, info.offset_of(deth));
+  if (info.carries(feth))
+    encode_at(*packet.feth, bytes, info.offset_of(feth));
   if (info.carries(reth))
     encode_at(*packet.reth, bytes, info.offset_of(reth));
   if (info.carries(atomic_eth))
@@ -59,6 +63,8 @@ void decode_extension_headers(std::span<const uint8_t> bytes, const OpcodeInfo& 
   using enum ExtensionHeader;
   if (info.carries(deth))
     packet.deth = decode_at<Deth>(bytes, info.offset_of(deth));
+  if (info.carries(feth))
+    packet.feth = decode_at<Feth>(bytes, info.offset_of(feth));
   if (info.carries(reth))
     packet.reth = decode_at<Reth>(bytes, info.offset_of(reth));
   if (info.carries(atomic_eth))

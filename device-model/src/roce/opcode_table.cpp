@@ -10,6 +10,7 @@ constexpr uint8_t bit(ExtensionHeader header) {
 }
 
 constexpr uint8_t kDeth = bit(ExtensionHeader::deth);
+constexpr uint8_t kFeth = bit(ExtensionHeader::feth);
 constexpr uint8_t kReth = bit(ExtensionHeader::reth);
 constexpr uint8_t kAtomicEth = bit(ExtensionHeader::atomic_eth);
 constexpr uint8_t kAeth = bit(ExtensionHeader::aeth);
@@ -68,6 +69,11 @@ constexpr std::array kOpcodes = {
                kRcRequest | kSend | kLast | kPayload | kInvalidate, kIeth},
     OpcodeInfo{Opcode::rc_send_only_with_invalidate, "RC_SEND_ONLY_WITH_INVALIDATE",
                kRcRequest | kSend | kOnly | kPayload | kInvalidate | kStartsMessage, kIeth},
+    // IBTA 1.5: answered by an RDMA READ Response Only without payload (as rxe does).
+    OpcodeInfo{Opcode::rc_flush, "RC_FLUSH", kRcRequest | kFlush | kOnly | kStartsMessage,
+               kFeth | kReth},
+    OpcodeInfo{Opcode::rc_atomic_write, "RC_ATOMIC_WRITE",
+               kRcRequest | kAtomicWrite | kOnly | kPayload | kStartsMessage, kReth},
     OpcodeInfo{Opcode::uc_send_first, "UC_SEND_FIRST",
                kUcRequest | kSend | kFirst | kPayload | kStartsMessage, 0},
     OpcodeInfo{Opcode::uc_send_middle, "UC_SEND_MIDDLE", kUcRequest | kSend | kMiddle | kPayload,
@@ -100,11 +106,11 @@ constexpr std::array kOpcodes = {
 };
 
 constexpr std::array<size_t, kExtensionHeaderCount> kExtensionSizes = {
-    Deth::kSize,         Reth::kSize,  AtomicEth::kSize, Aeth::kSize,
-    AtomicAckEth::kSize, ImmDt::kSize, Ieth::kSize};
+    Deth::kSize, Feth::kSize,         Reth::kSize,  AtomicEth::kSize,
+    Aeth::kSize, AtomicAckEth::kSize, ImmDt::kSize, Ieth::kSize};
 
 constexpr std::array<std::string_view, kExtensionHeaderCount> kExtensionNames = {
-    "DETH", "RETH", "AtomicETH", "AETH", "AtomicAckETH", "ImmDt", "IETH"};
+    "DETH", "FETH", "RETH", "AtomicETH", "AETH", "AtomicAckETH", "ImmDt", "IETH"};
 
 } // namespace
 

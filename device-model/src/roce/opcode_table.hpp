@@ -1,9 +1,9 @@
 // The one table of RoCEv2 opcodes the device speaks (RC, UC and UD): which extension headers
 // each carries, where they sit after the BTH, and what kind of packet it is.
 //
-// Extension headers always appear in the same relative order (IBA 9.2): DETH, RETH,
-// AtomicETH, AETH, AtomicAckETH, ImmDt, IETH. The table only says which are present; the
-// offsets follow from that order.
+// Extension headers always appear in the same relative order (IBA 9.2): DETH, FETH, RETH,
+// AtomicETH, AETH, AtomicAckETH, ImmDt, IETH (FETH from IBTA 1.5, before the RETH). The table only
+// says which are present; the offsets follow from that order.
 #pragma once
 
 #include <array>
@@ -39,6 +39,8 @@ enum class Opcode : uint8_t {
   rc_fetch_add = 0x14,
   rc_send_last_with_invalidate = 0x16,
   rc_send_only_with_invalidate = 0x17,
+  rc_flush = 0x1c,        // IBTA 1.5
+  rc_atomic_write = 0x1d, // IBTA 1.5
   // UC: RC's SEND and WRITE opcodes with the transport bits 001 (IBA 9.2, table 35).
   uc_send_first = 0x20,
   uc_send_middle = 0x21,
@@ -57,8 +59,17 @@ enum class Opcode : uint8_t {
 };
 
 // Extension headers in wire order; the enumerator value is the position in that order.
-enum class ExtensionHeader : uint8_t { deth, reth, atomic_eth, aeth, atomic_ack_eth, immdt, ieth };
-inline constexpr size_t kExtensionHeaderCount = 7;
+enum class ExtensionHeader : uint8_t {
+  deth,
+  feth,
+  reth,
+  atomic_eth,
+  aeth,
+  atomic_ack_eth,
+  immdt,
+  ieth
+};
+inline constexpr size_t kExtensionHeaderCount = 8;
 
 size_t extension_header_size(ExtensionHeader header);
 std::string_view extension_header_name(ExtensionHeader header);
@@ -83,6 +94,8 @@ enum OpcodeFlag : uint32_t {
   kDatagram = 1u << 14,      // UD
   kStartsMessage = 1u << 15, // first or only: the responder starts a new message here
   kUnreliable = 1u << 16,    // UC: connected and PSN-checked, but never acknowledged
+  kFlush = 1u << 17,         // FLUSH request (IBTA 1.5)
+  kAtomicWrite = 1u << 18,   // ATOMIC WRITE request (IBTA 1.5)
 };
 
 // The UC opcode of an RC SEND or RDMA WRITE opcode (0x00..0x0b): the same packet with IBA's

@@ -27,6 +27,7 @@ struct PacketDescription {
   Bth bth;
   // Exactly those the opcode carries are present.
   std::optional<Deth> deth;
+  std::optional<Feth> feth;
   std::optional<Reth> reth;
   std::optional<AtomicEth> atomic_eth;
   std::optional<Aeth> aeth;

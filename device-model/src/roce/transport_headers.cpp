@@ -110,4 +110,18 @@ Ieth Ieth::decode(std::span<const uint8_t, kSize> in) {
   return Ieth{.rkey = load_be32(in, 0)};
 }
 
+void Feth::encode(std::span<uint8_t, kSize> out) const {
+  store_be32(out, 0,
+             (reserved & ~(kPlacementMask | kSelectivityMask)) | (placement_type & kPlacementMask) |
+                 ((uint32_t{selectivity_level} << kSelectivityShift) & kSelectivityMask));
+}
+
+Feth Feth::decode(std::span<const uint8_t, kSize> in) {
+  const uint32_t bits = load_be32(in, 0);
+  return Feth{.placement_type = static_cast<uint8_t>(bits & kPlacementMask),
+              .selectivity_level =
+                  static_cast<uint8_t>((bits & kSelectivityMask) >> kSelectivityShift),
+              .reserved = bits & ~(kPlacementMask | kSelectivityMask)};
+}
+
 } // namespace ornic::roce

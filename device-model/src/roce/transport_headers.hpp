@@ -108,4 +108,21 @@ struct Ieth {
   bool operator==(const Ieth&) const = default;
 };
 
+// FLUSH Extended Transport Header (IBTA 1.5): what a FLUSH makes durable and how much of
+// the MR. One big-endian word: bits 3..0 placement type, 5..4 selectivity level; the other
+// bits are reserved and kept, so a receiver can refuse them.
+struct Feth {
+  static constexpr size_t kSize = 4;
+  static constexpr uint32_t kPlacementMask = 0x0000000f;
+  static constexpr uint32_t kSelectivityMask = 0x00000030;
+  static constexpr unsigned kSelectivityShift = 4;
+  uint8_t placement_type = 0;    // bit 0 global visibility, bit 1 persistence
+  uint8_t selectivity_level = 0; // 0 range, 1 memory region
+  uint32_t reserved = 0;         // bits 31..6 as they are on the wire
+
+  void encode(std::span<uint8_t, kSize> out) const;
+  static Feth decode(std::span<const uint8_t, kSize> in);
+  bool operator==(const Feth&) const = default;
+};
+
 } // namespace ornic::roce

@@ -1,4 +1,5 @@
 #include <cstring>
+#include <limits>
 #include <vector>
 
 #include <sys/mman.h>
@@ -127,16 +128,78 @@ TEST_F(MappedGuestMemoryTest, FileShrunkUnderTheMapFailsInsteadOfCrashing) {
   EXPECT_TRUE(memory_.read(0x600000 + kPage, buf)); // what is left still works
 }
 
+// ATOMIC WRITE's store: the 8 bytes land in their order; what is not one aligned store in
+// one map still arrives whole or not at all.
+TEST_F(MappedGuestMemoryTest, AtomicStoreOfEightBytes) {
+  ASSERT_EQ(map(0x700000, 3, 2), 0);
+  const std::array<std::byte, 8> value{std::byte{1}, std::byte{2}, std::byte{3}, std::byte{4},
+                                       std::byte{5}, std::byte{6}, std::byte{7}, std::byte{8}};
+  ASSERT_TRUE(memory_.write_atomic64(0x700000 + 64, value));
+  EXPECT_EQ(std::memcmp(guest_view_ + 3 * kPage + 64, value.data(), 8), 0);
+  EXPECT_EQ(guest_view_[3 * kPage + 63], std::byte{0});
+  EXPECT_EQ(guest_view_[3 * kPage + 72], std::byte{0});
+  // Misaligned or across a page: a plain (still whole) write.
+  ASSERT_TRUE(memory_.write_atomic64(0x700000 + kPage - 4, value));
+  EXPECT_EQ(std::memcmp(guest_view_ + 3 * kPage + kPage - 4, value.data(), 8), 0);
+  EXPECT_FALSE(memory_.write_atomic64(0x700000 + 2 * kPage - 4, value)); // runs off the map
+  EXPECT_EQ(guest_view_[4 * kPage + kPage - 4], std::byte{0});
+  EXPECT_FALSE(memory_.write_atomic64(0x6ff000, value)); // unmapped
+  ASSERT_EQ(map(0x800000, 9, 1, true, false), 0);
+  EXPECT_FALSE(memory_.write_atomic64(0x800000, value)); // read-only
+  ASSERT_EQ(ftruncate(memfd_.get(), 4 * kPage), 0);      // pages 4.. gone under the map
+  EXPECT_FALSE(memory_.write_atomic64(0x700000 + kPage + 8, value));
+}
+
+// FLUSH to persistence: msync of what backs the range; anything not mapped fails.
+TEST_F(MappedGuestMemoryTest, PersistWritesBackMappedRanges) {
+  ASSERT_EQ(map(0x900000, 5, 1), 0);
+  ASSERT_EQ(map(0x900000 + kPage, 1, 2), 0); // adjacent in IOVA space, not in the file
+  EXPECT_TRUE(memory_.persist(0x900000 + 100, 3 * kPage - 200));
+  EXPECT_TRUE(memory_.persist(0x900000 + 3 * kPage - 1, 1));
+  EXPECT_TRUE(memory_.persist(0x1234, 0));                        // nothing to do
+  EXPECT_FALSE(memory_.persist(0x900000 + 2 * kPage, 2 * kPage)); // runs off the end
+  EXPECT_FALSE(memory_.persist(0x8ff000, 16));                    // unmapped
+  EXPECT_FALSE(memory_.persist(std::numeric_limits<uint64_t>::max(), 2));
+}
+
+// A file-backed guest RAM: the stores reach the file (a second mapping of it sees them).
+TEST(MappedGuestMemoryFile, PersistOfAFileBackedMap) {
+  char path[] = "/tmp/ornic-guest-ram-XXXXXX";
+  UniqueFd fd(mkstemp(path));
+  ASSERT_TRUE(fd.valid());
+  unlink(path);
+  ASSERT_EQ(ftruncate(fd.get(), 2 * kPage), 0);
+  int error = 0;
+  auto file = MappedFile::map(fd.get(), 0, 2 * kPage, true, true, &error);
+  ASSERT_NE(file, nullptr);
+  DmaMapTable table;
+  ASSERT_EQ(table.add(0x10000, 2 * kPage, file->data(), true, true, file), 0);
+  MappedGuestMemory memory(table);
+  const std::array<std::byte, 4> data{std::byte{9}, std::byte{8}, std::byte{7}, std::byte{6}};
+  ASSERT_TRUE(memory.write(0x10000 + kPage + 10, data));
+  ASSERT_TRUE(memory.persist(0x10000 + kPage, kPage));
+  std::array<std::byte, 4> back{};
+  ASSERT_EQ(pread(fd.get(), back.data(), back.size(), kPage + 10), 4);
+  EXPECT_EQ(back, data);
+}
+
 TEST(GatedGuestMemory, RefusesWhileClosed) {
   FakeGuestMemory inner(0x1000, 0x100);
   GatedGuestMemory gate(inner);
   std::array<std::byte, 4> buf{};
+  std::array<std::byte, 8> eight{};
   EXPECT_FALSE(gate.read(0x1000, buf));
   EXPECT_FALSE(gate.write(0x1000, buf));
-  EXPECT_EQ(gate.refused_count(), 2u);
+  EXPECT_FALSE(gate.write_atomic64(0x1000, eight));
+  EXPECT_FALSE(gate.persist(0x1000, 8));
+  EXPECT_EQ(gate.refused_count(), 4u);
   gate.set_open(true);
   EXPECT_TRUE(gate.read(0x1000, buf));
   EXPECT_FALSE(gate.read(0x1100 - 2, buf)); // inner still checks bounds
+  EXPECT_TRUE(gate.write_atomic64(0x1008, eight));
+  EXPECT_EQ(inner.atomic_write_count(), 1u);
+  EXPECT_TRUE(gate.persist(0x1000, 8));
+  EXPECT_FALSE(gate.persist(0x10f8, 16));
 }
 
 TEST(FakeGuestMemory, BoundsAndFaultInjection) {

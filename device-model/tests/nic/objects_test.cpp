@@ -86,7 +86,10 @@ TEST_F(NicObjects, MemoryRegionAccessRules) {
   // Remote write without local write is refused (IB rule).
   EXPECT_EQ(reg_mr(pd, 0, 4096, mem, ORNIC_ACCESS_REMOTE_WRITE).status,
             ORNIC_ADMIN_STATUS_BAD_FIELD);
-  EXPECT_EQ(reg_mr(pd, 0, 4096, mem, 0x100).status, ORNIC_ADMIN_STATUS_BAD_FIELD);
+  EXPECT_EQ(reg_mr(pd, 0, 4096, mem, 0x400).status, ORNIC_ADMIN_STATUS_BAD_FIELD);
+  // FLUSH rights (bits 8, 9) need no other right.
+  EXPECT_EQ(reg_mr(pd, 0, 4096, mem, ORNIC_ACCESS_FLUSH_GLOBAL).status, ORNIC_ADMIN_STATUS_SUCCESS);
+  EXPECT_EQ(reg_mr(pd, 0, 4096, mem, ORNIC_ACCESS_FLUSH).status, ORNIC_ADMIN_STATUS_SUCCESS);
   EXPECT_EQ(reg_mr(pd, 0, 0, mem).status, ORNIC_ADMIN_STATUS_BAD_FIELD);
   EXPECT_EQ(reg_mr(pd, ~0ull - 10, 4096, mem).status, ORNIC_ADMIN_STATUS_BAD_FIELD);
   EXPECT_EQ(reg_mr(pd + 1, 0, 4096, mem).status, ORNIC_ADMIN_STATUS_BAD_HANDLE);
@@ -98,6 +101,10 @@ TEST_F(NicObjects, MemoryRegionAccessRules) {
   EXPECT_EQ(
       reg_mr(pd, 0, ~0ull, ornic_mem_desc{}, ORNIC_ACCESS_ALL, 0, 0, ORNIC_MR_FLAG_PHYSICAL).status,
       ORNIC_ADMIN_STATUS_BAD_FIELD);
+  EXPECT_EQ(reg_mr(pd, 0, ~0ull, ornic_mem_desc{}, ORNIC_ACCESS_FLUSH_GLOBAL, 0, 0,
+                   ORNIC_MR_FLAG_PHYSICAL)
+                .status,
+            ORNIC_ADMIN_STATUS_BAD_FIELD);
 }
 
 TEST_F(NicObjects, RcQueuePairWalksTheStateMachine) {

@@ -581,7 +581,7 @@ TEST_F(ReregMr, BadCommandsLeaveTheMrWorking) {
   c = rereg_command(key, ORNIC_REREG_MR_ACCESS);
   c.access = to_le(ORNIC_ACCESS_REMOTE_WRITE);
   EXPECT_EQ(status(c), ORNIC_ADMIN_STATUS_BAD_FIELD);
-  c.access = to_le(0x100u);
+  c.access = to_le(0x400u);
   EXPECT_EQ(status(c), ORNIC_ADMIN_STATUS_BAD_FIELD);
   // Translation: page count that does not match, zero length, bad page size, too big, a
   // page list that cannot be read.

@@ -21,7 +21,7 @@ missing=$(awk -F'\t' '$2 == ""' "$work/fields.txt" | wc -l)
 malformed=$(awk -F'\t' '$3 != ""' "$work/fields.txt" | wc -l)
 opcodes=$(cut -f2 "$work/fields.txt" | sort -u | wc -l)
 echo "$frames frames, $opcodes distinct opcodes, $missing without BTH, $malformed malformed"
-if [ "$frames" -eq 0 ] || [ "$missing" -ne 0 ] || [ "$malformed" -ne 0 ] || [ "$opcodes" -ne 37 ]; then
+if [ "$frames" -eq 0 ] || [ "$missing" -ne 0 ] || [ "$malformed" -ne 0 ] || [ "$opcodes" -ne 39 ]; then
   awk -F'\t' '$2 == "" || $3 != ""' "$work/fields.txt" | head -20
   exit 1
 fi

@@ -40,6 +40,14 @@ const std::string kScapyIpv6UdSendOnlyWithImmediate =
     "000000000000000000000002c0de12b7002cef8e6580ffff0000000100abcdef800100000000001"
     "1deadbeef1011121314151617ec0cb843";
 
+const std::string kScapyIpv4Flush =
+    "020000000002020000000001080045680040000040003d1129430a0000010a000002c0de12b7002c0000"
+    "1c00ffff0000002280abcdef0000001300007f00123456781234abcd00002000944e7f72";
+
+const std::string kScapyIpv4AtomicWrite =
+    "020000000002020000000001080045680044000040003d11293f0a0000010a000002c0de12b700300000"
+    "1d00ffff0000002280abcdef00007f00123456781234abcd00002000101112131415161716f3d919";
+
 TEST(RoceGoldenFrame, Ipv4RdmaWriteOnlyMatchesScapy) {
   const OpcodeInfo info = *lookup_opcode(Opcode::rc_rdma_write_only);
   PacketDescription packet = testing::sample_packet(info, IpFamily::ipv4);
@@ -58,8 +66,28 @@ TEST(RoceGoldenFrame, Ipv6UdSendWithImmediateMatchesScapy) {
   EXPECT_EQ(to_hex(frame), kScapyIpv6UdSendOnlyWithImmediate);
 }
 
+// IBTA 1.5: the FETH (placement type 3, MR level) sits between the BTH and the RETH.
+TEST(RoceGoldenFrame, Ipv4FlushMatchesScapy) {
+  const OpcodeInfo info = *lookup_opcode(Opcode::rc_flush);
+  PacketDescription packet = testing::sample_packet(info, IpFamily::ipv4);
+  packet.udp_source_port = 0xc0de;
+  std::vector<uint8_t> frame;
+  ASSERT_EQ(build_frame(packet, {}, frame), BuildError::ok);
+  EXPECT_EQ(to_hex(frame), kScapyIpv4Flush);
+}
+
+TEST(RoceGoldenFrame, Ipv4AtomicWriteMatchesScapy) {
+  const OpcodeInfo info = *lookup_opcode(Opcode::rc_atomic_write);
+  PacketDescription packet = testing::sample_packet(info, IpFamily::ipv4);
+  packet.udp_source_port = 0xc0de;
+  std::vector<uint8_t> frame;
+  ASSERT_EQ(build_frame(packet, testing::sample_payload(info, 8), frame), BuildError::ok);
+  EXPECT_EQ(to_hex(frame), kScapyIpv4AtomicWrite);
+}
+
 TEST(RoceGoldenFrame, ScapyFramesParse) {
-  for (const std::string& hex : {kScapyIpv4RdmaWriteOnly, kScapyIpv6UdSendOnlyWithImmediate}) {
+  for (const std::string& hex : {kScapyIpv4RdmaWriteOnly, kScapyIpv6UdSendOnlyWithImmediate,
+                                 kScapyIpv4Flush, kScapyIpv4AtomicWrite}) {
     const std::vector<uint8_t> frame = from_hex(hex);
     ParsedPacket parsed;
     EXPECT_EQ(parse_frame(frame, parsed), ParseError::ok) << hex;

@@ -159,6 +159,21 @@ TEST(RoceHeaderLayout, Deth) {
   EXPECT_EQ(decoded<Deth>(expected), deth);
 }
 
+// rxe_hdr.h: placement type in bits 3..0, selectivity level in bits 5..4, big-endian.
+TEST(RoceHeaderLayout, Feth) {
+  const Feth persistent_mr{.placement_type = 0x2, .selectivity_level = 1};
+  const std::vector<uint8_t> expected = {0x00, 0x00, 0x00, 0x12};
+  EXPECT_EQ(encoded(persistent_mr), expected);
+  EXPECT_EQ(decoded<Feth>(expected), persistent_mr);
+  // Reserved bits survive a decode, so the responder can refuse them.
+  const std::vector<uint8_t> reserved = {0x80, 0x00, 0x00, 0x41};
+  const Feth odd = decoded<Feth>(reserved);
+  EXPECT_EQ(odd.placement_type, 0x1);
+  EXPECT_EQ(odd.selectivity_level, 0);
+  EXPECT_EQ(odd.reserved, 0x80000040u);
+  EXPECT_EQ(encoded(odd), reserved);
+}
+
 TEST(RoceUdpSourcePort, ConfiguredPortWins) {
   EXPECT_EQ(roce_udp_source_port(0x1234, 5, 6), 0x1234);
 }

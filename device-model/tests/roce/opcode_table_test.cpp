@@ -17,8 +17,8 @@ TEST(RoceOpcodeTable, CoversTheOpcodesOfTheSpec) {
     codes.insert(static_cast<uint8_t>(info.opcode));
   const std::set<uint8_t> expected = {0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09,
                                       0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x10, 0x11, 0x12, 0x13,
-                                      0x14, 0x16, 0x17, 0x20, 0x21, 0x22, 0x23, 0x24, 0x25, 0x26,
-                                      0x27, 0x28, 0x29, 0x2a, 0x2b, 0x64, 0x65};
+                                      0x14, 0x16, 0x17, 0x1c, 0x1d, 0x20, 0x21, 0x22, 0x23, 0x24,
+                                      0x25, 0x26, 0x27, 0x28, 0x29, 0x2a, 0x2b, 0x64, 0x65};
   EXPECT_EQ(codes, expected);
 }
 
@@ -30,7 +30,7 @@ TEST(RoceOpcodeTable, UnknownOpcodesAreRefused) {
 }
 
 TEST(RoceOpcodeTable, HeaderSizesOfEveryOpcode) {
-  // BTH 12, DETH 8, RETH 16, AtomicETH 28, AETH 4, AtomicAckETH 8, ImmDt 4, IETH 4.
+  // BTH 12, DETH 8, FETH 4, RETH 16, AtomicETH 28, AETH 4, AtomicAckETH 8, ImmDt 4, IETH 4.
   const std::pair<Opcode, size_t> expected[] = {
       {Opcode::rc_send_first, 12},
       {Opcode::rc_send_middle, 12},
@@ -55,6 +55,8 @@ TEST(RoceOpcodeTable, HeaderSizesOfEveryOpcode) {
       {Opcode::rc_fetch_add, 40},
       {Opcode::rc_send_last_with_invalidate, 16},
       {Opcode::rc_send_only_with_invalidate, 16},
+      {Opcode::rc_flush, 32},
+      {Opcode::rc_atomic_write, 28},
       {Opcode::uc_send_first, 12},
       {Opcode::uc_send_middle, 12},
       {Opcode::uc_send_last, 12},
@@ -86,6 +88,11 @@ TEST(RoceOpcodeTable, ExtensionHeadersFollowWireOrder) {
   EXPECT_EQ(ud_imm.offset_of(immdt), 20u);
   EXPECT_EQ(lookup_opcode(Opcode::rc_fetch_add)->offset_of(atomic_eth), 12u);
   EXPECT_EQ(lookup_opcode(Opcode::rc_send_only_with_invalidate)->offset_of(ieth), 12u);
+  // IBTA 1.5 (and rxe_opcode.c): a FLUSH's FETH comes before its RETH.
+  const OpcodeInfo flush = *lookup_opcode(Opcode::rc_flush);
+  EXPECT_EQ(flush.offset_of(feth), 12u);
+  EXPECT_EQ(flush.offset_of(reth), 16u);
+  EXPECT_EQ(lookup_opcode(Opcode::rc_atomic_write)->offset_of(reth), 12u);
 }
 
 TEST(RoceOpcodeTable, FlagsAreConsistent) {
@@ -129,6 +136,15 @@ TEST(RoceOpcodeTable, KindsOfSelectedOpcodes) {
   EXPECT_TRUE(lookup_opcode(Opcode::rc_compare_swap)->has(kAtomic | kRequest));
   EXPECT_TRUE(lookup_opcode(Opcode::rc_rdma_write_last_with_immediate)->has(kWrite | kSend));
   EXPECT_EQ(lookup_opcode(Opcode::ud_send_only)->name, "UD_SEND_ONLY");
+  // FLUSH moves no data; ATOMIC WRITE carries its 8 bytes. Neither is a WRITE or an atomic
+  // to the responder: each has its own rules.
+  const OpcodeInfo flush = *lookup_opcode(Opcode::rc_flush);
+  EXPECT_TRUE(flush.has(kRequest | kFlush | kOnly | kStartsMessage));
+  EXPECT_FALSE(flush.has(kPayload));
+  EXPECT_FALSE(flush.has(kWrite) || flush.has(kRead) || flush.has(kAtomic));
+  const OpcodeInfo atomic_write = *lookup_opcode(Opcode::rc_atomic_write);
+  EXPECT_TRUE(atomic_write.has(kRequest | kAtomicWrite | kPayload | kOnly));
+  EXPECT_FALSE(atomic_write.has(kWrite) || atomic_write.has(kAtomic) || atomic_write.has(kSend));
 }
 
 // Every UC opcode is RC's with the transport bits 001 and the same headers and kind.

@@ -30,6 +30,8 @@ PacketDescription sample_packet(const OpcodeInfo& info, IpFamily family) {
   using enum ExtensionHeader;
   if (info.carries(deth))
     packet.deth = Deth{.qkey = 0x80010000, .source_qp = 0x000011};
+  if (info.carries(feth))
+    packet.feth = Feth{.placement_type = 0x3, .selectivity_level = 1};
   if (info.carries(reth))
     packet.reth =
         Reth{.virtual_address = 0x00007f0012345678, .rkey = 0x1234abcd, .dma_length = 8192};

@@ -29,5 +29,20 @@ ipv6 = (Ether(**ETHER) /
         BTH(opcode=0x65, solicited=1, padcount=0, pkey=0xFFFF, dqpn=0x1, psn=0xABCDEF) /
         Raw(deth + immdt + bytes(range(0x10, 0x18))))
 
-for name, frame in (("ipv4", ipv4), ("ipv6", ipv6)):
+# IBTA 1.5 over IPv4: RC FLUSH (FETH: persistent + global, MR level; then RETH, no
+# payload) and RC ATOMIC WRITE (RETH and its 8 bytes).
+feth = struct.pack(">I", 0x13)
+flush = (Ether(**ETHER) /
+         IP(src="10.0.0.1", dst="10.0.0.2", tos=0x68, ttl=61, flags="DF", id=0) /
+         UDP(sport=0xC0DE, dport=4791, chksum=0) /
+         BTH(opcode=0x1C, padcount=0, pkey=0xFFFF, dqpn=0x22, ackreq=1, psn=0xABCDEF) /
+         Raw(feth + reth))
+atomic_write = (Ether(**ETHER) /
+                IP(src="10.0.0.1", dst="10.0.0.2", tos=0x68, ttl=61, flags="DF", id=0) /
+                UDP(sport=0xC0DE, dport=4791, chksum=0) /
+                BTH(opcode=0x1D, padcount=0, pkey=0xFFFF, dqpn=0x22, ackreq=1, psn=0xABCDEF) /
+                Raw(reth + bytes(range(0x10, 0x18))))
+
+for name, frame in (("ipv4", ipv4), ("ipv6", ipv6), ("flush", flush),
+                    ("atomic_write", atomic_write)):
     print(name, bytes(frame).hex())

@@ -79,10 +79,16 @@ static struct ib_mr *ornic_reg_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	/* ON_DEMAND is a way to register, not a right the device checks. */
 	err = ornic_mr_access_from_ib(access & ~IB_ACCESS_ON_DEMAND,
 				      a->atomic_cap != ORNIC_ATOMIC_NONE,
+				      dev->caps & ORNIC_CAP_FLUSH,
 				      dev->caps & ORNIC_CAP_MW, &hw_access);
+	/* Persistence of an ODP MR's pages is not offered (memory.rst). */
+	if (!err && (access & IB_ACCESS_ON_DEMAND) &&
+	    (access & IB_ACCESS_FLUSH_PERSISTENT))
+		err = -EOPNOTSUPP;
 	if (err) {
-		ibdev_dbg(&dev->ibdev, "reg_mr: access %#x not supported\n",
-			  access);
+		ibdev_dbg(&dev->ibdev,
+			  "reg_mr: access %#x not supported (caps %#llx)\n",
+			  access, dev->caps);
 		return ERR_PTR(err);
 	}
 	if (udata && udata->inlen &&
@@ -203,6 +209,7 @@ struct ib_mr *ornic_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 		err = ornic_mr_access_from_ib(access,
 					      dev->attr.atomic_cap !=
 					      ORNIC_ATOMIC_NONE,
+					      dev->caps & ORNIC_CAP_FLUSH,
 					      dev->caps & ORNIC_CAP_MW,
 					      &hw_access);
 		if (err) {

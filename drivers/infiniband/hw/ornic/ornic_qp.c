@@ -242,7 +242,7 @@ int ornic_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	enum ib_qp_state cur, next;
 	struct ornic_qp_attr oa = {};
 	struct ornic_av av;
-	u32 hw_mask, state;
+	u32 hw_mask, state, access;
 	int err;
 
 	if (udata && udata->inlen &&
@@ -256,6 +256,9 @@ int ornic_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	err = ornic_qp_attr_from_ib(attr, mask, &oa);
 	if (err)
 		return err;
+	access = ornic_qp_access_for_caps(le32_to_cpu(oa.access_flags),
+					  dev->caps);
+	oa.access_flags = cpu_to_le32(access);
 	if ((mask & IB_QP_MAX_QP_RD_ATOMIC) &&
 	    attr->max_rd_atomic > le32_to_cpu(dev->attr.max_qp_init_rd_atom))
 		return -EINVAL;

@@ -358,7 +358,9 @@ static int ornic_post_local_op(struct ornic_qp *qp,
 			return -EINVAL;
 		err = ornic_access_from_ib(reg_wr(wr)->access,
 					   dev->attr.atomic_cap !=
-					   ORNIC_ATOMIC_NONE, &access);
+					   ORNIC_ATOMIC_NONE,
+					   dev->caps & ORNIC_CAP_FLUSH,
+					   &access);
 		if (err)
 			return -EINVAL;
 	}

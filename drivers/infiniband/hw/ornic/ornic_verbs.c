@@ -62,28 +62,18 @@ static int ornic_query_device(struct ib_device *ibdev,
 				   props->max_recv_sge);
 	props->max_ah = le32_to_cpu(a->max_ah);
 	props->max_pkeys = 1;
-	props->device_cap_flags = IB_DEVICE_RC_RNR_NAK_GEN |
-				  IB_DEVICE_CHANGE_PHY_PORT |
-				  IB_DEVICE_SYS_IMAGE_GUID;
-	/* Fast registration: kernel ULPs (nvme-rdma, iSER, ...) need it. */
-	if (dev->caps & ORNIC_CAP_FAST_REG) {
-		props->device_cap_flags |= IB_DEVICE_MEM_MGT_EXTENSIONS;
+	props->device_cap_flags = ornic_device_cap_flags(dev->caps);
+	if (dev->caps & ORNIC_CAP_FAST_REG)
 		props->max_fast_reg_page_list_len =
 			le32_to_cpu(a->max_fast_reg_pages);
-	}
 	/* Windows share the MR key table (spec: identity.rst). */
-	if (dev->caps & ORNIC_CAP_MW) {
-		props->device_cap_flags |= IB_DEVICE_MEM_WINDOW |
-					   IB_DEVICE_MEM_WINDOW_TYPE_2B;
+	if (dev->caps & ORNIC_CAP_MW)
 		props->max_mw = props->max_mr;
-	}
 	/* Completion timestamps: the device clock counts nanoseconds. */
 	if (dev->caps & ORNIC_CAP_CQE_TIMESTAMP) {
 		props->hca_core_clock = ORNIC_CLOCK_KHZ;
 		props->timestamp_mask = U64_MAX;
 	}
-	if ((dev->caps & ORNIC_CAP_RESIZE) && (dev->caps & ORNIC_CAP_SRQ))
-		props->device_cap_flags |= IB_DEVICE_SRQ_RESIZE;
 	if (dev->caps & ORNIC_CAP_MCAST) {
 		props->max_mcast_grp = le32_to_cpu(a->max_mcast_grp);
 		props->max_mcast_qp_attach =

@@ -151,16 +151,21 @@ u64 ornic_ring_pgsz_bitmap(u64 page_size_cap, u64 addr)
 
 /* --- access flags --------------------------------------------------------- */
 
-int ornic_access_from_ib(int ib_access, bool atomics, u32 *access)
+int ornic_access_from_ib(int ib_access, bool atomics, bool flush,
+			 u32 *access)
 {
+	int flush_rights = IB_ACCESS_FLUSH_GLOBAL | IB_ACCESS_FLUSH_PERSISTENT;
 	int known = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
-		    IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC;
+		    IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC |
+		    flush_rights;
 
 	/* Optional flags (relaxed ordering) are hints a device may ignore. */
 	ib_access &= ~IB_ACCESS_OPTIONAL;
 	if (ib_access & ~known)
 		return -EOPNOTSUPP;
 	if ((ib_access & IB_ACCESS_REMOTE_ATOMIC) && !atomics)
+		return -EOPNOTSUPP;
+	if ((ib_access & flush_rights) && !flush)
 		return -EOPNOTSUPP;
 	*access = 0;
 	if (ib_access & IB_ACCESS_LOCAL_WRITE)
@@ -171,17 +176,22 @@ int ornic_access_from_ib(int ib_access, bool atomics, u32 *access)
 		*access |= ORNIC_ACCESS_REMOTE_READ;
 	if (ib_access & IB_ACCESS_REMOTE_ATOMIC)
 		*access |= ORNIC_ACCESS_REMOTE_ATOMIC;
+	if (ib_access & IB_ACCESS_FLUSH_GLOBAL)
+		*access |= ORNIC_ACCESS_FLUSH_GLOBAL;
+	if (ib_access & IB_ACCESS_FLUSH_PERSISTENT)
+		*access |= ORNIC_ACCESS_FLUSH_PERSISTENT;
 	return 0;
 }
 
-int ornic_mr_access_from_ib(int ib_access, bool atomics, bool mw, u32 *access)
+int ornic_mr_access_from_ib(int ib_access, bool atomics, bool flush, bool mw,
+			    u32 *access)
 {
 	int err;
 
 	if ((ib_access & IB_ACCESS_MW_BIND) && !mw)
 		return -EOPNOTSUPP;
 	err = ornic_access_from_ib(ib_access & ~IB_ACCESS_MW_BIND, atomics,
-				   access);
+				   flush, access);
 	if (err)
 		return err;
 	if (ib_access & IB_ACCESS_MW_BIND)
@@ -269,6 +279,38 @@ bool ornic_qp_type_has_op(u8 qpt, u8 op)
 	}
 }
 
+u32 ornic_qp_access_for_caps(u32 access, u64 caps)
+{
+	/*
+	 * Permission for remote FLUSH (IBTA 1.5) grants nothing on a device
+	 * that executes no FLUSH: like mlx5 and rxe, take the flags instead
+	 * of refusing the QP (pyverbs asks them of every RC QP).
+	 */
+	if (!(caps & ORNIC_CAP_FLUSH))
+		access &= ~ORNIC_ACCESS_FLUSH;
+	return access;
+}
+
+u64 ornic_device_cap_flags(u64 caps)
+{
+	u64 flags = IB_DEVICE_RC_RNR_NAK_GEN | IB_DEVICE_CHANGE_PHY_PORT |
+		    IB_DEVICE_SYS_IMAGE_GUID;
+
+	/* Fast registration: kernel ULPs (nvme-rdma, iSER, ...) need it. */
+	if (caps & ORNIC_CAP_FAST_REG)
+		flags |= IB_DEVICE_MEM_MGT_EXTENSIONS;
+	/* One device cap covers both placement types (roce.rst). */
+	if (caps & ORNIC_CAP_FLUSH)
+		flags |= IB_DEVICE_FLUSH_GLOBAL | IB_DEVICE_FLUSH_PERSISTENT;
+	if (caps & ORNIC_CAP_ATOMIC_WRITE)
+		flags |= IB_DEVICE_ATOMIC_WRITE;
+	if (caps & ORNIC_CAP_MW)
+		flags |= IB_DEVICE_MEM_WINDOW | IB_DEVICE_MEM_WINDOW_TYPE_2B;
+	if ((caps & ORNIC_CAP_RESIZE) && (caps & ORNIC_CAP_SRQ))
+		flags |= IB_DEVICE_SRQ_RESIZE;
+	return flags;
+}
+
 /* --- QP attributes --------------------------------------------------------- */
 
 static const struct {
@@ -323,13 +365,14 @@ int ornic_qp_attr_from_ib(const struct ib_qp_attr *ia, int ib_mask,
 	if (ib_mask & IB_QP_ACCESS_FLAGS) {
 		/*
 		 * A QP takes the flags rxe takes for it (its MR set: also
-		 * MW_BIND, ON_DEMAND and the FLUSH rights).  Those that are
-		 * not remote-access rights the device checks per QP grant
-		 * nothing here; unknown bits are -EINVAL, as on rxe.
+		 * MW_BIND and ON_DEMAND, which are not rights the device
+		 * checks per QP and grant nothing here); unknown bits are
+		 * -EINVAL, as on rxe.  ornic_qp_access_for_caps() drops the
+		 * FLUSH rights on a device without FLUSH.
 		 */
 		err = ornic_access_from_ib(ia->qp_access_flags &
 					   ~ORNIC_IB_QP_ACCESS_IGNORED,
-					   true, &access);
+					   true, true, &access);
 		if (err)
 			return -EINVAL;
 		/* A QP's access flags only govern remote operations. */
@@ -417,6 +460,10 @@ void ornic_qp_attr_to_ib(const struct ornic_qp_attr *oa,
 		ia->qp_access_flags |= IB_ACCESS_REMOTE_READ;
 	if (access & ORNIC_ACCESS_REMOTE_ATOMIC)
 		ia->qp_access_flags |= IB_ACCESS_REMOTE_ATOMIC;
+	if (access & ORNIC_ACCESS_FLUSH_GLOBAL)
+		ia->qp_access_flags |= IB_ACCESS_FLUSH_GLOBAL;
+	if (access & ORNIC_ACCESS_FLUSH_PERSISTENT)
+		ia->qp_access_flags |= IB_ACCESS_FLUSH_PERSISTENT;
 	ia->pkey_index = le16_to_cpu(oa->pkey_index);
 	ia->en_sqd_async_notify = oa->en_sqd_async_notify;
 	ia->sq_draining = oa->sq_draining;

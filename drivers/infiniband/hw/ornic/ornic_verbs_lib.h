@@ -65,13 +65,23 @@ u64 ornic_ring_pgsz_bitmap(u64 page_size_cap, u64 addr);
 /* Page sizes of @page_size_cap the device can use for an MR. */
 u64 ornic_mr_pgsz_bitmap(u64 page_size_cap);
 
-/* IB access flags -> ORNIC_ACCESS_*; -EOPNOTSUPP for flags it lacks. */
-int ornic_access_from_ib(int ib_access, bool atomics, u32 *access);
+/*
+ * IB access flags -> ORNIC_ACCESS_*; -EOPNOTSUPP for flags it lacks: remote
+ * atomics without @atomics, FLUSH_GLOBAL/FLUSH_PERSISTENT without @flush
+ * (ORNIC_CAP_FLUSH).
+ */
+int ornic_access_from_ib(int ib_access, bool atomics, bool flush,
+			 u32 *access);
+/* A QP's ORNIC_ACCESS_* without the rights the device (@caps) cannot serve. */
+u32 ornic_qp_access_for_caps(u32 access, u64 caps);
+/* ib_device_attr.device_cap_flags for a device with ORNIC_CAP_* @caps. */
+u64 ornic_device_cap_flags(u64 caps);
 /*
  * The same for an MR, which may also take IB_ACCESS_MW_BIND when the device
  * has memory windows (@mw).
  */
-int ornic_mr_access_from_ib(int ib_access, bool atomics, bool mw, u32 *access);
+int ornic_mr_access_from_ib(int ib_access, bool atomics, bool flush, bool mw,
+			    u32 *access);
 /* ib_mw_type -> enum ornic_mw_type; -EINVAL for a type the device lacks. */
 int ornic_mw_type_from_ib(enum ib_mw_type type, u8 *hw);
 int ornic_rereg_flags_from_ib(int ib_flags, u8 *flags);
@@ -96,8 +106,7 @@ bool ornic_qp_type_has_op(u8 qpt, u8 op);
  * QP access flags taken and not passed to the device: rights it does not
  * check per QP (Documentation/verbs/attributes.rst).
  */
-#define ORNIC_IB_QP_ACCESS_IGNORED (IB_ACCESS_MW_BIND | IB_ACCESS_ON_DEMAND | \
-	IB_ACCESS_FLUSH_GLOBAL | IB_ACCESS_FLUSH_PERSISTENT)
+#define ORNIC_IB_QP_ACCESS_IGNORED (IB_ACCESS_MW_BIND | IB_ACCESS_ON_DEMAND)
 
 #define ORNIC_IB_QP_MASK_SUPPORTED (IB_QP_STATE | IB_QP_CUR_STATE | \
 	IB_QP_ACCESS_FLAGS | IB_QP_PKEY_INDEX | IB_QP_PORT | IB_QP_QKEY | \
