@@ -51,4 +51,12 @@ void run_until_idle(EventLoop& loop, std::chrono::milliseconds quiet) {
   }
 }
 
+int busy_iterations(EventLoop& loop, std::chrono::milliseconds period) {
+  const auto deadline = std::chrono::steady_clock::now() + period;
+  int busy = 0;
+  while (std::chrono::steady_clock::now() < deadline)
+    busy += loop.run_once(std::chrono::milliseconds(10)) ? 1 : 0;
+  return busy;
+}
+
 } // namespace ornic::test

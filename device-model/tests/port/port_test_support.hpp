@@ -44,6 +44,11 @@ bool run_until(EventLoop& loop, const std::function<bool()>& done,
 void run_until_idle(EventLoop& loop,
                     std::chrono::milliseconds quiet = std::chrono::milliseconds(50));
 
+// Runs the loop for `period` and counts the iterations that did something: an idle port
+// wakes it only for its timers, a descriptor that spins (an uncleared EPOLLERR/EPOLLHUP, an
+// EPOLLOUT nobody needs) wakes it thousands of times.
+int busy_iterations(EventLoop& loop, std::chrono::milliseconds period);
+
 // Collects every frame a port delivers.
 struct FrameSink {
   std::vector<Frame> frames;

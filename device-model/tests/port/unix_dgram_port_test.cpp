@@ -43,6 +43,10 @@ void send_raw_datagram(const std::string& to, std::span<const std::byte> bytes) 
 
 class UnixDgramPortTest : public ::testing::Test {
 protected:
+  // The kernel doubles it and has a floor; small enough that a burst overflows it whatever
+  // net.core.wmem_max says.
+  static constexpr int kSmallSendBuffer = 32 * 1024;
+
   std::unique_ptr<Port> make_a() { return make_port(loop, unix_spec(path_a, path_b), {}); }
   std::unique_ptr<Port> make_b() { return make_port(loop, unix_spec(path_b, path_a), {}); }
 
@@ -227,39 +231,156 @@ TEST_F(UnixDgramPortTest, FramesBeforeSetReceiverAreCounted) {
   EXPECT_TRUE(run_until(loop, [&] { return b->counters().rx_dropped_no_receiver == 1; }));
 }
 
-TEST_F(UnixDgramPortTest, FullPeerQueueIsBackPressuredNotLost) {
+TEST_F(UnixDgramPortTest, ConnectedPairIsNotLimitedByTheTenDatagramQueue) {
   auto a = make_a();
   auto b = make_b();
   FrameSink at_b;
   b->set_receiver(at_b.receiver());
-  // Without running the loop b never reads, so its queue (and a's send buffer) fills up
-  // and the rest waits in a's own queue.
+  ASSERT_TRUE(run_until(loop, [&] { return a->link_up() && b->link_up(); }));
+  // Without running the loop b never reads. An unconnected sender would meet the receiver's
+  // queue limit (net.unix.max_dgram_qlen, 10) here; a connected pair only its send buffer.
+  constexpr uint64_t kBurst = 50;
+  for (uint64_t i = 0; i < kBurst; ++i)
+    a->send(make_frame(64, static_cast<uint8_t>(i)));
+  const PortCounters c = a->counters();
+  EXPECT_EQ(c.tx_frames, kBurst);
+  EXPECT_EQ(c.tx_backpressured, 0u);
+  ASSERT_TRUE(run_until(loop, [&] { return at_b.frames.size() == kBurst; }));
+  for (uint64_t i = 0; i < kBurst; ++i)
+    EXPECT_EQ(at_b.frames[i], make_frame(64, static_cast<uint8_t>(i))) << i;
+}
+
+TEST_F(UnixDgramPortTest, FullSendBufferIsBackPressuredAndDrainedOnEpollout) {
+  auto a = std::make_unique<UnixDgramPort>(loop, path_a, path_b, kSmallSendBuffer);
+  auto b = std::make_unique<UnixDgramPort>(loop, path_b, path_a, kSmallSendBuffer);
+  FrameSink at_b;
+  b->set_receiver(at_b.receiver());
+  ASSERT_TRUE(run_until(loop, [&] { return a->link_up() && b->link_up(); }));
+  // Far more than a's send buffer holds: the rest waits in a's own queue until the socket
+  // reports EPOLLOUT (there is no retry timer), and arrives in order.
   constexpr uint64_t kBurst = 200;
   for (uint64_t i = 0; i < kBurst; ++i)
     a->send(make_frame(kMaxFrameBytes, static_cast<uint8_t>(i)));
   PortCounters c = a->counters();
   EXPECT_GT(c.tx_backpressured, 0u);
   EXPECT_EQ(c.tx_dropped_would_block, 0u);
-  EXPECT_TRUE(a->link_up()) << "a full queue is a live peer";
+  EXPECT_EQ(a->tx_backlog(), c.tx_backpressured);
+  EXPECT_TRUE(a->link_up()) << "a full buffer is a live peer";
   ASSERT_TRUE(run_until(loop, [&] { return at_b.frames.size() == kBurst; }));
   for (uint64_t i = 0; i < kBurst; ++i)
     EXPECT_EQ(at_b.frames[i], make_frame(kMaxFrameBytes, static_cast<uint8_t>(i))) << i;
   c = a->counters();
   EXPECT_EQ(c.tx_frames, kBurst);
+  EXPECT_EQ(a->tx_backlog(), 0u);
+  // The queue is empty: the port no longer watches EPOLLOUT, so an idle loop stays idle.
+  EXPECT_LT(busy_iterations(loop, std::chrono::milliseconds(300)), 10);
 }
 
 TEST_F(UnixDgramPortTest, BeyondItsOwnQueueThePortDropsAsWouldBlock) {
-  auto a = make_a();
+  auto a = std::make_unique<UnixDgramPort>(loop, path_a, path_b, kSmallSendBuffer);
   auto b = make_b();
   FrameSink at_b;
   b->set_receiver(at_b.receiver());
+  ASSERT_TRUE(run_until(loop, [&] { return a->link_up(); }));
   constexpr uint64_t kBurst = UnixDgramPort::kMaxQueuedFrames + 300;
   for (uint64_t i = 0; i < kBurst; ++i)
-    a->send(make_frame(64, static_cast<uint8_t>(i)));
+    a->send(make_frame(1024, static_cast<uint8_t>(i)));
   const PortCounters c = a->counters();
   EXPECT_GT(c.tx_dropped_would_block, 0u);
   ASSERT_TRUE(run_until(
       loop, [&] { return at_b.frames.size() == kBurst - a->counters().tx_dropped_would_block; }));
+}
+
+TEST_F(UnixDgramPortTest, PeerThatDoesNotConnectBackIsDrainedOnEpollout) {
+  // QEMU's -netdev dgram binds its socket and uses sendto: the receiver's 10-datagram queue
+  // limit applies to what we send it, and the kernel wakes us when the queue has room.
+  UniqueFd qemu(::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+  const sockaddr_un qemu_address = address_of(path_b);
+  ASSERT_EQ(
+      ::bind(qemu.get(), reinterpret_cast<const sockaddr*>(&qemu_address), sizeof(qemu_address)),
+      0);
+  auto a = make_a();
+  FrameSink at_a;
+  a->set_receiver(at_a.receiver());
+  ASSERT_TRUE(a->link_up());
+  constexpr uint64_t kBurst = 100;
+  for (uint64_t i = 0; i < kBurst; ++i)
+    a->send(make_frame(100, static_cast<uint8_t>(i)));
+  EXPECT_GT(a->counters().tx_backpressured, 0u);
+  std::vector<Frame> received;
+  std::vector<std::byte> buffer(kMaxFrameBytes);
+  ASSERT_TRUE(run_until(loop, [&] {
+    ssize_t n;
+    while ((n = ::recv(qemu.get(), buffer.data(), buffer.size(), MSG_DONTWAIT)) > 0)
+      received.emplace_back(buffer.begin(), buffer.begin() + n);
+    return received.size() == kBurst;
+  }));
+  for (uint64_t i = 0; i < kBurst; ++i)
+    EXPECT_EQ(received[i], make_frame(100, static_cast<uint8_t>(i))) << i;
+  // And it may send to us with plain sendto.
+  const Frame reply = make_frame(60, 7);
+  const sockaddr_un to_a = address_of(path_a);
+  ASSERT_EQ(::sendto(qemu.get(), reply.data(), reply.size(), 0,
+                     reinterpret_cast<const sockaddr*>(&to_a), sizeof(to_a)),
+            static_cast<ssize_t>(reply.size()));
+  ASSERT_TRUE(run_until(loop, [&] { return at_a.frames.size() == 1; }));
+  EXPECT_EQ(at_a.frames[0], reply);
+}
+
+TEST_F(UnixDgramPortTest, ConnectedPortHearsOnlyItsPeer) {
+  auto a = make_a();
+  auto b = make_b();
+  FrameSink at_a;
+  a->set_receiver(at_a.receiver());
+  ASSERT_TRUE(run_until(loop, [&] { return a->link_up() && b->link_up(); }));
+  UniqueFd stranger(::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+  const Frame forged = make_frame(64, 66);
+  const sockaddr_un to_a = address_of(path_a);
+  EXPECT_EQ(::sendto(stranger.get(), forged.data(), forged.size(), 0,
+                     reinterpret_cast<const sockaddr*>(&to_a), sizeof(to_a)),
+            -1);
+  EXPECT_EQ(errno, EPERM);
+  const Frame real = make_frame(64, 1);
+  b->send(real);
+  ASSERT_TRUE(run_until(loop, [&] { return at_a.frames.size() == 1; }));
+  run_until_idle(loop);
+  EXPECT_EQ(at_a.frames, std::vector<Frame>{real});
+}
+
+TEST_F(UnixDgramPortTest, AbsentPeerNeitherCrashesNorSpins) {
+  auto a = make_a();
+  for (int i = 0; i < 100; ++i)
+    a->send(make_frame(64, 1));
+  EXPECT_EQ(a->counters().tx_dropped_no_peer, 100u);
+  EXPECT_EQ(a->tx_backlog(), 0u);
+  // Only the 100 ms probe wakes the loop.
+  EXPECT_LT(busy_iterations(loop, std::chrono::milliseconds(500)), 15);
+  EXPECT_FALSE(a->link_up());
+}
+
+TEST_F(UnixDgramPortTest, QuickPeerRestartWithoutTrafficReconnectsBothEnds) {
+  auto a = make_a();
+  auto b = make_b();
+  ASSERT_TRUE(run_until(loop, [&] { return a->link_up() && b->link_up(); }));
+  // A new b at once: a is still connected to the old socket, so b cannot connect to a
+  // until a's probe has moved over to the new b.
+  b.reset();
+  b = make_b();
+  FrameSink at_a, at_b;
+  a->set_receiver(at_a.receiver());
+  b->set_receiver(at_b.receiver());
+  ASSERT_TRUE(run_until(loop, [&] { return a->link_up() && b->link_up(); }));
+  const Frame ab = make_frame(80, 1), ba = make_frame(90, 2);
+  ASSERT_TRUE(run_until(loop, [&] {
+    // Until both ends have re-probed, a send may still be refused: repeat until it lands.
+    if (at_b.frames.empty())
+      a->send(ab);
+    if (at_a.frames.empty())
+      b->send(ba);
+    return !at_a.frames.empty() && !at_b.frames.empty();
+  }));
+  EXPECT_EQ(at_b.frames[0], ab);
+  EXPECT_EQ(at_a.frames[0], ba);
 }
 
 TEST_F(UnixDgramPortTest, StaleSocketFileIsReplaced) {
