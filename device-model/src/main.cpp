@@ -2,6 +2,8 @@
 //
 //   ornic-model --socket /run/ornic0.sock --port unix:/run/a.eth,/run/b.eth
 //               --mac 02:00:00:00:00:01 --pcap /tmp/a.pcap
+//   --port udp:192.0.2.1:4800,192.0.2.2:4800   (to a model or QEMU on another host)
+//   --port tap:ornictap0                        (bridged to the host's network)
 //
 // Start it before QEMU: QEMU does not retry the connection. It serves one QEMU at a
 // time; when QEMU goes away the device is reset and the next QEMU can attach.
@@ -70,8 +72,10 @@ int main(int argc, char** argv) {
   std::string log_level = "info";
   app.add_option("--socket", socket_path, "vfio-user unix socket to listen on")->required();
   app.add_option("--port", port_spec,
-                 "Ethernet port: unix:LOCAL_PATH[,PEER_PATH] (datagram link to a peer), "
-                 "loopback, or none")
+                 "Ethernet port, one frame per datagram as QEMU's -netdev dgram/tap: "
+                 "unix:LOCAL_PATH,PEER_PATH (AF_UNIX datagram link), "
+                 "udp:LHOST:LPORT,RHOST:RPORT (UDP link, IPv6 as [::1]:5000), "
+                 "tap:IFNAME (existing persistent tap), loopback, or none")
       ->capture_default_str();
   app.add_option("--mac", mac_text, "port MAC address, XX:XX:XX:XX:XX:XX (unicast)")
       ->capture_default_str();

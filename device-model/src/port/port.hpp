@@ -1,10 +1,14 @@
 // One Ethernet port of the NIC: raw Ethernet frames (no FCS) in and out.
 //
-// Backends (chosen by make_port's spec string):
-//   unix:LOCAL_PATH,PEER_PATH  point-to-point link over an AF_UNIX SOCK_DGRAM socket, one
-//                              frame per datagram (QEMU's `-netdev dgram` framing)
-//   loopback                   every sent frame comes back to the same port's receiver
-//   none                       link down, every sent frame dropped
+// Backends (chosen by make_port's spec string); the datagram ones carry one frame per
+// datagram, no FCS and no vnet header, as QEMU's `-netdev dgram` and `-netdev tap` do:
+//   unix:LOCAL_PATH,PEER_PATH    point-to-point link over connected AF_UNIX SOCK_DGRAM
+//                                sockets (unix_dgram_port.hpp)
+//   udp:LHOST:LPORT,RHOST:RPORT  point-to-point link over a connected UDP socket, IPv4 or
+//                                IPv6 ([::1]:5000) (udp_port.hpp)
+//   tap:IFNAME                   an existing persistent tap interface (tap_port.hpp)
+//   loopback                     every sent frame comes back to the same port's receiver
+//   none                         link down, every sent frame dropped
 // A non-empty pcap path wraps any backend in a tap that records both directions.
 //
 // Everything runs on the caller's EventLoop; no call ever blocks.
@@ -33,9 +37,9 @@ struct PortCounters {
   uint64_t rx_frames = 0; // delivered to the receiver
   uint64_t rx_bytes = 0;
 
-  uint64_t tx_dropped_no_peer = 0;     // link down: peer socket absent, or spec "none"
-  uint64_t tx_dropped_would_block = 0; // peer's receive queue full and our queue too
-  uint64_t tx_backpressured = 0;       // frames that waited for room in the peer's queue
+  uint64_t tx_dropped_no_peer = 0;     // link down: no peer, tap down or gone, or spec "none"
+  uint64_t tx_dropped_would_block = 0; // the kernel's buffer full and our queue too
+  uint64_t tx_backpressured = 0;       // frames that waited in our queue for the kernel
   uint64_t tx_dropped_oversize = 0;    // longer than kMaxFrameBytes
   uint64_t tx_dropped_runt = 0;        // shorter than kMinFrameBytes
   uint64_t tx_dropped_error = 0;       // any other send failure
@@ -73,7 +77,7 @@ public:
 
 // Throws std::invalid_argument with a helpful message on a bad spec, and
 // std::system_error / std::runtime_error when a valid spec cannot be set up (socket path
-// in use by a live process, directory missing, pcap file not writable).
+// or UDP port in use, directory missing, no such tap, pcap file not writable).
 std::unique_ptr<Port> make_port(EventLoop& loop, std::string_view spec,
                                 std::string_view pcap_path = {});
 

@@ -1,14 +1,18 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
-# qemu_dgram_interop.sh PORT_PEER_TOOL: checks that an ornic unix port and QEMU's
-# `-netdev dgram,local.type=unix` speak the same framing. A QEMU virtio-net NIC is put on
-# the link and made to send its self-announce RARP frames (HMP announce_self, no guest
-# needed); the ornic port must receive them as 60-byte frames of EtherType 0x8035, and
-# its pcap must decode the same way in tshark when that is installed.
+# qemu_dgram_interop.sh PORT_PEER_TOOL [unix|udp]: checks that an ornic port and QEMU's
+# `-netdev dgram` (local.type=unix, or inet over 127.0.0.1) speak the same framing, both
+# ways. A QEMU virtio-net NIC is put on the link and made to send its self-announce RARP
+# frames (HMP announce_self, no guest needed); the ornic port must receive them as 60-byte
+# frames of EtherType 0x8035, and its pcap must decode the same way in tshark when that is
+# installed. The other way, the port sends three test frames (EtherType 0x88b5, 60, 160 and
+# 260 bytes), which QEMU's filter-dump on the netdev must record unchanged (checked with
+# tshark; without it only the first direction is checked).
 # Exit 77 (skip) when qemu-system-x86_64 is not installed.
 set -euo pipefail
 
-tool=${1:?usage: qemu_dgram_interop.sh PATH/TO/ornic_port_peer}
+tool=${1:?usage: qemu_dgram_interop.sh PATH/TO/ornic_port_peer [unix|udp]}
+transport=${2:-unix}
 qemu=$(command -v qemu-system-x86_64 || true)
 if [ -z "$qemu" ]; then
 	echo "SKIP: qemu-system-x86_64 not installed"
@@ -23,10 +27,28 @@ cleanup() {
 }
 trap cleanup EXIT
 
-model_sock=$dir/model.sock
-qemu_sock=$dir/qemu.sock
-"$tool" "unix:$model_sock,$qemu_sock" --pcap "$dir/model.pcap" --seconds 30 \
-	--exit-after-rx 1 >"$dir/peer.out" 2>"$dir/peer.err" &
+case $transport in
+unix)
+	model_sock=$dir/model.sock
+	qemu_sock=$dir/qemu.sock
+	spec="unix:$model_sock,$qemu_sock"
+	netdev="dgram,id=n0,local.type=unix,local.path=$qemu_sock,remote.type=unix,remote.path=$model_sock"
+	;;
+udp)
+	# Two random ports (not from the process id: every testbed run has similar small ones).
+	model_port=$((20000 + (RANDOM % 10000) * 2))
+	qemu_port=$((model_port + 1))
+	spec="udp:127.0.0.1:$model_port,127.0.0.1:$qemu_port"
+	netdev="dgram,id=n0,local.type=inet,local.host=127.0.0.1,local.port=$qemu_port,remote.type=inet,remote.host=127.0.0.1,remote.port=$model_port"
+	;;
+*)
+	echo "usage: qemu_dgram_interop.sh PATH/TO/ornic_port_peer [unix|udp]" >&2
+	exit 2
+	;;
+esac
+
+"$tool" "$spec" --pcap "$dir/model.pcap" --seconds 30 --exit-after-rx 1 --send 3 \
+	>"$dir/peer.out" 2>"$dir/peer.err" &
 peer_pid=$!
 for _ in $(seq 50); do
 	grep -q ready "$dir/peer.out" 2>/dev/null && break
@@ -34,10 +56,11 @@ for _ in $(seq 50); do
 done
 
 # The guest never runs a driver: SeaBIOS finds nothing to boot, which is fine because
-# announce_self makes QEMU itself transmit from the NIC.
-( sleep 1; echo announce_self; sleep 3; echo quit ) |
+# announce_self makes QEMU itself transmit from the NIC, and filter-dump records what the
+# netdev receives whether or not the NIC takes it.
+( sleep 2; echo announce_self; sleep 3; echo quit ) |
 	timeout 30 "$qemu" -M q35 -nodefaults -display none -monitor stdio \
-		-netdev "dgram,id=n0,local.type=unix,local.path=$qemu_sock,remote.type=unix,remote.path=$model_sock" \
+		-netdev "$netdev" -object "filter-dump,id=f0,netdev=n0,file=$dir/qemu.pcap" \
 		-device virtio-net-pci,netdev=n0,mac=52:54:00:12:34:56 >"$dir/qemu.out" 2>&1 || true
 
 rc=0
@@ -45,15 +68,35 @@ wait "$peer_pid" || rc=$?
 peer_pid=""
 cat "$dir/peer.out"
 if [ "$rc" -ne 0 ] || ! grep -q '^rx 60 0x8035$' "$dir/peer.out"; then
-	echo "FAIL: no RARP frame from QEMU reached the ornic port (peer exit $rc)"
+	echo "FAIL: no RARP frame from QEMU reached the ornic $transport port (peer exit $rc)"
 	cat "$dir/peer.err" "$dir/qemu.out" >&2
 	exit 1
 fi
 if command -v tshark >/dev/null; then
-	types=$(tshark -n -r "$dir/model.pcap" -T fields -e eth.type 2>/dev/null | sort -u)
-	if [ "$types" != 0x8035 ]; then
-		echo "FAIL: tshark decodes the port's pcap as '$types', expected 0x8035"
+	# The port's own capture: QEMU's RARP frames in, our test frames out.
+	types=$(tshark -n -r "$dir/model.pcap" -T fields -e eth.type 2>/dev/null | sort -u |
+		tr '\n' ' ')
+	if [ "$types" != "0x8035 0x88b5 " ]; then
+		echo "FAIL: tshark decodes the port's pcap as '$types', expected 0x8035 and 0x88b5"
 		exit 1
 	fi
+	# Our test frames as QEMU's netdev received them, every byte: frame i is 60 + 100 * i
+	# bytes from 02:00:00:00:00:0i with payload byte j = (7 * j + i) mod 256.
+	seen=$(tshark -n -r "$dir/qemu.pcap" -Y eth.type==0x88b5 -T fields -e eth.src \
+		-e data.data 2>/dev/null | sort -u)
+	want=""
+	for i in 0 1 2; do
+		payload=""
+		for ((j = 14; j < 60 + 100 * i; j++)); do
+			payload+=$(printf '%02x' $(((7 * j + i) % 256)))
+		done
+		want+="02:00:00:00:00:0$i	$payload"$'\n'
+	done
+	if [ "$seen" != "${want%$'\n'}" ]; then
+		echo "FAIL: QEMU's netdev did not record the $transport port's three test frames unchanged"
+		printf 'recorded:\n%s\n' "$seen"
+		exit 1
+	fi
+	echo "PASS: the ornic $transport port's frames reached QEMU -netdev dgram unchanged"
 fi
-echo "PASS: QEMU -netdev dgram frames received by the ornic unix port"
+echo "PASS: QEMU -netdev dgram frames received by the ornic $transport port"
