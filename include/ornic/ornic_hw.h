@@ -534,7 +534,9 @@ enum ornic_counter_id {
 	ORNIC_CNT_ODP_ERRORS		= 51,	/* ERROR entry or table DMA */
 	ORNIC_CNT_RX_UC_NO_RECV		= 52,	/* UC: no receive WQE, msg dropped */
 	ORNIC_CNT_RX_UC_DROPPED		= 53,	/* UC: msg cut short or refused */
-	ORNIC_CNT_COUNT			= 54,
+	/* 54: reserved */
+	ORNIC_CNT_RX_ROCE_PEER_MISMATCH	= 55,	/* RC/UC: not from the QP's peer */
+	ORNIC_CNT_COUNT			= 56,
 };
 
 #define ORNIC_DEVICE_COUNTERS_MAX	62

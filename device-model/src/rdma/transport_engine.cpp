@@ -237,18 +237,28 @@ void TransportEngine::loop_back(const std::vector<uint8_t>& frame) {
     std::deque<std::vector<uint8_t>> frames;
     frames.swap(loopback_);
     for (const auto& looped : frames)
-      process_frame(looped);
+      process_frame(looped, /*from_wire=*/false);
     update_timer();
   });
 }
 
 void TransportEngine::receive(std::span<const std::byte> frame) {
   process_frame(
-      std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(frame.data()), frame.size()));
+      std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(frame.data()), frame.size()),
+      /*from_wire=*/true);
   update_timer();
 }
 
-void TransportEngine::process_frame(std::span<const uint8_t> frame) {
+bool TransportEngine::from_connected_peer(const QueuePair& qp,
+                                          const roce::PacketDescription& packet,
+                                          bool from_wire) const {
+  // A group MAC can only be a mistake or an attempt to reach QPs of several hosts at once.
+  if (from_wire && (packet.destination_mac[0] & 1) != 0)
+    return false;
+  return std::equal(std::begin(qp.attr.dgid), std::end(qp.attr.dgid), packet.source_gid.begin());
+}
+
+void TransportEngine::process_frame(std::span<const uint8_t> frame, bool from_wire) {
   core_.counters.inc(ORNIC_CNT_RX_ROCE_PACKETS);
   core_.counters.inc(ORNIC_CNT_RX_ROCE_BYTES, frame.size());
   roce::ParsedPacket packet;
@@ -277,6 +287,13 @@ void TransportEngine::process_frame(std::span<const uint8_t> frame) {
   const bool sending = state == ORNIC_QPS_RTS || state == ORNIC_QPS_SQD;
   if (info.has(roce::kResponse) ? !sending : !receiving) {
     core_.counters.inc(ORNIC_CNT_RX_ROCE_UNKNOWN_QP);
+    return;
+  }
+  // Before any PSN, key or state is looked at: a stranger's packet changes nothing.
+  if (!datagram && !from_connected_peer(*qp, packet.description, from_wire)) {
+    core_.counters.inc(ORNIC_CNT_RX_ROCE_PEER_MISMATCH);
+    core_.log.warn("rdma: QP {}: dropped a packet (opcode {:#x}) not from its peer", qpn,
+                   static_cast<unsigned>(packet.description.bth.opcode));
     return;
   }
   ++qp->counters.packets_received;

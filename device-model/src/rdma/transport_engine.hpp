@@ -65,7 +65,11 @@ private:
   void flush_acks();
   void update_timer();
   void on_timer();
-  void process_frame(std::span<const uint8_t> frame);
+  // `from_wire`: received from the port, not looped back by this NIC.
+  void process_frame(std::span<const uint8_t> frame, bool from_wire);
+  // roce.rst, "Connected peer": an RC/UC packet from the QP's own peer, not to a group MAC.
+  bool from_connected_peer(const QueuePair& qp, const roce::PacketDescription& packet,
+                           bool from_wire) const;
 
   // Wire (transport_engine.cpp).
   bool address_rc(const QueuePair& qp, roce::PacketDescription& packet) const;
