@@ -179,6 +179,8 @@ enum ornic_fatal_code {
 #define ORNIC_CAP_DB_32BIT_PAIR		ORNIC_BIT_ULL(9)
 #define ORNIC_CAP_GSI			ORNIC_BIT_ULL(10)
 #define ORNIC_CAP_FAST_REG		ORNIC_BIT_ULL(11) /* REG_MR/LOCAL_INV WQEs */
+/* XRC domains, XRC SRQs, XRC_INI/XRC_TGT QPs (spec: xrc.rst) */
+#define ORNIC_CAP_XRC			ORNIC_BIT_ULL(18)
 
 /* ------------------------------------------------------------------------
  * 4. Doorbells (spec: doorbells.rst).  Each 4 KiB page of BAR2 holds one
@@ -262,6 +264,8 @@ enum ornic_admin_opcode {
 	ORNIC_ADMIN_MODIFY_QP		= 0x21,
 	ORNIC_ADMIN_QUERY_QP		= 0x22,
 	ORNIC_ADMIN_DESTROY_QP		= 0x23,
+	ORNIC_ADMIN_ALLOC_XRCD		= 0x24,	/* ORNIC_CAP_XRC */
+	ORNIC_ADMIN_DEALLOC_XRCD	= 0x25,	/* ORNIC_CAP_XRC */
 	ORNIC_ADMIN_CREATE_SRQ		= 0x28,
 	ORNIC_ADMIN_MODIFY_SRQ		= 0x29,
 	ORNIC_ADMIN_DESTROY_SRQ		= 0x2a,
@@ -607,13 +611,20 @@ enum ornic_qp_type {
 	ORNIC_QPT_RC			= 1,
 	ORNIC_QPT_UD			= 2,
 	ORNIC_QPT_GSI			= 3,	/* QPN 1, UD semantics */
+	/* ORNIC_CAP_XRC (spec: xrc.rst): the send and the receive side of XRC */
+	ORNIC_QPT_XRC_INI		= 5,	/* initiator: SQ only */
+	ORNIC_QPT_XRC_TGT		= 6,	/* target: no queues, an XRCD */
 };
 
 #define ORNIC_QP_FLAG_USE_SRQ		ORNIC_BIT(0)
 #define ORNIC_QPN_GSI			1
 #define ORNIC_QPN_MASK			0x00ffffffU
 
-/* CREATE_QP: result0 = QPN.  Depths count 64-byte basic blocks. */
+/*
+ * CREATE_QP: result0 = QPN.  Depths count 64-byte basic blocks.  An XRC_INI
+ * QP has only the send side (rq_mem, rq_log_depth, recv_cqn 0); an
+ * XRC_TGT QP has no queues, PD or CQs, only its XRC domain.
+ */
 struct ornic_admin_create_qp {
 	struct ornic_admin_hdr hdr;
 	struct ornic_mem_desc sq_mem;
@@ -621,7 +632,10 @@ struct ornic_admin_create_qp {
 	__le32 pd;
 	__le32 send_cqn;
 	__le32 recv_cqn;
-	__le32 srqn;			/* with QP_FLAG_USE_SRQ */
+	union {
+		__le32 srqn;		/* with QP_FLAG_USE_SRQ */
+		__le32 xrcd;		/* XRC_TGT */
+	};
 	__le16 db_page;
 	__u8 qp_type;			/* enum ornic_qp_type */
 	__u8 flags;			/* ORNIC_QP_FLAG_* */
@@ -633,6 +647,8 @@ struct ornic_admin_create_qp {
 ORNIC_HW_ASSERT_SIZE(struct ornic_admin_create_qp, 64);
 ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_create_qp, pd, 40);
 ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_create_qp, db_page, 56);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_create_qp, srqn, 52);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_create_qp, xrcd, 52);
 
 enum ornic_qp_state {
 	ORNIC_QPS_RESET			= 0,	/* same values as IB QP states */
@@ -713,19 +729,34 @@ ORNIC_HW_ASSERT_SIZE(struct ornic_admin_modify_qp, 64);
 
 #define ORNIC_MODIFY_QP_FLAG_CUR_STATE	ORNIC_BIT(0)
 
-/* CREATE_SRQ: result0 = SRQN (>= 1).  Depth counts basic blocks. */
+enum ornic_srq_type {
+	ORNIC_SRQT_BASIC		= 0,	/* named by the QPs that use it */
+	ORNIC_SRQT_XRC			= 1,	/* ORNIC_CAP_XRC: named by XRCETH */
+};
+
+/*
+ * CREATE_SRQ: result0 = SRQN (>= 1).  Depth counts basic blocks.  An XRC
+ * SRQ belongs to an XRC domain and completes its receives on its own CQ.
+ */
 struct ornic_admin_create_srq {
 	struct ornic_admin_hdr hdr;
 	struct ornic_mem_desc mem;
 	__le32 pd;
 	__le16 db_page;
 	__u8 log_depth;
-	__u8 reserved0;
+	__u8 srq_type;			/* enum ornic_srq_type */
 	__le32 limit;			/* SRQ_LIMIT event threshold, 0 = off */
-	__le32 reserved1[7];
+	__le32 xrcd;			/* SRQT_XRC, else 0 */
+	__le32 cqn;			/* SRQT_XRC: receive CQ, else 0 */
+	__le32 reserved1[5];
 };
 
 ORNIC_HW_ASSERT_SIZE(struct ornic_admin_create_srq, 64);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_create_srq, srq_type, 31);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_create_srq, xrcd, 36);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_create_srq, cqn, 40);
+
+/* ALLOC_XRCD: no body; result0 = XRCD number (>= 1). */
 
 /* MODIFY_SRQ: re-arm the limit event. */
 struct ornic_admin_modify_srq {
@@ -974,7 +1005,8 @@ struct ornic_send_wqe {
 	__be32 imm_data;		/* SEND_IMM, RDMA_WRITE_IMM */
 	__le32 invalidate_rkey;		/* SEND_INV, LOCAL_INV */
 	__le64 wr_id;
-	__le64 reserved1;
+	__le32 xrc_srqn;		/* XRC_INI: remote XRC SRQ, else 0 */
+	__le32 reserved1;
 	union {
 		struct ornic_wqe_rdma_seg rdma;
 		struct ornic_wqe_atomic_seg atomic;
@@ -985,6 +1017,8 @@ struct ornic_send_wqe {
 
 ORNIC_HW_ASSERT_SIZE(struct ornic_send_wqe, ORNIC_WQE_BLOCK_SIZE);
 ORNIC_HW_ASSERT_OFFSET(struct ornic_send_wqe, wr_id, 16);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_send_wqe, xrc_srqn, 24);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_send_wqe, reserved1, 28);
 ORNIC_HW_ASSERT_OFFSET(struct ornic_send_wqe, rdma, 32);
 
 /* Block 0 of every receive WQE (RQ and SRQ): header then 3 SGEs. */
@@ -1044,13 +1078,15 @@ enum ornic_cqe_status {
 #define ORNIC_CQE_FLAG_GRH		ORNIC_BIT(2)	/* UD: 40-byte GRH */
 #define ORNIC_CQE_FLAG_IPV4		ORNIC_BIT(3)	/* UD: GRH is IPv4 */
 #define ORNIC_CQE_FLAG_ETH_CSUM_OK	ORNIC_BIT(4)	/* ETH_RX */
+/* A receive from an XRC SRQ (ORNIC_CAP_XRC): src_qp holds its SRQN. */
+#define ORNIC_CQE_FLAG_XRC		ORNIC_BIT(6)
 
 struct ornic_cqe {
 	__le64 wr_id;			/* ETH: descriptor index */
 	__le32 byte_len;
 	__be32 imm_data;		/* or invalidated rkey (le) with INV */
 	__le32 qpn;			/* ETH: ring id */
-	__le32 src_qp;			/* UD receive */
+	__le32 src_qp;			/* UD receive; SRQN with FLAG_XRC */
 	__le16 wqe_index;		/* first block of the WQE, low 16 bits */
 	__u8 opcode;			/* enum ornic_cqe_opcode */
 	__u8 status;			/* enum ornic_cqe_status */
@@ -1082,6 +1118,7 @@ enum ornic_vendor_err {
 	ORNIC_VERR_RESERVED_NONZERO	= 13,
 	ORNIC_VERR_MR_STATE		= 14,	/* fast-reg MR not FREE/VALID */
 	ORNIC_VERR_BAD_PAGE_LIST	= 15,	/* REG_MR pages/shape */
+	ORNIC_VERR_XRC_SRQN		= 22,	/* xrc_srqn above 24 bits */
 };
 
 /* ------------------------------------------------------------------------

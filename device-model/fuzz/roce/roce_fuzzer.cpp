@@ -106,9 +106,10 @@ void address_to_rig(std::vector<uint8_t>& frame, uint8_t control,
   }
   if (frame.size() < bth + Bth::kSize)
     return;
+  // 0: the RC QP, 1: the UD QP, 2: the QPN as it is, 3: the XRC target QP.
   const unsigned target = control & 3;
   if (target != 2)
-    store_be24(bytes, bth + 5, target == 1 ? rig.ud_qpn : rig.rc_qpn);
+    store_be24(bytes, bth + 5, target == 1 ? rig.ud_qpn : target == 3 ? rig.xrc_qpn : rig.rc_qpn);
   if (control & 4)
     store_be24(bytes, bth + 9, control >> 5);
 }

@@ -20,6 +20,9 @@ namespace ornic {
 
 struct ProtectionDomain {};
 
+// An XRC domain (xrc.rst): XRC SRQs and XRC_TGT QPs name it; it has no state of its own.
+struct XrcDomain {};
+
 struct MemoryRegion {
   uint8_t key_variant = 0;
   uint32_t pd = 0;
@@ -51,6 +54,7 @@ struct QueuePair {
   uint32_t send_cqn = 0;
   uint32_t recv_cqn = 0;
   std::optional<uint32_t> srqn;
+  uint32_t xrcd = 0; // XRC_TGT: the domain whose SRQs its requests may name
   uint32_t db_page = 0;
   QueueMemory sq_memory;
   QueueMemory rq_memory;
@@ -67,6 +71,10 @@ struct SharedReceiveQueue {
   QueueMemory memory;
   RingState ring;
   uint32_t limit = 0;
+  // An XRC SRQ (xrc.rst) belongs to a domain and completes on its own CQ; 0 for a basic one.
+  uint32_t xrcd = 0;
+  uint32_t cqn = 0;
+  bool is_xrc() const { return xrcd != 0; }
 };
 
 struct AddressHandle {
@@ -118,6 +126,7 @@ struct Resources {
   HandleTable<MemoryRegion> mrs{1, limits::kMaxMr - 1}; // key index
   HandleTable<QueuePair> qps{2, limits::kMaxQp};
   HandleTable<SharedReceiveQueue> srqs{1, limits::kMaxSrq};
+  HandleTable<XrcDomain> xrcds{1, limits::kMaxXrcd};
   HandleTable<AddressHandle> ahs{1, limits::kMaxAh};
   HandleTable<EthRing> eth_rings{1, limits::kMaxEthRings};
   std::array<std::optional<GidEntry>, limits::kGidTableSize> gids;
@@ -131,6 +140,7 @@ struct Resources {
     mrs.clear();
     qps.clear();
     srqs.clear();
+    xrcds.clear();
     ahs.clear();
     eth_rings.clear();
     gids.fill(std::nullopt);

@@ -2,6 +2,7 @@
 // (re)transmits within the send window; UD sends go out and complete at once.
 #include <bit>
 
+#include "nic/qp_type.hpp"
 #include "rdma/address_vector.hpp"
 #include "rdma/fast_reg.hpp"
 #include "rdma/memory_access.hpp"
@@ -31,46 +32,44 @@ uint32_t wire_to_number(uint32_t raw) {
   return std::endian::native == std::endian::little ? __builtin_bswap32(raw) : raw;
 }
 
-uint8_t position_opcode(uint8_t wqe_opcode, bool first, bool last) {
+Opcode position_opcode(uint8_t wqe_opcode, bool first, bool last) {
   const bool only = first && last;
   switch (wqe_opcode) {
   case ORNIC_WQE_OP_SEND_IMM:
     if (only)
-      return static_cast<uint8_t>(Opcode::rc_send_only_with_immediate);
+      return Opcode::rc_send_only_with_immediate;
     if (last)
-      return static_cast<uint8_t>(Opcode::rc_send_last_with_immediate);
+      return Opcode::rc_send_last_with_immediate;
     break;
   case ORNIC_WQE_OP_SEND_INV:
     if (only)
-      return static_cast<uint8_t>(Opcode::rc_send_only_with_invalidate);
+      return Opcode::rc_send_only_with_invalidate;
     if (last)
-      return static_cast<uint8_t>(Opcode::rc_send_last_with_invalidate);
+      return Opcode::rc_send_last_with_invalidate;
     break;
   case ORNIC_WQE_OP_RDMA_WRITE:
   case ORNIC_WQE_OP_RDMA_WRITE_IMM: {
     const bool imm = wqe_opcode == ORNIC_WQE_OP_RDMA_WRITE_IMM;
     if (only)
-      return static_cast<uint8_t>(imm ? Opcode::rc_rdma_write_only_with_immediate
-                                      : Opcode::rc_rdma_write_only);
+      return imm ? Opcode::rc_rdma_write_only_with_immediate : Opcode::rc_rdma_write_only;
     if (last)
-      return static_cast<uint8_t>(imm ? Opcode::rc_rdma_write_last_with_immediate
-                                      : Opcode::rc_rdma_write_last);
-    return static_cast<uint8_t>(first ? Opcode::rc_rdma_write_first : Opcode::rc_rdma_write_middle);
+      return imm ? Opcode::rc_rdma_write_last_with_immediate : Opcode::rc_rdma_write_last;
+    return first ? Opcode::rc_rdma_write_first : Opcode::rc_rdma_write_middle;
   }
   default:
     break;
   }
   if (only)
-    return static_cast<uint8_t>(Opcode::rc_send_only);
+    return Opcode::rc_send_only;
   if (last)
-    return static_cast<uint8_t>(Opcode::rc_send_last);
-  return static_cast<uint8_t>(first ? Opcode::rc_send_first : Opcode::rc_send_middle);
+    return Opcode::rc_send_last;
+  return first ? Opcode::rc_send_first : Opcode::rc_send_middle;
 }
 
 } // namespace
 
 uint32_t TransportEngine::path_mtu_bytes(const QueuePair& qp) const {
-  if (qp.type != ORNIC_QPT_RC)
+  if (!qp_is_connected(qp.type))
     return 128u << roce_active_mtu(core_.eth_mtu);
   const uint8_t mtu = qp.attr.path_mtu;
   return mtu >= ORNIC_MTU_256 && mtu <= ORNIC_MTU_4096 ? 128u << mtu : 256u;
@@ -103,15 +102,15 @@ bool TransportEngine::requester_work(uint32_t qpn, QueuePair& qp, unsigned& budg
       maybe_report_drained(qpn, qp);
       return false;
     }
-    // Only RC waits for ACKs; UD has none, so its PSNs never open a window.
-    if (qp.type == ORNIC_QPT_RC &&
+    // Only RC and XRC wait for ACKs; UD has none, so its PSNs never open a window.
+    if (qp_is_connected(qp.type) &&
         roce::psn_distance(req.una_psn, req.next_psn) >= static_cast<int32_t>(kSendWindow))
       return false;
     if (budget == 0)
       return true;
     if (!start_wqe(qpn, qp))
       return false;
-    if (qp.type != ORNIC_QPT_RC)
+    if (!qp_is_connected(qp.type))
       --budget; // a UD send went out whole
   }
 }
@@ -149,7 +148,7 @@ bool TransportEngine::start_wqe(uint32_t qpn, QueuePair& qp) {
       return false;
   }
   req.sq_next += op.blocks;
-  if (qp.type != ORNIC_QPT_RC) {
+  if (!qp_is_connected(qp.type)) {
     send_ud(qpn, qp, op);
     return qp.state == ORNIC_QPS_RTS || qp.state == ORNIC_QPS_SQD;
   }
@@ -195,11 +194,14 @@ void TransportEngine::send_rc_packet(uint32_t qpn, QueuePair& qp, SendOp& op, ui
       roce::roce_udp_source_port(le(qp.attr.udp_sport), qpn, le(qp.attr.dest_qpn) & roce::kQpnMask);
   packet.bth.destination_qp = le(qp.attr.dest_qpn) & roce::kQpnMask;
   packet.bth.psn = psn;
+  // Every XRC request packet names the remote XRC SRQ of its WQE (xrc.rst).
+  if (qp.type == ORNIC_QPT_XRC_INI)
+    packet.xrceth = roce::Xrceth{op.xrc_srqn};
   std::span<const uint8_t> payload;
 
   if (is_read(op)) {
     const uint64_t offset = uint64_t{index} * mtu;
-    packet.bth.opcode = static_cast<uint8_t>(Opcode::rc_rdma_read_request);
+    packet.bth.opcode = wire_opcode(qp, Opcode::rc_rdma_read_request);
     packet.bth.ack_request = true;
     packet.reth =
         roce::Reth{op.remote_addr + offset, op.rkey,
@@ -207,7 +209,7 @@ void TransportEngine::send_rc_packet(uint32_t qpn, QueuePair& qp, SendOp& op, ui
     op.next_send_psn = end_psn(op);
   } else if (is_atomic(op)) {
     const bool swap = op.opcode == ORNIC_WQE_OP_ATOMIC_CMP_SWP;
-    packet.bth.opcode = static_cast<uint8_t>(swap ? Opcode::rc_compare_swap : Opcode::rc_fetch_add);
+    packet.bth.opcode = wire_opcode(qp, swap ? Opcode::rc_compare_swap : Opcode::rc_fetch_add);
     packet.bth.ack_request = true;
     packet.atomic_eth = roce::AtomicEth{op.remote_addr, op.rkey, swap ? op.swap : op.compare_add,
                                         swap ? op.compare_add : 0};
@@ -217,7 +219,7 @@ void TransportEngine::send_rc_packet(uint32_t qpn, QueuePair& qp, SendOp& op, ui
     const bool last = index + 1 == op.packets;
     const uint32_t offset = index * mtu;
     const uint32_t length = std::min(mtu, op.length - offset);
-    packet.bth.opcode = position_opcode(op.opcode, first, last);
+    packet.bth.opcode = wire_opcode(qp, position_opcode(op.opcode, first, last));
     const bool write =
         op.opcode == ORNIC_WQE_OP_RDMA_WRITE || op.opcode == ORNIC_WQE_OP_RDMA_WRITE_IMM;
     if (write && first)
@@ -342,7 +344,7 @@ void TransportEngine::fail_send(uint32_t qpn, QueuePair& qp, const SendOp& op, u
   if (qp.transport.req.sq_next == op.wqe_index)
     qp.transport.req.sq_next = qp.sq.consumer; // a WQE that never started
   complete_send(qpn, qp, op, status, vendor_err);
-  if (qp.type == ORNIC_QPT_RC)
+  if (qp_is_connected(qp.type))
     core_.move_qp_to_error(qpn);
   else
     core_.move_qp_to_send_error(qpn);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "nic/qp_type.hpp"
 #include "port/port.hpp"
 #include "rdma/address_vector.hpp"
 #include "roce/aeth_syndrome.hpp"
@@ -233,6 +234,16 @@ void TransportEngine::receive(std::span<const std::byte> frame) {
   update_timer();
 }
 
+// Each transport reaches only the QPs that speak it (xrc.rst): UD packets UD and GSI QPs, RC
+// packets RC QPs, XRC requests XRC targets and XRC responses XRC initiators.
+bool TransportEngine::transport_matches(ornic_qp_type type, const roce::OpcodeInfo& info) {
+  if (info.has(roce::kDatagram))
+    return !qp_is_connected(type);
+  if (info.has(roce::kXrc))
+    return type == (info.has(roce::kResponse) ? ORNIC_QPT_XRC_INI : ORNIC_QPT_XRC_TGT);
+  return type == ORNIC_QPT_RC;
+}
+
 void TransportEngine::process_frame(std::span<const uint8_t> frame) {
   core_.counters.inc(ORNIC_CNT_RX_ROCE_PACKETS);
   core_.counters.inc(ORNIC_CNT_RX_ROCE_BYTES, frame.size());
@@ -247,7 +258,7 @@ void TransportEngine::process_frame(std::span<const uint8_t> frame) {
   QueuePair* qp = core_.resources.qps.find(qpn);
   const roce::OpcodeInfo& info = packet.opcode_info;
   const bool datagram = info.has(roce::kDatagram);
-  if (qp == nullptr || datagram != (qp->type != ORNIC_QPT_RC)) {
+  if (qp == nullptr || !transport_matches(qp->type, info)) {
     core_.counters.inc(ORNIC_CNT_RX_ROCE_UNKNOWN_QP);
     return;
   }

@@ -56,6 +56,7 @@ private:
   void update_timer();
   void on_timer();
   void process_frame(std::span<const uint8_t> frame);
+  static bool transport_matches(ornic_qp_type type, const roce::OpcodeInfo& info);
 
   // Wire (transport_engine.cpp).
   bool address_rc(const QueuePair& qp, roce::PacketDescription& packet) const;
@@ -89,6 +90,12 @@ private:
 
   // Responder (responder.cpp).
   enum class Take : uint8_t { ok, none, failed };
+  // Where a request's memory is checked and its receive WQE comes from (xrc.rst): the QP's
+  // PD and receive queue, or for an XRC target the XRC SRQ its XRCETH names.
+  struct RequestTarget {
+    uint32_t pd = 0;
+    std::optional<uint32_t> xrc_srqn;
+  };
   struct ReceiveResult {
     uint32_t byte_len = 0;
     uint32_t src_qp = 0;
@@ -103,17 +110,26 @@ private:
   void on_ud_request(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet,
                      std::span<const uint8_t> frame);
   void on_duplicate(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet);
-  bool execute_send(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet);
-  bool execute_write(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet);
-  void execute_read(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet, bool duplicate);
-  bool execute_atomic(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet);
-  bool remote_allowed(const QueuePair& qp, uint32_t rkey, uint64_t va, uint64_t length,
+  // The XRC SRQ an XRC target's request names, if it may use it (xrc.rst, "Responder").
+  std::optional<RequestTarget> xrc_target(const QueuePair& qp,
+                                          const roce::ParsedPacket& packet) const;
+  bool execute_send(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet,
+                    const RequestTarget& target);
+  bool execute_write(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet,
+                     const RequestTarget& target);
+  void execute_read(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet,
+                    const RequestTarget& target, bool duplicate);
+  bool execute_atomic(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet,
+                      const RequestTarget& target);
+  bool remote_allowed(const QueuePair& qp, uint32_t pd, uint32_t rkey, uint64_t va, uint64_t length,
                       uint32_t access) const;
-  Take take_receive(uint32_t qpn, QueuePair& qp, RecvWqe& wqe);
-  void begin_receive(QueuePair& qp, const RecvWqe& wqe);
+  Take take_receive(uint32_t qpn, QueuePair& qp, const RequestTarget& target, RecvWqe& wqe);
+  void begin_receive(QueuePair& qp, const RequestTarget& target, const RecvWqe& wqe);
   // An RC request that needs a receive WQE: takes and begins one, or answers with an RNR
   // NAK (none posted) or has already failed the QP; true when the request may go on.
-  bool take_receive_or_rnr(uint32_t qpn, QueuePair& qp, uint32_t psn);
+  bool take_receive_or_rnr(uint32_t qpn, QueuePair& qp, const RequestTarget& target, uint32_t psn);
+  // The packet opcode for `rc` on this QP's transport (XRC QPs use the XRC codes).
+  static uint8_t wire_opcode(const QueuePair& qp, roce::Opcode rc);
   void complete_receive(uint32_t qpn, QueuePair& qp, const ReceiveResult& result);
   void fail_receive(uint32_t qpn, QueuePair& qp, const SgeOutcome& outcome, uint32_t psn);
   void fail_invalidate(uint32_t qpn, QueuePair& qp, ReceiveResult result, uint8_t vendor_err,

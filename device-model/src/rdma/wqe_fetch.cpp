@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "nic/device_limits.hpp"
+#include "nic/qp_type.hpp"
 #include "rdma/fast_reg.hpp"
 #include "rdma/memory_access.hpp"
 
@@ -68,7 +69,7 @@ bool read_sges(NicCore& core, const QueueMemory& memory, const RingState& ring, 
 // driver's own QPs may address packets themselves: user space must never pick its MACs/GIDs.
 std::optional<WqeError> fetch_av(NicCore& core, const QueuePair& qp, const ornic_send_wqe& w,
                                  uint32_t index, SendOp& op) {
-  if (qp.type == ORNIC_QPT_RC || qp.db_page != ORNIC_DB_PAGE_KERNEL || w.ud.ah != 0)
+  if (qp_is_connected(qp.type) || qp.db_page != ORNIC_DB_PAGE_KERNEL || w.ud.ah != 0)
     return op_error(ORNIC_VERR_BAD_AH);
   if (op.blocks < 2)
     return op_error(ORNIC_VERR_BAD_BLOCKS);
@@ -99,11 +100,11 @@ std::optional<WqeError> fetch_send_wqe(NicCore& core, const QueuePair& qp, uint3
     return op_error(ORNIC_VERR_BAD_BLOCKS);
   op.blocks = w.num_blocks;
   if (is_local_op(w.opcode)) { // on any QP type: they send nothing
-    if (w.reserved0 != 0 || w.reserved1 != 0)
+    if (w.reserved0 != 0 || w.reserved1 != 0 || w.xrc_srqn != 0)
       return op_error(ORNIC_VERR_RESERVED_NONZERO);
     return fetch_local_op(core, qp, w, index, op);
   }
-  const bool ud = qp.type != ORNIC_QPT_RC;
+  const bool ud = !qp_is_connected(qp.type);
   if (w.opcode > ORNIC_WQE_OP_ATOMIC_FETCH_ADD)
     return op_error(ORNIC_VERR_BAD_OPCODE);
   if (ud && w.opcode != ORNIC_WQE_OP_SEND && w.opcode != ORNIC_WQE_OP_SEND_IMM)
@@ -112,6 +113,12 @@ std::optional<WqeError> fetch_send_wqe(NicCore& core, const QueuePair& qp, uint3
       !segment_reserved_clear(w, ud))
     return op_error(ORNIC_VERR_RESERVED_NONZERO);
 
+  // The remote XRC SRQ travels with each XRC_INI WQE; elsewhere the field is reserved.
+  if (qp.type != ORNIC_QPT_XRC_INI && w.xrc_srqn != 0)
+    return op_error(ORNIC_VERR_RESERVED_NONZERO);
+  if (le(w.xrc_srqn) > ORNIC_QPN_MASK)
+    return op_error(ORNIC_VERR_XRC_SRQN);
+  op.xrc_srqn = le(w.xrc_srqn);
   op.imm_data = w.imm_data;
   op.invalidate_rkey = le(w.invalidate_rkey);
   if (ud) {

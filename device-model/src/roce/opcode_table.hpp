@@ -1,9 +1,9 @@
-// The one table of RoCEv2 opcodes the device speaks (RC and UD): which extension headers each
-// carries, where they sit after the BTH, and what kind of packet it is.
+// The one table of RoCEv2 opcodes the device speaks (RC, UD and XRC): which extension headers
+// each carries, where they sit after the BTH, and what kind of packet it is.
 //
-// Extension headers always appear in the same relative order (IBA 9.2): DETH, RETH,
-// AtomicETH, AETH, AtomicAckETH, ImmDt, IETH. The table only says which are present; the
-// offsets follow from that order.
+// Extension headers always appear in the same relative order (IBA 9.2, A14): XRCETH, DETH,
+// RETH, AtomicETH, AETH, AtomicAckETH, ImmDt, IETH. The table only says which are present;
+// the offsets follow from that order.
 #pragma once
 
 #include <array>
@@ -41,11 +41,56 @@ enum class Opcode : uint8_t {
   rc_send_only_with_invalidate = 0x17,
   ud_send_only = 0x64,
   ud_send_only_with_immediate = 0x65,
+  // XRC (IBA A14): the RC opcodes with transport code 101; requests carry an XRCETH.
+  xrc_send_first = 0xa0,
+  xrc_send_middle = 0xa1,
+  xrc_send_last = 0xa2,
+  xrc_send_last_with_immediate = 0xa3,
+  xrc_send_only = 0xa4,
+  xrc_send_only_with_immediate = 0xa5,
+  xrc_rdma_write_first = 0xa6,
+  xrc_rdma_write_middle = 0xa7,
+  xrc_rdma_write_last = 0xa8,
+  xrc_rdma_write_last_with_immediate = 0xa9,
+  xrc_rdma_write_only = 0xaa,
+  xrc_rdma_write_only_with_immediate = 0xab,
+  xrc_rdma_read_request = 0xac,
+  xrc_rdma_read_response_first = 0xad,
+  xrc_rdma_read_response_middle = 0xae,
+  xrc_rdma_read_response_last = 0xaf,
+  xrc_rdma_read_response_only = 0xb0,
+  xrc_acknowledge = 0xb1,
+  xrc_atomic_acknowledge = 0xb2,
+  xrc_compare_swap = 0xb3,
+  xrc_fetch_add = 0xb4,
+  xrc_send_last_with_invalidate = 0xb6,
+  xrc_send_only_with_invalidate = 0xb7,
 };
 
+// The XRC transport code in an opcode's top three bits, and the RC opcode an XRC opcode
+// stands for (the low five bits are the same operation on both transports).
+inline constexpr uint8_t kXrcTransport = 0xa0;
+inline constexpr uint8_t kTransportMask = 0xe0;
+inline constexpr uint8_t rc_equivalent(uint8_t opcode) {
+  return (opcode & kTransportMask) == kXrcTransport ? static_cast<uint8_t>(opcode & ~kTransportMask)
+                                                    : opcode;
+}
+inline constexpr uint8_t to_xrc(Opcode rc) {
+  return static_cast<uint8_t>(kXrcTransport | static_cast<uint8_t>(rc));
+}
+
 // Extension headers in wire order; the enumerator value is the position in that order.
-enum class ExtensionHeader : uint8_t { deth, reth, atomic_eth, aeth, atomic_ack_eth, immdt, ieth };
-inline constexpr size_t kExtensionHeaderCount = 7;
+enum class ExtensionHeader : uint8_t {
+  xrceth,
+  deth,
+  reth,
+  atomic_eth,
+  aeth,
+  atomic_ack_eth,
+  immdt,
+  ieth
+};
+inline constexpr size_t kExtensionHeaderCount = 8;
 
 size_t extension_header_size(ExtensionHeader header);
 std::string_view extension_header_name(ExtensionHeader header);
@@ -69,6 +114,7 @@ enum OpcodeFlag : uint32_t {
   kReliable = 1u << 13,      // RC: responder acknowledges, PSN checked
   kDatagram = 1u << 14,      // UD
   kStartsMessage = 1u << 15, // first or only: the responder starts a new message here
+  kXrc = 1u << 16,           // XRC transport (reliable, like RC)
 };
 
 struct OpcodeInfo {

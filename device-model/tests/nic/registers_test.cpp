@@ -27,7 +27,7 @@ TEST(NicRegisters, ResetValues) {
   DriverHarness h;
   EXPECT_EQ(h.reg(ORNIC_REG_MAGIC), ORNIC_MAGIC);
   EXPECT_EQ(h.reg(ORNIC_REG_VERSION), 0x00010000u);
-  EXPECT_EQ(h.reg(ORNIC_REG_CAPS_LO), 0xfffu);
+  EXPECT_EQ(h.reg(ORNIC_REG_CAPS_LO), 0xfffu | ORNIC_CAP_XRC);
   EXPECT_EQ(h.reg(ORNIC_REG_CAPS_HI), 0u);
   EXPECT_EQ(h.reg(ORNIC_REG_DEV_CTRL), 0u);
   EXPECT_EQ(h.reg(ORNIC_REG_DEV_STATUS), 0u);
