@@ -212,6 +212,35 @@ static struct kunit_suite ornic_mem_verbs_suite = {
 
 /* --- QP attributes ---------------------------------------------------------- */
 
+static void ornic_qp_types(struct kunit *test)
+{
+	const u64 all = ORNIC_CAP_RC | ORNIC_CAP_UD | ORNIC_CAP_XRC;
+	u8 hw = 0;
+
+	KUNIT_EXPECT_EQ(test, ornic_qp_type_from_ib(IB_QPT_RC, all, &hw), 0);
+	KUNIT_EXPECT_EQ(test, hw, ORNIC_QPT_RC);
+	KUNIT_EXPECT_EQ(test, ornic_qp_type_from_ib(IB_QPT_UD, all, &hw), 0);
+	KUNIT_EXPECT_EQ(test, hw, ORNIC_QPT_UD);
+	KUNIT_EXPECT_EQ(test, ornic_qp_type_from_ib(IB_QPT_XRC_INI, all, &hw), 0);
+	KUNIT_EXPECT_EQ(test, hw, ORNIC_QPT_XRC_INI);
+	KUNIT_EXPECT_EQ(test, ornic_qp_type_from_ib(IB_QPT_XRC_TGT, all, &hw), 0);
+	KUNIT_EXPECT_EQ(test, hw, ORNIC_QPT_XRC_TGT);
+	/* Each type only with the capability that implements it. */
+	KUNIT_EXPECT_EQ(test, ornic_qp_type_from_ib(IB_QPT_XRC_INI,
+						    all & ~ORNIC_CAP_XRC, &hw),
+			-EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, ornic_qp_type_from_ib(IB_QPT_XRC_TGT,
+						    ORNIC_CAP_RC, &hw),
+			-EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, ornic_qp_type_from_ib(IB_QPT_RC, ORNIC_CAP_UD,
+						    &hw), -EOPNOTSUPP);
+	/* Not a user QP type of this device. */
+	KUNIT_EXPECT_EQ(test, ornic_qp_type_from_ib(IB_QPT_GSI, all, &hw),
+			-EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, ornic_qp_type_from_ib(IB_QPT_RAW_PACKET, all,
+						    &hw), -EOPNOTSUPP);
+}
+
 static void ornic_qp_masks(struct kunit *test)
 {
 	u32 m = 0;
@@ -358,6 +387,7 @@ static void ornic_qp_av_roundtrip(struct kunit *test)
 }
 
 static struct kunit_case ornic_qp_attr_cases[] = {
+	KUNIT_CASE(ornic_qp_types),
 	KUNIT_CASE(ornic_qp_masks),
 	KUNIT_CASE(ornic_qp_attrs_to_hw),
 	KUNIT_CASE(ornic_qp_attr_ranges),

@@ -71,6 +71,9 @@ static int ornic_query_device(struct ib_device *ibdev,
 		props->max_fast_reg_page_list_len =
 			le32_to_cpu(a->max_fast_reg_pages);
 	}
+	/* XRC domains, XRC SRQs and XRC initiator/target QPs (xrc.rst). */
+	if (dev->caps & ORNIC_CAP_XRC)
+		props->device_cap_flags |= IB_DEVICE_XRC;
 	props->local_ca_ack_delay = a->local_ca_ack_delay;
 	props->atomic_cap = a->atomic_cap == ORNIC_ATOMIC_GLOB ?
 			    IB_ATOMIC_GLOB :
@@ -437,6 +440,7 @@ static const struct ib_device_ops ornic_dev_ops = {
 	.alloc_hw_port_stats = ornic_alloc_hw_port_stats,
 	.alloc_pd = ornic_alloc_pd,
 	.alloc_ucontext = ornic_alloc_ucontext,
+	.alloc_xrcd = ornic_alloc_xrcd,
 	.create_ah = ornic_create_ah,
 	.create_cq = ornic_create_cq,
 	.create_qp = ornic_create_qp,
@@ -444,6 +448,7 @@ static const struct ib_device_ops ornic_dev_ops = {
 	.create_user_ah = ornic_create_ah,
 	.dealloc_pd = ornic_dealloc_pd,
 	.dealloc_ucontext = ornic_dealloc_ucontext,
+	.dealloc_xrcd = ornic_dealloc_xrcd,
 	.del_gid = ornic_del_gid,
 	.dereg_mr = ornic_dereg_mr,
 	.destroy_ah = ornic_destroy_ah,
@@ -478,6 +483,7 @@ static const struct ib_device_ops ornic_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_qp, ornic_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_srq, ornic_srq, ibsrq),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, ornic_ucontext, ibucontext),
+	INIT_RDMA_OBJ_SIZE(ib_xrcd, ornic_xrcd, ibxrcd),
 };
 
 int ornic_ib_register(struct ornic_dev *dev)

@@ -176,6 +176,26 @@ int ornic_access_from_ib(int ib_access, bool atomics, u32 *access)
 
 /* --- QP attributes --------------------------------------------------------- */
 
+int ornic_qp_type_from_ib(enum ib_qp_type type, u64 caps, u8 *hw)
+{
+	switch (type) {
+	case IB_QPT_RC:
+		*hw = ORNIC_QPT_RC;
+		return caps & ORNIC_CAP_RC ? 0 : -EOPNOTSUPP;
+	case IB_QPT_UD:
+		*hw = ORNIC_QPT_UD;
+		return caps & ORNIC_CAP_UD ? 0 : -EOPNOTSUPP;
+	case IB_QPT_XRC_INI:
+		*hw = ORNIC_QPT_XRC_INI;
+		return caps & ORNIC_CAP_XRC ? 0 : -EOPNOTSUPP;
+	case IB_QPT_XRC_TGT:
+		*hw = ORNIC_QPT_XRC_TGT;
+		return caps & ORNIC_CAP_XRC ? 0 : -EOPNOTSUPP;
+	default:
+		return -EOPNOTSUPP;
+	}
+}
+
 static const struct {
 	int ib;
 	u32 hw;

@@ -68,6 +68,13 @@ u64 ornic_mr_pgsz_bitmap(u64 page_size_cap);
 /* IB access flags -> ORNIC_ACCESS_*; -EOPNOTSUPP for flags it lacks. */
 int ornic_access_from_ib(int ib_access, bool atomics, u32 *access);
 
+/*
+ * The device's QP type (enum ornic_qp_type) for an IB QP type a user
+ * context may create, given the device's ORNIC_CAP_* @caps; -EOPNOTSUPP for
+ * the others (GSI is the kernel's own, UC and the rest do not exist).
+ */
+int ornic_qp_type_from_ib(enum ib_qp_type type, u64 caps, u8 *hw);
+
 /* IB_QP_* mask bits the device understands (plus CUR_STATE and PORT). */
 #define ORNIC_IB_QP_MASK_SUPPORTED (IB_QP_STATE | IB_QP_CUR_STATE | \
 	IB_QP_ACCESS_FLAGS | IB_QP_PKEY_INDEX | IB_QP_PORT | IB_QP_QKEY | \
