@@ -215,6 +215,15 @@ static void ornic_wr_set_ud_addr(struct ibv_qp_ex *x, struct ibv_ah *ah,
 						    remote_qpn, remote_qkey));
 }
 
+static void ornic_wr_set_xrc_srqn(struct ibv_qp_ex *x, uint32_t remote_srqn)
+{
+	struct ornic_qp *qp = ornic_wr_qp(x);
+
+	if (ornic_wr_check_open(qp))
+		ornic_wr_error(qp, ornic_wqe_set_xrc_srqn(qp, &qp->wr,
+							  remote_srqn));
+}
+
 static void ornic_wr_set_sge(struct ibv_qp_ex *x, uint32_t lkey,
 			     uint64_t addr, uint32_t length)
 {
@@ -300,6 +309,8 @@ void ornic_qp_ex_init(struct ornic_qp *qp, uint64_t ops)
 		x->wr_atomic_fetch_add = ornic_wr_atomic_fetch_add;
 	if (qp->type == IBV_QPT_UD)
 		x->wr_set_ud_addr = ornic_wr_set_ud_addr;
+	if (qp->type == IBV_QPT_XRC_SEND)
+		x->wr_set_xrc_srqn = ornic_wr_set_xrc_srqn;
 	x->wr_set_sge = ornic_wr_set_sge;
 	x->wr_set_sge_list = ornic_wr_set_sge_list;
 	x->wr_set_inline_data = ornic_wr_set_inline_data;

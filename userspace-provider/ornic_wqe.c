@@ -148,6 +148,16 @@ int ornic_wqe_set_atomic(struct ornic_wqe_buf *w, uint64_t remote_addr,
 	return 0;
 }
 
+/* XRC_SEND QPs: the remote XRC SRQ the message is for (24 bits). */
+int ornic_wqe_set_xrc_srqn(struct ornic_qp *qp, struct ornic_wqe_buf *w,
+			   uint32_t remote_srqn)
+{
+	if (qp->type != IBV_QPT_XRC_SEND || remote_srqn > ORNIC_QPN_MASK)
+		return EINVAL;
+	w->block[0].hdr.xrc_srqn = htole32(remote_srqn);
+	return 0;
+}
+
 int ornic_wqe_set_ud(struct ornic_qp *qp, struct ornic_wqe_buf *w,
 		     struct ibv_ah *ah, uint32_t remote_qpn,
 		     uint32_t remote_qkey)
