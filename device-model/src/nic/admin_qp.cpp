@@ -87,9 +87,10 @@ AdminResult AdminCommands::create_qp(const ornic_admin_create_qp& c) {
     qp.rq_memory = std::move(rq.memory);
     qp.rq.log_depth = c.rq_log_depth;
   }
-  const uint64_t pages = qp.sq_memory.page_count() + qp.rq_memory.page_count();
+  const uint64_t pages = qp.sq_memory.page_count() + (has_rq ? qp.rq_memory.page_count() : 0);
   if (!page_budget_allows(pages))
     return admin_status(ORNIC_ADMIN_STATUS_NO_RESOURCES);
+  qp.page_list_charge = pages;
 
   std::optional<uint32_t> qpn;
   if (type == ORNIC_QPT_GSI)
@@ -277,7 +278,7 @@ AdminResult AdminCommands::destroy_qp(const ornic_admin_destroy& c) {
   const QueuePair* qp = r.qps.find(qpn);
   if (qp == nullptr)
     return admin_status(ORNIC_ADMIN_STATUS_BAD_HANDLE);
-  r.page_list_entries -= qp->sq_memory.page_count() + qp->rq_memory.page_count();
+  r.page_list_entries -= qp->page_list_charge;
   r.qps.erase(qpn);
   return admin_ok();
 }

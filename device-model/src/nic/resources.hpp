@@ -58,6 +58,9 @@ struct QueuePair {
   uint32_t db_page = 0;
   QueueMemory sq_memory;
   QueueMemory rq_memory;
+  // Page-list entries charged at CREATE_QP and given back at DESTROY_QP: only the rings the
+  // QP has (an empty QueueMemory still counts one page).
+  uint64_t page_list_charge = 0;
   RingState sq;
   RingState rq;
   ornic_qp_attr attr{}; // as last set by MODIFY_QP (little-endian fields)

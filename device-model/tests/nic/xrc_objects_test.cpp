@@ -237,6 +237,21 @@ TEST_F(XrcObjects, ADomainIsBusyWhileItsSrqsAndTargetsExist) {
   EXPECT_EQ(destroy(ORNIC_ADMIN_DEALLOC_PD, pd), ORNIC_ADMIN_STATUS_SUCCESS);
 }
 
+// A target has no rings and an initiator no RQ: creating and destroying them gives back exactly
+// the page-list entries taken, so later objects still find the budget (a target that gave back
+// pages it never took once wrapped the count and refused every later create).
+TEST_F(XrcObjects, XrcQpsReturnExactlyThePageListEntriesTheyTook) {
+  for (int i = 0; i < 4; ++i) {
+    const uint32_t tgt = create(target_command());
+    const uint32_t ini = create(initiator_command());
+    EXPECT_EQ(destroy(ORNIC_ADMIN_DESTROY_QP, tgt), ORNIC_ADMIN_STATUS_SUCCESS);
+    EXPECT_EQ(destroy(ORNIC_ADMIN_DESTROY_QP, ini), ORNIC_ADMIN_STATUS_SUCCESS);
+  }
+  const uint32_t cq = h.create_cq(eqn);
+  EXPECT_GE(cq, 1u);
+  EXPECT_EQ(h.counter(ORNIC_CNT_ADMIN_NO_RESOURCES), 0u);
+}
+
 // The IB transition rules of XRC QPs (qp.rst): an initiator reaches RTR without responder
 // attributes, a target reaches RTS without requester attributes; RC still needs both.
 TEST_F(XrcObjects, XrcQpsTakeTheirOwnRequiredAttributes) {
