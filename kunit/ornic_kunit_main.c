@@ -190,11 +190,18 @@ static void ornic_cmd_create_layouts(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, ornic_all_zero(eq->reserved1,
 					       sizeof(eq->reserved1)));
 
-	ornic_cmd_create_cq(&sqe, &mem, 9, 2, 0);
+	ornic_cmd_create_cq(&sqe, &mem, 9, 2, 0, 0);
 	KUNIT_EXPECT_EQ(test, sqe.hdr.opcode, ORNIC_ADMIN_CREATE_CQ);
 	KUNIT_EXPECT_EQ(test, le32_to_cpu(cq->eqn), 2U);
 	KUNIT_EXPECT_EQ(test, le16_to_cpu(cq->db_page), 0);
 	KUNIT_EXPECT_EQ(test, cq->log_depth, 9);
+	KUNIT_EXPECT_EQ(test, cq->flags, 0);
+	KUNIT_EXPECT_TRUE(test, ornic_all_zero(cq->reserved1,
+					       sizeof(cq->reserved1)));
+	ornic_cmd_create_cq(&sqe, &mem, 6, 3, 17, ORNIC_CQ_FLAG_TIMESTAMP);
+	KUNIT_EXPECT_EQ(test, cq->flags, ORNIC_CQ_FLAG_TIMESTAMP);
+	KUNIT_EXPECT_EQ(test, le16_to_cpu(cq->db_page), 17);
+	KUNIT_EXPECT_EQ(test, cq->log_depth, 6);
 
 	ornic_cmd_create_eth_ring(&sqe, true, &mem, 8, 7);
 	KUNIT_EXPECT_EQ(test, sqe.hdr.opcode, ORNIC_ADMIN_ETH_CREATE_TX_RING);
@@ -207,6 +214,98 @@ static void ornic_cmd_create_layouts(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, le32_to_cpu(d->handle), 42U);
 	KUNIT_EXPECT_TRUE(test, ornic_all_zero(d->reserved,
 					       sizeof(d->reserved)));
+}
+
+static void ornic_cmd_resize_layouts(struct kunit *test)
+{
+	struct ornic_admin_sqe sqe;
+	struct ornic_admin_resize_cq *cq = (void *)&sqe;
+	struct ornic_admin_resize_srq *srq = (void *)&sqe;
+	struct ornic_mem_desc mem;
+
+	ornic_mem_desc_contig(&mem, 0x20000, 8 << 10, 12);
+	memset(&sqe, 0xff, sizeof(sqe));
+	ornic_cmd_resize_cq(&sqe, &mem, 8, 5, 0xfffffffeU);
+	KUNIT_EXPECT_EQ(test, sqe.hdr.opcode, ORNIC_ADMIN_RESIZE_CQ);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(cq->cqn), 5U);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(cq->consumer), 0xfffffffeU);
+	KUNIT_EXPECT_EQ(test, cq->log_depth, 8);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(cq->mem.addr), 0x20000ULL);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(cq->mem.num_pages), 2U);
+	KUNIT_EXPECT_TRUE(test, ornic_all_zero(cq->reserved0,
+					       sizeof(cq->reserved0)));
+	KUNIT_EXPECT_TRUE(test, ornic_all_zero(cq->reserved1,
+					       sizeof(cq->reserved1)));
+
+	memset(&sqe, 0xff, sizeof(sqe));
+	ornic_cmd_resize_srq(&sqe, &mem, 7, 9);
+	KUNIT_EXPECT_EQ(test, sqe.hdr.opcode, ORNIC_ADMIN_RESIZE_SRQ);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(srq->srqn), 9U);
+	KUNIT_EXPECT_EQ(test, srq->log_depth, 7);
+	KUNIT_EXPECT_EQ(test, srq->mem.page_shift, 12);
+	KUNIT_EXPECT_TRUE(test, ornic_all_zero(srq->reserved1,
+					       sizeof(srq->reserved1)));
+}
+
+static void ornic_cmd_rereg_mr_parts(struct kunit *test)
+{
+	struct ornic_admin_sqe sqe;
+	struct ornic_admin_rereg_mr *c = (void *)&sqe;
+	struct ornic_rereg_xlat xlat = {
+		.iova = 0x7f0000001234ULL,
+		.length = 0x3000,
+		.first_page_offset = 0x234,
+	};
+
+	ornic_mem_desc_contig(&xlat.mem, 0x40000, 0x4000, 12);
+	/* Access only: every translation and PD field stays zero. */
+	memset(&sqe, 0xff, sizeof(sqe));
+	KUNIT_EXPECT_EQ(test, ornic_cmd_rereg_mr(&sqe, 0x1234, ORNIC_REREG_MR_ACCESS,
+						 NULL, 77,
+						 ORNIC_ACCESS_LOCAL_WRITE), 0);
+	KUNIT_EXPECT_EQ(test, sqe.hdr.opcode, ORNIC_ADMIN_REREG_MR);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(c->key), 0x1234U);
+	KUNIT_EXPECT_EQ(test, c->flags, ORNIC_REREG_MR_ACCESS);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(c->access), ORNIC_ACCESS_LOCAL_WRITE);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(c->pd), 0U);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(c->iova), 0ULL);
+	KUNIT_EXPECT_TRUE(test, ornic_all_zero(&c->mem, sizeof(c->mem)));
+
+	/* Everything. */
+	KUNIT_EXPECT_EQ(test, ornic_cmd_rereg_mr(&sqe, 0x1234, ORNIC_REREG_MR_ALL,
+						 &xlat, 77, 0x7), 0);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(c->pd), 77U);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(c->access), 0x7U);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(c->iova), 0x7f0000001234ULL);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(c->length), 0x3000ULL);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(c->first_page_offset), 0x234U);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(c->mem.num_pages), 4U);
+	KUNIT_EXPECT_TRUE(test, ornic_all_zero(c->reserved0,
+					       sizeof(c->reserved0)));
+	KUNIT_EXPECT_EQ(test, c->reserved1, 0U);
+
+	/* PD only: access is not sent even when given. */
+	KUNIT_EXPECT_EQ(test, ornic_cmd_rereg_mr(&sqe, 0x1234, ORNIC_REREG_MR_PD,
+						 NULL, 5, 0x7), 0);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(c->pd), 5U);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(c->access), 0U);
+
+	/* No part, an unknown part, translation without a region or the reverse. */
+	KUNIT_EXPECT_EQ(test, ornic_cmd_rereg_mr(&sqe, 1, 0, NULL, 0, 0),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, ornic_cmd_rereg_mr(&sqe, 1, 0x8, NULL, 0, 0),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, ornic_cmd_rereg_mr(&sqe, 1,
+						 ORNIC_REREG_MR_TRANSLATION,
+						 NULL, 0, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, ornic_cmd_rereg_mr(&sqe, 1, ORNIC_REREG_MR_PD,
+						 &xlat, 0, 0), -EINVAL);
+	KUNIT_EXPECT_STREQ(test, ornic_admin_opcode_str(ORNIC_ADMIN_REREG_MR),
+			   "REREG_MR");
+	KUNIT_EXPECT_STREQ(test, ornic_admin_opcode_str(ORNIC_ADMIN_RESIZE_CQ),
+			   "RESIZE_CQ");
+	KUNIT_EXPECT_STREQ(test, ornic_admin_opcode_str(ORNIC_ADMIN_RESIZE_SRQ),
+			   "RESIZE_SRQ");
 }
 
 static void ornic_cmd_gid_encoding(struct kunit *test)
@@ -236,6 +335,46 @@ static void ornic_cmd_gid_encoding(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, ornic_all_zero(g->gid, sizeof(g->gid)));
 }
 
+static void ornic_cmd_mcast_encoding(struct kunit *test)
+{
+	static const u8 v4[16] = { [10] = 0xff, [11] = 0xff, 239, 1, 2, 3 };
+	static const u8 v6[16] = { 0xff, 0x0e, [15] = 1 };
+	static const u8 v4_unicast[16] = { [10] = 0xff, [11] = 0xff, 10, 0,
+					   0, 1 };
+	static const u8 v6_unicast[16] = { 0xfe, 0x80, [15] = 1 };
+	static const u8 v1_style[16] = { 0xff, 0x0e, [10] = 0xff,
+					 [11] = 0xff, 239, 1, 2, 3 };
+	struct ornic_admin_sqe sqe;
+	struct ornic_admin_mcast *m = (void *)&sqe;
+
+	KUNIT_EXPECT_TRUE(test, ornic_gid_is_mcast(v4));
+	KUNIT_EXPECT_TRUE(test, ornic_gid_is_mcast(v6));
+	KUNIT_EXPECT_TRUE(test, ornic_gid_is_mcast(v1_style));
+	KUNIT_EXPECT_FALSE(test, ornic_gid_is_mcast(v4_unicast));
+	KUNIT_EXPECT_FALSE(test, ornic_gid_is_mcast(v6_unicast));
+
+	KUNIT_EXPECT_EQ(test, ornic_cmd_mcast(&sqe, true, 77, v4), 0);
+	KUNIT_EXPECT_EQ(test, sqe.hdr.opcode, ORNIC_ADMIN_ATTACH_MCAST);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(m->qpn), 77U);
+	KUNIT_EXPECT_MEMEQ(test, m->gid, v4, 16);
+	KUNIT_EXPECT_EQ(test, m->reserved0, 0U);
+	KUNIT_EXPECT_TRUE(test, ornic_all_zero(m->reserved1,
+					       sizeof(m->reserved1)));
+
+	KUNIT_EXPECT_EQ(test, ornic_cmd_mcast(&sqe, false, 78, v6), 0);
+	KUNIT_EXPECT_EQ(test, sqe.hdr.opcode, ORNIC_ADMIN_DETACH_MCAST);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(m->qpn), 78U);
+	KUNIT_EXPECT_MEMEQ(test, m->gid, v6, 16);
+
+	/* A unicast GID or a QPN beyond 24 bits is no command. */
+	KUNIT_EXPECT_EQ(test, ornic_cmd_mcast(&sqe, true, 77, v4_unicast),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, ornic_cmd_mcast(&sqe, true, 77, v6_unicast),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, ornic_cmd_mcast(&sqe, true, 1U << 24, v4),
+			-EINVAL);
+}
+
 static void ornic_cmd_eth_settings(struct kunit *test)
 {
 	static const u8 mac[6] = { 0x02, 0, 0, 0, 0, 0x42 };
@@ -251,6 +390,29 @@ static void ornic_cmd_eth_settings(struct kunit *test)
 	ornic_cmd_set_mtu(&sqe, 9000);
 	KUNIT_EXPECT_EQ(test, sqe.hdr.opcode, ORNIC_ADMIN_ETH_SET_MTU);
 	KUNIT_EXPECT_EQ(test, le32_to_cpu(t->mtu), 9000U);
+}
+
+static void ornic_cmd_alloc_mw_encoding(struct kunit *test)
+{
+	struct ornic_admin_sqe sqe;
+	struct ornic_admin_alloc_mw *c = (void *)&sqe;
+
+	KUNIT_EXPECT_EQ(test, ornic_cmd_alloc_mw(&sqe, 7, ORNIC_MW_TYPE_2,
+						 0x5a), 0);
+	KUNIT_EXPECT_EQ(test, sqe.hdr.opcode, ORNIC_ADMIN_ALLOC_MW);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(c->pd), 7U);
+	KUNIT_EXPECT_EQ(test, c->type, ORNIC_MW_TYPE_2);
+	KUNIT_EXPECT_EQ(test, c->key_variant, 0x5a);
+	KUNIT_EXPECT_EQ(test, le16_to_cpu(c->reserved0), 0);
+	KUNIT_EXPECT_TRUE(test, ornic_all_zero(c->reserved1,
+					       sizeof(c->reserved1)));
+	KUNIT_EXPECT_EQ(test, ornic_cmd_alloc_mw(&sqe, 7, 0, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, ornic_cmd_alloc_mw(&sqe, 7, 3, 0), -EINVAL);
+	KUNIT_EXPECT_STREQ(test, ornic_admin_opcode_str(ORNIC_ADMIN_ALLOC_MW),
+			   "ALLOC_MW");
+	KUNIT_EXPECT_STREQ(test,
+			   ornic_admin_opcode_str(ORNIC_ADMIN_DEALLOC_MW),
+			   "DEALLOC_MW");
 }
 
 static void ornic_cmd_counters(struct kunit *test)
@@ -293,12 +455,82 @@ static void ornic_status_decoding(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, ornic_admin_opcode_str(0xff), "UNKNOWN");
 }
 
+static void ornic_cmd_odp(struct kunit *test)
+{
+	struct ornic_admin_sqe sqe;
+	struct ornic_admin_odp_invalidate *inv = (void *)&sqe;
+	struct ornic_admin_odp_resume *res = (void *)&sqe;
+	u32 i;
+
+	memset(&sqe, 0xff, sizeof(sqe));
+	ornic_cmd_odp_invalidate(&sqe, 0x1234a5, 7, 3);
+	KUNIT_EXPECT_EQ(test, sqe.hdr.opcode, ORNIC_ADMIN_ODP_INVALIDATE);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(inv->key), 0x1234a5U);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(inv->first_page), 7U);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(inv->num_pages), 3U);
+	for (i = 0; i < ARRAY_SIZE(inv->reserved); i++)
+		KUNIT_EXPECT_EQ(test, le32_to_cpu(inv->reserved[i]), 0U);
+
+	memset(&sqe, 0xff, sizeof(sqe));
+	ornic_cmd_odp_resume(&sqe, 42);
+	KUNIT_EXPECT_EQ(test, sqe.hdr.opcode, ORNIC_ADMIN_ODP_RESUME);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(res->qpn), 42U);
+	for (i = 0; i < ARRAY_SIZE(res->reserved); i++)
+		KUNIT_EXPECT_EQ(test, le32_to_cpu(res->reserved[i]), 0U);
+	KUNIT_EXPECT_STREQ(test, ornic_admin_opcode_str(ORNIC_ADMIN_ODP_RESUME),
+			   "ODP_RESUME");
+}
+
+static void ornic_odp_entries(struct kunit *test)
+{
+	struct ornic_eqe_page_fault raw = {
+		.type = ORNIC_EQE_PAGE_FAULT,
+		.flags = ORNIC_EQE_PF_WRITE | ORNIC_EQE_PF_REQUESTER,
+		.num_pages = cpu_to_le16(300),
+		.key = cpu_to_le32(0x501),
+		.page = cpu_to_le32(70000),
+		.qpn = { 0x03, 0x02, 0x01 },
+		.owner = 1,
+	};
+	struct ornic_page_fault pf;
+	struct ornic_eqe eqe;
+
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(ornic_odp_pte(0x12345000, true)),
+			0x12345000ULL | ORNIC_ODP_PTE_VALID |
+			ORNIC_ODP_PTE_WRITE);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(ornic_odp_pte(0x12345000, false)),
+			0x12345000ULL | ORNIC_ODP_PTE_VALID);
+	/* Low bits of the address never leak into the flag bits. */
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(ornic_odp_pte(0x12345fff, false)),
+			0x12345000ULL | ORNIC_ODP_PTE_VALID);
+
+	memcpy(&eqe, &raw, sizeof(eqe));
+	ornic_page_fault_decode(&eqe, &pf);
+	KUNIT_EXPECT_EQ(test, pf.key, 0x501U);
+	KUNIT_EXPECT_EQ(test, pf.page, 70000U);
+	KUNIT_EXPECT_EQ(test, pf.num_pages, 300U);
+	KUNIT_EXPECT_EQ(test, pf.qpn, 0x010203U);
+	KUNIT_EXPECT_TRUE(test, pf.write);
+	KUNIT_EXPECT_TRUE(test, pf.requester);
+	raw.flags = 0;
+	memcpy(&eqe, &raw, sizeof(eqe));
+	ornic_page_fault_decode(&eqe, &pf);
+	KUNIT_EXPECT_FALSE(test, pf.write);
+	KUNIT_EXPECT_FALSE(test, pf.requester);
+}
+
 static struct kunit_case ornic_cmd_cases[] = {
+	KUNIT_CASE(ornic_cmd_odp),
+	KUNIT_CASE(ornic_odp_entries),
 	KUNIT_CASE(ornic_cmd_query_layout),
 	KUNIT_CASE(ornic_cmd_header_only),
 	KUNIT_CASE(ornic_cmd_create_layouts),
+	KUNIT_CASE(ornic_cmd_resize_layouts),
+	KUNIT_CASE(ornic_cmd_rereg_mr_parts),
 	KUNIT_CASE(ornic_cmd_gid_encoding),
+	KUNIT_CASE(ornic_cmd_mcast_encoding),
 	KUNIT_CASE(ornic_cmd_eth_settings),
+	KUNIT_CASE(ornic_cmd_alloc_mw_encoding),
 	KUNIT_CASE(ornic_cmd_counters),
 	KUNIT_CASE(ornic_status_decoding),
 	{}

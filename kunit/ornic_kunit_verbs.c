@@ -199,9 +199,63 @@ static void ornic_access_flags(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, a, 0U);
 }
 
+static void ornic_mr_access_and_mw_type(struct kunit *test)
+{
+	u32 a = ~0U;
+	u8 t = 0;
+
+	/* MW_BIND only with the device's memory windows. */
+	KUNIT_EXPECT_EQ(test, ornic_mr_access_from_ib(IB_ACCESS_LOCAL_WRITE |
+						      IB_ACCESS_MW_BIND,
+						      false, true, &a), 0);
+	KUNIT_EXPECT_EQ(test, a, (u32)(ORNIC_ACCESS_LOCAL_WRITE |
+				       ORNIC_ACCESS_MW_BIND));
+	KUNIT_EXPECT_EQ(test, ornic_mr_access_from_ib(IB_ACCESS_MW_BIND, false,
+						      false, &a), -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, ornic_mr_access_from_ib(IB_ACCESS_REMOTE_READ,
+						      false, false, &a), 0);
+	KUNIT_EXPECT_EQ(test, a, (u32)ORNIC_ACCESS_REMOTE_READ);
+	/* The other rules are those of ornic_access_from_ib. */
+	KUNIT_EXPECT_EQ(test, ornic_mr_access_from_ib(IB_ACCESS_MW_BIND |
+						      IB_ACCESS_REMOTE_ATOMIC,
+						      false, true, &a),
+			-EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, ornic_mr_access_from_ib(IB_ACCESS_MW_BIND |
+						      IB_ACCESS_ON_DEMAND,
+						      true, true, &a), -EOPNOTSUPP);
+
+	KUNIT_EXPECT_EQ(test, ornic_mw_type_from_ib(IB_MW_TYPE_1, &t), 0);
+	KUNIT_EXPECT_EQ(test, t, ORNIC_MW_TYPE_1);
+	KUNIT_EXPECT_EQ(test, ornic_mw_type_from_ib(IB_MW_TYPE_2, &t), 0);
+	KUNIT_EXPECT_EQ(test, t, ORNIC_MW_TYPE_2);
+	KUNIT_EXPECT_EQ(test, ornic_mw_type_from_ib((enum ib_mw_type)3, &t),
+			-EINVAL);
+}
+
+static void ornic_rereg_flags(struct kunit *test)
+{
+	u8 f = 0xff;
+
+	KUNIT_EXPECT_EQ(test, ornic_rereg_flags_from_ib(IB_MR_REREG_ACCESS, &f),
+			0);
+	KUNIT_EXPECT_EQ(test, f, ORNIC_REREG_MR_ACCESS);
+	KUNIT_EXPECT_EQ(test, ornic_rereg_flags_from_ib(IB_MR_REREG_TRANS |
+							IB_MR_REREG_PD, &f), 0);
+	KUNIT_EXPECT_EQ(test, f, (u8)(ORNIC_REREG_MR_TRANSLATION |
+				      ORNIC_REREG_MR_PD));
+	KUNIT_EXPECT_EQ(test, ornic_rereg_flags_from_ib(IB_MR_REREG_SUPPORTED,
+							&f), 0);
+	KUNIT_EXPECT_EQ(test, f, (u8)ORNIC_REREG_MR_ALL);
+	KUNIT_EXPECT_EQ(test, ornic_rereg_flags_from_ib(0, &f), -EINVAL);
+	KUNIT_EXPECT_EQ(test, ornic_rereg_flags_from_ib(IB_MR_REREG_SUPPORTED + 1,
+							&f), -EOPNOTSUPP);
+}
+
 static struct kunit_case ornic_mem_verbs_cases[] = {
 	KUNIT_CASE(ornic_pgsz_bitmaps),
 	KUNIT_CASE(ornic_access_flags),
+	KUNIT_CASE(ornic_mr_access_and_mw_type),
+	KUNIT_CASE(ornic_rereg_flags),
 	{}
 };
 
@@ -211,35 +265,6 @@ static struct kunit_suite ornic_mem_verbs_suite = {
 };
 
 /* --- QP attributes ---------------------------------------------------------- */
-
-static void ornic_qp_types(struct kunit *test)
-{
-	const u64 all = ORNIC_CAP_RC | ORNIC_CAP_UD | ORNIC_CAP_XRC;
-	u8 hw = 0;
-
-	KUNIT_EXPECT_EQ(test, ornic_qp_type_from_ib(IB_QPT_RC, all, &hw), 0);
-	KUNIT_EXPECT_EQ(test, hw, ORNIC_QPT_RC);
-	KUNIT_EXPECT_EQ(test, ornic_qp_type_from_ib(IB_QPT_UD, all, &hw), 0);
-	KUNIT_EXPECT_EQ(test, hw, ORNIC_QPT_UD);
-	KUNIT_EXPECT_EQ(test, ornic_qp_type_from_ib(IB_QPT_XRC_INI, all, &hw), 0);
-	KUNIT_EXPECT_EQ(test, hw, ORNIC_QPT_XRC_INI);
-	KUNIT_EXPECT_EQ(test, ornic_qp_type_from_ib(IB_QPT_XRC_TGT, all, &hw), 0);
-	KUNIT_EXPECT_EQ(test, hw, ORNIC_QPT_XRC_TGT);
-	/* Each type only with the capability that implements it. */
-	KUNIT_EXPECT_EQ(test, ornic_qp_type_from_ib(IB_QPT_XRC_INI,
-						    all & ~ORNIC_CAP_XRC, &hw),
-			-EOPNOTSUPP);
-	KUNIT_EXPECT_EQ(test, ornic_qp_type_from_ib(IB_QPT_XRC_TGT,
-						    ORNIC_CAP_RC, &hw),
-			-EOPNOTSUPP);
-	KUNIT_EXPECT_EQ(test, ornic_qp_type_from_ib(IB_QPT_RC, ORNIC_CAP_UD,
-						    &hw), -EOPNOTSUPP);
-	/* Not a user QP type of this device. */
-	KUNIT_EXPECT_EQ(test, ornic_qp_type_from_ib(IB_QPT_GSI, all, &hw),
-			-EOPNOTSUPP);
-	KUNIT_EXPECT_EQ(test, ornic_qp_type_from_ib(IB_QPT_RAW_PACKET, all,
-						    &hw), -EOPNOTSUPP);
-}
 
 static void ornic_qp_masks(struct kunit *test)
 {
@@ -319,12 +344,15 @@ static void ornic_qp_attr_ranges(struct kunit *test)
 	ia = (struct ib_qp_attr){ .retry_cnt = 8 };
 	KUNIT_EXPECT_EQ(test, ornic_qp_attr_from_ib(&ia, IB_QP_RETRY_CNT,
 						    &oa), -EINVAL);
-	ia = (struct ib_qp_attr){ .sq_psn = 0x1000000 };
-	KUNIT_EXPECT_EQ(test, ornic_qp_attr_from_ib(&ia, IB_QP_SQ_PSN, &oa),
-			-EINVAL);
-	ia = (struct ib_qp_attr){ .dest_qp_num = 0x1000000 };
-	KUNIT_EXPECT_EQ(test, ornic_qp_attr_from_ib(&ia, IB_QP_DEST_QPN, &oa),
-			-EINVAL);
+	/* 24-bit PSNs and QPNs keep their low 24 bits, as rxe and mlx5 do. */
+	ia = (struct ib_qp_attr){ .sq_psn = 0x1abcdef, .rq_psn = 0xff123456,
+				  .dest_qp_num = 0xff000042 };
+	KUNIT_EXPECT_EQ(test, ornic_qp_attr_from_ib(&ia, IB_QP_SQ_PSN |
+						    IB_QP_RQ_PSN |
+						    IB_QP_DEST_QPN, &oa), 0);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(oa.sq_psn), 0xabcdefU);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(oa.rq_psn), 0x123456U);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(oa.dest_qpn), 0x42U);
 	ia = (struct ib_qp_attr){ .pkey_index = 1 };
 	KUNIT_EXPECT_EQ(test, ornic_qp_attr_from_ib(&ia, IB_QP_PKEY_INDEX,
 						    &oa), -EINVAL);
@@ -334,17 +362,31 @@ static void ornic_qp_attr_ranges(struct kunit *test)
 	ia = (struct ib_qp_attr){ .min_rnr_timer = 32 };
 	KUNIT_EXPECT_EQ(test, ornic_qp_attr_from_ib(&ia, IB_QP_MIN_RNR_TIMER,
 						    &oa), -EINVAL);
-	ia = (struct ib_qp_attr){ .qp_access_flags = IB_ACCESS_MW_BIND };
+	/* Unknown access bits are refused, as rxe refuses them. */
+	ia = (struct ib_qp_attr){ .qp_access_flags = IB_ZERO_BASED };
 	KUNIT_EXPECT_EQ(test, ornic_qp_attr_from_ib(&ia, IB_QP_ACCESS_FLAGS,
 						    &oa), -EINVAL);
-	/* Remote FLUSH rights are taken (pyverbs asks them of every RC QP). */
+	/*
+	 * rxe's QP set is taken (pyverbs asks FLUSH rights of every RC QP);
+	 * only remote-access rights reach the device.
+	 */
 	ia = (struct ib_qp_attr){ .qp_access_flags = IB_ACCESS_REMOTE_WRITE |
+						     IB_ACCESS_MW_BIND |
+						     IB_ACCESS_ON_DEMAND |
 						     IB_ACCESS_FLUSH_GLOBAL |
-						     IB_ACCESS_FLUSH_PERSISTENT };
+						     IB_ACCESS_FLUSH_PERSISTENT |
+						     IB_ACCESS_RELAXED_ORDERING };
 	KUNIT_EXPECT_EQ(test, ornic_qp_attr_from_ib(&ia, IB_QP_ACCESS_FLAGS,
 						    &oa), 0);
 	KUNIT_EXPECT_EQ(test, le32_to_cpu(oa.access_flags),
 			ORNIC_ACCESS_REMOTE_WRITE);
+	/* ON_DEMAND is an MR flag: on a QP it is taken and means nothing. */
+	ia = (struct ib_qp_attr){ .qp_access_flags = IB_ACCESS_REMOTE_READ |
+						     IB_ACCESS_ON_DEMAND };
+	KUNIT_EXPECT_EQ(test, ornic_qp_attr_from_ib(&ia, IB_QP_ACCESS_FLAGS,
+						    &oa), 0);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(oa.access_flags),
+			ORNIC_ACCESS_REMOTE_READ);
 }
 
 static void ornic_qp_av_roundtrip(struct kunit *test)
@@ -359,7 +401,7 @@ static void ornic_qp_av_roundtrip(struct kunit *test)
 	struct ib_qp_attr ia = {};
 	const struct ib_global_route *grh;
 
-	KUNIT_ASSERT_EQ(test, ornic_qp_av_to_hw(&av, &oa), 0);
+	ornic_qp_av_to_hw(&av, &oa);
 	KUNIT_EXPECT_MEMEQ(test, oa.dgid, av.dgid, 16);
 	KUNIT_EXPECT_MEMEQ(test, oa.dmac, av.dmac, 6);
 	KUNIT_EXPECT_EQ(test, le16_to_cpu(oa.udp_sport), 0xc123);
@@ -382,8 +424,80 @@ static void ornic_qp_av_roundtrip(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, grh->flow_label, 0xabcdeU);
 	KUNIT_EXPECT_MEMEQ(test, ia.ah_attr.roce.dmac, av.dmac, 6);
 
-	av.flow_label = 0x100000;
-	KUNIT_EXPECT_EQ(test, ornic_qp_av_to_hw(&av, &oa), -EINVAL);
+	/* "Any flow label" (0xffffffff) keeps the 20 bits the wire has. */
+	av.flow_label = 0xffffffff;
+	ornic_qp_av_to_hw(&av, &oa);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(oa.flow_label), 0xfffffU);
+}
+
+/* QP types follow the device's caps; each type carries its opcodes only. */
+static void ornic_qp_types(struct kunit *test)
+{
+	const u64 all = ORNIC_CAP_RC | ORNIC_CAP_UC | ORNIC_CAP_UD |
+			ORNIC_CAP_GSI | ORNIC_CAP_XRC;
+	u8 hw = 0;
+
+	KUNIT_EXPECT_EQ(test, ornic_qp_type_to_hw(IB_QPT_RC, all, &hw), 0);
+	KUNIT_EXPECT_EQ(test, hw, (u8)ORNIC_QPT_RC);
+	KUNIT_EXPECT_EQ(test, ornic_qp_type_to_hw(IB_QPT_UC, all, &hw), 0);
+	KUNIT_EXPECT_EQ(test, hw, (u8)ORNIC_QPT_UC);
+	KUNIT_EXPECT_EQ(test, ornic_qp_type_to_hw(IB_QPT_UD, all, &hw), 0);
+	KUNIT_EXPECT_EQ(test, hw, (u8)ORNIC_QPT_UD);
+	KUNIT_EXPECT_EQ(test, ornic_qp_type_to_hw(IB_QPT_GSI, all, &hw), 0);
+	KUNIT_EXPECT_EQ(test, hw, (u8)ORNIC_QPT_GSI);
+	KUNIT_EXPECT_EQ(test, ornic_qp_type_to_hw(IB_QPT_XRC_INI, all, &hw), 0);
+	KUNIT_EXPECT_EQ(test, hw, (u8)ORNIC_QPT_XRC_INI);
+	KUNIT_EXPECT_EQ(test, ornic_qp_type_to_hw(IB_QPT_XRC_TGT, all, &hw), 0);
+	KUNIT_EXPECT_EQ(test, hw, (u8)ORNIC_QPT_XRC_TGT);
+	/* A device without the cap, and types no ornic has. */
+	hw = 0xee;
+	KUNIT_EXPECT_EQ(test, ornic_qp_type_to_hw(IB_QPT_UC,
+						  all & ~ORNIC_CAP_UC, &hw),
+			-EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, ornic_qp_type_to_hw(IB_QPT_RC, ORNIC_CAP_UC,
+						  &hw), -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, ornic_qp_type_to_hw(IB_QPT_XRC_INI,
+						  all & ~ORNIC_CAP_XRC, &hw),
+			-EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, ornic_qp_type_to_hw(IB_QPT_XRC_TGT, ORNIC_CAP_RC,
+						  &hw), -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, ornic_qp_type_to_hw(IB_QPT_GSI,
+						  all & ~ORNIC_CAP_GSI, &hw),
+			-EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, ornic_qp_type_to_hw(IB_QPT_RAW_PACKET, all,
+						  &hw), -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, hw, (u8)0xee);
+
+	KUNIT_EXPECT_TRUE(test, ornic_qp_type_has_op(ORNIC_QPT_RC,
+						     ORNIC_WQE_OP_RDMA_READ));
+	KUNIT_EXPECT_TRUE(test, ornic_qp_type_has_op(ORNIC_QPT_RC,
+						     ORNIC_WQE_OP_SEND_INV));
+	KUNIT_EXPECT_TRUE(test, ornic_qp_type_has_op(ORNIC_QPT_UC,
+						     ORNIC_WQE_OP_SEND_IMM));
+	KUNIT_EXPECT_TRUE(test,
+			  ornic_qp_type_has_op(ORNIC_QPT_UC,
+					       ORNIC_WQE_OP_RDMA_WRITE_IMM));
+	KUNIT_EXPECT_TRUE(test, ornic_qp_type_has_op(ORNIC_QPT_UC,
+						     ORNIC_WQE_OP_LOCAL_INV));
+	KUNIT_EXPECT_FALSE(test, ornic_qp_type_has_op(ORNIC_QPT_UC,
+						      ORNIC_WQE_OP_RDMA_READ));
+	KUNIT_EXPECT_FALSE(test,
+			   ornic_qp_type_has_op(ORNIC_QPT_UC,
+						ORNIC_WQE_OP_ATOMIC_CMP_SWP));
+	KUNIT_EXPECT_FALSE(test, ornic_qp_type_has_op(ORNIC_QPT_UC,
+						      ORNIC_WQE_OP_SEND_INV));
+	KUNIT_EXPECT_TRUE(test, ornic_qp_type_has_op(ORNIC_QPT_GSI,
+						     ORNIC_WQE_OP_SEND));
+	KUNIT_EXPECT_FALSE(test,
+			   ornic_qp_type_has_op(ORNIC_QPT_UD,
+						ORNIC_WQE_OP_RDMA_WRITE));
+	/* An initiator sends what RC sends; a target has no send queue. */
+	KUNIT_EXPECT_TRUE(test, ornic_qp_type_has_op(ORNIC_QPT_XRC_INI,
+						     ORNIC_WQE_OP_ATOMIC_CMP_SWP));
+	KUNIT_EXPECT_FALSE(test, ornic_qp_type_has_op(ORNIC_QPT_XRC_TGT,
+						      ORNIC_WQE_OP_SEND));
+	KUNIT_EXPECT_FALSE(test, ornic_qp_type_has_op(ORNIC_QPT_RC, 0x0f));
+	KUNIT_EXPECT_FALSE(test, ornic_qp_type_has_op(0, ORNIC_WQE_OP_SEND));
 }
 
 static struct kunit_case ornic_qp_attr_cases[] = {

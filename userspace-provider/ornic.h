@@ -7,6 +7,7 @@
 #define __ORNIC_H__
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <infiniband/driver.h>
@@ -65,9 +66,36 @@ struct ornic_context {
 	struct ornic_table xrc_srq_table;
 };
 
+/*
+ * A protection domain, or a parent domain (ibv_alloc_parent_domain): a PD
+ * in every verb, whose queues take their ring memory from the application's
+ * allocator when it gave one.  The kernel never sees a parent domain: its
+ * handle is the wrapped PD's.
+ */
 struct ornic_pd {
 	struct ibv_pd ibvpd;
 	uint32_t pdn;
+	/* Objects that point at this PD: parent domains over a PD; QPs, SRQs
+	 * and CQs of a parent domain.  Deallocation waits for 0. */
+	atomic_int users;
+	/* Parent domains only: the PD it wraps, and the allocator if any. */
+	struct ornic_pd *protection_domain;
+	void *(*alloc)(struct ibv_pd *pd, void *pd_context, size_t size,
+		       size_t alignment, uint64_t resource_type);
+	void (*free)(struct ibv_pd *pd, void *pd_context, void *ptr,
+		     uint64_t resource_type);
+	void *pd_context;
+};
+
+/*
+ * resource_type values the allocator of a parent domain is called with:
+ * which ring of which queue the memory is for.
+ */
+enum ornic_resource_type {
+	ORNIC_RES_TYPE_CQ	= 1,
+	ORNIC_RES_TYPE_SQ	= 2,
+	ORNIC_RES_TYPE_RQ	= 3,
+	ORNIC_RES_TYPE_SRQ	= 4,
 };
 
 struct ornic_mr {
@@ -80,18 +108,26 @@ struct ornic_ring {
 	size_t buf_size;
 	uint32_t log_depth;
 	uint32_t mask;			/* entries - 1 */
+	/* The parent domain whose allocator gave buf, or NULL (our mmap). */
+	struct ornic_pd *custom;
+	uint64_t resource_type;
 };
 
 struct ornic_cq {
 	struct verbs_cq vcq;
 	pthread_spinlock_t lock;
 	struct ornic_ring ring;
+	uint32_t cqe_size;		/* ORNIC_CQE_SIZE or ORNIC_CQE_TS_SIZE */
 	uint32_t cqn;
 	uint32_t ci;			/* next CQE to look at */
 	uint32_t ci_reported;		/* last consumer index rung */
 	uint32_t db_batch;		/* ring the consumer index this often */
+	struct ornic_pd *parent_domain;	/* IBV_CQ_INIT_ATTR_MASK_PD */
+	/* CLOCK_REALTIME ns minus device clock, measured at creation. */
+	int64_t wallclock_offset;
 	/* ibv_cq_ex polling: the CQE start/next_poll stopped at. */
 	struct ornic_cqe cur;
+	uint64_t cur_ts;		/* its device timestamp (timestamped CQs) */
 };
 
 /* A work queue (SQ, RQ or SRQ) of 64-byte blocks. */
@@ -113,6 +149,7 @@ struct ornic_srq {
 	struct ornic_cq *xrc_cq;
 	/* One byte per block: set when the WQE starting there completed. */
 	uint8_t *done;
+	struct ornic_pd *parent_domain;	/* created on one, or NULL */
 };
 
 /* The WQE being built: block 0 plus up to 7 data blocks. */
@@ -141,6 +178,7 @@ struct ornic_qp {
 	struct ornic_wq sq;
 	struct ornic_wq rq;		/* unused with an SRQ */
 	struct ornic_srq *srq;
+	struct ornic_pd *parent_domain;	/* created on one, or NULL */
 
 	/* ibv_qp_ex (wr_*) state between wr_start and wr_complete */
 	struct ornic_wqe_buf wr;
@@ -216,13 +254,27 @@ void ornic_table_destroy(struct ornic_table *t);
 void *ornic_table_find(struct ornic_table *t, uint32_t n);
 int ornic_table_set(struct ornic_table *t, uint32_t n, void *obj);
 
+/* The parent domain @ibpd is, or NULL for a protection domain (or none). */
+static inline struct ornic_pd *ornic_parent_domain(struct ibv_pd *ibpd)
+{
+	struct ornic_pd *pd = ibpd ? to_ornic_pd(ibpd) : NULL;
+
+	return pd && pd->protection_domain ? pd : NULL;
+}
+
+/* ornic.c */
+void ornic_pd_get(struct ornic_pd *pd);
+void ornic_pd_put(struct ornic_pd *pd);
+
 /* ornic_ring.c */
-int ornic_ring_alloc(struct ornic_ring *ring, uint32_t log_depth,
+int ornic_ring_alloc(struct ornic_ring *ring, struct ibv_pd *pd,
+		     uint64_t resource_type, uint32_t log_depth,
 		     uint32_t entry_size);
 void ornic_ring_free(struct ornic_ring *ring);
 void ornic_ring_doorbell(struct ornic_context *ctx, uint32_t offset,
 			 uint32_t qn, uint64_t flags, uint32_t index);
 uint32_t ornic_log2_depth(uint32_t entries);
+uint64_t ornic_read_clock(struct ornic_context *ctx);
 
 /* ornic_cq.c */
 struct ibv_cq *ornic_create_cq(struct ibv_context *ibctx, int cqe,
@@ -231,6 +283,7 @@ struct ibv_cq *ornic_create_cq(struct ibv_context *ibctx, int cqe,
 struct ibv_cq_ex *ornic_create_cq_ex(struct ibv_context *ibctx,
 				     struct ibv_cq_init_attr_ex *attr);
 int ornic_destroy_cq(struct ibv_cq *ibcq);
+int ornic_resize_cq(struct ibv_cq *ibcq, int cqe);
 int ornic_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc);
 int ornic_req_notify_cq(struct ibv_cq *ibcq, int solicited_only);
 void ornic_cq_clean(struct ornic_cq *cq, uint32_t qpn);
@@ -274,6 +327,9 @@ int ornic_wqe_set_atomic(struct ornic_wqe_buf *w, uint64_t remote_addr,
 			 uint32_t rkey, uint64_t compare_add, uint64_t swap);
 int ornic_wqe_set_xrc_srqn(struct ornic_qp *qp, struct ornic_wqe_buf *w,
 			   uint32_t remote_srqn);
+int ornic_wqe_set_bind_mw(struct ornic_wqe_buf *w, struct ibv_mw *mw,
+			  uint32_t rkey, const struct ibv_mw_bind_info *info);
+int ornic_wqe_set_local_inv(struct ornic_wqe_buf *w, uint32_t rkey);
 int ornic_wqe_finish(struct ornic_qp *qp, struct ornic_wqe_buf *w);
 void ornic_sq_doorbell(struct ornic_qp *qp);
 uint32_t ornic_send_wqe_blocks(uint32_t max_sge, uint32_t max_inline);
@@ -281,7 +337,8 @@ uint32_t ornic_recv_wqe_blocks(uint32_t max_sge);
 
 /* ornic_qp_ex.c */
 void ornic_qp_ex_init(struct ornic_qp *qp, uint64_t send_ops_flags);
-bool ornic_qp_ex_ops_supported(enum ibv_qp_type type, uint64_t flags);
+bool ornic_qp_ex_ops_supported(uint64_t caps, enum ibv_qp_type type,
+			       uint64_t flags);
 
 /* ornic_srq.c */
 struct ibv_srq *ornic_create_srq(struct ibv_pd *ibpd,
@@ -307,6 +364,16 @@ int ornic_destroy_ah(struct ibv_ah *ibah);
 /* ornic_mr.c */
 struct ibv_mr *ornic_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length,
 			    uint64_t hca_va, int access);
+int ornic_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
+		    uint32_t flags, struct ibv_sge *sg_list, uint32_t num_sge);
 int ornic_dereg_mr(struct verbs_mr *vmr);
+struct ibv_mr *ornic_import_mr(struct ibv_pd *ibpd, uint32_t mr_handle);
+void ornic_unimport_mr(struct ibv_mr *ibmr);
+struct ibv_mw *ornic_alloc_mw(struct ibv_pd *ibpd, enum ibv_mw_type type);
+int ornic_dealloc_mw(struct ibv_mw *mw);
+int ornic_bind_mw(struct ibv_qp *ibqp, struct ibv_mw *mw,
+		  struct ibv_mw_bind *mw_bind);
+int ornic_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
+		   void *addr, size_t length, int access);
 
 #endif /* __ORNIC_H__ */

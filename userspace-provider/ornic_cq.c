@@ -6,10 +6,15 @@
  * device learns the consumer index only from CQ doorbells, which are rung
  * when arming and often enough that the device never sees the ring full
  * while the application keeps within the CQ size it asked for.
+ *
+ * A CQ asked for completion timestamps is created timestamped: 64-byte
+ * entries whose first half holds the device clock (cqe.rst, "Timestamped
+ * CQs"), the ordinary CQE in the second half.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <util/udma_barrier.h>
 
@@ -23,6 +28,7 @@ static enum ibv_wc_status ornic_wc_status(uint8_t status)
 	case ORNIC_CQE_LOC_LEN_ERR:
 	case ORNIC_CQE_LOC_QP_OP_ERR:
 	case ORNIC_CQE_LOC_PROT_ERR:
+	case ORNIC_CQE_MW_BIND_ERR:
 	case ORNIC_CQE_WR_FLUSH_ERR:
 	case ORNIC_CQE_BAD_RESP_ERR:
 	case ORNIC_CQE_LOC_ACCESS_ERR:
@@ -52,6 +58,10 @@ static enum ibv_wc_opcode ornic_wc_opcode(uint8_t opcode)
 		return IBV_WC_COMP_SWAP;
 	case ORNIC_CQE_OP_FETCH_ADD:
 		return IBV_WC_FETCH_ADD;
+	case ORNIC_CQE_OP_LOCAL_INV:
+		return IBV_WC_LOCAL_INV;
+	case ORNIC_CQE_OP_BIND_MW:
+		return IBV_WC_BIND_MW;
 	case ORNIC_CQE_OP_RECV:
 		return IBV_WC_RECV;
 	case ORNIC_CQE_OP_RECV_RDMA_IMM:
@@ -102,10 +112,22 @@ static void ornic_wq_retire(struct ornic_wq *wq, uint16_t wqe_index,
 	__atomic_store_n(&wq->ci, idx + nb, __ATOMIC_RELEASE);
 }
 
+/* The ring entry of index @idx: a CQE, or a timestamp half then a CQE. */
+static uint8_t *ornic_cq_entry(struct ornic_cq *cq, uint32_t idx)
+{
+	return (uint8_t *)cq->ring.buf + (size_t)(idx & cq->ring.mask) *
+					 cq->cqe_size;
+}
+
+static struct ornic_cqe *ornic_cq_cqe(struct ornic_cq *cq, uint32_t idx)
+{
+	return (struct ornic_cqe *)(ornic_cq_entry(cq, idx) + cq->cqe_size -
+				    ORNIC_CQE_SIZE);
+}
+
 static bool ornic_cqe_valid(struct ornic_cq *cq, uint32_t idx)
 {
-	struct ornic_cqe *cqe = (struct ornic_cqe *)cq->ring.buf +
-				(idx & cq->ring.mask);
+	struct ornic_cqe *cqe = ornic_cq_cqe(cq, idx);
 	uint8_t phase = ((idx >> cq->ring.log_depth) & 1) ^ 1;
 
 	return (__atomic_load_n(&cqe->owner, __ATOMIC_RELAXED) &
@@ -150,17 +172,14 @@ static void ornic_cq_drop(struct ornic_cq *cq,
 		;
 	udma_from_device_barrier();
 	for (i = end; i != cq->ci; i--) {
-		struct ornic_cqe *src = (struct ornic_cqe *)cq->ring.buf +
-					((i - 1) & cq->ring.mask);
+		struct ornic_cqe *src = ornic_cq_cqe(cq, i - 1);
 
 		if (match(src, n)) {
 			dropped++;
 		} else if (dropped) {
-			struct ornic_cqe *dst =
-				(struct ornic_cqe *)cq->ring.buf +
-				((i - 1 + dropped) & cq->ring.mask);
-
-			memcpy(dst, src, offsetof(struct ornic_cqe, owner));
+			/* The whole entry but its last byte, the owner. */
+			memcpy(ornic_cq_entry(cq, i - 1 + dropped),
+			       ornic_cq_entry(cq, i - 1), cq->cqe_size - 1);
 		}
 	}
 	cq->ci += dropped;
@@ -200,9 +219,12 @@ static int ornic_cq_next(struct ornic_cq *cq)
 	for (;;) {
 		if (!ornic_cqe_valid(cq, cq->ci))
 			return ENOENT;
-		cqe = (struct ornic_cqe *)cq->ring.buf + (cq->ci & cq->ring.mask);
+		cqe = ornic_cq_cqe(cq, cq->ci);
 		udma_from_device_barrier();
 		cq->cur = *cqe;
+		if (cq->cqe_size == ORNIC_CQE_TS_SIZE)
+			cq->cur_ts = le64toh(((struct ornic_cqe_ts *)
+					      ornic_cq_entry(cq, cq->ci))->timestamp);
 		cq->ci++;
 		if (cq->ci - cq->ci_reported >= cq->db_batch) {
 			udma_to_device_barrier();
@@ -385,6 +407,20 @@ static uint8_t ornic_read_dlid_path_bits(struct ibv_cq_ex *ibcqx)
 	return 0;
 }
 
+/* Device clock ticks (ns, ORNIC_CLOCK_KHZ) when the device wrote the CQE. */
+static uint64_t ornic_read_completion_ts(struct ibv_cq_ex *ibcqx)
+{
+	return to_ornic_cq_ex(ibcqx)->cur_ts;
+}
+
+/* The same instant on CLOCK_REALTIME, through the offset of the CQ. */
+static uint64_t ornic_read_completion_wallclock_ns(struct ibv_cq_ex *ibcqx)
+{
+	struct ornic_cq *cq = to_ornic_cq_ex(ibcqx);
+
+	return cq->cur_ts + cq->wallclock_offset;
+}
+
 static void ornic_cq_ex_init(struct ornic_cq *cq, uint64_t wc_flags)
 {
 	struct ibv_cq_ex *x = &cq->vcq.cq_ex;
@@ -409,6 +445,90 @@ static void ornic_cq_ex_init(struct ornic_cq *cq, uint64_t wc_flags)
 		x->read_sl = ornic_read_sl;
 	if (wc_flags & IBV_WC_EX_WITH_DLID_PATH_BITS)
 		x->read_dlid_path_bits = ornic_read_dlid_path_bits;
+	if (wc_flags & IBV_WC_EX_WITH_COMPLETION_TIMESTAMP)
+		x->read_completion_ts = ornic_read_completion_ts;
+	if (wc_flags & IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK)
+		x->read_completion_wallclock_ns =
+			ornic_read_completion_wallclock_ns;
+}
+
+static int64_t ornic_timespec_ns(const struct timespec *ts)
+{
+	return (int64_t)ts->tv_sec * 1000000000 + ts->tv_nsec;
+}
+
+/*
+ * CLOCK_REALTIME minus the device clock.  The device clock is read between
+ * two CLOCK_REALTIME reads; of a few tries the tightest bracket wins, and
+ * its middle is taken as the instant of the device read.  The result is as
+ * good as that bracket (a trapped MMIO read: microseconds) plus whatever
+ * the two clocks drift apart during the CQ's life; a step of the wall clock
+ * (settimeofday) after the CQ was created is not followed.
+ */
+static int64_t ornic_wallclock_offset(struct ornic_context *ctx)
+{
+	int64_t width, best_width = INT64_MAX, offset = 0;
+	struct timespec t0, t1;
+	uint64_t dev;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		clock_gettime(CLOCK_REALTIME, &t0);
+		dev = ornic_read_clock(ctx);
+		clock_gettime(CLOCK_REALTIME, &t1);
+		width = ornic_timespec_ns(&t1) - ornic_timespec_ns(&t0);
+		if (width >= best_width)
+			continue;
+		best_width = width;
+		offset = ornic_timespec_ns(&t0) + width / 2 - (int64_t)dev;
+	}
+	return offset;
+}
+
+/* The wc_flags this context's device can honour. */
+static uint64_t ornic_cq_wc_flags_supported(struct ornic_context *ctx)
+{
+	uint64_t flags = IBV_WC_STANDARD_FLAGS;
+
+	if (ctx->caps & ORNIC_CAP_CQE_TIMESTAMP)
+		flags |= IBV_WC_EX_WITH_COMPLETION_TIMESTAMP |
+			 IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK;
+	return flags;
+}
+
+/* What the provider takes of the creation attributes; errno otherwise. */
+static int ornic_cq_check(struct ornic_context *ctx,
+			  const struct ibv_cq_init_attr_ex *in)
+{
+	if (in->comp_mask & ~(uint32_t)(IBV_CQ_INIT_ATTR_MASK_FLAGS |
+					IBV_CQ_INIT_ATTR_MASK_PD) ||
+	    ((in->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
+	     (in->flags & ~(uint32_t)IBV_CREATE_CQ_ATTR_SINGLE_THREADED)) ||
+	    (in->wc_flags & ~ornic_cq_wc_flags_supported(ctx)))
+		return EOPNOTSUPP;
+	if (!in->cqe || in->cqe > ctx->max_cqe)
+		return EINVAL;
+	/* The PD of a CQ is a parent domain of this context (its memory). */
+	if ((in->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD) &&
+	    (!ornic_parent_domain(in->parent_domain) ||
+	     in->parent_domain->context != &ctx->ibvctx.context))
+		return EINVAL;
+	return 0;
+}
+
+/*
+ * Twice the CQEs asked for (within the device limit): the consumer index
+ * then needs a doorbell only every depth - cqe CQEs.  0 if cqe cannot fit.
+ */
+static uint32_t ornic_cq_log_depth(struct ornic_context *ctx, uint32_t cqe)
+{
+	uint32_t want, log;
+
+	want = cqe * 2 > ctx->max_cqe ? ctx->max_cqe : cqe * 2;
+	log = ornic_log2_depth(want);
+	if ((1U << log) > ctx->max_cqe)
+		log--;
+	return (1U << log) < cqe ? 0 : log;
 }
 
 static struct ornic_cq *
@@ -418,41 +538,36 @@ ornic_cq_create(struct ibv_context *ibctx, const struct ibv_cq_init_attr_ex *in)
 	struct ornic_create_cq_resp resp = {};
 	struct ornic_create_cq cmd = {};
 	struct ibv_cq_init_attr_ex attr = *in;
+	struct ibv_pd *pd = NULL;
 	struct ornic_cq *cq;
-	uint32_t want, log;
+	uint64_t ts_flags;
+	uint32_t log;
 	int err;
 
-	if (in->comp_mask & ~(uint32_t)IBV_CQ_INIT_ATTR_MASK_FLAGS ||
-	    ((in->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
-	     (in->flags & ~(uint32_t)IBV_CREATE_CQ_ATTR_SINGLE_THREADED)) ||
-	    (in->wc_flags & ~(uint64_t)IBV_WC_STANDARD_FLAGS)) {
-		errno = EOPNOTSUPP;
+	err = ornic_cq_check(ctx, in);
+	if (err) {
+		errno = err;
 		return NULL;
 	}
-	if (!in->cqe || in->cqe > ctx->max_cqe) {
-		errno = EINVAL;
-		return NULL;
-	}
+	if (in->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD)
+		pd = in->parent_domain;
+	ts_flags = in->wc_flags & (IBV_WC_EX_WITH_COMPLETION_TIMESTAMP |
+				   IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK);
 
 	cq = calloc(1, sizeof(*cq));
 	if (!cq) {
 		errno = ENOMEM;
 		return NULL;
 	}
+	cq->cqe_size = ts_flags ? ORNIC_CQE_TS_SIZE : ORNIC_CQE_SIZE;
 
-	/*
-	 * Twice the CQEs asked for (within the device limit): the consumer
-	 * index then needs a doorbell only every depth - cqe CQEs.
-	 */
-	want = in->cqe * 2 > ctx->max_cqe ? ctx->max_cqe : in->cqe * 2;
-	log = ornic_log2_depth(want);
-	if ((1U << log) > ctx->max_cqe)
-		log--;
-	if ((1U << log) < in->cqe) {
+	log = ornic_cq_log_depth(ctx, in->cqe);
+	if (!log) {
 		errno = EINVAL;
 		goto err_free;
 	}
-	err = ornic_ring_alloc(&cq->ring, log, ORNIC_CQE_SIZE);
+	err = ornic_ring_alloc(&cq->ring, pd, ORNIC_RES_TYPE_CQ, log,
+			       cq->cqe_size);
 	if (err) {
 		errno = err;
 		goto err_free;
@@ -461,10 +576,14 @@ ornic_cq_create(struct ibv_context *ibctx, const struct ibv_cq_init_attr_ex *in)
 	cmd.log_depth = log;
 	cmd.buf_addr = (uintptr_t)cq->ring.buf;
 	cmd.buf_size = cq->ring.buf_size;
-	/* Only the kernel's part of the attributes goes down. */
+	/*
+	 * Only the kernel's part of the attributes goes down: the timestamp
+	 * flags become IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION, which makes
+	 * the kernel create the CQ with 64-byte timestamped entries.
+	 */
 	attr.comp_mask = 0;
 	attr.flags = 0;
-	attr.wc_flags = 0;
+	attr.wc_flags = ts_flags;
 	err = ibv_cmd_create_cq_ex(ibctx, &attr, &cq->vcq, &cmd.ibv_cmd,
 				   sizeof(cmd), &resp.ibv_resp, sizeof(resp),
 				   0);
@@ -490,6 +609,11 @@ ornic_cq_create(struct ibv_context *ibctx, const struct ibv_cq_init_attr_ex *in)
 		errno = ENOMEM;
 		goto err_ring;
 	}
+	if (in->wc_flags & IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK)
+		cq->wallclock_offset = ornic_wallclock_offset(ctx);
+	cq->parent_domain = ornic_parent_domain(pd);
+	if (cq->parent_domain)
+		ornic_pd_get(cq->parent_domain);
 	ornic_cq_ex_init(cq, in->wc_flags);
 	return cq;
 
@@ -527,6 +651,65 @@ struct ibv_cq_ex *ornic_create_cq_ex(struct ibv_context *ibctx,
 	return cq ? &cq->vcq.cq_ex : NULL;
 }
 
+/*
+ * Move the CQ to a new ring (ORNIC_CAP_RESIZE).  Under the CQ lock nothing
+ * polls: the device moves the CQEs from our consumer index on to slots
+ * 0.. of the new ring, and we continue there from index 0.  Too many
+ * unpolled CQEs for the new size fail with EINVAL and change nothing.
+ */
+int ornic_resize_cq(struct ibv_cq *ibcq, int cqe)
+{
+	struct ornic_context *ctx = to_ornic_ctx(ibcq->context);
+	struct ornic_cq *cq = to_ornic_cq(ibcq);
+	struct ornic_resize_cq_resp resp = {};
+	struct ornic_resize_cq cmd = {};
+	struct ornic_ring ring = {};
+	uint32_t log;
+	int err;
+
+	if (!(ctx->caps & ORNIC_CAP_RESIZE))
+		return EOPNOTSUPP;
+	if (cqe <= 0 || (uint32_t)cqe > ctx->max_cqe)
+		return EINVAL;
+	log = ornic_cq_log_depth(ctx, cqe);
+	if (!log)
+		return EINVAL;
+	/* The same kind of ring: entry size, and the parent domain's memory. */
+	err = ornic_ring_alloc(&ring,
+			       cq->parent_domain ? &cq->parent_domain->ibvpd :
+						   NULL,
+			       ORNIC_RES_TYPE_CQ, log, cq->cqe_size);
+	if (err)
+		return err;
+
+	pthread_spin_lock(&cq->lock);
+	cmd.log_depth = log;
+	cmd.buf_addr = (uintptr_t)ring.buf;
+	cmd.buf_size = ring.buf_size;
+	cmd.consumer_index = cq->ci;
+	err = ibv_cmd_resize_cq(ibcq, cqe, &cmd.ibv_cmd, sizeof(cmd),
+				&resp.ibv_resp, sizeof(resp));
+	if (err) {
+		pthread_spin_unlock(&cq->lock);
+		ornic_ring_free(&ring);
+		return err;
+	}
+	if (resp.log_depth != log)
+		verbs_err(&ctx->ibvctx,
+			  "ornic: kernel resized CQ %u to 2^%u, asked 2^%u\n",
+			  cq->cqn, resp.log_depth, log);
+	ornic_ring_free(&cq->ring);
+	cq->ring = ring;
+	cq->ci = 0;
+	cq->ci_reported = 0;
+	cq->db_batch = (1U << log) - cqe;
+	if (!cq->db_batch)
+		cq->db_batch = 1;
+	ibcq->cqe = cqe;
+	pthread_spin_unlock(&cq->lock);
+	return 0;
+}
+
 int ornic_destroy_cq(struct ibv_cq *ibcq)
 {
 	struct ornic_cq *cq = to_ornic_cq(ibcq);
@@ -537,6 +720,8 @@ int ornic_destroy_cq(struct ibv_cq *ibcq)
 		return err;
 	pthread_spin_destroy(&cq->lock);
 	ornic_ring_free(&cq->ring);
+	if (cq->parent_domain)
+		ornic_pd_put(cq->parent_domain);
 	free(cq);
 	return 0;
 }

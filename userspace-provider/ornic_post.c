@@ -32,6 +32,17 @@ static int ornic_build_send(struct ornic_qp *qp, const struct ibv_send_wr *wr,
 	if (err)
 		return err;
 
+	/* Local operations carry no data: sg_list is ignored, as in rxe. */
+	if (wr->opcode == IBV_WR_BIND_MW || wr->opcode == IBV_WR_LOCAL_INV) {
+		if (wr->opcode == IBV_WR_BIND_MW)
+			err = ornic_wqe_set_bind_mw(w, wr->bind_mw.mw,
+						    wr->bind_mw.rkey,
+						    &wr->bind_mw.bind_info);
+		else
+			err = ornic_wqe_set_local_inv(w, wr->invalidate_rkey);
+		return err ? err : ornic_wqe_finish(qp, w);
+	}
+
 	switch (wr->opcode) {
 	case IBV_WR_SEND_WITH_IMM:
 	case IBV_WR_RDMA_WRITE_WITH_IMM:
@@ -77,7 +88,7 @@ static int ornic_build_send(struct ornic_qp *qp, const struct ibv_send_wr *wr,
 	for (i = 0; i < wr->num_sge && !err; i++) {
 		const struct ibv_sge *sge = &wr->sg_list[i];
 
-		if (wr->send_flags & IBV_SEND_INLINE)
+		if (w->block[0].hdr.flags & ORNIC_WQE_FLAG_INLINE)
 			err = ornic_wqe_add_inline(qp, w,
 						   (void *)(uintptr_t)sge->addr,
 						   sge->length);

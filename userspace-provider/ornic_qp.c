@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * ornic provider: queue pairs (RC, UD, XRC_SEND and XRC_RECV).
+ * ornic provider: queue pairs (RC, UC, UD, XRC_SEND and XRC_RECV).
  *
  * The provider sizes and allocates the SQ and RQ rings in 64-byte blocks
  * (wqe.rst), the kernel pins them and creates the QP on the device.  Every
@@ -28,7 +28,8 @@ static int ornic_qp_table_set(struct ornic_context *ctx, uint32_t qpn,
 }
 
 /* A work queue of at least max_wr WQEs of max_blocks blocks each. */
-static int ornic_wq_init(struct ornic_wq *wq, uint32_t max_wr,
+static int ornic_wq_init(struct ornic_wq *wq, struct ibv_pd *pd,
+			 uint64_t resource_type, uint32_t max_wr,
 			 uint32_t max_blocks, uint32_t limit_blocks)
 {
 	uint64_t blocks = (uint64_t)(max_wr ? max_wr : 1) * max_blocks;
@@ -38,7 +39,8 @@ static int ornic_wq_init(struct ornic_wq *wq, uint32_t max_wr,
 	if (blocks > limit_blocks || blocks > (1U << ORNIC_MAX_WQ_LOG_DEPTH))
 		return EINVAL;
 	log = ornic_log2_depth(blocks);
-	err = ornic_ring_alloc(&wq->ring, log, ORNIC_WQE_BLOCK_SIZE);
+	err = ornic_ring_alloc(&wq->ring, pd, resource_type, log,
+			       ORNIC_WQE_BLOCK_SIZE);
 	if (err)
 		return err;
 	wq->max_blocks = max_blocks;
@@ -77,6 +79,10 @@ static int ornic_qp_check(struct ornic_context *ctx,
 		if (!(ctx->caps & ORNIC_CAP_RC))
 			return EOPNOTSUPP;
 		break;
+	case IBV_QPT_UC:
+		if (!(ctx->caps & ORNIC_CAP_UC))
+			return EOPNOTSUPP;
+		break;
 	case IBV_QPT_UD:
 		if (!(ctx->caps & ORNIC_CAP_UD))
 			return EOPNOTSUPP;
@@ -101,7 +107,8 @@ static int ornic_qp_check(struct ornic_context *ctx,
 		return EOPNOTSUPP;
 	}
 	if ((attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
-	    !ornic_qp_ex_ops_supported(attr->qp_type, attr->send_ops_flags))
+	    !ornic_qp_ex_ops_supported(ctx->caps, attr->qp_type,
+				       attr->send_ops_flags))
 		return EOPNOTSUPP;
 	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd ||
 	    !attr->send_cq ||
@@ -117,6 +124,8 @@ static int ornic_qp_check(struct ornic_context *ctx,
 	    cap->max_recv_sge > ctx->max_recv_sge)
 		return EINVAL;
 	if (attr->srq && attr->srq->context != attr->pd->context)
+		return EINVAL;
+	if (attr->pd->context != &ctx->ibvctx.context)
 		return EINVAL;
 	return 0;
 }
@@ -222,13 +231,14 @@ ornic_qp_create(struct ibv_context *ibctx, struct ibv_qp_init_attr_ex *attr)
 		cap->max_recv_sge = max_t(uint32_t, cap->max_recv_sge, 1);
 	sq_blocks = ornic_send_wqe_blocks(cap->max_send_sge,
 					  cap->max_inline_data);
-	err = ornic_wq_init(&qp->sq, cap->max_send_wr, sq_blocks,
-			    ctx->max_qp_wr);
+	err = ornic_wq_init(&qp->sq, attr->pd, ORNIC_RES_TYPE_SQ,
+			    cap->max_send_wr, sq_blocks, ctx->max_qp_wr);
 	if (err)
 		goto err_free;
 	if (ornic_qp_has_rq(qp)) {
 		rq_blocks = ornic_recv_wqe_blocks(cap->max_recv_sge);
-		err = ornic_wq_init(&qp->rq, cap->max_recv_wr, rq_blocks,
+		err = ornic_wq_init(&qp->rq, attr->pd, ORNIC_RES_TYPE_RQ,
+				    cap->max_recv_wr, rq_blocks,
 				    ctx->max_qp_wr);
 		if (err)
 			goto err_sq;
@@ -297,6 +307,9 @@ ornic_qp_create(struct ibv_context *ibctx, struct ibv_qp_init_attr_ex *attr)
 		goto err_cmd;
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
 		ornic_qp_ex_init(qp, attr->send_ops_flags);
+	qp->parent_domain = ornic_parent_domain(attr->pd);
+	if (qp->parent_domain)
+		ornic_pd_get(qp->parent_domain);
 	return qp;
 
 err_cmd:
@@ -438,6 +451,8 @@ int ornic_destroy_qp(struct ibv_qp *ibqp)
 
 	ornic_wq_destroy(&qp->rq);
 	ornic_wq_destroy(&qp->sq);
+	if (qp->parent_domain)
+		ornic_pd_put(qp->parent_domain);
 	free(qp);
 	return 0;
 }

@@ -17,13 +17,36 @@
 	 IBV_QP_EX_WITH_SEND_WITH_INV | IBV_QP_EX_WITH_RDMA_WRITE | \
 	 IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | IBV_QP_EX_WITH_RDMA_READ | \
 	 IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
+#define ORNIC_UC_SEND_OPS \
+	(IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM | \
+	 IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM)
 #define ORNIC_UD_SEND_OPS \
 	(IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM)
+/* With ORNIC_CAP_MW: windows are bound and invalidated on RC send queues. */
+#define ORNIC_RC_MW_OPS \
+	(IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_LOCAL_INV)
 
-bool ornic_qp_ex_ops_supported(enum ibv_qp_type type, uint64_t flags)
+bool ornic_qp_ex_ops_supported(uint64_t caps, enum ibv_qp_type type,
+			       uint64_t flags)
 {
-	uint64_t ok = type == IBV_QPT_UD ? ORNIC_UD_SEND_OPS : ORNIC_RC_SEND_OPS;
+	uint64_t ok;
 
+	switch (type) {
+	case IBV_QPT_RC:
+	case IBV_QPT_XRC_SEND:	/* RC's operations, each to a remote XRC SRQ */
+		ok = ORNIC_RC_SEND_OPS;
+		break;
+	case IBV_QPT_UC:
+		ok = ORNIC_UC_SEND_OPS;
+		break;
+	case IBV_QPT_UD:
+		ok = ORNIC_UD_SEND_OPS;
+		break;
+	default:
+		return false;
+	}
+	if (type == IBV_QPT_RC && (caps & ORNIC_CAP_MW))
+		ok |= ORNIC_RC_MW_OPS;
 	return !(flags & ~ok);
 }
 
@@ -196,6 +219,37 @@ static void ornic_wr_atomic_fetch_add(struct ibv_qp_ex *x, uint32_t rkey,
 			add, 0);
 }
 
+/* Local operations take no data setter: the WQE is closed at once. */
+static void ornic_wr_bind_mw(struct ibv_qp_ex *x, struct ibv_mw *mw,
+			     uint32_t rkey,
+			     const struct ibv_mw_bind_info *bind_info)
+{
+	struct ornic_qp *qp = ornic_wr_qp(x);
+	int err;
+
+	ornic_wr_open(qp, IBV_WR_BIND_MW);
+	if (!qp->wr_open)
+		return;
+	err = ornic_wqe_set_bind_mw(&qp->wr, mw, rkey, bind_info);
+	if (err) {
+		ornic_wr_error(qp, err);
+		qp->wr_open = false;
+		return;
+	}
+	ornic_wr_close(qp);
+}
+
+static void ornic_wr_local_inv(struct ibv_qp_ex *x, uint32_t invalidate_rkey)
+{
+	struct ornic_qp *qp = ornic_wr_qp(x);
+
+	ornic_wr_open(qp, IBV_WR_LOCAL_INV);
+	if (!qp->wr_open)
+		return;
+	ornic_wqe_set_local_inv(&qp->wr, invalidate_rkey);
+	ornic_wr_close(qp);
+}
+
 /* Setters on no open WQE are an application error, reported at complete. */
 static bool ornic_wr_check_open(struct ornic_qp *qp)
 {
@@ -307,6 +361,10 @@ void ornic_qp_ex_init(struct ornic_qp *qp, uint64_t ops)
 		x->wr_atomic_cmp_swp = ornic_wr_atomic_cmp_swp;
 	if (ops & IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
 		x->wr_atomic_fetch_add = ornic_wr_atomic_fetch_add;
+	if (ops & IBV_QP_EX_WITH_BIND_MW)
+		x->wr_bind_mw = ornic_wr_bind_mw;
+	if (ops & IBV_QP_EX_WITH_LOCAL_INV)
+		x->wr_local_inv = ornic_wr_local_inv;
 	if (qp->type == IBV_QPT_UD)
 		x->wr_set_ud_addr = ornic_wr_set_ud_addr;
 	if (qp->type == IBV_QPT_XRC_SEND)

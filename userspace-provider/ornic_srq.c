@@ -8,6 +8,11 @@
  * by their first block and the consumer index advances over a done prefix.
  * XRC SRQs (xrc.rst) complete on their own CQ; their CQEs carry the SRQ's
  * number, which the context's XRC SRQ table turns back into the SRQ.
+ *
+ * Resizing (ORNIC_CAP_RESIZE) keeps block indices counting: every block
+ * from ci to pi, taken by the device or not, is copied to the slot of the
+ * same index in the new ring (with its done mark), so retiring and the
+ * device's wqe_index go on unchanged.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -51,6 +56,7 @@ static struct ornic_srq *ornic_srq_create(struct ibv_context *ibctx,
 	struct ornic_create_xsrq cmd = {};
 	struct ibv_srq_attr *a = &attr->attr;
 	struct ornic_srq *srq;
+	struct ibv_pd *ibpd;
 	bool xrc = false;
 	uint64_t blocks;
 	uint32_t nb, log;
@@ -86,6 +92,8 @@ static struct ornic_srq *ornic_srq_create(struct ibv_context *ibctx,
 		errno = EINVAL;
 		return NULL;
 	}
+	/* A parent domain's allocator gives the ring (its handle is its PD's). */
+	ibpd = attr->pd;
 	nb = ornic_recv_wqe_blocks(max_t(uint32_t, a->max_sge, 1));
 	blocks = (uint64_t)(a->max_wr ? a->max_wr : 1) * nb;
 	if (!a->max_wr || a->max_sge > ctx->max_srq_sge ||
@@ -101,7 +109,8 @@ static struct ornic_srq *ornic_srq_create(struct ibv_context *ibctx,
 		return NULL;
 	}
 	log = ornic_log2_depth(blocks);
-	err = ornic_ring_alloc(&srq->wq.ring, log, ORNIC_WQE_BLOCK_SIZE);
+	err = ornic_ring_alloc(&srq->wq.ring, ibpd, ORNIC_RES_TYPE_SRQ, log,
+			       ORNIC_WQE_BLOCK_SIZE);
 	if (err)
 		goto err_free;
 	srq->done = calloc(1U << log, 1);
@@ -145,6 +154,9 @@ static struct ornic_srq *ornic_srq_create(struct ibv_context *ibctx,
 	}
 	a->max_wr = srq->wq.max_wr;
 	a->max_sge = srq->wq.max_sge;
+	srq->parent_domain = ornic_parent_domain(ibpd);
+	if (srq->parent_domain)
+		ornic_pd_get(srq->parent_domain);
 	return srq;
 
 err_cmd:
@@ -192,18 +204,88 @@ int ornic_get_srq_num(struct ibv_srq *ibsrq, uint32_t *srq_num)
 	return 0;
 }
 
+/* Called with the SRQ lock: a new ring of 2^log blocks for max_wr WQEs. */
+static int ornic_srq_resize(struct ornic_srq *srq, struct ibv_srq_attr *attr,
+			    int attr_mask)
+{
+	struct ornic_wq *wq = &srq->wq;
+	struct ornic_modify_srq cmd = {};
+	struct ornic_ring ring = {};
+	uint32_t log, max_wr, i;
+	uint8_t *done;
+	int err;
+
+	log = ornic_log2_depth(attr->max_wr * wq->max_blocks);
+	max_wr = (1U << log) / wq->max_blocks;
+	/* Every block not yet retired keeps its index in the new ring. */
+	if (wq->pi - wq->ci > (1U << log) ||
+	    ((attr_mask & IBV_SRQ_LIMIT) && attr->srq_limit > max_wr))
+		return EINVAL;
+	/* An SRQ of a parent domain takes its new ring from there too. */
+	err = ornic_ring_alloc(&ring,
+			       srq->parent_domain ? &srq->parent_domain->ibvpd :
+						    NULL,
+			       ORNIC_RES_TYPE_SRQ, log, ORNIC_WQE_BLOCK_SIZE);
+	if (err)
+		return err;
+	done = calloc(1U << log, 1);
+	if (!done) {
+		ornic_ring_free(&ring);
+		return ENOMEM;
+	}
+	for (i = wq->ci; i != wq->pi; i++) {
+		memcpy((uint8_t *)ring.buf +
+		       (size_t)(i & ring.mask) * ORNIC_WQE_BLOCK_SIZE,
+		       (uint8_t *)wq->ring.buf +
+		       (size_t)(i & wq->ring.mask) * ORNIC_WQE_BLOCK_SIZE,
+		       ORNIC_WQE_BLOCK_SIZE);
+		done[i & ring.mask] = srq->done[i & wq->ring.mask];
+	}
+	cmd.log_depth = log;
+	cmd.buf_addr = (uintptr_t)ring.buf;
+	cmd.buf_size = ring.buf_size;
+	err = ibv_cmd_modify_srq(&srq->vsrq.srq, attr, attr_mask,
+				 &cmd.ibv_cmd, sizeof(cmd));
+	if (err) {
+		free(done);
+		ornic_ring_free(&ring);
+		return err;
+	}
+	ornic_ring_free(&wq->ring);
+	free(srq->done);
+	wq->ring = ring;
+	srq->done = done;
+	wq->max_wr = max_wr;
+	return 0;
+}
+
 int ornic_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
 		     int attr_mask)
 {
+	struct ornic_context *ctx = to_ornic_ctx(ibsrq->context);
 	struct ornic_srq *srq = to_ornic_srq(ibsrq);
 	struct ibv_modify_srq cmd;
+	uint64_t blocks;
+	int err;
 
-	/* The ring is fixed: resizing is not supported. */
-	if (attr_mask & IBV_SRQ_MAX_WR)
+	if (!(attr_mask & IBV_SRQ_MAX_WR)) {
+		if ((attr_mask & IBV_SRQ_LIMIT) &&
+		    attr->srq_limit > srq->wq.max_wr)
+			return EINVAL;
+		return ibv_cmd_modify_srq(ibsrq, attr, attr_mask, &cmd,
+					  sizeof(cmd));
+	}
+	if (!(ctx->caps & ORNIC_CAP_RESIZE))
 		return EOPNOTSUPP;
-	if ((attr_mask & IBV_SRQ_LIMIT) && attr->srq_limit > srq->wq.max_wr)
+	blocks = (uint64_t)attr->max_wr * srq->wq.max_blocks;
+	if (!attr->max_wr || blocks > ctx->max_srq_wr ||
+	    blocks > (1U << ORNIC_MAX_WQ_LOG_DEPTH))
 		return EINVAL;
-	return ibv_cmd_modify_srq(ibsrq, attr, attr_mask, &cmd, sizeof(cmd));
+	/* Posting and retiring wait while the WQEs move. */
+	pthread_spin_lock(&srq->wq.lock);
+	err = ornic_srq_resize(srq, attr, attr_mask);
+	pthread_spin_unlock(&srq->wq.lock);
+	return err;
 }
 
 int ornic_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr)
@@ -241,6 +323,8 @@ int ornic_destroy_srq(struct ibv_srq *ibsrq)
 	pthread_spin_destroy(&srq->wq.lock);
 	free(srq->done);
 	ornic_ring_free(&srq->wq.ring);
+	if (srq->parent_domain)
+		ornic_pd_put(srq->parent_domain);
 	free(srq);
 	return 0;
 }

@@ -42,6 +42,14 @@ static int ornic_wqe_opcode(enum ibv_qp_type type, enum ibv_wr_opcode op,
 			return EINVAL;
 		}
 	}
+	/* Windows are bound on RC send queues only (memory.rst). */
+	if (op == IBV_WR_BIND_MW && type != IBV_QPT_RC)
+		return EINVAL;
+	/* UC carries SENDs and RDMA WRITEs only (wqe.rst). */
+	if (type == IBV_QPT_UC && op != IBV_WR_SEND &&
+	    op != IBV_WR_SEND_WITH_IMM && op != IBV_WR_RDMA_WRITE &&
+	    op != IBV_WR_RDMA_WRITE_WITH_IMM)
+		return EINVAL;
 	switch (op) {
 	case IBV_WR_SEND:
 		*hw = ORNIC_WQE_OP_SEND;
@@ -67,11 +75,24 @@ static int ornic_wqe_opcode(enum ibv_qp_type type, enum ibv_wr_opcode op,
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
 		*hw = ORNIC_WQE_OP_ATOMIC_FETCH_ADD;
 		break;
+	case IBV_WR_LOCAL_INV:
+		*hw = ORNIC_WQE_OP_LOCAL_INV;
+		break;
+	case IBV_WR_BIND_MW:
+		*hw = ORNIC_WQE_OP_BIND_MW;
+		break;
 	default:
 		return EINVAL;
 	}
 	return 0;
 }
+
+/* Local operations send nothing: no data, no inline, no solicited event. */
+static bool ornic_op_is_local(uint8_t hw)
+{
+	return hw == ORNIC_WQE_OP_LOCAL_INV || hw == ORNIC_WQE_OP_BIND_MW;
+}
+
 
 static bool ornic_op_is_atomic(uint8_t hw)
 {
@@ -98,17 +119,26 @@ int ornic_wqe_start(struct ornic_qp *qp, struct ornic_wqe_buf *w,
 	w->num_sge = 0;
 	w->inline_len = 0;
 
-	if (send_flags & ~(unsigned int)(IBV_SEND_SIGNALED | IBV_SEND_SOLICITED |
-					IBV_SEND_FENCE | IBV_SEND_INLINE))
-		return EINVAL;
+	/*
+	 * Flags with no meaning here (IBV_SEND_IP_CSUM on a RoCE QP, INLINE
+	 * on a READ or an atomic, which carry no local data) are ignored, as
+	 * rxe and mlx5 ignore them (Documentation/verbs/attributes.rst).
+	 */
 	err = ornic_wqe_opcode(qp->type, opcode, &hw);
 	if (err)
 		return err;
-	if ((send_flags & IBV_SEND_INLINE) && ornic_op_reads(hw))
-		return EINVAL;
+	if (ornic_op_reads(hw))
+		send_flags &= ~(unsigned int)IBV_SEND_INLINE;
 	if (ornic_op_is_atomic(hw) &&
 	    !(to_ornic_ctx(qp->vqp.qp.context)->caps & ORNIC_CAP_ATOMIC))
 		return EOPNOTSUPP;
+	/* User QPs invalidate and bind memory windows only (wqe.rst). */
+	if (ornic_op_is_local(hw)) {
+		if (!(to_ornic_ctx(qp->vqp.qp.context)->caps & ORNIC_CAP_MW))
+			return EOPNOTSUPP;
+		if (send_flags & (IBV_SEND_INLINE | IBV_SEND_SOLICITED))
+			return EINVAL;
+	}
 
 	h->opcode = hw;
 	if ((send_flags & IBV_SEND_SIGNALED) || qp->sq_sig_all)
@@ -138,8 +168,10 @@ int ornic_wqe_set_atomic(struct ornic_wqe_buf *w, uint64_t remote_addr,
 {
 	struct ornic_send_wqe *h = &w->block[0].hdr;
 
-	if (remote_addr & 7)
-		return EINVAL;
+	/*
+	 * A misaligned target is the responder's to refuse (NAK, remote
+	 * invalid request), as on rxe and mlx5: the WR completes in error.
+	 */
 	h->atomic.remote_addr = htole64(remote_addr);
 	h->atomic.rkey = htole32(rkey);
 	h->atomic.compare_add = htole64(compare_add);
@@ -158,6 +190,43 @@ int ornic_wqe_set_xrc_srqn(struct ornic_qp *qp, struct ornic_wqe_buf *w,
 	return 0;
 }
 
+int ornic_wqe_set_bind_mw(struct ornic_wqe_buf *w, struct ibv_mw *mw,
+			  uint32_t rkey, const struct ibv_mw_bind_info *info)
+{
+	struct ornic_send_wqe *h = &w->block[0].hdr;
+	const unsigned int rights = IBV_ACCESS_LOCAL_WRITE |
+				    IBV_ACCESS_REMOTE_WRITE |
+				    IBV_ACCESS_REMOTE_READ |
+				    IBV_ACCESS_REMOTE_ATOMIC;
+
+	if (!mw || !info)
+		return EINVAL;
+	/* The new key keeps the window's index; only the variant changes. */
+	if ((rkey >> ORNIC_MR_KEY_INDEX_SHIFT) !=
+	    (mw->rkey >> ORNIC_MR_KEY_INDEX_SHIFT))
+		return EINVAL;
+	/* Zero-based windows are not implemented (memory.rst). */
+	if (info->mw_access_flags & ~rights)
+		return EINVAL;
+	if (info->length && !info->mr)
+		return EINVAL;
+	h->bind_mw.mw_key = htole32(rkey);
+	/* IBV_ACCESS_* rights have the ORNIC_ACCESS_* values. */
+	h->bind_mw.access = htole32(info->mw_access_flags);
+	if (info->length) {
+		h->bind_mw.mr_key = htole32(info->mr->lkey);
+		h->bind_mw.addr = htole64(info->addr);
+		h->bind_mw.length = htole64(info->length);
+	}
+	return 0;
+}
+
+int ornic_wqe_set_local_inv(struct ornic_wqe_buf *w, uint32_t rkey)
+{
+	w->block[0].hdr.invalidate_rkey = htole32(rkey);
+	return 0;
+}
+
 int ornic_wqe_set_ud(struct ornic_qp *qp, struct ornic_wqe_buf *w,
 		     struct ibv_ah *ah, uint32_t remote_qpn,
 		     uint32_t remote_qkey)
@@ -166,11 +235,11 @@ int ornic_wqe_set_ud(struct ornic_qp *qp, struct ornic_wqe_buf *w,
 
 	if (qp->type != IBV_QPT_UD)
 		return EINVAL;
-	if (!ah || ah->context != qp->vqp.qp.context ||
-	    remote_qpn > ORNIC_QPN_MASK)
+	if (!ah || ah->context != qp->vqp.qp.context)
 		return EINVAL;
 	h->ud.ah = htole32(to_ornic_ah(ah)->ah);
-	h->ud.remote_qpn = htole32(remote_qpn);
+	/* A QPN is 24 bits: the rest is dropped, as the BTH drops it. */
+	h->ud.remote_qpn = htole32(remote_qpn & ORNIC_QPN_MASK);
 	/* Bit 31 means "the QP's Q_Key", as in IB and in the WQE. */
 	h->ud.qkey = htole32(remote_qkey);
 	return 0;

@@ -179,8 +179,16 @@ enum ornic_fatal_code {
 #define ORNIC_CAP_DB_32BIT_PAIR		ORNIC_BIT_ULL(9)
 #define ORNIC_CAP_GSI			ORNIC_BIT_ULL(10)
 #define ORNIC_CAP_FAST_REG		ORNIC_BIT_ULL(11) /* REG_MR/LOCAL_INV WQEs */
+#define ORNIC_CAP_UC			ORNIC_BIT_ULL(14) /* unreliable connected QPs */
+#define ORNIC_CAP_MW			ORNIC_BIT_ULL(15) /* memory windows 1, 2B */
+/* RESIZE_CQ, RESIZE_SRQ and REREG_MR admin commands */
+#define ORNIC_CAP_RESIZE		ORNIC_BIT_ULL(16)
+#define ORNIC_CAP_MCAST			ORNIC_BIT_ULL(17) /* UD multicast groups */
 /* XRC domains, XRC SRQs, XRC_INI/XRC_TGT QPs (spec: xrc.rst) */
 #define ORNIC_CAP_XRC			ORNIC_BIT_ULL(18)
+#define ORNIC_CAP_ODP			ORNIC_BIT_ULL(19) /* on-demand paging */
+/* Timestamped CQs (64-byte CQEs) and the CLOCK register of doorbell pages. */
+#define ORNIC_CAP_CQE_TIMESTAMP		ORNIC_BIT_ULL(20)
 
 /* ------------------------------------------------------------------------
  * 4. Doorbells (spec: doorbells.rst).  Each 4 KiB page of BAR2 holds one
@@ -195,6 +203,19 @@ enum ornic_fatal_code {
 #define ORNIC_DB_EQ			0x20
 #define ORNIC_DB_ETH_TX			0x28
 #define ORNIC_DB_ETH_RX			0x30
+
+/*
+ * The device clock (ORNIC_CAP_CQE_TIMESTAMP), readable in every doorbell
+ * page, so that a user context reads it through the page it has mapped: one
+ * 64-bit read at ORNIC_DB_CLOCK, or 32-bit reads of the halves (read HI, LO,
+ * HI again; retry if HI changed).  A free-running 64-bit count of
+ * nanoseconds that never goes backwards, not even across a reset; its
+ * epoch is unspecified.  Timestamped CQEs carry the same clock.
+ */
+#define ORNIC_DB_CLOCK			0x800
+#define ORNIC_DB_CLOCK_LO		0x800
+#define ORNIC_DB_CLOCK_HI		0x804
+#define ORNIC_CLOCK_KHZ			1000000U	/* 1 tick = 1 ns */
 
 /* Doorbell value. */
 #define ORNIC_DB_QN_MASK		0x00ffffffULL	/* bits 23..0 */
@@ -256,10 +277,14 @@ enum ornic_admin_opcode {
 	ORNIC_ADMIN_DESTROY_EQ		= 0x11,
 	ORNIC_ADMIN_CREATE_CQ		= 0x12,
 	ORNIC_ADMIN_DESTROY_CQ		= 0x13,
+	ORNIC_ADMIN_RESIZE_CQ		= 0x14,	/* ORNIC_CAP_RESIZE */
 	ORNIC_ADMIN_ALLOC_PD		= 0x18,
 	ORNIC_ADMIN_DEALLOC_PD		= 0x19,
 	ORNIC_ADMIN_REG_MR		= 0x1a,
 	ORNIC_ADMIN_DEREG_MR		= 0x1b,
+	ORNIC_ADMIN_ALLOC_MW		= 0x1c,	/* ORNIC_CAP_MW */
+	ORNIC_ADMIN_DEALLOC_MW		= 0x1d,	/* ORNIC_CAP_MW */
+	ORNIC_ADMIN_REREG_MR		= 0x1e,	/* ORNIC_CAP_RESIZE */
 	ORNIC_ADMIN_CREATE_QP		= 0x20,
 	ORNIC_ADMIN_MODIFY_QP		= 0x21,
 	ORNIC_ADMIN_QUERY_QP		= 0x22,
@@ -269,15 +294,20 @@ enum ornic_admin_opcode {
 	ORNIC_ADMIN_CREATE_SRQ		= 0x28,
 	ORNIC_ADMIN_MODIFY_SRQ		= 0x29,
 	ORNIC_ADMIN_DESTROY_SRQ		= 0x2a,
+	ORNIC_ADMIN_RESIZE_SRQ		= 0x2b,	/* ORNIC_CAP_RESIZE */
 	ORNIC_ADMIN_CREATE_AH		= 0x30,
 	ORNIC_ADMIN_DESTROY_AH		= 0x31,
 	ORNIC_ADMIN_ADD_GID		= 0x38,
 	ORNIC_ADMIN_DEL_GID		= 0x39,
+	ORNIC_ADMIN_ATTACH_MCAST	= 0x3a,	/* ORNIC_CAP_MCAST */
+	ORNIC_ADMIN_DETACH_MCAST	= 0x3b,	/* ORNIC_CAP_MCAST */
 	ORNIC_ADMIN_ETH_CREATE_TX_RING	= 0x40,
 	ORNIC_ADMIN_ETH_CREATE_RX_RING	= 0x41,
 	ORNIC_ADMIN_ETH_DESTROY_RING	= 0x42,
 	ORNIC_ADMIN_ETH_SET_MAC		= 0x43,
 	ORNIC_ADMIN_ETH_SET_MTU		= 0x44,
+	ORNIC_ADMIN_ODP_INVALIDATE	= 0x48,	/* ORNIC_CAP_ODP */
+	ORNIC_ADMIN_ODP_RESUME		= 0x49,	/* ORNIC_CAP_ODP */
 };
 
 enum ornic_admin_status {
@@ -386,11 +416,16 @@ struct ornic_device_attr {
 	__u8 num_ports;			/* 1 */
 	__u8 reserved1;
 	__le32 max_fast_reg_pages;	/* ORNIC_CAP_FAST_REG page lists */
-	__le32 reserved2[31];
+	__le32 max_mcast_grp;		/* ORNIC_CAP_MCAST: groups */
+	__le32 max_mcast_qp_attach;	/* QPs attached to one group */
+	__le32 max_total_mcast_qp_attach; /* attachments of all groups */
+	__le32 reserved2[28];
 };
 
 ORNIC_HW_ASSERT_SIZE(struct ornic_device_attr, 256);
 ORNIC_HW_ASSERT_OFFSET(struct ornic_device_attr, max_fast_reg_pages, 128);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_device_attr, max_mcast_grp, 132);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_device_attr, max_total_mcast_qp_attach, 140);
 ORNIC_HW_ASSERT_OFFSET(struct ornic_device_attr, max_qp, 32);
 ORNIC_HW_ASSERT_OFFSET(struct ornic_device_attr, atomic_cap, 124);
 
@@ -493,7 +528,15 @@ enum ornic_counter_id {
 	ORNIC_CNT_RX_UD_NO_RECV		= 43,	/* UD: no receive WQE, dropped */
 	ORNIC_CNT_TX_ROCE_BYTES		= 44,	/* frame bytes, loopback incl. */
 	ORNIC_CNT_RX_ROCE_BYTES		= 45,
-	ORNIC_CNT_COUNT			= 46,
+	ORNIC_CNT_RX_MCAST_DELIVERED	= 46,	/* copies to attached UD QPs */
+	ORNIC_CNT_RX_MCAST_NO_GROUP	= 47,	/* no QP attached: dropped */
+	ORNIC_CNT_ODP_REQ_FAULTS	= 48,	/* requester stalled on a page */
+	ORNIC_CNT_ODP_RESP_FAULTS	= 49,	/* responder: RNR NAK / UD drop */
+	ORNIC_CNT_ODP_INVALIDATIONS	= 50,	/* ODP_INVALIDATE commands */
+	ORNIC_CNT_ODP_ERRORS		= 51,	/* ERROR entry or table DMA */
+	ORNIC_CNT_RX_UC_NO_RECV		= 52,	/* UC: no receive WQE, msg dropped */
+	ORNIC_CNT_RX_UC_DROPPED		= 53,	/* UC: msg cut short or refused */
+	ORNIC_CNT_COUNT			= 54,
 };
 
 #define ORNIC_DEVICE_COUNTERS_MAX	62
@@ -549,6 +592,12 @@ struct ornic_admin_create_eq {
 ORNIC_HW_ASSERT_SIZE(struct ornic_admin_create_eq, 64);
 ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_create_eq, log_depth, 24);
 
+/*
+ * CREATE_CQ flags.  TIMESTAMP (ORNIC_CAP_CQE_TIMESTAMP): the ring holds
+ * 64-byte struct ornic_cqe_ts entries carrying the device clock.
+ */
+#define ORNIC_CQ_FLAG_TIMESTAMP		ORNIC_BIT(0)
+
 /* CREATE_CQ: result0 = CQN (>= 1). */
 struct ornic_admin_create_cq {
 	struct ornic_admin_hdr hdr;
@@ -556,12 +605,34 @@ struct ornic_admin_create_cq {
 	__le32 eqn;
 	__le16 db_page;
 	__u8 log_depth;			/* CQEs = 1 << log_depth */
-	__u8 reserved0;
+	__u8 flags;			/* ORNIC_CQ_FLAG_* */
 	__le32 reserved1[8];
 };
 
 ORNIC_HW_ASSERT_SIZE(struct ornic_admin_create_cq, 64);
 ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_create_cq, eqn, 24);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_create_cq, flags, 31);
+
+/*
+ * RESIZE_CQ (ORNIC_CAP_RESIZE): the CQ moves to the ring in mem.  The
+ * CQEs from consumer (software's consumer index) to the producer are
+ * copied to slots 0.. of the new ring with the phase of their new index;
+ * the CQ continues with consumer index 0.  result0 = CQEs moved.
+ */
+struct ornic_admin_resize_cq {
+	struct ornic_admin_hdr hdr;
+	struct ornic_mem_desc mem;	/* the new ring, zeroed by software */
+	__le32 cqn;
+	__le32 consumer;		/* software's consumer index */
+	__u8 log_depth;			/* new depth: CQEs = 1 << log_depth */
+	__u8 reserved0[3];
+	__le32 reserved1[7];
+};
+
+ORNIC_HW_ASSERT_SIZE(struct ornic_admin_resize_cq, 64);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_resize_cq, cqn, 24);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_resize_cq, consumer, 28);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_resize_cq, log_depth, 32);
 
 /* ALLOC_PD: no body; result0 = PDN (>= 1). */
 
@@ -571,6 +642,48 @@ ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_create_cq, eqn, 24);
 #define ORNIC_ACCESS_REMOTE_READ	ORNIC_BIT(2)
 #define ORNIC_ACCESS_REMOTE_ATOMIC	ORNIC_BIT(3)
 #define ORNIC_ACCESS_ALL		0x0fU
+/* MR only (ORNIC_CAP_MW): memory windows may be bound to the MR. */
+#define ORNIC_ACCESS_MW_BIND		ORNIC_BIT(4)
+
+/*
+ * REG_MR only (ORNIC_CAP_ODP): an on-demand-paging MR.  mem describes its
+ * page table (struct ornic_odp_pte entries) instead of a page list; the
+ * table stays in host memory, owned by the driver, and the device reads the
+ * entry of every page it touches.
+ */
+#define ORNIC_ACCESS_ON_DEMAND		ORNIC_BIT(6)
+
+/*
+ * ODP page table entry (spec: memory.rst, "On-demand paging"): one __le64
+ * per page of the MR.  Without VALID (or without WRITE for a write) an
+ * access is a page fault; ERROR makes it an access error.
+ */
+#define ORNIC_ODP_PTE_VALID		ORNIC_BIT_ULL(0)
+#define ORNIC_ODP_PTE_WRITE		ORNIC_BIT_ULL(1)
+#define ORNIC_ODP_PTE_ERROR		ORNIC_BIT_ULL(2)
+#define ORNIC_ODP_PTE_ADDR_MASK		(~0xfffULL)
+
+/* ODP_INVALIDATE: result0 = 0.  Returns when the device no longer uses
+ * pages [first_page, first_page + num_pages) of the ODP MR @key.
+ */
+struct ornic_admin_odp_invalidate {
+	struct ornic_admin_hdr hdr;
+	__le32 key;
+	__le32 first_page;		/* page index within the MR */
+	__le32 num_pages;		/* >= 1 */
+	__le32 reserved[11];
+};
+
+ORNIC_HW_ASSERT_SIZE(struct ornic_admin_odp_invalidate, 64);
+
+/* ODP_RESUME: a requester stalled on a page fault tries again. */
+struct ornic_admin_odp_resume {
+	struct ornic_admin_hdr hdr;
+	__le32 qpn;
+	__le32 reserved[13];
+};
+
+ORNIC_HW_ASSERT_SIZE(struct ornic_admin_odp_resume, 64);
 
 /* REG_MR flags */
 #define ORNIC_MR_FLAG_PHYSICAL		ORNIC_BIT(0) /* iova = DMA address */
@@ -606,11 +719,64 @@ ORNIC_HW_ASSERT_SIZE(struct ornic_admin_reg_mr, 64);
 ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_reg_mr, iova, 24);
 ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_reg_mr, key_variant, 48);
 
+/* Memory windows (spec: memory.rst, "Memory windows"; ORNIC_CAP_MW). */
+enum ornic_mw_type {
+	ORNIC_MW_TYPE_1			= 1,	/* bound by ibv_bind_mw */
+	ORNIC_MW_TYPE_2			= 2,	/* type 2B: bound by a WQE */
+};
+
+/*
+ * ALLOC_MW: result0 = key (index << 8 | key_variant), in the same key space
+ * as MR keys.  The window starts FREE (unbound).  DEALLOC_MW takes a
+ * struct ornic_admin_destroy whose handle is the key (index compared only).
+ */
+struct ornic_admin_alloc_mw {
+	struct ornic_admin_hdr hdr;
+	__le32 pd;
+	__u8 type;			/* enum ornic_mw_type */
+	__u8 key_variant;
+	__le16 reserved0;
+	__le32 reserved1[12];
+};
+
+ORNIC_HW_ASSERT_SIZE(struct ornic_admin_alloc_mw, 64);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_alloc_mw, type, 12);
+/* REREG_MR flags: what changes (any combination, at least one). */
+#define ORNIC_REREG_MR_TRANSLATION	ORNIC_BIT(0) /* mem, iova, length */
+#define ORNIC_REREG_MR_PD		ORNIC_BIT(1)
+#define ORNIC_REREG_MR_ACCESS		ORNIC_BIT(2)
+#define ORNIC_REREG_MR_ALL		0x07U
+
+/*
+ * REREG_MR (ORNIC_CAP_RESIZE): changes the translation, PD and/or access
+ * of an existing MR in one step; fields of parts not selected by flags are
+ * 0.  The key (index and variant) stays.  result0 = key.
+ */
+struct ornic_admin_rereg_mr {
+	struct ornic_admin_hdr hdr;
+	struct ornic_mem_desc mem;	/* TRANSLATION: the new page list */
+	__le64 iova;			/* TRANSLATION */
+	__le64 length;			/* TRANSLATION */
+	__le32 pd;			/* PD */
+	__le32 access;			/* ACCESS: ORNIC_ACCESS_* */
+	__le32 key;			/* the MR */
+	__le32 first_page_offset;	/* TRANSLATION */
+	__u8 flags;			/* ORNIC_REREG_MR_* */
+	__u8 reserved0[3];
+	__le32 reserved1;
+};
+
+ORNIC_HW_ASSERT_SIZE(struct ornic_admin_rereg_mr, 64);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_rereg_mr, iova, 24);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_rereg_mr, key, 48);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_rereg_mr, flags, 56);
+
 /* Queue pairs (spec: qp.rst) */
 enum ornic_qp_type {
 	ORNIC_QPT_RC			= 1,
 	ORNIC_QPT_UD			= 2,
 	ORNIC_QPT_GSI			= 3,	/* QPN 1, UD semantics */
+	ORNIC_QPT_UC			= 4,	/* ORNIC_CAP_UC */
 	/* ORNIC_CAP_XRC (spec: xrc.rst): the send and the receive side of XRC */
 	ORNIC_QPT_XRC_INI		= 5,	/* initiator: SQ only */
 	ORNIC_QPT_XRC_TGT		= 6,	/* target: no queues, an XRCD */
@@ -768,6 +934,25 @@ struct ornic_admin_modify_srq {
 
 ORNIC_HW_ASSERT_SIZE(struct ornic_admin_modify_srq, 64);
 
+/*
+ * RESIZE_SRQ (ORNIC_CAP_RESIZE): the SRQ moves to the ring in mem.  Ring
+ * indices keep counting: the blocks the device has not taken (consumer to
+ * producer) are copied to the slots of the same indices in the new ring.
+ * result0 = blocks moved.
+ */
+struct ornic_admin_resize_srq {
+	struct ornic_admin_hdr hdr;
+	struct ornic_mem_desc mem;	/* the new ring */
+	__le32 srqn;
+	__u8 log_depth;			/* new depth in blocks */
+	__u8 reserved0[3];
+	__le32 reserved1[8];
+};
+
+ORNIC_HW_ASSERT_SIZE(struct ornic_admin_resize_srq, 64);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_resize_srq, srqn, 24);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_resize_srq, log_depth, 28);
+
 /* CREATE_AH: result0 = AH index (>= 1). */
 struct ornic_admin_create_ah {
 	struct ornic_admin_hdr hdr;
@@ -802,6 +987,25 @@ struct ornic_admin_gid {
 };
 
 ORNIC_HW_ASSERT_SIZE(struct ornic_admin_gid, 64);
+
+/*
+ * ATTACH_MCAST / DETACH_MCAST (ORNIC_CAP_MCAST): add or remove UD QP qpn
+ * to or from the multicast group gid (a multicast GID: ff00::/8, or
+ * ::ffff:224.0.0.0/100 for IPv4).  Datagrams whose BTH destination QP is
+ * ORNIC_QPN_MULTICAST go to every QP attached to their IP destination.
+ */
+#define ORNIC_QPN_MULTICAST		0x00ffffffU
+
+struct ornic_admin_mcast {
+	struct ornic_admin_hdr hdr;
+	__le32 qpn;
+	__le32 reserved0;
+	__u8 gid[16];
+	__le32 reserved1[8];
+};
+
+ORNIC_HW_ASSERT_SIZE(struct ornic_admin_mcast, 64);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_mcast, gid, 16);
 
 /* ETH_CREATE_TX_RING / ETH_CREATE_RX_RING: result0 = ring id (>= 1). */
 struct ornic_admin_create_eth_ring {
@@ -855,6 +1059,7 @@ enum ornic_eqe_type {
 	ORNIC_EQE_SRQ_LIMIT		= 0x0a,
 	ORNIC_EQE_PORT_STATE		= 0x10,	/* data = enum ornic_port_state */
 	ORNIC_EQE_DEVICE_FATAL		= 0x11,	/* data = enum ornic_fatal_code */
+	ORNIC_EQE_PAGE_FAULT		= 0x12,	/* struct ornic_eqe_page_fault */
 };
 
 enum ornic_cq_error {
@@ -873,6 +1078,30 @@ struct ornic_eqe {
 
 ORNIC_HW_ASSERT_SIZE(struct ornic_eqe, ORNIC_EQE_SIZE);
 ORNIC_HW_ASSERT_OFFSET(struct ornic_eqe, owner, 15);
+
+/* PAGE_FAULT flags */
+#define ORNIC_EQE_PF_WRITE		ORNIC_BIT(0)	/* the access writes */
+#define ORNIC_EQE_PF_REQUESTER		ORNIC_BIT(1)	/* QP stalled: RESUME it */
+
+/*
+ * A PAGE_FAULT EQE: pages [page, page + num_pages) of the ODP MR @key are
+ * needed by QP @qpn (24 bits, little-endian).
+ */
+struct ornic_eqe_page_fault {
+	__u8 type;			/* ORNIC_EQE_PAGE_FAULT */
+	__u8 flags;			/* ORNIC_EQE_PF_* */
+	__le16 num_pages;		/* >= 1 */
+	__le32 key;
+	__le32 page;			/* page index within the MR */
+	__u8 qpn[3];
+	__u8 owner;			/* ORNIC_EQE_OWNER_PHASE; written last */
+};
+
+ORNIC_HW_ASSERT_SIZE(struct ornic_eqe_page_fault, ORNIC_EQE_SIZE);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_eqe_page_fault, key, 4);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_eqe_page_fault, page, 8);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_eqe_page_fault, qpn, 12);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_eqe_page_fault, owner, 15);
 
 /* ------------------------------------------------------------------------
  * 8. Work queue entries (spec: wqe.rst).  SQ, RQ and SRQ rings are arrays
@@ -893,7 +1122,8 @@ enum ornic_wqe_opcode {
 	ORNIC_WQE_OP_ATOMIC_CMP_SWP	= 0x06,
 	ORNIC_WQE_OP_ATOMIC_FETCH_ADD	= 0x07,
 	ORNIC_WQE_OP_REG_MR		= 0x08,	/* ORNIC_CAP_FAST_REG */
-	ORNIC_WQE_OP_LOCAL_INV		= 0x09,	/* ORNIC_CAP_FAST_REG */
+	ORNIC_WQE_OP_LOCAL_INV		= 0x09,	/* ORNIC_CAP_FAST_REG, MW */
+	ORNIC_WQE_OP_BIND_MW		= 0x0c,	/* ORNIC_CAP_MW */
 };
 
 #define ORNIC_WQE_FLAG_SIGNALED		ORNIC_BIT(0)
@@ -954,6 +1184,24 @@ ORNIC_HW_ASSERT_SIZE(struct ornic_wqe_reg_mr_seg, 32);
 ORNIC_HW_ASSERT_OFFSET(struct ornic_wqe_reg_mr_seg, num_pages, 12);
 
 /*
+ * BIND_MW WQE (one block), opcode segment: the window's key with its new
+ * variant, the MR the window is bound to (its lkey) and the window's range
+ * and rights.  length 0 unbinds a type-1 window.
+ */
+struct ornic_wqe_bind_mw_seg {
+	__le32 mw_key;			/* window index, new variant */
+	__le32 mr_key;			/* lkey of an MR with MW_BIND */
+	__le64 addr;			/* window start, in the MR's iova space */
+	__le64 length;			/* 0: unbind (type 1 only) */
+	__le32 access;			/* ORNIC_ACCESS_REMOTE_*, LOCAL_WRITE */
+	__le32 reserved;
+};
+
+ORNIC_HW_ASSERT_SIZE(struct ornic_wqe_bind_mw_seg, 32);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_wqe_bind_mw_seg, addr, 8);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_wqe_bind_mw_seg, access, 24);
+
+/*
  * Block 1 of a REG_MR WQE: where the region starts and where its page list
  * is (num_pages __le64 page-aligned DMA addresses, one contiguous array).
  */
@@ -993,7 +1241,7 @@ ORNIC_HW_ASSERT_OFFSET(struct ornic_wqe_av, udp_sport, 30);
 /*
  * Block 0 of every send WQE.  SGEs or inline data follow in blocks 1..
  * (blocks 2.. with ORNIC_WQE_FLAG_AV); a REG_MR has block 1 only
- * (struct ornic_wqe_reg_mr_ext), a LOCAL_INV block 0 only.
+ * (struct ornic_wqe_reg_mr_ext), LOCAL_INV and BIND_MW block 0 only.
  */
 struct ornic_send_wqe {
 	__u8 opcode;			/* enum ornic_wqe_opcode */
@@ -1003,7 +1251,7 @@ struct ornic_send_wqe {
 	__le16 inline_len;		/* with FLAG_INLINE */
 	__le16 reserved0;
 	__be32 imm_data;		/* SEND_IMM, RDMA_WRITE_IMM */
-	__le32 invalidate_rkey;		/* SEND_INV, LOCAL_INV */
+	__le32 invalidate_rkey;		/* SEND_INV, LOCAL_INV: MR or MW key */
 	__le64 wr_id;
 	__le32 xrc_srqn;		/* XRC_INI: remote XRC SRQ, else 0 */
 	__le32 reserved1;
@@ -1012,6 +1260,7 @@ struct ornic_send_wqe {
 		struct ornic_wqe_atomic_seg atomic;
 		struct ornic_wqe_ud_seg ud;
 		struct ornic_wqe_reg_mr_seg reg_mr;
+		struct ornic_wqe_bind_mw_seg bind_mw;
 	};
 };
 
@@ -1048,6 +1297,7 @@ enum ornic_cqe_opcode {
 	ORNIC_CQE_OP_FETCH_ADD		= 0x04,
 	ORNIC_CQE_OP_REG_MR		= 0x05,
 	ORNIC_CQE_OP_LOCAL_INV		= 0x06,
+	ORNIC_CQE_OP_BIND_MW		= 0x09,
 	ORNIC_CQE_OP_RECV		= 0x80,
 	ORNIC_CQE_OP_RECV_RDMA_IMM	= 0x81,
 	ORNIC_CQE_OP_ETH_TX		= 0xc0,
@@ -1060,6 +1310,7 @@ enum ornic_cqe_status {
 	ORNIC_CQE_LOC_LEN_ERR		= 1,
 	ORNIC_CQE_LOC_QP_OP_ERR		= 2,
 	ORNIC_CQE_LOC_PROT_ERR		= 4,
+	ORNIC_CQE_MW_BIND_ERR		= 6,
 	ORNIC_CQE_WR_FLUSH_ERR		= 5,
 	ORNIC_CQE_BAD_RESP_ERR		= 7,
 	ORNIC_CQE_LOC_ACCESS_ERR	= 8,
@@ -1100,6 +1351,22 @@ ORNIC_HW_ASSERT_SIZE(struct ornic_cqe, ORNIC_CQE_SIZE);
 ORNIC_HW_ASSERT_OFFSET(struct ornic_cqe, wqe_index, 24);
 ORNIC_HW_ASSERT_OFFSET(struct ornic_cqe, owner, 31);
 
+/*
+ * The entry of a CQ created with ORNIC_CQ_FLAG_TIMESTAMP: the timestamp
+ * half first, then the ordinary CQE, so that the owner byte stays the last
+ * byte of the entry (written last).
+ */
+#define ORNIC_CQE_TS_SIZE		64
+
+struct ornic_cqe_ts {
+	__le64 timestamp;		/* device clock (ns) at the CQE write */
+	__le64 reserved[3];
+	struct ornic_cqe cqe;
+};
+
+ORNIC_HW_ASSERT_SIZE(struct ornic_cqe_ts, ORNIC_CQE_TS_SIZE);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_cqe_ts, cqe, 32);
+
 /* Detail for an error CQE (vendor_err). */
 enum ornic_vendor_err {
 	ORNIC_VERR_NONE			= 0,
@@ -1118,7 +1385,14 @@ enum ornic_vendor_err {
 	ORNIC_VERR_RESERVED_NONZERO	= 13,
 	ORNIC_VERR_MR_STATE		= 14,	/* fast-reg MR not FREE/VALID */
 	ORNIC_VERR_BAD_PAGE_LIST	= 15,	/* REG_MR pages/shape */
+	ORNIC_VERR_MW_STATE		= 18,	/* window not FREE/VALID as needed */
+	ORNIC_VERR_MW_TYPE		= 19,	/* not for this window type */
+	ORNIC_VERR_MW_QP		= 20,	/* type 2 bound through another QP */
+	ORNIC_VERR_MW_BIND		= 21,	/* MR without MW_BIND / LOCAL_WRITE */
 	ORNIC_VERR_XRC_SRQN		= 22,	/* xrc_srqn above 24 bits */
+	/* 23: reserved for other features */
+	ORNIC_VERR_ODP_ERROR		= 24,	/* ODP page marked ERROR */
+	ORNIC_VERR_ODP_TABLE		= 25,	/* ODP page table unreadable */
 };
 
 /* ------------------------------------------------------------------------

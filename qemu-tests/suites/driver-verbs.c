@@ -62,6 +62,7 @@
 #define ACC_REMOTE_WRITE 2
 #define ACC_REMOTE_READ 4
 #define ACC_MW_BIND 16
+#define ACC_ZERO_BASED 32
 
 static int fd;
 static int async_fd = -1;
@@ -228,10 +229,17 @@ static void check_mrs(void)
 	err = reg_mr(buf, 0, ACC_LOCAL_WRITE, &h, &lkey, &rkey);
 	result(err == EINVAL, "mr-len0-rejected", "length 0: %s",
 	       strerror(err));
+	/* The model has memory windows (ORNIC_CAP_MW): MW_BIND is taken. */
 	err = reg_mr(buf, 4096, ACC_LOCAL_WRITE | ACC_MW_BIND, &h, &lkey,
 		     &rkey);
+	result(!err, "mr-access-mw-bind", "IB_ACCESS_MW_BIND: %s",
+	       strerror(err));
+	if (!err)
+		dereg_mr(h);
+	err = reg_mr(buf, 4096, ACC_LOCAL_WRITE | ACC_ZERO_BASED, &h, &lkey,
+		     &rkey);
 	result(err == EOPNOTSUPP, "mr-access-rejected",
-	       "IB_ACCESS_MW_BIND: %s", strerror(err));
+	       "IB_ZERO_BASED: %s", strerror(err));
 	munmap(bigbuf, big);
 }
 
@@ -1209,10 +1217,17 @@ static void check_srq(uint32_t cq)
 	result(!err && qr.srq_limit == 8, "srq-limit",
 	       "modify + query: %s limit=%u", strerror(err), qr.srq_limit);
 
-	mod.attr_mask = 1;	/* IB_SRQ_MAX_WR: no resize */
+	/*
+	 * IB_SRQ_MAX_WR without the provider's new ring (no driver data):
+	 * EINVAL where the device resizes (ORNIC_CAP_RESIZE), EOPNOTSUPP
+	 * where it cannot.
+	 */
+	mod.attr_mask = 1;
 	mod.max_wr = 64;
 	err = cmd(IB_USER_VERBS_CMD_MODIFY_SRQ, &mod, sizeof(mod), NULL, 0, 0);
-	result(err == EOPNOTSUPP, "srq-resize-rejected", "%s", strerror(err));
+	result(err == EINVAL || err == EOPNOTSUPP, "srq-resize-without-ring",
+	       "%s (want EINVAL, or EOPNOTSUPP without resize)",
+	       strerror(err));
 
 	req = rc_req(cq);
 	req.use_srq = 1;

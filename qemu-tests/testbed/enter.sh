@@ -38,6 +38,14 @@ mkdir -p "$r/cache" "$r/src"
 mount --bind "$ORNIC_CACHE" "$r/cache"
 if [ $with_src = 1 ]; then
 	mount --bind "$ORNIC_SRC" "$r/src"
+	# A git worktree's .git names its repository by absolute path: make
+	# that path exist inside, so git (lint's file lists) works there too.
+	if [ -f "$ORNIC_SRC/.git" ] &&
+		common=$(git -C "$ORNIC_SRC" rev-parse --path-format=absolute --git-common-dir 2>/dev/null) &&
+		[ -d "$common" ]; then
+		mkdir -p "$r$common"
+		mount --bind "$common" "$r$common"
+	fi
 fi
 cp /etc/resolv.conf "$r/etc/resolv.conf" 2>/dev/null || true
 

@@ -135,8 +135,8 @@ EngineRig::EngineRig() {
     die("unexpected MR key");
 
   next_ = buffer + 64 * 1024;
-  uint64_t rc_sq = 0, rc_rq = 0, ud_rq = 0, gsi_rq = 0;
-  for (const uint8_t type : {ORNIC_QPT_RC, ORNIC_QPT_UD, ORNIC_QPT_GSI}) {
+  uint64_t rc_sq = 0, rc_rq = 0, ud_rq = 0, gsi_rq = 0, uc_sq = 0, uc_rq = 0;
+  for (const uint8_t type : {ORNIC_QPT_RC, ORNIC_QPT_UD, ORNIC_QPT_GSI, ORNIC_QPT_UC}) {
     ornic_admin_create_qp qp{};
     qp.hdr.opcode = ORNIC_ADMIN_CREATE_QP;
     qp.sq_mem = ring(64 * 64);
@@ -153,6 +153,10 @@ EngineRig::EngineRig() {
     } else if (type == ORNIC_QPT_UD) {
       ud_qpn = qpn;
       ud_rq = le(qp.rq_mem.addr);
+    } else if (type == ORNIC_QPT_UC) {
+      uc_qpn = qpn;
+      uc_sq = le(qp.sq_mem.addr);
+      uc_rq = le(qp.rq_mem.addr);
     } else if (qpn != ORNIC_QPN_GSI) {
       die("the GSI QP is not QPN 1");
     } else {
@@ -183,6 +187,19 @@ EngineRig::EngineRig() {
   modify(rc_qpn, attr,
          ORNIC_QP_ATTR_SQ_PSN | ORNIC_QP_ATTR_TIMEOUT | ORNIC_QP_ATTR_RETRY_CNT |
              ORNIC_QP_ATTR_RNR_RETRY | ORNIC_QP_ATTR_MAX_QP_RD_ATOMIC);
+  // The UC QP: the same peer, UC's attributes only (expected PSN 0 too).
+  ornic_qp_attr uc{};
+  uc.state = ORNIC_QPS_INIT;
+  uc.access_flags = to_le(ORNIC_ACCESS_REMOTE_WRITE);
+  modify(uc_qpn, uc, ORNIC_QP_ATTR_PKEY_INDEX | ORNIC_QP_ATTR_ACCESS_FLAGS);
+  uc.state = ORNIC_QPS_RTR;
+  uc.path_mtu = ORNIC_MTU_256;
+  uc.dest_qpn = to_le(0x11u);
+  std::copy(std::begin(attr.dgid), std::end(attr.dgid), uc.dgid);
+  modify(uc_qpn, uc,
+         ORNIC_QP_ATTR_AV | ORNIC_QP_ATTR_PATH_MTU | ORNIC_QP_ATTR_DEST_QPN | ORNIC_QP_ATTR_RQ_PSN);
+  uc.state = ORNIC_QPS_RTS;
+  modify(uc_qpn, uc, ORNIC_QP_ATTR_SQ_PSN);
   // The GSI QP has the Q_Key the kernel's MAD layer gives QP1.
   for (const auto [qpn, qkey] : {std::pair{ud_qpn, 0x1111u}, std::pair{1u, 0x80010000u}}) {
     ornic_qp_attr ud{};
@@ -199,6 +216,7 @@ EngineRig::EngineRig() {
     post_recv(rc_qpn, rc_rq, i);
     post_recv(ud_qpn, ud_rq, i);
     post_recv(ORNIC_QPN_GSI, gsi_rq, i);
+    post_recv(uc_qpn, uc_rq, i);
   }
   // Outstanding work for the completer: a 600-byte WRITE (PSN 0-2), a 600-byte READ
   // (PSN 3-5), a FETCH_ADD (PSN 6), then a SEND (PSN 7).
@@ -229,6 +247,21 @@ EngineRig::EngineRig() {
     producer += 2;
   }
   device.bar_write(ORNIC_BAR_DOORBELL, ORNIC_DB_SQ, 8, ORNIC_DB_VALUE(rc_qpn, 0, producer));
+  // A UC WRITE of 600 bytes goes out (and completes) at once.
+  ornic_send_wqe uc_write{};
+  uc_write.opcode = ORNIC_WQE_OP_RDMA_WRITE;
+  uc_write.flags = ORNIC_WQE_FLAG_SIGNALED;
+  uc_write.num_blocks = 2;
+  uc_write.num_sge = 1;
+  uc_write.rdma.remote_addr = to_le(uint64_t{0x1000});
+  uc_write.rdma.rkey = to_le(0x1234u);
+  ornic_sge uc_sge{};
+  uc_sge.addr = to_le(buffer + 32768);
+  uc_sge.length = to_le(600u);
+  uc_sge.lkey = to_le(mr_key);
+  std::memcpy(memory.at(uc_sq), &uc_write, sizeof(uc_write));
+  std::memcpy(memory.at(uc_sq + 64), &uc_sge, sizeof(uc_sge));
+  device.bar_write(ORNIC_BAR_DOORBELL, ORNIC_DB_SQ, 8, ORNIC_DB_VALUE(uc_qpn, 0, 2));
   run();
   xrc_target(pd, cqn);
 }

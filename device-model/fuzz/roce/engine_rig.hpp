@@ -1,9 +1,8 @@
 // A NIC with RoCE objects ready to receive, for the fuzzer: brought up through BAR0 and the
 // admin queue like a driver does, with an RC QP in RTS that has WRITE/READ/atomic WQEs
-// outstanding (so responses reach the completer), a UD QP, the GSI QP (QPN 1), an XRC target
-// QP whose domain holds XRC SRQ kXrcSrqn, and posted receives (so requests reach the
-// responder). No gtest: failures abort, a broken rig must not fuzz
-// nothing.
+// outstanding (so responses reach the completer), a UC QP, a UD QP, the GSI QP (QPN 1), an XRC
+// target QP whose domain holds XRC SRQ kXrcSrqn, and posted receives (so requests reach the
+// responder). No gtest: failures abort, a broken rig must not fuzz nothing.
 #pragma once
 
 #include <array>
@@ -73,7 +72,7 @@ public:
     run();
   }
 
-  uint32_t rc_qpn = 0, ud_qpn = 0, xrc_qpn = 0;
+  uint32_t rc_qpn = 0, ud_qpn = 0, uc_qpn = 0, xrc_qpn = 0;
   uint32_t mr_key = 0;
   uint64_t buffer = 0;
 

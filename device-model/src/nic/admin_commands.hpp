@@ -39,6 +39,7 @@ private:
   AdminResult destroy_eq(const ornic_admin_destroy& command);
   AdminResult create_cq(const ornic_admin_create_cq& command);
   AdminResult destroy_cq(const ornic_admin_destroy& command);
+  AdminResult resize_cq(const ornic_admin_resize_cq& command);
 
   // admin_memory.cpp
   AdminResult alloc_pd();
@@ -46,6 +47,16 @@ private:
   AdminResult reg_mr(const ornic_admin_reg_mr& command);
   AdminResult reg_fast_reg_mr(const ornic_admin_reg_mr& command);
   AdminResult dereg_mr(const ornic_admin_destroy& command);
+  AdminResult rereg_mr(const ornic_admin_rereg_mr& command);
+
+  // admin_mw.cpp
+  AdminResult alloc_mw(const ornic_admin_alloc_mw& command);
+  AdminResult dealloc_mw(const ornic_admin_destroy& command);
+
+  // admin_odp.cpp
+  AdminResult reg_odp_mr(const ornic_admin_reg_mr& command);
+  AdminResult odp_invalidate(const ornic_admin_odp_invalidate& command);
+  AdminResult odp_resume(const ornic_admin_odp_resume& command);
 
   // admin_qp.cpp
   AdminResult create_qp(const ornic_admin_create_qp& command);
@@ -62,10 +73,17 @@ private:
   AdminResult create_srq(const ornic_admin_create_srq& command);
   AdminResult modify_srq(const ornic_admin_modify_srq& command);
   AdminResult destroy_srq(const ornic_admin_destroy& command);
+  AdminResult resize_srq(const ornic_admin_resize_srq& command);
   AdminResult create_ah(const ornic_admin_create_ah& command);
   AdminResult destroy_ah(const ornic_admin_destroy& command);
   AdminResult add_gid(const ornic_admin_gid& command);
   AdminResult del_gid(const ornic_admin_gid& command);
+
+  // admin_mcast.cpp
+  AdminResult attach_mcast(const ornic_admin_mcast& command);
+  AdminResult detach_mcast(const ornic_admin_mcast& command);
+  // The checks ATTACH_MCAST and DETACH_MCAST share: SUCCESS when the command may go on.
+  ornic_admin_status check_mcast(const ornic_admin_mcast& command) const;
 
   // admin_eth.cpp
   AdminResult eth_create_ring(const ornic_admin_create_eth_ring& command, bool is_tx);
@@ -76,6 +94,8 @@ private:
   // Shared checks.
   bool db_page_usable(uint32_t page) const;
   bool page_budget_allows(uint64_t entries) const;
+  // Whether replacing a page list of `old_entries` by one of `new_entries` fits.
+  bool page_budget_allows_swap(uint64_t old_entries, uint64_t new_entries) const;
 
   NicCore& core_;
 };

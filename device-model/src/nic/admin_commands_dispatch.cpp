@@ -82,6 +82,8 @@ AdminResult AdminCommands::dispatch(const ornic_admin_sqe& c) {
     return create_cq(as<ornic_admin_create_cq>(c));
   case ORNIC_ADMIN_DESTROY_CQ:
     return destroy_cq(as<ornic_admin_destroy>(c));
+  case ORNIC_ADMIN_RESIZE_CQ:
+    return resize_cq(as<ornic_admin_resize_cq>(c));
   case ORNIC_ADMIN_ALLOC_PD:
     return body_is_zero(c) ? alloc_pd() : admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);
   case ORNIC_ADMIN_DEALLOC_PD:
@@ -90,6 +92,12 @@ AdminResult AdminCommands::dispatch(const ornic_admin_sqe& c) {
     return reg_mr(as<ornic_admin_reg_mr>(c));
   case ORNIC_ADMIN_DEREG_MR:
     return dereg_mr(as<ornic_admin_destroy>(c));
+  case ORNIC_ADMIN_ALLOC_MW:
+    return alloc_mw(as<ornic_admin_alloc_mw>(c));
+  case ORNIC_ADMIN_DEALLOC_MW:
+    return dealloc_mw(as<ornic_admin_destroy>(c));
+  case ORNIC_ADMIN_REREG_MR:
+    return rereg_mr(as<ornic_admin_rereg_mr>(c));
   case ORNIC_ADMIN_CREATE_QP:
     return create_qp(as<ornic_admin_create_qp>(c));
   case ORNIC_ADMIN_MODIFY_QP:
@@ -108,6 +116,8 @@ AdminResult AdminCommands::dispatch(const ornic_admin_sqe& c) {
     return modify_srq(as<ornic_admin_modify_srq>(c));
   case ORNIC_ADMIN_DESTROY_SRQ:
     return destroy_srq(as<ornic_admin_destroy>(c));
+  case ORNIC_ADMIN_RESIZE_SRQ:
+    return resize_srq(as<ornic_admin_resize_srq>(c));
   case ORNIC_ADMIN_CREATE_AH:
     return create_ah(as<ornic_admin_create_ah>(c));
   case ORNIC_ADMIN_DESTROY_AH:
@@ -116,6 +126,10 @@ AdminResult AdminCommands::dispatch(const ornic_admin_sqe& c) {
     return add_gid(as<ornic_admin_gid>(c));
   case ORNIC_ADMIN_DEL_GID:
     return del_gid(as<ornic_admin_gid>(c));
+  case ORNIC_ADMIN_ATTACH_MCAST:
+    return attach_mcast(as<ornic_admin_mcast>(c));
+  case ORNIC_ADMIN_DETACH_MCAST:
+    return detach_mcast(as<ornic_admin_mcast>(c));
   case ORNIC_ADMIN_ETH_CREATE_TX_RING:
     return eth_create_ring(as<ornic_admin_create_eth_ring>(c), true);
   case ORNIC_ADMIN_ETH_CREATE_RX_RING:
@@ -126,6 +140,10 @@ AdminResult AdminCommands::dispatch(const ornic_admin_sqe& c) {
     return eth_set_mac(as<ornic_admin_eth_set_mac>(c));
   case ORNIC_ADMIN_ETH_SET_MTU:
     return eth_set_mtu(as<ornic_admin_eth_set_mtu>(c));
+  case ORNIC_ADMIN_ODP_INVALIDATE:
+    return odp_invalidate(as<ornic_admin_odp_invalidate>(c));
+  case ORNIC_ADMIN_ODP_RESUME:
+    return odp_resume(as<ornic_admin_odp_resume>(c));
   default:
     return admin_status(ORNIC_ADMIN_STATUS_BAD_OPCODE);
   }
@@ -137,6 +155,10 @@ bool AdminCommands::db_page_usable(uint32_t page) const {
 
 bool AdminCommands::page_budget_allows(uint64_t entries) const {
   return core_.resources.page_list_entries + entries <= limits::kPageListBudget;
+}
+
+bool AdminCommands::page_budget_allows_swap(uint64_t old_entries, uint64_t new_entries) const {
+  return new_entries <= old_entries || page_budget_allows(new_entries - old_entries);
 }
 
 } // namespace ornic

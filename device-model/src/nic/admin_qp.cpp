@@ -32,6 +32,10 @@ AdminResult AdminCommands::create_qp(const ornic_admin_create_qp& c) {
   if (!qp_type_valid(c.qp_type))
     return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);
   const auto type = static_cast<ornic_qp_type>(c.qp_type);
+  // A type whose capability the device does not report does not exist for it.
+  if ((type == ORNIC_QPT_UC && !(limits::kCaps & ORNIC_CAP_UC)) ||
+      (qp_is_xrc(type) && !(limits::kCaps & ORNIC_CAP_XRC)))
+    return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);
   if (type == ORNIC_QPT_XRC_TGT)
     return create_xrc_tgt_qp(c);
   const bool use_srq = (c.flags & ORNIC_QP_FLAG_USE_SRQ) != 0;
@@ -279,6 +283,12 @@ AdminResult AdminCommands::destroy_qp(const ornic_admin_destroy& c) {
   if (qp == nullptr)
     return admin_status(ORNIC_ADMIN_STATUS_BAD_HANDLE);
   r.page_list_entries -= qp->page_list_charge;
+  // A type-2 window is usable only through its QP: a later QP with this QPN must not inherit it.
+  for (auto& [index, entry] : r.mrs)
+    if (entry.window && entry.window->bound && entry.window->type == ORNIC_MW_TYPE_2 &&
+        entry.window->qpn == qpn)
+      r.unbind_window(*entry.window);
+  r.mcast.detach_all(qpn);
   r.qps.erase(qpn);
   return admin_ok();
 }

@@ -52,6 +52,9 @@ AdminResult AdminCommands::query_device(const ornic_admin_query& c) {
   attr.max_db_pages = to_le(ORNIC_DB_PAGES);
   attr.max_fast_reg_pages = to_le(limits::kMaxFastRegPages);
   attr.max_eth_rings = to_le(limits::kMaxEthRings);
+  attr.max_mcast_grp = to_le(limits::kMaxMcastGroups);
+  attr.max_mcast_qp_attach = to_le(limits::kMaxMcastQpAttach);
+  attr.max_total_mcast_qp_attach = to_le(limits::kMaxTotalMcastQpAttach);
   attr.max_wqe_blocks = to_le<uint32_t>(ORNIC_WQE_MAX_BLOCKS);
   attr.num_comp_vectors = to_le(ORNIC_MSIX_VECTORS - 1);
   attr.atomic_cap = ORNIC_ATOMIC_HCA;

@@ -70,7 +70,10 @@ AdminResult AdminCommands::destroy_eq(const ornic_admin_destroy& c) {
 }
 
 AdminResult AdminCommands::create_cq(const ornic_admin_create_cq& c) {
-  if (c.reserved0 != 0 || !field_is_zero(c.reserved1))
+  if (!field_is_zero(c.reserved1) || (c.flags & ~ORNIC_CQ_FLAG_TIMESTAMP) != 0)
+    return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);
+  const bool timestamped = (c.flags & ORNIC_CQ_FLAG_TIMESTAMP) != 0;
+  if (timestamped && !(limits::kCaps & ORNIC_CAP_CQE_TIMESTAMP))
     return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);
   const unsigned log_depth = c.log_depth;
   const uint32_t eqn = le(c.eqn);
@@ -85,16 +88,16 @@ AdminResult AdminCommands::create_cq(const ornic_admin_create_cq& c) {
     return admin_status(ORNIC_ADMIN_STATUS_PERMISSION);
   if (core_.resources.cqs.size() >= limits::kMaxCq)
     return admin_status(ORNIC_ADMIN_STATUS_NO_RESOURCES);
-  const MemDescRules rules{uint64_t{ORNIC_CQE_SIZE} << log_depth, ORNIC_CQE_SIZE,
-                           ORNIC_PBL_ENTRIES_PER_PAGE};
+  const uint32_t entry = CompletionQueue::entry_size(timestamped);
+  const MemDescRules rules{uint64_t{entry} << log_depth, entry, ORNIC_PBL_ENTRIES_PER_PAGE};
   auto mem = read_mem_desc(core_.memory(), c.mem, rules);
   if (mem.status != ORNIC_ADMIN_STATUS_SUCCESS)
     return admin_status(mem.status);
   const size_t pages = mem.memory.page_count();
   if (!page_budget_allows(pages))
     return admin_status(ORNIC_ADMIN_STATUS_NO_RESOURCES);
-  const auto cqn =
-      core_.resources.cqs.insert(CompletionQueue(std::move(mem.memory), log_depth, eqn, db_page));
+  const auto cqn = core_.resources.cqs.insert(
+      CompletionQueue(std::move(mem.memory), log_depth, eqn, db_page, timestamped));
   if (!cqn)
     return admin_status(ORNIC_ADMIN_STATUS_NO_RESOURCES);
   core_.resources.page_list_entries += pages;
@@ -118,6 +121,35 @@ AdminResult AdminCommands::destroy_cq(const ornic_admin_destroy& c) {
   r.page_list_entries -= cq->page_count();
   r.cqs.erase(cqn);
   return admin_ok();
+}
+
+AdminResult AdminCommands::resize_cq(const ornic_admin_resize_cq& c) {
+  if (!field_is_zero(c.reserved0) || !field_is_zero(c.reserved1))
+    return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);
+  const unsigned log_depth = c.log_depth;
+  if (log_depth < 1)
+    return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);
+  if (log_depth > limits::kMaxCqLogDepth)
+    return admin_status(ORNIC_ADMIN_STATUS_LIMIT_EXCEEDED);
+  auto& r = core_.resources;
+  CompletionQueue* cq = r.cqs.find(le(c.cqn));
+  if (cq == nullptr)
+    return admin_status(ORNIC_ADMIN_STATUS_BAD_HANDLE);
+  // The new ring has the entries of the CQ's kind (timestamped CQEs stay 64 bytes).
+  const uint32_t entry = CompletionQueue::entry_size(cq->timestamped());
+  const MemDescRules rules{uint64_t{entry} << log_depth, entry, ORNIC_PBL_ENTRIES_PER_PAGE};
+  auto mem = read_mem_desc(core_.memory(), c.mem, rules);
+  if (mem.status != ORNIC_ADMIN_STATUS_SUCCESS)
+    return admin_status(mem.status);
+  const size_t old_pages = cq->page_count();
+  const size_t new_pages = mem.memory.page_count();
+  if (!page_budget_allows_swap(old_pages, new_pages))
+    return admin_status(ORNIC_ADMIN_STATUS_NO_RESOURCES);
+  const auto result = cq->resize(core_.memory(), std::move(mem.memory), log_depth, le(c.consumer));
+  if (result.status != ORNIC_ADMIN_STATUS_SUCCESS)
+    return admin_status(result.status);
+  r.page_list_entries = r.page_list_entries - old_pages + new_pages;
+  return admin_ok(result.moved);
 }
 
 } // namespace ornic

@@ -1,5 +1,7 @@
 // Shared receive queues, address handles and the GID table.
 #include <algorithm>
+#include <array>
+#include <vector>
 
 #include "nic/admin_commands.hpp"
 #include "nic/mem_desc_reader.hpp"
@@ -88,6 +90,54 @@ AdminResult AdminCommands::destroy_srq(const ornic_admin_destroy& c) {
   r.page_list_entries -= srq->memory.page_count();
   r.srqs.erase(srqn);
   return admin_ok();
+}
+
+AdminResult AdminCommands::resize_srq(const ornic_admin_resize_srq& c) {
+  if (!field_is_zero(c.reserved0) || !field_is_zero(c.reserved1))
+    return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);
+  const unsigned log_depth = c.log_depth;
+  if (log_depth < 1)
+    return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);
+  if (log_depth > limits::kMaxQueueLogDepth)
+    return admin_status(ORNIC_ADMIN_STATUS_LIMIT_EXCEEDED);
+  auto& r = core_.resources;
+  SharedReceiveQueue* srq = r.srqs.find(le(c.srqn));
+  if (srq == nullptr)
+    return admin_status(ORNIC_ADMIN_STATUS_BAD_HANDLE);
+  RingState next = srq->ring;
+  next.log_depth = log_depth;
+  const uint32_t moved = srq->ring.used();
+  if (moved > next.depth() || srq->limit >= next.depth())
+    return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);
+  auto mem = read_mem_desc(core_.memory(), c.mem,
+                           MemDescRules{uint64_t{ORNIC_WQE_BLOCK_SIZE} << log_depth,
+                                        ORNIC_WQE_BLOCK_SIZE, ORNIC_PBL_ENTRIES_PER_PAGE});
+  if (mem.status != ORNIC_ADMIN_STATUS_SUCCESS)
+    return admin_status(mem.status);
+  const size_t old_pages = srq->memory.page_count();
+  const size_t new_pages = mem.memory.page_count();
+  if (!page_budget_allows_swap(old_pages, new_pages))
+    return admin_status(ORNIC_ADMIN_STATUS_NO_RESOURCES);
+  // Blocks not taken yet keep their free-running index: software's wqe_index bookkeeping
+  // and later doorbells stay valid. Read all before writing any, so a failure changes
+  // nothing.
+  std::vector<std::array<std::byte, ORNIC_WQE_BLOCK_SIZE>> blocks(moved);
+  for (uint32_t i = 0; i < moved; ++i) {
+    const uint32_t index = srq->ring.consumer + i;
+    if (!srq->memory.read(core_.memory(), uint64_t{srq->ring.slot(index)} * ORNIC_WQE_BLOCK_SIZE,
+                          blocks[i]))
+      return admin_status(ORNIC_ADMIN_STATUS_BAD_DMA);
+  }
+  for (uint32_t i = 0; i < moved; ++i) {
+    const uint32_t index = srq->ring.consumer + i;
+    if (!mem.memory.write(core_.memory(), uint64_t{next.slot(index)} * ORNIC_WQE_BLOCK_SIZE,
+                          blocks[i]))
+      return admin_status(ORNIC_ADMIN_STATUS_BAD_DMA);
+  }
+  srq->memory = std::move(mem.memory);
+  srq->ring = next;
+  r.page_list_entries = r.page_list_entries - old_pages + new_pages;
+  return admin_ok(moved);
 }
 
 AdminResult AdminCommands::create_ah(const ornic_admin_create_ah& c) {

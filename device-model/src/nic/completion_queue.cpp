@@ -1,9 +1,13 @@
 #include "nic/completion_queue.hpp"
 
+#include <atomic>
+#include <vector>
+
 namespace ornic {
 
 CompletionQueue::PostResult CompletionQueue::post(GuestMemory& memory, DeviceCounters& counters,
-                                                  ornic_cqe cqe, bool solicited) {
+                                                  ornic_cqe cqe, bool solicited,
+                                                  uint64_t clock_ns) {
   if (in_error_)
     return {Outcome::kDropped, false};
   if (ring_.full()) {
@@ -13,8 +17,20 @@ CompletionQueue::PostResult CompletionQueue::post(GuestMemory& memory, DeviceCou
     return {Outcome::kOverflow, false};
   }
   cqe.owner = ring_.phase(ring_.producer) ? ORNIC_CQE_OWNER_PHASE : 0;
-  if (!memory_.write(memory, uint64_t{ring_.slot(ring_.producer)} * ORNIC_CQE_SIZE,
-                     bytes_of(cqe))) {
+  ornic_cqe_ts entry{};
+  entry.timestamp = to_le(clock_ns);
+  entry.cqe = cqe;
+  std::span<const std::byte> bytes = timestamped_ ? bytes_of(entry) : bytes_of(cqe);
+  const uint64_t offset = uint64_t{ring_.slot(ring_.producer)} * bytes.size();
+  // Everything but the owner byte, then the owner byte (index.rst: written last), so that
+  // software never owns an entry whose other bytes are still on their way.
+  const size_t body = bytes.size() - 1;
+  bool written = memory_.write(memory, offset, bytes.first(body));
+  if (written) {
+    std::atomic_thread_fence(std::memory_order_release);
+    written = memory_.write(memory, offset + body, bytes.subspan(body));
+  }
+  if (!written) {
     in_error_ = true;
     counters.inc(ORNIC_CNT_DMA_ERRORS);
     return {Outcome::kDmaError, false};
@@ -45,6 +61,38 @@ CompletionQueue::DoorbellResult CompletionQueue::doorbell(uint32_t consumer, uin
     return {true, true};
   }
   return {true, false};
+}
+
+CompletionQueue::ResizeResult CompletionQueue::resize(GuestMemory& guest, QueueMemory memory,
+                                                      unsigned log_depth, uint32_t consumer) {
+  if (in_error_)
+    return {ORNIC_ADMIN_STATUS_BAD_STATE, 0};
+  if (!ring_.consumer_acceptable(consumer))
+    return {ORNIC_ADMIN_STATUS_BAD_FIELD, 0};
+  RingState next;
+  next.log_depth = log_depth;
+  const uint32_t moved = ring_.producer - consumer;
+  if (moved > next.depth())
+    return {ORNIC_ADMIN_STATUS_BAD_FIELD, 0};
+  // Read everything first: a ring that cannot be read fails the command before the new
+  // one is touched. Entries move whole (a timestamped CQE keeps its stamp); only the owner
+  // byte, the last of each entry, takes the phase of the new index.
+  const uint32_t size = entry_size(timestamped_);
+  std::vector<std::byte> pending(size_t{moved} * size);
+  for (uint32_t i = 0; i < moved; ++i)
+    if (!memory_.read(guest, uint64_t{ring_.slot(consumer + i)} * size,
+                      std::span(pending).subspan(size_t{i} * size, size)))
+      return {ORNIC_ADMIN_STATUS_BAD_DMA, 0};
+  for (uint32_t i = 0; i < moved; ++i) {
+    const std::span entry = std::span(pending).subspan(size_t{i} * size, size);
+    entry.back() = std::byte{next.phase(i) ? uint8_t{ORNIC_CQE_OWNER_PHASE} : uint8_t{0}};
+    if (!memory.write(guest, uint64_t{next.slot(i)} * size, entry))
+      return {ORNIC_ADMIN_STATUS_BAD_DMA, 0};
+  }
+  next.producer = moved;
+  memory_ = std::move(memory);
+  ring_ = next;
+  return {ORNIC_ADMIN_STATUS_SUCCESS, moved};
 }
 
 } // namespace ornic

@@ -1,5 +1,6 @@
 // One completion queue (cqe.rst, doorbells.rst "Arming"): CQEs with a phase bit in a
-// host ring, the consumer index from the CQ doorbell, one-shot arming.
+// host ring, the consumer index from the CQ doorbell, one-shot arming. A timestamped CQ
+// (ORNIC_CQ_FLAG_TIMESTAMP) writes 64-byte entries: the device clock, then the CQE.
 #pragma once
 
 #include <cstdint>
@@ -13,10 +14,17 @@ namespace ornic {
 
 class CompletionQueue {
 public:
-  CompletionQueue(QueueMemory memory, unsigned log_depth, uint32_t eqn, uint32_t db_page)
-      : memory_(std::move(memory)), eqn_(eqn), db_page_(db_page) {
+  CompletionQueue(QueueMemory memory, unsigned log_depth, uint32_t eqn, uint32_t db_page,
+                  bool timestamped = false)
+      : memory_(std::move(memory)), eqn_(eqn), db_page_(db_page), timestamped_(timestamped) {
     ring_.log_depth = log_depth;
   }
+
+  // Bytes of one ring entry.
+  static uint32_t entry_size(bool timestamped) {
+    return timestamped ? ORNIC_CQE_TS_SIZE : ORNIC_CQE_SIZE;
+  }
+  bool timestamped() const { return timestamped_; }
 
   uint32_t eqn() const { return eqn_; }
   uint32_t db_page() const { return db_page_; }
@@ -29,14 +37,26 @@ public:
     Outcome outcome;
     bool notify; // the CQ was armed for this CQE: write a COMPLETION EQE
   };
-  // Fills in the owner bit and writes the CQE.
-  PostResult post(GuestMemory& memory, DeviceCounters& counters, ornic_cqe cqe, bool solicited);
+  // Fills in the owner bit and writes the CQE; a timestamped CQ stamps it with `clock_ns`,
+  // the device clock now.
+  PostResult post(GuestMemory& memory, DeviceCounters& counters, ornic_cqe cqe, bool solicited,
+                  uint64_t clock_ns = 0);
 
   struct DoorbellResult {
     bool accepted;
     bool notify;
   };
   DoorbellResult doorbell(uint32_t consumer, uint32_t flags);
+
+  // RESIZE_CQ (admin.rst): moves the CQEs software has not polled (from `consumer` on) to
+  // slots 0.. of `memory` with the phase of their new index; the CQ continues there with
+  // consumer 0. Arming, EQ and doorbell page stay. On failure nothing changed.
+  struct ResizeResult {
+    ornic_admin_status status;
+    uint32_t moved;
+  };
+  ResizeResult resize(GuestMemory& guest, QueueMemory memory, unsigned log_depth,
+                      uint32_t consumer);
 
 private:
   enum class Arm { kNone, kNext, kSolicited };
@@ -45,6 +65,7 @@ private:
   RingState ring_;
   uint32_t eqn_;
   uint32_t db_page_;
+  bool timestamped_;
   Arm arm_ = Arm::kNone;
   bool in_error_ = false;
 };

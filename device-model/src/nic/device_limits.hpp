@@ -11,7 +11,8 @@ namespace ornic::limits {
 inline constexpr uint64_t kCaps =
     ORNIC_CAP_RC | ORNIC_CAP_UD | ORNIC_CAP_SRQ | ORNIC_CAP_ATOMIC | ORNIC_CAP_INLINE |
     ORNIC_CAP_ETH | ORNIC_CAP_IPV6_GID | ORNIC_CAP_MR_INDIRECT | ORNIC_CAP_MR_PHYSICAL |
-    ORNIC_CAP_DB_32BIT_PAIR | ORNIC_CAP_GSI | ORNIC_CAP_FAST_REG | ORNIC_CAP_XRC;
+    ORNIC_CAP_DB_32BIT_PAIR | ORNIC_CAP_GSI | ORNIC_CAP_FAST_REG | ORNIC_CAP_UC | ORNIC_CAP_MW |
+    ORNIC_CAP_RESIZE | ORNIC_CAP_MCAST | ORNIC_CAP_XRC | ORNIC_CAP_ODP | ORNIC_CAP_CQE_TIMESTAMP;
 
 inline constexpr uint32_t kMaxQp = 1024;          // QPN 2..1025, plus GSI QPN 1
 inline constexpr uint32_t kMaxQueueLogDepth = 14; // SQ / RQ / SRQ blocks
@@ -41,6 +42,10 @@ inline constexpr uint32_t kMaxQpRdAtom = 128;
 inline constexpr uint32_t kMaxEthRings = 16;
 inline constexpr uint32_t kMaxEthLogDepth = 12;
 inline constexpr uint32_t kGidTableSize = 16;
+// Multicast (roce.rst): groups, QPs in one group, attachments of all groups.
+inline constexpr uint32_t kMaxMcastGroups = 64;
+inline constexpr uint32_t kMaxMcastQpAttach = 32;
+inline constexpr uint32_t kMaxTotalMcastQpAttach = 512;
 inline constexpr uint32_t kLocalCaAckDelay = 15;
 inline constexpr uint32_t kSpeedGbps = 100;
 

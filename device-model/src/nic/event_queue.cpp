@@ -7,14 +7,19 @@ namespace ornic {
 EventQueue::PostResult EventQueue::post(GuestMemory& memory, InterruptSink& irqs,
                                         DeviceCounters& counters, ornic_eqe_type type,
                                         uint32_t object, uint32_t data) {
-  if (ring_.full()) {
-    counters.inc(ORNIC_CNT_EQ_OVERFLOW);
-    return PostResult::kOverflow;
-  }
   ornic_eqe eqe{};
   eqe.type = static_cast<uint8_t>(type);
   eqe.object = to_le(object);
   eqe.data = to_le(data);
+  return post_entry(memory, irqs, counters, eqe);
+}
+
+EventQueue::PostResult EventQueue::post_entry(GuestMemory& memory, InterruptSink& irqs,
+                                              DeviceCounters& counters, ornic_eqe eqe) {
+  if (ring_.full()) {
+    counters.inc(ORNIC_CNT_EQ_OVERFLOW);
+    return PostResult::kOverflow;
+  }
   eqe.owner = ring_.phase(ring_.producer) ? ORNIC_EQE_OWNER_PHASE : 0;
   if (!memory_.write(memory, uint64_t{ring_.slot(ring_.producer)} * ORNIC_EQE_SIZE,
                      bytes_of(eqe))) {

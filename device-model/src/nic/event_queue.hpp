@@ -27,6 +27,9 @@ public:
   // Writes one EQE (type/object/data; owner set here) and interrupts if armed.
   PostResult post(GuestMemory& memory, InterruptSink& irqs, DeviceCounters& counters,
                   ornic_eqe_type type, uint32_t object, uint32_t data);
+  // Writes a whole EQE as given (a type with its own layout); owner set here.
+  PostResult post_entry(GuestMemory& memory, InterruptSink& irqs, DeviceCounters& counters,
+                        ornic_eqe eqe);
 
   // EQ doorbell: consumer index plus optional arm. False if the index is impossible.
   bool doorbell(InterruptSink& irqs, DeviceCounters& counters, uint32_t consumer, bool arm);

@@ -37,6 +37,8 @@ uint8_t cqe_opcode_for_send(uint8_t wqe_opcode) {
     return ORNIC_CQE_OP_REG_MR;
   case ORNIC_WQE_OP_LOCAL_INV:
     return ORNIC_CQE_OP_LOCAL_INV;
+  case ORNIC_WQE_OP_BIND_MW:
+    return ORNIC_CQE_OP_BIND_MW;
   default:
     return ORNIC_CQE_OP_SEND;
   }
@@ -65,7 +67,8 @@ void NicCore::complete(uint32_t cqn, const ornic_cqe& cqe, bool solicited) {
   CompletionQueue* cq = resources.cqs.find(cqn);
   if (cq == nullptr)
     return;
-  const auto result = cq->post(memory(), counters, cqe, solicited);
+  const auto result =
+      cq->post(memory(), counters, cqe, solicited, cq->timestamped() ? clock_ns() : 0);
   switch (result.outcome) {
   case CompletionQueue::Outcome::kWritten:
     if (result.notify) {
@@ -97,6 +100,13 @@ void NicCore::post_async_event(ornic_eqe_type type, uint32_t object, uint32_t da
     return;
   const auto result = async_eq->post(memory(), irqs(), counters, type, object, data);
   if (result == EventQueue::PostResult::kDmaError && type != ORNIC_EQE_DEVICE_FATAL)
+    enter_fatal(ORNIC_FATAL_AEQ_DMA);
+}
+
+void NicCore::post_async_entry(const ornic_eqe& eqe) {
+  if (!async_eq)
+    return;
+  if (async_eq->post_entry(memory(), irqs(), counters, eqe) == EventQueue::PostResult::kDmaError)
     enter_fatal(ORNIC_FATAL_AEQ_DMA);
 }
 

@@ -15,6 +15,7 @@
 #include "nic/resources.hpp"
 #include "nic/transport_hooks.hpp"
 #include "pci/function.hpp"
+#include "rdma/transport_timer.hpp"
 
 namespace ornic {
 
@@ -55,6 +56,8 @@ public:
 
   // Writes an EQE to the async EQ (EQ 0), if it is configured.
   void post_async_event(ornic_eqe_type type, uint32_t object, uint32_t data);
+  // The same for an EQE with its own layout (PAGE_FAULT).
+  void post_async_entry(const ornic_eqe& eqe);
 
   // QP to ERR: every outstanding WQE completes with WR_FLUSH_ERR (qp.rst).
   void move_qp_to_error(uint32_t qpn);
@@ -70,6 +73,13 @@ public:
 
   EventQueue* event_queue(uint32_t eqn);
 
+  // The device clock (doorbells.rst, "Device clock"): nanoseconds of the packet engine's
+  // monotonic clock, so that timestamps and transport timers share one time base and tests
+  // inject both. Not reset with the device.
+  uint64_t clock_ns() const {
+    return clock != nullptr ? static_cast<uint64_t>(clock->now_ns()) : 0;
+  }
+
   DeviceCounters counters;
   Resources resources;
   std::optional<EventQueue> async_eq;
@@ -80,6 +90,7 @@ public:
   uint32_t eth_mtu;
   bool link_up = false;
   TransportHooks* transport = nullptr; // the packet engine; not owned
+  TransportTimer* clock = nullptr;     // the device clock's source; not owned
 
 private:
   void flush_send_queue(uint32_t qpn, QueuePair& qp);

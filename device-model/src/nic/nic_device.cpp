@@ -2,6 +2,7 @@
 
 #include <bit>
 
+#include "nic/device_limits.hpp"
 #include "port/port.hpp"
 
 namespace ornic {
@@ -11,6 +12,7 @@ NicDevice::NicDevice(EventLoop& loop, const NicConfig& config)
       eth_(loop, core_, config.port), doorbells_(core_, eth_),
       own_timer_(config.timer ? nullptr : std::make_unique<EventLoopTransportTimer>(loop)),
       engine_(loop, core_, config.port, config.timer ? *config.timer : *own_timer_) {
+  core_.clock = config.timer ? config.timer : own_timer_.get();
   core_.link_up = port_ != nullptr && port_->link_up();
   if (port_ != nullptr) {
     port_->set_receiver([this, ticket = lifetime_.ticket()](std::span<const std::byte> frame) {
@@ -66,8 +68,10 @@ RegisterView NicDevice::register_view() const {
 }
 
 uint64_t NicDevice::bar_read(unsigned bar, uint64_t offset, unsigned size) {
+  if (bar == ORNIC_BAR_DOORBELL)
+    return doorbell_page_read(offset, size);
   if (bar != ORNIC_BAR_REGS)
-    return 0; // doorbells are write-only
+    return 0;
   if (size != 4 || offset % 4 != 0) {
     core_.counters.inc(ORNIC_CNT_REG_BAD_ACCESS);
     return 0;
@@ -78,6 +82,21 @@ uint64_t NicDevice::bar_read(unsigned bar, uint64_t offset, unsigned size) {
     return 0;
   }
   return *value;
+}
+
+// Doorbells are write-only; the one thing a doorbell page reads is the device clock
+// (doorbells.rst, "Device clock"), whole or by halves, in any page.
+uint64_t NicDevice::doorbell_page_read(uint64_t offset, unsigned size) const {
+  if (!(limits::kCaps & ORNIC_CAP_CQE_TIMESTAMP) || offset >= ORNIC_BAR_DOORBELL_SIZE)
+    return 0;
+  const uint64_t in_page = offset & (ORNIC_DB_PAGE_SIZE - 1);
+  if (in_page == ORNIC_DB_CLOCK && size == 8)
+    return core_.clock_ns();
+  if (in_page == ORNIC_DB_CLOCK_LO && size == 4)
+    return static_cast<uint32_t>(core_.clock_ns());
+  if (in_page == ORNIC_DB_CLOCK_HI && size == 4)
+    return core_.clock_ns() >> 32;
+  return 0;
 }
 
 void NicDevice::bar_write(unsigned bar, uint64_t offset, unsigned size, uint64_t value) {

@@ -56,6 +56,7 @@ private:
   void aeq_doorbell(uint32_t value);
   void link_changed(bool up);
   RegisterView register_view() const;
+  uint64_t doorbell_page_read(uint64_t offset, unsigned size) const;
 
   Port* port_;
   NicCore core_;

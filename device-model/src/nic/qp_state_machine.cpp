@@ -65,6 +65,49 @@ std::optional<Rule> xrc_rule(ornic_qp_type type, ornic_qp_state from, ornic_qp_s
   return rule;
 }
 
+// IBTA's UC rows: RC's connection attributes without acknowledgement, retry, RNR or
+// READ/atomic ones; a UC QP has SQE like UD.
+std::optional<Rule> uc_rule(ornic_qp_state from, ornic_qp_state to) {
+  const uint32_t access = ORNIC_QP_ATTR_ACCESS_FLAGS;
+  switch (from) {
+  case ORNIC_QPS_RESET:
+    if (to == ORNIC_QPS_INIT)
+      return Rule{ORNIC_QP_ATTR_PKEY_INDEX | access, 0};
+    break;
+  case ORNIC_QPS_INIT:
+    if (to == ORNIC_QPS_INIT)
+      return Rule{0, ORNIC_QP_ATTR_PKEY_INDEX | access};
+    if (to == ORNIC_QPS_RTR)
+      return Rule{ORNIC_QP_ATTR_AV | ORNIC_QP_ATTR_PATH_MTU | ORNIC_QP_ATTR_DEST_QPN |
+                      ORNIC_QP_ATTR_RQ_PSN,
+                  access | ORNIC_QP_ATTR_PKEY_INDEX};
+    break;
+  case ORNIC_QPS_RTR:
+    if (to == ORNIC_QPS_RTS)
+      return Rule{ORNIC_QP_ATTR_SQ_PSN, access};
+    break;
+  case ORNIC_QPS_RTS:
+    if (to == ORNIC_QPS_RTS)
+      return Rule{0, access};
+    if (to == ORNIC_QPS_SQD)
+      return Rule{0, ORNIC_QP_ATTR_EN_SQD_ASYNC_NOTIFY};
+    break;
+  case ORNIC_QPS_SQD:
+    if (to == ORNIC_QPS_SQD)
+      return Rule{0, access | ORNIC_QP_ATTR_AV | ORNIC_QP_ATTR_PKEY_INDEX};
+    if (to == ORNIC_QPS_RTS)
+      return Rule{0, access};
+    break;
+  case ORNIC_QPS_SQE:
+    if (to == ORNIC_QPS_RTS)
+      return Rule{0, access};
+    break;
+  default:
+    break;
+  }
+  return std::nullopt;
+}
+
 std::optional<Rule> ud_rule(ornic_qp_state from, ornic_qp_state to) {
   const uint32_t qkey = ORNIC_QP_ATTR_QKEY;
   switch (from) {
@@ -115,6 +158,8 @@ std::optional<QpTransitionRule> qp_transition_rule(ornic_qp_type type, ornic_qp_
     return rc_rule(from, to);
   if (type == ORNIC_QPT_XRC_INI || type == ORNIC_QPT_XRC_TGT)
     return xrc_rule(type, from, to);
+  if (type == ORNIC_QPT_UC)
+    return uc_rule(from, to);
   return ud_rule(from, to);
 }
 

@@ -7,7 +7,8 @@
 namespace ornic {
 
 // Reliable connected transports (RC and both halves of XRC): PSNs, ACKs, retransmission.
-constexpr bool qp_is_connected(ornic_qp_type type) {
+// UC is connected too but has none of these (roce.rst, "Unreliable connected").
+constexpr bool qp_is_reliable(ornic_qp_type type) {
   return type == ORNIC_QPT_RC || type == ORNIC_QPT_XRC_INI || type == ORNIC_QPT_XRC_TGT;
 }
 
@@ -19,7 +20,7 @@ constexpr bool qp_is_xrc(ornic_qp_type type) {
 // becomes an enum.
 constexpr bool qp_type_valid(uint32_t type) {
   return type == ORNIC_QPT_RC || type == ORNIC_QPT_UD || type == ORNIC_QPT_GSI ||
-         type == ORNIC_QPT_XRC_INI || type == ORNIC_QPT_XRC_TGT;
+         type == ORNIC_QPT_UC || type == ORNIC_QPT_XRC_INI || type == ORNIC_QPT_XRC_TGT;
 }
 
 } // namespace ornic

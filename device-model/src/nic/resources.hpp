@@ -12,6 +12,7 @@
 #include "nic/event_queue.hpp"
 #include "nic/handle_table.hpp"
 #include "nic/hw.hpp"
+#include "nic/multicast_groups.hpp"
 #include "nic/queue_memory.hpp"
 #include "nic/ring_state.hpp"
 #include "rdma/qp_transport.hpp"
@@ -23,6 +24,20 @@ struct ProtectionDomain {};
 // An XRC domain (xrc.rst): XRC SRQs and XRC_TGT QPs name it; it has no state of its own.
 struct XrcDomain {};
 
+// A memory window (memory.rst "Memory windows"): remote access to part of an MR with rights
+// of its own. FREE (bound == false) gives no access at all.
+struct MemoryWindow {
+  uint8_t type = ORNIC_MW_TYPE_1; // ornic_mw_type
+  bool bound = false;             // VALID
+  uint32_t mr_index = 0;          // key-table index of the MR it is bound to
+  uint32_t qpn = 0;               // type 2: the QP it was bound through
+  uint64_t addr = 0;
+  uint64_t length = 0;
+  uint32_t access = 0; // ORNIC_ACCESS_REMOTE_*
+};
+
+// An entry of the key table: a memory region, or (window set) a memory window, which shares
+// the key space, the PD and the key variant with MRs.
 struct MemoryRegion {
   uint8_t key_variant = 0;
   uint32_t pd = 0;
@@ -37,6 +52,15 @@ struct MemoryRegion {
   bool fast_reg = false;
   bool valid = true;
   uint32_t capacity = 0; // fast_reg: most pages a REG_MR WQE may give it
+  // Windows bound to this MR: DEREG_MR is BUSY while there are any.
+  uint32_t bound_windows = 0;
+  std::optional<MemoryWindow> window;
+  // On-demand paging (memory.rst): `pages` is empty; the driver's page table is read at
+  // every access, never copied.
+  bool odp = false;
+  QueueMemory odp_table;
+  unsigned odp_page_shift = 12;
+  uint32_t odp_pages = 0; // entries in the table
 };
 
 // Per-QP counters, in host byte order (ornic_qp_counters on the wire).
@@ -134,7 +158,17 @@ struct Resources {
   HandleTable<EthRing> eth_rings{1, limits::kMaxEthRings};
   std::array<std::optional<GidEntry>, limits::kGidTableSize> gids;
   DoorbellPages db_pages;
+  MulticastGroups mcast{limits::kMaxMcastGroups, limits::kMaxMcastQpAttach,
+                        limits::kMaxTotalMcastQpAttach};
   uint64_t page_list_entries = 0; // against limits::kPageListBudget
+
+  // Makes a window FREE; the MR it was bound to no longer counts it.
+  void unbind_window(MemoryWindow& window) {
+    if (window.bound)
+      if (MemoryRegion* mr = mrs.find(window.mr_index); mr != nullptr && mr->bound_windows > 0)
+        --mr->bound_windows;
+    window = MemoryWindow{window.type};
+  }
 
   void clear() {
     eqs.clear();
@@ -148,6 +182,7 @@ struct Resources {
     eth_rings.clear();
     gids.fill(std::nullopt);
     db_pages.reset();
+    mcast.clear();
     page_list_entries = 0;
   }
 };

@@ -29,6 +29,7 @@ bool is_roce_for_port(std::span<const std::byte> frame,
   std::span<const std::byte> destination;
   size_t udp = 0;
   ornic_gid_type family;
+  bool multicast = false;
   if (ethertype == 0x0800) {
     if (frame.size() < kEth + 20)
       return false;
@@ -36,12 +37,14 @@ bool is_roce_for_port(std::span<const std::byte> frame,
     if (ihl < 20 || byte_at(frame, kEth + 9) != 17)
       return false;
     destination = frame.subspan(kEth + 16, 4);
+    multicast = (byte_at(frame, kEth + 16) & 0xf0u) == 0xe0u; // 224.0.0.0/4
     udp = kEth + ihl;
     family = ORNIC_GID_TYPE_ROCE_V2_IPV4;
   } else if (ethertype == 0x86dd) {
     if (frame.size() < kEth + 40 || byte_at(frame, kEth + 6) != 17)
       return false;
     destination = frame.subspan(kEth + 24, 16);
+    multicast = byte_at(frame, kEth + 24) == 0xffu; // ff00::/8
     udp = kEth + 40;
     family = ORNIC_GID_TYPE_ROCE_V2_IPV6;
   } else {
@@ -49,6 +52,8 @@ bool is_roce_for_port(std::span<const std::byte> frame,
   }
   if (frame.size() < udp + 8 || be16_at(frame, udp + 2) != kRoceV2UdpPort)
     return false;
+  if (multicast)
+    return true; // the engine delivers it to the attached QPs or counts it dropped
   return std::any_of(gids.begin(), gids.end(), [&](const std::optional<GidEntry>& entry) {
     return entry && entry->type == family && gid_matches(entry->gid, destination);
   });

@@ -1,5 +1,6 @@
-// Tells RoCEv2 frames for this port (UDP 4791 to one of its GIDs) from plain Ethernet
-// traffic, so they go to the RDMA engine and never to an Ethernet RX ring (ethernet.rst).
+// Tells RoCEv2 frames for this port (UDP 4791 to one of its GIDs, or to a multicast IP
+// address: roce.rst, "Multicast") from plain Ethernet traffic, so they go to the RDMA
+// engine and never to an Ethernet RX ring (ethernet.rst).
 #pragma once
 
 #include <array>

@@ -21,6 +21,8 @@ public:
   virtual void qp_entering_error(uint32_t qpn) = 0;
   // A RoCEv2 frame addressed to one of the port's GIDs.
   virtual void receive(std::span<const std::byte> frame) = 0;
+  // ODP_RESUME: a requester stalled on a page fault goes on (no-op when not stalled).
+  virtual void odp_resume(uint32_t qpn) = 0;
 };
 
 } // namespace ornic

@@ -25,6 +25,7 @@ public:
   void set_receiver(Receiver rx) override;
   bool link_up() const override { return inner_->link_up(); }
   PortCounters counters() const override { return inner_->counters(); }
+  size_t tx_backlog() const override { return inner_->tx_backlog(); }
   void set_link_listener(LinkListener listener) override {
     inner_->set_link_listener(std::move(listener));
   }

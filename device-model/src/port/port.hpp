@@ -60,6 +60,9 @@ public:
   virtual void set_receiver(Receiver rx) = 0;
   virtual bool link_up() const = 0;
   virtual PortCounters counters() const = 0;
+  // Frames handed to send() that still wait for the wire (a backend's bounded queue), so a
+  // sender with no window of its own (UC) can hold back before the port has to drop.
+  virtual size_t tx_backlog() const { return 0; }
 
   // Optional: called (through EventLoop::post, so never from inside send()) after every
   // change of link_up(), with the new state; not for the initial state, which the caller

@@ -56,6 +56,7 @@ public:
   void set_receiver(Receiver rx) override { receiver_ = std::move(rx); }
   bool link_up() const override { return link_up_; }
   PortCounters counters() const override { return counters_; }
+  size_t tx_backlog() const override { return tx_queue_.size(); }
   void set_link_listener(LinkListener listener) override {
     link_notifier_.set_listener(std::move(listener));
   }

@@ -38,7 +38,10 @@ bool address_packet(const NicCore& core, const ornic_wqe_av& av, roce::PacketDes
   std::copy(std::begin(av.dgid), std::end(av.dgid), packet.destination_gid.begin());
   if (roce::gid_family(packet.source_gid) != roce::gid_family(packet.destination_gid))
     return false;
-  std::copy(std::begin(av.dmac), std::end(av.dmac), packet.destination_mac.begin());
+  if (roce::is_multicast(packet.destination_gid)) // as IP multicast maps it, not from ARP/ND
+    packet.destination_mac = roce::multicast_mac(packet.destination_gid);
+  else
+    std::copy(std::begin(av.dmac), std::end(av.dmac), packet.destination_mac.begin());
   packet.source_mac = core.mac;
   packet.traffic_class = av.traffic_class;
   packet.flow_label = le(av.flow_label) & 0xfffff;

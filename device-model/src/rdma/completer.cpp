@@ -48,7 +48,7 @@ uint32_t restart_psn(const RequesterState& req) {
 void TransportEngine::restart_ack_timer(QueuePair& qp) {
   RequesterState& req = qp.transport.req;
   const uint8_t timeout = qp.attr.timeout;
-  if (req.ops.empty() || timeout == 0 || req.rnr_until != 0) {
+  if (req.ops.empty() || timeout == 0 || req.rnr_until != 0 || req.odp_stalled) {
     req.ack_deadline = 0;
     return;
   }
@@ -96,6 +96,19 @@ void TransportEngine::on_ack_timeout(uint32_t qpn, QueuePair& qp, int64_t) {
   rewind(qp, restart_psn(req));
   restart_ack_timer(qp);
   schedule(qpn);
+}
+
+void TransportEngine::odp_resume(uint32_t qpn) {
+  QueuePair* qp = core_.resources.qps.find(qpn);
+  if (qp == nullptr || !qp->transport.req.odp_stalled)
+    return;
+  RequesterState& req = qp->transport.req;
+  req.odp_stalled = false;
+  // Responses dropped while stalled are asked for again; a packet never sent goes now.
+  rewind(*qp, restart_psn(req));
+  restart_ack_timer(*qp);
+  schedule(qpn);
+  update_timer();
 }
 
 void TransportEngine::on_response(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet) {
@@ -196,6 +209,11 @@ void TransportEngine::on_response(uint32_t qpn, QueuePair& qp, const roce::Parse
       const SgeOutcome put =
           scatter(core_, qp.pd, op->sges, 0,
                   std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes.data()), 8));
+      if (put.result == SgeResult::page_fault) {
+        // Dropped: after ODP_RESUME the atomic is asked again and answered from the
+        // responder's saved result.
+        return requester_fault(qpn, qp, put.fault);
+      }
       if (put.result != SgeResult::ok) {
         return fail_started(qpn, qp, *op,
                             put.result == SgeResult::dma ? ORNIC_CQE_LOC_ACCESS_ERR
@@ -216,6 +234,10 @@ void TransportEngine::on_response(uint32_t qpn, QueuePair& qp, const roce::Parse
         return;
       }
       const SgeOutcome put = scatter(core_, qp.pd, op->sges, offset, packet.payload);
+      if (put.result == SgeResult::page_fault) {
+        // Dropped: after ODP_RESUME the READ is asked again from this response on.
+        return requester_fault(qpn, qp, put.fault);
+      }
       if (put.result != SgeResult::ok) {
         return fail_started(qpn, qp, *op,
                             put.result == SgeResult::dma ? ORNIC_CQE_LOC_ACCESS_ERR

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "nic/device_limits.hpp"
+#include "rdma/memory_window.hpp"
 
 namespace ornic {
 namespace {
@@ -80,8 +81,13 @@ std::optional<WqeError> execute_reg_mr(NicCore& core, const QueuePair& qp,
   return std::nullopt;
 }
 
-// LOCAL_INV and SEND_WITH_INV: the same rules, reported as a vendor error.
-uint8_t invalidate(Resources& resources, uint32_t pd, uint32_t key) {
+// LOCAL_INV and SEND_WITH_INV (received on `receiving_qpn`): the same rules, reported as a
+// vendor error.
+uint8_t invalidate(Resources& resources, uint32_t pd, uint32_t key,
+                   std::optional<uint32_t> receiving_qpn) {
+  if (MemoryRegion* entry = resources.mrs.find(key >> ORNIC_MR_KEY_INDEX_SHIFT);
+      entry != nullptr && entry->window)
+    return invalidate_window(resources, *entry, pd, key, receiving_qpn);
   MemoryRegion* mr = fast_reg_mr(resources, key);
   if (mr == nullptr)
     return ORNIC_VERR_BAD_LKEY;
@@ -100,10 +106,14 @@ uint8_t invalidate(Resources& resources, uint32_t pd, uint32_t key) {
 
 std::optional<WqeError> fetch_local_op(NicCore& core, const QueuePair& qp, const ornic_send_wqe& w,
                                        uint32_t index, SendOp& op) {
-  // The page list holds raw DMA addresses: only the driver's own QPs may name them.
-  if (qp.db_page != ORNIC_DB_PAGE_KERNEL)
-    return op_error(ORNIC_VERR_BAD_OPCODE);
   const bool reg = w.opcode == ORNIC_WQE_OP_REG_MR;
+  // The page list holds raw DMA addresses: only the driver's own QPs may name them. A
+  // LOCAL_INV names nothing but a key of the QP's PD, and user space invalidates its type-2
+  // windows with it.
+  if (reg && qp.db_page != ORNIC_DB_PAGE_KERNEL)
+    return op_error(ORNIC_VERR_BAD_OPCODE);
+  if (w.opcode == ORNIC_WQE_OP_BIND_MW)
+    return fetch_bind_mw(qp, w, op);
   if (w.num_blocks != (reg ? 2 : 1))
     return op_error(ORNIC_VERR_BAD_BLOCKS);
   if (w.num_sge != 0)
@@ -143,17 +153,21 @@ std::optional<WqeError> fetch_local_op(NicCore& core, const QueuePair& qp, const
   return std::nullopt;
 }
 
-std::optional<WqeError> execute_local_op(NicCore& core, const QueuePair& qp, const SendOp& op) {
+std::optional<WqeError> execute_local_op(NicCore& core, uint32_t qpn, const QueuePair& qp,
+                                         const SendOp& op) {
   if (op.reg)
     return execute_reg_mr(core, qp, *op.reg);
-  const uint8_t why = invalidate(core.resources, qp.pd, op.invalidate_rkey);
+  if (op.bind)
+    return execute_bind_mw(core.resources, qpn, qp, *op.bind);
+  // Any QP of the PD may invalidate a type-2 window (IBTA leaves LOCAL_INV unbound to a QP).
+  const uint8_t why = invalidate(core.resources, qp.pd, op.invalidate_rkey, std::nullopt);
   if (why != ORNIC_VERR_NONE)
     return protection_error(why);
   return std::nullopt;
 }
 
-uint8_t remote_invalidate(Resources& resources, uint32_t pd, uint32_t rkey) {
-  return invalidate(resources, pd, rkey);
+uint8_t remote_invalidate(Resources& resources, uint32_t qpn, uint32_t pd, uint32_t rkey) {
+  return invalidate(resources, pd, rkey, qpn);
 }
 
 } // namespace ornic

@@ -13,6 +13,11 @@
 
 namespace ornic {
 
+// UD and GSI QPs address every datagram themselves; RC and UC QPs are connected to one peer.
+inline bool is_datagram_qp(ornic_qp_type type) {
+  return type == ORNIC_QPT_UD || type == ORNIC_QPT_GSI;
+}
+
 struct WqeSge {
   uint64_t addr = 0;
   uint32_t length = 0;
@@ -28,6 +33,15 @@ struct FastRegRequest {
   uint64_t pbl_addr = 0;
   uint64_t iova = 0;
   uint64_t length = 0;
+};
+
+// What a BIND_MW WQE asks for (ornic_wqe_bind_mw_seg, host order).
+struct BindMwRequest {
+  uint32_t mw_key = 0; // window index, new variant
+  uint32_t mr_key = 0;
+  uint64_t addr = 0;
+  uint64_t length = 0; // 0: unbind (type 1)
+  uint32_t access = 0;
 };
 
 // A send WQE the requester has validated and started.
@@ -50,6 +64,7 @@ struct SendOp {
   // UD/GSI with ORNIC_WQE_FLAG_AV: the address vector of block 1, used instead of an AH.
   std::optional<ornic_wqe_av> av;
   std::optional<FastRegRequest> reg; // REG_MR
+  std::optional<BindMwRequest> bind; // BIND_MW
 
   // PSNs [first_psn, first_psn + packets); a READ owns one per response packet.
   uint32_t first_psn = 0;
@@ -70,7 +85,11 @@ struct RequesterState {
   uint32_t packets_since_ack_req = 0;
   int64_t ack_deadline = 0; // ns on the transport clock; 0 = not armed
   int64_t rnr_until = 0;    // ns; no (re)transmission before this
+  int64_t pace_until = 0;   // ns; UC waits for the port's transmit queue until then
   bool sq_drained_reported = false;
+  // A local ODP page was missing (memory.rst "On-demand paging"): nothing is sent and the
+  // ACK timer stays off until ODP_RESUME.
+  bool odp_stalled = false;
   // A READ response gap already answered by re-reading from this PSN (once per gap).
   bool read_gap_pending = false;
   uint32_t read_gap_psn = 0;
@@ -99,7 +118,9 @@ struct SavedAtomic {
 };
 
 struct ResponderState {
-  enum class InMessage : uint8_t { none, send, write };
+  // `dropping` (UC only): a message was dropped; packets are ignored up to the next
+  // FIRST/ONLY (roce.rst, "Unreliable connected").
+  enum class InMessage : uint8_t { none, send, write, dropping };
   uint32_t epsn = 0; // expected PSN
   uint32_t msn = 0;
   bool nak_sent = false; // a PSN sequence NAK is outstanding for the current gap
@@ -113,6 +134,11 @@ struct ResponderState {
   bool ack_pending = false;
   std::array<SavedAtomic, 128> atomics{}; // limits::kMaxQpRdAtom (checked in responder.cpp)
   uint32_t next_atomic_slot = 0;
+  // The last ODP fault reported (memory.rst): a request retried after its RNR NAK while
+  // the driver is still resolving it does not report the same pages again at once.
+  uint32_t fault_key = 0;
+  uint32_t fault_page = 0;
+  int64_t fault_reported_ns = -1;
 };
 
 struct QpTransport {

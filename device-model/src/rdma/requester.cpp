@@ -1,8 +1,10 @@
 // The requester: starts SQ WQEs in order, segments them into packets of the path MTU and
-// (re)transmits within the send window; UD sends go out and complete at once.
+// (re)transmits within the send window; UC messages go out paced by the port and complete
+// when their last packet is sent; UD sends go out and complete at once.
 #include <bit>
 
 #include "nic/qp_type.hpp"
+#include "port/port.hpp"
 #include "rdma/address_vector.hpp"
 #include "rdma/fast_reg.hpp"
 #include "rdma/memory_access.hpp"
@@ -69,7 +71,7 @@ Opcode position_opcode(uint8_t wqe_opcode, bool first, bool last) {
 } // namespace
 
 uint32_t TransportEngine::path_mtu_bytes(const QueuePair& qp) const {
-  if (!qp_is_connected(qp.type))
+  if (is_datagram_qp(qp.type))
     return 128u << roce_active_mtu(core_.eth_mtu);
   const uint8_t mtu = qp.attr.path_mtu;
   return mtu >= ORNIC_MTU_256 && mtu <= ORNIC_MTU_4096 ? 128u << mtu : 256u;
@@ -80,8 +82,10 @@ bool TransportEngine::requester_work(uint32_t qpn, QueuePair& qp, unsigned& budg
   for (;;) {
     if (qp.state != ORNIC_QPS_RTS && qp.state != ORNIC_QPS_SQD)
       return false;
-    if (req.rnr_until != 0)
-      return false; // the RNR wait's timer schedules the QP again
+    if (req.rnr_until != 0 || req.pace_until != 0)
+      return false; // the RNR wait's or the pacing's timer schedules the QP again
+    if (req.odp_stalled)
+      return false; // ODP_RESUME schedules the QP again
     SendOp* pending = nullptr;
     for (SendOp& op : req.ops)
       if (op.next_send_psn != end_psn(op)) {
@@ -89,9 +93,11 @@ bool TransportEngine::requester_work(uint32_t qpn, QueuePair& qp, unsigned& budg
         break;
       }
     if (pending != nullptr) {
-      if (roce::psn_distance(req.una_psn, pending->next_send_psn) >=
-          static_cast<int32_t>(kSendWindow))
+      if (qp_is_reliable(qp.type) && roce::psn_distance(req.una_psn, pending->next_send_psn) >=
+                                         static_cast<int32_t>(kSendWindow))
         return false; // the window opens on an ACK, which schedules the QP
+      if (qp.type == ORNIC_QPT_UC && !uc_may_send(qp))
+        return false;
       if (budget == 0)
         return true;
       --budget;
@@ -102,15 +108,15 @@ bool TransportEngine::requester_work(uint32_t qpn, QueuePair& qp, unsigned& budg
       maybe_report_drained(qpn, qp);
       return false;
     }
-    // Only RC and XRC wait for ACKs; UD has none, so its PSNs never open a window.
-    if (qp_is_connected(qp.type) &&
+    // Only RC and XRC wait for ACKs; UC and UD have none, so their PSNs never open a window.
+    if (qp_is_reliable(qp.type) &&
         roce::psn_distance(req.una_psn, req.next_psn) >= static_cast<int32_t>(kSendWindow))
       return false;
     if (budget == 0)
       return true;
     if (!start_wqe(qpn, qp))
       return false;
-    if (!qp_is_connected(qp.type))
+    if (is_datagram_qp(qp.type))
       --budget; // a UD send went out whole
   }
 }
@@ -147,8 +153,18 @@ bool TransportEngine::start_wqe(uint32_t qpn, QueuePair& qp) {
     if (outstanding >= std::max<int>(1, qp.attr.max_rd_atomic))
       return false;
   }
+  // ODP: every local page the WQE reads (or a READ/atomic's response writes) must be
+  // resident before it starts, so a fault stalls before anything is sent.
+  if (op.inline_data.empty()) {
+    const SgeOutcome probe =
+        probe_sges(core_, qp.pd, op.sges, is_atomic(op) ? 8 : op.length, has_response(op));
+    if (probe.result == SgeResult::page_fault) {
+      requester_fault(qpn, qp, probe.fault);
+      return false;
+    }
+  }
   req.sq_next += op.blocks;
-  if (!qp_is_connected(qp.type)) {
+  if (is_datagram_qp(qp.type)) {
     send_ud(qpn, qp, op);
     return qp.state == ORNIC_QPS_RTS || qp.state == ORNIC_QPS_SQD;
   }
@@ -160,19 +176,21 @@ bool TransportEngine::start_wqe(uint32_t qpn, QueuePair& qp) {
   return true;
 }
 
-// REG_MR / LOCAL_INV execute once every earlier WQE has completed (an implicit fence: a
+// REG_MR / LOCAL_INV / BIND_MW execute once every earlier WQE has completed (an implicit fence: a
 // LOCAL_INV never pulls an MR from under a send still being transmitted or acknowledged),
 // and before the next WQE starts, so that WQE may already use the new key.
 bool TransportEngine::run_local_op(uint32_t qpn, QueuePair& qp, SendOp& op) {
   RequesterState& req = qp.transport.req;
   if (!req.ops.empty())
     return false; // started again when the last outstanding WQE retires
-  if (const auto error = execute_local_op(core_, qp, op)) {
+  if (const auto error = execute_local_op(core_, qpn, qp, op)) {
     core_.counters.inc(ORNIC_CNT_WQE_ERRORS);
     ++qp.counters.wqe_errors;
     core_.log.warn("qp {}: {} WQE at {} failed (status {}, vendor_err {})", qpn,
-                   op.opcode == ORNIC_WQE_OP_REG_MR ? "REG_MR" : "LOCAL_INV", req.sq_next,
-                   error->status, error->vendor_err);
+                   op.opcode == ORNIC_WQE_OP_REG_MR    ? "REG_MR"
+                   : op.opcode == ORNIC_WQE_OP_BIND_MW ? "BIND_MW"
+                                                       : "LOCAL_INV",
+                   req.sq_next, error->status, error->vendor_err);
     fail_send(qpn, qp, op, error->status, error->vendor_err);
     return false;
   }
@@ -184,6 +202,14 @@ bool TransportEngine::run_local_op(uint32_t qpn, QueuePair& qp, SendOp& op) {
   return true;
 }
 
+bool TransportEngine::uc_may_send(QueuePair& qp) {
+  if (port_ == nullptr || port_->tx_backlog() < kUcBacklogLimit)
+    return true;
+  qp.transport.req.pace_until = timer_.now_ns() + kUcPaceNs;
+  return false;
+}
+
+// One packet of an RC or UC message (UC: no AckReq, nothing to wait for).
 void TransportEngine::send_rc_packet(uint32_t qpn, QueuePair& qp, SendOp& op, uint32_t psn) {
   RequesterState& req = qp.transport.req;
   const uint32_t mtu = path_mtu_bytes(qp);
@@ -219,7 +245,9 @@ void TransportEngine::send_rc_packet(uint32_t qpn, QueuePair& qp, SendOp& op, ui
     const bool last = index + 1 == op.packets;
     const uint32_t offset = index * mtu;
     const uint32_t length = std::min(mtu, op.length - offset);
-    packet.bth.opcode = wire_opcode(qp, position_opcode(op.opcode, first, last));
+    const Opcode rc = position_opcode(op.opcode, first, last);
+    packet.bth.opcode =
+        qp.type == ORNIC_QPT_UC ? static_cast<uint8_t>(roce::uc_opcode(rc)) : wire_opcode(qp, rc);
     const bool write =
         op.opcode == ORNIC_WQE_OP_RDMA_WRITE || op.opcode == ORNIC_WQE_OP_RDMA_WRITE_IMM;
     if (write && first)
@@ -229,12 +257,17 @@ void TransportEngine::send_rc_packet(uint32_t qpn, QueuePair& qp, SendOp& op, ui
     if (last && op.opcode == ORNIC_WQE_OP_SEND_INV)
       packet.ieth = roce::Ieth{op.invalidate_rkey};
     packet.bth.solicited = last && (op.flags & ORNIC_WQE_FLAG_SOLICITED);
-    packet.bth.ack_request = last || ++req.packets_since_ack_req >= kAckRequestInterval;
+    packet.bth.ack_request =
+        qp_is_reliable(qp.type) && (last || ++req.packets_since_ack_req >= kAckRequestInterval);
     if (!op.inline_data.empty()) {
       payload = std::span<const uint8_t>(op.inline_data).subspan(offset, length);
     } else {
       payload_.resize(length);
       const SgeOutcome got = gather(core_, qp.pd, op.sges, offset, payload_);
+      if (got.result == SgeResult::page_fault) {
+        // Invalidated since the WQE started: this packet goes out after ODP_RESUME.
+        return requester_fault(qpn, qp, got.fault);
+      }
       if (got.result != SgeResult::ok) {
         // The MR went away or its memory is unmapped since the WQE started.
         const uint8_t status =
@@ -258,6 +291,14 @@ void TransportEngine::send_rc_packet(uint32_t qpn, QueuePair& qp, SendOp& op, ui
   op.sent_once = true;
   if (addressed)
     transmit(qp, packet, payload);
+  if (qp.type == ORNIC_QPT_UC) {
+    // Nothing is acknowledged: the message is done once its last packet is out.
+    if (op.next_send_psn == end_psn(op)) {
+      req.una_psn = op.next_send_psn;
+      retire(qpn, qp); // may pop `op`
+    }
+    return;
+  }
   if (req.ack_deadline == 0)
     restart_ack_timer(qp);
 }
@@ -344,7 +385,7 @@ void TransportEngine::fail_send(uint32_t qpn, QueuePair& qp, const SendOp& op, u
   if (qp.transport.req.sq_next == op.wqe_index)
     qp.transport.req.sq_next = qp.sq.consumer; // a WQE that never started
   complete_send(qpn, qp, op, status, vendor_err);
-  if (qp_is_connected(qp.type))
+  if (qp_is_reliable(qp.type))
     core_.move_qp_to_error(qpn);
   else
     core_.move_qp_to_send_error(qpn);
@@ -386,6 +427,13 @@ void TransportEngine::retire(uint32_t qpn, QueuePair& qp) {
       return;
   }
   maybe_report_drained(qpn, qp);
+}
+
+void TransportEngine::requester_fault(uint32_t qpn, QueuePair& qp, const OdpFault& fault) {
+  RequesterState& req = qp.transport.req;
+  req.odp_stalled = true;
+  req.ack_deadline = 0; // a stalled QP does not time out: its peer is not the one waiting
+  post_page_fault(core_, fault, qpn, true);
 }
 
 void TransportEngine::maybe_report_drained(uint32_t qpn, QueuePair& qp) {

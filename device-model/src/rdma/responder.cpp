@@ -1,5 +1,6 @@
 // The responder: checks PSNs, executes SEND / WRITE / READ / atomic requests against the
 // receive queue and the MR table, acknowledges (coalesced), and NAKs what it cannot do.
+// UC requests (checked by uc_responder.cpp) execute here too, dropped instead of NAKed.
 // UD receives check the Q_Key and deliver the GRH with the data.
 #include <bit>
 #include <cstring>
@@ -11,6 +12,7 @@
 #include "rdma/transport_engine.hpp"
 #include "roce/aeth_syndrome.hpp"
 #include "roce/builder.hpp"
+#include "roce/gid.hpp"
 #include "roce/psn.hpp"
 
 namespace ornic {
@@ -67,6 +69,66 @@ void TransportEngine::nak_and_fail(uint32_t qpn, QueuePair& qp, uint8_t nak_code
   core_.move_qp_to_error(qpn);
 }
 
+void TransportEngine::refuse(uint32_t qpn, QueuePair& qp, roce::NakCode code, uint32_t psn,
+                             ornic_eqe_type event) {
+  if (qp.type != ORNIC_QPT_UC)
+    return nak_and_fail(qpn, qp, static_cast<uint8_t>(code), psn, event);
+  if (event == ORNIC_EQE_QP_FATAL) {
+    core_.log.warn("qp {}: UC request at PSN {:#x} cannot be placed — QP to error", qpn, psn);
+    core_.post_async_event(event, qpn, 0);
+    core_.move_qp_to_error(qpn);
+    return;
+  }
+  core_.log.warn("qp {}: UC request at PSN {:#x} refused (NAK code {} not sent) — message dropped",
+                 qpn, psn, static_cast<int>(code));
+  drop_uc_message(qp, ORNIC_CNT_RX_UC_DROPPED);
+}
+
+void TransportEngine::responder_fault(uint32_t qpn, QueuePair& qp, const OdpFault& fault,
+                                      uint32_t psn) {
+  ResponderState& resp = qp.transport.resp;
+  const int64_t now = timer_.now_ns();
+  if (resp.fault_reported_ns < 0 || resp.fault_key != fault.key || resp.fault_page != fault.page ||
+      now - resp.fault_reported_ns >= kFaultReportIntervalNs) {
+    post_page_fault(core_, fault, qpn, false);
+    resp.fault_key = fault.key;
+    resp.fault_page = fault.page;
+    resp.fault_reported_ns = now;
+  } else {
+    core_.counters.inc(ORNIC_CNT_ODP_RESP_FAULTS); // the fault, not its report
+  }
+  core_.counters.inc(ORNIC_CNT_RNR_NAKS);
+  ++qp.counters.rnr_naks;
+  send_ack(qpn, qp, roce::make_rnr_nak_syndrome(qp.attr.min_rnr_timer), psn);
+}
+
+bool TransportEngine::responder_odp_ready(uint32_t qpn, QueuePair& qp, uint32_t rkey, uint64_t va,
+                                          uint64_t length, bool write, uint32_t psn,
+                                          bool duplicate) {
+  const MemoryRegion* mr = find_mr(core_.resources, rkey);
+  if (length == 0 || mr == nullptr || !mr->odp)
+    return true;
+  const OdpProbeResult probe = odp_check(core_, *mr, rkey, va, length, write);
+  switch (probe.result) {
+  case OdpProbe::ok:
+    return true;
+  case OdpProbe::fault:
+    responder_fault(qpn, qp, probe.fault, psn);
+    return false;
+  case OdpProbe::error:
+    if (!duplicate)
+      nak_and_fail(qpn, qp, static_cast<uint8_t>(roce::NakCode::remote_access_error), psn,
+                   ORNIC_EQE_QP_ACCESS_ERR);
+    return false;
+  case OdpProbe::table:
+    if (!duplicate)
+      nak_and_fail(qpn, qp, static_cast<uint8_t>(roce::NakCode::remote_operational_error), psn,
+                   ORNIC_EQE_QP_FATAL);
+    return false;
+  }
+  return false;
+}
+
 void TransportEngine::on_rc_request(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet) {
   ResponderState& resp = qp.transport.resp;
   const uint32_t psn = packet.description.bth.psn;
@@ -90,7 +152,7 @@ void TransportEngine::on_rc_request(uint32_t qpn, QueuePair& qp, const roce::Par
              : (!info.has(roce::kRead) && !info.has(roce::kAtomic) && resp.in_message != kind))
     return nak_and_fail(qpn, qp, static_cast<uint8_t>(roce::NakCode::invalid_request), psn,
                         ORNIC_EQE_QP_REQ_ERR);
-  RequestTarget target{qp.pd, std::nullopt};
+  RequestTarget target = own_target(qp);
   if (qp.type == ORNIC_QPT_XRC_TGT) {
     // An SRQ of another domain, or one the message did not start with, is an invalid
     // request: nothing of it runs and the target QP fails (xrc.rst, "Responder").
@@ -130,7 +192,7 @@ void TransportEngine::on_duplicate(uint32_t qpn, QueuePair& qp, const roce::Pars
   const uint32_t psn = packet.description.bth.psn;
   if (info.has(roce::kRead)) {
     // Executed again with the checks of a new READ; an XRC SRQ gone since is not answered.
-    std::optional<RequestTarget> target = RequestTarget{qp.pd, std::nullopt};
+    std::optional<RequestTarget> target = own_target(qp);
     if (qp.type == ORNIC_QPT_XRC_TGT)
       target = xrc_target(qp, packet);
     if (target)
@@ -172,10 +234,23 @@ TransportEngine::xrc_target(const QueuePair& qp, const roce::ParsedPacket& packe
 
 bool TransportEngine::take_receive_or_rnr(uint32_t qpn, QueuePair& qp, const RequestTarget& target,
                                           uint32_t psn) {
+  // A request that met an ODP page fault keeps the receive WQE it took for its retry; an
+  // XRC retry must name the SRQ that WQE came from.
+  if (qp.transport.resp.recv.active) {
+    if (qp.transport.resp.recv.xrc_srqn == target.xrc_srqn)
+      return true;
+    nak_and_fail(qpn, qp, static_cast<uint8_t>(roce::NakCode::invalid_request), psn,
+                 ORNIC_EQE_QP_REQ_ERR);
+    return false;
+  }
   RecvWqe wqe;
   const Take took = take_receive(qpn, qp, target, wqe);
   if (took == Take::failed)
     return false;
+  if (took == Take::none && qp.type == ORNIC_QPT_UC) {
+    drop_uc_message(qp, ORNIC_CNT_RX_UC_NO_RECV); // UC has no RNR: the message is lost
+    return false;
+  }
   if (took == Take::none) {
     core_.counters.inc(ORNIC_CNT_RNR_NAKS);
     ++qp.counters.rnr_naks;
@@ -236,7 +311,7 @@ TransportEngine::Take TransportEngine::take_receive(uint32_t qpn, QueuePair& qp,
       cqe.src_qp = to_le(*target.xrc_srqn);
     }
     core_.complete(target.xrc_srqn ? srq->cqn : qp.recv_cqn, cqe);
-    if (qp_is_connected(qp.type)) {
+    if (!is_datagram_qp(qp.type)) { // RC, UC and XRC (IBTA class A); UD takes the next one
       core_.move_qp_to_error(qpn);
       return Take::failed;
     }
@@ -306,6 +381,17 @@ void TransportEngine::fail_receive(uint32_t qpn, QueuePair& qp, const SgeOutcome
   core_.counters.inc(ORNIC_CNT_WQE_ERRORS);
   ++qp.counters.wqe_errors;
   complete_receive(qpn, qp, result);
+  if (qp.type == ORNIC_QPT_UC) {
+    // No NAK: the receive carries the error and the rest of the message is dropped; only a
+    // failed DMA (the device's own trouble) ends the QP.
+    if (outcome.result == SgeResult::dma) {
+      core_.post_async_event(ORNIC_EQE_QP_FATAL, qpn, 0);
+      core_.move_qp_to_error(qpn);
+    } else {
+      qp.transport.resp.in_message = ResponderState::InMessage::dropping;
+    }
+    return;
+  }
   const auto code = outcome.result == SgeResult::too_small
                         ? roce::NakCode::invalid_request
                         : roce::NakCode::remote_operational_error;
@@ -336,8 +422,7 @@ bool TransportEngine::execute_send(uint32_t qpn, QueuePair& qp, const roce::Pars
   const uint32_t mtu = path_mtu_bytes(qp);
   const bool last = info.has(roce::kLast);
   if (packet.payload.size() > mtu || (!last && packet.payload.size() != mtu)) {
-    nak_and_fail(qpn, qp, static_cast<uint8_t>(roce::NakCode::invalid_request), psn,
-                 ORNIC_EQE_QP_REQ_ERR);
+    refuse(qpn, qp, roce::NakCode::invalid_request, psn, ORNIC_EQE_QP_REQ_ERR);
     return false;
   }
   if (info.has(roce::kStartsMessage)) {
@@ -347,6 +432,13 @@ bool TransportEngine::execute_send(uint32_t qpn, QueuePair& qp, const roce::Pars
   }
   ReceiveInProgress& recv = resp.recv;
   const SgeOutcome put = scatter(core_, recv.pd, recv.sges, recv.offset, packet.payload);
+  if (put.result == SgeResult::page_fault) {
+    // The retry of a first packet starts the message again, with the same receive WQE.
+    if (info.has(roce::kStartsMessage))
+      resp.in_message = ResponderState::InMessage::none;
+    responder_fault(qpn, qp, put.fault, psn);
+    return false;
+  }
   if (put.result != SgeResult::ok) {
     fail_receive(qpn, qp, put, psn);
     return false;
@@ -364,7 +456,7 @@ bool TransportEngine::execute_send(uint32_t qpn, QueuePair& qp, const roce::Pars
       result.flags |= ORNIC_CQE_FLAG_INV;
       result.immediate = packet.description.ieth->rkey;
       // The MR is FREE before the CQE that reports it is written (IB remote invalidate).
-      const uint8_t why = remote_invalidate(core_.resources, recv.pd, result.immediate);
+      const uint8_t why = remote_invalidate(core_.resources, qpn, recv.pd, result.immediate);
       if (why != ORNIC_VERR_NONE) {
         fail_invalidate(qpn, qp, result, why, psn);
         return false;
@@ -377,14 +469,18 @@ bool TransportEngine::execute_send(uint32_t qpn, QueuePair& qp, const roce::Pars
   return qp.state != ORNIC_QPS_ERR;
 }
 
-// The QP's REMOTE_* rights and the MR's, under the PD of the request's target.
-bool TransportEngine::remote_allowed(const QueuePair& qp, uint32_t pd, uint32_t rkey, uint64_t va,
-                                     uint64_t length, uint32_t access) const {
+// The QP's REMOTE_* rights and the MR's (or window's), under the PD of the request's target.
+std::optional<const MemoryRegion*>
+TransportEngine::remote_allowed(uint32_t qpn, const QueuePair& qp, uint32_t pd, uint32_t rkey,
+                                uint64_t va, uint64_t length, uint32_t access) const {
   if ((le(qp.attr.access_flags) & access) != access)
-    return false;
+    return std::nullopt;
   if (length == 0)
-    return true; // IB: a zero-length request names no memory
-  return check_remote(core_.resources, pd, rkey, va, length, access) == ORNIC_VERR_NONE;
+    return nullptr; // IB: a zero-length request names no memory
+  const RemoteTarget reached = check_remote(core_.resources, qpn, pd, rkey, va, length, access);
+  if (reached.why != ORNIC_VERR_NONE)
+    return std::nullopt;
+  return reached.mr;
 }
 
 bool TransportEngine::execute_write(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet,
@@ -398,20 +494,24 @@ bool TransportEngine::execute_write(uint32_t qpn, QueuePair& qp, const roce::Par
   const bool first = info.has(roce::kStartsMessage);
   const uint32_t length = static_cast<uint32_t>(packet.payload.size());
   if (first) {
-    if (!remote_allowed(qp, target.pd, d.reth->rkey, d.reth->virtual_address, d.reth->dma_length,
-                        ORNIC_ACCESS_REMOTE_WRITE)) {
-      nak_and_fail(qpn, qp, static_cast<uint8_t>(roce::NakCode::remote_access_error), psn,
-                   ORNIC_EQE_QP_ACCESS_ERR);
+    if (!remote_allowed(qpn, qp, target.pd, d.reth->rkey, d.reth->virtual_address,
+                        d.reth->dma_length, ORNIC_ACCESS_REMOTE_WRITE)) {
+      refuse(qpn, qp, roce::NakCode::remote_access_error, psn, ORNIC_EQE_QP_ACCESS_ERR);
       return false;
     }
   }
   const uint32_t remaining = first ? d.reth->dma_length : resp.write_remaining;
   if (length > mtu || (!last && length != mtu) || length > remaining ||
       (last && length != remaining)) {
-    nak_and_fail(qpn, qp, static_cast<uint8_t>(roce::NakCode::invalid_request), psn,
-                 ORNIC_EQE_QP_REQ_ERR);
+    refuse(qpn, qp, roce::NakCode::invalid_request, psn, ORNIC_EQE_QP_REQ_ERR);
     return false;
   }
+  // ODP: the first packet asks for the whole message's pages, later ones for their own
+  // (an invalidation may have come in between).
+  if (!responder_odp_ready(qpn, qp, first ? d.reth->rkey : resp.write_rkey,
+                           first ? d.reth->virtual_address : resp.write_va,
+                           first ? d.reth->dma_length : length, true, psn))
+    return false;
   // The receive WQE of a WRITE with immediate is taken before any data moves, so an RNR
   // NAK leaves nothing half done.
   if (info.has(roce::kImmediate)) {
@@ -424,17 +524,17 @@ bool TransportEngine::execute_write(uint32_t qpn, QueuePair& qp, const roce::Par
     resp.write_length = d.reth->dma_length;
   }
   if (length != 0) {
-    const MemoryRegion* mr = find_mr(core_.resources, resp.write_rkey);
-    if (mr == nullptr || check_remote(core_.resources, target.pd, resp.write_rkey, resp.write_va,
-                                      length, ORNIC_ACCESS_REMOTE_WRITE) != ORNIC_VERR_NONE) {
-      nak_and_fail(qpn, qp, static_cast<uint8_t>(roce::NakCode::remote_access_error), psn,
-                   ORNIC_EQE_QP_ACCESS_ERR);
+    // Every packet again: the MR or window may be gone since the first.
+    const RemoteTarget reached = check_remote(core_.resources, qpn, target.pd, resp.write_rkey,
+                                              resp.write_va, length, ORNIC_ACCESS_REMOTE_WRITE);
+    const MemoryRegion* mr = reached.mr;
+    if (reached.why != ORNIC_VERR_NONE || mr == nullptr) {
+      refuse(qpn, qp, roce::NakCode::remote_access_error, psn, ORNIC_EQE_QP_ACCESS_ERR);
       return false;
     }
     if (!mr_write(core_.memory(), *mr, resp.write_va, packet.payload)) {
       core_.counters.inc(ORNIC_CNT_DMA_ERRORS);
-      nak_and_fail(qpn, qp, static_cast<uint8_t>(roce::NakCode::remote_operational_error), psn,
-                   ORNIC_EQE_QP_FATAL);
+      refuse(qpn, qp, roce::NakCode::remote_operational_error, psn, ORNIC_EQE_QP_FATAL);
       return false;
     }
   }
@@ -471,19 +571,23 @@ void TransportEngine::execute_read(uint32_t qpn, QueuePair& qp, const roce::Pars
                    ORNIC_EQE_QP_REQ_ERR);
     return;
   }
-  if (!remote_allowed(qp, target.pd, d.reth->rkey, va, length, ORNIC_ACCESS_REMOTE_READ)) {
+  const auto reached =
+      remote_allowed(qpn, qp, target.pd, d.reth->rkey, va, length, ORNIC_ACCESS_REMOTE_READ);
+  if (!reached) {
     if (!duplicate)
       nak_and_fail(qpn, qp, static_cast<uint8_t>(roce::NakCode::remote_access_error), psn,
                    ORNIC_EQE_QP_ACCESS_ERR);
     return;
   }
+  if (!responder_odp_ready(qpn, qp, d.reth->rkey, va, length, false, psn, duplicate))
+    return;
   const uint32_t mtu = path_mtu_bytes(qp);
   const uint32_t count = std::max<uint32_t>(1, (length + mtu - 1) / mtu);
   if (!duplicate) {
     resp.epsn = roce::psn_add(psn, count);
     resp.msn = roce::psn_add(resp.msn, 1);
   }
-  const MemoryRegion* mr = length != 0 ? find_mr(core_.resources, d.reth->rkey) : nullptr;
+  const MemoryRegion* mr = *reached;
   for (uint32_t i = 0; i < count; ++i) {
     const uint32_t offset = i * mtu;
     const uint32_t piece = std::min(mtu, length - offset);
@@ -519,12 +623,16 @@ bool TransportEngine::execute_atomic(uint32_t qpn, QueuePair& qp, const roce::Pa
                  ORNIC_EQE_QP_REQ_ERR);
     return false;
   }
-  if (!remote_allowed(qp, target.pd, a.rkey, a.virtual_address, 8, ORNIC_ACCESS_REMOTE_ATOMIC)) {
+  const auto reached =
+      remote_allowed(qpn, qp, target.pd, a.rkey, a.virtual_address, 8, ORNIC_ACCESS_REMOTE_ATOMIC);
+  if (!reached) {
     nak_and_fail(qpn, qp, static_cast<uint8_t>(roce::NakCode::remote_access_error), psn,
                  ORNIC_EQE_QP_ACCESS_ERR);
     return false;
   }
-  const MemoryRegion* mr = find_mr(core_.resources, a.rkey);
+  if (!responder_odp_ready(qpn, qp, a.rkey, a.virtual_address, 8, true, psn))
+    return false;
+  const MemoryRegion* mr = *reached;
   std::array<uint8_t, 8> bytes{};
   uint64_t original = 0;
   bool ok = mr_read(core_.memory(), *mr, a.virtual_address, bytes);
@@ -563,20 +671,23 @@ bool TransportEngine::execute_atomic(uint32_t qpn, QueuePair& qp, const roce::Pa
   return true;
 }
 
-void TransportEngine::on_ud_request(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet,
+bool TransportEngine::on_ud_request(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet,
                                     std::span<const uint8_t> frame) {
   const roce::PacketDescription& d = packet.description;
   if (d.deth->qkey != le(qp.attr.qkey)) {
     core_.counters.inc(ORNIC_CNT_RX_ROCE_QKEY_ERRORS);
-    return;
+    return false;
   }
-  RecvWqe wqe;
-  const RequestTarget target{qp.pd, std::nullopt};
-  if (take_receive(qpn, qp, target, wqe) != Take::ok) {
-    core_.counters.inc(ORNIC_CNT_RX_UD_NO_RECV); // UD has no RNR: the datagram is lost
-    return;
+  // A receive WQE still taken is one whose datagram met an ODP page fault.
+  if (!qp.transport.resp.recv.active) {
+    RecvWqe wqe;
+    const RequestTarget target = own_target(qp);
+    if (take_receive(qpn, qp, target, wqe) != Take::ok) {
+      core_.counters.inc(ORNIC_CNT_RX_UD_NO_RECV); // UD has no RNR: the datagram is lost
+      return false;
+    }
+    begin_receive(qp, target, wqe);
   }
-  begin_receive(qp, target, wqe);
   // The GRH area: an IPv6 header as is, or an IPv4 header in its last 20 bytes.
   std::array<uint8_t, 40> grh{};
   const bool ipv4 = d.family() == roce::IpFamily::ipv4;
@@ -597,6 +708,12 @@ void TransportEngine::on_ud_request(uint32_t qpn, QueuePair& qp, const roce::Par
   SgeOutcome put = scatter(core_, qp.pd, qp.transport.resp.recv.sges, 0, grh);
   if (put.result == SgeResult::ok)
     put = scatter(core_, qp.pd, qp.transport.resp.recv.sges, grh.size(), packet.payload);
+  if (put.result == SgeResult::page_fault) {
+    // UD has no RNR: this datagram is lost, the WQE waits for the next one, which finds
+    // the pages the driver made resident meanwhile.
+    post_page_fault(core_, put.fault, qpn, false);
+    return false;
+  }
   if (put.result != SgeResult::ok) {
     core_.counters.inc(ORNIC_CNT_WQE_ERRORS);
     ++qp.counters.wqe_errors;
@@ -606,6 +723,35 @@ void TransportEngine::on_ud_request(uint32_t qpn, QueuePair& qp, const roce::Par
     result.vendor_err = put.vendor_err;
   }
   complete_receive(qpn, qp, result);
+  return true;
+}
+
+void TransportEngine::on_multicast(const roce::ParsedPacket& packet,
+                                   std::span<const uint8_t> frame) {
+  const roce::PacketDescription& d = packet.description;
+  // The IBA's multicast QPN: a datagram to a group names no single QP.
+  if (!packet.opcode_info.has(roce::kDatagram) || d.bth.destination_qp != ORNIC_QPN_MULTICAST) {
+    core_.counters.inc(ORNIC_CNT_RX_ROCE_BAD_HEADER);
+    return;
+  }
+  const std::vector<uint32_t> members = core_.resources.mcast.members(d.destination_gid);
+  if (members.empty()) {
+    core_.counters.inc(ORNIC_CNT_RX_MCAST_NO_GROUP);
+    return;
+  }
+  // Each attached QP is a separate receiver: what happens at one does not affect the next.
+  for (const uint32_t qpn : members) {
+    QueuePair* qp = core_.resources.qps.find(qpn);
+    if (qp == nullptr || qp->type != ORNIC_QPT_UD)
+      continue;
+    const ornic_qp_state state = qp->state;
+    if (state != ORNIC_QPS_RTR && state != ORNIC_QPS_RTS && state != ORNIC_QPS_SQD &&
+        state != ORNIC_QPS_SQE)
+      continue;
+    ++qp->counters.packets_received;
+    if (on_ud_request(qpn, *qp, packet, frame))
+      core_.counters.inc(ORNIC_CNT_RX_MCAST_DELIVERED);
+  }
 }
 
 } // namespace ornic

@@ -7,6 +7,7 @@
 #include "rdma/address_vector.hpp"
 #include "roce/aeth_syndrome.hpp"
 #include "roce/builder.hpp"
+#include "roce/gid.hpp"
 #include "roce/psn.hpp"
 
 namespace ornic {
@@ -74,6 +75,7 @@ void TransportEngine::qp_entering_error(uint32_t qpn) {
   if (QueuePair* qp = core_.resources.qps.find(qpn)) {
     qp->transport.req.ack_deadline = 0;
     qp->transport.req.rnr_until = 0;
+    qp->transport.req.pace_until = 0;
   }
 }
 
@@ -140,7 +142,8 @@ void TransportEngine::flush_acks() {
 void TransportEngine::update_timer() {
   int64_t earliest = 0;
   for (auto& [qpn, qp] : core_.resources.qps) {
-    for (int64_t deadline : {qp.transport.req.ack_deadline, qp.transport.req.rnr_until})
+    const RequesterState& req = qp.transport.req;
+    for (int64_t deadline : {req.ack_deadline, req.rnr_until, req.pace_until})
       if (deadline != 0 && (earliest == 0 || deadline < earliest))
         earliest = deadline;
   }
@@ -172,6 +175,10 @@ void TransportEngine::on_timer() {
       req.rnr_until = 0;
       schedule(qpn);
     }
+    if (req.pace_until != 0 && now >= req.pace_until) {
+      req.pace_until = 0;
+      schedule(qpn);
+    }
     if (req.ack_deadline != 0 && now >= req.ack_deadline)
       on_ack_timeout(qpn, *qp, now);
   }
@@ -199,21 +206,12 @@ void TransportEngine::transmit(QueuePair& qp, const roce::PacketDescription& pac
   core_.counters.inc(ORNIC_CNT_TX_ROCE_PACKETS);
   core_.counters.inc(ORNIC_CNT_TX_ROCE_BYTES, frame_.size());
   ++qp.counters.packets_sent;
-  if (is_local_gid(packet.destination_gid)) {
-    loopback_.push_back(frame_);
-    if (!loopback_posted_) {
-      loopback_posted_ = true;
-      loop_.post([this, ticket = lifetime_.ticket()] {
-        if (!ticket.valid())
-          return;
-        loopback_posted_ = false;
-        std::deque<std::vector<uint8_t>> frames;
-        frames.swap(loopback_);
-        for (const auto& frame : frames)
-          process_frame(frame);
-        update_timer();
-      });
-    }
+  if (roce::is_multicast(packet.destination_gid)) {
+    // To the group's members on this port and to the wire for the others.
+    if (core_.resources.mcast.has_group(packet.destination_gid))
+      loop_back(frame_);
+  } else if (is_local_gid(packet.destination_gid)) {
+    loop_back(frame_);
     return;
   }
   if (port_ == nullptr) {
@@ -228,17 +226,37 @@ void TransportEngine::transmit(QueuePair& qp, const roce::PacketDescription& pac
   port_->send(std::as_bytes(std::span<const uint8_t>(frame_)));
 }
 
+void TransportEngine::loop_back(const std::vector<uint8_t>& frame) {
+  loopback_.push_back(frame);
+  if (loopback_posted_)
+    return;
+  loopback_posted_ = true;
+  loop_.post([this, ticket = lifetime_.ticket()] {
+    if (!ticket.valid())
+      return;
+    loopback_posted_ = false;
+    std::deque<std::vector<uint8_t>> frames;
+    frames.swap(loopback_);
+    for (const auto& looped : frames)
+      process_frame(looped);
+    update_timer();
+  });
+}
+
 void TransportEngine::receive(std::span<const std::byte> frame) {
   process_frame(
       std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(frame.data()), frame.size()));
   update_timer();
 }
 
-// Each transport reaches only the QPs that speak it (xrc.rst): UD packets UD and GSI QPs, RC
-// packets RC QPs, XRC requests XRC targets and XRC responses XRC initiators.
+// Each transport reaches only the QPs that speak it (roce.rst, xrc.rst): UD packets UD and
+// GSI QPs, RC packets RC QPs, UC packets UC QPs, XRC requests XRC targets and XRC responses
+// XRC initiators.
 bool TransportEngine::transport_matches(ornic_qp_type type, const roce::OpcodeInfo& info) {
   if (info.has(roce::kDatagram))
-    return !qp_is_connected(type);
+    return is_datagram_qp(type);
+  if (info.has(roce::kUnreliable))
+    return type == ORNIC_QPT_UC;
   if (info.has(roce::kXrc))
     return type == (info.has(roce::kResponse) ? ORNIC_QPT_XRC_INI : ORNIC_QPT_XRC_TGT);
   return type == ORNIC_QPT_RC;
@@ -254,10 +272,13 @@ void TransportEngine::process_frame(std::span<const uint8_t> frame) {
                                                                 : ORNIC_CNT_RX_ROCE_BAD_HEADER);
     return;
   }
+  if (roce::is_multicast(packet.description.destination_gid))
+    return on_multicast(packet, frame);
   const uint32_t qpn = packet.description.bth.destination_qp;
   QueuePair* qp = core_.resources.qps.find(qpn);
   const roce::OpcodeInfo& info = packet.opcode_info;
   const bool datagram = info.has(roce::kDatagram);
+  const bool uc = info.has(roce::kUnreliable);
   if (qp == nullptr || !transport_matches(qp->type, info)) {
     core_.counters.inc(ORNIC_CNT_RX_ROCE_UNKNOWN_QP);
     return;
@@ -273,6 +294,8 @@ void TransportEngine::process_frame(std::span<const uint8_t> frame) {
   ++qp->counters.packets_received;
   if (datagram)
     on_ud_request(qpn, *qp, packet, frame);
+  else if (uc)
+    on_uc_request(qpn, *qp, packet);
   else if (info.has(roce::kResponse))
     on_response(qpn, *qp, packet);
   else

@@ -1,7 +1,8 @@
 // The RoCEv2 packet engine (roce.rst, qp.rst, wqe.rst, cqe.rst, errors.rst): the requester
 // turns SQ WQEs into packets, the responder executes incoming requests and acknowledges
 // them, the completer retires WQEs on ACKs/responses and recovers from loss with timeouts
-// and go-back-N. Runs on the EventLoop in bounded batches; time comes from a TransportTimer.
+// and go-back-N. UC QPs use the requester and responder without any of the acknowledging.
+// Runs on the EventLoop in bounded batches; time comes from a TransportTimer.
 #pragma once
 
 #include <cstdint>
@@ -19,6 +20,7 @@
 #include "rdma/qp_transport.hpp"
 #include "rdma/transport_timer.hpp"
 #include "rdma/wqe_fetch.hpp"
+#include "roce/aeth_syndrome.hpp"
 #include "roce/parser.hpp"
 
 namespace ornic {
@@ -34,6 +36,13 @@ public:
   static constexpr uint32_t kAckRequestInterval = 16;
   // Packets the whole engine sends per EventLoop turn before yielding.
   static constexpr unsigned kPacketsPerTurn = 64;
+  // UC has no window: a UC QP sends while the port holds fewer frames than this waiting for
+  // the wire, and otherwise looks again after kUcPaceNs, so the port delays its burst
+  // instead of dropping it.
+  static constexpr size_t kUcBacklogLimit = 256;
+  static constexpr int64_t kUcPaceNs = 100'000;
+  // A responder reports a fault of the same ODP pages at most this often (memory.rst).
+  static constexpr int64_t kFaultReportIntervalNs = 1'000'000;
 
   TransportEngine(EventLoop& loop, NicCore& core, Port* port, TransportTimer& timer);
   ~TransportEngine() override;
@@ -44,6 +53,7 @@ public:
   void qp_modified(uint32_t qpn, ornic_qp_state from, ornic_qp_state to) override;
   void qp_entering_error(uint32_t qpn) override;
   void receive(std::span<const std::byte> frame) override;
+  void odp_resume(uint32_t qpn) override;
   // Device reset: scheduled work and frames in flight are forgotten.
   void reset();
 
@@ -63,12 +73,14 @@ private:
   void transmit(QueuePair& qp, const roce::PacketDescription& packet,
                 std::span<const uint8_t> payload);
   bool is_local_gid(const roce::Gid& gid) const;
+  void loop_back(const std::vector<uint8_t>& frame);
 
   // Requester (requester.cpp).
   bool requester_work(uint32_t qpn, QueuePair& qp, unsigned& budget);
   bool can_start_wqe(const QueuePair& qp) const;
   bool start_wqe(uint32_t qpn, QueuePair& qp);
   bool run_local_op(uint32_t qpn, QueuePair& qp, SendOp& op);
+  bool uc_may_send(QueuePair& qp);
   void send_rc_packet(uint32_t qpn, QueuePair& qp, SendOp& op, uint32_t psn);
   std::optional<ornic_wqe_av> ud_address(const QueuePair& qp, const SendOp& op) const;
   void send_ud(uint32_t qpn, QueuePair& qp, SendOp& op);
@@ -79,6 +91,8 @@ private:
   void fail_started(uint32_t qpn, QueuePair& qp, const SendOp& op, uint8_t status,
                     uint8_t vendor_err);
   void maybe_report_drained(uint32_t qpn, QueuePair& qp);
+  // A local ODP page is missing: report it and stall the send queue until ODP_RESUME.
+  void requester_fault(uint32_t qpn, QueuePair& qp, const OdpFault& fault);
   uint32_t path_mtu_bytes(const QueuePair& qp) const;
 
   // Completer (completer.cpp).
@@ -107,12 +121,20 @@ private:
     bool solicited = false;
   };
   void on_rc_request(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet);
-  void on_ud_request(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet,
+  // True when the datagram took a receive WQE (placed, or completed in error).
+  bool on_ud_request(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet,
                      std::span<const uint8_t> frame);
+  // A datagram to a multicast group: one copy to every attached QP (roce.rst, "Multicast").
+  void on_multicast(const roce::ParsedPacket& packet, std::span<const uint8_t> frame);
   void on_duplicate(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet);
+  // UC (uc_responder.cpp): PSN and sequence checks without NAKs, message drops.
+  void on_uc_request(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet);
+  void drop_uc_message(QueuePair& qp, ornic_counter_id why);
   // The XRC SRQ an XRC target's request names, if it may use it (xrc.rst, "Responder").
   std::optional<RequestTarget> xrc_target(const QueuePair& qp,
                                           const roce::ParsedPacket& packet) const;
+  // The target of a request to any other QP: its own PD and receive queue.
+  static RequestTarget own_target(const QueuePair& qp) { return RequestTarget{qp.pd, {}}; }
   bool execute_send(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet,
                     const RequestTarget& target);
   bool execute_write(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet,
@@ -121,8 +143,11 @@ private:
                     const RequestTarget& target, bool duplicate);
   bool execute_atomic(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet,
                       const RequestTarget& target);
-  bool remote_allowed(const QueuePair& qp, uint32_t pd, uint32_t rkey, uint64_t va, uint64_t length,
-                      uint32_t access) const;
+  // The MR a remote request of QP `qpn` reaches in PD `pd` (nullptr for a zero-length
+  // request), or nothing when the QP's rights or the key's checks refuse it.
+  std::optional<const MemoryRegion*> remote_allowed(uint32_t qpn, const QueuePair& qp, uint32_t pd,
+                                                    uint32_t rkey, uint64_t va, uint64_t length,
+                                                    uint32_t access) const;
   Take take_receive(uint32_t qpn, QueuePair& qp, const RequestTarget& target, RecvWqe& wqe);
   void begin_receive(QueuePair& qp, const RequestTarget& target, const RecvWqe& wqe);
   // An RC request that needs a receive WQE: takes and begins one, or answers with an RNR
@@ -135,8 +160,18 @@ private:
   void fail_invalidate(uint32_t qpn, QueuePair& qp, ReceiveResult result, uint8_t vendor_err,
                        uint32_t psn);
   void send_ack(uint32_t qpn, QueuePair& qp, uint8_t syndrome, uint32_t psn);
+  // A responder ODP page is missing: report it and answer the request with an RNR NAK.
+  void responder_fault(uint32_t qpn, QueuePair& qp, const OdpFault& fault, uint32_t psn);
+  // Before a remote access to an ODP MR: true when every page of [va, va + length) is
+  // usable; otherwise the request has been answered (RNR NAK on a fault, NAK and QP to
+  // ERR on an ERROR entry or unreadable table; nothing for a duplicate).
+  bool responder_odp_ready(uint32_t qpn, QueuePair& qp, uint32_t rkey, uint64_t va, uint64_t length,
+                           bool write, uint32_t psn, bool duplicate = false);
   void nak_and_fail(uint32_t qpn, QueuePair& qp, uint8_t nak_code, uint32_t psn,
                     ornic_eqe_type event);
+  // A request the responder will not execute: nak_and_fail on RC; on UC (no NAKs) the
+  // message is dropped and counted, unless `event` is QP_FATAL (the device's own failure).
+  void refuse(uint32_t qpn, QueuePair& qp, roce::NakCode code, uint32_t psn, ornic_eqe_type event);
 
   EventLoop& loop_;
   NicCore& core_;

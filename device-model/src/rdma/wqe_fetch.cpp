@@ -69,7 +69,7 @@ bool read_sges(NicCore& core, const QueueMemory& memory, const RingState& ring, 
 // driver's own QPs may address packets themselves: user space must never pick its MACs/GIDs.
 std::optional<WqeError> fetch_av(NicCore& core, const QueuePair& qp, const ornic_send_wqe& w,
                                  uint32_t index, SendOp& op) {
-  if (qp_is_connected(qp.type) || qp.db_page != ORNIC_DB_PAGE_KERNEL || w.ud.ah != 0)
+  if (!is_datagram_qp(qp.type) || qp.db_page != ORNIC_DB_PAGE_KERNEL || w.ud.ah != 0)
     return op_error(ORNIC_VERR_BAD_AH);
   if (op.blocks < 2)
     return op_error(ORNIC_VERR_BAD_BLOCKS);
@@ -104,10 +104,13 @@ std::optional<WqeError> fetch_send_wqe(NicCore& core, const QueuePair& qp, uint3
       return op_error(ORNIC_VERR_RESERVED_NONZERO);
     return fetch_local_op(core, qp, w, index, op);
   }
-  const bool ud = !qp_is_connected(qp.type);
+  const bool ud = is_datagram_qp(qp.type);
   if (w.opcode > ORNIC_WQE_OP_ATOMIC_FETCH_ADD)
     return op_error(ORNIC_VERR_BAD_OPCODE);
   if (ud && w.opcode != ORNIC_WQE_OP_SEND && w.opcode != ORNIC_WQE_OP_SEND_IMM)
+    return op_error(ORNIC_VERR_BAD_OPCODE);
+  // UC carries SENDs and WRITEs only: no READ, atomic or invalidate exists on it.
+  if (qp.type == ORNIC_QPT_UC && (is_read_or_atomic(w.opcode) || w.opcode == ORNIC_WQE_OP_SEND_INV))
     return op_error(ORNIC_VERR_BAD_OPCODE);
   if ((w.flags & ~kKnownFlags) || w.reserved0 != 0 || w.reserved1 != 0 ||
       !segment_reserved_clear(w, ud))

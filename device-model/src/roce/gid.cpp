@@ -15,6 +15,18 @@ bool is_ipv4_mapped(const Gid& gid) {
   return std::equal(kIpv4MappedPrefix.begin(), kIpv4MappedPrefix.end(), gid.begin());
 }
 
+bool is_multicast(const Gid& gid) {
+  if (is_ipv4_mapped(gid))
+    return (gid[12] & 0xf0) == 0xe0;
+  return gid[0] == 0xff;
+}
+
+std::array<uint8_t, 6> multicast_mac(const Gid& gid) {
+  if (is_ipv4_mapped(gid))
+    return {0x01, 0x00, 0x5e, static_cast<uint8_t>(gid[13] & 0x7f), gid[14], gid[15]};
+  return {0x33, 0x33, gid[12], gid[13], gid[14], gid[15]};
+}
+
 Gid gid_from_ipv4(const Ipv4Address& address) {
   Gid gid{};
   std::copy(kIpv4MappedPrefix.begin(), kIpv4MappedPrefix.end(), gid.begin());

@@ -21,6 +21,13 @@ inline IpFamily gid_family(const Gid& gid) {
   return is_ipv4_mapped(gid) ? IpFamily::ipv4 : IpFamily::ipv6;
 }
 
+// A multicast group's GID (roce.rst, "Multicast"): IPv6 ff00::/8, or IPv4-mapped
+// 224.0.0.0/4.
+bool is_multicast(const Gid& gid);
+// The Ethernet address IP multicast uses for the group: 01:00:5e + the low 23 bits of an
+// IPv4 address (RFC 1112), 33:33 + the low 32 bits of an IPv6 address (RFC 2464).
+std::array<uint8_t, 6> multicast_mac(const Gid& gid);
+
 Gid gid_from_ipv4(const Ipv4Address& address);
 // nullopt unless the GID is IPv4-mapped.
 std::optional<Ipv4Address> ipv4_from_gid(const Gid& gid);

@@ -20,6 +20,7 @@ constexpr uint8_t kIeth = bit(ExtensionHeader::ieth);
 
 constexpr uint32_t kRcRequest = kRequest | kReliable;
 constexpr uint32_t kRcResponse = kResponse | kReliable;
+constexpr uint32_t kUcRequest = kRequest | kUnreliable;
 // XRC: reliable like RC; every request names its XRC SRQ in an XRCETH, responses do not.
 constexpr uint32_t kXrcRequest = kRcRequest | kXrc;
 constexpr uint32_t kXrcResponse = kRcResponse | kXrc;
@@ -71,6 +72,30 @@ constexpr std::array kOpcodes = {
                kRcRequest | kSend | kLast | kPayload | kInvalidate, kIeth},
     OpcodeInfo{Opcode::rc_send_only_with_invalidate, "RC_SEND_ONLY_WITH_INVALIDATE",
                kRcRequest | kSend | kOnly | kPayload | kInvalidate | kStartsMessage, kIeth},
+    OpcodeInfo{Opcode::uc_send_first, "UC_SEND_FIRST",
+               kUcRequest | kSend | kFirst | kPayload | kStartsMessage, 0},
+    OpcodeInfo{Opcode::uc_send_middle, "UC_SEND_MIDDLE", kUcRequest | kSend | kMiddle | kPayload,
+               0},
+    OpcodeInfo{Opcode::uc_send_last, "UC_SEND_LAST", kUcRequest | kSend | kLast | kPayload, 0},
+    OpcodeInfo{Opcode::uc_send_last_with_immediate, "UC_SEND_LAST_WITH_IMMEDIATE",
+               kUcRequest | kSend | kLast | kPayload | kImmediate, kImmDt},
+    OpcodeInfo{Opcode::uc_send_only, "UC_SEND_ONLY",
+               kUcRequest | kSend | kOnly | kPayload | kStartsMessage, 0},
+    OpcodeInfo{Opcode::uc_send_only_with_immediate, "UC_SEND_ONLY_WITH_IMMEDIATE",
+               kUcRequest | kSend | kOnly | kPayload | kImmediate | kStartsMessage, kImmDt},
+    OpcodeInfo{Opcode::uc_rdma_write_first, "UC_RDMA_WRITE_FIRST",
+               kUcRequest | kWrite | kFirst | kPayload | kStartsMessage, kReth},
+    OpcodeInfo{Opcode::uc_rdma_write_middle, "UC_RDMA_WRITE_MIDDLE",
+               kUcRequest | kWrite | kMiddle | kPayload, 0},
+    OpcodeInfo{Opcode::uc_rdma_write_last, "UC_RDMA_WRITE_LAST",
+               kUcRequest | kWrite | kLast | kPayload, 0},
+    OpcodeInfo{Opcode::uc_rdma_write_last_with_immediate, "UC_RDMA_WRITE_LAST_WITH_IMMEDIATE",
+               kUcRequest | kWrite | kSend | kLast | kPayload | kImmediate, kImmDt},
+    OpcodeInfo{Opcode::uc_rdma_write_only, "UC_RDMA_WRITE_ONLY",
+               kUcRequest | kWrite | kOnly | kPayload | kStartsMessage, kReth},
+    OpcodeInfo{Opcode::uc_rdma_write_only_with_immediate, "UC_RDMA_WRITE_ONLY_WITH_IMMEDIATE",
+               kUcRequest | kWrite | kSend | kOnly | kPayload | kImmediate | kStartsMessage,
+               kReth | kImmDt},
     OpcodeInfo{Opcode::ud_send_only, "UD_SEND_ONLY",
                kRequest | kDatagram | kSend | kOnly | kPayload | kStartsMessage, kDeth},
     OpcodeInfo{Opcode::ud_send_only_with_immediate, "UD_SEND_ONLY_WITH_IMMEDIATE",

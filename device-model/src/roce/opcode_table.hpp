@@ -1,4 +1,4 @@
-// The one table of RoCEv2 opcodes the device speaks (RC, UD and XRC): which extension headers
+// The one table of RoCEv2 opcodes the device speaks (RC, UC, UD and XRC): which extension headers
 // each carries, where they sit after the BTH, and what kind of packet it is.
 //
 // Extension headers always appear in the same relative order (IBA 9.2, A14): XRCETH, DETH,
@@ -39,6 +39,19 @@ enum class Opcode : uint8_t {
   rc_fetch_add = 0x14,
   rc_send_last_with_invalidate = 0x16,
   rc_send_only_with_invalidate = 0x17,
+  // UC: RC's SEND and WRITE opcodes with the transport bits 001 (IBA 9.2, table 35).
+  uc_send_first = 0x20,
+  uc_send_middle = 0x21,
+  uc_send_last = 0x22,
+  uc_send_last_with_immediate = 0x23,
+  uc_send_only = 0x24,
+  uc_send_only_with_immediate = 0x25,
+  uc_rdma_write_first = 0x26,
+  uc_rdma_write_middle = 0x27,
+  uc_rdma_write_last = 0x28,
+  uc_rdma_write_last_with_immediate = 0x29,
+  uc_rdma_write_only = 0x2a,
+  uc_rdma_write_only_with_immediate = 0x2b,
   ud_send_only = 0x64,
   ud_send_only_with_immediate = 0x65,
   // XRC (IBA A14): the RC opcodes with transport code 101; requests carry an XRCETH.
@@ -114,8 +127,15 @@ enum OpcodeFlag : uint32_t {
   kReliable = 1u << 13,      // RC: responder acknowledges, PSN checked
   kDatagram = 1u << 14,      // UD
   kStartsMessage = 1u << 15, // first or only: the responder starts a new message here
-  kXrc = 1u << 16,           // XRC transport (reliable, like RC)
+  kUnreliable = 1u << 16,    // UC: connected and PSN-checked, but never acknowledged
+  kXrc = 1u << 17,           // XRC transport (reliable, like RC)
 };
+
+// The UC opcode of an RC SEND or RDMA WRITE opcode (0x00..0x0b): the same packet with IBA's
+// UC transport bits.
+constexpr Opcode uc_opcode(Opcode rc) {
+  return static_cast<Opcode>(static_cast<uint8_t>(rc) | 0x20);
+}
 
 struct OpcodeInfo {
   Opcode opcode{};
@@ -133,7 +153,7 @@ struct OpcodeInfo {
   size_t header_bytes() const;
 };
 
-// nullopt for opcodes the device does not implement (including RD, UC, CNP and reserved).
+// nullopt for opcodes the device does not implement (including RD, CNP and reserved).
 std::optional<OpcodeInfo> lookup_opcode(uint8_t opcode);
 inline std::optional<OpcodeInfo> lookup_opcode(Opcode opcode) {
   return lookup_opcode(static_cast<uint8_t>(opcode));

@@ -220,5 +220,60 @@ TEST_F(NicEthernet, RoceFramesForOurGidsNeverReachTheRxRing) {
   EXPECT_EQ(h.counter(ORNIC_CNT_ETH_RX_FRAMES), 1u);
 }
 
+// An IPv4 frame with protocol `proto` (UDP: to port dport) to 239.1.2.3, at its IP
+// multicast MAC.
+std::vector<std::byte> multicast4_frame(uint8_t proto, uint16_t dport) {
+  auto frame = udp4_frame(dport);
+  const uint8_t mac[6] = {0x01, 0x00, 0x5e, 1, 2, 3};
+  const uint8_t ip[4] = {239, 1, 2, 3};
+  for (size_t i = 0; i < 6; ++i)
+    frame[i] = std::byte{mac[i]};
+  for (size_t i = 0; i < 4; ++i)
+    frame[14 + 16 + i] = std::byte{ip[i]};
+  frame[14 + 9] = std::byte{proto};
+  return frame;
+}
+
+// An IPv6 frame with next header `next` (UDP: to port dport) to ff02::1:ff00:1.
+std::vector<std::byte> multicast6_frame(uint8_t next, uint16_t dport) {
+  std::vector<std::byte> frame(14 + 40 + 8 + 16, std::byte{0});
+  const uint8_t mac[6] = {0x33, 0x33, 0xff, 0, 0, 1};
+  for (size_t i = 0; i < 6; ++i)
+    frame[i] = std::byte{mac[i]};
+  frame[12] = std::byte{0x86};
+  frame[13] = std::byte{0xdd};
+  frame[14] = std::byte{0x60};
+  frame[14 + 6] = std::byte{next};
+  const uint8_t ip[16] = {0xff, 0x02, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0xff, 0, 0, 1};
+  for (size_t i = 0; i < 16; ++i)
+    frame[14 + 24 + i] = std::byte{ip[i]};
+  frame[54 + 2] = std::byte{static_cast<uint8_t>(dport >> 8)};
+  frame[54 + 3] = std::byte{static_cast<uint8_t>(dport)};
+  return frame;
+}
+
+// ethernet.rst: every multicast MAC is accepted for the net_device (IGMP, MLD, neighbour
+// discovery need theirs), but RoCEv2 to a multicast IP belongs to the RDMA engine.
+TEST_F(NicEthernet, MulticastReachesTheNetdevUnlessItIsRoce) {
+  const uint64_t buffer = h.alloc(4 * 2048, 64);
+  for (uint32_t i = 0; i < 4; ++i)
+    post_rx(i, buffer + i * 2048, 2048);
+  h.port.deliver(multicast4_frame(2, 0));     // IGMP
+  h.port.deliver(multicast4_frame(17, 5353)); // mDNS
+  h.port.deliver(multicast6_frame(58, 0));    // ICMPv6 neighbour solicitation
+  h.port.deliver(multicast6_frame(17, 547));  // DHCPv6
+  for (int i = 0; i < 4; ++i)
+    EXPECT_EQ(next_cqe().status, ORNIC_CQE_SUCCESS) << "frame " << i;
+  EXPECT_EQ(h.counter(ORNIC_CNT_ETH_RX_FRAMES), 4u);
+  EXPECT_EQ(h.counter(ORNIC_CNT_ETH_RX_FILTERED), 0u);
+
+  // RoCEv2 to a group, with no GID of ours involved: never shown to the net_device.
+  post_rx(4, buffer, 2048);
+  h.port.deliver(multicast4_frame(17, 4791));
+  h.port.deliver(multicast6_frame(17, 4791));
+  EXPECT_EQ(h.counter(ORNIC_CNT_RX_ROCE_PACKETS), 2u);
+  EXPECT_EQ(h.counter(ORNIC_CNT_ETH_RX_FRAMES), 4u);
+}
+
 } // namespace
 } // namespace ornic::test

@@ -21,6 +21,10 @@ TEST(HwHeader, KeyLayouts) {
   EXPECT_EQ(sizeof(ornic_eqe), 16u);
   EXPECT_EQ(sizeof(ornic_cqe), 32u);
   EXPECT_EQ(offsetof(ornic_cqe, owner), 31u);
+  EXPECT_EQ(sizeof(ornic_cqe_ts), 64u);
+  EXPECT_EQ(offsetof(ornic_cqe_ts, cqe) + offsetof(ornic_cqe, owner), 63u); // owner last
+  EXPECT_EQ(ORNIC_DB_CLOCK % 8, 0u);
+  EXPECT_LT(ORNIC_DB_CLOCK_HI + 4, ORNIC_DB_PAGE_SIZE);
   EXPECT_EQ(ORNIC_MR_KEY(0x123, 0x45), 0x12345u);
   EXPECT_EQ(ORNIC_DB_VALUE(7, ORNIC_DB_FLAG_ARM_NEXT, 9), 0x0000000901000007ull);
 }

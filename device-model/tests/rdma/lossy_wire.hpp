@@ -29,6 +29,7 @@ public:
     void set_receiver(Receiver rx) override { receiver_ = std::move(rx); }
     bool link_up() const override { return wire_.up; }
     PortCounters counters() const override { return {}; }
+    size_t tx_backlog() const override { return wire_.backlog; }
     Receiver receiver_;
 
   private:
@@ -58,6 +59,7 @@ public:
 
   Policy policy;
   bool up = true;
+  size_t backlog = 0; // what both ends report as their transmit backlog
   uint64_t sent[2] = {0, 0};
   uint64_t dropped = 0;
 

@@ -247,6 +247,40 @@ std::pair<Qp, Qp> RdmaPair::rc_pair(uint8_t path_mtu) {
   return {qa, qb};
 }
 
+void RdmaPair::connect_uc(Qp& qp, const Qp& peer, uint8_t path_mtu, uint32_t access) {
+  DriverHarness& h = qp.node->h;
+  ornic_qp_attr attr{};
+  attr.state = ORNIC_QPS_INIT;
+  attr.access_flags = to_le(access);
+  ASSERT_EQ(h.modify_qp(qp.qpn, attr,
+                        ORNIC_QP_ATTR_STATE | ORNIC_QP_ATTR_PKEY_INDEX | ORNIC_QP_ATTR_ACCESS_FLAGS)
+                .status,
+            ORNIC_ADMIN_STATUS_SUCCESS);
+  attr.state = ORNIC_QPS_RTR;
+  attr.path_mtu = path_mtu;
+  attr.dest_qpn = to_le(peer.qpn);
+  attr.rq_psn = to_le(0x100u + peer.qpn);
+  std::copy(peer.node->gid.begin(), peer.node->gid.end(), attr.dgid);
+  std::copy(peer.node->mac.begin(), peer.node->mac.end(), attr.dmac);
+  attr.hop_limit = 64;
+  ASSERT_EQ(h.modify_qp(qp.qpn, attr,
+                        ORNIC_QP_ATTR_STATE | ORNIC_QP_ATTR_AV | ORNIC_QP_ATTR_PATH_MTU |
+                            ORNIC_QP_ATTR_DEST_QPN | ORNIC_QP_ATTR_RQ_PSN)
+                .status,
+            ORNIC_ADMIN_STATUS_SUCCESS);
+  attr.state = ORNIC_QPS_RTS;
+  attr.sq_psn = to_le(0x100u + qp.qpn);
+  ASSERT_EQ(h.modify_qp(qp.qpn, attr, ORNIC_QP_ATTR_STATE | ORNIC_QP_ATTR_SQ_PSN).status,
+            ORNIC_ADMIN_STATUS_SUCCESS);
+}
+
+std::pair<Qp, Qp> RdmaPair::uc_pair(uint8_t path_mtu) {
+  Qp qa = create_qp(a, ORNIC_QPT_UC), qb = create_qp(b, ORNIC_QPT_UC);
+  connect_uc(qa, qb, path_mtu);
+  connect_uc(qb, qa, path_mtu);
+  return {qa, qb};
+}
+
 void RdmaPair::bring_up_ud(Qp& qp, uint32_t qkey) {
   DriverHarness& h = qp.node->h;
   ornic_qp_attr attr{};

@@ -99,6 +99,10 @@ public:
                                  ORNIC_ACCESS_REMOTE_ATOMIC,
                uint8_t retry_cnt = 7, uint8_t rnr_retry = 7, uint8_t timeout = 14);
   std::pair<Qp, Qp> rc_pair(uint8_t path_mtu = ORNIC_MTU_1024);
+  // UC: RESET -> INIT -> RTR -> RTS with IBTA's UC attributes only (qp.rst).
+  void connect_uc(Qp& qp, const Qp& peer, uint8_t path_mtu = ORNIC_MTU_1024,
+                  uint32_t access = ORNIC_ACCESS_REMOTE_WRITE);
+  std::pair<Qp, Qp> uc_pair(uint8_t path_mtu = ORNIC_MTU_1024);
   void bring_up_ud(Qp& qp, uint32_t qkey);
   uint32_t create_ah(Node& node, const Node& to);
   // The vector an AH from `node` to `to` would hold, for ORNIC_WQE_FLAG_AV.

@@ -624,5 +624,102 @@ TEST_F(Xrc, AReceiveTooSmallCompletesOnTheSrqsCq) {
   EXPECT_EQ(sent[0].status, ORNIC_CQE_REM_INV_REQ_ERR);
 }
 
+// On-demand paging (memory.rst) under XRC: a SEND into an ODP buffer of an XRC SRQ faults at
+// the target (reported with the target's QPN, answered with RNR), keeps the WQE it took from
+// the SRQ and completes on the SRQ's CQ once the driver has made the pages resident.
+TEST_F(Xrc, AnOdpReceiveBufferFaultsAtTheTargetThenCompletes) {
+  constexpr uint64_t kIova = 0x7f1200000000; // an application address: not guest memory
+  const uint64_t table = pair.b.h.alloc(2 * 8, 8);
+  const uint64_t backing = 65536; // page i is the B buffer at backing + i * 4096
+  ornic_admin_reg_mr c{};
+  c.hdr.opcode = ORNIC_ADMIN_REG_MR;
+  c.mem.addr = to_le(table);
+  c.mem.num_pages = to_le(2u);
+  c.mem.page_shift = 12;
+  c.mem.mode = ORNIC_MEM_MODE_DIRECT;
+  c.iova = to_le(kIova);
+  c.length = to_le(uint64_t{8192});
+  c.pd = to_le(pair.b.pd);
+  c.access = to_le(uint32_t{ORNIC_ACCESS_LOCAL_WRITE | ORNIC_ACCESS_ON_DEMAND});
+  const auto reg = pair.b.h.execute(DriverHarness::as_sqe(c));
+  ASSERT_EQ(reg.status, ORNIC_ADMIN_STATUS_SUCCESS);
+  const uint32_t key = le(reg.result0);
+  srq1.post(0x51, sge(kIova + 100, 6000, key));
+  srq1.post(0x52, sge(pair.b.buffer, 4096, pair.b.key));
+  fill(pair.a, 0, 5000, 8);
+  ini.post_send(xrc_wqe(ORNIC_WQE_OP_SEND, 1, srq1.srqn), {sge(pair.a.buffer, 5000, pair.a.key)});
+  pair.advance(1'000'000);
+
+  std::vector<ornic_eqe_page_fault> faults;
+  while (const auto eqe = pair.b.h.poll_async_event()) {
+    if (eqe->type != ORNIC_EQE_PAGE_FAULT)
+      continue;
+    ornic_eqe_page_fault pf;
+    std::memcpy(&pf, &*eqe, sizeof(pf));
+    faults.push_back(pf);
+  }
+  ASSERT_FALSE(faults.empty());
+  EXPECT_EQ(le(faults[0].key), key);
+  EXPECT_EQ(le(faults[0].page), 0u);
+  EXPECT_TRUE(faults[0].flags & ORNIC_EQE_PF_WRITE);
+  EXPECT_FALSE(faults[0].flags & ORNIC_EQE_PF_REQUESTER);
+  const uint32_t fault_qpn = uint32_t{faults[0].qpn[0]} | uint32_t{faults[0].qpn[1]} << 8 |
+                             uint32_t{faults[0].qpn[2]} << 16;
+  EXPECT_EQ(fault_qpn, tgt.qpn);
+  EXPECT_GE(pair.b.counter(ORNIC_CNT_RNR_NAKS), 1u);
+  EXPECT_FALSE(cq1.poll().has_value());
+
+  // The driver makes both pages resident; the initiator's RNR retries then get through.
+  for (uint64_t page = 0; page < 2; ++page)
+    pair.b.h.write(table + page * 8, to_le((pair.b.buffer + backing + page * 4096) |
+                                           ORNIC_ODP_PTE_VALID | ORNIC_ODP_PTE_WRITE));
+  const auto got = wait(cq1, 1);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].status, ORNIC_CQE_SUCCESS);
+  EXPECT_EQ(le(got[0].wr_id), 0x51u); // the WQE taken before the fault, not the next one
+  EXPECT_EQ(le(got[0].byte_len), 5000u);
+  EXPECT_EQ(got[0].flags, ORNIC_CQE_FLAG_XRC);
+  EXPECT_EQ(le(got[0].src_qp), srq1.srqn);
+  EXPECT_TRUE(same(pair.a, 0, pair.b, backing + 100, 5000));
+  EXPECT_EQ(tgt.state(), ORNIC_QPS_RTS);
+  const auto sent = pair.wait_cqes(pair.a, 1);
+  ASSERT_EQ(sent.size(), 1u);
+  EXPECT_EQ(sent[0].status, ORNIC_CQE_SUCCESS);
+}
+
+// RESIZE_SRQ (admin.rst) of an XRC SRQ: the posted receives move to the new ring at their
+// indices and the SRQ keeps its domain and its CQ.
+TEST_F(Xrc, AResizedXrcSrqKeepsItsDomainItsCqAndItsReceives) {
+  srq1.post(0x61, sge(pair.b.buffer, 4096, pair.b.key));
+  srq1.post(0x62, sge(pair.b.buffer + 4096, 4096, pair.b.key));
+  ornic_admin_resize_srq c{};
+  c.hdr.opcode = ORNIC_ADMIN_RESIZE_SRQ;
+  c.mem = pair.b.h.contiguous_ring(128 * 64);
+  c.srqn = to_le(srq1.srqn);
+  c.log_depth = 7;
+  const auto resized = pair.b.h.execute(DriverHarness::as_sqe(c));
+  ASSERT_EQ(resized.status, ORNIC_ADMIN_STATUS_SUCCESS);
+  EXPECT_EQ(le(resized.result0), 2u); // blocks moved
+  srq1.ring = le(c.mem.addr);         // block 2 is slot 2 of the 128-block ring as well
+  srq1.post(0x63, sge(pair.b.buffer + 8192, 4096, pair.b.key));
+  for (uint64_t i = 0; i < 3; ++i) {
+    fill(pair.a, i * 4096, 100 + i, static_cast<uint8_t>(20 + i));
+    ini.post_send(xrc_wqe(ORNIC_WQE_OP_SEND, i, srq1.srqn),
+                  {sge(pair.a.buffer + i * 4096, static_cast<uint32_t>(100 + i), pair.a.key)});
+  }
+  const auto got = wait(cq1, 3);
+  ASSERT_EQ(got.size(), 3u);
+  for (uint32_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(got[i].status, ORNIC_CQE_SUCCESS) << i;
+    EXPECT_EQ(le(got[i].wr_id), 0x61u + i);
+    EXPECT_EQ(le(got[i].byte_len), 100u + i);
+    EXPECT_EQ(got[i].flags, ORNIC_CQE_FLAG_XRC);
+    EXPECT_EQ(le(got[i].src_qp), srq1.srqn);
+    EXPECT_TRUE(same(pair.a, i * 4096, pair.b, i * 4096, 100 + i)) << i;
+  }
+  EXPECT_FALSE(pair.b.poll().has_value());
+  EXPECT_FALSE(cq2.poll().has_value());
+}
+
 } // namespace
 } // namespace ornic::test

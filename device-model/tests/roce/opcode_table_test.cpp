@@ -16,17 +16,18 @@ TEST(RoceOpcodeTable, CoversTheOpcodesOfTheSpec) {
   std::set<uint8_t> codes;
   for (const OpcodeInfo& info : all_opcodes())
     codes.insert(static_cast<uint8_t>(info.opcode));
-  const std::set<uint8_t> expected = {0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09,
-                                      0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x10, 0x11, 0x12, 0x13,
-                                      0x14, 0x16, 0x17, 0x64, 0x65, 0xa0, 0xa1, 0xa2, 0xa3, 0xa4,
-                                      0xa5, 0xa6, 0xa7, 0xa8, 0xa9, 0xaa, 0xab, 0xac, 0xad, 0xae,
-                                      0xaf, 0xb0, 0xb1, 0xb2, 0xb3, 0xb4, 0xb6, 0xb7};
+  const std::set<uint8_t> expected = {
+      0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e,
+      0x0f, 0x10, 0x11, 0x12, 0x13, 0x14, 0x16, 0x17, 0x20, 0x21, 0x22, 0x23, 0x24, 0x25, 0x26,
+      0x27, 0x28, 0x29, 0x2a, 0x2b, 0x64, 0x65, 0xa0, 0xa1, 0xa2, 0xa3, 0xa4, 0xa5, 0xa6, 0xa7,
+      0xa8, 0xa9, 0xaa, 0xab, 0xac, 0xad, 0xae, 0xaf, 0xb0, 0xb1, 0xb2, 0xb3, 0xb4, 0xb6, 0xb7};
   EXPECT_EQ(codes, expected);
 }
 
 TEST(RoceOpcodeTable, UnknownOpcodesAreRefused) {
+  // 0x2c..0x3f: UC has no READ, atomics or invalidate; 0x40: RD; 0xb5, 0xb8..: not in XRC.
   for (const uint8_t code :
-       {0x15, 0x18, 0x20, 0x40, 0x63, 0x66, 0x81, 0x9f, 0xb5, 0xb8, 0xbf, 0xff})
+       {0x15, 0x18, 0x2c, 0x2d, 0x36, 0x37, 0x40, 0x63, 0x66, 0x81, 0x9f, 0xb5, 0xb8, 0xbf, 0xff})
     EXPECT_FALSE(lookup_opcode(code).has_value()) << int(code);
 }
 
@@ -56,6 +57,18 @@ TEST(RoceOpcodeTable, HeaderSizesOfEveryOpcode) {
       {Opcode::rc_fetch_add, 40},
       {Opcode::rc_send_last_with_invalidate, 16},
       {Opcode::rc_send_only_with_invalidate, 16},
+      {Opcode::uc_send_first, 12},
+      {Opcode::uc_send_middle, 12},
+      {Opcode::uc_send_last, 12},
+      {Opcode::uc_send_last_with_immediate, 16},
+      {Opcode::uc_send_only, 12},
+      {Opcode::uc_send_only_with_immediate, 16},
+      {Opcode::uc_rdma_write_first, 28},
+      {Opcode::uc_rdma_write_middle, 12},
+      {Opcode::uc_rdma_write_last, 12},
+      {Opcode::uc_rdma_write_last_with_immediate, 16},
+      {Opcode::uc_rdma_write_only, 28},
+      {Opcode::uc_rdma_write_only_with_immediate, 32},
       {Opcode::ud_send_only, 20},
       {Opcode::ud_send_only_with_immediate, 24},
       // XRC requests carry an XRCETH, responses are RC's.
@@ -132,7 +145,13 @@ TEST(RoceOpcodeTable, FlagsAreConsistent) {
   for (const OpcodeInfo& info : all_opcodes()) {
     SCOPED_TRACE(info.name);
     EXPECT_NE(info.has(kRequest), info.has(kResponse));
-    EXPECT_NE(info.has(kReliable), info.has(kDatagram));
+    // Exactly one transport: RC, UC or UD.
+    EXPECT_EQ(info.has(kReliable) + info.has(kUnreliable) + info.has(kDatagram), 1);
+    // UC carries only requests, and no READ, atomic or invalidate.
+    if (info.has(kUnreliable)) {
+      EXPECT_TRUE(info.has(kRequest));
+      EXPECT_FALSE(info.has(kRead) || info.has(kAtomic) || info.has(kInvalidate));
+    }
     EXPECT_EQ(info.has(kImmediate), info.carries(immdt));
     EXPECT_EQ(info.has(kInvalidate), info.carries(ieth));
     EXPECT_EQ(info.has(kDatagram), info.carries(deth));
@@ -167,6 +186,20 @@ TEST(RoceOpcodeTable, KindsOfSelectedOpcodes) {
   EXPECT_TRUE(lookup_opcode(Opcode::rc_compare_swap)->has(kAtomic | kRequest));
   EXPECT_TRUE(lookup_opcode(Opcode::rc_rdma_write_last_with_immediate)->has(kWrite | kSend));
   EXPECT_EQ(lookup_opcode(Opcode::ud_send_only)->name, "UD_SEND_ONLY");
+}
+
+// Every UC opcode is RC's with the transport bits 001 and the same headers and kind.
+TEST(RoceOpcodeTable, UcOpcodesMirrorRcSendAndWrite) {
+  for (uint8_t rc = 0x00; rc <= 0x0b; ++rc) {
+    const auto rc_info = lookup_opcode(rc);
+    const auto uc_info = lookup_opcode(uc_opcode(static_cast<Opcode>(rc)));
+    ASSERT_TRUE(rc_info && uc_info) << int(rc);
+    EXPECT_EQ(static_cast<uint8_t>(uc_info->opcode), rc + 0x20);
+    EXPECT_EQ(uc_info->extension_mask, rc_info->extension_mask) << uc_info->name;
+    EXPECT_EQ(uc_info->flags, (rc_info->flags & ~uint32_t{kReliable}) | kUnreliable)
+        << uc_info->name;
+    EXPECT_EQ(uc_info->name.substr(2), rc_info->name.substr(2));
+  }
 }
 
 } // namespace

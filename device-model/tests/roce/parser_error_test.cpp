@@ -216,7 +216,8 @@ TEST(RoceParserError, IcrcMismatch) {
 }
 
 TEST(RoceParserError, UnknownOpcode) {
-  for (const uint8_t opcode : {0x15, 0x18, 0x24, 0x81}) {
+  // 0x2c, 0x37: UC has no READ request, no SEND with invalidate.
+  for (const uint8_t opcode : {0x15, 0x18, 0x2c, 0x37, 0x81}) {
     std::vector<uint8_t> frame = send_frame(IpFamily::ipv6);
     frame[bth_offset(frame)] = opcode;
     testing::refresh_icrc(frame);

@@ -11,8 +11,28 @@
 #define ORNIC_ABI_USER_H
 
 #include <linux/types.h>
+#include <rdma/ib_user_ioctl_cmds.h>
 
 #define ORNIC_UVERBS_ABI_VERSION	1
+
+/*
+ * ioctl attributes and methods of the driver's namespace, for sharing a
+ * context between processes (ibv_import_device, ibv_import_pd):
+ * UVERBS_METHOD_QUERY_CONTEXT answers the alloc_ucontext response again,
+ * ORNIC_IB_METHOD_PD_QUERY a PD handle's PDN.
+ */
+enum ornic_ib_query_context_attrs {
+	ORNIC_IB_ATTR_QUERY_CONTEXT_RESP_UCTX = (1U << UVERBS_ID_NS_SHIFT),
+};
+
+enum ornic_ib_pd_methods {
+	ORNIC_IB_METHOD_PD_QUERY = (1U << UVERBS_ID_NS_SHIFT),
+};
+
+enum ornic_ib_query_pd_attrs {
+	ORNIC_IB_ATTR_QUERY_PD_HANDLE = (1U << UVERBS_ID_NS_SHIFT),
+	ORNIC_IB_ATTR_QUERY_PD_RESP_PDN,
+};
 
 /* alloc_ucontext: no request fields yet. */
 struct ornic_ibv_alloc_ucontext_resp {
@@ -42,14 +62,39 @@ struct ornic_ibv_alloc_pd_resp {
 struct ornic_ibv_create_cq {
 	__u32 comp_mask;
 	__u32 log_depth;	/* CQEs = 1 << log_depth */
-	__aligned_u64 buf_addr;	/* ring of struct ornic_cqe */
-	__aligned_u64 buf_size;	/* bytes, >= ORNIC_CQE_SIZE << log_depth */
+	/*
+	 * Ring of struct ornic_cqe; of struct ornic_cqe_ts (64 bytes) when
+	 * the CQ is created with IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION.
+	 */
+	__aligned_u64 buf_addr;
+	__aligned_u64 buf_size;	/* bytes, >= entry size << log_depth */
 };
 
 struct ornic_ibv_create_cq_resp {
 	__u32 comp_mask;
 	__u32 cqn;
 	__u32 log_depth;
+	__u32 reserved;
+};
+
+/*
+ * resize_cq (ORNIC_CAP_RESIZE): the provider allocates the new ring and
+ * passes the consumer index it has reached; the CQEs it has not polled
+ * move to slots 0.. of the new ring and it continues there from index 0.
+ */
+struct ornic_ibv_resize_cq {
+	__u32 comp_mask;
+	__u32 log_depth;	/* new ring: CQEs = 1 << log_depth */
+	__aligned_u64 buf_addr;
+	__aligned_u64 buf_size;
+	__u32 consumer_index;	/* the provider's, free-running */
+	__u32 reserved;
+};
+
+struct ornic_ibv_resize_cq_resp {
+	__u32 comp_mask;
+	__u32 log_depth;
+	__u32 moved;		/* unpolled CQEs now at slots 0..moved-1 */
 	__u32 reserved;
 };
 
@@ -87,6 +132,18 @@ struct ornic_ibv_create_srq_resp {
 	__u32 srqn;
 	__u32 log_depth;
 	__u32 reserved;
+};
+
+/*
+ * modify_srq with IB_SRQ_MAX_WR (ORNIC_CAP_RESIZE): the new ring, which the
+ * kernel programs at exactly this depth or fails.  Block indices keep
+ * counting across the move (ornic_admin_resize_srq).
+ */
+struct ornic_ibv_modify_srq {
+	__u32 comp_mask;
+	__u32 log_depth;
+	__aligned_u64 buf_addr;
+	__aligned_u64 buf_size;
 };
 
 /* create_ah: the device AH index a UD send WQE names (ornic_wqe_ud_seg.ah) */

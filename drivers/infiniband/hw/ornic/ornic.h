@@ -195,6 +195,13 @@ struct ornic_dev {
 	struct xarray qps;
 	struct xarray srqs;
 	atomic_t mr_variant;		/* key variant of the next REG_MR */
+	/*
+	 * ODP MRs by key index, for the page-fault handler (ornic_odp.c);
+	 * IRQ-safe lock: looked up under dev->aeq_lock.
+	 */
+	struct xarray odp_mrs;
+	/* Page faults and prefetches; NULL (under aeq_lock) once torn down. */
+	struct workqueue_struct *odp_wq;
 
 	/* Protects the counters DMA buffer (one QUERY_COUNTERS at a time). */
 	struct mutex counters_lock;
@@ -251,6 +258,10 @@ int ornic_aeq_init(struct ornic_dev *dev);
 void ornic_aeq_destroy(struct ornic_dev *dev);
 void ornic_aeq_arm(struct ornic_dev *dev);
 void ornic_aeq_process(struct ornic_dev *dev);
+
+/* ornic_odp.c */
+void ornic_odp_page_fault_event(struct ornic_dev *dev,
+				const struct ornic_eqe *eqe);
 int ornic_ceqs_create(struct ornic_dev *dev);
 void ornic_ceqs_destroy(struct ornic_dev *dev);
 int ornic_kcq_create(struct ornic_dev *dev, struct ornic_kcq *cq,

@@ -43,9 +43,14 @@ int ornic_roce_av(const struct rdma_ah_attr *ah_attr, u32 lqpn, u32 rqpn,
 	av->sgid_index = sgid_attr->index;
 	av->hop_limit = grh->hop_limit;
 	av->traffic_class = grh->traffic_class;
-	av->flow_label = grh->flow_label;
-	if (grh->flow_label || rqpn)
-		av->udp_sport = rdma_get_udp_sport(grh->flow_label, lqpn, rqpn);
+	/*
+	 * The GRH's flow label is 20 bits; middleware passes 0xffffffff for
+	 * "any".  rxe and mlx5 keep the low 20 bits (Documentation/verbs/
+	 * attributes.rst), and so does ornic.
+	 */
+	av->flow_label = grh->flow_label & IB_GRH_FLOWLABEL_MASK;
+	if (av->flow_label || rqpn)
+		av->udp_sport = rdma_get_udp_sport(av->flow_label, lqpn, rqpn);
 	return 0;
 }
 
@@ -63,8 +68,6 @@ int ornic_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 	err = ornic_roce_av(init->ah_attr, 0, 0, &av);
 	if (err)
 		return err;
-	if (av.flow_label & ~0xfffffU)
-		return -EINVAL;
 	if (!udata) {
 		ah->kernel = true;
 		ah->av = av;

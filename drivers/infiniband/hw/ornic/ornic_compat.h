@@ -6,9 +6,10 @@
  *
  * 6.12 -> 7.3 differences the QP/CQ/MR verbs meet: ib_umem_get() became
  * ib_umem_get_va(); reg_user_mr() gained a struct ib_dmah * argument;
- * resize_cq became resize_user_cq (not implemented here); optional
+ * resize_cq became resize_user_cq (ORNIC_RESIZE_CQ_OP); optional
  * create_user_cq (create_cq serves both); max_* device attributes became
- * u32 (assignments compile either way).
+ * u32 (assignments compile either way); umem_odp left DMA mapping to the
+ * driver (ORNIC_HAVE_ODP).
  */
 #ifndef ORNIC_COMPAT_H
 #define ORNIC_COMPAT_H
@@ -40,13 +41,32 @@ static inline struct ib_umem *ornic_umem_get(struct ib_device *ibdev,
 {
 	return ib_umem_get_va(ibdev, addr, size, access);
 }
+
+/*
+ * resize_cq (int cqe) became resize_user_cq (unsigned int cqe) on the same
+ * 7.x line; 7.3 is the kernel this is built and tested against.
+ */
+#define ORNIC_RESIZE_CQ_OP		resize_user_cq
 #else
+#define ORNIC_RESIZE_CQ_OP		resize_cq
 
 static inline struct ib_umem *ornic_umem_get(struct ib_device *ibdev,
 					     u64 addr, size_t size, int access)
 {
 	return ib_umem_get(ibdev, addr, size, access);
 }
+#endif
+
+/*
+ * On-demand paging (ornic_odp.c) needs the 7.x umem_odp, whose pages are
+ * DMA-mapped by the driver through <linux/hmm-dma.h> (hmm_dma_map_pfn),
+ * which its header includes; 6.12's umem_odp mapped them itself.  Without
+ * it the device's ODP capability is not offered.  (The include guard is
+ * the test: sparse 0.6.4 has no __has_include.)
+ */
+#include <rdma/ib_umem_odp.h>
+#if IS_ENABLED(CONFIG_INFINIBAND_ON_DEMAND_PAGING) && defined(LINUX_HMM_DMA_H)
+#define ORNIC_HAVE_ODP 1
 #endif
 
 #endif /* ORNIC_COMPAT_H */

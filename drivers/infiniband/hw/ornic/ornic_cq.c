@@ -4,6 +4,10 @@
  * with doorbells on its context's page; the kernel pins the ring, creates
  * the CQ on a completion EQ chosen by comp_vector and turns its COMPLETION
  * EQEs into comp_handler calls (uverbs: completion channel events).
+ * IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION (the provider asks for it when the
+ * application wants completion timestamps) creates a timestamped CQ: 64-byte
+ * CQEs carrying the device clock (ORNIC_CAP_CQE_TIMESTAMP).  With
+ * ORNIC_CAP_RESIZE the provider can move a CQ to a new ring (RESIZE_CQ).
  * Kernel CQs live in ornic_cq_kernel.c.
  */
 #include <rdma/ornic-abi.h>
@@ -23,14 +27,28 @@ int ornic_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	struct ornic_mem_desc desc;
 	struct ornic_pbl pbl;
 	struct ib_udata *udata;
+	size_t cqe_size;
+	u8 flags = 0;
 	u32 max_cqe;
 	int err;
 
 	if (!attrs)
 		return ornic_create_kernel_cq(ibcq, attr);
 	udata = &attrs->driver_udata;
-	if (attr->flags)
+	if (attr->flags & ~IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION) {
+		ibdev_dbg(&dev->ibdev, "CQ flags %#x: only %#x supported\n",
+			  attr->flags, IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION);
 		return -EOPNOTSUPP;
+	}
+	if (attr->flags & IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION) {
+		if (!(dev->caps & ORNIC_CAP_CQE_TIMESTAMP)) {
+			ibdev_dbg(&dev->ibdev,
+				  "CQ timestamps: device lacks CQE_TIMESTAMP\n");
+			return -EOPNOTSUPP;
+		}
+		flags |= ORNIC_CQ_FLAG_TIMESTAMP;
+	}
+	cqe_size = flags ? ORNIC_CQE_TS_SIZE : ORNIC_CQE_SIZE;
 	if (!dev->num_ceqs || attr->comp_vector >= dev->num_ceqs)
 		return -EINVAL;
 	err = ornic_udata_in(udata, &req, sizeof(req));
@@ -47,15 +65,16 @@ int ornic_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	uctx = rdma_udata_to_drv_context(udata, struct ornic_ucontext,
 					 ibucontext);
 	cq->umem = ornic_ring_pin(dev, req.buf_addr, req.buf_size,
-				  (size_t)ORNIC_CQE_SIZE << req.log_depth,
-				  &desc, &pbl);
+				  cqe_size << req.log_depth, &desc, &pbl);
 	if (IS_ERR(cq->umem))
 		return PTR_ERR(cq->umem);
 	cq->eq = &dev->ceqs[attr->comp_vector];
 	cq->log_depth = req.log_depth;
+	cq->cqe_size = cqe_size;
+	mutex_init(&cq->resize_lock);
 
 	ornic_cmd_create_cq(&sqe, &desc, cq->log_depth, cq->eq->eqn,
-			    uctx->db_page);
+			    uctx->db_page, flags);
 	err = ornic_admin_simple(dev, &sqe, &cq->cqn);
 	ornic_pbl_free(dev, &pbl);
 	if (err)
@@ -79,9 +98,86 @@ err_erase:
 err_destroy:
 	ornic_admin_destroy(dev, ORNIC_ADMIN_DESTROY_CQ, cq->cqn);
 err_release:
+	mutex_destroy(&cq->resize_lock);
 	ib_umem_release(cq->umem);
 	return err;
 }
+
+/*
+ * RESIZE_CQ: the provider allocated the new ring and holds its CQ lock, so
+ * nothing polls while the device moves the unpolled CQEs.  The old ring
+ * stays pinned until the command completed (the device may write CQEs
+ * into it until then, and moves them with the others).
+ */
+int ornic_resize_user_cq(struct ib_cq *ibcq, unsigned int cqe,
+			 struct ib_udata *udata)
+{
+	struct ornic_dev *dev = to_odev(ibcq->device);
+	struct ornic_ibv_resize_cq_resp resp = {};
+	struct ornic_cq *cq = to_ocq(ibcq);
+	struct ornic_ibv_resize_cq req;
+	struct ornic_admin_sqe sqe;
+	struct ornic_mem_desc desc;
+	struct ib_umem *umem;
+	struct ornic_pbl pbl;
+	u32 max_cqe, moved;
+	int err;
+
+	if (cq->kernel || !(dev->caps & ORNIC_CAP_RESIZE))
+		return -EOPNOTSUPP;
+	err = ornic_udata_in(udata, &req, sizeof(req));
+	if (err)
+		return err;
+	if (req.comp_mask || req.reserved)
+		return -EOPNOTSUPP;
+	max_cqe = le32_to_cpu(dev->attr.max_cqe);
+	if (req.log_depth < 1 || req.log_depth > ORNIC_CQ_LOG_DEPTH_MAX ||
+	    (1ULL << req.log_depth) > max_cqe || !cqe ||
+	    cqe > (1U << req.log_depth)) {
+		ibdev_dbg(&dev->ibdev,
+			  "resize CQ %u: %u CQEs in 2^%u (device max %u)\n",
+			  cq->cqn, cqe, req.log_depth, max_cqe);
+		return -EINVAL;
+	}
+
+	/* A timestamped CQ stays one: its new ring has 64-byte entries too. */
+	umem = ornic_ring_pin(dev, req.buf_addr, req.buf_size,
+			      (size_t)cq->cqe_size << req.log_depth, &desc,
+			      &pbl);
+	if (IS_ERR(umem))
+		return PTR_ERR(umem);
+	mutex_lock(&cq->resize_lock);
+	ornic_cmd_resize_cq(&sqe, &desc, req.log_depth, cq->cqn,
+			    req.consumer_index);
+	err = ornic_admin_simple(dev, &sqe, &moved);
+	ornic_pbl_free(dev, &pbl);
+	if (err) {
+		/* More unpolled CQEs than the new depth, or a bad index. */
+		ibdev_dbg(&dev->ibdev, "resize CQ %u to 2^%u from %u: %d\n",
+			  cq->cqn, req.log_depth, req.consumer_index, err);
+		mutex_unlock(&cq->resize_lock);
+		ib_umem_release(umem);
+		return err;
+	}
+	swap(cq->umem, umem);
+	cq->log_depth = req.log_depth;
+	ibcq->cqe = 1U << cq->log_depth;
+	mutex_unlock(&cq->resize_lock);
+	ib_umem_release(umem);
+
+	resp.log_depth = req.log_depth;
+	resp.moved = moved;
+	return ornic_udata_out(udata, &resp, sizeof(resp));
+}
+
+#ifndef ORNIC_HAVE_IB_DMAH
+int ornic_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
+{
+	if (cqe <= 0)
+		return -EINVAL;
+	return ornic_resize_user_cq(ibcq, cqe, udata);
+}
+#endif
 
 int ornic_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 {
@@ -99,6 +195,7 @@ int ornic_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	xa_erase_irq(&dev->cqs, cq->cqn);
 	synchronize_irq(cq->eq->irq);
 	ornic_res_sync(dev);
+	mutex_destroy(&cq->resize_lock);
 	ib_umem_release(cq->umem);
 	return 0;
 }

@@ -117,6 +117,9 @@ static void ornic_aeq_handle(struct ornic_dev *dev, struct ornic_eqe *eqe)
 	case ORNIC_EQE_SRQ_LIMIT:
 		ornic_srq_async_event(dev, object, IB_EVENT_SRQ_LIMIT_REACHED);
 		break;
+	case ORNIC_EQE_PAGE_FAULT:
+		ornic_odp_page_fault_event(dev, eqe);
+		break;
 	default:
 		dev_dbg(&dev->pdev->dev, "async event %#x object %u data %u\n",
 			eqe->type, object, data);
@@ -287,7 +290,7 @@ int ornic_kcq_create(struct ornic_dev *dev, struct ornic_kcq *cq,
 
 	ornic_mem_desc_contig(&mem, cq->dma, ornic_kcq_bytes(cq), PAGE_SHIFT);
 	ornic_cmd_create_cq(&sqe, &mem, log_depth, eq->eqn,
-			    ORNIC_DB_PAGE_KERNEL);
+			    ORNIC_DB_PAGE_KERNEL, 0);
 	err = ornic_admin_simple(dev, &sqe, &cqn);
 	if (err)
 		goto err_free;

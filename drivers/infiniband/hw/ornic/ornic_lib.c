@@ -106,9 +106,11 @@ void ornic_cmd_create_eq(struct ornic_admin_sqe *sqe,
 	c->msix_vector = cpu_to_le16(vector);
 }
 
+/* @flags: ORNIC_CQ_FLAG_* (TIMESTAMP: 64-byte timestamped CQEs). */
 void ornic_cmd_create_cq(struct ornic_admin_sqe *sqe,
 			 const struct ornic_mem_desc *mem,
-			 unsigned int log_depth, u32 eqn, u16 db_page)
+			 unsigned int log_depth, u32 eqn, u16 db_page,
+			 u8 flags)
 {
 	struct ornic_admin_create_cq *c = (struct ornic_admin_create_cq *)sqe;
 
@@ -117,6 +119,58 @@ void ornic_cmd_create_cq(struct ornic_admin_sqe *sqe,
 	c->eqn = cpu_to_le32(eqn);
 	c->db_page = cpu_to_le16(db_page);
 	c->log_depth = log_depth;
+	c->flags = flags;
+}
+
+void ornic_cmd_resize_cq(struct ornic_admin_sqe *sqe,
+			 const struct ornic_mem_desc *mem,
+			 unsigned int log_depth, u32 cqn, u32 consumer)
+{
+	struct ornic_admin_resize_cq *c = (struct ornic_admin_resize_cq *)sqe;
+
+	ornic_cmd_init(sqe, ORNIC_ADMIN_RESIZE_CQ);
+	c->mem = *mem;
+	c->cqn = cpu_to_le32(cqn);
+	c->consumer = cpu_to_le32(consumer);
+	c->log_depth = log_depth;
+}
+
+void ornic_cmd_resize_srq(struct ornic_admin_sqe *sqe,
+			  const struct ornic_mem_desc *mem,
+			  unsigned int log_depth, u32 srqn)
+{
+	struct ornic_admin_resize_srq *c = (struct ornic_admin_resize_srq *)sqe;
+
+	ornic_cmd_init(sqe, ORNIC_ADMIN_RESIZE_SRQ);
+	c->mem = *mem;
+	c->srqn = cpu_to_le32(srqn);
+	c->log_depth = log_depth;
+}
+
+int ornic_cmd_rereg_mr(struct ornic_admin_sqe *sqe, u32 key, u8 flags,
+		       const struct ornic_rereg_xlat *xlat, u32 pdn,
+		       u32 access)
+{
+	struct ornic_admin_rereg_mr *c = (struct ornic_admin_rereg_mr *)sqe;
+
+	if (!flags || (flags & ~ORNIC_REREG_MR_ALL) ||
+	    !(flags & ORNIC_REREG_MR_TRANSLATION) != !xlat)
+		return -EINVAL;
+	ornic_cmd_init(sqe, ORNIC_ADMIN_REREG_MR);
+	c->key = cpu_to_le32(key);
+	c->flags = flags;
+	/* Parts that do not change stay zero: the device checks that. */
+	if (xlat) {
+		c->mem = xlat->mem;
+		c->iova = cpu_to_le64(xlat->iova);
+		c->length = cpu_to_le64(xlat->length);
+		c->first_page_offset = cpu_to_le32(xlat->first_page_offset);
+	}
+	if (flags & ORNIC_REREG_MR_PD)
+		c->pd = cpu_to_le32(pdn);
+	if (flags & ORNIC_REREG_MR_ACCESS)
+		c->access = cpu_to_le32(access);
+	return 0;
 }
 
 void ornic_cmd_create_eth_ring(struct ornic_admin_sqe *sqe, bool tx,
@@ -163,6 +217,46 @@ int ornic_cmd_gid(struct ornic_admin_sqe *sqe, bool add, u32 index,
 	return 0;
 }
 
+int ornic_cmd_alloc_mw(struct ornic_admin_sqe *sqe, u32 pdn, u8 type,
+		       u8 key_variant)
+{
+	struct ornic_admin_alloc_mw *c = (struct ornic_admin_alloc_mw *)sqe;
+
+	if (type != ORNIC_MW_TYPE_1 && type != ORNIC_MW_TYPE_2)
+		return -EINVAL;
+	ornic_cmd_init(sqe, ORNIC_ADMIN_ALLOC_MW);
+	c->pd = cpu_to_le32(pdn);
+	c->type = type;
+	c->key_variant = key_variant;
+	return 0;
+}
+
+/*
+ * A multicast group's GID (spec: roce.rst "Multicast"): ff00::/8, or an
+ * IPv4-mapped 224.0.0.0/4 address.
+ */
+bool ornic_gid_is_mcast(const u8 gid[16])
+{
+	if (ornic_gid_is_v4(gid))
+		return (gid[12] & 0xf0) == 0xe0;
+	return gid[0] == 0xff;
+}
+
+/* ATTACH_MCAST / DETACH_MCAST of QP @qpn to group @gid. */
+int ornic_cmd_mcast(struct ornic_admin_sqe *sqe, bool attach, u32 qpn,
+		    const u8 gid[16])
+{
+	struct ornic_admin_mcast *m = (struct ornic_admin_mcast *)sqe;
+
+	if (qpn & ~ORNIC_QPN_MASK || !ornic_gid_is_mcast(gid))
+		return -EINVAL;
+	ornic_cmd_init(sqe, attach ? ORNIC_ADMIN_ATTACH_MCAST :
+				     ORNIC_ADMIN_DETACH_MCAST);
+	m->qpn = cpu_to_le32(qpn);
+	memcpy(m->gid, gid, sizeof(m->gid));
+	return 0;
+}
+
 void ornic_cmd_set_mac(struct ornic_admin_sqe *sqe, const u8 mac[6])
 {
 	struct ornic_admin_eth_set_mac *c =
@@ -179,6 +273,26 @@ void ornic_cmd_set_mtu(struct ornic_admin_sqe *sqe, u32 mtu)
 
 	ornic_cmd_init(sqe, ORNIC_ADMIN_ETH_SET_MTU);
 	c->mtu = cpu_to_le32(mtu);
+}
+
+void ornic_cmd_odp_invalidate(struct ornic_admin_sqe *sqe, u32 key,
+			      u32 first_page, u32 num_pages)
+{
+	struct ornic_admin_odp_invalidate *c =
+		(struct ornic_admin_odp_invalidate *)sqe;
+
+	ornic_cmd_init(sqe, ORNIC_ADMIN_ODP_INVALIDATE);
+	c->key = cpu_to_le32(key);
+	c->first_page = cpu_to_le32(first_page);
+	c->num_pages = cpu_to_le32(num_pages);
+}
+
+void ornic_cmd_odp_resume(struct ornic_admin_sqe *sqe, u32 qpn)
+{
+	struct ornic_admin_odp_resume *c = (struct ornic_admin_odp_resume *)sqe;
+
+	ornic_cmd_init(sqe, ORNIC_ADMIN_ODP_RESUME);
+	c->qpn = cpu_to_le32(qpn);
 }
 
 int ornic_admin_status_errno(u8 status)
@@ -243,10 +357,14 @@ const char *ornic_admin_opcode_str(u8 opcode)
 	case ORNIC_ADMIN_DESTROY_EQ: return "DESTROY_EQ";
 	case ORNIC_ADMIN_CREATE_CQ: return "CREATE_CQ";
 	case ORNIC_ADMIN_DESTROY_CQ: return "DESTROY_CQ";
+	case ORNIC_ADMIN_RESIZE_CQ: return "RESIZE_CQ";
 	case ORNIC_ADMIN_ALLOC_PD: return "ALLOC_PD";
 	case ORNIC_ADMIN_DEALLOC_PD: return "DEALLOC_PD";
 	case ORNIC_ADMIN_REG_MR: return "REG_MR";
 	case ORNIC_ADMIN_DEREG_MR: return "DEREG_MR";
+	case ORNIC_ADMIN_ALLOC_MW: return "ALLOC_MW";
+	case ORNIC_ADMIN_DEALLOC_MW: return "DEALLOC_MW";
+	case ORNIC_ADMIN_REREG_MR: return "REREG_MR";
 	case ORNIC_ADMIN_CREATE_QP: return "CREATE_QP";
 	case ORNIC_ADMIN_MODIFY_QP: return "MODIFY_QP";
 	case ORNIC_ADMIN_QUERY_QP: return "QUERY_QP";
@@ -256,15 +374,20 @@ const char *ornic_admin_opcode_str(u8 opcode)
 	case ORNIC_ADMIN_CREATE_SRQ: return "CREATE_SRQ";
 	case ORNIC_ADMIN_MODIFY_SRQ: return "MODIFY_SRQ";
 	case ORNIC_ADMIN_DESTROY_SRQ: return "DESTROY_SRQ";
+	case ORNIC_ADMIN_RESIZE_SRQ: return "RESIZE_SRQ";
 	case ORNIC_ADMIN_CREATE_AH: return "CREATE_AH";
 	case ORNIC_ADMIN_DESTROY_AH: return "DESTROY_AH";
 	case ORNIC_ADMIN_ADD_GID: return "ADD_GID";
 	case ORNIC_ADMIN_DEL_GID: return "DEL_GID";
+	case ORNIC_ADMIN_ATTACH_MCAST: return "ATTACH_MCAST";
+	case ORNIC_ADMIN_DETACH_MCAST: return "DETACH_MCAST";
 	case ORNIC_ADMIN_ETH_CREATE_TX_RING: return "ETH_CREATE_TX_RING";
 	case ORNIC_ADMIN_ETH_CREATE_RX_RING: return "ETH_CREATE_RX_RING";
 	case ORNIC_ADMIN_ETH_DESTROY_RING: return "ETH_DESTROY_RING";
 	case ORNIC_ADMIN_ETH_SET_MAC: return "ETH_SET_MAC";
 	case ORNIC_ADMIN_ETH_SET_MTU: return "ETH_SET_MTU";
+	case ORNIC_ADMIN_ODP_INVALIDATE: return "ODP_INVALIDATE";
+	case ORNIC_ADMIN_ODP_RESUME: return "ODP_RESUME";
 	default: return "UNKNOWN";
 	}
 }
@@ -377,4 +500,28 @@ void ornic_speed_to_ib(u32 gbps, u16 *speed, u8 *width)
 		*speed = IB_SPEED_SDR;
 		*width = IB_WIDTH_1X;
 	}
+}
+
+/* --- on-demand paging (spec: memory.rst "On-demand paging") --------------- */
+
+__le64 ornic_odp_pte(u64 dma_addr, bool writable)
+{
+	u64 pte = (dma_addr & ORNIC_ODP_PTE_ADDR_MASK) | ORNIC_ODP_PTE_VALID;
+
+	if (writable)
+		pte |= ORNIC_ODP_PTE_WRITE;
+	return cpu_to_le64(pte);
+}
+
+void ornic_page_fault_decode(const struct ornic_eqe *eqe,
+			     struct ornic_page_fault *pf)
+{
+	const struct ornic_eqe_page_fault *e = (const void *)eqe;
+
+	pf->key = le32_to_cpu(e->key);
+	pf->page = le32_to_cpu(e->page);
+	pf->num_pages = le16_to_cpu(e->num_pages);
+	pf->qpn = e->qpn[0] | (u32)e->qpn[1] << 8 | (u32)e->qpn[2] << 16;
+	pf->write = e->flags & ORNIC_EQE_PF_WRITE;
+	pf->requester = e->flags & ORNIC_EQE_PF_REQUESTER;
 }

@@ -97,14 +97,45 @@ void ornic_cmd_create_eq(struct ornic_admin_sqe *sqe,
 			 unsigned int log_depth, u16 vector);
 void ornic_cmd_create_cq(struct ornic_admin_sqe *sqe,
 			 const struct ornic_mem_desc *mem,
-			 unsigned int log_depth, u32 eqn, u16 db_page);
+			 unsigned int log_depth, u32 eqn, u16 db_page,
+			 u8 flags);
+void ornic_cmd_resize_cq(struct ornic_admin_sqe *sqe,
+			 const struct ornic_mem_desc *mem,
+			 unsigned int log_depth, u32 cqn, u32 consumer);
+void ornic_cmd_resize_srq(struct ornic_admin_sqe *sqe,
+			  const struct ornic_mem_desc *mem,
+			  unsigned int log_depth, u32 srqn);
+
+/* The new region of a REREG_MR with ORNIC_REREG_MR_TRANSLATION. */
+struct ornic_rereg_xlat {
+	struct ornic_mem_desc mem;
+	u64 iova;
+	u64 length;
+	u32 first_page_offset;
+};
+
+/*
+ * REREG_MR of @key: @xlat is given exactly when @flags has TRANSLATION;
+ * @pdn and @access are used only with their flags.  -EINVAL otherwise.
+ */
+int ornic_cmd_rereg_mr(struct ornic_admin_sqe *sqe, u32 key, u8 flags,
+		       const struct ornic_rereg_xlat *xlat, u32 pdn,
+		       u32 access);
 void ornic_cmd_create_eth_ring(struct ornic_admin_sqe *sqe, bool tx,
 			       const struct ornic_mem_desc *mem,
 			       unsigned int log_depth, u32 cqn);
 int ornic_cmd_gid(struct ornic_admin_sqe *sqe, bool add, u32 index,
 		  const u8 gid[16], bool ipv4);
+int ornic_cmd_mcast(struct ornic_admin_sqe *sqe, bool attach, u32 qpn,
+		    const u8 gid[16]);
 void ornic_cmd_set_mac(struct ornic_admin_sqe *sqe, const u8 mac[6]);
 void ornic_cmd_set_mtu(struct ornic_admin_sqe *sqe, u32 mtu);
+/* ALLOC_MW of @type (enum ornic_mw_type) in @pdn; -EINVAL for another type. */
+int ornic_cmd_alloc_mw(struct ornic_admin_sqe *sqe, u32 pdn, u8 type,
+		       u8 key_variant);
+void ornic_cmd_odp_invalidate(struct ornic_admin_sqe *sqe, u32 key,
+			      u32 first_page, u32 num_pages);
+void ornic_cmd_odp_resume(struct ornic_admin_sqe *sqe, u32 qpn);
 
 int ornic_admin_status_errno(u8 status);
 const char *ornic_admin_status_str(u8 status);
@@ -143,5 +174,24 @@ int ornic_roce_mtu(u32 eth_mtu);
 void ornic_speed_to_ib(u32 gbps, u16 *speed, u8 *width);
 /* Whether @gid is an IPv4-mapped IPv6 address (::ffff:a.b.c.d). */
 bool ornic_gid_is_v4(const u8 gid[16]);
+/* Whether @gid names a multicast group (ff00::/8 or IPv4 224.0.0.0/4). */
+bool ornic_gid_is_mcast(const u8 gid[16]);
+
+/* --- on-demand paging (spec: memory.rst "On-demand paging") --------------- */
+
+/* A PAGE_FAULT EQE in host order. */
+struct ornic_page_fault {
+	u32 key;
+	u32 page;		/* first missing page, index within the MR */
+	u32 num_pages;
+	u32 qpn;
+	bool write;
+	bool requester;		/* the QP's send queue waits for ODP_RESUME */
+};
+
+/* The table entry of a resident page at @dma_addr. */
+__le64 ornic_odp_pte(u64 dma_addr, bool writable);
+void ornic_page_fault_decode(const struct ornic_eqe *eqe,
+			     struct ornic_page_fault *pf);
 
 #endif /* ORNIC_LIB_H */

@@ -311,6 +311,7 @@ static int ornic_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	xa_init_flags(&dev->cqs, XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&dev->qps, XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&dev->srqs, XA_FLAGS_LOCK_IRQ);
+	xa_init_flags(&dev->odp_mrs, XA_FLAGS_LOCK_IRQ);
 	mutex_init(&dev->counters_lock);
 	INIT_DELAYED_WORK(&dev->health_work, ornic_health_work);
 	INIT_WORK(&dev->event_work, ornic_event_work);
@@ -428,6 +429,7 @@ err_dealloc:
 	xa_destroy(&dev->cqs);
 	xa_destroy(&dev->qps);
 	xa_destroy(&dev->srqs);
+	xa_destroy(&dev->odp_mrs);
 	mutex_destroy(&dev->counters_lock);
 	ib_dealloc_device(&dev->ibdev);
 	return err;
@@ -462,6 +464,7 @@ static void ornic_remove(struct pci_dev *pdev)
 	xa_destroy(&dev->cqs);
 	xa_destroy(&dev->qps);
 	xa_destroy(&dev->srqs);
+	xa_destroy(&dev->odp_mrs);
 	mutex_destroy(&dev->counters_lock);
 	ib_dealloc_device(&dev->ibdev);
 }

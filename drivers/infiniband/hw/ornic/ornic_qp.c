@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * ornic: RC, UD and XRC QPs (spec: qp.rst, wqe.rst, xrc.rst); the rings of
- * kernel QPs and the GSI QP in ornic_qp_kernel.c.  For user QPs the
+ * ornic: RC, UC, UD and XRC QPs (spec: qp.rst, wqe.rst, xrc.rst); the rings
+ * of kernel QPs and the GSI QP in ornic_qp_kernel.c.  For user QPs the
  * provider allocates the SQ and RQ rings in blocks of 64 bytes; the kernel
  * checks that they hold what the QP was asked for, pins them and creates
  * the QP.  An XRC initiator has only the SQ; an XRC target has no queues
@@ -17,20 +17,21 @@
 #include "ornic_res.h"
 
 static int ornic_qp_check_init(struct ornic_dev *dev,
-			       struct ib_qp_init_attr *init)
+			       struct ib_qp_init_attr *init, u8 *hw_type)
 {
-	u8 hw;
+	int err;
 
 	if (init->create_flags)
 		return -EOPNOTSUPP;
-	/* The MAD layer's QP1; never one of user space's. */
-	if (init->qp_type == IB_QPT_GSI) {
-		if (!(dev->caps & ORNIC_CAP_GSI))
-			return -EOPNOTSUPP;
-	} else if (ornic_qp_type_from_ib(init->qp_type, dev->caps, &hw)) {
-		ibdev_dbg(&dev->ibdev, "QP type %d not supported\n",
-			  init->qp_type);
-		return -EOPNOTSUPP;
+	/*
+	 * RC, UC, UD and XRC as the device's caps say; GSI is the MAD layer's
+	 * QP1, never one of user space's.
+	 */
+	err = ornic_qp_type_to_hw(init->qp_type, dev->caps, hw_type);
+	if (err) {
+		ibdev_dbg(&dev->ibdev, "QP type %d not supported (caps %#llx)\n",
+			  init->qp_type, dev->caps);
+		return err;
 	}
 	switch (init->qp_type) {
 	case IB_QPT_XRC_TGT:
@@ -91,10 +92,9 @@ int ornic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	struct ornic_wq_limits lim;
 	struct ornic_admin_sqe sqe;
 	struct ib_qp_cap cap;
-	u8 hw_type;
 	int err;
 
-	err = ornic_qp_check_init(dev, init);
+	err = ornic_qp_check_init(dev, init, &qp->hw_type);
 	if (err)
 		return err;
 	mutex_init(&qp->lock);
@@ -115,9 +115,6 @@ int ornic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	}
 	if (init->qp_type == IB_QPT_GSI)
 		return -EINVAL;
-	err = ornic_qp_type_from_ib(init->qp_type, dev->caps, &hw_type);
-	if (err)
-		return err;
 	err = ornic_udata_in(udata, &req, sizeof(req));
 	if (err)
 		return err;
@@ -176,7 +173,7 @@ int ornic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		cmd->srqn = cpu_to_le32(to_osrq(init->srq)->srqn);
 	}
 	cmd->db_page = cpu_to_le16(uctx->db_page);
-	cmd->qp_type = hw_type;
+	cmd->qp_type = qp->hw_type;
 	cmd->sq_log_depth = qp->sq_log_depth;
 	cmd->rq_log_depth = qp->rq_log_depth;
 	err = ornic_admin_simple(dev, &sqe, &qp->qpn);
@@ -322,19 +319,20 @@ int ornic_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	    attr->max_dest_rd_atomic > le32_to_cpu(dev->attr.max_qp_rd_atom))
 		return -EINVAL;
 	if (mask & IB_QP_AV) {
-		/* Connected QPs only: RC and both halves of XRC. */
-		if (ibqp->qp_type != IB_QPT_RC &&
+		/* Connected QPs only: a UD QP's AHs address each datagram. */
+		if (ibqp->qp_type != IB_QPT_RC && ibqp->qp_type != IB_QPT_UC &&
 		    ibqp->qp_type != IB_QPT_XRC_INI &&
-		    ibqp->qp_type != IB_QPT_XRC_TGT)
+		    ibqp->qp_type != IB_QPT_XRC_TGT) {
+			ibdev_dbg(&dev->ibdev, "QP %u: IB_QP_AV on QP type %d\n",
+				  qp->qpn, ibqp->qp_type);
 			return -EINVAL;
+		}
 		err = ornic_roce_av(&attr->ah_attr, qp->qpn,
 				    (mask & IB_QP_DEST_QPN) ?
 				    attr->dest_qp_num : 0, &av);
 		if (err)
 			return err;
-		err = ornic_qp_av_to_hw(&av, &oa);
-		if (err)
-			return err;
+		ornic_qp_av_to_hw(&av, &oa);
 	}
 
 	mutex_lock(&qp->lock);

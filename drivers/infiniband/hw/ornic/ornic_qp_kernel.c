@@ -131,17 +131,7 @@ int ornic_create_kernel_qp(struct ornic_qp *qp, struct ib_qp_init_attr *init)
 	cmd->send_cqn = cpu_to_le32(to_ocq(init->send_cq)->cqn);
 	cmd->recv_cqn = cpu_to_le32(to_ocq(init->recv_cq)->cqn);
 	cmd->db_page = cpu_to_le16(ORNIC_DB_PAGE_KERNEL);
-	switch (init->qp_type) {
-	case IB_QPT_RC:
-		cmd->qp_type = ORNIC_QPT_RC;
-		break;
-	case IB_QPT_GSI:
-		cmd->qp_type = ORNIC_QPT_GSI;
-		break;
-	default:
-		cmd->qp_type = ORNIC_QPT_UD;
-		break;
-	}
+	cmd->qp_type = qp->hw_type;
 	cmd->sq_log_depth = qp->ksq.log_depth;
 	cmd->rq_log_depth = qp->krq.log_depth;
 	err = ornic_admin_simple(dev, &sqe, &qp->qpn);
@@ -197,12 +187,8 @@ void ornic_kernel_qp_reset(struct ornic_qp *qp)
 
 /* --- posting ------------------------------------------------------------- */
 
-static int ornic_wqe_opcode(const struct ornic_qp *qp, enum ib_wr_opcode op,
-			    u8 *hw)
+static int ornic_wqe_opcode_of(enum ib_wr_opcode op, u8 *hw)
 {
-	if (ornic_qp_is_ud(qp) && op != IB_WR_SEND &&
-	    op != IB_WR_SEND_WITH_IMM)
-		return -EINVAL;
 	switch (op) {
 	case IB_WR_SEND:
 		*hw = ORNIC_WQE_OP_SEND;
@@ -232,6 +218,17 @@ static int ornic_wqe_opcode(const struct ornic_qp *qp, enum ib_wr_opcode op,
 		/* REG_MR, LOCAL_INV, LSO, ...: not on this device. */
 		return -EINVAL;
 	}
+}
+
+/* The opcode, if the QP's type carries it (UD: SENDs; UC: no READ/atomic). */
+static int ornic_wqe_opcode(const struct ornic_qp *qp, enum ib_wr_opcode op,
+			    u8 *hw)
+{
+	int err = ornic_wqe_opcode_of(op, hw);
+
+	if (err)
+		return err;
+	return ornic_qp_type_has_op(qp->hw_type, *hw) ? 0 : -EINVAL;
 }
 
 static bool ornic_hw_op_reads(u8 hw)

@@ -35,11 +35,26 @@ struct ornic_mr {
 	struct ib_mr ibmr;
 	struct ib_umem *umem;		/* user MRs */
 	u32 key;
+	int access;			/* user MRs: IB access flags */
 	/* Fast-registration MRs: the page list REG_MR WQEs point at. */
 	__le64 *pages;
 	dma_addr_t pages_dma;
 	u32 max_pages;
 	u32 npages;
+	/*
+	 * ODP MRs (ornic_odp.c): the page table the device reads; its
+	 * entries and odp_live are written under odp->umem_mutex.
+	 */
+	struct ornic_dev *dev;
+	struct ib_umem_odp *odp;
+	struct ornic_pbl table;
+	u32 odp_pages;
+	bool odp_live;			/* the device has the MR */
+};
+
+struct ornic_mw {
+	struct ib_mw ibmw;
+	u32 key;			/* as ALLOC_MW returned it */
 };
 
 struct ornic_cq {
@@ -49,6 +64,7 @@ struct ornic_cq {
 	u32 cqn;
 	u8 log_depth;
 	bool kernel;
+	u16 cqe_size;			/* ORNIC_CQE_SIZE or ORNIC_CQE_TS_SIZE */
 	/* Kernel CQs: the ring, polled by poll_cq under lock. */
 	struct ornic_kcq kcq;
 	/*
@@ -57,6 +73,8 @@ struct ornic_cq {
 	 */
 	spinlock_t lock;
 	u32 ci_reported;
+	/* User CQs: serialises resizes (umem, log_depth). */
+	struct mutex resize_lock;
 };
 
 /* An XRC domain (spec: xrc.rst): XRC SRQs and XRC_TGT QPs name it. */
@@ -112,6 +130,7 @@ struct ornic_qp {
 	struct ornic_kwq krq;		/* kernel QPs without an SRQ */
 	u32 max_inline;			/* kernel QPs */
 	u32 qpn;
+	u8 hw_type;			/* ORNIC_QPT_* */
 	u8 sq_log_depth;
 	u8 rq_log_depth;
 	struct ib_qp_cap cap;
@@ -134,6 +153,11 @@ struct ornic_ah {
 static inline struct ornic_mr *to_omr(struct ib_mr *ibmr)
 {
 	return container_of(ibmr, struct ornic_mr, ibmr);
+}
+
+static inline struct ornic_mw *to_omw(struct ib_mw *ibmw)
+{
+	return container_of(ibmw, struct ornic_mw, ibmw);
 }
 
 static inline struct ornic_cq *to_ocq(struct ib_cq *ibcq)
@@ -171,6 +195,9 @@ int ornic_pbl_build(struct ornic_dev *dev, struct ib_umem *umem,
 		    unsigned long pgsz, struct ornic_mem_desc *desc,
 		    struct ornic_pbl *pbl);
 void ornic_pbl_free(struct ornic_dev *dev, struct ornic_pbl *pbl);
+int ornic_pbl_alloc_table(struct ornic_dev *dev, struct ornic_pbl *pbl,
+			  u32 nentries, unsigned int page_shift,
+			  struct ornic_mem_desc *desc);
 struct ib_umem *ornic_ring_pin(struct ornic_dev *dev, u64 addr, u64 buf_size,
 			       size_t ring_bytes, struct ornic_mem_desc *desc,
 			       struct ornic_pbl *pbl);
@@ -190,6 +217,28 @@ struct ib_mr *ornic_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				struct ib_udata *udata);
 #endif
 int ornic_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+int ornic_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
+int ornic_dealloc_mw(struct ib_mw *ibmw);
+struct ib_mr *ornic_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
+				  u64 length, u64 virt_addr, int access,
+				  struct ib_pd *ibpd, struct ib_udata *udata);
+
+/* ornic_odp.c: on-demand paging */
+static inline bool ornic_odp_supported(struct ornic_dev *dev)
+{
+#ifdef ORNIC_HAVE_ODP
+	return dev->caps & ORNIC_CAP_ODP;
+#else
+	return false;
+#endif
+}
+
+int ornic_odp_reg_mr(struct ib_pd *ibpd, u64 start, u64 length, u64 virt_addr,
+		     int access, u32 hw_access, struct ornic_mr *mr);
+int ornic_odp_dereg_mr(struct ornic_mr *mr);
+int ornic_advise_mr(struct ib_pd *ibpd, enum ib_uverbs_advise_mr_advice advice,
+		    u32 flags, struct ib_sge *sg_list, u32 num_sge,
+		    struct uverbs_attr_bundle *attrs);
 
 /* ornic_mr.c, kernel PDs */
 struct ib_mr *ornic_get_dma_mr(struct ib_pd *ibpd, int access);
@@ -219,6 +268,14 @@ int ornic_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 int ornic_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		    struct uverbs_attr_bundle *attrs);
 int ornic_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+int ornic_resize_user_cq(struct ib_cq *ibcq, unsigned int cqe,
+			 struct ib_udata *udata);
+#ifdef ORNIC_HAVE_IB_DMAH
+#define ornic_resize_cq_op ornic_resize_user_cq
+#else
+int ornic_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
+#define ornic_resize_cq_op ornic_resize_cq
+#endif
 
 /* ornic_qp.c */
 int ornic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
@@ -245,7 +302,19 @@ int ornic_dealloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata);
 int ornic_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 		    struct ib_udata *udata);
 int ornic_destroy_ah(struct ib_ah *ibah, u32 flags);
+int ornic_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
+int ornic_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
 int ornic_roce_av(const struct rdma_ah_attr *ah_attr, u32 lqpn, u32 rqpn,
 		  struct ornic_av *av);
+
+/* ornic_verbs.c */
+struct ornic_ibv_alloc_ucontext_resp;
+void ornic_ucontext_resp(struct ornic_ucontext *uctx,
+			 struct ornic_ibv_alloc_ucontext_resp *resp);
+
+/* ornic_uapi.c: the driver's ioctl methods and attributes */
+extern const struct uapi_definition ornic_uapi_defs[];
+int ornic_query_ucontext(struct ib_ucontext *ibuctx,
+			 struct uverbs_attr_bundle *attrs);
 
 #endif /* ORNIC_RES_H */

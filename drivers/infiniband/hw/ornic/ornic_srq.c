@@ -2,9 +2,11 @@
 /*
  * ornic: user SRQs.  The ring of 64-byte receive blocks is the provider's;
  * the kernel pins it, creates the SRQ and re-arms its limit event
- * (MODIFY_SRQ).  SRQs cannot be resized.  An XRC SRQ (spec: xrc.rst) also
- * names its XRC domain and the CQ its receives complete on; requests reach
- * it by the number the core reports as ext.xrc.srq_num.
+ * (MODIFY_SRQ).  With ORNIC_CAP_RESIZE, modify_srq(IB_SRQ_MAX_WR) moves
+ * the SRQ to a new ring the provider allocated (RESIZE_SRQ).  An XRC SRQ
+ * (spec: xrc.rst) also names its XRC domain and the CQ its receives
+ * complete on; requests reach it by the number the core reports as
+ * ext.xrc.srq_num.
  */
 #include <rdma/ornic-abi.h>
 #include <rdma/uverbs_ioctl.h>
@@ -126,28 +128,99 @@ err_release:
 	return err;
 }
 
+/*
+ * RESIZE_SRQ under srq->lock: the provider's new ring of req->log_depth
+ * blocks must hold attr->max_wr WQEs of the SRQ's SGE count.  The old ring
+ * stays pinned until the device has moved the posted WQEs out of it.
+ */
+static int ornic_srq_resize(struct ornic_dev *dev, struct ornic_srq *srq,
+			    u32 max_wr, const struct ornic_ibv_modify_srq *req)
+{
+	struct ornic_wq_limits lim;
+	struct ornic_admin_sqe sqe;
+	struct ornic_mem_desc desc;
+	u32 max_sge = srq->max_sge;
+	struct ib_umem *umem;
+	struct ornic_pbl pbl;
+	int err;
+
+	if (req->comp_mask)
+		return -EOPNOTSUPP;
+	ornic_wq_limits(dev, &lim);
+	lim.max_qp_wr = min(lim.max_qp_wr, le32_to_cpu(dev->attr.max_srq_wr));
+	lim.max_recv_sge = min(lim.max_recv_sge,
+			       le32_to_cpu(dev->attr.max_srq_sge));
+	if (req->log_depth > ORNIC_WQ_LOG_DEPTH_MAX)
+		return -EINVAL;
+	err = ornic_srq_caps(&max_wr, &max_sge, req->log_depth, &lim);
+	if (err) {
+		ibdev_dbg(&dev->ibdev,
+			  "resize SRQ %u: %u WRs do not fit 2^%u blocks\n",
+			  srq->srqn, max_wr, req->log_depth);
+		return err;
+	}
+	if (srq->limit >= (1U << req->log_depth))
+		return -EINVAL;
+
+	umem = ornic_ring_pin(dev, req->buf_addr, req->buf_size,
+			      (size_t)ORNIC_WQE_BLOCK_SIZE << req->log_depth,
+			      &desc, &pbl);
+	if (IS_ERR(umem))
+		return PTR_ERR(umem);
+	ornic_cmd_resize_srq(&sqe, &desc, req->log_depth, srq->srqn);
+	err = ornic_admin_simple(dev, &sqe, NULL);
+	ornic_pbl_free(dev, &pbl);
+	if (err) {
+		/* More posted blocks than the new depth holds, or bad memory. */
+		ibdev_dbg(&dev->ibdev, "resize SRQ %u to 2^%u: %d\n",
+			  srq->srqn, req->log_depth, err);
+		ib_umem_release(umem);
+		return err;
+	}
+	swap(srq->umem, umem);
+	ib_umem_release(umem);
+	srq->log_depth = req->log_depth;
+	srq->max_wr = max_wr;
+	return 0;
+}
+
 int ornic_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 		     enum ib_srq_attr_mask mask, struct ib_udata *udata)
 {
 	struct ornic_dev *dev = to_odev(ibsrq->device);
 	struct ornic_srq *srq = to_osrq(ibsrq);
+	struct ornic_ibv_modify_srq req;
 	struct ornic_admin_sqe sqe;
-	int err;
+	int err = 0;
 
 	if (mask & ~(IB_SRQ_MAX_WR | IB_SRQ_LIMIT))
 		return -EINVAL;
-	if (mask & IB_SRQ_MAX_WR)
-		return -EOPNOTSUPP;	/* no resize */
-	if (!(mask & IB_SRQ_LIMIT))
-		return 0;
-	if (attr->srq_limit >= (1U << srq->log_depth))
-		return -EINVAL;
+	if ((mask & IB_SRQ_MAX_WR) && !(dev->caps & ORNIC_CAP_RESIZE))
+		return -EOPNOTSUPP;
+	if (mask & IB_SRQ_MAX_WR) {
+		/* Only the provider knows the new ring. */
+		err = ornic_udata_in(udata, &req, sizeof(req));
+		if (err)
+			return err;
+	}
 
 	mutex_lock(&srq->lock);
-	ornic_cmd_srq_limit(&sqe, srq->srqn, attr->srq_limit);
-	err = ornic_admin_simple(dev, &sqe, NULL);
-	if (!err)
-		srq->limit = attr->srq_limit;
+	if (mask & IB_SRQ_MAX_WR) {
+		err = ornic_srq_resize(dev, srq, attr->max_wr, &req);
+		if (err)
+			goto out;
+	}
+	if (mask & IB_SRQ_LIMIT) {
+		if (attr->srq_limit >= (1U << srq->log_depth)) {
+			err = -EINVAL;
+			goto out;
+		}
+		ornic_cmd_srq_limit(&sqe, srq->srqn, attr->srq_limit);
+		err = ornic_admin_simple(dev, &sqe, NULL);
+		if (!err)
+			srq->limit = attr->srq_limit;
+	}
+out:
 	mutex_unlock(&srq->lock);
 	return err;
 }

@@ -61,6 +61,38 @@ static int ornic_pbl_alloc(struct ornic_dev *dev, struct ornic_pbl *pbl,
 	return 0;
 }
 
+/*
+ * A zeroed table of @nentries __le64 entries the device keeps reading (an
+ * ODP page table): DIRECT up to 512 entries, else INDIRECT; @desc names it
+ * with pages of 2^@page_shift.
+ */
+int ornic_pbl_alloc_table(struct ornic_dev *dev, struct ornic_pbl *pbl,
+			  u32 nentries, unsigned int page_shift,
+			  struct ornic_mem_desc *desc)
+{
+	int mode = ornic_pbl_mode(nentries);
+	int err;
+
+	memset(pbl, 0, sizeof(*pbl));
+	if (mode < 0)
+		return mode;
+	if (mode == ORNIC_MEM_MODE_INDIRECT &&
+	    !(dev->caps & ORNIC_CAP_MR_INDIRECT))
+		return -E2BIG;
+	/* dma_alloc_coherent() memory is zeroed: no page is resident. */
+	err = ornic_pbl_alloc(dev, pbl, mode, nentries);
+	if (err) {
+		ornic_pbl_free(dev, pbl);
+		return err;
+	}
+	memset(desc, 0, sizeof(*desc));
+	desc->addr = cpu_to_le64(pbl->top_dma);
+	desc->num_pages = cpu_to_le32(nentries);
+	desc->page_shift = page_shift;
+	desc->mode = mode;
+	return 0;
+}
+
 int ornic_pbl_build(struct ornic_dev *dev, struct ib_umem *umem,
 		    unsigned long pgsz, struct ornic_mem_desc *desc,
 		    struct ornic_pbl *pbl)

@@ -74,6 +74,49 @@ static int ornic_query_device(struct ib_device *ibdev,
 	/* XRC domains, XRC SRQs and XRC initiator/target QPs (xrc.rst). */
 	if (dev->caps & ORNIC_CAP_XRC)
 		props->device_cap_flags |= IB_DEVICE_XRC;
+	/* Windows share the MR key table (spec: identity.rst). */
+	if (dev->caps & ORNIC_CAP_MW) {
+		props->device_cap_flags |= IB_DEVICE_MEM_WINDOW |
+					   IB_DEVICE_MEM_WINDOW_TYPE_2B;
+		props->max_mw = props->max_mr;
+	}
+	/* Completion timestamps: the device clock counts nanoseconds. */
+	if (dev->caps & ORNIC_CAP_CQE_TIMESTAMP) {
+		props->hca_core_clock = ORNIC_CLOCK_KHZ;
+		props->timestamp_mask = U64_MAX;
+	}
+	if ((dev->caps & ORNIC_CAP_RESIZE) && (dev->caps & ORNIC_CAP_SRQ))
+		props->device_cap_flags |= IB_DEVICE_SRQ_RESIZE;
+	if (dev->caps & ORNIC_CAP_MCAST) {
+		props->max_mcast_grp = le32_to_cpu(a->max_mcast_grp);
+		props->max_mcast_qp_attach =
+			le32_to_cpu(a->max_mcast_qp_attach);
+		props->max_total_mcast_qp_attach =
+			le32_to_cpu(a->max_total_mcast_qp_attach);
+	}
+	/*
+	 * On-demand paging (ornic_odp.c): explicit MRs only, every RC, UD and
+	 * XRC operation with ODP memory on either side, SRQ receives included
+	 * (an XRC target receives only through its domain's SRQs).
+	 */
+	if (ornic_odp_supported(dev)) {
+		struct ib_odp_caps *odp = &props->odp_caps;
+
+		props->kernel_cap_flags |= IBK_ON_DEMAND_PAGING;
+		odp->general_caps = IB_ODP_SUPPORT;
+		odp->per_transport_caps.rc_odp_caps =
+			IB_ODP_SUPPORT_SEND | IB_ODP_SUPPORT_RECV |
+			IB_ODP_SUPPORT_WRITE | IB_ODP_SUPPORT_READ |
+			IB_ODP_SUPPORT_ATOMIC | IB_ODP_SUPPORT_SRQ_RECV;
+		odp->per_transport_caps.ud_odp_caps =
+			IB_ODP_SUPPORT_SEND | IB_ODP_SUPPORT_RECV |
+			IB_ODP_SUPPORT_SRQ_RECV;
+		if (dev->caps & ORNIC_CAP_XRC)
+			odp->per_transport_caps.xrc_odp_caps =
+				IB_ODP_SUPPORT_SEND | IB_ODP_SUPPORT_WRITE |
+				IB_ODP_SUPPORT_READ | IB_ODP_SUPPORT_ATOMIC |
+				IB_ODP_SUPPORT_SRQ_RECV;
+	}
 	props->local_ca_ack_delay = a->local_ca_ack_delay;
 	props->atomic_cap = a->atomic_cap == ORNIC_ATOMIC_GLOB ?
 			    IB_ATOMIC_GLOB :
@@ -189,6 +232,25 @@ static int ornic_del_gid(const struct ib_gid_attr *attr, void **context)
 
 /* --- user contexts ------------------------------------------------------ */
 
+/*
+ * What a provider needs to drive a context: given at alloc_ucontext and
+ * again to a process importing the context (ornic_query_ucontext).
+ */
+void ornic_ucontext_resp(struct ornic_ucontext *uctx,
+			 struct ornic_ibv_alloc_ucontext_resp *resp)
+{
+	struct ornic_dev *dev = to_odev(uctx->ibucontext.device);
+
+	memset(resp, 0, sizeof(*resp));
+	resp->db_page = uctx->db_page;
+	resp->db_mmap_key = rdma_user_mmap_get_offset(uctx->db_entry);
+	resp->db_page_size = ORNIC_DB_PAGE_SIZE;
+	resp->spec_version = dev->version;
+	resp->caps = dev->caps;
+	resp->max_inline_data = le32_to_cpu(dev->attr.max_inline_data);
+	resp->max_wqe_blocks = le32_to_cpu(dev->attr.max_wqe_blocks);
+}
+
 static int ornic_alloc_ucontext(struct ib_ucontext *ibuctx,
 				struct ib_udata *udata)
 {
@@ -196,7 +258,7 @@ static int ornic_alloc_ucontext(struct ib_ucontext *ibuctx,
 						   struct ornic_ucontext,
 						   ibucontext);
 	struct ornic_dev *dev = to_odev(ibuctx->device);
-	struct ornic_ibv_alloc_ucontext_resp resp = {};
+	struct ornic_ibv_alloc_ucontext_resp resp;
 	struct ornic_user_mmap_entry *entry;
 	struct ornic_admin_sqe sqe;
 	u32 page;
@@ -232,13 +294,7 @@ static int ornic_alloc_ucontext(struct ib_ucontext *ibuctx,
 	}
 	uctx->db_entry = &entry->rdma_entry;
 
-	resp.db_page = page;
-	resp.db_mmap_key = rdma_user_mmap_get_offset(uctx->db_entry);
-	resp.db_page_size = ORNIC_DB_PAGE_SIZE;
-	resp.spec_version = dev->version;
-	resp.caps = dev->caps;
-	resp.max_inline_data = le32_to_cpu(dev->attr.max_inline_data);
-	resp.max_wqe_blocks = le32_to_cpu(dev->attr.max_wqe_blocks);
+	ornic_ucontext_resp(uctx, &resp);
 	if (udata->outlen) {
 		err = ib_copy_to_udata(udata, &resp,
 				       min(udata->outlen, sizeof(resp)));
@@ -385,6 +441,14 @@ static const struct rdma_stat_desc ornic_counter_descs[] = {
 	[ORNIC_CNT_RX_UD_NO_RECV].name = "rx_ud_no_recv",
 	[ORNIC_CNT_TX_ROCE_BYTES].name = "tx_roce_bytes",
 	[ORNIC_CNT_RX_ROCE_BYTES].name = "rx_roce_bytes",
+	[ORNIC_CNT_RX_MCAST_DELIVERED].name = "rx_mcast_delivered",
+	[ORNIC_CNT_RX_MCAST_NO_GROUP].name = "rx_mcast_no_group",
+	[ORNIC_CNT_ODP_REQ_FAULTS].name = "odp_req_faults",
+	[ORNIC_CNT_ODP_RESP_FAULTS].name = "odp_resp_faults",
+	[ORNIC_CNT_ODP_INVALIDATIONS].name = "odp_invalidations",
+	[ORNIC_CNT_ODP_ERRORS].name = "odp_errors",
+	[ORNIC_CNT_RX_UC_NO_RECV].name = "rx_uc_no_recv",
+	[ORNIC_CNT_RX_UC_DROPPED].name = "rx_uc_dropped",
 };
 
 static_assert(ARRAY_SIZE(ornic_counter_descs) == ORNIC_CNT_COUNT);
@@ -437,6 +501,7 @@ static const struct ib_device_ops ornic_dev_ops = {
 
 	.add_gid = ornic_add_gid,
 	.alloc_mr = ornic_alloc_mr,
+	.alloc_mw = ornic_alloc_mw,
 	.alloc_hw_port_stats = ornic_alloc_hw_port_stats,
 	.alloc_pd = ornic_alloc_pd,
 	.alloc_ucontext = ornic_alloc_ucontext,
@@ -446,6 +511,7 @@ static const struct ib_device_ops ornic_dev_ops = {
 	.create_qp = ornic_create_qp,
 	.create_srq = ornic_create_srq,
 	.create_user_ah = ornic_create_ah,
+	.dealloc_mw = ornic_dealloc_mw,
 	.dealloc_pd = ornic_dealloc_pd,
 	.dealloc_ucontext = ornic_dealloc_ucontext,
 	.dealloc_xrcd = ornic_dealloc_xrcd,
@@ -474,11 +540,13 @@ static const struct ib_device_ops ornic_dev_ops = {
 	.query_port = ornic_query_port,
 	.query_qp = ornic_query_qp,
 	.query_srq = ornic_query_srq,
+	.query_ucontext = ornic_query_ucontext,
 	.reg_user_mr = ornic_reg_user_mr,
 	.req_notify_cq = ornic_req_notify_cq,
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, ornic_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, ornic_cq, ibcq),
+	INIT_RDMA_OBJ_SIZE(ib_mw, ornic_mw, ibmw),
 	INIT_RDMA_OBJ_SIZE(ib_pd, ornic_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, ornic_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_srq, ornic_srq, ibsrq),
@@ -486,9 +554,39 @@ static const struct ib_device_ops ornic_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_xrcd, ornic_xrcd, ibxrcd),
 };
 
+/* Changing objects after creation: only when the device implements it. */
+static const struct ib_device_ops ornic_resize_ops = {
+	.ORNIC_RESIZE_CQ_OP = ornic_resize_cq_op,
+	.rereg_user_mr = ornic_rereg_user_mr,
+};
+
+/* Multicast verbs, only when the device has ORNIC_CAP_MCAST. */
+static const struct ib_device_ops ornic_mcast_ops = {
+	.attach_mcast = ornic_attach_mcast,
+	.detach_mcast = ornic_detach_mcast,
+};
+
+static const struct ib_device_ops ornic_odp_ops = {
+	.advise_mr = ornic_advise_mr,
+};
+
+/* Torn down under aeq_lock: the async EQ handler queues page faults on it. */
+static void ornic_odp_wq_destroy(struct ornic_dev *dev)
+{
+	struct workqueue_struct *wq;
+
+	spin_lock_irq(&dev->aeq_lock);
+	wq = dev->odp_wq;
+	dev->odp_wq = NULL;
+	spin_unlock_irq(&dev->aeq_lock);
+	if (wq)
+		destroy_workqueue(wq);
+}
+
 int ornic_ib_register(struct ornic_dev *dev)
 {
 	struct ib_device *ibdev = &dev->ibdev;
+	struct workqueue_struct *wq;
 	int err;
 
 	ibdev->node_type = RDMA_NODE_IB_CA;
@@ -498,26 +596,45 @@ int ornic_ib_register(struct ornic_dev *dev)
 	strscpy(ibdev->node_desc, "ornic RoCEv2 RNIC", sizeof(ibdev->node_desc));
 	addrconf_addr_eui48((u8 *)&ibdev->node_guid, dev->netdev->perm_addr);
 	ib_set_device_ops(ibdev, &ornic_dev_ops);
+	ibdev->driver_def = ornic_uapi_defs;
+	if (dev->caps & ORNIC_CAP_RESIZE)
+		ib_set_device_ops(ibdev, &ornic_resize_ops);
+	if (dev->caps & ORNIC_CAP_MCAST)
+		ib_set_device_ops(ibdev, &ornic_mcast_ops);
+	if (ornic_odp_supported(dev)) {
+		ib_set_device_ops(ibdev, &ornic_odp_ops);
+		wq = alloc_workqueue("ornic_odp", WQ_UNBOUND, 0);
+		if (!wq)
+			return -ENOMEM;
+		spin_lock_irq(&dev->aeq_lock);
+		dev->odp_wq = wq;
+		spin_unlock_irq(&dev->aeq_lock);
+	}
 
 	err = ib_device_set_netdev(ibdev, dev->netdev, 1);
 	if (err)
-		return err;
+		goto err_odp;
 	err = ib_register_device(ibdev, "ornic_%d", &dev->pdev->dev);
 	if (err) {
 		dev_err(&dev->pdev->dev, "ib_register_device failed: %d\n",
 			err);
 		/* Drop the netdev reference, or unregister_netdev() waits. */
 		ib_device_set_netdev(ibdev, NULL, 1);
-		return err;
+		goto err_odp;
 	}
 	WRITE_ONCE(dev->ib_registered, true);
 	return 0;
+
+err_odp:
+	ornic_odp_wq_destroy(dev);
+	return err;
 }
 
 void ornic_ib_unregister(struct ornic_dev *dev)
 {
 	WRITE_ONCE(dev->ib_registered, false);
 	ib_unregister_device(&dev->ibdev);
+	ornic_odp_wq_destroy(dev);
 }
 
 static void ornic_ib_event(struct ornic_dev *dev, enum ib_event_type type)

@@ -174,27 +174,105 @@ int ornic_access_from_ib(int ib_access, bool atomics, u32 *access)
 	return 0;
 }
 
-/* --- QP attributes --------------------------------------------------------- */
+int ornic_mr_access_from_ib(int ib_access, bool atomics, bool mw, u32 *access)
+{
+	int err;
 
-int ornic_qp_type_from_ib(enum ib_qp_type type, u64 caps, u8 *hw)
+	if ((ib_access & IB_ACCESS_MW_BIND) && !mw)
+		return -EOPNOTSUPP;
+	err = ornic_access_from_ib(ib_access & ~IB_ACCESS_MW_BIND, atomics,
+				   access);
+	if (err)
+		return err;
+	if (ib_access & IB_ACCESS_MW_BIND)
+		*access |= ORNIC_ACCESS_MW_BIND;
+	return 0;
+}
+
+int ornic_mw_type_from_ib(enum ib_mw_type type, u8 *hw)
 {
 	switch (type) {
-	case IB_QPT_RC:
-		*hw = ORNIC_QPT_RC;
-		return caps & ORNIC_CAP_RC ? 0 : -EOPNOTSUPP;
-	case IB_QPT_UD:
-		*hw = ORNIC_QPT_UD;
-		return caps & ORNIC_CAP_UD ? 0 : -EOPNOTSUPP;
-	case IB_QPT_XRC_INI:
-		*hw = ORNIC_QPT_XRC_INI;
-		return caps & ORNIC_CAP_XRC ? 0 : -EOPNOTSUPP;
-	case IB_QPT_XRC_TGT:
-		*hw = ORNIC_QPT_XRC_TGT;
-		return caps & ORNIC_CAP_XRC ? 0 : -EOPNOTSUPP;
+	case IB_MW_TYPE_1:
+		*hw = ORNIC_MW_TYPE_1;
+		return 0;
+	case IB_MW_TYPE_2:
+		*hw = ORNIC_MW_TYPE_2;
+		return 0;
 	default:
-		return -EOPNOTSUPP;
+		return -EINVAL;
 	}
 }
+
+/*
+ * The parts of an MR a rereg_user_mr changes, as REREG_MR flags; -EINVAL
+ * for none, -EOPNOTSUPP for a flag this driver does not know.
+ */
+int ornic_rereg_flags_from_ib(int ib_flags, u8 *flags)
+{
+	if (!ib_flags)
+		return -EINVAL;
+	if (ib_flags & ~IB_MR_REREG_SUPPORTED)
+		return -EOPNOTSUPP;
+	*flags = 0;
+	if (ib_flags & IB_MR_REREG_TRANS)
+		*flags |= ORNIC_REREG_MR_TRANSLATION;
+	if (ib_flags & IB_MR_REREG_PD)
+		*flags |= ORNIC_REREG_MR_PD;
+	if (ib_flags & IB_MR_REREG_ACCESS)
+		*flags |= ORNIC_REREG_MR_ACCESS;
+	return 0;
+}
+
+/* --- QP types -------------------------------------------------------------- */
+
+int ornic_qp_type_to_hw(enum ib_qp_type type, u64 caps, u8 *hw)
+{
+	static const struct {
+		enum ib_qp_type ib;
+		u8 hw;
+		u64 cap;
+	} map[] = {
+		{ IB_QPT_RC, ORNIC_QPT_RC, ORNIC_CAP_RC },
+		{ IB_QPT_UC, ORNIC_QPT_UC, ORNIC_CAP_UC },
+		{ IB_QPT_UD, ORNIC_QPT_UD, ORNIC_CAP_UD },
+		{ IB_QPT_GSI, ORNIC_QPT_GSI, ORNIC_CAP_GSI },
+		{ IB_QPT_XRC_INI, ORNIC_QPT_XRC_INI, ORNIC_CAP_XRC },
+		{ IB_QPT_XRC_TGT, ORNIC_QPT_XRC_TGT, ORNIC_CAP_XRC },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(map); i++) {
+		if (map[i].ib != type)
+			continue;
+		if (!(caps & map[i].cap))
+			return -EOPNOTSUPP;
+		*hw = map[i].hw;
+		return 0;
+	}
+	return -EOPNOTSUPP;
+}
+
+bool ornic_qp_type_has_op(u8 qpt, u8 op)
+{
+	if (op == ORNIC_WQE_OP_REG_MR || op == ORNIC_WQE_OP_LOCAL_INV)
+		return true;
+	switch (qpt) {
+	case ORNIC_QPT_RC:
+	case ORNIC_QPT_XRC_INI:
+		return op <= ORNIC_WQE_OP_ATOMIC_FETCH_ADD;
+	case ORNIC_QPT_UC:
+		return op == ORNIC_WQE_OP_SEND || op == ORNIC_WQE_OP_SEND_IMM ||
+		       op == ORNIC_WQE_OP_RDMA_WRITE ||
+		       op == ORNIC_WQE_OP_RDMA_WRITE_IMM;
+	case ORNIC_QPT_UD:
+	case ORNIC_QPT_GSI:
+		return op == ORNIC_WQE_OP_SEND || op == ORNIC_WQE_OP_SEND_IMM;
+	default:
+		return false;
+	}
+}
+
+/* --- QP attributes --------------------------------------------------------- */
 
 static const struct {
 	int ib;
@@ -247,13 +325,13 @@ int ornic_qp_attr_from_ib(const struct ib_qp_attr *ia, int ib_mask,
 	}
 	if (ib_mask & IB_QP_ACCESS_FLAGS) {
 		/*
-		 * Permission for remote FLUSH (IBTA 1.5) grants nothing on a
-		 * device that executes no FLUSH (no IB_DEVICE_FLUSH_*): like
-		 * mlx5 and rxe, take the flags instead of refusing the QP.
+		 * A QP takes the flags rxe takes for it (its MR set: also
+		 * MW_BIND, ON_DEMAND and the FLUSH rights).  Those that are
+		 * not remote-access rights the device checks per QP grant
+		 * nothing here; unknown bits are -EINVAL, as on rxe.
 		 */
 		err = ornic_access_from_ib(ia->qp_access_flags &
-					   ~(IB_ACCESS_FLUSH_GLOBAL |
-					     IB_ACCESS_FLUSH_PERSISTENT),
+					   ~ORNIC_IB_QP_ACCESS_IGNORED,
 					   true, &access);
 		if (err)
 			return -EINVAL;
@@ -288,16 +366,11 @@ int ornic_qp_attr_from_ib(const struct ib_qp_attr *ia, int ib_mask,
 			return -EINVAL;
 		oa->rnr_retry = ia->rnr_retry;
 	}
-	if (ib_mask & IB_QP_RQ_PSN) {
-		if (ia->rq_psn & ~ORNIC_PSN_MASK)
-			return -EINVAL;
-		oa->rq_psn = cpu_to_le32(ia->rq_psn);
-	}
-	if (ib_mask & IB_QP_SQ_PSN) {
-		if (ia->sq_psn & ~ORNIC_PSN_MASK)
-			return -EINVAL;
-		oa->sq_psn = cpu_to_le32(ia->sq_psn);
-	}
+	/* PSNs and QPNs are 24 bits: rxe and mlx5 keep the low 24. */
+	if (ib_mask & IB_QP_RQ_PSN)
+		oa->rq_psn = cpu_to_le32(ia->rq_psn & ORNIC_PSN_MASK);
+	if (ib_mask & IB_QP_SQ_PSN)
+		oa->sq_psn = cpu_to_le32(ia->sq_psn & ORNIC_PSN_MASK);
 	if (ib_mask & IB_QP_MAX_QP_RD_ATOMIC)
 		oa->max_rd_atomic = ia->max_rd_atomic;
 	if (ib_mask & IB_QP_MAX_DEST_RD_ATOMIC)
@@ -307,28 +380,23 @@ int ornic_qp_attr_from_ib(const struct ib_qp_attr *ia, int ib_mask,
 			return -EINVAL;
 		oa->min_rnr_timer = ia->min_rnr_timer;
 	}
-	if (ib_mask & IB_QP_DEST_QPN) {
-		if (ia->dest_qp_num & ~ORNIC_QPN_MASK)
-			return -EINVAL;
-		oa->dest_qpn = cpu_to_le32(ia->dest_qp_num);
-	}
+	if (ib_mask & IB_QP_DEST_QPN)
+		oa->dest_qpn = cpu_to_le32(ia->dest_qp_num & ORNIC_QPN_MASK);
 	if (ib_mask & IB_QP_EN_SQD_ASYNC_NOTIFY)
 		oa->en_sqd_async_notify = !!ia->en_sqd_async_notify;
 	return 0;
 }
 
-int ornic_qp_av_to_hw(const struct ornic_av *av, struct ornic_qp_attr *oa)
+void ornic_qp_av_to_hw(const struct ornic_av *av, struct ornic_qp_attr *oa)
 {
-	if (av->flow_label & ~ORNIC_FLOW_LABEL_MASK)
-		return -EINVAL;
 	memcpy(oa->dgid, av->dgid, sizeof(oa->dgid));
 	memcpy(oa->dmac, av->dmac, sizeof(oa->dmac));
 	oa->sgid_index = av->sgid_index;
 	oa->hop_limit = av->hop_limit;
 	oa->traffic_class = av->traffic_class;
-	oa->flow_label = cpu_to_le32(av->flow_label);
+	/* 20 bits on the wire: the rest is dropped, as rxe and mlx5 do. */
+	oa->flow_label = cpu_to_le32(av->flow_label & ORNIC_FLOW_LABEL_MASK);
 	oa->udp_sport = cpu_to_le16(av->udp_sport);
-	return 0;
 }
 
 void ornic_qp_attr_to_ib(const struct ornic_qp_attr *oa,

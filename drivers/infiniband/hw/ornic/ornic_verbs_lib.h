@@ -67,15 +67,38 @@ u64 ornic_mr_pgsz_bitmap(u64 page_size_cap);
 
 /* IB access flags -> ORNIC_ACCESS_*; -EOPNOTSUPP for flags it lacks. */
 int ornic_access_from_ib(int ib_access, bool atomics, u32 *access);
+/*
+ * The same for an MR, which may also take IB_ACCESS_MW_BIND when the device
+ * has memory windows (@mw).
+ */
+int ornic_mr_access_from_ib(int ib_access, bool atomics, bool mw, u32 *access);
+/* ib_mw_type -> enum ornic_mw_type; -EINVAL for a type the device lacks. */
+int ornic_mw_type_from_ib(enum ib_mw_type type, u8 *hw);
+int ornic_rereg_flags_from_ib(int ib_flags, u8 *flags);
 
 /*
- * The device's QP type (enum ornic_qp_type) for an IB QP type a user
- * context may create, given the device's ORNIC_CAP_* @caps; -EOPNOTSUPP for
- * the others (GSI is the kernel's own, UC and the rest do not exist).
+ * IB QP type -> ORNIC_QPT_* for a device with capability bits @caps:
+ * -EOPNOTSUPP for a type the device does not have (UC without ORNIC_CAP_UC,
+ * XRC_INI/XRC_TGT without ORNIC_CAP_XRC, raw packet, ...).
  */
-int ornic_qp_type_from_ib(enum ib_qp_type type, u64 caps, u8 *hw);
+int ornic_qp_type_to_hw(enum ib_qp_type type, u64 caps, u8 *hw);
+
+/*
+ * Whether a QP of device type @qpt carries send WQE opcode @op
+ * (ORNIC_WQE_OP_*, spec: wqe.rst): RC and XRC_INI everything, UD/GSI only
+ * SEND(_IMM), UC SENDs and RDMA WRITEs without READ, atomics or SEND_INV; the
+ * local operations go on every type.
+ */
+bool ornic_qp_type_has_op(u8 qpt, u8 op);
 
 /* IB_QP_* mask bits the device understands (plus CUR_STATE and PORT). */
+/*
+ * QP access flags taken and not passed to the device: rights it does not
+ * check per QP (Documentation/verbs/attributes.rst).
+ */
+#define ORNIC_IB_QP_ACCESS_IGNORED (IB_ACCESS_MW_BIND | IB_ACCESS_ON_DEMAND | \
+	IB_ACCESS_FLUSH_GLOBAL | IB_ACCESS_FLUSH_PERSISTENT)
+
 #define ORNIC_IB_QP_MASK_SUPPORTED (IB_QP_STATE | IB_QP_CUR_STATE | \
 	IB_QP_ACCESS_FLAGS | IB_QP_PKEY_INDEX | IB_QP_PORT | IB_QP_QKEY | \
 	IB_QP_AV | IB_QP_PATH_MTU | IB_QP_TIMEOUT | IB_QP_RETRY_CNT | \
@@ -108,7 +131,7 @@ struct ornic_av {
 	u16 udp_sport;		/* 0: the device chooses */
 };
 
-int ornic_qp_av_to_hw(const struct ornic_av *av, struct ornic_qp_attr *oa);
+void ornic_qp_av_to_hw(const struct ornic_av *av, struct ornic_qp_attr *oa);
 
 /* QUERY_QP's answer -> ib_qp_attr (port 1, RoCE address handle). */
 void ornic_qp_attr_to_ib(const struct ornic_qp_attr *oa,
