@@ -446,6 +446,12 @@ static void ornic_status_decoding(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, ornic_admin_status_str(0xee), "UNKNOWN");
 	KUNIT_EXPECT_STREQ(test, ornic_admin_opcode_str(ORNIC_ADMIN_ADD_GID),
 			   "ADD_GID");
+	KUNIT_EXPECT_STREQ(test,
+			   ornic_admin_opcode_str(ORNIC_ADMIN_ALLOC_XRCD),
+			   "ALLOC_XRCD");
+	KUNIT_EXPECT_STREQ(test,
+			   ornic_admin_opcode_str(ORNIC_ADMIN_DEALLOC_XRCD),
+			   "DEALLOC_XRCD");
 	KUNIT_EXPECT_STREQ(test, ornic_admin_opcode_str(0xff), "UNKNOWN");
 }
 

@@ -313,6 +313,8 @@ static void ornic_device_caps_to_ib(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ornic_device_cap_flags(ORNIC_CAP_RESIZE), base);
 	flags = ornic_device_cap_flags(ORNIC_CAP_RESIZE | ORNIC_CAP_SRQ);
 	KUNIT_EXPECT_EQ(test, flags, base | IB_DEVICE_SRQ_RESIZE);
+	KUNIT_EXPECT_EQ(test, ornic_device_cap_flags(ORNIC_CAP_XRC),
+			base | IB_DEVICE_XRC);
 	/* Unknown cap bits advertise nothing. */
 	KUNIT_EXPECT_EQ(test, ornic_device_cap_flags(BIT_ULL(63)), base);
 }
@@ -534,7 +536,7 @@ static void ornic_qp_av_roundtrip(struct kunit *test)
 static void ornic_qp_types(struct kunit *test)
 {
 	const u64 all = ORNIC_CAP_RC | ORNIC_CAP_UC | ORNIC_CAP_UD |
-			ORNIC_CAP_GSI;
+			ORNIC_CAP_GSI | ORNIC_CAP_XRC;
 	u8 hw = 0;
 
 	KUNIT_EXPECT_EQ(test, ornic_qp_type_to_hw(IB_QPT_RC, all, &hw), 0);
@@ -545,6 +547,10 @@ static void ornic_qp_types(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, hw, (u8)ORNIC_QPT_UD);
 	KUNIT_EXPECT_EQ(test, ornic_qp_type_to_hw(IB_QPT_GSI, all, &hw), 0);
 	KUNIT_EXPECT_EQ(test, hw, (u8)ORNIC_QPT_GSI);
+	KUNIT_EXPECT_EQ(test, ornic_qp_type_to_hw(IB_QPT_XRC_INI, all, &hw), 0);
+	KUNIT_EXPECT_EQ(test, hw, (u8)ORNIC_QPT_XRC_INI);
+	KUNIT_EXPECT_EQ(test, ornic_qp_type_to_hw(IB_QPT_XRC_TGT, all, &hw), 0);
+	KUNIT_EXPECT_EQ(test, hw, (u8)ORNIC_QPT_XRC_TGT);
 	/* A device without the cap, and types no ornic has. */
 	hw = 0xee;
 	KUNIT_EXPECT_EQ(test, ornic_qp_type_to_hw(IB_QPT_UC,
@@ -552,7 +558,13 @@ static void ornic_qp_types(struct kunit *test)
 			-EOPNOTSUPP);
 	KUNIT_EXPECT_EQ(test, ornic_qp_type_to_hw(IB_QPT_RC, ORNIC_CAP_UC,
 						  &hw), -EOPNOTSUPP);
-	KUNIT_EXPECT_EQ(test, ornic_qp_type_to_hw(IB_QPT_XRC_INI, all, &hw),
+	KUNIT_EXPECT_EQ(test, ornic_qp_type_to_hw(IB_QPT_XRC_INI,
+						  all & ~ORNIC_CAP_XRC, &hw),
+			-EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, ornic_qp_type_to_hw(IB_QPT_XRC_TGT, ORNIC_CAP_RC,
+						  &hw), -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, ornic_qp_type_to_hw(IB_QPT_GSI,
+						  all & ~ORNIC_CAP_GSI, &hw),
 			-EOPNOTSUPP);
 	KUNIT_EXPECT_EQ(test, ornic_qp_type_to_hw(IB_QPT_RAW_PACKET, all,
 						  &hw), -EOPNOTSUPP);
@@ -581,6 +593,11 @@ static void ornic_qp_types(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test,
 			   ornic_qp_type_has_op(ORNIC_QPT_UD,
 						ORNIC_WQE_OP_RDMA_WRITE));
+	/* An initiator sends what RC sends; a target has no send queue. */
+	KUNIT_EXPECT_TRUE(test, ornic_qp_type_has_op(ORNIC_QPT_XRC_INI,
+						     ORNIC_WQE_OP_ATOMIC_CMP_SWP));
+	KUNIT_EXPECT_FALSE(test, ornic_qp_type_has_op(ORNIC_QPT_XRC_TGT,
+						      ORNIC_WQE_OP_SEND));
 	KUNIT_EXPECT_FALSE(test, ornic_qp_type_has_op(ORNIC_QPT_RC, 0x0f));
 	KUNIT_EXPECT_FALSE(test, ornic_qp_type_has_op(0, ORNIC_WQE_OP_SEND));
 }

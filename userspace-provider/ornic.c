@@ -204,11 +204,9 @@ static int ornic_dealloc_pd(struct ibv_pd *ibpd)
 static void ornic_free_context(struct ibv_context *ibctx)
 {
 	struct ornic_context *ctx = to_ornic_ctx(ibctx);
-	unsigned int i;
 
-	for (i = 0; i < ORNIC_QP_TABLE_SIZE; i++)
-		free(ctx->qp_table[i]);
-	pthread_mutex_destroy(&ctx->qp_table_mutex);
+	ornic_table_destroy(&ctx->xrc_srq_table);
+	ornic_table_destroy(&ctx->qp_table);
 	if (ctx->db)
 		munmap(ctx->db, ctx->db_page_size);
 	verbs_uninit_context(&ctx->ibvctx);
@@ -221,12 +219,14 @@ static const struct verbs_context_ops ornic_ctx_ops = {
 	.advise_mr = ornic_advise_mr,
 	.alloc_pd = ornic_alloc_pd,
 	.bind_mw = ornic_bind_mw,
+	.close_xrcd = ornic_close_xrcd,
 	.create_ah = ornic_create_ah,
 	.create_cq = ornic_create_cq,
 	.create_cq_ex = ornic_create_cq_ex,
 	.create_qp = ornic_create_qp,
 	.create_qp_ex = ornic_create_qp_ex,
 	.create_srq = ornic_create_srq,
+	.create_srq_ex = ornic_create_srq_ex,
 	.dealloc_mw = ornic_dealloc_mw,
 	.dealloc_pd = ornic_dealloc_pd,
 	.dereg_mr = ornic_dereg_mr,
@@ -235,10 +235,13 @@ static const struct verbs_context_ops ornic_ctx_ops = {
 	.destroy_qp = ornic_destroy_qp,
 	.destroy_srq = ornic_destroy_srq,
 	.free_context = ornic_free_context,
+	.get_srq_num = ornic_get_srq_num,
 	.import_mr = ornic_import_mr,
 	.import_pd = ornic_import_pd,
 	.modify_qp = ornic_modify_qp,
 	.modify_srq = ornic_modify_srq,
+	.open_qp = ornic_open_qp,
+	.open_xrcd = ornic_open_xrcd,
 	.poll_cq = ornic_poll_cq,
 	.post_recv = ornic_post_recv,
 	.post_send = ornic_post_send,
@@ -336,7 +339,8 @@ static int ornic_context_setup(struct ornic_context *ctx,
 		ctx->db = NULL;
 		return err;
 	}
-	pthread_mutex_init(&ctx->qp_table_mutex, NULL);
+	ornic_table_init(&ctx->qp_table);
+	ornic_table_init(&ctx->xrc_srq_table);
 	verbs_set_ops(&ctx->ibvctx, &ornic_ctx_ops);
 	if (ctx->caps & ORNIC_CAP_MCAST)
 		verbs_set_ops(&ctx->ibvctx, &ornic_mcast_ops);

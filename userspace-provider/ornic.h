@@ -27,10 +27,15 @@
 #define ORNIC_MAX_WQ_LOG_DEPTH	15
 #define ORNIC_MIN_LOG_DEPTH	1
 
-/* QPN -> QP lookup for the poll path: two levels of 4096 entries. */
-#define ORNIC_QP_TABLE_SHIFT	12
-#define ORNIC_QP_TABLE_SIZE	(1U << ORNIC_QP_TABLE_SHIFT)
-#define ORNIC_QP_TABLE_MASK	(ORNIC_QP_TABLE_SIZE - 1)
+/* Number -> object lookup for the poll path: two levels of 4096 entries. */
+#define ORNIC_TABLE_SHIFT	12
+#define ORNIC_TABLE_SIZE	(1U << ORNIC_TABLE_SHIFT)
+#define ORNIC_TABLE_MASK	(ORNIC_TABLE_SIZE - 1)
+
+struct ornic_table {
+	pthread_mutex_t mutex;		/* writers of leaf[] and its leaves */
+	void **leaf[ORNIC_TABLE_SIZE];
+};
 
 struct ornic_qp;
 
@@ -56,8 +61,9 @@ struct ornic_context {
 	uint32_t max_srq_wr;		/* blocks */
 	uint32_t max_srq_sge;
 
-	pthread_mutex_t qp_table_mutex;	/* writers of qp_table */
-	struct ornic_qp **qp_table[ORNIC_QP_TABLE_SIZE];
+	struct ornic_table qp_table;	/* QPN -> struct ornic_qp */
+	/* SRQN -> struct ornic_srq of XRC SRQs: XRC receive CQEs name them. */
+	struct ornic_table xrc_srq_table;
 };
 
 /*
@@ -139,6 +145,8 @@ struct ornic_srq {
 	struct verbs_srq vsrq;
 	struct ornic_wq wq;
 	uint32_t srqn;
+	/* XRC SRQs: the CQ their receives complete on (spec: xrc.rst). */
+	struct ornic_cq *xrc_cq;
 	/* One byte per block: set when the WQE starting there completed. */
 	uint8_t *done;
 	struct ornic_pd *parent_domain;	/* created on one, or NULL */
@@ -155,6 +163,11 @@ struct ornic_wqe_buf {
 	uint32_t num_sge;
 };
 
+/*
+ * A QP.  An XRC_SEND QP has only the SQ; an XRC_RECV QP (created here or
+ * opened with ibv_open_qp) has no queue at all: the device delivers its
+ * messages into the XRC SRQs they name.
+ */
 struct ornic_qp {
 	struct verbs_qp vqp;
 	uint32_t qpn;
@@ -224,6 +237,23 @@ static inline struct ornic_ah *to_ornic_ah(struct ibv_ah *ibah)
 	return container_of(ibah, struct ornic_ah, ibvah);
 }
 
+static inline bool ornic_qp_has_sq(const struct ornic_qp *qp)
+{
+	return qp->type != IBV_QPT_XRC_RECV;
+}
+
+static inline bool ornic_qp_has_rq(const struct ornic_qp *qp)
+{
+	return !qp->srq && qp->type != IBV_QPT_XRC_SEND &&
+	       qp->type != IBV_QPT_XRC_RECV;
+}
+
+/* ornic_table.c */
+void ornic_table_init(struct ornic_table *t);
+void ornic_table_destroy(struct ornic_table *t);
+void *ornic_table_find(struct ornic_table *t, uint32_t n);
+int ornic_table_set(struct ornic_table *t, uint32_t n, void *obj);
+
 /* The parent domain @ibpd is, or NULL for a protection domain (or none). */
 static inline struct ornic_pd *ornic_parent_domain(struct ibv_pd *ibpd)
 {
@@ -257,6 +287,7 @@ int ornic_resize_cq(struct ibv_cq *ibcq, int cqe);
 int ornic_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc);
 int ornic_req_notify_cq(struct ibv_cq *ibcq, int solicited_only);
 void ornic_cq_clean(struct ornic_cq *cq, uint32_t qpn);
+void ornic_cq_clean_xrc_srq(struct ornic_cq *cq, uint32_t srqn);
 
 /* ornic_qp.c */
 struct ibv_qp *ornic_create_qp(struct ibv_pd *ibpd,
@@ -269,6 +300,8 @@ int ornic_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 		   int attr_mask, struct ibv_qp_init_attr *init_attr);
 int ornic_destroy_qp(struct ibv_qp *ibqp);
 struct ornic_qp *ornic_find_qp(struct ornic_context *ctx, uint32_t qpn);
+struct ibv_qp *ornic_open_qp(struct ibv_context *ibctx,
+			     struct ibv_qp_open_attr *attr);
 
 /* ornic_post.c */
 int ornic_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
@@ -292,6 +325,8 @@ int ornic_wqe_set_rdma(struct ornic_wqe_buf *w, uint64_t remote_addr,
 		       uint32_t rkey);
 int ornic_wqe_set_atomic(struct ornic_wqe_buf *w, uint64_t remote_addr,
 			 uint32_t rkey, uint64_t compare_add, uint64_t swap);
+int ornic_wqe_set_xrc_srqn(struct ornic_qp *qp, struct ornic_wqe_buf *w,
+			   uint32_t remote_srqn);
 int ornic_wqe_set_bind_mw(struct ornic_wqe_buf *w, struct ibv_mw *mw,
 			  uint32_t rkey, const struct ibv_mw_bind_info *info);
 int ornic_wqe_set_local_inv(struct ornic_wqe_buf *w, uint32_t rkey);
@@ -313,11 +348,19 @@ bool ornic_qp_ex_ops_supported(uint64_t caps, enum ibv_qp_type type,
 /* ornic_srq.c */
 struct ibv_srq *ornic_create_srq(struct ibv_pd *ibpd,
 				 struct ibv_srq_init_attr *attr);
+struct ibv_srq *ornic_create_srq_ex(struct ibv_context *ibctx,
+				    struct ibv_srq_init_attr_ex *attr);
+int ornic_get_srq_num(struct ibv_srq *ibsrq, uint32_t *srq_num);
 int ornic_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
 		     int attr_mask);
 int ornic_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr);
 int ornic_destroy_srq(struct ibv_srq *ibsrq);
 void ornic_srq_retire(struct ornic_srq *srq, uint16_t wqe_index);
+
+/* ornic_xrc.c */
+struct ibv_xrcd *ornic_open_xrcd(struct ibv_context *ibctx,
+				 struct ibv_xrcd_init_attr *attr);
+int ornic_close_xrcd(struct ibv_xrcd *ibxrcd);
 
 /* ornic_ah.c */
 struct ibv_ah *ornic_create_ah(struct ibv_pd *ibpd, struct ibv_ah_attr *attr);

@@ -21,6 +21,8 @@ DECLARE_DRV_CMD(ornic_create_qp, IB_USER_VERBS_CMD_CREATE_QP,
 		ornic_ibv_create_qp, ornic_ibv_create_qp_resp);
 DECLARE_DRV_CMD(ornic_create_srq, IB_USER_VERBS_CMD_CREATE_SRQ,
 		ornic_ibv_create_srq, ornic_ibv_create_srq_resp);
+DECLARE_DRV_CMD(ornic_create_xsrq, IB_USER_VERBS_CMD_CREATE_XSRQ,
+		ornic_ibv_create_srq, ornic_ibv_create_srq_resp);
 DECLARE_DRV_CMD(ornic_modify_srq, IB_USER_VERBS_CMD_MODIFY_SRQ,
 		ornic_ibv_modify_srq, empty);
 DECLARE_DRV_CMD(ornic_create_ah, IB_USER_VERBS_CMD_CREATE_AH, empty,

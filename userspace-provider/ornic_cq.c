@@ -138,14 +138,35 @@ static bool ornic_cqe_valid(struct ornic_cq *cq, uint32_t idx)
 		ORNIC_CQE_OWNER_PHASE) == phase;
 }
 
+/* A receive CQE from an XRC SRQ: it names the SRQ, not a QP of ours. */
+static bool ornic_cqe_is_xrc(const struct ornic_cqe *cqe)
+{
+	return (cqe->opcode & ORNIC_CQE_OP_RECV) &&
+	       (cqe->flags & ORNIC_CQE_FLAG_XRC);
+}
+
+static bool ornic_cqe_of_qp(const struct ornic_cqe *cqe, uint32_t qpn)
+{
+	return !ornic_cqe_is_xrc(cqe) &&
+	       (le32toh(cqe->qpn) & ORNIC_QPN_MASK) == qpn;
+}
+
+static bool ornic_cqe_of_xrc_srq(const struct ornic_cqe *cqe, uint32_t srqn)
+{
+	return ornic_cqe_is_xrc(cqe) &&
+	       (le32toh(cqe->src_qp) & ORNIC_QPN_MASK) == srqn;
+}
+
 /*
- * Drop the unpolled CQEs of a QP that is being reset or destroyed, so that
- * they are neither reported after the reset nor taken for a later QP with
- * the same QPN.  The CQEs of other QPs slide up over the dropped ones, each
- * keeping the owner byte of the slot it lands in; the device only writes
- * past the last valid CQE, which does not move.
+ * Drop the unpolled CQEs of a QP (or XRC SRQ) that is being reset or
+ * destroyed, so that they are neither reported after the reset nor taken
+ * for a later object with the same number.  The other CQEs slide up over the
+ * dropped ones, each keeping the owner byte of the slot it lands in; the
+ * device only writes past the last valid CQE, which does not move.
  */
-void ornic_cq_clean(struct ornic_cq *cq, uint32_t qpn)
+static void ornic_cq_drop(struct ornic_cq *cq,
+			  bool (*match)(const struct ornic_cqe *, uint32_t),
+			  uint32_t n)
 {
 	uint32_t end, i, dropped = 0;
 
@@ -157,7 +178,7 @@ void ornic_cq_clean(struct ornic_cq *cq, uint32_t qpn)
 	for (i = end; i != cq->ci; i--) {
 		struct ornic_cqe *src = ornic_cq_cqe(cq, i - 1);
 
-		if ((le32toh(src->qpn) & ORNIC_QPN_MASK) == qpn) {
+		if (match(src, n)) {
 			dropped++;
 		} else if (dropped) {
 			/* The whole entry but its last byte, the owner. */
@@ -167,6 +188,16 @@ void ornic_cq_clean(struct ornic_cq *cq, uint32_t qpn)
 	}
 	cq->ci += dropped;
 	pthread_spin_unlock(&cq->lock);
+}
+
+void ornic_cq_clean(struct ornic_cq *cq, uint32_t qpn)
+{
+	ornic_cq_drop(cq, ornic_cqe_of_qp, qpn);
+}
+
+void ornic_cq_clean_xrc_srq(struct ornic_cq *cq, uint32_t srqn)
+{
+	ornic_cq_drop(cq, ornic_cqe_of_xrc_srq, srqn);
 }
 
 static void ornic_cq_report_ci(struct ornic_cq *cq, uint64_t arm)
@@ -179,7 +210,9 @@ static void ornic_cq_report_ci(struct ornic_cq *cq, uint64_t arm)
 
 /*
  * Take the next CQE of a live QP into cq->cur, retiring its WQE.  CQEs of
- * QPs that no longer exist are consumed and dropped.  Called with the lock.
+ * QPs that no longer exist are consumed and dropped.  A receive from an XRC
+ * SRQ retires a WQE of that SRQ, found by the number the CQE carries: its
+ * QP is an XRC target, maybe another process's.  Called with the lock.
  */
 static int ornic_cq_next(struct ornic_cq *cq)
 {
@@ -202,8 +235,20 @@ static int ornic_cq_next(struct ornic_cq *cq)
 			ornic_cq_report_ci(cq, 0);
 		}
 
+		if (cq->cur.opcode >= ORNIC_CQE_OP_ETH_TX)
+			continue;
+		if (ornic_cqe_is_xrc(&cq->cur)) {
+			struct ornic_srq *srq = ornic_table_find(
+				&ctx->xrc_srq_table,
+				le32toh(cq->cur.src_qp) & ORNIC_QPN_MASK);
+
+			if (!srq)
+				continue;
+			ornic_srq_retire(srq, le16toh(cq->cur.wqe_index));
+			return 0;
+		}
 		qp = ornic_find_qp(ctx, le32toh(cq->cur.qpn) & ORNIC_QPN_MASK);
-		if (!qp || cq->cur.opcode >= ORNIC_CQE_OP_ETH_TX)
+		if (!qp)
 			continue;
 		if (cq->cur.opcode & ORNIC_CQE_OP_RECV) {
 			if (qp->srq)
@@ -237,7 +282,9 @@ static void ornic_cqe_to_wc(const struct ornic_cqe *cqe, struct ibv_wc *wc)
 		wc->imm_data = cqe->imm_data;	/* wire order both sides */
 	else if (cqe->flags & ORNIC_CQE_FLAG_INV)
 		wc->invalidated_rkey = le32toh((__force __le32)cqe->imm_data);
-	wc->src_qp = le32toh(cqe->src_qp) & ORNIC_QPN_MASK;
+	/* With FLAG_XRC the field holds the SRQ, not a source QP. */
+	if (!ornic_cqe_is_xrc(cqe))
+		wc->src_qp = le32toh(cqe->src_qp) & ORNIC_QPN_MASK;
 }
 
 int ornic_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
@@ -337,7 +384,11 @@ static uint32_t ornic_read_qp_num(struct ibv_cq_ex *ibcqx)
 
 static uint32_t ornic_read_src_qp(struct ibv_cq_ex *ibcqx)
 {
-	return le32toh(to_ornic_cq_ex(ibcqx)->cur.src_qp) & ORNIC_QPN_MASK;
+	const struct ornic_cqe *cqe = &to_ornic_cq_ex(ibcqx)->cur;
+
+	if (ornic_cqe_is_xrc(cqe))
+		return 0;
+	return le32toh(cqe->src_qp) & ORNIC_QPN_MASK;
 }
 
 static unsigned int ornic_read_wc_flags(struct ibv_cq_ex *ibcqx)

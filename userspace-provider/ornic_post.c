@@ -84,6 +84,11 @@ static int ornic_build_send(struct ornic_qp *qp, const struct ibv_send_wr *wr,
 	}
 	if (err)
 		return err;
+	if (qp->type == IBV_QPT_XRC_SEND) {
+		err = ornic_wqe_set_xrc_srqn(qp, w, wr->qp_type.xrc.remote_srqn);
+		if (err)
+			return err;
+	}
 
 	if (wr->num_sge && !wr->sg_list)
 		return EINVAL;
@@ -117,6 +122,11 @@ int ornic_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	uint32_t start;
 	int err = 0;
 
+	/* An XRC_RECV QP has no send queue (xrc.rst). */
+	if (!ornic_qp_has_sq(qp)) {
+		*bad_wr = wr;
+		return EINVAL;
+	}
 	pthread_spin_lock(&qp->sq.lock);
 	start = qp->sq.pi;
 	if (!ornic_sq_usable(qp->state))
@@ -198,7 +208,8 @@ int ornic_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	struct ornic_qp *qp = to_ornic_qp(ibqp);
 	int err;
 
-	if (qp->srq || qp->state == IBV_QPS_RESET) {
+	/* With an SRQ, or on XRC QPs, there is no receive queue to post to. */
+	if (!ornic_qp_has_rq(qp) || qp->state == IBV_QPS_RESET) {
 		*bad_wr = wr;
 		return EINVAL;
 	}

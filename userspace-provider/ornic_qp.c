@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * ornic provider: queue pairs (RC, UC and UD).
+ * ornic provider: queue pairs (RC, UC, UD, XRC_SEND and XRC_RECV).
  *
  * The provider sizes and allocates the SQ and RQ rings in 64-byte blocks
  * (wqe.rst), the kernel pins them and creates the QP on the device.  Every
- * QP is entered in the context's QPN table so that the poll path can find
- * the work queue a CQE retires.
+ * QP with a queue is entered in the context's QPN table so that the poll
+ * path can find the work queue a CQE retires.  An XRC_SEND QP has only the
+ * SQ; an XRC_RECV QP has none (xrc.rst): the kernel creates it on its XRC
+ * domain, and other contexts may open it with ibv_open_qp.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -16,41 +18,13 @@
 
 struct ornic_qp *ornic_find_qp(struct ornic_context *ctx, uint32_t qpn)
 {
-	struct ornic_qp **leaf;
-
-	if (qpn >> (2 * ORNIC_QP_TABLE_SHIFT))
-		return NULL;
-	leaf = __atomic_load_n(&ctx->qp_table[qpn >> ORNIC_QP_TABLE_SHIFT],
-			       __ATOMIC_ACQUIRE);
-	if (!leaf)
-		return NULL;
-	return __atomic_load_n(&leaf[qpn & ORNIC_QP_TABLE_MASK],
-			       __ATOMIC_ACQUIRE);
+	return ornic_table_find(&ctx->qp_table, qpn);
 }
 
 static int ornic_qp_table_set(struct ornic_context *ctx, uint32_t qpn,
 			      struct ornic_qp *qp)
 {
-	struct ornic_qp ***slot = &ctx->qp_table[qpn >> ORNIC_QP_TABLE_SHIFT];
-	int err = 0;
-
-	if (qpn >> (2 * ORNIC_QP_TABLE_SHIFT))
-		return EINVAL;
-	pthread_mutex_lock(&ctx->qp_table_mutex);
-	if (!*slot) {
-		struct ornic_qp **leaf = calloc(ORNIC_QP_TABLE_SIZE,
-						sizeof(*leaf));
-
-		if (!leaf)
-			err = ENOMEM;
-		else
-			__atomic_store_n(slot, leaf, __ATOMIC_RELEASE);
-	}
-	if (!err)
-		__atomic_store_n(&(*slot)[qpn & ORNIC_QP_TABLE_MASK], qp,
-				 __ATOMIC_RELEASE);
-	pthread_mutex_unlock(&ctx->qp_table_mutex);
-	return err;
+	return ornic_table_set(&ctx->qp_table, qpn, qp);
 }
 
 /* A work queue of at least max_wr WQEs of max_blocks blocks each. */
@@ -92,6 +66,7 @@ static int ornic_qp_check(struct ornic_context *ctx,
 	const struct ibv_qp_cap *cap = &attr->cap;
 
 	if (attr->comp_mask & ~(uint32_t)(IBV_QP_INIT_ATTR_PD |
+					  IBV_QP_INIT_ATTR_XRCD |
 					  IBV_QP_INIT_ATTR_CREATE_FLAGS |
 					  IBV_QP_INIT_ATTR_SEND_OPS_FLAGS))
 		return EOPNOTSUPP;
@@ -99,16 +74,36 @@ static int ornic_qp_check(struct ornic_context *ctx,
 	if ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) &&
 	    attr->create_flags)
 		return EOPNOTSUPP;
-	if (attr->qp_type == IBV_QPT_RC) {
+	switch (attr->qp_type) {
+	case IBV_QPT_RC:
 		if (!(ctx->caps & ORNIC_CAP_RC))
 			return EOPNOTSUPP;
-	} else if (attr->qp_type == IBV_QPT_UC) {
+		break;
+	case IBV_QPT_UC:
 		if (!(ctx->caps & ORNIC_CAP_UC))
 			return EOPNOTSUPP;
-	} else if (attr->qp_type == IBV_QPT_UD) {
+		break;
+	case IBV_QPT_UD:
 		if (!(ctx->caps & ORNIC_CAP_UD))
 			return EOPNOTSUPP;
-	} else {
+		break;
+	case IBV_QPT_XRC_SEND:
+		if (!(ctx->caps & ORNIC_CAP_XRC))
+			return EOPNOTSUPP;
+		/* Send only: the receive side of the caps means nothing. */
+		if (attr->srq)
+			return EINVAL;
+		break;
+	case IBV_QPT_XRC_RECV:
+		if (!(ctx->caps & ORNIC_CAP_XRC))
+			return EOPNOTSUPP;
+		/* Only its domain: the SRQs named by requests do the rest. */
+		if (!(attr->comp_mask & IBV_QP_INIT_ATTR_XRCD) || !attr->xrcd)
+			return EINVAL;
+		if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
+			return EINVAL;
+		return 0;
+	default:
 		return EOPNOTSUPP;
 	}
 	if ((attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
@@ -116,18 +111,87 @@ static int ornic_qp_check(struct ornic_context *ctx,
 				       attr->send_ops_flags))
 		return EOPNOTSUPP;
 	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd ||
-	    !attr->send_cq || !attr->recv_cq)
+	    !attr->send_cq ||
+	    (attr->qp_type != IBV_QPT_XRC_SEND && !attr->recv_cq))
+		return EINVAL;
+	/* An XRC SRQ is named by the sender's WQEs, never by a QP. */
+	if (attr->srq && to_ornic_srq(attr->srq)->xrc_cq)
 		return EINVAL;
 	if (cap->max_send_sge > ctx->max_send_sge ||
 	    cap->max_inline_data > ctx->max_inline_data)
 		return EINVAL;
-	if (!attr->srq && cap->max_recv_sge > ctx->max_recv_sge)
+	if (!attr->srq && attr->qp_type != IBV_QPT_XRC_SEND &&
+	    cap->max_recv_sge > ctx->max_recv_sge)
 		return EINVAL;
 	if (attr->srq && attr->srq->context != attr->pd->context)
 		return EINVAL;
 	if (attr->pd->context != &ctx->ibvctx.context)
 		return EINVAL;
 	return 0;
+}
+
+/*
+ * An XRC_RECV QP: the kernel creates the device's XRC_TGT QP on the domain
+ * (without driver data, as it would for another process).  No ring, no CQ,
+ * no entry in the QPN table: its CQEs name the SRQ they retire.
+ */
+static struct ornic_qp *ornic_xrc_recv_create(struct ibv_context *ibctx,
+					      struct ibv_qp_init_attr_ex *attr)
+{
+	struct ib_uverbs_create_qp_resp resp = {};
+	struct ibv_create_qp cmd = {};
+	struct ornic_qp *qp;
+	int err;
+
+	qp = calloc(1, sizeof(*qp));
+	if (!qp) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	qp->type = IBV_QPT_XRC_RECV;
+	err = ibv_cmd_create_qp_ex(ibctx, &qp->vqp, attr, &cmd, sizeof(cmd),
+				   &resp, sizeof(resp));
+	if (err) {
+		free(qp);
+		errno = err;
+		return NULL;
+	}
+	qp->qpn = qp->vqp.qp.qp_num;
+	qp->state = IBV_QPS_RESET;
+	memset(&attr->cap, 0, sizeof(attr->cap));
+	return qp;
+}
+
+struct ibv_qp *ornic_open_qp(struct ibv_context *ibctx,
+			     struct ibv_qp_open_attr *attr)
+{
+	struct ib_uverbs_create_qp_resp resp = {};
+	struct ibv_open_qp cmd = {};
+	struct ornic_qp *qp;
+	int err;
+
+	/* Only XRC targets are shared (the core refuses anything else). */
+	if (attr->qp_type != IBV_QPT_XRC_RECV) {
+		errno = EINVAL;
+		return NULL;
+	}
+	qp = calloc(1, sizeof(*qp));
+	if (!qp) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	qp->type = IBV_QPT_XRC_RECV;
+	err = ibv_cmd_open_qp(ibctx, &qp->vqp, sizeof(qp->vqp), attr, &cmd,
+			      sizeof(cmd), &resp, sizeof(resp));
+	if (err) {
+		free(qp);
+		errno = err;
+		return NULL;
+	}
+	qp->qpn = qp->vqp.qp.qp_num;
+	/* Its state is its creator's business: modify_qp learns it. */
+	qp->state = IBV_QPS_RESET;
+	return &qp->vqp.qp;
 }
 
 static struct ornic_qp *
@@ -146,6 +210,12 @@ ornic_qp_create(struct ibv_context *ibctx, struct ibv_qp_init_attr_ex *attr)
 		errno = err;
 		return NULL;
 	}
+	if (attr->qp_type == IBV_QPT_XRC_RECV)
+		return ornic_xrc_recv_create(ibctx, attr);
+	if (attr->qp_type == IBV_QPT_XRC_SEND) {
+		cap->max_recv_wr = 0;
+		cap->max_recv_sge = 0;
+	}
 	qp = calloc(1, sizeof(*qp));
 	if (!qp) {
 		errno = ENOMEM;
@@ -157,7 +227,7 @@ ornic_qp_create(struct ibv_context *ibctx, struct ibv_qp_init_attr_ex *attr)
 
 	/* The kernel sizes its checks from cap: give it what the rings hold. */
 	cap->max_send_sge = max_t(uint32_t, cap->max_send_sge, 1);
-	if (!qp->srq)
+	if (ornic_qp_has_rq(qp))
 		cap->max_recv_sge = max_t(uint32_t, cap->max_recv_sge, 1);
 	sq_blocks = ornic_send_wqe_blocks(cap->max_send_sge,
 					  cap->max_inline_data);
@@ -165,7 +235,7 @@ ornic_qp_create(struct ibv_context *ibctx, struct ibv_qp_init_attr_ex *attr)
 			    cap->max_send_wr, sq_blocks, ctx->max_qp_wr);
 	if (err)
 		goto err_free;
-	if (!qp->srq) {
+	if (ornic_qp_has_rq(qp)) {
 		rq_blocks = ornic_recv_wqe_blocks(cap->max_recv_sge);
 		err = ornic_wq_init(&qp->rq, attr->pd, ORNIC_RES_TYPE_RQ,
 				    cap->max_recv_wr, rq_blocks,
@@ -177,7 +247,7 @@ ornic_qp_create(struct ibv_context *ibctx, struct ibv_qp_init_attr_ex *attr)
 	cmd.sq_log_depth = qp->sq.ring.log_depth;
 	cmd.sq_buf_addr = (uintptr_t)qp->sq.ring.buf;
 	cmd.sq_buf_size = qp->sq.ring.buf_size;
-	if (!qp->srq) {
+	if (ornic_qp_has_rq(qp)) {
 		cmd.rq_log_depth = qp->rq.ring.log_depth;
 		cmd.rq_buf_addr = (uintptr_t)qp->rq.ring.buf;
 		cmd.rq_buf_size = qp->rq.ring.buf_size;
@@ -194,7 +264,8 @@ ornic_qp_create(struct ibv_context *ibctx, struct ibv_qp_init_attr_ex *attr)
 	if (err)
 		goto err_rq;
 	if (resp.sq_log_depth != qp->sq.ring.log_depth ||
-	    (!qp->srq && resp.rq_log_depth != qp->rq.ring.log_depth)) {
+	    (ornic_qp_has_rq(qp) &&
+	     resp.rq_log_depth != qp->rq.ring.log_depth)) {
 		verbs_err(&ctx->ibvctx,
 			  "ornic: kernel programmed SQ/RQ depths 2^%u/2^%u, asked 2^%u/2^%u\n",
 			  resp.sq_log_depth, resp.rq_log_depth,
@@ -219,7 +290,7 @@ ornic_qp_create(struct ibv_context *ibctx, struct ibv_qp_init_attr_ex *attr)
 	cap->max_send_wr = qp->sq.max_wr;
 	cap->max_send_sge = qp->sq.max_sge;
 	cap->max_inline_data = qp->max_inline_data;
-	if (!qp->srq) {
+	if (ornic_qp_has_rq(qp)) {
 		qp->rq.max_sge = min(3 + (qp->rq.max_blocks - 1) *
 					 ORNIC_SGES_PER_BLOCK,
 				     ctx->max_recv_sge);
@@ -277,12 +348,14 @@ struct ibv_qp *ornic_create_qp_ex(struct ibv_context *ibctx,
 	return qp ? &qp->vqp.qp : NULL;
 }
 
+/* An XRC_SEND QP has no receive CQ, an XRC_RECV QP no CQ at all. */
 static void ornic_qp_clean_cqs(struct ornic_qp *qp)
 {
 	struct ibv_qp *ibqp = &qp->vqp.qp;
 
-	ornic_cq_clean(to_ornic_cq(ibqp->send_cq), qp->qpn);
-	if (ibqp->recv_cq != ibqp->send_cq)
+	if (ibqp->send_cq)
+		ornic_cq_clean(to_ornic_cq(ibqp->send_cq), qp->qpn);
+	if (ibqp->recv_cq && ibqp->recv_cq != ibqp->send_cq)
 		ornic_cq_clean(to_ornic_cq(ibqp->recv_cq), qp->qpn);
 }
 
@@ -292,12 +365,14 @@ static void ornic_qp_clean_cqs(struct ornic_qp *qp)
  */
 static void ornic_qp_reset_indices(struct ornic_qp *qp)
 {
+	if (!ornic_qp_has_sq(qp))
+		return;
 	ornic_qp_clean_cqs(qp);
 	pthread_spin_lock(&qp->sq.lock);
 	__atomic_store_n(&qp->sq.pi, 0, __ATOMIC_RELEASE);
 	__atomic_store_n(&qp->sq.ci, 0, __ATOMIC_RELEASE);
 	pthread_spin_unlock(&qp->sq.lock);
-	if (qp->srq)
+	if (!ornic_qp_has_rq(qp))
 		return;
 	pthread_spin_lock(&qp->rq.lock);
 	__atomic_store_n(&qp->rq.pi, 0, __ATOMIC_RELEASE);
@@ -338,8 +413,8 @@ int ornic_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 	attr->cap.max_send_wr = qp->sq.max_wr;
 	attr->cap.max_send_sge = qp->sq.max_sge;
 	attr->cap.max_inline_data = qp->max_inline_data;
-	attr->cap.max_recv_wr = qp->srq ? 0 : qp->rq.max_wr;
-	attr->cap.max_recv_sge = qp->srq ? 0 : qp->rq.max_sge;
+	attr->cap.max_recv_wr = ornic_qp_has_rq(qp) ? qp->rq.max_wr : 0;
+	attr->cap.max_recv_sge = ornic_qp_has_rq(qp) ? qp->rq.max_sge : 0;
 	init_attr->cap = attr->cap;
 	init_attr->sq_sig_all = qp->sq_sig_all;
 	qp->state = attr->qp_state;
@@ -355,15 +430,20 @@ int ornic_destroy_qp(struct ibv_qp *ibqp)
 	err = ibv_cmd_destroy_qp(ibqp);
 	if (err)
 		return err;
+	/* An XRC_RECV QP is in no table and owns no CQE. */
+	if (qp->type == IBV_QPT_XRC_RECV) {
+		free(qp);
+		return 0;
+	}
 	/*
 	 * Pollers drop CQEs of QPNs not in the table; hold both CQ locks so
 	 * that none is using this QP while it is freed.
 	 */
 	pthread_spin_lock(&to_ornic_cq(ibqp->send_cq)->lock);
-	if (ibqp->recv_cq != ibqp->send_cq)
+	if (ibqp->recv_cq && ibqp->recv_cq != ibqp->send_cq)
 		pthread_spin_lock(&to_ornic_cq(ibqp->recv_cq)->lock);
 	ornic_qp_table_set(ctx, qp->qpn, NULL);
-	if (ibqp->recv_cq != ibqp->send_cq)
+	if (ibqp->recv_cq && ibqp->recv_cq != ibqp->send_cq)
 		pthread_spin_unlock(&to_ornic_cq(ibqp->recv_cq)->lock);
 	pthread_spin_unlock(&to_ornic_cq(ibqp->send_cq)->lock);
 	/* A later QP may get the same QPN: its CQEs must not be these. */

@@ -33,6 +33,7 @@ bool ornic_qp_ex_ops_supported(uint64_t caps, enum ibv_qp_type type,
 
 	switch (type) {
 	case IBV_QPT_RC:
+	case IBV_QPT_XRC_SEND:	/* RC's operations, each to a remote XRC SRQ */
 		ok = ORNIC_RC_SEND_OPS;
 		break;
 	case IBV_QPT_UC:
@@ -314,6 +315,15 @@ static void ornic_wr_set_ud_addr(struct ibv_qp_ex *x, struct ibv_ah *ah,
 						    remote_qpn, remote_qkey));
 }
 
+static void ornic_wr_set_xrc_srqn(struct ibv_qp_ex *x, uint32_t remote_srqn)
+{
+	struct ornic_qp *qp = ornic_wr_qp(x);
+
+	if (ornic_wr_check_open(qp))
+		ornic_wr_error(qp, ornic_wqe_set_xrc_srqn(qp, &qp->wr,
+							  remote_srqn));
+}
+
 static void ornic_wr_set_sge(struct ibv_qp_ex *x, uint32_t lkey,
 			     uint64_t addr, uint32_t length)
 {
@@ -407,6 +417,8 @@ void ornic_qp_ex_init(struct ornic_qp *qp, uint64_t ops)
 		x->wr_atomic_write = ornic_wr_atomic_write;
 	if (qp->type == IBV_QPT_UD)
 		x->wr_set_ud_addr = ornic_wr_set_ud_addr;
+	if (qp->type == IBV_QPT_XRC_SEND)
+		x->wr_set_xrc_srqn = ornic_wr_set_xrc_srqn;
 	x->wr_set_sge = ornic_wr_set_sge;
 	x->wr_set_sge_list = ornic_wr_set_sge_list;
 	x->wr_set_inline_data = ornic_wr_set_inline_data;

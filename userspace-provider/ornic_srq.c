@@ -6,6 +6,8 @@
  * the CQs of several QPs in any order, so a WQE's blocks are reused only
  * once every WQE before it has completed too: done[] marks completed WQEs
  * by their first block and the consumer index advances over a done prefix.
+ * XRC SRQs (xrc.rst) complete on their own CQ; their CQEs carry the SRQ's
+ * number, which the context's XRC SRQ table turns back into the SRQ.
  *
  * Resizing (ORNIC_CAP_RESIZE) keeps block indices counting: every block
  * from ci to pi, taken by the device or not, is copied to the slot of the
@@ -42,14 +44,20 @@ void ornic_srq_retire(struct ornic_srq *srq, uint16_t wqe_index)
 	pthread_spin_unlock(&wq->lock);
 }
 
-struct ibv_srq *ornic_create_srq(struct ibv_pd *ibpd,
-				 struct ibv_srq_init_attr *attr)
+/*
+ * A basic SRQ, or with IBV_SRQT_XRC an XRC SRQ of @attr->xrcd whose
+ * receives complete on @attr->cq (xrc.rst).  @attr's PD is required.
+ */
+static struct ornic_srq *ornic_srq_create(struct ibv_context *ibctx,
+					  struct ibv_srq_init_attr_ex *attr)
 {
-	struct ornic_context *ctx = to_ornic_ctx(ibpd->context);
-	struct ornic_create_srq_resp resp = {};
-	struct ornic_create_srq cmd = {};
+	struct ornic_context *ctx = to_ornic_ctx(ibctx);
+	struct ornic_create_xsrq_resp resp = {};
+	struct ornic_create_xsrq cmd = {};
 	struct ibv_srq_attr *a = &attr->attr;
 	struct ornic_srq *srq;
+	struct ibv_pd *ibpd;
+	bool xrc = false;
 	uint64_t blocks;
 	uint32_t nb, log;
 	int err;
@@ -58,6 +66,34 @@ struct ibv_srq *ornic_create_srq(struct ibv_pd *ibpd,
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
+	if (attr->comp_mask & ~(uint32_t)(IBV_SRQ_INIT_ATTR_TYPE |
+					  IBV_SRQ_INIT_ATTR_PD |
+					  IBV_SRQ_INIT_ATTR_XRCD |
+					  IBV_SRQ_INIT_ATTR_CQ)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) {
+		if (attr->srq_type == IBV_SRQT_XRC) {
+			xrc = true;
+		} else if (attr->srq_type != IBV_SRQT_BASIC) {
+			errno = EOPNOTSUPP;
+			return NULL;
+		}
+	}
+	if (xrc && !(ctx->caps & ORNIC_CAP_XRC)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (!(attr->comp_mask & IBV_SRQ_INIT_ATTR_PD) || !attr->pd ||
+	    (xrc && (!(attr->comp_mask & IBV_SRQ_INIT_ATTR_XRCD) ||
+		     !attr->xrcd || !(attr->comp_mask & IBV_SRQ_INIT_ATTR_CQ) ||
+		     !attr->cq))) {
+		errno = EINVAL;
+		return NULL;
+	}
+	/* A parent domain's allocator gives the ring (its handle is its PD's). */
+	ibpd = attr->pd;
 	nb = ornic_recv_wqe_blocks(max_t(uint32_t, a->max_sge, 1));
 	blocks = (uint64_t)(a->max_wr ? a->max_wr : 1) * nb;
 	if (!a->max_wr || a->max_sge > ctx->max_srq_sge ||
@@ -94,26 +130,37 @@ struct ibv_srq *ornic_create_srq(struct ibv_pd *ibpd,
 	cmd.log_depth = log;
 	cmd.buf_addr = (uintptr_t)srq->wq.ring.buf;
 	cmd.buf_size = srq->wq.ring.buf_size;
-	err = ibv_cmd_create_srq(ibpd, &srq->vsrq.srq, attr, &cmd.ibv_cmd,
-				 sizeof(cmd), &resp.ibv_resp, sizeof(resp));
+	err = ibv_cmd_create_srq_ex(ibctx, &srq->vsrq, attr, &cmd.ibv_cmd,
+				    sizeof(cmd), &resp.ibv_resp, sizeof(resp));
 	if (err)
 		goto err_lock;
 	if (resp.log_depth != log) {
 		verbs_err(&ctx->ibvctx,
 			  "ornic: kernel programmed SRQ depth 2^%u, asked 2^%u\n",
 			  resp.log_depth, log);
-		ibv_cmd_destroy_srq(&srq->vsrq.srq);
 		err = EPROTO;
-		goto err_lock;
+		goto err_cmd;
 	}
 	srq->srqn = resp.srqn;
+	/* ibv_create_srq_ex leaves these to the provider. */
+	srq->vsrq.srq.srq_context = attr->srq_context;
+	srq->vsrq.srq.pd = attr->pd;
+	srq->vsrq.srq.events_completed = 0;
+	if (xrc) {
+		srq->xrc_cq = to_ornic_cq(attr->cq);
+		err = ornic_table_set(&ctx->xrc_srq_table, srq->srqn, srq);
+		if (err)
+			goto err_cmd;
+	}
 	a->max_wr = srq->wq.max_wr;
 	a->max_sge = srq->wq.max_sge;
 	srq->parent_domain = ornic_parent_domain(ibpd);
 	if (srq->parent_domain)
 		ornic_pd_get(srq->parent_domain);
-	return &srq->vsrq.srq;
+	return srq;
 
+err_cmd:
+	ibv_cmd_destroy_srq(&srq->vsrq.srq);
 err_lock:
 	pthread_spin_destroy(&srq->wq.lock);
 err_done:
@@ -124,6 +171,37 @@ err_free:
 	free(srq);
 	errno = err;
 	return NULL;
+}
+
+struct ibv_srq *ornic_create_srq(struct ibv_pd *ibpd,
+				 struct ibv_srq_init_attr *attr)
+{
+	struct ibv_srq_init_attr_ex ex = {
+		.srq_context = attr->srq_context,
+		.attr = attr->attr,
+		.comp_mask = IBV_SRQ_INIT_ATTR_PD,
+		.pd = ibpd,
+	};
+	struct ornic_srq *srq = ornic_srq_create(ibpd->context, &ex);
+
+	if (!srq)
+		return NULL;
+	attr->attr = ex.attr;
+	return &srq->vsrq.srq;
+}
+
+struct ibv_srq *ornic_create_srq_ex(struct ibv_context *ibctx,
+				    struct ibv_srq_init_attr_ex *attr)
+{
+	struct ornic_srq *srq = ornic_srq_create(ibctx, attr);
+
+	return srq ? &srq->vsrq.srq : NULL;
+}
+
+int ornic_get_srq_num(struct ibv_srq *ibsrq, uint32_t *srq_num)
+{
+	*srq_num = to_ornic_srq(ibsrq)->srqn;
+	return 0;
 }
 
 /* Called with the SRQ lock: a new ring of 2^log blocks for max_wr WQEs. */
@@ -232,6 +310,16 @@ int ornic_destroy_srq(struct ibv_srq *ibsrq)
 	err = ibv_cmd_destroy_srq(ibsrq);
 	if (err)
 		return err;
+	if (srq->xrc_cq) {
+		struct ornic_context *ctx = to_ornic_ctx(ibsrq->context);
+
+		/* No poller may be retiring into it while it is freed. */
+		pthread_spin_lock(&srq->xrc_cq->lock);
+		ornic_table_set(&ctx->xrc_srq_table, srq->srqn, NULL);
+		pthread_spin_unlock(&srq->xrc_cq->lock);
+		/* A later SRQ may get this number: its CQEs are not these. */
+		ornic_cq_clean_xrc_srq(srq->xrc_cq, srq->srqn);
+	}
 	pthread_spin_destroy(&srq->wq.lock);
 	free(srq->done);
 	ornic_ring_free(&srq->wq.ring);

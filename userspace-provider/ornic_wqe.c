@@ -42,6 +42,9 @@ static int ornic_wqe_opcode(enum ibv_qp_type type, enum ibv_wr_opcode op,
 			return EINVAL;
 		}
 	}
+	/* Windows are bound on RC send queues only (memory.rst). */
+	if (op == IBV_WR_BIND_MW && type != IBV_QPT_RC)
+		return EINVAL;
 	/* UC carries SENDs and RDMA WRITEs only (wqe.rst). */
 	if (type == IBV_QPT_UC && op != IBV_WR_SEND &&
 	    op != IBV_WR_SEND_WITH_IMM && op != IBV_WR_RDMA_WRITE &&
@@ -203,6 +206,16 @@ int ornic_wqe_set_atomic(struct ornic_wqe_buf *w, uint64_t remote_addr,
 	h->atomic.compare_add = htole64(compare_add);
 	if (h->opcode == ORNIC_WQE_OP_ATOMIC_CMP_SWP)
 		h->atomic.swap = htole64(swap);
+	return 0;
+}
+
+/* XRC_SEND QPs: the remote XRC SRQ the message is for (24 bits). */
+int ornic_wqe_set_xrc_srqn(struct ornic_qp *qp, struct ornic_wqe_buf *w,
+			   uint32_t remote_srqn)
+{
+	if (qp->type != IBV_QPT_XRC_SEND || remote_srqn > ORNIC_QPN_MASK)
+		return EINVAL;
+	w->block[0].hdr.xrc_srqn = htole32(remote_srqn);
 	return 0;
 }
 

@@ -181,14 +181,16 @@ enum ornic_fatal_code {
 #define ORNIC_CAP_FAST_REG		ORNIC_BIT_ULL(11) /* REG_MR/LOCAL_INV WQEs */
 #define ORNIC_CAP_FLUSH			ORNIC_BIT_ULL(12) /* FLUSH WQEs, RC FLUSH */
 #define ORNIC_CAP_ATOMIC_WRITE		ORNIC_BIT_ULL(13) /* ATOMIC_WRITE WQEs */
+#define ORNIC_CAP_UC			ORNIC_BIT_ULL(14) /* unreliable connected QPs */
 #define ORNIC_CAP_MW			ORNIC_BIT_ULL(15) /* memory windows 1, 2B */
-/* Timestamped CQs (64-byte CQEs) and the CLOCK register of doorbell pages. */
-#define ORNIC_CAP_CQE_TIMESTAMP		ORNIC_BIT_ULL(20)
 /* RESIZE_CQ, RESIZE_SRQ and REREG_MR admin commands */
 #define ORNIC_CAP_RESIZE		ORNIC_BIT_ULL(16)
-#define ORNIC_CAP_UC			ORNIC_BIT_ULL(14) /* unreliable connected QPs */
 #define ORNIC_CAP_MCAST			ORNIC_BIT_ULL(17) /* UD multicast groups */
+/* XRC domains, XRC SRQs, XRC_INI/XRC_TGT QPs (spec: xrc.rst) */
+#define ORNIC_CAP_XRC			ORNIC_BIT_ULL(18)
 #define ORNIC_CAP_ODP			ORNIC_BIT_ULL(19) /* on-demand paging */
+/* Timestamped CQs (64-byte CQEs) and the CLOCK register of doorbell pages. */
+#define ORNIC_CAP_CQE_TIMESTAMP		ORNIC_BIT_ULL(20)
 
 /* ------------------------------------------------------------------------
  * 4. Doorbells (spec: doorbells.rst).  Each 4 KiB page of BAR2 holds one
@@ -289,6 +291,8 @@ enum ornic_admin_opcode {
 	ORNIC_ADMIN_MODIFY_QP		= 0x21,
 	ORNIC_ADMIN_QUERY_QP		= 0x22,
 	ORNIC_ADMIN_DESTROY_QP		= 0x23,
+	ORNIC_ADMIN_ALLOC_XRCD		= 0x24,	/* ORNIC_CAP_XRC */
+	ORNIC_ADMIN_DEALLOC_XRCD	= 0x25,	/* ORNIC_CAP_XRC */
 	ORNIC_ADMIN_CREATE_SRQ		= 0x28,
 	ORNIC_ADMIN_MODIFY_SRQ		= 0x29,
 	ORNIC_ADMIN_DESTROY_SRQ		= 0x2a,
@@ -534,9 +538,8 @@ enum ornic_counter_id {
 	ORNIC_CNT_ODP_ERRORS		= 51,	/* ERROR entry or table DMA */
 	ORNIC_CNT_RX_UC_NO_RECV		= 52,	/* UC: no receive WQE, msg dropped */
 	ORNIC_CNT_RX_UC_DROPPED		= 53,	/* UC: msg cut short or refused */
-	/* 54: reserved */
-	ORNIC_CNT_RX_ROCE_PEER_MISMATCH	= 55,	/* RC/UC: not from the QP's peer */
-	ORNIC_CNT_COUNT			= 56,
+	ORNIC_CNT_RX_ROCE_PEER_MISMATCH	= 54,	/* RC/UC/XRC: not from the peer */
+	ORNIC_CNT_COUNT			= 55,
 };
 
 #define ORNIC_DEVICE_COUNTERS_MAX	62
@@ -782,13 +785,20 @@ enum ornic_qp_type {
 	ORNIC_QPT_UD			= 2,
 	ORNIC_QPT_GSI			= 3,	/* QPN 1, UD semantics */
 	ORNIC_QPT_UC			= 4,	/* ORNIC_CAP_UC */
+	/* ORNIC_CAP_XRC (spec: xrc.rst): the send and the receive side of XRC */
+	ORNIC_QPT_XRC_INI		= 5,	/* initiator: SQ only */
+	ORNIC_QPT_XRC_TGT		= 6,	/* target: no queues, an XRCD */
 };
 
 #define ORNIC_QP_FLAG_USE_SRQ		ORNIC_BIT(0)
 #define ORNIC_QPN_GSI			1
 #define ORNIC_QPN_MASK			0x00ffffffU
 
-/* CREATE_QP: result0 = QPN.  Depths count 64-byte basic blocks. */
+/*
+ * CREATE_QP: result0 = QPN.  Depths count 64-byte basic blocks.  An XRC_INI
+ * QP has only the send side (rq_mem, rq_log_depth, recv_cqn 0); an
+ * XRC_TGT QP has no queues, PD or CQs, only its XRC domain.
+ */
 struct ornic_admin_create_qp {
 	struct ornic_admin_hdr hdr;
 	struct ornic_mem_desc sq_mem;
@@ -796,7 +806,10 @@ struct ornic_admin_create_qp {
 	__le32 pd;
 	__le32 send_cqn;
 	__le32 recv_cqn;
-	__le32 srqn;			/* with QP_FLAG_USE_SRQ */
+	union {
+		__le32 srqn;		/* with QP_FLAG_USE_SRQ */
+		__le32 xrcd;		/* XRC_TGT */
+	};
 	__le16 db_page;
 	__u8 qp_type;			/* enum ornic_qp_type */
 	__u8 flags;			/* ORNIC_QP_FLAG_* */
@@ -808,6 +821,8 @@ struct ornic_admin_create_qp {
 ORNIC_HW_ASSERT_SIZE(struct ornic_admin_create_qp, 64);
 ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_create_qp, pd, 40);
 ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_create_qp, db_page, 56);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_create_qp, srqn, 52);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_create_qp, xrcd, 52);
 
 enum ornic_qp_state {
 	ORNIC_QPS_RESET			= 0,	/* same values as IB QP states */
@@ -888,19 +903,34 @@ ORNIC_HW_ASSERT_SIZE(struct ornic_admin_modify_qp, 64);
 
 #define ORNIC_MODIFY_QP_FLAG_CUR_STATE	ORNIC_BIT(0)
 
-/* CREATE_SRQ: result0 = SRQN (>= 1).  Depth counts basic blocks. */
+enum ornic_srq_type {
+	ORNIC_SRQT_BASIC		= 0,	/* named by the QPs that use it */
+	ORNIC_SRQT_XRC			= 1,	/* ORNIC_CAP_XRC: named by XRCETH */
+};
+
+/*
+ * CREATE_SRQ: result0 = SRQN (>= 1).  Depth counts basic blocks.  An XRC
+ * SRQ belongs to an XRC domain and completes its receives on its own CQ.
+ */
 struct ornic_admin_create_srq {
 	struct ornic_admin_hdr hdr;
 	struct ornic_mem_desc mem;
 	__le32 pd;
 	__le16 db_page;
 	__u8 log_depth;
-	__u8 reserved0;
+	__u8 srq_type;			/* enum ornic_srq_type */
 	__le32 limit;			/* SRQ_LIMIT event threshold, 0 = off */
-	__le32 reserved1[7];
+	__le32 xrcd;			/* SRQT_XRC, else 0 */
+	__le32 cqn;			/* SRQT_XRC: receive CQ, else 0 */
+	__le32 reserved1[5];
 };
 
 ORNIC_HW_ASSERT_SIZE(struct ornic_admin_create_srq, 64);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_create_srq, srq_type, 31);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_create_srq, xrcd, 36);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_create_srq, cqn, 40);
+
+/* ALLOC_XRCD: no body; result0 = XRCD number (>= 1). */
 
 /* MODIFY_SRQ: re-arm the limit event. */
 struct ornic_admin_modify_srq {
@@ -1273,7 +1303,8 @@ struct ornic_send_wqe {
 	__be32 imm_data;		/* SEND_IMM, RDMA_WRITE_IMM */
 	__le32 invalidate_rkey;		/* SEND_INV, LOCAL_INV: MR or MW key */
 	__le64 wr_id;
-	__le64 reserved1;
+	__le32 xrc_srqn;		/* XRC_INI: remote XRC SRQ, else 0 */
+	__le32 reserved1;
 	union {
 		struct ornic_wqe_rdma_seg rdma;
 		struct ornic_wqe_atomic_seg atomic;
@@ -1287,6 +1318,8 @@ struct ornic_send_wqe {
 
 ORNIC_HW_ASSERT_SIZE(struct ornic_send_wqe, ORNIC_WQE_BLOCK_SIZE);
 ORNIC_HW_ASSERT_OFFSET(struct ornic_send_wqe, wr_id, 16);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_send_wqe, xrc_srqn, 24);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_send_wqe, reserved1, 28);
 ORNIC_HW_ASSERT_OFFSET(struct ornic_send_wqe, rdma, 32);
 
 /* Block 0 of every receive WQE (RQ and SRQ): header then 3 SGEs. */
@@ -1350,13 +1383,15 @@ enum ornic_cqe_status {
 #define ORNIC_CQE_FLAG_GRH		ORNIC_BIT(2)	/* UD: 40-byte GRH */
 #define ORNIC_CQE_FLAG_IPV4		ORNIC_BIT(3)	/* UD: GRH is IPv4 */
 #define ORNIC_CQE_FLAG_ETH_CSUM_OK	ORNIC_BIT(4)	/* ETH_RX */
+/* A receive from an XRC SRQ (ORNIC_CAP_XRC): src_qp holds its SRQN. */
+#define ORNIC_CQE_FLAG_XRC		ORNIC_BIT(6)
 
 struct ornic_cqe {
 	__le64 wr_id;			/* ETH: descriptor index */
 	__le32 byte_len;
 	__be32 imm_data;		/* or invalidated rkey (le) with INV */
 	__le32 qpn;			/* ETH: ring id */
-	__le32 src_qp;			/* UD receive */
+	__le32 src_qp;			/* UD receive; SRQN with FLAG_XRC */
 	__le16 wqe_index;		/* first block of the WQE, low 16 bits */
 	__u8 opcode;			/* enum ornic_cqe_opcode */
 	__u8 status;			/* enum ornic_cqe_status */
@@ -1409,7 +1444,8 @@ enum ornic_vendor_err {
 	ORNIC_VERR_MW_TYPE		= 19,	/* not for this window type */
 	ORNIC_VERR_MW_QP		= 20,	/* type 2 bound through another QP */
 	ORNIC_VERR_MW_BIND		= 21,	/* MR without MW_BIND / LOCAL_WRITE */
-	/* 22..23: reserved for other features */
+	ORNIC_VERR_XRC_SRQN		= 22,	/* xrc_srqn above 24 bits */
+	/* 23: reserved for other features */
 	ORNIC_VERR_ODP_ERROR		= 24,	/* ODP page marked ERROR */
 	ORNIC_VERR_ODP_TABLE		= 25,	/* ODP page table unreadable */
 };

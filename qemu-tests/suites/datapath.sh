@@ -5,7 +5,8 @@
 # PROVIDER_DIR in the environment; rxe: two rxe devices on a veth pair) the
 # same tests run between two devices, one of them in its own network
 # namespace: ibv_rc_pingpong (data checked, also with completion events and
-# over an IPv6 GID), ibv_uc_pingpong, ibv_ud_pingpong, ibv_srq_pingpong, perftest
+# over an IPv6 GID), ibv_uc_pingpong, ibv_ud_pingpong, ibv_srq_pingpong,
+# ibv_xsrq_pingpong (XRC; a SKIP on devices without XRC, such as rxe), perftest
 # send/write/read/atomic bandwidth and latency, rdma_cm tools (rping,
 # ucmatose, udaddy, mckey, ib_send_bw -R) and the negative test
 # (TOOLDIR/datapath-neg).  Parsed perftest rows go to /out/perf.txt as
@@ -69,6 +70,23 @@ pingpongs() { # pingpongs KIND
 	else
 		fail "$k/srq_pingpong" "$(tail_of "$k-srq_pingpong")"
 	fi
+	# XRC: each side's XRC SRQ (in an XRC domain) is fed by the other's
+	# initiator QP through a target QP; needs IBV_DEVICE_XRC on both.
+	if ! has_xrc "$SDEV" || ! has_xrc "$CDEV"; then
+		skip "$k/xsrq_pingpong" "$SDEV/$CDEV do not advertise XRC (IBV_DEVICE_XRC)"
+	elif pair "$k" xsrq_pingpong ibv_xsrq_pingpong -d "$SDEV" -g "$sg" -n 100 -s 4096 -- \
+		-d "$CDEV" -g "$cg" -n 100 -s 4096 &&
+		grep -q '^success' "/out/$k-xsrq_pingpong.client.log" &&
+		grep -q '^success' "/out/$k-xsrq_pingpong.server.log"; then
+		pass "$k/xsrq_pingpong" "XRC SRQs through initiator/target QPs, 100 x 4096 B each way"
+	else
+		fail "$k/xsrq_pingpong" "$(tail_of "$k-xsrq_pingpong")"
+	fi
+}
+
+# has_xrc DEV: whether DEV's device capabilities include XRC.
+has_xrc() {
+	ibv_devinfo -v -d "$1" 2>/dev/null | grep -qw XRC
 }
 
 perf() { # perf KIND NAME TOOL ARGS...

@@ -263,6 +263,61 @@ EngineRig::EngineRig() {
   std::memcpy(memory.at(uc_sq + 64), &uc_sge, sizeof(uc_sge));
   device.bar_write(ORNIC_BAR_DOORBELL, ORNIC_DB_SQ, 8, ORNIC_DB_VALUE(uc_qpn, 0, 2));
   run();
+  xrc_target(pd, cqn);
+}
+
+// An XRC domain with XRC SRQ kXrcSrqn (4 receives posted) and a target QP in RTS expecting
+// PSN 0 (xrc.rst).
+void EngineRig::xrc_target(uint32_t pd, uint32_t cqn) {
+  ornic_admin_destroy alloc{};
+  alloc.hdr.opcode = ORNIC_ADMIN_ALLOC_XRCD;
+  const uint32_t xrcd = le(admin(&alloc).result0);
+  ornic_admin_create_srq srq{};
+  srq.hdr.opcode = ORNIC_ADMIN_CREATE_SRQ;
+  srq.mem = ring(64 * 64);
+  srq.pd = to_le(pd);
+  srq.log_depth = 6;
+  srq.srq_type = ORNIC_SRQT_XRC;
+  srq.xrcd = to_le(xrcd);
+  srq.cqn = to_le(cqn);
+  if (le(admin(&srq).result0) != kXrcSrqn)
+    die("unexpected XRC SRQ number");
+  const uint64_t srq_ring = le(srq.mem.addr);
+  ornic_admin_create_qp qp{};
+  qp.hdr.opcode = ORNIC_ADMIN_CREATE_QP;
+  qp.qp_type = ORNIC_QPT_XRC_TGT;
+  qp.xrcd = to_le(xrcd);
+  xrc_qpn = le(admin(&qp).result0);
+  ornic_qp_attr attr{};
+  attr.state = ORNIC_QPS_INIT;
+  attr.access_flags =
+      to_le(ORNIC_ACCESS_REMOTE_WRITE | ORNIC_ACCESS_REMOTE_READ | ORNIC_ACCESS_REMOTE_ATOMIC);
+  modify(xrc_qpn, attr, ORNIC_QP_ATTR_PKEY_INDEX | ORNIC_QP_ATTR_ACCESS_FLAGS);
+  attr.state = ORNIC_QPS_RTR;
+  attr.path_mtu = ORNIC_MTU_256;
+  attr.dest_qpn = to_le(0x11u);
+  attr.max_dest_rd_atomic = 4;
+  attr.dgid[10] = attr.dgid[11] = 0xff;
+  attr.dgid[12] = 10;
+  attr.dgid[15] = 2;
+  modify(xrc_qpn, attr,
+         ORNIC_QP_ATTR_AV | ORNIC_QP_ATTR_PATH_MTU | ORNIC_QP_ATTR_DEST_QPN | ORNIC_QP_ATTR_RQ_PSN |
+             ORNIC_QP_ATTR_MAX_DEST_RD_ATOMIC | ORNIC_QP_ATTR_MIN_RNR_TIMER);
+  attr.state = ORNIC_QPS_RTS;
+  attr.timeout = 1;
+  modify(xrc_qpn, attr, ORNIC_QP_ATTR_SQ_PSN | ORNIC_QP_ATTR_TIMEOUT);
+  for (uint32_t i = 0; i < 4; ++i) {
+    ornic_recv_wqe w{};
+    w.wr_id = to_le(uint64_t{i});
+    w.num_blocks = 1;
+    w.num_sge = 1;
+    w.sge[0].addr = to_le(buffer + 16384 + 4096 * i);
+    w.sge[0].length = to_le(4096u);
+    w.sge[0].lkey = to_le(mr_key);
+    std::memcpy(memory.at(srq_ring + 64 * i), &w, sizeof(w));
+  }
+  device.bar_write(ORNIC_BAR_DOORBELL, ORNIC_DB_SRQ, 8, ORNIC_DB_VALUE(kXrcSrqn, 0, 4));
+  run();
 }
 
 void EngineRig::deliver(std::span<const uint8_t> frame) {

@@ -1,8 +1,8 @@
 // A NIC with RoCE objects ready to receive, for the fuzzer: brought up through BAR0 and the
 // admin queue like a driver does, with an RC QP in RTS that has WRITE/READ/atomic WQEs
-// outstanding (so responses reach the completer), a UC QP, a UD QP, the GSI QP (QPN 1) and
-// posted receives (so requests reach the responder). No gtest: failures abort, a broken rig must
-// not fuzz nothing.
+// outstanding (so responses reach the completer), a UC QP, a UD QP, the GSI QP (QPN 1), an XRC
+// target QP whose domain holds XRC SRQ kXrcSrqn, and posted receives (so requests reach the
+// responder). No gtest: failures abort, a broken rig must not fuzz nothing.
 #pragma once
 
 #include <array>
@@ -61,6 +61,8 @@ public:
   // Fixed so seeds can name it: the 64 KiB MR, key index 1, variant 0.
   static constexpr uint64_t kBuffer = kBase + (512 << 10);
   static constexpr uint32_t kMrKey = 0x100;
+  // The first SRQ the rig creates: the XRC SRQ its XRC target's requests may name.
+  static constexpr uint32_t kXrcSrqn = 1;
 
   EngineRig();
   void deliver(std::span<const uint8_t> frame);
@@ -70,7 +72,7 @@ public:
     run();
   }
 
-  uint32_t rc_qpn = 0, ud_qpn = 0, uc_qpn = 0;
+  uint32_t rc_qpn = 0, ud_qpn = 0, uc_qpn = 0, xrc_qpn = 0;
   uint32_t mr_key = 0;
   uint64_t buffer = 0;
 
@@ -78,6 +80,7 @@ private:
   uint64_t alloc(size_t bytes);
   ornic_admin_cqe admin(const void* command);
   ornic_mem_desc ring(size_t bytes);
+  void xrc_target(uint32_t pd, uint32_t cqn);
   void modify(uint32_t qpn, ornic_qp_attr attr, uint32_t mask);
   void post_recv(uint32_t qpn, uint64_t rq, uint32_t index);
 

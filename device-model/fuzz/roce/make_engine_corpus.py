@@ -25,6 +25,10 @@ def frame(control, opcode, psn, headers=b"", payload=b"", ack_req=True, dest_qp=
     return eth + ip
 
 
+def xrceth(srqn):
+    return struct.pack(">I", srqn & 0xFFFFFF)
+
+
 def reth(va, length):
     return struct.pack(">QII", va, RKEY, length)
 
@@ -56,8 +60,18 @@ SEEDS = {
     "engine-nak-sequence": frame(0x10, 0x11, 1, aeth(0x60, 0)),
     "engine-rnr-nak": frame(0x10, 0x11, 0, aeth(0x21, 0)),
     "engine-nak-access": frame(0x00, 0x11, 0, aeth(0x62, 0)),
-    # UC requests (control 0x03: the rig's UC QP, expected PSN 0): a SEND of three packets
-    # with a gap, a WRITE with immediate, a WRITE with a bad rkey.
+    # XRC requests for the rig's target QP (control 0x03 with an XRC opcode), naming its XRC
+    # SRQ 1; one naming an SRQ of no domain of the target's (the invalid request).
+    "engine-xrc-send-only": frame(0x03, 0xA4, 0, xrceth(1), bytes(range(48))),
+    "engine-xrc-send-first": frame(0x03, 0xA0, 0, xrceth(1), bytes(256), ack_req=False),
+    "engine-xrc-write-only": frame(0x03, 0xAA, 0, xrceth(1) + reth(BUFFER + 8192, 32),
+                                   bytes(32)),
+    "engine-xrc-read-request": frame(0x03, 0xAC, 0, xrceth(1) + reth(BUFFER, 300)),
+    "engine-xrc-fetch-add": frame(0x03, 0xB4, 0,
+                                  xrceth(1) + struct.pack(">QIQQ", BUFFER + 8, RKEY, 1, 0)),
+    "engine-xrc-wrong-srq": frame(0x03, 0xA4, 0, xrceth(0x77), bytes(16)),
+    # UC requests (control 0x03 with a UC opcode: the rig's UC QP, expected PSN 0): a SEND of
+    # three packets with a gap, a WRITE with immediate, a WRITE with a bad rkey.
     "engine-uc-send-first": frame(0x03, 0x20, 0, payload=bytes(256), ack_req=False),
     "engine-uc-send-gap": frame(0x03, 0x22, 2, payload=bytes(40), ack_req=False),
     "engine-uc-write-imm": frame(0x03, 0x2B, 0, reth(BUFFER, 8) + b"\1\2\3\4", bytes(8),

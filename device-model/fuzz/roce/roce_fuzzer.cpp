@@ -106,10 +106,15 @@ void address_to_rig(std::vector<uint8_t>& frame, uint8_t control,
   }
   if (frame.size() < bth + Bth::kSize)
     return;
-  // Control bits 0..1: 0 the RC QP, 1 the UD QP, 2 the frame's own QPN, 3 the UC QP.
+  // Control bits 0..1: 0 the RC QP, 1 the UD QP, 2 the frame's own QPN, 3 the connected QP of
+  // the frame's transport: the XRC target for XRC opcodes (0xa0..0xbf), else the UC QP.
   const unsigned target = control & 3;
+  const bool xrc = (bytes[bth] & 0xe0) == 0xa0;
   if (target != 2)
-    store_be24(bytes, bth + 5, target == 1 ? rig.ud_qpn : target == 3 ? rig.uc_qpn : rig.rc_qpn);
+    store_be24(bytes, bth + 5,
+               target == 1   ? rig.ud_qpn
+               : target == 3 ? (xrc ? rig.xrc_qpn : rig.uc_qpn)
+                             : rig.rc_qpn);
   if (control & 4)
     store_be24(bytes, bth + 9, control >> 5);
 }

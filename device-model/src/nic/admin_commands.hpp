@@ -63,6 +63,11 @@ private:
   AdminResult modify_qp(const ornic_admin_modify_qp& command);
   AdminResult query_qp(const ornic_admin_modify_qp& command);
   AdminResult destroy_qp(const ornic_admin_destroy& command);
+  AdminResult create_xrc_tgt_qp(const ornic_admin_create_qp& command);
+
+  // admin_xrc.cpp
+  AdminResult alloc_xrcd();
+  AdminResult dealloc_xrcd(const ornic_admin_destroy& command);
 
   // admin_srq_ah_gid.cpp
   AdminResult create_srq(const ornic_admin_create_srq& command);

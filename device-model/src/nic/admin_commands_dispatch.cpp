@@ -106,6 +106,10 @@ AdminResult AdminCommands::dispatch(const ornic_admin_sqe& c) {
     return query_qp(as<ornic_admin_modify_qp>(c));
   case ORNIC_ADMIN_DESTROY_QP:
     return destroy_qp(as<ornic_admin_destroy>(c));
+  case ORNIC_ADMIN_ALLOC_XRCD:
+    return body_is_zero(c) ? alloc_xrcd() : admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);
+  case ORNIC_ADMIN_DEALLOC_XRCD:
+    return dealloc_xrcd(as<ornic_admin_destroy>(c));
   case ORNIC_ADMIN_CREATE_SRQ:
     return create_srq(as<ornic_admin_create_srq>(c));
   case ORNIC_ADMIN_MODIFY_SRQ:

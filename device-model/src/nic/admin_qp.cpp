@@ -3,6 +3,7 @@
 #include "nic/admin_commands.hpp"
 #include "nic/mem_desc_reader.hpp"
 #include "nic/qp_state_machine.hpp"
+#include "nic/qp_type.hpp"
 
 namespace ornic {
 namespace {
@@ -28,11 +29,21 @@ AdminResult AdminCommands::create_qp(const ornic_admin_create_qp& c) {
   if (c.reserved != 0 || (c.flags & ~ORNIC_QP_FLAG_USE_SRQ))
     return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);
   // Checked as a number first: an out-of-range value must never become an enum.
-  if (c.qp_type != ORNIC_QPT_RC && c.qp_type != ORNIC_QPT_UD && c.qp_type != ORNIC_QPT_GSI &&
-      !(c.qp_type == ORNIC_QPT_UC && (limits::kCaps & ORNIC_CAP_UC)))
+  if (!qp_type_valid(c.qp_type))
     return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);
   const auto type = static_cast<ornic_qp_type>(c.qp_type);
+  // A type whose capability the device does not report does not exist for it.
+  if ((type == ORNIC_QPT_UC && !(limits::kCaps & ORNIC_CAP_UC)) ||
+      (qp_is_xrc(type) && !(limits::kCaps & ORNIC_CAP_XRC)))
+    return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);
+  if (type == ORNIC_QPT_XRC_TGT)
+    return create_xrc_tgt_qp(c);
   const bool use_srq = (c.flags & ORNIC_QP_FLAG_USE_SRQ) != 0;
+  // An XRC initiator only sends: no receive queue, no SRQ, no receive CQ.
+  const bool has_rq = !use_srq && type != ORNIC_QPT_XRC_INI;
+  if (type == ORNIC_QPT_XRC_INI && (use_srq || c.srqn != 0 || c.recv_cqn != 0 ||
+                                    c.rq_log_depth != 0 || !field_is_zero(c.rq_mem)))
+    return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);
   auto& r = core_.resources;
 
   QueuePair qp;
@@ -46,18 +57,21 @@ AdminResult AdminCommands::create_qp(const ornic_admin_create_qp& c) {
   if (use_srq) {
     if (c.rq_log_depth != 0 || !field_is_zero(c.rq_mem))
       return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);
-  } else {
+  } else if (has_rq) {
     if (c.srqn != 0)
       return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);
     if (auto status = check_log_depth(c.rq_log_depth); status != ORNIC_ADMIN_STATUS_SUCCESS)
       return admin_status(status);
   }
   if (r.pds.find(qp.pd) == nullptr || r.cqs.find(qp.send_cqn) == nullptr ||
-      r.cqs.find(qp.recv_cqn) == nullptr)
+      (type != ORNIC_QPT_XRC_INI && r.cqs.find(qp.recv_cqn) == nullptr))
     return admin_status(ORNIC_ADMIN_STATUS_BAD_HANDLE);
   if (use_srq) {
-    if (r.srqs.find(le(c.srqn)) == nullptr)
+    const SharedReceiveQueue* srq = r.srqs.find(le(c.srqn));
+    if (srq == nullptr)
       return admin_status(ORNIC_ADMIN_STATUS_BAD_HANDLE);
+    if (srq->is_xrc()) // requests name an XRC SRQ; a QP never does
+      return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);
     qp.srqn = le(c.srqn);
   }
   if (!db_page_usable(qp.db_page) || (type == ORNIC_QPT_GSI && qp.db_page != ORNIC_DB_PAGE_KERNEL))
@@ -70,16 +84,17 @@ AdminResult AdminCommands::create_qp(const ornic_admin_create_qp& c) {
     return admin_status(sq.status);
   qp.sq_memory = std::move(sq.memory);
   qp.sq.log_depth = c.sq_log_depth;
-  if (!use_srq) {
+  if (has_rq) {
     auto rq = read_mem_desc(core_.memory(), c.rq_mem, wqe_ring_rules(c.rq_log_depth));
     if (rq.status != ORNIC_ADMIN_STATUS_SUCCESS)
       return admin_status(rq.status);
     qp.rq_memory = std::move(rq.memory);
     qp.rq.log_depth = c.rq_log_depth;
   }
-  const uint64_t pages = qp.sq_memory.page_count() + (use_srq ? 0 : qp.rq_memory.page_count());
+  const uint64_t pages = qp.sq_memory.page_count() + (has_rq ? qp.rq_memory.page_count() : 0);
   if (!page_budget_allows(pages))
     return admin_status(ORNIC_ADMIN_STATUS_NO_RESOURCES);
+  qp.page_list_charge = pages;
 
   std::optional<uint32_t> qpn;
   if (type == ORNIC_QPT_GSI)
@@ -90,6 +105,29 @@ AdminResult AdminCommands::create_qp(const ornic_admin_create_qp& c) {
   if (!qpn)
     return admin_status(ORNIC_ADMIN_STATUS_NO_RESOURCES);
   r.page_list_entries += pages;
+  return admin_ok(*qpn);
+}
+
+// An XRC target has no queues, PD or CQs (xrc.rst): its requests name an XRC SRQ of its
+// domain, which supplies the receive WQEs, the PD and the CQ.
+AdminResult AdminCommands::create_xrc_tgt_qp(const ornic_admin_create_qp& c) {
+  if (c.flags != 0 || !field_is_zero(c.sq_mem) || !field_is_zero(c.rq_mem) || c.sq_log_depth != 0 ||
+      c.rq_log_depth != 0 || c.pd != 0 || c.send_cqn != 0 || c.recv_cqn != 0)
+    return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);
+  auto& r = core_.resources;
+  QueuePair qp;
+  qp.type = ORNIC_QPT_XRC_TGT;
+  qp.xrcd = le(c.xrcd);
+  qp.db_page = le(c.db_page);
+  if (r.xrcds.find(qp.xrcd) == nullptr)
+    return admin_status(ORNIC_ADMIN_STATUS_BAD_HANDLE);
+  if (!db_page_usable(qp.db_page))
+    return admin_status(ORNIC_ADMIN_STATUS_PERMISSION);
+  if (r.qps.size() >= limits::kMaxQp)
+    return admin_status(ORNIC_ADMIN_STATUS_NO_RESOURCES);
+  const auto qpn = r.qps.insert(std::move(qp));
+  if (!qpn)
+    return admin_status(ORNIC_ADMIN_STATUS_NO_RESOURCES);
   return admin_ok(*qpn);
 }
 
@@ -244,7 +282,7 @@ AdminResult AdminCommands::destroy_qp(const ornic_admin_destroy& c) {
   const QueuePair* qp = r.qps.find(qpn);
   if (qp == nullptr)
     return admin_status(ORNIC_ADMIN_STATUS_BAD_HANDLE);
-  r.page_list_entries -= qp->sq_memory.page_count() + (qp->srqn ? 0 : qp->rq_memory.page_count());
+  r.page_list_entries -= qp->page_list_charge;
   // A type-2 window is usable only through its QP: a later QP with this QPN must not inherit it.
   for (auto& [index, entry] : r.mrs)
     if (entry.window && entry.window->bound && entry.window->type == ORNIC_MW_TYPE_2 &&

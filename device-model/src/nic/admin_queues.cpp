@@ -114,6 +114,7 @@ AdminResult AdminCommands::destroy_cq(const ornic_admin_destroy& c) {
     return admin_status(ORNIC_ADMIN_STATUS_BAD_HANDLE);
   const bool in_use =
       r.qps.any_of([&](const QueuePair& qp) { return qp.send_cqn == cqn || qp.recv_cqn == cqn; }) ||
+      r.srqs.any_of([&](const SharedReceiveQueue& srq) { return srq.cqn == cqn; }) ||
       r.eth_rings.any_of([&](const EthRing& ring) { return ring.cqn == cqn; });
   if (in_use)
     return admin_status(ORNIC_ADMIN_STATUS_BUSY);

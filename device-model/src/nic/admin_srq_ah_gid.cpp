@@ -17,7 +17,11 @@ bool is_ipv4_mapped(const uint8_t (&gid)[16]) {
 } // namespace
 
 AdminResult AdminCommands::create_srq(const ornic_admin_create_srq& c) {
-  if (c.reserved0 != 0 || !field_is_zero(c.reserved1))
+  if (!field_is_zero(c.reserved1) || c.srq_type > ORNIC_SRQT_XRC)
+    return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);
+  const bool xrc = c.srq_type == ORNIC_SRQT_XRC;
+  // A basic SRQ is named by its QPs; only an XRC SRQ has a domain and a CQ of its own.
+  if (!xrc && (c.xrcd != 0 || c.cqn != 0))
     return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);
   const unsigned log_depth = c.log_depth;
   if (log_depth < 1)
@@ -34,6 +38,12 @@ AdminResult AdminCommands::create_srq(const ornic_admin_create_srq& c) {
   auto& r = core_.resources;
   if (r.pds.find(srq.pd) == nullptr)
     return admin_status(ORNIC_ADMIN_STATUS_BAD_HANDLE);
+  if (xrc) {
+    srq.xrcd = le(c.xrcd);
+    srq.cqn = le(c.cqn);
+    if (r.xrcds.find(srq.xrcd) == nullptr || r.cqs.find(srq.cqn) == nullptr)
+      return admin_status(ORNIC_ADMIN_STATUS_BAD_HANDLE);
+  }
   if (!db_page_usable(srq.db_page))
     return admin_status(ORNIC_ADMIN_STATUS_PERMISSION);
   if (r.srqs.size() >= limits::kMaxSrq)
@@ -74,6 +84,7 @@ AdminResult AdminCommands::destroy_srq(const ornic_admin_destroy& c) {
   const SharedReceiveQueue* srq = r.srqs.find(srqn);
   if (srq == nullptr)
     return admin_status(ORNIC_ADMIN_STATUS_BAD_HANDLE);
+  // XRC SRQs are named by requests, not by QPs: a request naming a destroyed one fails.
   if (r.qps.any_of([&](const QueuePair& qp) { return qp.srqn == srqn; }))
     return admin_status(ORNIC_ADMIN_STATUS_BUSY);
   r.page_list_entries -= srq->memory.page_count();

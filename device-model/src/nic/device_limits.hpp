@@ -13,7 +13,7 @@ inline constexpr uint64_t kCaps =
     ORNIC_CAP_ETH | ORNIC_CAP_IPV6_GID | ORNIC_CAP_MR_INDIRECT | ORNIC_CAP_MR_PHYSICAL |
     ORNIC_CAP_DB_32BIT_PAIR | ORNIC_CAP_GSI | ORNIC_CAP_FAST_REG | ORNIC_CAP_FLUSH |
     ORNIC_CAP_ATOMIC_WRITE | ORNIC_CAP_UC | ORNIC_CAP_MW | ORNIC_CAP_RESIZE | ORNIC_CAP_MCAST |
-    ORNIC_CAP_ODP | ORNIC_CAP_CQE_TIMESTAMP;
+    ORNIC_CAP_XRC | ORNIC_CAP_ODP | ORNIC_CAP_CQE_TIMESTAMP;
 
 inline constexpr uint32_t kMaxQp = 1024;          // QPN 2..1025, plus GSI QPN 1
 inline constexpr uint32_t kMaxQueueLogDepth = 14; // SQ / RQ / SRQ blocks
@@ -25,6 +25,8 @@ inline constexpr uint32_t kMaxCqLogDepth = 16;
 inline constexpr uint32_t kMaxMr = 4096; // key index 1..4095
 inline constexpr uint32_t kMaxPd = 1024;
 inline constexpr uint32_t kMaxSrq = 256;
+// XRC domains (admin.rst ALLOC_XRCD); no QUERY_DEVICE field reports it (IB has none).
+inline constexpr uint32_t kMaxXrcd = 1024;
 inline constexpr uint32_t kMaxAh = 4096;
 inline constexpr uint32_t kMaxEq = 32; // EQ 0 (async) + 31 completion EQs
 inline constexpr uint32_t kMaxEqLogDepth = 16;

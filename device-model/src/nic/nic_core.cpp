@@ -156,15 +156,21 @@ void NicCore::flush_qp(uint32_t qpn) {
     return;
   ReceiveInProgress& partial = qp->transport.resp.recv;
   if (partial.active && partial.from_srq) {
-    // Already taken from the SRQ: only this QP can still complete it.
+    // Already taken from the SRQ: only this QP can still complete it, on the CQ the
+    // receive was begun for (an XRC SRQ's own CQ, with its number: xrc.rst).
     ornic_cqe cqe{};
     cqe.wr_id = to_le(partial.wr_id);
     cqe.qpn = to_le(qpn);
     cqe.wqe_index = to_le(static_cast<uint16_t>(partial.wqe_index));
     cqe.opcode = ORNIC_CQE_OP_RECV;
     cqe.status = ORNIC_CQE_WR_FLUSH_ERR;
+    if (partial.xrc_srqn) {
+      cqe.flags = ORNIC_CQE_FLAG_XRC;
+      cqe.src_qp = to_le(*partial.xrc_srqn);
+    }
+    const uint32_t cqn = partial.cqn;
     partial = ReceiveInProgress{};
-    complete(qp->recv_cqn, cqe);
+    complete(cqn, cqe);
   }
   partial = ReceiveInProgress{};
   if (!qp->srqn)

@@ -48,6 +48,23 @@ std::optional<Rule> rc_rule(ornic_qp_state from, ornic_qp_state to) {
   return std::nullopt;
 }
 
+// XRC QPs are RC QPs with one side each (qp.rst): an initiator needs no responder
+// attributes to reach RTR, a target no requester attributes to reach RTS. The attributes
+// moved out of `required` stay allowed.
+std::optional<Rule> xrc_rule(ornic_qp_type type, ornic_qp_state from, ornic_qp_state to) {
+  std::optional<Rule> rule = rc_rule(from, to);
+  if (!rule)
+    return rule;
+  uint32_t relaxed = 0;
+  if (type == ORNIC_QPT_XRC_INI && from == ORNIC_QPS_INIT && to == ORNIC_QPS_RTR)
+    relaxed = ORNIC_QP_ATTR_MAX_DEST_RD_ATOMIC | ORNIC_QP_ATTR_MIN_RNR_TIMER;
+  if (type == ORNIC_QPT_XRC_TGT && from == ORNIC_QPS_RTR && to == ORNIC_QPS_RTS)
+    relaxed = ORNIC_QP_ATTR_RETRY_CNT | ORNIC_QP_ATTR_RNR_RETRY | ORNIC_QP_ATTR_MAX_QP_RD_ATOMIC;
+  rule->required &= ~relaxed;
+  rule->optional |= relaxed;
+  return rule;
+}
+
 // IBTA's UC rows: RC's connection attributes without acknowledgement, retry, RNR or
 // READ/atomic ones; a UC QP has SQE like UD.
 std::optional<Rule> uc_rule(ornic_qp_state from, ornic_qp_state to) {
@@ -139,6 +156,8 @@ std::optional<QpTransitionRule> qp_transition_rule(ornic_qp_type type, ornic_qp_
     return Rule{0, 0};
   if (type == ORNIC_QPT_RC)
     return rc_rule(from, to);
+  if (type == ORNIC_QPT_XRC_INI || type == ORNIC_QPT_XRC_TGT)
+    return xrc_rule(type, from, to);
   if (type == ORNIC_QPT_UC)
     return uc_rule(from, to);
   return ud_rule(from, to);

@@ -28,7 +28,9 @@ void QueueDoorbells::refuse(ornic_counter_id why, const Doorbell& db) {
 void QueueDoorbells::work_queue(const Doorbell& db) {
   QueuePair* qp = core_.resources.qps.find(db.queue);
   const bool is_sq = db.kind == DoorbellKind::kSq;
-  if (qp == nullptr || (!is_sq && qp->srqn))
+  // Only the queues a QP has (xrc.rst): an XRC initiator has no RQ, a target no queue.
+  if (qp == nullptr || qp->type == ORNIC_QPT_XRC_TGT ||
+      (!is_sq && (qp->srqn || qp->type == ORNIC_QPT_XRC_INI)))
     return refuse(ORNIC_CNT_DB_BAD_QUEUE, db);
   if (qp->db_page != db.page) {
     ++qp->counters.db_foreign_page;

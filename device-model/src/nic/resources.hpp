@@ -21,6 +21,9 @@ namespace ornic {
 
 struct ProtectionDomain {};
 
+// An XRC domain (xrc.rst): XRC SRQs and XRC_TGT QPs name it; it has no state of its own.
+struct XrcDomain {};
+
 // A memory window (memory.rst "Memory windows"): remote access to part of an MR with rights
 // of its own. FREE (bound == false) gives no access at all.
 struct MemoryWindow {
@@ -75,9 +78,13 @@ struct QueuePair {
   uint32_t send_cqn = 0;
   uint32_t recv_cqn = 0;
   std::optional<uint32_t> srqn;
+  uint32_t xrcd = 0; // XRC_TGT: the domain whose SRQs its requests may name
   uint32_t db_page = 0;
   QueueMemory sq_memory;
   QueueMemory rq_memory;
+  // Page-list entries charged at CREATE_QP and given back at DESTROY_QP: only the rings the
+  // QP has (an empty QueueMemory still counts one page).
+  uint64_t page_list_charge = 0;
   RingState sq;
   RingState rq;
   ornic_qp_attr attr{}; // as last set by MODIFY_QP (little-endian fields)
@@ -91,6 +98,10 @@ struct SharedReceiveQueue {
   QueueMemory memory;
   RingState ring;
   uint32_t limit = 0;
+  // An XRC SRQ (xrc.rst) belongs to a domain and completes on its own CQ; 0 for a basic one.
+  uint32_t xrcd = 0;
+  uint32_t cqn = 0;
+  bool is_xrc() const { return xrcd != 0; }
 };
 
 struct AddressHandle {
@@ -142,6 +153,7 @@ struct Resources {
   HandleTable<MemoryRegion> mrs{1, limits::kMaxMr - 1}; // key index
   HandleTable<QueuePair> qps{2, limits::kMaxQp};
   HandleTable<SharedReceiveQueue> srqs{1, limits::kMaxSrq};
+  HandleTable<XrcDomain> xrcds{1, limits::kMaxXrcd};
   HandleTable<AddressHandle> ahs{1, limits::kMaxAh};
   HandleTable<EthRing> eth_rings{1, limits::kMaxEthRings};
   std::array<std::optional<GidEntry>, limits::kGidTableSize> gids;
@@ -165,6 +177,7 @@ struct Resources {
     mrs.clear();
     qps.clear();
     srqs.clear();
+    xrcds.clear();
     ahs.clear();
     eth_rings.clear();
     gids.fill(std::nullopt);

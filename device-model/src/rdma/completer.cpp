@@ -135,7 +135,7 @@ void TransportEngine::on_response(uint32_t qpn, QueuePair& qp, const roce::Parse
   const roce::AckKind kind = roce::ack_kind(syndrome);
   const uint32_t before = roce::psn_add(psn, roce::kPsnMask);
 
-  if (d.bth.opcode == static_cast<uint8_t>(roce::Opcode::rc_acknowledge)) {
+  if (roce::rc_equivalent(d.bth.opcode) == static_cast<uint8_t>(roce::Opcode::rc_acknowledge)) {
     if (kind == roce::AckKind::ack) {
       acknowledge_up_to(qp, psn);
     } else if (kind == roce::AckKind::rnr_nak) {

@@ -53,6 +53,7 @@ struct SendOp {
   uint8_t flags = 0;            // ORNIC_WQE_FLAG_*
   uint32_t imm_data = 0;        // wire order, as the WQE holds it
   uint32_t invalidate_rkey = 0; // host order
+  uint32_t xrc_srqn = 0;        // XRC_INI: the XRCETH of every packet
   uint64_t remote_addr = 0;
   uint32_t rkey = 0;
   uint64_t compare_add = 0;
@@ -103,6 +104,11 @@ struct RequesterState {
 struct ReceiveInProgress {
   bool active = false;
   bool from_srq = false;
+  // Where its data is checked and its CQE goes: the QP's PD and receive CQ, or those of
+  // the XRC SRQ it came from (xrc.rst), whose number the CQE then carries.
+  uint32_t pd = 0;
+  uint32_t cqn = 0;
+  std::optional<uint32_t> xrc_srqn;
   uint32_t wqe_index = 0;
   uint32_t blocks = 1;
   uint64_t wr_id = 0;
@@ -127,6 +133,7 @@ struct ResponderState {
   uint32_t msn = 0;
   bool nak_sent = false; // a PSN sequence NAK is outstanding for the current gap
   InMessage in_message = InMessage::none;
+  uint32_t message_srqn = 0; // XRC target: the SRQ every packet of the message must name
   uint64_t write_va = 0;
   uint32_t write_rkey = 0;
   uint32_t write_remaining = 0;

@@ -3,6 +3,7 @@
 // when their last packet is sent; UD sends go out and complete at once.
 #include <bit>
 
+#include "nic/qp_type.hpp"
 #include "port/port.hpp"
 #include "rdma/address_vector.hpp"
 #include "rdma/fast_reg.hpp"
@@ -38,40 +39,38 @@ uint32_t wire_to_number(uint32_t raw) {
   return std::endian::native == std::endian::little ? __builtin_bswap32(raw) : raw;
 }
 
-uint8_t position_opcode(uint8_t wqe_opcode, bool first, bool last) {
+Opcode position_opcode(uint8_t wqe_opcode, bool first, bool last) {
   const bool only = first && last;
   switch (wqe_opcode) {
   case ORNIC_WQE_OP_SEND_IMM:
     if (only)
-      return static_cast<uint8_t>(Opcode::rc_send_only_with_immediate);
+      return Opcode::rc_send_only_with_immediate;
     if (last)
-      return static_cast<uint8_t>(Opcode::rc_send_last_with_immediate);
+      return Opcode::rc_send_last_with_immediate;
     break;
   case ORNIC_WQE_OP_SEND_INV:
     if (only)
-      return static_cast<uint8_t>(Opcode::rc_send_only_with_invalidate);
+      return Opcode::rc_send_only_with_invalidate;
     if (last)
-      return static_cast<uint8_t>(Opcode::rc_send_last_with_invalidate);
+      return Opcode::rc_send_last_with_invalidate;
     break;
   case ORNIC_WQE_OP_RDMA_WRITE:
   case ORNIC_WQE_OP_RDMA_WRITE_IMM: {
     const bool imm = wqe_opcode == ORNIC_WQE_OP_RDMA_WRITE_IMM;
     if (only)
-      return static_cast<uint8_t>(imm ? Opcode::rc_rdma_write_only_with_immediate
-                                      : Opcode::rc_rdma_write_only);
+      return imm ? Opcode::rc_rdma_write_only_with_immediate : Opcode::rc_rdma_write_only;
     if (last)
-      return static_cast<uint8_t>(imm ? Opcode::rc_rdma_write_last_with_immediate
-                                      : Opcode::rc_rdma_write_last);
-    return static_cast<uint8_t>(first ? Opcode::rc_rdma_write_first : Opcode::rc_rdma_write_middle);
+      return imm ? Opcode::rc_rdma_write_last_with_immediate : Opcode::rc_rdma_write_last;
+    return first ? Opcode::rc_rdma_write_first : Opcode::rc_rdma_write_middle;
   }
   default:
     break;
   }
   if (only)
-    return static_cast<uint8_t>(Opcode::rc_send_only);
+    return Opcode::rc_send_only;
   if (last)
-    return static_cast<uint8_t>(Opcode::rc_send_last);
-  return static_cast<uint8_t>(first ? Opcode::rc_send_first : Opcode::rc_send_middle);
+    return Opcode::rc_send_last;
+  return first ? Opcode::rc_send_first : Opcode::rc_send_middle;
 }
 
 } // namespace
@@ -99,7 +98,7 @@ bool TransportEngine::requester_work(uint32_t qpn, QueuePair& qp, unsigned& budg
         break;
       }
     if (pending != nullptr) {
-      if (qp.type == ORNIC_QPT_RC && roce::psn_distance(req.una_psn, pending->next_send_psn) >=
+      if (qp_is_reliable(qp.type) && roce::psn_distance(req.una_psn, pending->next_send_psn) >=
                                          static_cast<int32_t>(kSendWindow))
         return false; // the window opens on an ACK, which schedules the QP
       if (qp.type == ORNIC_QPT_UC && !uc_may_send(qp))
@@ -114,8 +113,8 @@ bool TransportEngine::requester_work(uint32_t qpn, QueuePair& qp, unsigned& budg
       maybe_report_drained(qpn, qp);
       return false;
     }
-    // Only RC waits for ACKs; UC and UD have none, so their PSNs never open a window.
-    if (qp.type == ORNIC_QPT_RC &&
+    // Only RC and XRC wait for ACKs; UC and UD have none, so their PSNs never open a window.
+    if (qp_is_reliable(qp.type) &&
         roce::psn_distance(req.una_psn, req.next_psn) >= static_cast<int32_t>(kSendWindow))
       return false;
     if (budget == 0)
@@ -228,11 +227,14 @@ void TransportEngine::send_rc_packet(uint32_t qpn, QueuePair& qp, SendOp& op, ui
       roce::roce_udp_source_port(le(qp.attr.udp_sport), qpn, le(qp.attr.dest_qpn) & roce::kQpnMask);
   packet.bth.destination_qp = le(qp.attr.dest_qpn) & roce::kQpnMask;
   packet.bth.psn = psn;
+  // Every XRC request packet names the remote XRC SRQ of its WQE (xrc.rst).
+  if (qp.type == ORNIC_QPT_XRC_INI)
+    packet.xrceth = roce::Xrceth{op.xrc_srqn};
   std::span<const uint8_t> payload;
 
   if (is_read(op)) {
     const uint64_t offset = uint64_t{index} * mtu;
-    packet.bth.opcode = static_cast<uint8_t>(Opcode::rc_rdma_read_request);
+    packet.bth.opcode = wire_opcode(qp, Opcode::rc_rdma_read_request);
     packet.bth.ack_request = true;
     packet.reth =
         roce::Reth{op.remote_addr + offset, op.rkey,
@@ -240,7 +242,7 @@ void TransportEngine::send_rc_packet(uint32_t qpn, QueuePair& qp, SendOp& op, ui
     op.next_send_psn = end_psn(op);
   } else if (is_atomic(op)) {
     const bool swap = op.opcode == ORNIC_WQE_OP_ATOMIC_CMP_SWP;
-    packet.bth.opcode = static_cast<uint8_t>(swap ? Opcode::rc_compare_swap : Opcode::rc_fetch_add);
+    packet.bth.opcode = wire_opcode(qp, swap ? Opcode::rc_compare_swap : Opcode::rc_fetch_add);
     packet.bth.ack_request = true;
     packet.atomic_eth = roce::AtomicEth{op.remote_addr, op.rkey, swap ? op.swap : op.compare_add,
                                         swap ? op.compare_add : 0};
@@ -263,10 +265,9 @@ void TransportEngine::send_rc_packet(uint32_t qpn, QueuePair& qp, SendOp& op, ui
     const bool last = index + 1 == op.packets;
     const uint32_t offset = index * mtu;
     const uint32_t length = std::min(mtu, op.length - offset);
-    packet.bth.opcode = position_opcode(op.opcode, first, last);
-    if (qp.type == ORNIC_QPT_UC)
-      packet.bth.opcode =
-          static_cast<uint8_t>(roce::uc_opcode(static_cast<Opcode>(packet.bth.opcode)));
+    const Opcode rc = position_opcode(op.opcode, first, last);
+    packet.bth.opcode =
+        qp.type == ORNIC_QPT_UC ? static_cast<uint8_t>(roce::uc_opcode(rc)) : wire_opcode(qp, rc);
     const bool write =
         op.opcode == ORNIC_WQE_OP_RDMA_WRITE || op.opcode == ORNIC_WQE_OP_RDMA_WRITE_IMM;
     if (write && first)
@@ -277,7 +278,7 @@ void TransportEngine::send_rc_packet(uint32_t qpn, QueuePair& qp, SendOp& op, ui
       packet.ieth = roce::Ieth{op.invalidate_rkey};
     packet.bth.solicited = last && (op.flags & ORNIC_WQE_FLAG_SOLICITED);
     packet.bth.ack_request =
-        qp.type == ORNIC_QPT_RC && (last || ++req.packets_since_ack_req >= kAckRequestInterval);
+        qp_is_reliable(qp.type) && (last || ++req.packets_since_ack_req >= kAckRequestInterval);
     if (!op.inline_data.empty()) {
       payload = std::span<const uint8_t>(op.inline_data).subspan(offset, length);
     } else {
@@ -404,7 +405,7 @@ void TransportEngine::fail_send(uint32_t qpn, QueuePair& qp, const SendOp& op, u
   if (qp.transport.req.sq_next == op.wqe_index)
     qp.transport.req.sq_next = qp.sq.consumer; // a WQE that never started
   complete_send(qpn, qp, op, status, vendor_err);
-  if (qp.type == ORNIC_QPT_RC)
+  if (qp_is_reliable(qp.type))
     core_.move_qp_to_error(qpn);
   else
     core_.move_qp_to_send_error(qpn);

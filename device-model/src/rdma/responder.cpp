@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "nic/device_limits.hpp"
+#include "nic/qp_type.hpp"
 #include "rdma/fast_reg.hpp"
 #include "rdma/memory_access.hpp"
 #include "rdma/transport_engine.hpp"
@@ -28,17 +29,21 @@ uint32_t number_to_wire(uint32_t number) {
   return std::endian::native == std::endian::little ? __builtin_bswap32(number) : number;
 }
 
-uint8_t read_response_opcode(uint32_t index, uint32_t count) {
+Opcode read_response_opcode(uint32_t index, uint32_t count) {
   if (count == 1)
-    return static_cast<uint8_t>(Opcode::rc_rdma_read_response_only);
+    return Opcode::rc_rdma_read_response_only;
   if (index == 0)
-    return static_cast<uint8_t>(Opcode::rc_rdma_read_response_first);
+    return Opcode::rc_rdma_read_response_first;
   if (index + 1 == count)
-    return static_cast<uint8_t>(Opcode::rc_rdma_read_response_last);
-  return static_cast<uint8_t>(Opcode::rc_rdma_read_response_middle);
+    return Opcode::rc_rdma_read_response_last;
+  return Opcode::rc_rdma_read_response_middle;
 }
 
 } // namespace
+
+uint8_t TransportEngine::wire_opcode(const QueuePair& qp, Opcode rc) {
+  return qp_is_xrc(qp.type) ? roce::to_xrc(rc) : static_cast<uint8_t>(rc);
+}
 
 void TransportEngine::send_ack(uint32_t qpn, QueuePair& qp, uint8_t syndrome, uint32_t psn) {
   roce::PacketDescription packet;
@@ -46,7 +51,7 @@ void TransportEngine::send_ack(uint32_t qpn, QueuePair& qp, uint8_t syndrome, ui
     return;
   packet.udp_source_port =
       roce::roce_udp_source_port(le(qp.attr.udp_sport), qpn, le(qp.attr.dest_qpn) & roce::kQpnMask);
-  packet.bth.opcode = static_cast<uint8_t>(Opcode::rc_acknowledge);
+  packet.bth.opcode = wire_opcode(qp, Opcode::rc_acknowledge);
   packet.bth.destination_qp = le(qp.attr.dest_qpn) & roce::kQpnMask;
   packet.bth.psn = psn;
   packet.aeth = roce::Aeth{syndrome, qp.transport.resp.msn & roce::kPsnMask};
@@ -148,18 +153,33 @@ void TransportEngine::on_rc_request(uint32_t qpn, QueuePair& qp, const roce::Par
              : (!info.has(roce::kRead) && !info.has(roce::kAtomic) && resp.in_message != kind))
     return nak_and_fail(qpn, qp, static_cast<uint8_t>(roce::NakCode::invalid_request), psn,
                         ORNIC_EQE_QP_REQ_ERR);
+  RequestTarget target = own_target(qp);
+  if (qp.type == ORNIC_QPT_XRC_TGT) {
+    // An SRQ of another domain, or one the message did not start with, is an invalid
+    // request: nothing of it runs and the target QP fails (xrc.rst, "Responder").
+    const auto xrc = xrc_target(qp, packet);
+    if (!xrc || (!starts && *xrc->xrc_srqn != resp.message_srqn)) {
+      core_.log.warn("qp {}: XRC request names SRQ {} outside its domain {}", qpn,
+                     packet.description.xrceth->srqn, qp.xrcd);
+      return nak_and_fail(qpn, qp, static_cast<uint8_t>(roce::NakCode::invalid_request), psn,
+                          ORNIC_EQE_QP_REQ_ERR);
+    }
+    target = *xrc;
+    if (starts)
+      resp.message_srqn = *xrc->xrc_srqn;
+  }
   if (info.has(roce::kRead))
-    return execute_read(qpn, qp, packet, false);
+    return execute_read(qpn, qp, packet, target, false);
   if (info.has(roce::kAtomic)) {
-    (void)execute_atomic(qpn, qp, packet);
+    (void)execute_atomic(qpn, qp, packet, target);
     return;
   }
   if (info.has(roce::kFlush))
     return execute_flush(qpn, qp, packet, false);
   if (info.has(roce::kAtomicWrite))
     return execute_atomic_write(qpn, qp, packet);
-  const bool done =
-      kind == InMessage::write ? execute_write(qpn, qp, packet) : execute_send(qpn, qp, packet);
+  const bool done = kind == InMessage::write ? execute_write(qpn, qp, packet, target)
+                                             : execute_send(qpn, qp, packet, target);
   if (!done)
     return;
   if (packet.description.bth.ack_request) {
@@ -175,8 +195,15 @@ void TransportEngine::on_duplicate(uint32_t qpn, QueuePair& qp, const roce::Pars
   ResponderState& resp = qp.transport.resp;
   const roce::OpcodeInfo& info = packet.opcode_info;
   const uint32_t psn = packet.description.bth.psn;
-  if (info.has(roce::kRead))
-    return execute_read(qpn, qp, packet, true);
+  if (info.has(roce::kRead)) {
+    // Executed again with the checks of a new READ; an XRC SRQ gone since is not answered.
+    std::optional<RequestTarget> target = own_target(qp);
+    if (qp.type == ORNIC_QPT_XRC_TGT)
+      target = xrc_target(qp, packet);
+    if (target)
+      execute_read(qpn, qp, packet, *target, true);
+    return;
+  }
   // A FLUSH changes no data: executing it again is harmless and answers it.
   if (info.has(roce::kFlush))
     return execute_flush(qpn, qp, packet, true);
@@ -196,7 +223,7 @@ void TransportEngine::on_duplicate(uint32_t qpn, QueuePair& qp, const roce::Pars
         return;
       ack.udp_source_port = roce::roce_udp_source_port(le(qp.attr.udp_sport), qpn,
                                                        le(qp.attr.dest_qpn) & roce::kQpnMask);
-      ack.bth.opcode = static_cast<uint8_t>(Opcode::rc_atomic_acknowledge);
+      ack.bth.opcode = wire_opcode(qp, Opcode::rc_atomic_acknowledge);
       ack.bth.destination_qp = le(qp.attr.dest_qpn) & roce::kQpnMask;
       ack.bth.psn = psn;
       ack.aeth = roce::Aeth{roce::make_ack_syndrome(), resp.msn & roce::kPsnMask};
@@ -209,12 +236,30 @@ void TransportEngine::on_duplicate(uint32_t qpn, QueuePair& qp, const roce::Pars
   send_ack(qpn, qp, roce::make_ack_syndrome(), roce::psn_add(resp.epsn, roce::kPsnMask));
 }
 
-bool TransportEngine::take_receive_or_rnr(uint32_t qpn, QueuePair& qp, uint32_t psn) {
-  // A request that met an ODP page fault keeps the receive WQE it took for its retry.
-  if (qp.transport.resp.recv.active)
-    return true;
+std::optional<TransportEngine::RequestTarget>
+TransportEngine::xrc_target(const QueuePair& qp, const roce::ParsedPacket& packet) const {
+  if (!packet.description.xrceth)
+    return std::nullopt;
+  const uint32_t srqn = packet.description.xrceth->srqn;
+  const SharedReceiveQueue* srq = core_.resources.srqs.find(srqn);
+  if (srq == nullptr || !srq->is_xrc() || srq->xrcd != qp.xrcd)
+    return std::nullopt;
+  return RequestTarget{srq->pd, srqn};
+}
+
+bool TransportEngine::take_receive_or_rnr(uint32_t qpn, QueuePair& qp, const RequestTarget& target,
+                                          uint32_t psn) {
+  // A request that met an ODP page fault keeps the receive WQE it took for its retry; an
+  // XRC retry must name the SRQ that WQE came from.
+  if (qp.transport.resp.recv.active) {
+    if (qp.transport.resp.recv.xrc_srqn == target.xrc_srqn)
+      return true;
+    nak_and_fail(qpn, qp, static_cast<uint8_t>(roce::NakCode::invalid_request), psn,
+                 ORNIC_EQE_QP_REQ_ERR);
+    return false;
+  }
   RecvWqe wqe;
-  const Take took = take_receive(qpn, qp, wqe);
+  const Take took = take_receive(qpn, qp, target, wqe);
   if (took == Take::failed)
     return false;
   if (took == Take::none && qp.type == ORNIC_QPT_UC) {
@@ -227,17 +272,20 @@ bool TransportEngine::take_receive_or_rnr(uint32_t qpn, QueuePair& qp, uint32_t 
     send_ack(qpn, qp, roce::make_rnr_nak_syndrome(qp.attr.min_rnr_timer), psn);
     return false;
   }
-  begin_receive(qp, wqe);
+  begin_receive(qp, target, wqe);
   return true;
 }
 
-TransportEngine::Take TransportEngine::take_receive(uint32_t qpn, QueuePair& qp, RecvWqe& wqe) {
+TransportEngine::Take TransportEngine::take_receive(uint32_t qpn, QueuePair& qp,
+                                                    const RequestTarget& target, RecvWqe& wqe) {
+  // An XRC request names its SRQ; any other QP has its RQ or the SRQ it was created with.
+  const std::optional<uint32_t> srqn = target.xrc_srqn ? target.xrc_srqn : qp.srqn;
   for (;;) {
     const QueueMemory* memory = &qp.rq_memory;
     RingState* ring = &qp.rq;
     SharedReceiveQueue* srq = nullptr;
-    if (qp.srqn) {
-      srq = core_.resources.srqs.find(*qp.srqn);
+    if (srqn) {
+      srq = core_.resources.srqs.find(*srqn);
       if (srq == nullptr)
         return Take::none;
       memory = &srq->memory;
@@ -251,14 +299,13 @@ TransportEngine::Take TransportEngine::take_receive(uint32_t qpn, QueuePair& qp,
         ring->consumer += wqe.blocks;
         if (srq->limit != 0 && ring->used() < srq->limit) {
           srq->limit = 0; // one event per arming (MODIFY_SRQ)
-          core_.post_async_event(ORNIC_EQE_SRQ_LIMIT, *qp.srqn, 0);
+          core_.post_async_event(ORNIC_EQE_SRQ_LIMIT, *srqn, 0);
         }
       }
       return Take::ok;
     }
     if (error->ring_unreadable) {
-      core_.post_async_event(srq ? ORNIC_EQE_SRQ_ERROR : ORNIC_EQE_QP_FATAL, srq ? *qp.srqn : qpn,
-                             0);
+      core_.post_async_event(srq ? ORNIC_EQE_SRQ_ERROR : ORNIC_EQE_QP_FATAL, srq ? *srqn : qpn, 0);
       if (srq == nullptr)
         core_.move_qp_to_error(qpn);
       return Take::failed;
@@ -274,8 +321,12 @@ TransportEngine::Take TransportEngine::take_receive(uint32_t qpn, QueuePair& qp,
     cqe.opcode = ORNIC_CQE_OP_RECV;
     cqe.status = error->status;
     cqe.vendor_err = error->vendor_err;
-    core_.complete(qp.recv_cqn, cqe);
-    if (!is_datagram_qp(qp.type)) { // RC and UC (IBTA class A); UD takes the next one
+    if (target.xrc_srqn) {
+      cqe.flags = ORNIC_CQE_FLAG_XRC;
+      cqe.src_qp = to_le(*target.xrc_srqn);
+    }
+    core_.complete(target.xrc_srqn ? srq->cqn : qp.recv_cqn, cqe);
+    if (!is_datagram_qp(qp.type)) { // RC, UC and XRC (IBTA class A); UD takes the next one
       core_.move_qp_to_error(qpn);
       return Take::failed;
     }
@@ -284,10 +335,17 @@ TransportEngine::Take TransportEngine::take_receive(uint32_t qpn, QueuePair& qp,
   }
 }
 
-void TransportEngine::begin_receive(QueuePair& qp, const RecvWqe& wqe) {
+void TransportEngine::begin_receive(QueuePair& qp, const RequestTarget& target,
+                                    const RecvWqe& wqe) {
   ReceiveInProgress& recv = qp.transport.resp.recv;
   recv.active = true;
-  recv.from_srq = qp.srqn.has_value();
+  recv.from_srq = qp.srqn.has_value() || target.xrc_srqn.has_value();
+  recv.pd = target.pd;
+  recv.cqn = qp.recv_cqn;
+  recv.xrc_srqn = target.xrc_srqn;
+  if (target.xrc_srqn)
+    if (const SharedReceiveQueue* srq = core_.resources.srqs.find(*target.xrc_srqn))
+      recv.cqn = srq->cqn;
   recv.wqe_index = wqe.index;
   recv.blocks = wqe.blocks;
   recv.wr_id = wqe.wr_id;
@@ -307,18 +365,23 @@ void TransportEngine::complete_receive(uint32_t qpn, QueuePair& qp, const Receiv
   cqe.status = result.status;
   cqe.vendor_err = result.vendor_err;
   cqe.flags = result.flags;
+  if (recv.xrc_srqn) {
+    cqe.flags |= ORNIC_CQE_FLAG_XRC;
+    cqe.src_qp = to_le(*recv.xrc_srqn);
+  }
   if (result.flags & ORNIC_CQE_FLAG_IMM)
     cqe.imm_data = number_to_wire(result.immediate);
   else if (result.flags & ORNIC_CQE_FLAG_INV)
     cqe.imm_data = to_le(result.immediate);
   if (!recv.from_srq)
     qp.rq.consumer = recv.wqe_index + recv.blocks;
+  const uint32_t cqn = recv.cqn;
   recv = ReceiveInProgress{};
   if (result.status == ORNIC_CQE_SUCCESS) {
     ++qp.counters.recv_wqes;
     qp.counters.recv_bytes += result.byte_len;
   }
-  core_.complete(qp.recv_cqn, cqe, result.solicited);
+  core_.complete(cqn, cqe, result.solicited);
 }
 
 // Completes the receive in error, NAKs and moves the QP to ERR.
@@ -366,7 +429,8 @@ void TransportEngine::fail_invalidate(uint32_t qpn, QueuePair& qp, ReceiveResult
                ORNIC_EQE_QP_REQ_ERR);
 }
 
-bool TransportEngine::execute_send(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet) {
+bool TransportEngine::execute_send(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet,
+                                   const RequestTarget& target) {
   ResponderState& resp = qp.transport.resp;
   const roce::OpcodeInfo& info = packet.opcode_info;
   const uint32_t psn = packet.description.bth.psn;
@@ -377,12 +441,12 @@ bool TransportEngine::execute_send(uint32_t qpn, QueuePair& qp, const roce::Pars
     return false;
   }
   if (info.has(roce::kStartsMessage)) {
-    if (!take_receive_or_rnr(qpn, qp, psn))
+    if (!take_receive_or_rnr(qpn, qp, target, psn))
       return false;
     resp.in_message = ResponderState::InMessage::send;
   }
   ReceiveInProgress& recv = resp.recv;
-  const SgeOutcome put = scatter(core_, qp.pd, recv.sges, recv.offset, packet.payload);
+  const SgeOutcome put = scatter(core_, recv.pd, recv.sges, recv.offset, packet.payload);
   if (put.result == SgeResult::page_fault) {
     // The retry of a first packet starts the message again, with the same receive WQE.
     if (info.has(roce::kStartsMessage))
@@ -407,7 +471,7 @@ bool TransportEngine::execute_send(uint32_t qpn, QueuePair& qp, const roce::Pars
       result.flags |= ORNIC_CQE_FLAG_INV;
       result.immediate = packet.description.ieth->rkey;
       // The MR is FREE before the CQE that reports it is written (IB remote invalidate).
-      const uint8_t why = remote_invalidate(core_.resources, qpn, qp.pd, result.immediate);
+      const uint8_t why = remote_invalidate(core_.resources, qpn, recv.pd, result.immediate);
       if (why != ORNIC_VERR_NONE) {
         fail_invalidate(qpn, qp, result, why, psn);
         return false;
@@ -420,20 +484,22 @@ bool TransportEngine::execute_send(uint32_t qpn, QueuePair& qp, const roce::Pars
   return qp.state != ORNIC_QPS_ERR;
 }
 
+// The QP's REMOTE_* rights and the MR's (or window's), under the PD of the request's target.
 std::optional<const MemoryRegion*>
-TransportEngine::remote_allowed(uint32_t qpn, const QueuePair& qp, uint32_t rkey, uint64_t va,
-                                uint64_t length, uint32_t access) const {
+TransportEngine::remote_allowed(uint32_t qpn, const QueuePair& qp, uint32_t pd, uint32_t rkey,
+                                uint64_t va, uint64_t length, uint32_t access) const {
   if ((le(qp.attr.access_flags) & access) != access)
     return std::nullopt;
   if (length == 0)
     return nullptr; // IB: a zero-length request names no memory
-  const RemoteTarget target = check_remote(core_.resources, qpn, qp.pd, rkey, va, length, access);
-  if (target.why != ORNIC_VERR_NONE)
+  const RemoteTarget reached = check_remote(core_.resources, qpn, pd, rkey, va, length, access);
+  if (reached.why != ORNIC_VERR_NONE)
     return std::nullopt;
-  return target.mr;
+  return reached.mr;
 }
 
-bool TransportEngine::execute_write(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet) {
+bool TransportEngine::execute_write(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet,
+                                    const RequestTarget& target) {
   ResponderState& resp = qp.transport.resp;
   const roce::OpcodeInfo& info = packet.opcode_info;
   const roce::PacketDescription& d = packet.description;
@@ -443,8 +509,8 @@ bool TransportEngine::execute_write(uint32_t qpn, QueuePair& qp, const roce::Par
   const bool first = info.has(roce::kStartsMessage);
   const uint32_t length = static_cast<uint32_t>(packet.payload.size());
   if (first) {
-    if (!remote_allowed(qpn, qp, d.reth->rkey, d.reth->virtual_address, d.reth->dma_length,
-                        ORNIC_ACCESS_REMOTE_WRITE)) {
+    if (!remote_allowed(qpn, qp, target.pd, d.reth->rkey, d.reth->virtual_address,
+                        d.reth->dma_length, ORNIC_ACCESS_REMOTE_WRITE)) {
       refuse(qpn, qp, roce::NakCode::remote_access_error, psn, ORNIC_EQE_QP_ACCESS_ERR);
       return false;
     }
@@ -464,7 +530,7 @@ bool TransportEngine::execute_write(uint32_t qpn, QueuePair& qp, const roce::Par
   // The receive WQE of a WRITE with immediate is taken before any data moves, so an RNR
   // NAK leaves nothing half done.
   if (info.has(roce::kImmediate)) {
-    if (!take_receive_or_rnr(qpn, qp, psn))
+    if (!take_receive_or_rnr(qpn, qp, target, psn))
       return false;
   }
   if (first) {
@@ -474,10 +540,10 @@ bool TransportEngine::execute_write(uint32_t qpn, QueuePair& qp, const roce::Par
   }
   if (length != 0) {
     // Every packet again: the MR or window may be gone since the first.
-    const RemoteTarget target = check_remote(core_.resources, qpn, qp.pd, resp.write_rkey,
-                                             resp.write_va, length, ORNIC_ACCESS_REMOTE_WRITE);
-    const MemoryRegion* mr = target.mr;
-    if (target.why != ORNIC_VERR_NONE || mr == nullptr) {
+    const RemoteTarget reached = check_remote(core_.resources, qpn, target.pd, resp.write_rkey,
+                                              resp.write_va, length, ORNIC_ACCESS_REMOTE_WRITE);
+    const MemoryRegion* mr = reached.mr;
+    if (reached.why != ORNIC_VERR_NONE || mr == nullptr) {
       refuse(qpn, qp, roce::NakCode::remote_access_error, psn, ORNIC_EQE_QP_ACCESS_ERR);
       return false;
     }
@@ -508,7 +574,7 @@ bool TransportEngine::execute_write(uint32_t qpn, QueuePair& qp, const roce::Par
 }
 
 void TransportEngine::execute_read(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet,
-                                   bool duplicate) {
+                                   const RequestTarget& target, bool duplicate) {
   ResponderState& resp = qp.transport.resp;
   const roce::PacketDescription& d = packet.description;
   const uint32_t psn = d.bth.psn;
@@ -520,8 +586,9 @@ void TransportEngine::execute_read(uint32_t qpn, QueuePair& qp, const roce::Pars
                    ORNIC_EQE_QP_REQ_ERR);
     return;
   }
-  const auto target = remote_allowed(qpn, qp, d.reth->rkey, va, length, ORNIC_ACCESS_REMOTE_READ);
-  if (!target) {
+  const auto reached =
+      remote_allowed(qpn, qp, target.pd, d.reth->rkey, va, length, ORNIC_ACCESS_REMOTE_READ);
+  if (!reached) {
     if (!duplicate)
       nak_and_fail(qpn, qp, static_cast<uint8_t>(roce::NakCode::remote_access_error), psn,
                    ORNIC_EQE_QP_ACCESS_ERR);
@@ -535,7 +602,7 @@ void TransportEngine::execute_read(uint32_t qpn, QueuePair& qp, const roce::Pars
     resp.epsn = roce::psn_add(psn, count);
     resp.msn = roce::psn_add(resp.msn, 1);
   }
-  const MemoryRegion* mr = *target;
+  const MemoryRegion* mr = *reached;
   for (uint32_t i = 0; i < count; ++i) {
     const uint32_t offset = i * mtu;
     const uint32_t piece = std::min(mtu, length - offset);
@@ -544,7 +611,7 @@ void TransportEngine::execute_read(uint32_t qpn, QueuePair& qp, const roce::Pars
       return;
     out.udp_source_port = roce::roce_udp_source_port(le(qp.attr.udp_sport), qpn,
                                                      le(qp.attr.dest_qpn) & roce::kQpnMask);
-    out.bth.opcode = read_response_opcode(i, count);
+    out.bth.opcode = wire_opcode(qp, read_response_opcode(i, count));
     out.bth.destination_qp = le(qp.attr.dest_qpn) & roce::kQpnMask;
     out.bth.psn = roce::psn_add(psn, i);
     if (i == 0 || i + 1 == count)
@@ -560,8 +627,8 @@ void TransportEngine::execute_read(uint32_t qpn, QueuePair& qp, const roce::Pars
   }
 }
 
-bool TransportEngine::execute_atomic(uint32_t qpn, QueuePair& qp,
-                                     const roce::ParsedPacket& packet) {
+bool TransportEngine::execute_atomic(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet,
+                                     const RequestTarget& target) {
   ResponderState& resp = qp.transport.resp;
   const roce::PacketDescription& d = packet.description;
   const uint32_t psn = d.bth.psn;
@@ -571,23 +638,24 @@ bool TransportEngine::execute_atomic(uint32_t qpn, QueuePair& qp,
                  ORNIC_EQE_QP_REQ_ERR);
     return false;
   }
-  const auto target =
-      remote_allowed(qpn, qp, a.rkey, a.virtual_address, 8, ORNIC_ACCESS_REMOTE_ATOMIC);
-  if (!target) {
+  const auto reached =
+      remote_allowed(qpn, qp, target.pd, a.rkey, a.virtual_address, 8, ORNIC_ACCESS_REMOTE_ATOMIC);
+  if (!reached) {
     nak_and_fail(qpn, qp, static_cast<uint8_t>(roce::NakCode::remote_access_error), psn,
                  ORNIC_EQE_QP_ACCESS_ERR);
     return false;
   }
   if (!responder_odp_ready(qpn, qp, a.rkey, a.virtual_address, 8, true, psn))
     return false;
-  const MemoryRegion* mr = *target;
+  const MemoryRegion* mr = *reached;
   std::array<uint8_t, 8> bytes{};
   uint64_t original = 0;
   bool ok = mr_read(core_.memory(), *mr, a.virtual_address, bytes);
   if (ok) {
     std::memcpy(&original, bytes.data(), 8);
     original = le(original);
-    const bool swap = d.bth.opcode == static_cast<uint8_t>(Opcode::rc_compare_swap);
+    const bool swap =
+        roce::rc_equivalent(d.bth.opcode) == static_cast<uint8_t>(Opcode::rc_compare_swap);
     const uint64_t updated =
         swap ? (original == a.compare ? a.swap_or_add : original) : original + a.swap_or_add;
     const uint64_t stored = to_le(updated);
@@ -609,7 +677,7 @@ bool TransportEngine::execute_atomic(uint32_t qpn, QueuePair& qp,
     return true;
   ack.udp_source_port =
       roce::roce_udp_source_port(le(qp.attr.udp_sport), qpn, le(qp.attr.dest_qpn) & roce::kQpnMask);
-  ack.bth.opcode = static_cast<uint8_t>(Opcode::rc_atomic_acknowledge);
+  ack.bth.opcode = wire_opcode(qp, Opcode::rc_atomic_acknowledge);
   ack.bth.destination_qp = le(qp.attr.dest_qpn) & roce::kQpnMask;
   ack.bth.psn = psn;
   ack.aeth = roce::Aeth{roce::make_ack_syndrome(), resp.msn & roce::kPsnMask};
@@ -698,7 +766,8 @@ void TransportEngine::execute_atomic_write(uint32_t qpn, QueuePair& qp,
                  ORNIC_EQE_QP_REQ_ERR);
     return;
   }
-  const auto target = remote_allowed(qpn, qp, d.reth->rkey, va, 8, ORNIC_ACCESS_REMOTE_WRITE);
+  const auto target =
+      remote_allowed(qpn, qp, qp.pd, d.reth->rkey, va, 8, ORNIC_ACCESS_REMOTE_WRITE);
   if (!target) {
     nak_and_fail(qpn, qp, static_cast<uint8_t>(roce::NakCode::remote_access_error), psn,
                  ORNIC_EQE_QP_ACCESS_ERR);
@@ -736,11 +805,12 @@ bool TransportEngine::on_ud_request(uint32_t qpn, QueuePair& qp, const roce::Par
   // A receive WQE still taken is one whose datagram met an ODP page fault.
   if (!qp.transport.resp.recv.active) {
     RecvWqe wqe;
-    if (take_receive(qpn, qp, wqe) != Take::ok) {
+    const RequestTarget target = own_target(qp);
+    if (take_receive(qpn, qp, target, wqe) != Take::ok) {
       core_.counters.inc(ORNIC_CNT_RX_UD_NO_RECV); // UD has no RNR: the datagram is lost
       return false;
     }
-    begin_receive(qp, wqe);
+    begin_receive(qp, target, wqe);
   }
   // The GRH area: an IPv6 header as is, or an IPv4 header in its last 20 bytes.
   std::array<uint8_t, 40> grh{};

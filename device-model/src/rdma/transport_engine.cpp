@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "nic/qp_type.hpp"
 #include "port/port.hpp"
 #include "rdma/address_vector.hpp"
 #include "roce/aeth_syndrome.hpp"
@@ -258,6 +259,20 @@ bool TransportEngine::from_connected_peer(const QueuePair& qp,
   return std::equal(std::begin(qp.attr.dgid), std::end(qp.attr.dgid), packet.source_gid.begin());
 }
 
+
+// Each transport reaches only the QPs that speak it (roce.rst, xrc.rst): UD packets UD and
+// GSI QPs, RC packets RC QPs, UC packets UC QPs, XRC requests XRC targets and XRC responses
+// XRC initiators.
+bool TransportEngine::transport_matches(ornic_qp_type type, const roce::OpcodeInfo& info) {
+  if (info.has(roce::kDatagram))
+    return is_datagram_qp(type);
+  if (info.has(roce::kUnreliable))
+    return type == ORNIC_QPT_UC;
+  if (info.has(roce::kXrc))
+    return type == (info.has(roce::kResponse) ? ORNIC_QPT_XRC_INI : ORNIC_QPT_XRC_TGT);
+  return type == ORNIC_QPT_RC;
+}
+
 void TransportEngine::process_frame(std::span<const uint8_t> frame, bool from_wire) {
   core_.counters.inc(ORNIC_CNT_RX_ROCE_PACKETS);
   core_.counters.inc(ORNIC_CNT_RX_ROCE_BYTES, frame.size());
@@ -275,9 +290,7 @@ void TransportEngine::process_frame(std::span<const uint8_t> frame, bool from_wi
   const roce::OpcodeInfo& info = packet.opcode_info;
   const bool datagram = info.has(roce::kDatagram);
   const bool uc = info.has(roce::kUnreliable);
-  // The opcode's transport must be the QP's: RC to RC, UC to UC, UD to UD and GSI.
-  if (qp == nullptr || datagram != is_datagram_qp(qp->type) ||
-      (!datagram && uc != (qp->type == ORNIC_QPT_UC))) {
+  if (qp == nullptr || !transport_matches(qp->type, info)) {
     core_.counters.inc(ORNIC_CNT_RX_ROCE_UNKNOWN_QP);
     return;
   }

@@ -70,6 +70,7 @@ private:
   // roce.rst, "Connected peer": an RC/UC packet from the QP's own peer, not to a group MAC.
   bool from_connected_peer(const QueuePair& qp, const roce::PacketDescription& packet,
                            bool from_wire) const;
+  static bool transport_matches(ornic_qp_type type, const roce::OpcodeInfo& info);
 
   // Wire (transport_engine.cpp).
   bool address_rc(const QueuePair& qp, roce::PacketDescription& packet) const;
@@ -107,6 +108,12 @@ private:
 
   // Responder (responder.cpp).
   enum class Take : uint8_t { ok, none, failed };
+  // Where a request's memory is checked and its receive WQE comes from (xrc.rst): the QP's
+  // PD and receive queue, or for an XRC target the XRC SRQ its XRCETH names.
+  struct RequestTarget {
+    uint32_t pd = 0;
+    std::optional<uint32_t> xrc_srqn;
+  };
   struct ReceiveResult {
     uint32_t byte_len = 0;
     uint32_t src_qp = 0;
@@ -127,24 +134,35 @@ private:
   // UC (uc_responder.cpp): PSN and sequence checks without NAKs, message drops.
   void on_uc_request(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet);
   void drop_uc_message(QueuePair& qp, ornic_counter_id why);
-  bool execute_send(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet);
-  bool execute_write(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet);
-  void execute_read(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet, bool duplicate);
-  bool execute_atomic(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet);
-  // The MR a remote request of QP `qpn` reaches (nullptr for a zero-length request), or
-  // nothing when the QP's rights or the key's checks refuse it.
-  std::optional<const MemoryRegion*> remote_allowed(uint32_t qpn, const QueuePair& qp,
+  // The XRC SRQ an XRC target's request names, if it may use it (xrc.rst, "Responder").
+  std::optional<RequestTarget> xrc_target(const QueuePair& qp,
+                                          const roce::ParsedPacket& packet) const;
+  // The target of a request to any other QP: its own PD and receive queue.
+  static RequestTarget own_target(const QueuePair& qp) { return RequestTarget{qp.pd, {}}; }
+  bool execute_send(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet,
+                    const RequestTarget& target);
+  bool execute_write(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet,
+                     const RequestTarget& target);
+  void execute_read(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet,
+                    const RequestTarget& target, bool duplicate);
+  bool execute_atomic(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet,
+                      const RequestTarget& target);
+  // The MR a remote request of QP `qpn` reaches in PD `pd` (nullptr for a zero-length
+  // request), or nothing when the QP's rights or the key's checks refuse it.
+  std::optional<const MemoryRegion*> remote_allowed(uint32_t qpn, const QueuePair& qp, uint32_t pd,
                                                     uint32_t rkey, uint64_t va, uint64_t length,
                                                     uint32_t access) const;
   void execute_flush(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet, bool duplicate);
   void execute_atomic_write(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet);
   // The answer to a FLUSH or ATOMIC WRITE: READ Response Only, AETH, no payload.
   void send_empty_read_response(uint32_t qpn, QueuePair& qp, uint32_t psn);
-  Take take_receive(uint32_t qpn, QueuePair& qp, RecvWqe& wqe);
-  void begin_receive(QueuePair& qp, const RecvWqe& wqe);
+  Take take_receive(uint32_t qpn, QueuePair& qp, const RequestTarget& target, RecvWqe& wqe);
+  void begin_receive(QueuePair& qp, const RequestTarget& target, const RecvWqe& wqe);
   // An RC request that needs a receive WQE: takes and begins one, or answers with an RNR
   // NAK (none posted) or has already failed the QP; true when the request may go on.
-  bool take_receive_or_rnr(uint32_t qpn, QueuePair& qp, uint32_t psn);
+  bool take_receive_or_rnr(uint32_t qpn, QueuePair& qp, const RequestTarget& target, uint32_t psn);
+  // The packet opcode for `rc` on this QP's transport (XRC QPs use the XRC codes).
+  static uint8_t wire_opcode(const QueuePair& qp, roce::Opcode rc);
   void complete_receive(uint32_t qpn, QueuePair& qp, const ReceiveResult& result);
   void fail_receive(uint32_t qpn, QueuePair& qp, const SgeOutcome& outcome, uint32_t psn);
   void fail_invalidate(uint32_t qpn, QueuePair& qp, ReceiveResult result, uint8_t vendor_err,

@@ -51,9 +51,9 @@ void TransportEngine::on_uc_request(uint32_t qpn, QueuePair& qp, const roce::Par
     return;
   }
   if (kind == InMessage::write)
-    (void)execute_write(qpn, qp, packet);
+    (void)execute_write(qpn, qp, packet, own_target(qp));
   else
-    (void)execute_send(qpn, qp, packet);
+    (void)execute_send(qpn, qp, packet, own_target(qp));
 }
 
 } // namespace ornic

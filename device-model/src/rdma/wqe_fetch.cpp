@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "nic/device_limits.hpp"
+#include "nic/qp_type.hpp"
 #include "rdma/fast_reg.hpp"
 #include "rdma/memory_access.hpp"
 
@@ -139,7 +140,7 @@ std::optional<WqeError> fetch_send_wqe(NicCore& core, const QueuePair& qp, uint3
     return op_error(ORNIC_VERR_BAD_BLOCKS);
   op.blocks = w.num_blocks;
   if (is_local_op(w.opcode)) { // on any QP type: they send nothing
-    if (w.reserved0 != 0 || w.reserved1 != 0)
+    if (w.reserved0 != 0 || w.reserved1 != 0 || w.xrc_srqn != 0)
       return op_error(ORNIC_VERR_RESERVED_NONZERO);
     return fetch_local_op(core, qp, w, index, op);
   }
@@ -157,6 +158,12 @@ std::optional<WqeError> fetch_send_wqe(NicCore& core, const QueuePair& qp, uint3
       !segment_reserved_clear(w, ud))
     return op_error(ORNIC_VERR_RESERVED_NONZERO);
 
+  // The remote XRC SRQ travels with each XRC_INI WQE; elsewhere the field is reserved.
+  if (qp.type != ORNIC_QPT_XRC_INI && w.xrc_srqn != 0)
+    return op_error(ORNIC_VERR_RESERVED_NONZERO);
+  if (le(w.xrc_srqn) > ORNIC_QPN_MASK)
+    return op_error(ORNIC_VERR_XRC_SRQN);
+  op.xrc_srqn = le(w.xrc_srqn);
   op.imm_data = w.imm_data;
   op.invalidate_rkey = le(w.invalidate_rkey);
   if (ud) {

@@ -17,6 +17,8 @@ Header decode_at(std::span<const uint8_t> bytes, size_t offset) {
 
 bool extension_header_present(const PacketDescription& packet, ExtensionHeader header) {
   switch (header) {
+  case ExtensionHeader::xrceth:
+    return packet.xrceth.has_value();
   case ExtensionHeader::deth:
     return packet.deth.has_value();
   case ExtensionHeader::feth:
@@ -40,6 +42,8 @@ bool extension_header_present(const PacketDescription& packet, ExtensionHeader h
 void encode_extension_headers(const PacketDescription& packet, const OpcodeInfo& info,
                               std::span<uint8_t> bytes) {
   using enum ExtensionHeader;
+  if (info.carries(xrceth))
+    encode_at(*packet.xrceth, bytes, info.offset_of(xrceth));
   if (info.carries(deth))
     encode_at(*packet.deth, bytes, info.offset_of(deth));
   if (info.carries(feth))
@@ -61,6 +65,8 @@ void encode_extension_headers(const PacketDescription& packet, const OpcodeInfo&
 void decode_extension_headers(std::span<const uint8_t> bytes, const OpcodeInfo& info,
                               PacketDescription& packet) {
   using enum ExtensionHeader;
+  if (info.carries(xrceth))
+    packet.xrceth = decode_at<Xrceth>(bytes, info.offset_of(xrceth));
   if (info.carries(deth))
     packet.deth = decode_at<Deth>(bytes, info.offset_of(deth));
   if (info.carries(feth))

@@ -5,22 +5,26 @@
 namespace ornic::roce {
 namespace {
 
-constexpr uint8_t bit(ExtensionHeader header) {
-  return static_cast<uint8_t>(1u << static_cast<unsigned>(header));
+constexpr uint16_t bit(ExtensionHeader header) {
+  return static_cast<uint16_t>(1u << static_cast<unsigned>(header));
 }
 
-constexpr uint8_t kDeth = bit(ExtensionHeader::deth);
-constexpr uint8_t kFeth = bit(ExtensionHeader::feth);
-constexpr uint8_t kReth = bit(ExtensionHeader::reth);
-constexpr uint8_t kAtomicEth = bit(ExtensionHeader::atomic_eth);
-constexpr uint8_t kAeth = bit(ExtensionHeader::aeth);
-constexpr uint8_t kAtomicAckEth = bit(ExtensionHeader::atomic_ack_eth);
-constexpr uint8_t kImmDt = bit(ExtensionHeader::immdt);
-constexpr uint8_t kIeth = bit(ExtensionHeader::ieth);
+constexpr uint16_t kXrceth = bit(ExtensionHeader::xrceth);
+constexpr uint16_t kDeth = bit(ExtensionHeader::deth);
+constexpr uint16_t kFeth = bit(ExtensionHeader::feth);
+constexpr uint16_t kReth = bit(ExtensionHeader::reth);
+constexpr uint16_t kAtomicEth = bit(ExtensionHeader::atomic_eth);
+constexpr uint16_t kAeth = bit(ExtensionHeader::aeth);
+constexpr uint16_t kAtomicAckEth = bit(ExtensionHeader::atomic_ack_eth);
+constexpr uint16_t kImmDt = bit(ExtensionHeader::immdt);
+constexpr uint16_t kIeth = bit(ExtensionHeader::ieth);
 
 constexpr uint32_t kRcRequest = kRequest | kReliable;
 constexpr uint32_t kRcResponse = kResponse | kReliable;
 constexpr uint32_t kUcRequest = kRequest | kUnreliable;
+// XRC: reliable like RC; every request names its XRC SRQ in an XRCETH, responses do not.
+constexpr uint32_t kXrcRequest = kRcRequest | kXrc;
+constexpr uint32_t kXrcResponse = kRcResponse | kXrc;
 
 constexpr std::array kOpcodes = {
     OpcodeInfo{Opcode::rc_send_first, "RC_SEND_FIRST",
@@ -103,14 +107,63 @@ constexpr std::array kOpcodes = {
     OpcodeInfo{Opcode::ud_send_only_with_immediate, "UD_SEND_ONLY_WITH_IMMEDIATE",
                kRequest | kDatagram | kSend | kOnly | kPayload | kImmediate | kStartsMessage,
                kDeth | kImmDt},
+    OpcodeInfo{Opcode::xrc_send_first, "XRC_SEND_FIRST",
+               kXrcRequest | kSend | kFirst | kPayload | kStartsMessage, kXrceth},
+    OpcodeInfo{Opcode::xrc_send_middle, "XRC_SEND_MIDDLE", kXrcRequest | kSend | kMiddle | kPayload,
+               kXrceth},
+    OpcodeInfo{Opcode::xrc_send_last, "XRC_SEND_LAST", kXrcRequest | kSend | kLast | kPayload,
+               kXrceth},
+    OpcodeInfo{Opcode::xrc_send_last_with_immediate, "XRC_SEND_LAST_WITH_IMMEDIATE",
+               kXrcRequest | kSend | kLast | kPayload | kImmediate, kXrceth | kImmDt},
+    OpcodeInfo{Opcode::xrc_send_only, "XRC_SEND_ONLY",
+               kXrcRequest | kSend | kOnly | kPayload | kStartsMessage, kXrceth},
+    OpcodeInfo{Opcode::xrc_send_only_with_immediate, "XRC_SEND_ONLY_WITH_IMMEDIATE",
+               kXrcRequest | kSend | kOnly | kPayload | kImmediate | kStartsMessage,
+               kXrceth | kImmDt},
+    OpcodeInfo{Opcode::xrc_rdma_write_first, "XRC_RDMA_WRITE_FIRST",
+               kXrcRequest | kWrite | kFirst | kPayload | kStartsMessage, kXrceth | kReth},
+    OpcodeInfo{Opcode::xrc_rdma_write_middle, "XRC_RDMA_WRITE_MIDDLE",
+               kXrcRequest | kWrite | kMiddle | kPayload, kXrceth},
+    OpcodeInfo{Opcode::xrc_rdma_write_last, "XRC_RDMA_WRITE_LAST",
+               kXrcRequest | kWrite | kLast | kPayload, kXrceth},
+    OpcodeInfo{Opcode::xrc_rdma_write_last_with_immediate, "XRC_RDMA_WRITE_LAST_WITH_IMMEDIATE",
+               kXrcRequest | kWrite | kSend | kLast | kPayload | kImmediate, kXrceth | kImmDt},
+    OpcodeInfo{Opcode::xrc_rdma_write_only, "XRC_RDMA_WRITE_ONLY",
+               kXrcRequest | kWrite | kOnly | kPayload | kStartsMessage, kXrceth | kReth},
+    OpcodeInfo{Opcode::xrc_rdma_write_only_with_immediate, "XRC_RDMA_WRITE_ONLY_WITH_IMMEDIATE",
+               kXrcRequest | kWrite | kSend | kOnly | kPayload | kImmediate | kStartsMessage,
+               kXrceth | kReth | kImmDt},
+    OpcodeInfo{Opcode::xrc_rdma_read_request, "XRC_RDMA_READ_REQUEST",
+               kXrcRequest | kRead | kOnly | kStartsMessage, kXrceth | kReth},
+    OpcodeInfo{Opcode::xrc_rdma_read_response_first, "XRC_RDMA_READ_RESPONSE_FIRST",
+               kXrcResponse | kRead | kFirst | kPayload | kAcknowledge, kAeth},
+    OpcodeInfo{Opcode::xrc_rdma_read_response_middle, "XRC_RDMA_READ_RESPONSE_MIDDLE",
+               kXrcResponse | kRead | kMiddle | kPayload, 0},
+    OpcodeInfo{Opcode::xrc_rdma_read_response_last, "XRC_RDMA_READ_RESPONSE_LAST",
+               kXrcResponse | kRead | kLast | kPayload | kAcknowledge, kAeth},
+    OpcodeInfo{Opcode::xrc_rdma_read_response_only, "XRC_RDMA_READ_RESPONSE_ONLY",
+               kXrcResponse | kRead | kOnly | kPayload | kAcknowledge, kAeth},
+    OpcodeInfo{Opcode::xrc_acknowledge, "XRC_ACKNOWLEDGE", kXrcResponse | kOnly | kAcknowledge,
+               kAeth},
+    OpcodeInfo{Opcode::xrc_atomic_acknowledge, "XRC_ATOMIC_ACKNOWLEDGE",
+               kXrcResponse | kOnly | kAtomic | kAcknowledge, kAeth | kAtomicAckEth},
+    OpcodeInfo{Opcode::xrc_compare_swap, "XRC_COMPARE_SWAP",
+               kXrcRequest | kAtomic | kOnly | kStartsMessage, kXrceth | kAtomicEth},
+    OpcodeInfo{Opcode::xrc_fetch_add, "XRC_FETCH_ADD",
+               kXrcRequest | kAtomic | kOnly | kStartsMessage, kXrceth | kAtomicEth},
+    OpcodeInfo{Opcode::xrc_send_last_with_invalidate, "XRC_SEND_LAST_WITH_INVALIDATE",
+               kXrcRequest | kSend | kLast | kPayload | kInvalidate, kXrceth | kIeth},
+    OpcodeInfo{Opcode::xrc_send_only_with_invalidate, "XRC_SEND_ONLY_WITH_INVALIDATE",
+               kXrcRequest | kSend | kOnly | kPayload | kInvalidate | kStartsMessage,
+               kXrceth | kIeth},
 };
 
 constexpr std::array<size_t, kExtensionHeaderCount> kExtensionSizes = {
-    Deth::kSize, Feth::kSize,         Reth::kSize,  AtomicEth::kSize,
-    Aeth::kSize, AtomicAckEth::kSize, ImmDt::kSize, Ieth::kSize};
+    Xrceth::kSize, Deth::kSize,         Feth::kSize,  Reth::kSize, AtomicEth::kSize,
+    Aeth::kSize,   AtomicAckEth::kSize, ImmDt::kSize, Ieth::kSize};
 
 constexpr std::array<std::string_view, kExtensionHeaderCount> kExtensionNames = {
-    "DETH", "FETH", "RETH", "AtomicETH", "AETH", "AtomicAckETH", "ImmDt", "IETH"};
+    "XRCETH", "DETH", "FETH", "RETH", "AtomicETH", "AETH", "AtomicAckETH", "ImmDt", "IETH"};
 
 } // namespace
 

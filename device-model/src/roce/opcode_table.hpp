@@ -1,9 +1,9 @@
-// The one table of RoCEv2 opcodes the device speaks (RC, UC and UD): which extension headers
+// The one table of RoCEv2 opcodes the device speaks (RC, UC, UD and XRC): which extension headers
 // each carries, where they sit after the BTH, and what kind of packet it is.
 //
-// Extension headers always appear in the same relative order (IBA 9.2): DETH, FETH, RETH,
-// AtomicETH, AETH, AtomicAckETH, ImmDt, IETH (FETH from IBTA 1.5, before the RETH). The table only
-// says which are present; the offsets follow from that order.
+// Extension headers always appear in the same relative order (IBA 9.2, A14): XRCETH, DETH,
+// FETH, RETH, AtomicETH, AETH, AtomicAckETH, ImmDt, IETH (FETH from IBTA 1.5, before the
+// RETH). The table only says which are present; the offsets follow from that order.
 #pragma once
 
 #include <array>
@@ -56,10 +56,47 @@ enum class Opcode : uint8_t {
   uc_rdma_write_only_with_immediate = 0x2b,
   ud_send_only = 0x64,
   ud_send_only_with_immediate = 0x65,
+  // XRC (IBA A14): the RC opcodes with transport code 101; requests carry an XRCETH.
+  xrc_send_first = 0xa0,
+  xrc_send_middle = 0xa1,
+  xrc_send_last = 0xa2,
+  xrc_send_last_with_immediate = 0xa3,
+  xrc_send_only = 0xa4,
+  xrc_send_only_with_immediate = 0xa5,
+  xrc_rdma_write_first = 0xa6,
+  xrc_rdma_write_middle = 0xa7,
+  xrc_rdma_write_last = 0xa8,
+  xrc_rdma_write_last_with_immediate = 0xa9,
+  xrc_rdma_write_only = 0xaa,
+  xrc_rdma_write_only_with_immediate = 0xab,
+  xrc_rdma_read_request = 0xac,
+  xrc_rdma_read_response_first = 0xad,
+  xrc_rdma_read_response_middle = 0xae,
+  xrc_rdma_read_response_last = 0xaf,
+  xrc_rdma_read_response_only = 0xb0,
+  xrc_acknowledge = 0xb1,
+  xrc_atomic_acknowledge = 0xb2,
+  xrc_compare_swap = 0xb3,
+  xrc_fetch_add = 0xb4,
+  xrc_send_last_with_invalidate = 0xb6,
+  xrc_send_only_with_invalidate = 0xb7,
 };
+
+// The XRC transport code in an opcode's top three bits, and the RC opcode an XRC opcode
+// stands for (the low five bits are the same operation on both transports).
+inline constexpr uint8_t kXrcTransport = 0xa0;
+inline constexpr uint8_t kTransportMask = 0xe0;
+inline constexpr uint8_t rc_equivalent(uint8_t opcode) {
+  return (opcode & kTransportMask) == kXrcTransport ? static_cast<uint8_t>(opcode & ~kTransportMask)
+                                                    : opcode;
+}
+inline constexpr uint8_t to_xrc(Opcode rc) {
+  return static_cast<uint8_t>(kXrcTransport | static_cast<uint8_t>(rc));
+}
 
 // Extension headers in wire order; the enumerator value is the position in that order.
 enum class ExtensionHeader : uint8_t {
+  xrceth,
   deth,
   feth,
   reth,
@@ -69,7 +106,7 @@ enum class ExtensionHeader : uint8_t {
   immdt,
   ieth
 };
-inline constexpr size_t kExtensionHeaderCount = 8;
+inline constexpr size_t kExtensionHeaderCount = 9;
 
 size_t extension_header_size(ExtensionHeader header);
 std::string_view extension_header_name(ExtensionHeader header);
@@ -96,6 +133,7 @@ enum OpcodeFlag : uint32_t {
   kUnreliable = 1u << 16,    // UC: connected and PSN-checked, but never acknowledged
   kFlush = 1u << 17,         // FLUSH request (IBTA 1.5)
   kAtomicWrite = 1u << 18,   // ATOMIC WRITE request (IBTA 1.5)
+  kXrc = 1u << 19,           // XRC transport (reliable, like RC)
 };
 
 // The UC opcode of an RC SEND or RDMA WRITE opcode (0x00..0x0b): the same packet with IBA's
@@ -108,7 +146,7 @@ struct OpcodeInfo {
   Opcode opcode{};
   std::string_view name;
   uint32_t flags = 0;
-  uint8_t extension_mask = 0; // bit (1 << ExtensionHeader)
+  uint16_t extension_mask = 0; // bit (1 << ExtensionHeader)
 
   bool has(uint32_t flag_bits) const { return (flags & flag_bits) == flag_bits; }
   bool carries(ExtensionHeader header) const {
@@ -120,7 +158,7 @@ struct OpcodeInfo {
   size_t header_bytes() const;
 };
 
-// nullopt for opcodes the device does not implement (including RD, XRC, CNP and reserved).
+// nullopt for opcodes the device does not implement (including RD, CNP and reserved).
 std::optional<OpcodeInfo> lookup_opcode(uint8_t opcode);
 inline std::optional<OpcodeInfo> lookup_opcode(Opcode opcode) {
   return lookup_opcode(static_cast<uint8_t>(opcode));

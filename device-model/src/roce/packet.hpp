@@ -26,6 +26,7 @@ struct PacketDescription {
   // bth.pad_count and bth.transport_version are set by the builder.
   Bth bth;
   // Exactly those the opcode carries are present.
+  std::optional<Xrceth> xrceth;
   std::optional<Deth> deth;
   std::optional<Feth> feth;
   std::optional<Reth> reth;

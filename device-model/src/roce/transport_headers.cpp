@@ -124,4 +124,14 @@ Feth Feth::decode(std::span<const uint8_t, kSize> in) {
               .reserved = bits & ~(kPlacementMask | kSelectivityMask)};
 }
 
+void Xrceth::encode(std::span<uint8_t, kSize> out) const {
+  out[0] = 0;
+  store_be24(out, 1, srqn & 0xffffff);
+}
+
+// The reserved byte is ignored, as IBA receivers ignore reserved header bits.
+Xrceth Xrceth::decode(std::span<const uint8_t, kSize> in) {
+  return Xrceth{.srqn = load_be24(in, 1)};
+}
+
 } // namespace ornic::roce

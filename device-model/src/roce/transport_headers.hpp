@@ -125,4 +125,15 @@ struct Feth {
   bool operator==(const Feth&) const = default;
 };
 
+// XRC Extended Transport Header: the XRC SRQ a request of the XRC transport is for. One
+// reserved byte, then the 24-bit SRQ number.
+struct Xrceth {
+  static constexpr size_t kSize = 4;
+  uint32_t srqn = 0; // 24 bits
+
+  void encode(std::span<uint8_t, kSize> out) const;
+  static Xrceth decode(std::span<const uint8_t, kSize> in);
+  bool operator==(const Xrceth&) const = default;
+};
+
 } // namespace ornic::roce

@@ -1,5 +1,6 @@
-// The opcode table against IBA vol 1 table 35 (and rxe_opcode.c): which headers each opcode
-// carries, their offsets after the BTH, and the kind flags the transport relies on.
+// The opcode table against IBA vol 1 table 35 (and rxe_opcode.c) and the XRC annex (A14):
+// which headers each opcode carries, their offsets after the BTH, and the kind flags the
+// transport relies on.
 #include <set>
 
 #include <gtest/gtest.h>
@@ -15,22 +16,25 @@ TEST(RoceOpcodeTable, CoversTheOpcodesOfTheSpec) {
   std::set<uint8_t> codes;
   for (const OpcodeInfo& info : all_opcodes())
     codes.insert(static_cast<uint8_t>(info.opcode));
-  const std::set<uint8_t> expected = {0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09,
-                                      0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x10, 0x11, 0x12, 0x13,
-                                      0x14, 0x16, 0x17, 0x1c, 0x1d, 0x20, 0x21, 0x22, 0x23, 0x24,
-                                      0x25, 0x26, 0x27, 0x28, 0x29, 0x2a, 0x2b, 0x64, 0x65};
+  const std::set<uint8_t> expected = {
+      0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c,
+      0x0d, 0x0e, 0x0f, 0x10, 0x11, 0x12, 0x13, 0x14, 0x16, 0x17, 0x1c, 0x1d, 0x20,
+      0x21, 0x22, 0x23, 0x24, 0x25, 0x26, 0x27, 0x28, 0x29, 0x2a, 0x2b, 0x64, 0x65,
+      0xa0, 0xa1, 0xa2, 0xa3, 0xa4, 0xa5, 0xa6, 0xa7, 0xa8, 0xa9, 0xaa, 0xab, 0xac,
+      0xad, 0xae, 0xaf, 0xb0, 0xb1, 0xb2, 0xb3, 0xb4, 0xb6, 0xb7};
   EXPECT_EQ(codes, expected);
 }
 
 TEST(RoceOpcodeTable, UnknownOpcodesAreRefused) {
-  // 0x2c..0x3f: UC has no READ, atomics or invalidate; 0x40: RD; 0xa0: XRC.
+  // 0x2c..0x3f: UC has no READ, atomics or invalidate; 0x40: RD; 0xb5, 0xb8..: not in XRC.
   for (const uint8_t code :
-       {0x15, 0x18, 0x2c, 0x2d, 0x36, 0x37, 0x40, 0x63, 0x66, 0x81, 0xa0, 0xff})
+       {0x15, 0x18, 0x2c, 0x2d, 0x36, 0x37, 0x40, 0x63, 0x66, 0x81, 0x9f, 0xb5, 0xb8, 0xbf, 0xff})
     EXPECT_FALSE(lookup_opcode(code).has_value()) << int(code);
 }
 
 TEST(RoceOpcodeTable, HeaderSizesOfEveryOpcode) {
-  // BTH 12, DETH 8, FETH 4, RETH 16, AtomicETH 28, AETH 4, AtomicAckETH 8, ImmDt 4, IETH 4.
+  // BTH 12, XRCETH 4, DETH 8, FETH 4, RETH 16, AtomicETH 28, AETH 4, AtomicAckETH 8, ImmDt 4,
+  // IETH 4.
   const std::pair<Opcode, size_t> expected[] = {
       {Opcode::rc_send_first, 12},
       {Opcode::rc_send_middle, 12},
@@ -71,6 +75,30 @@ TEST(RoceOpcodeTable, HeaderSizesOfEveryOpcode) {
       {Opcode::uc_rdma_write_only_with_immediate, 32},
       {Opcode::ud_send_only, 20},
       {Opcode::ud_send_only_with_immediate, 24},
+      // XRC requests carry an XRCETH, responses are RC's.
+      {Opcode::xrc_send_first, 16},
+      {Opcode::xrc_send_middle, 16},
+      {Opcode::xrc_send_last, 16},
+      {Opcode::xrc_send_last_with_immediate, 20},
+      {Opcode::xrc_send_only, 16},
+      {Opcode::xrc_send_only_with_immediate, 20},
+      {Opcode::xrc_rdma_write_first, 32},
+      {Opcode::xrc_rdma_write_middle, 16},
+      {Opcode::xrc_rdma_write_last, 16},
+      {Opcode::xrc_rdma_write_last_with_immediate, 20},
+      {Opcode::xrc_rdma_write_only, 32},
+      {Opcode::xrc_rdma_write_only_with_immediate, 36},
+      {Opcode::xrc_rdma_read_request, 32},
+      {Opcode::xrc_rdma_read_response_first, 16},
+      {Opcode::xrc_rdma_read_response_middle, 12},
+      {Opcode::xrc_rdma_read_response_last, 16},
+      {Opcode::xrc_rdma_read_response_only, 16},
+      {Opcode::xrc_acknowledge, 16},
+      {Opcode::xrc_atomic_acknowledge, 24},
+      {Opcode::xrc_compare_swap, 44},
+      {Opcode::xrc_fetch_add, 44},
+      {Opcode::xrc_send_last_with_invalidate, 20},
+      {Opcode::xrc_send_only_with_invalidate, 20},
   };
   for (const auto& [opcode, bytes] : expected)
     EXPECT_EQ(lookup_opcode(opcode)->header_bytes(), bytes) << lookup_opcode(opcode)->name;
@@ -93,6 +121,33 @@ TEST(RoceOpcodeTable, ExtensionHeadersFollowWireOrder) {
   EXPECT_EQ(flush.offset_of(feth), 12u);
   EXPECT_EQ(flush.offset_of(reth), 16u);
   EXPECT_EQ(lookup_opcode(Opcode::rc_atomic_write)->offset_of(reth), 12u);
+  // XRCETH comes first, right after the BTH.
+  const OpcodeInfo xrc_write_imm = *lookup_opcode(Opcode::xrc_rdma_write_only_with_immediate);
+  EXPECT_EQ(xrc_write_imm.offset_of(xrceth), 12u);
+  EXPECT_EQ(xrc_write_imm.offset_of(reth), 16u);
+  EXPECT_EQ(xrc_write_imm.offset_of(immdt), 32u);
+  EXPECT_EQ(lookup_opcode(Opcode::xrc_fetch_add)->offset_of(atomic_eth), 16u);
+  EXPECT_EQ(lookup_opcode(Opcode::xrc_send_only_with_invalidate)->offset_of(ieth), 16u);
+}
+
+TEST(RoceOpcodeTable, XrcOpcodesAreRcOpcodesWithTheXrcTransport) {
+  for (const OpcodeInfo& info : all_opcodes()) {
+    const auto code = static_cast<uint8_t>(info.opcode);
+    SCOPED_TRACE(info.name);
+    if (!info.has(kXrc)) {
+      EXPECT_EQ(rc_equivalent(code), code);
+      continue;
+    }
+    const auto rc = lookup_opcode(rc_equivalent(code));
+    ASSERT_TRUE(rc.has_value());
+    EXPECT_EQ(to_xrc(rc->opcode), code);
+    EXPECT_EQ(info.flags, rc->flags | kXrc);
+    // The same headers, plus the XRCETH on requests.
+    EXPECT_EQ(info.extension_mask & ~(1u << static_cast<unsigned>(xrceth)), rc->extension_mask);
+    EXPECT_EQ(info.carries(xrceth), info.has(kRequest));
+    EXPECT_EQ(info.name.substr(0, 4), "XRC_");
+    EXPECT_EQ(info.name.substr(4), rc->name.substr(3));
+  }
 }
 
 TEST(RoceOpcodeTable, FlagsAreConsistent) {
@@ -114,9 +169,13 @@ TEST(RoceOpcodeTable, FlagsAreConsistent) {
     const int positions = info.has(kOnly) + (info.has(kFirst) && !info.has(kLast)) +
                           info.has(kMiddle) + (info.has(kLast) && !info.has(kFirst));
     EXPECT_EQ(positions, 1);
-    // Middle packets carry nothing but payload.
+    // Middle packets carry nothing but payload (and an XRC request its XRCETH).
     if (info.has(kMiddle)) {
-      EXPECT_EQ(info.header_bytes(), 12u);
+      EXPECT_EQ(info.header_bytes(), info.carries(xrceth) ? 16u : 12u);
+    }
+    EXPECT_EQ(info.carries(xrceth), info.has(kXrc | kRequest));
+    if (info.has(kXrc)) {
+      EXPECT_TRUE(info.has(kReliable));
     }
     // Requests that start a WRITE or READ name the remote buffer.
     if (info.has(kRequest) && info.has(kFirst) && (info.has(kWrite) || info.has(kRead))) {

@@ -28,6 +28,8 @@ PacketDescription sample_packet(const OpcodeInfo& info, IpFamily family) {
   packet.bth.ack_request = info.has(kRequest | kReliable | kLast);
   packet.bth.psn = 0xabcdef;
   using enum ExtensionHeader;
+  if (info.carries(xrceth))
+    packet.xrceth = Xrceth{.srqn = 0x000033};
   if (info.carries(deth))
     packet.deth = Deth{.qkey = 0x80010000, .source_qp = 0x000011};
   if (info.carries(feth))

@@ -369,6 +369,8 @@ const char *ornic_admin_opcode_str(u8 opcode)
 	case ORNIC_ADMIN_MODIFY_QP: return "MODIFY_QP";
 	case ORNIC_ADMIN_QUERY_QP: return "QUERY_QP";
 	case ORNIC_ADMIN_DESTROY_QP: return "DESTROY_QP";
+	case ORNIC_ADMIN_ALLOC_XRCD: return "ALLOC_XRCD";
+	case ORNIC_ADMIN_DEALLOC_XRCD: return "DEALLOC_XRCD";
 	case ORNIC_ADMIN_CREATE_SRQ: return "CREATE_SRQ";
 	case ORNIC_ADMIN_MODIFY_SRQ: return "MODIFY_SRQ";
 	case ORNIC_ADMIN_DESTROY_SRQ: return "DESTROY_SRQ";

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * ornic: RC, UC and UD QPs (spec: qp.rst, wqe.rst); the rings of kernel QPs
- * and the GSI QP in ornic_qp_kernel.c.  For user QPs the provider allocates
- * the SQ and RQ rings in blocks of 64 bytes; the kernel checks that they
- * hold what the QP was asked for, pins them and creates the QP.  MODIFY_QP
- * and QUERY_QP pass struct ornic_qp_attr through a DMA buffer.
+ * ornic: RC, UC, UD and XRC QPs (spec: qp.rst, wqe.rst, xrc.rst); the rings
+ * of kernel QPs and the GSI QP in ornic_qp_kernel.c.  For user QPs the
+ * provider allocates the SQ and RQ rings in blocks of 64 bytes; the kernel
+ * checks that they hold what the QP was asked for, pins them and creates
+ * the QP.  An XRC initiator has only the SQ; an XRC target has no queues
+ * and is created by the core on its XRC domain without udata (user space
+ * holds it through shared QPs).  MODIFY_QP and QUERY_QP pass struct
+ * ornic_qp_attr through a DMA buffer.
  */
 #include <linux/dma-mapping.h>
 #include <rdma/ib_cache.h>
@@ -20,18 +23,59 @@ static int ornic_qp_check_init(struct ornic_dev *dev,
 
 	if (init->create_flags)
 		return -EOPNOTSUPP;
-	/* RC, UC, UD as the device's caps say; GSI is the MAD layer's QP1. */
+	/*
+	 * RC, UC, UD and XRC as the device's caps say; GSI is the MAD layer's
+	 * QP1, never one of user space's.
+	 */
 	err = ornic_qp_type_to_hw(init->qp_type, dev->caps, hw_type);
 	if (err) {
 		ibdev_dbg(&dev->ibdev, "QP type %d not supported (caps %#llx)\n",
 			  init->qp_type, dev->caps);
 		return err;
 	}
+	switch (init->qp_type) {
+	case IB_QPT_XRC_TGT:
+		/* Only its domain: the SRQs its requests name do the rest. */
+		if (!init->xrcd)
+			return -EINVAL;
+		return 0;
+	case IB_QPT_XRC_INI:
+		/* Send only: no receive CQ, RQ or SRQ. */
+		if (!init->send_cq || init->srq)
+			return -EINVAL;
+		return 0;
+	default:
+		break;
+	}
 	if (!init->send_cq || !init->recv_cq)
 		return -EINVAL;
 	if (init->srq && !(dev->caps & ORNIC_CAP_SRQ))
 		return -EOPNOTSUPP;
+	/* An XRC SRQ is named by requests, never by a QP (spec: xrc.rst). */
+	if (init->srq && init->srq->srq_type != IB_SRQT_BASIC)
+		return -EINVAL;
 	return 0;
+}
+
+/*
+ * An XRC target (the core's real QP of an XRC domain): no rings, no PD, no
+ * CQs; it names the kernel's doorbell page because no doorbell ever names
+ * it.
+ */
+static int ornic_create_xrc_tgt_qp(struct ornic_dev *dev, struct ornic_qp *qp,
+				   struct ib_qp_init_attr *init)
+{
+	struct ornic_admin_create_qp *cmd;
+	struct ornic_admin_sqe sqe;
+
+	ornic_cmd_init(&sqe, ORNIC_ADMIN_CREATE_QP);
+	cmd = (struct ornic_admin_create_qp *)&sqe;
+	cmd->qp_type = ORNIC_QPT_XRC_TGT;
+	cmd->xrcd = cpu_to_le32(to_oxrcd(init->xrcd)->xrcdn);
+	cmd->db_page = cpu_to_le16(ORNIC_DB_PAGE_KERNEL);
+	qp->xrc_tgt = true;
+	memset(&init->cap, 0, sizeof(init->cap));
+	return ornic_admin_simple(dev, &sqe, &qp->qpn);
 }
 
 int ornic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
@@ -54,7 +98,16 @@ int ornic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	if (err)
 		return err;
 	mutex_init(&qp->lock);
+	if (init->qp_type == IB_QPT_XRC_TGT) {
+		err = ornic_create_xrc_tgt_qp(dev, qp, init);
+		if (err)
+			return err;
+		goto created;
+	}
 	if (!udata) {
+		/* No kernel ULP uses XRC: kernel QPs have both rings. */
+		if (init->qp_type == IB_QPT_XRC_INI)
+			return -EOPNOTSUPP;
 		err = ornic_create_kernel_qp(qp, init);
 		if (err)
 			return err;
@@ -73,7 +126,7 @@ int ornic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	err = ornic_sq_caps(&cap, req.sq_log_depth, &lim);
 	if (err)
 		return err;
-	if (init->srq) {
+	if (init->srq || init->qp_type == IB_QPT_XRC_INI) {
 		if (req.rq_buf_addr || req.rq_buf_size)
 			return -EINVAL;
 		req.rq_log_depth = 0;
@@ -94,7 +147,7 @@ int ornic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 				     qp->sq_log_depth, &sq_desc, &sq_pbl);
 	if (IS_ERR(qp->sq_umem))
 		return PTR_ERR(qp->sq_umem);
-	if (!init->srq) {
+	if (!init->srq && init->qp_type != IB_QPT_XRC_INI) {
 		qp->rq_umem = ornic_ring_pin(dev, req.rq_buf_addr,
 					     req.rq_buf_size,
 					     (size_t)ORNIC_WQE_BLOCK_SIZE <<
@@ -113,7 +166,8 @@ int ornic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	cmd->rq_mem = rq_desc;
 	cmd->pd = cpu_to_le32(to_pdn(ibqp->pd));
 	cmd->send_cqn = cpu_to_le32(to_ocq(init->send_cq)->cqn);
-	cmd->recv_cqn = cpu_to_le32(to_ocq(init->recv_cq)->cqn);
+	if (init->recv_cq)
+		cmd->recv_cqn = cpu_to_le32(to_ocq(init->recv_cq)->cqn);
 	if (init->srq) {
 		cmd->flags = ORNIC_QP_FLAG_USE_SRQ;
 		cmd->srqn = cpu_to_le32(to_osrq(init->srq)->srqn);
@@ -136,7 +190,7 @@ created:
 	err = xa_insert_irq(&dev->qps, qp->qpn, qp, GFP_KERNEL);
 	if (err)
 		goto err_destroy;
-	if (qp->kernel)
+	if (qp->kernel || qp->xrc_tgt)
 		return 0;
 
 	resp.qpn = qp->qpn;
@@ -157,6 +211,8 @@ err_destroy:
 		ornic_destroy_kernel_qp(qp);
 		return err;
 	}
+	if (qp->xrc_tgt)
+		return err;
 err_release:
 	if (qp->rq_umem)
 		ib_umem_release(qp->rq_umem);
@@ -182,7 +238,7 @@ int ornic_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	ornic_res_sync(dev);
 	if (qp->kernel) {
 		ornic_destroy_kernel_qp(qp);
-	} else {
+	} else if (!qp->xrc_tgt) {
 		if (qp->rq_umem)
 			ib_umem_release(qp->rq_umem);
 		ib_umem_release(qp->sq_umem);
@@ -267,7 +323,9 @@ int ornic_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 		return -EINVAL;
 	if (mask & IB_QP_AV) {
 		/* Connected QPs only: a UD QP's AHs address each datagram. */
-		if (ibqp->qp_type != IB_QPT_RC && ibqp->qp_type != IB_QPT_UC) {
+		if (ibqp->qp_type != IB_QPT_RC && ibqp->qp_type != IB_QPT_UC &&
+		    ibqp->qp_type != IB_QPT_XRC_INI &&
+		    ibqp->qp_type != IB_QPT_XRC_TGT) {
 			ibdev_dbg(&dev->ibdev, "QP %u: IB_QP_AV on QP type %d\n",
 				  qp->qpn, ibqp->qp_type);
 			return -EINVAL;
@@ -331,6 +389,7 @@ int ornic_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	init->send_cq = ibqp->send_cq;
 	init->recv_cq = ibqp->recv_cq;
 	init->srq = ibqp->srq;
+	init->xrcd = ibqp->xrcd;
 	init->cap = qp->cap;
 	init->sq_sig_type = qp->sq_sig_type;
 	return 0;

@@ -77,6 +77,12 @@ struct ornic_cq {
 	struct mutex resize_lock;
 };
 
+/* An XRC domain (spec: xrc.rst): XRC SRQs and XRC_TGT QPs name it. */
+struct ornic_xrcd {
+	struct ib_xrcd ibxrcd;
+	u32 xrcdn;
+};
+
 struct ornic_srq {
 	struct ib_srq ibsrq;
 	struct ib_umem *umem;
@@ -115,6 +121,11 @@ struct ornic_qp {
 	struct ib_umem *sq_umem;
 	struct ib_umem *rq_umem;	/* NULL with an SRQ */
 	bool kernel;
+	/*
+	 * XRC_TGT: created by the core for an XRC domain (without udata), it
+	 * has no queues at all; user space reaches it through shared QPs.
+	 */
+	bool xrc_tgt;
 	struct ornic_kwq ksq;		/* kernel QPs */
 	struct ornic_kwq krq;		/* kernel QPs without an SRQ */
 	u32 max_inline;			/* kernel QPs */
@@ -157,6 +168,11 @@ static inline struct ornic_cq *to_ocq(struct ib_cq *ibcq)
 static inline struct ornic_srq *to_osrq(struct ib_srq *ibsrq)
 {
 	return container_of(ibsrq, struct ornic_srq, ibsrq);
+}
+
+static inline struct ornic_xrcd *to_oxrcd(struct ib_xrcd *ibxrcd)
+{
+	return container_of(ibxrcd, struct ornic_xrcd, ibxrcd);
 }
 
 static inline struct ornic_qp *to_oqp(struct ib_qp *ibqp)
@@ -277,6 +293,10 @@ int ornic_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 		     enum ib_srq_attr_mask mask, struct ib_udata *udata);
 int ornic_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
 int ornic_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
+
+/* ornic_xrc.c */
+int ornic_alloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata);
+int ornic_dealloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata);
 
 /* ornic_ah.c */
 int ornic_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,

@@ -3,7 +3,10 @@
  * ornic: user SRQs.  The ring of 64-byte receive blocks is the provider's;
  * the kernel pins it, creates the SRQ and re-arms its limit event
  * (MODIFY_SRQ).  With ORNIC_CAP_RESIZE, modify_srq(IB_SRQ_MAX_WR) moves
- * the SRQ to a new ring the provider allocated (RESIZE_SRQ).
+ * the SRQ to a new ring the provider allocated (RESIZE_SRQ).  An XRC SRQ
+ * (spec: xrc.rst) also names its XRC domain and the CQ its receives
+ * complete on; requests reach it by the number the core reports as
+ * ext.xrc.srq_num.
  */
 #include <rdma/ornic-abi.h>
 #include <rdma/uverbs_ioctl.h>
@@ -39,8 +42,17 @@ int ornic_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 
 	if (!udata)
 		return -EOPNOTSUPP;
-	if (!(dev->caps & ORNIC_CAP_SRQ) || init->srq_type != IB_SRQT_BASIC)
+	if (!(dev->caps & ORNIC_CAP_SRQ))
 		return -EOPNOTSUPP;
+	if (init->srq_type != IB_SRQT_BASIC &&
+	    (init->srq_type != IB_SRQT_XRC || !(dev->caps & ORNIC_CAP_XRC))) {
+		ibdev_dbg(&dev->ibdev, "SRQ type %d not supported\n",
+			  init->srq_type);
+		return -EOPNOTSUPP;
+	}
+	if (init->srq_type == IB_SRQT_XRC &&
+	    (!init->ext.xrc.xrcd || !init->ext.cq))
+		return -EINVAL;
 	err = ornic_udata_in(udata, &req, sizeof(req));
 	if (err)
 		return err;
@@ -79,6 +91,11 @@ int ornic_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	cmd->db_page = cpu_to_le16(uctx->db_page);
 	cmd->log_depth = srq->log_depth;
 	cmd->limit = cpu_to_le32(init->attr.srq_limit);
+	if (init->srq_type == IB_SRQT_XRC) {
+		cmd->srq_type = ORNIC_SRQT_XRC;
+		cmd->xrcd = cpu_to_le32(to_oxrcd(init->ext.xrc.xrcd)->xrcdn);
+		cmd->cqn = cpu_to_le32(to_ocq(init->ext.cq)->cqn);
+	}
 	err = ornic_admin_simple(dev, &sqe, &srq->srqn);
 	ornic_pbl_free(dev, &pbl);
 	if (err)
@@ -90,6 +107,8 @@ int ornic_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	srq->max_wr = max_wr;
 	srq->max_sge = max_sge;
 	srq->limit = init->attr.srq_limit;
+	if (init->srq_type == IB_SRQT_XRC)
+		ibsrq->ext.xrc.srq_num = srq->srqn;
 	resp.srqn = srq->srqn;
 	resp.log_depth = srq->log_depth;
 	err = ornic_udata_out(udata, &resp, sizeof(resp));

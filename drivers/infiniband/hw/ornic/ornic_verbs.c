@@ -82,8 +82,9 @@ static int ornic_query_device(struct ib_device *ibdev,
 			le32_to_cpu(a->max_total_mcast_qp_attach);
 	}
 	/*
-	 * On-demand paging (ornic_odp.c): explicit MRs only, every RC and UD
-	 * operation with ODP memory on either side, SRQ receives included.
+	 * On-demand paging (ornic_odp.c): explicit MRs only, every RC, UD and
+	 * XRC operation with ODP memory on either side, SRQ receives included
+	 * (an XRC target receives only through its domain's SRQs).
 	 */
 	if (ornic_odp_supported(dev)) {
 		struct ib_odp_caps *odp = &props->odp_caps;
@@ -97,6 +98,11 @@ static int ornic_query_device(struct ib_device *ibdev,
 		odp->per_transport_caps.ud_odp_caps =
 			IB_ODP_SUPPORT_SEND | IB_ODP_SUPPORT_RECV |
 			IB_ODP_SUPPORT_SRQ_RECV;
+		if (dev->caps & ORNIC_CAP_XRC)
+			odp->per_transport_caps.xrc_odp_caps =
+				IB_ODP_SUPPORT_SEND | IB_ODP_SUPPORT_WRITE |
+				IB_ODP_SUPPORT_READ | IB_ODP_SUPPORT_ATOMIC |
+				IB_ODP_SUPPORT_SRQ_RECV;
 	}
 	props->local_ca_ack_delay = a->local_ca_ack_delay;
 	props->atomic_cap = a->atomic_cap == ORNIC_ATOMIC_GLOB ?
@@ -430,8 +436,6 @@ static const struct rdma_stat_desc ornic_counter_descs[] = {
 	[ORNIC_CNT_ODP_ERRORS].name = "odp_errors",
 	[ORNIC_CNT_RX_UC_NO_RECV].name = "rx_uc_no_recv",
 	[ORNIC_CNT_RX_UC_DROPPED].name = "rx_uc_dropped",
-	/* The core prints every name: a hole in the table needs one too. */
-	[54].name = "reserved_54",
 	[ORNIC_CNT_RX_ROCE_PEER_MISMATCH].name = "rx_roce_peer_mismatch",
 };
 
@@ -489,6 +493,7 @@ static const struct ib_device_ops ornic_dev_ops = {
 	.alloc_hw_port_stats = ornic_alloc_hw_port_stats,
 	.alloc_pd = ornic_alloc_pd,
 	.alloc_ucontext = ornic_alloc_ucontext,
+	.alloc_xrcd = ornic_alloc_xrcd,
 	.create_ah = ornic_create_ah,
 	.create_cq = ornic_create_cq,
 	.create_qp = ornic_create_qp,
@@ -497,6 +502,7 @@ static const struct ib_device_ops ornic_dev_ops = {
 	.dealloc_mw = ornic_dealloc_mw,
 	.dealloc_pd = ornic_dealloc_pd,
 	.dealloc_ucontext = ornic_dealloc_ucontext,
+	.dealloc_xrcd = ornic_dealloc_xrcd,
 	.del_gid = ornic_del_gid,
 	.dereg_mr = ornic_dereg_mr,
 	.destroy_ah = ornic_destroy_ah,
@@ -533,6 +539,7 @@ static const struct ib_device_ops ornic_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_qp, ornic_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_srq, ornic_srq, ibsrq),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, ornic_ucontext, ibucontext),
+	INIT_RDMA_OBJ_SIZE(ib_xrcd, ornic_xrcd, ibxrcd),
 };
 
 /* Changing objects after creation: only when the device implements it. */

@@ -246,6 +246,8 @@ int ornic_qp_type_to_hw(enum ib_qp_type type, u64 caps, u8 *hw)
 		{ IB_QPT_UC, ORNIC_QPT_UC, ORNIC_CAP_UC },
 		{ IB_QPT_UD, ORNIC_QPT_UD, ORNIC_CAP_UD },
 		{ IB_QPT_GSI, ORNIC_QPT_GSI, ORNIC_CAP_GSI },
+		{ IB_QPT_XRC_INI, ORNIC_QPT_XRC_INI, ORNIC_CAP_XRC },
+		{ IB_QPT_XRC_TGT, ORNIC_QPT_XRC_TGT, ORNIC_CAP_XRC },
 	};
 	unsigned int i;
 
@@ -266,6 +268,7 @@ bool ornic_qp_type_has_op(u8 qpt, u8 op)
 		return true;
 	switch (qpt) {
 	case ORNIC_QPT_RC:
+	case ORNIC_QPT_XRC_INI:
 		return op <= ORNIC_WQE_OP_ATOMIC_FETCH_ADD;
 	case ORNIC_QPT_UC:
 		return op == ORNIC_WQE_OP_SEND || op == ORNIC_WQE_OP_SEND_IMM ||
@@ -308,6 +311,9 @@ u64 ornic_device_cap_flags(u64 caps)
 		flags |= IB_DEVICE_MEM_WINDOW | IB_DEVICE_MEM_WINDOW_TYPE_2B;
 	if ((caps & ORNIC_CAP_RESIZE) && (caps & ORNIC_CAP_SRQ))
 		flags |= IB_DEVICE_SRQ_RESIZE;
+	/* XRC domains, XRC SRQs and XRC initiator/target QPs (xrc.rst). */
+	if (caps & ORNIC_CAP_XRC)
+		flags |= IB_DEVICE_XRC;
 	return flags;
 }
 

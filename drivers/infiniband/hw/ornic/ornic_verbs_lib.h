@@ -89,15 +89,15 @@ int ornic_rereg_flags_from_ib(int ib_flags, u8 *flags);
 /*
  * IB QP type -> ORNIC_QPT_* for a device with capability bits @caps:
  * -EOPNOTSUPP for a type the device does not have (UC without ORNIC_CAP_UC,
- * XRC, raw packet, ...).
+ * XRC_INI/XRC_TGT without ORNIC_CAP_XRC, raw packet, ...).
  */
 int ornic_qp_type_to_hw(enum ib_qp_type type, u64 caps, u8 *hw);
 
 /*
  * Whether a QP of device type @qpt carries send WQE opcode @op
- * (ORNIC_WQE_OP_*, spec: wqe.rst): UD/GSI send only SEND(_IMM), UC SENDs and
- * RDMA WRITEs without READ, atomics or SEND_INV; the local operations go on
- * every type.
+ * (ORNIC_WQE_OP_*, spec: wqe.rst): RC and XRC_INI everything, UD/GSI only
+ * SEND(_IMM), UC SENDs and RDMA WRITEs without READ, atomics or SEND_INV; the
+ * local operations go on every type.
  */
 bool ornic_qp_type_has_op(u8 qpt, u8 op);
 
