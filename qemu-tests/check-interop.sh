@@ -80,12 +80,22 @@ total=$(tshark -r "$pcap" 2>"$out/tshark.err" | wc -l)
 roce=$(tshark "${heur[@]}" -r "$pcap" -Y infiniband 2>>"$out/tshark.err" | wc -l)
 # Frames from rxe: the virtio-net's MAC is the source.
 from_rxe=$(tshark "${heur[@]}" -r "$pcap" -Y 'infiniband && eth.src == 52:54:00:00:01:01' 2>>"$out/tshark.err" | wc -l)
-malformed=$(tshark "${heur[@]}" -r "$pcap" -Y '_ws.malformed || _ws.expert.severity == error' 2>>"$out/tshark.err" | tee "$out/tshark-malformed.txt" | wc -l)
+# rxe sends RoCEv2 over IPv6 with a zero UDP checksum (RFC 6935/6936
+# allow it for tunnels; the ICRC covers the packet), which tshark flags as
+# an error.  Such frames are counted, not failed; ornic's own frames and any
+# other error are.
+tshark "${heur[@]}" -r "$pcap" -Y '_ws.malformed || _ws.expert.severity == error' \
+	-T fields -E occurrence=a -E aggregator='|' -e frame.number -e eth.src \
+	-e _ws.expert.severity -e _ws.expert.message -e _ws.malformed \
+	2>>"$out/tshark.err" >"$out/tshark-errors.txt"
+zero6=$(awk -F'\t' '$2 == "52:54:00:00:01:01" && $5 == "" && $4 ~ /^Illegal checksum value \(0\)(\|Illegal checksum value \(0\))*$/' \
+	"$out/tshark-errors.txt" | wc -l)
+malformed=$(( $(wc -l <"$out/tshark-errors.txt") - zero6 ))
 sed -i '/Running as user "root"/d' "$out/tshark.err"
 if [ "$roce" -gt 0 ] && [ "$from_rxe" -gt 0 ] && [ "$malformed" = 0 ] && [ ! -s "$out/tshark.err" ]; then
-	record PASS interop/pcap-tshark "$roce RoCEv2 frames ($from_rxe from rxe) of $total decode in tshark, none malformed"
+	record PASS interop/pcap-tshark "$roce RoCEv2 frames ($from_rxe from rxe) of $total decode in tshark, none malformed; $zero6 IPv6 frames from rxe have a zero UDP checksum (rxe's choice, accepted by ornic)"
 else
-	record FAIL interop/pcap-tshark "$roce RoCEv2 ($from_rxe from rxe) of $total frames, $malformed malformed/error (see $out/tshark-malformed.txt); $(head -c 300 "$out/tshark.err")"
+	record FAIL interop/pcap-tshark "$roce RoCEv2 ($from_rxe from rxe) of $total frames, $malformed malformed/error (see $out/tshark-errors.txt); $(head -c 300 "$out/tshark.err")"
 fi
 if line=$(python3 "$here/tools/icrc-check.py" "$pcap" 2>&1); then
 	record PASS interop/pcap-icrc-scapy "both stacks' frames: ${line#PASS: }"
