@@ -69,12 +69,14 @@ cm_listening() { # cm_listening PORT: an rdma_cm id listens on PORT (any namespa
 # client in $CNS.  Logs $(log NAME server|client).  Status: the client's,
 # else the server's.
 pair() {
-	local name=$1 port=$2 how=$3 tool=$4 sargs=() spid rc=0 src=0 i up=0
+	local name=$1 port=$2 how=$3 tool=$4 sargs=() spid rc=0 src=0 i up=0 nsx=()
 	shift 4
 	while [ $# -gt 0 ] && [ "$1" != -- ]; do sargs+=("$1"); shift; done
 	shift
-	# Line-buffered: a server stopped by a failure still leaves its log.
-	in_ns "$SNS" timeout "$T" stdbuf -oL -eL "$tool" "${sargs[@]}" >"$(log "$name" server)" 2>&1 &
+	# $! is then timeout's own PID (ip netns exec execs), so the server can
+	# be stopped early.  Line-buffered: a stopped server leaves its log.
+	[ -z "$SNS" ] || nsx=(ip netns exec "$SNS")
+	"${nsx[@]}" timeout "$T" stdbuf -oL -eL "$tool" "${sargs[@]}" >"$(log "$name" server)" 2>&1 &
 	spid=$!
 	for i in $(seq 120); do
 		if [ "$how" = tcp ] && tcp_listening "$SNS" "$port"; then up=1; break; fi
@@ -89,9 +91,38 @@ pair() {
 		return 1
 	fi
 	in_ns "$CNS" timeout "$T" "$tool" "$@" >"$(log "$name" client)" 2>&1 || rc=$?
+	# A failed client leaves a server that may wait for the full timeout
+	# (rxe retries a transport timeout forever when retry_cnt is 7): give
+	# it 10 s to end on its own.
+	if [ "$rc" != 0 ]; then
+		for i in $(seq 20); do
+			kill -0 "$spid" 2>/dev/null || break
+			sleep 0.5
+		done
+		kill "$spid" 2>/dev/null && echo "(server stopped 10 s after the client failed)" >>"$(log "$name" server)"
+	fi
 	wait "$spid" || src=$?
 	[ "$rc" != 0 ] || rc=$src
 	return "$rc"
+}
+
+# pair_retry NAME ARGS...: pair NAME ARGS..., run once more when the first
+# run ended in a transport retry timeout (status 12).  The verbs pingpongs
+# set a 67 ms ACK timeout with 7 retries, half a second in all; on a loaded
+# TCG host a guest sometimes answers later than that (captures show rxe's
+# ACKs arriving 600 ms late).  The first run's logs are kept as
+# *.try1.log and RETRIED says what happened, for the result line.
+pair_retry() {
+	local name=$1 f
+	RETRIED=""
+	pair "$@" && return 0
+	grep -q -E 'retry counter exceeded|Failed status 12|status 12' \
+		"$(log "$name" client)" "$(log "$name" server)" 2>/dev/null || return 1
+	for f in client server; do
+		mv "$(log "$name" "$f")" "$(log "$name" "$f.try1")" 2>/dev/null
+	done
+	RETRIED=" (second run: the first ended in a transport retry timeout, see $(log "$name" client.try1))"
+	pair "$@"
 }
 
 # The throughput lines of a verbs pingpong's client log.
@@ -111,10 +142,10 @@ pingpong() {
 		fail "$DIR/$name$SFX" "no IPv$kind RoCE v2 GID (client '$cg', server '$sg')"
 		return
 	fi
-	if pair "$name" 18515 tcp "$tool" -d "$SDEV" -g "$sg" "$@" -- -d "$CDEV" -g "$cg" "$@" "$SIP"; then
-		pass "$DIR/$name$SFX" "$what, $CDEV -> $SDEV (GIDs $cg -> $sg): $(pp_numbers "$name")"
+	if pair_retry "$name" 18515 tcp "$tool" -d "$SDEV" -g "$sg" "$@" -- -d "$CDEV" -g "$cg" "$@" "$SIP"; then
+		pass "$DIR/$name$SFX" "$what, $CDEV -> $SDEV (GIDs $cg -> $sg): $(pp_numbers "$name")$RETRIED"
 	else
-		fail "$DIR/$name$SFX" "$(tail_of "$name")"
+		fail "$DIR/$name$SFX" "$(tail_of "$name")$RETRIED"
 	fi
 }
 
@@ -131,11 +162,12 @@ perf() {
 	local name=$1 tool=$2 cg sg row again="" try
 	shift 2
 	cg=$(gid_index "$CDEV" "$CIP") sg=$(gid_index "$SDEV" "$SIP")
-	for try in 1 2; do
-		if ! pair "$name" 18515 tcp "$tool" -d "$SDEV" -x "$sg" -F "$@" -- -d "$CDEV" -x "$cg" -F "$@" "$SIP"; then
-			fail "$DIR/$name$SFX" "$(tail_of "$name")"
+	for try in 1 2 3; do
+		if ! pair_retry "$name" 18515 tcp "$tool" -d "$SDEV" -x "$sg" -F "$@" -- -d "$CDEV" -x "$cg" -F "$@" "$SIP"; then
+			fail "$DIR/$name$SFX" "$(tail_of "$name")$again$RETRIED"
 			return
 		fi
+		again+=$RETRIED
 		row=$(perftest_row "$(log "$name" client)")
 		if [ -z "$row" ]; then
 			fail "$DIR/$name$SFX" "no result row: $(tail_of "$name")"
@@ -143,12 +175,12 @@ perf() {
 		fi
 		# The transfer completed, but perftest could not estimate the
 		# TSC rate (TCG's TSC is unstable) and so printed zeros: the
-		# measurement failed, not the wire.  Run it once more.
-		if [ "$try" = 2 ] || ! grep -q 'Correlation coefficient r^2' "$(log "$name" client)" ||
+		# measurement failed, not the wire.  Run it again (3 runs at most).
+		if [ "$try" = 3 ] || ! grep -q 'Correlation coefficient r^2' "$(log "$name" client)" ||
 			! awk -v r="$row" 'BEGIN { split(r, a); exit !(a[4] + 0 == 0 && a[5] + 0 == 0) }'; then
 			break
 		fi
-		again=" (second run: perftest's TSC estimate failed in the first)"
+		again+=" (run $try completed but printed zeros: perftest's TSC estimate failed)"
 	done
 	echo "$DIR $name$SFX $row" >>"$PERF"
 	case $tool in
@@ -159,7 +191,7 @@ perf() {
 		if awk -v b="$bw" 'BEGIN { exit !(b > 0) }'; then
 			pass "$DIR/$name$SFX" "$CDEV -> $SDEV, $bytes B x $iters: $bw Gb/s, $rate Mpps$again"
 		else
-			fail "$DIR/$name$SFX" "no bandwidth: $row"
+			fail "$DIR/$name$SFX" "no bandwidth: $row$again"
 		fi
 		;;
 	*_lat)
@@ -169,7 +201,7 @@ perf() {
 		if awk -v t="$ttyp" 'BEGIN { exit !(t > 0) }'; then
 			pass "$DIR/$name$SFX" "$CDEV -> $SDEV, $bytes B x $iters: typical $ttyp us, avg $tavg us, min $tmin us, p99 $p99 us$again"
 		else
-			fail "$DIR/$name$SFX" "no latency: $row"
+			fail "$DIR/$name$SFX" "no latency: $row$again"
 		fi
 		;;
 	esac
@@ -350,6 +382,8 @@ setup() {
 	pass setup "$ODEV ($OND, $OIP) <-> rxe0 ($VND in netns $RNS, $RIP), MTU 1500, IP ping ok"
 }
 
+# Status 1 only when the suite could not run: each tool has its own line,
+# and the host's line for this guest judges the kernel log.
 setup || exit 1
 tests=${TESTS:-pingpongs perftests cm jumbo}
 for d in ornic-rxe rxe-ornic; do
@@ -360,5 +394,4 @@ for d in ornic-rxe rxe-ornic; do
 done
 [[ " $tests " == *" jumbo "* ]] && jumbo
 counters
-grep -q '^FAIL' "$RESULTS" 2>/dev/null && exit 1
 exit 0
