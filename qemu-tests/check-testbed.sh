@@ -94,6 +94,11 @@ if wanted pyverbs && [ -x "$here/check-pyverbs.sh" ]; then
 	RESULTS=$RESULTS FLAVOUR=$flavour BUILD=$BUILD "$here/check-pyverbs.sh" || true
 fi
 
+# --- ornic and rxe on one Ethernet link, both ways (check-interop.sh) --------
+if wanted interop && [ -x "$here/check-interop.sh" ]; then
+	RESULTS=$RESULTS FLAVOUR=$flavour BUILD=$BUILD "$here/check-interop.sh" || true
+fi
+
 # --- VM runner self-test ------------------------------------------------------
 if wanted runner; then
 	if build_selftest_module; then

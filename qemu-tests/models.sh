@@ -6,19 +6,25 @@
 MODEL_BIN=${MODEL_BIN:-$ORNIC_SRC/build/device-model/ornic-model}
 MODEL_PIDS=()
 MODEL_SOCKETS=()
+MODEL_VNETS=()
 
-# models_start DIR N [link]: start N models with vfio-user sockets in DIR;
-# with "link", model 2k and 2k+1 share an AF_UNIX datagram wire.  Each
-# model's log is DIR/model<i>.log and its capture DIR/model<i>.pcap.
+# models_start DIR N [link|virtio]: start N models with vfio-user sockets in
+# DIR; with "link", model 2k and 2k+1 share an AF_UNIX datagram wire; with
+# "virtio", model i's wire leads to a QEMU virtio-net NIC on -netdev dgram
+# (models_vm_args adds it; its socket is DIR/vnet<i>.sock).  Each model's
+# log is DIR/model<i>.log and its capture DIR/model<i>.pcap.
 models_start() {
 	local dir=$1 n=$2 link=${3:-} i port mac peer sock
 	mkdir -p "$dir"
-	MODEL_PIDS=() MODEL_SOCKETS=()
+	MODEL_PIDS=() MODEL_SOCKETS=() MODEL_VNETS=()
 	for ((i = 0; i < n; i++)); do
 		port=none
 		if [ "$link" = link ]; then
 			peer=$((i ^ 1))
 			port="unix:$dir/wire$i.sock,$dir/wire$peer.sock"
+		elif [ "$link" = virtio ]; then
+			port="unix:$dir/wire$i.sock,$dir/vnet$i.sock"
+			MODEL_VNETS+=("$dir/vnet$i.sock,$dir/wire$i.sock,$(printf '52:54:00:00:01:%02x' $((i + 1)))")
 		fi
 		mac=$(printf '02:00:00:00:00:%02x' $((i + 1)))
 		sock=$dir/model$i.sock
@@ -54,6 +60,9 @@ models_vm_args() {
 	local s
 	for s in "${MODEL_SOCKETS[@]}"; do
 		printf -- '--vfio-user\n%s\n' "$s"
+	done
+	for s in "${MODEL_VNETS[@]}"; do
+		printf -- '--virtio-net-dgram\n%s\n' "$s"
 	done
 }
 

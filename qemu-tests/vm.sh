@@ -14,6 +14,10 @@
 #   --cpus N             vCPUs (default 2)
 #   --vfio-user SOCKET   attach a vfio-user device behind its own PCIe root
 #                        port (repeatable; the server must be listening)
+#   --virtio-net-dgram LOCAL,PEER[,MAC]
+#                        a virtio-net-pci NIC on -netdev dgram between the
+#                        unix datagram sockets LOCAL (QEMU's) and PEER (e.g.
+#                        a model's --port unix:PEER,LOCAL); repeatable
 #   --allow-splat        report kernel splats but do not fail on them
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -22,7 +26,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 [ "${ORNIC_IN_TESTBED:-}" = 1 ] || exec "$here/testbed/enter.sh" /src/qemu-tests/vm.sh "$@"
 
 name=vm flavour=base timeout=600 mem=2G cpus=2 out="" allow_splat=0
-sockets=()
+sockets=() vnets=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--name) name=$2; shift 2 ;;
@@ -32,6 +36,7 @@ while [ $# -gt 0 ]; do
 	--mem) mem=$2; shift 2 ;;
 	--cpus) cpus=$2; shift 2 ;;
 	--vfio-user) sockets+=("$2"); shift 2 ;;
+	--virtio-net-dgram) vnets+=("$2"); shift 2 ;;
 	--allow-splat) allow_splat=1; shift ;;
 	--) shift; break ;;
 	*) die "vm.sh: unknown option '$1'" ;;
@@ -82,6 +87,14 @@ i=0
 for s in "${sockets[@]}"; do
 	args+=(-device "pcie-root-port,id=rp$i,chassis=$((i + 1)),slot=$((i + 1))"
 		-device "{\"driver\":\"vfio-user-pci\",\"bus\":\"rp$i\",\"socket\":{\"path\":\"$s\",\"type\":\"unix\"}}")
+	i=$((i + 1))
+done
+# One Ethernet frame per datagram, no vnet header: the model's port framing.
+i=0
+for v in "${vnets[@]}"; do
+	IFS=, read -r vlocal vpeer vmac <<<"$v"
+	args+=(-netdev "dgram,id=vn$i,local.type=unix,local.path=$vlocal,remote.type=unix,remote.path=$vpeer"
+		-device "virtio-net-pci,netdev=vn$i${vmac:+,mac=$vmac}")
 	i=$((i + 1))
 done
 
