@@ -259,7 +259,6 @@ bool TransportEngine::from_connected_peer(const QueuePair& qp,
   return std::equal(std::begin(qp.attr.dgid), std::end(qp.attr.dgid), packet.source_gid.begin());
 }
 
-
 // Each transport reaches only the QPs that speak it (roce.rst, xrc.rst): UD packets UD and
 // GSI QPs, RC packets RC QPs, UC packets UC QPs, XRC requests XRC targets and XRC responses
 // XRC initiators.
