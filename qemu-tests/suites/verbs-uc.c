@@ -78,6 +78,12 @@ static long long hw_counter(const struct side *s, const char *name)
 	long long v = -1;
 	FILE *f;
 
+	/*
+	 * The RDMA core serves hw_counters from a snapshot up to 10 ms old
+	 * (rdma_hw_stats.lifespan): wait that out so the value is read after
+	 * what came before.
+	 */
+	usleep(30 * 1000);
 	snprintf(path, sizeof(path),
 		 "/sys/class/infiniband/%s/ports/1/hw_counters/%s", s->name,
 		 name);
