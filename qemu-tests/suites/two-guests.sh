@@ -192,7 +192,6 @@ udp_lo() {
 	direction udp-lo a-b a-b
 	pingpong rc_pingpong ibv_rc_pingpong 4 "$ITERS x 4096 B, data checked" -c -n "$ITERS" -s 4096
 	pingpong ud_pingpong ibv_ud_pingpong 4 "$ITERS x 512 B, data checked" -c -n "$ITERS" -s 512
-	perf send_bw ib_send_bw -s 65536 -n "$ITERS" --report_gbits
 	perf write_bw ib_write_bw -s 65536 -n "$ITERS" --report_gbits
 	perf read_bw ib_read_bw -s 65536 -n "$ITERS" --report_gbits
 	perf send_lat ib_send_lat -s 2 -n "$ITERS"
