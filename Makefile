@@ -3,7 +3,7 @@
 # Debian 13 debootstrap under $(ORNIC_CACHE), default /var/cache/ornic),
 # created and updated by `make testbed`.
 
-.PHONY: all demo check check-debug testbed kernel kernel-kasan model modules lint shell clean help
+.PHONY: all demo check check-debug compare testbed kernel kernel-kasan model modules lint shell clean help
 
 all: model
 
@@ -11,6 +11,7 @@ help:
 	@echo "make demo         boot a guest with two ornic NICs: ibv_devinfo, rdma link, perftest vs rxe"
 	@echo "make check        build everything, run host unit tests and guest suites"
 	@echo "make check-debug  the same with the KASAN test kernel"
+	@echo "make compare      pyverbs and ornic's verbs tests on ornic and on rxe, side by side"
 	@echo "make lint         checkpatch --strict, clang-format, shellcheck"
 	@echo "make testbed      create/update the testbed root (cached)"
 	@echo "make kernel       build the guest test kernel (cached)"
@@ -26,6 +27,11 @@ check:
 
 check-debug:
 	ORNIC_FLAVOUR=kasan qemu-tests/check.sh
+
+# rxe next to ornic in the pyverbs group: a comparison that judges nothing,
+# so it is not part of `make check` (compare.txt in the results directory).
+compare:
+	ORNIC_CHECK_ONLY="model driver provider pyverbs" ORNIC_PYVERBS_KINDS="ornic rxe" qemu-tests/check.sh
 
 testbed:
 	qemu-tests/testbed/mkroot.sh

@@ -99,6 +99,11 @@ if wanted interop && [ -x "$here/check-interop.sh" ]; then
 	RESULTS=$RESULTS FLAVOUR=$flavour BUILD=$BUILD "$here/check-interop.sh" || true
 fi
 
+# --- two guests linked as two hosts: udp, udp + netem, tap + bridge to rxe ----
+if wanted twoguests && [ -x "$here/check-twoguests.sh" ]; then
+	RESULTS=$RESULTS FLAVOUR=$flavour BUILD=$BUILD "$here/check-twoguests.sh" || true
+fi
+
 # --- VM runner self-test ------------------------------------------------------
 if wanted runner; then
 	if build_selftest_module; then

@@ -14,7 +14,7 @@ MODEL_VNETS=()
 # (models_vm_args adds it; its socket is DIR/vnet<i>.sock).  Each model's
 # log is DIR/model<i>.log and its capture DIR/model<i>.pcap.
 models_start() {
-	local dir=$1 n=$2 link=${3:-} i port mac peer sock
+	local dir=$1 n=$2 link=${3:-} i port peer
 	mkdir -p "$dir"
 	MODEL_PIDS=() MODEL_SOCKETS=() MODEL_VNETS=()
 	for ((i = 0; i < n; i++)); do
@@ -26,26 +26,40 @@ models_start() {
 			port="unix:$dir/wire$i.sock,$dir/vnet$i.sock"
 			MODEL_VNETS+=("$dir/vnet$i.sock,$dir/wire$i.sock,$(printf '52:54:00:00:01:%02x' $((i + 1)))")
 		fi
-		mac=$(printf '02:00:00:00:00:%02x' $((i + 1)))
-		sock=$dir/model$i.sock
-		rm -f "$dir/model$i.rc" "$dir/model$i.pid" "$dir/model$i.stopped"
-		# The wrapper records the model's exit status in model<i>.rc, so
-		# models_stop works from any shell, subshells included.
-		(
-			"$MODEL_BIN" --socket "$sock" --port "$port" --mac "$mac" \
-				--pcap "$dir/model$i.pcap" --log-level info >"$dir/model$i.log" 2>&1 &
-			echo $! >"$dir/model$i.pid"
-			rc=0
-			wait $! || rc=$?
-			echo "$rc" >"$dir/model$i.rc"
-		) &
-		for _ in $(seq 50); do
-			[ -s "$dir/model$i.pid" ] && break
-			sleep 0.1
-		done
-		MODEL_PIDS+=("$(cat "$dir/model$i.pid")")
-		MODEL_SOCKETS+=("$sock")
+		model_add "$dir" "$i" "$port" "$(printf '02:00:00:00:00:%02x' $((i + 1)))"
 	done
+	models_wait
+}
+
+# model_add DIR I PORT MAC [NETNS]: start model I (socket DIR/model<I>.sock,
+# log DIR/model<I>.log, capture DIR/model<I>.pcap) with port PORT and MAC,
+# in network namespace NETNS if given.  models_wait waits for the sockets.
+model_add() {
+	local dir=$1 i=$2 port=$3 mac=$4 ns=${5:-} nsx=()
+	[ -z "$ns" ] || nsx=(ip netns exec "$ns")
+	rm -f "$dir/model$i.rc" "$dir/model$i.pid" "$dir/model$i.stopped"
+	# The wrapper records the model's exit status in model<i>.rc, so
+	# models_stop works from any shell, subshells included.  ip netns
+	# exec execs, so $! is the model's PID.
+	(
+		"${nsx[@]}" "$MODEL_BIN" --socket "$dir/model$i.sock" --port "$port" --mac "$mac" \
+			--pcap "$dir/model$i.pcap" --log-level info >"$dir/model$i.log" 2>&1 &
+		echo $! >"$dir/model$i.pid"
+		rc=0
+		wait $! || rc=$?
+		echo "$rc" >"$dir/model$i.rc"
+	) &
+	for _ in $(seq 50); do
+		[ -s "$dir/model$i.pid" ] && break
+		sleep 0.1
+	done
+	MODEL_PIDS+=("$(cat "$dir/model$i.pid")")
+	MODEL_SOCKETS+=("$dir/model$i.sock")
+}
+
+# models_wait: every started model listens on its vfio-user socket.
+models_wait() {
+	local sock
 	for sock in "${MODEL_SOCKETS[@]}"; do
 		for _ in $(seq 100); do
 			[ -S "$sock" ] && break

@@ -18,6 +18,12 @@
 #                        a virtio-net-pci NIC on -netdev dgram between the
 #                        unix datagram sockets LOCAL (QEMU's) and PEER (e.g.
 #                        a model's --port unix:PEER,LOCAL); repeatable
+#   --virtio-net-tap IFNAME[,MAC]
+#                        a virtio-net-pci NIC on the existing tap IFNAME (no
+#                        vnet header, so frames arrive complete); repeatable
+#   --share TAG,DIR      DIR read-write over 9p as mount tag TAG (the guest
+#                        mounts it itself); repeatable
+#   --netns NS           run QEMU in network namespace NS (where its taps are)
 #   --allow-splat        report kernel splats but do not fail on them
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -26,7 +32,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 [ "${ORNIC_IN_TESTBED:-}" = 1 ] || exec "$here/testbed/enter.sh" /src/qemu-tests/vm.sh "$@"
 
 name=vm flavour=base timeout=600 mem=2G cpus=2 out="" allow_splat=0
-sockets=() vnets=()
+sockets=() vnets=() taps=() shares=() netns=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--name) name=$2; shift 2 ;;
@@ -37,6 +43,9 @@ while [ $# -gt 0 ]; do
 	--cpus) cpus=$2; shift 2 ;;
 	--vfio-user) sockets+=("$2"); shift 2 ;;
 	--virtio-net-dgram) vnets+=("$2"); shift 2 ;;
+	--virtio-net-tap) taps+=("$2"); shift 2 ;;
+	--share) shares+=("$2"); shift 2 ;;
+	--netns) netns=$2; shift 2 ;;
 	--allow-splat) allow_splat=1; shift ;;
 	--) shift; break ;;
 	*) die "vm.sh: unknown option '$1'" ;;
@@ -97,10 +106,22 @@ for v in "${vnets[@]}"; do
 		-device "virtio-net-pci,netdev=vn$i${vmac:+,mac=$vmac}")
 	i=$((i + 1))
 done
+for t in "${taps[@]}"; do
+	IFS=, read -r tif tmac <<<"$t"
+	args+=(-netdev "tap,id=vn$i,ifname=$tif,script=no,downscript=no,vnet_hdr=off"
+		-device "virtio-net-pci,netdev=vn$i${tmac:+,mac=$tmac}")
+	i=$((i + 1))
+done
+for s in "${shares[@]}"; do
+	# shellcheck disable=SC2207 # fs() prints one QEMU argument per line
+	args+=($(fs "${s%%,*}" "${s#*,}"))
+done
+qemu=(qemu-system-x86_64)
+[ -z "$netns" ] || qemu=(ip netns exec "$netns" qemu-system-x86_64)
 
 say "vm $name: booting ($flavour kernel, timeout ${timeout}s, console: $console)"
 start=$(date +%s)
-qemu-system-x86_64 "${args[@]}" >"$out/qemu.log" 2>&1 &
+"${qemu[@]}" "${args[@]}" >"$out/qemu.log" 2>&1 &
 qpid=$!
 timed_out=0
 if ! wait_timeout "$qpid" "$timeout"; then

@@ -27,6 +27,9 @@ fi
 
 # From here on: PID 1 of a new PID namespace with a private mount table.
 r=$ORNIC_ROOT
+# The root a mount point of its own: tools that remount / in a namespace
+# of theirs (ip netns exec, ip -n) need one.
+mount --bind "$r" "$r"
 mount --rbind /dev "$r/dev"
 mount --make-rslave "$r/dev"
 mount -t proc proc "$r/proc"
