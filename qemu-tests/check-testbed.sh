@@ -104,6 +104,11 @@ if wanted twoguests && [ -x "$here/check-twoguests.sh" ]; then
 	RESULTS=$RESULTS FLAVOUR=$flavour BUILD=$BUILD "$here/check-twoguests.sh" || true
 fi
 
+# --- churn: rmmod and kill -9 under RDMA traffic (check-soak.sh) --------------
+if wanted soak && [ -x "$here/check-soak.sh" ]; then
+	RESULTS=$RESULTS FLAVOUR=$flavour BUILD=$BUILD "$here/check-soak.sh" || true
+fi
+
 # --- VM runner self-test ------------------------------------------------------
 if wanted runner; then
 	if build_selftest_module; then

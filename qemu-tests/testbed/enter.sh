@@ -67,5 +67,6 @@ chroot "$r" /usr/bin/env -i \
 	ORNIC_PYVERBS_MODULES="${ORNIC_PYVERBS_MODULES:-}" \
 	ORNIC_PYVERBS_KINDS="${ORNIC_PYVERBS_KINDS:-}" \
 	ORNIC_VERBS_TOOLS="${ORNIC_VERBS_TOOLS:-}" \
+	SOAK_RELOADS="${SOAK_RELOADS:-}" SOAK_KILLS="${SOAK_KILLS:-}" \
 	bash -c 'cd /src 2>/dev/null || cd /; exec "$@"' enter "$@" || rc=$?
 exit $rc

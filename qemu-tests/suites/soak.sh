@@ -1,0 +1,162 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+# soak.sh: the driver under churn, with RDMA traffic running.  Two linked
+# ornic NICs (MODDIR, PROVIDER_DIR, VERBS_TOOL = driver-verbs from the
+# host).  Each of RELOADS cycles starts an ibv_rc_pingpong pair and a
+# process holding one of every object (QP, SRQ, CQ, MR, AH) on ornic_0,
+# then removes the module under them: rmmod must finish (the processes are
+# disassociated), and the module must come back.  Each of KILLS cycles
+# starts the same, and kill -9s every process at a random moment of the
+# transfer; afterwards the devices' object counts (rdma resource) are back
+# where they started and a data-checked pingpong works.  The host's line for
+# the guest judges the kernel log (KASAN/lockdep/kmemleak/WARN).
+# `make check` runs a few cycles, `make soak` many.
+set -uo pipefail
+SUITE=soak
+. /src/qemu-tests/suites/lib.sh
+. /src/qemu-tests/suites/driver-lib.sh
+. /src/qemu-tests/suites/datapath-lib.sh
+RELOADS=${RELOADS:-3}
+KILLS=${KILLS:-6}
+VERBS=${VERBS_TOOL:-}
+NS=soak
+IP0=10.5.0.1 IP1=10.5.0.2
+
+if ! install_modules "${MODDIR:?}" || ! cp "${PROVIDER_DIR:?}/libornic-rdmav34.so" "$LIBDIR/" ||
+	! cp "$PROVIDER_DIR/ornic.driver" /etc/libibverbs.d/; then
+	fail setup "cannot install the modules and the provider"
+	exit 1
+fi
+ip netns add "$NS"
+ip -n "$NS" link set lo up
+
+# up: load the driver, ornic_1's netdev into netns $NS, both ports ACTIVE
+# with their GIDs.  Sets IB0/IB1, G0/G1 (GID indexes), UV0 (uverbs node).
+up() {
+	local nds ibs f
+	modprobe ornic && wait_for have_devs 2 || return 1
+	read -r -a nds <<<"$(ornic_netdevs | tr '\n' ' ')"
+	read -r -a ibs <<<"$(ornic_ibdevs | tr '\n' ' ')"
+	IB0=${ibs[0]} IB1=${ibs[1]}
+	ip link set "${nds[1]}" netns "$NS" || return 1
+	ip addr add "$IP0/24" dev "${nds[0]}" && ip link set "${nds[0]}" up || return 1
+	ip -n "$NS" addr add "$IP1/24" dev "${nds[1]}" && ip -n "$NS" link set "${nds[1]}" up || return 1
+	wait_for port_active "$IB0" && wait_for port_active "$IB1" || return 1
+	wait_gid "$IB0" "$IP0" && wait_gid "$IB1" "$IP1" || return 1
+	G0=$(gid_index "$IB0" "$IP0") G1=$(gid_index "$IB1" "$IP1")
+	for f in /sys/class/infiniband/"$IB0"/device/infiniband_verbs/*; do
+		UV0=/dev/infiniband/${f##*/}
+	done
+}
+
+# traffic: a long ibv_rc_pingpong between the NICs and, with VERBS, a
+# process holding one of every object on IB0; PIDS lists them.  Status 1
+# when the transfer did not get going.
+traffic() {
+	local i
+	PIDS=()
+	ip netns exec "$NS" ibv_rc_pingpong -d "$IB1" -g "$G1" -n 100000000 -s 4096 >/tmp/soak-s.log 2>&1 &
+	PIDS+=($!)
+	wait_listen "$NS" 18515 || return 1
+	ibv_rc_pingpong -d "$IB0" -g "$G0" -n 100000000 -s 4096 "$IP1" >/tmp/soak-c.log 2>&1 &
+	PIDS+=($!)
+	if [ -n "$VERBS" ]; then
+		rm -f /tmp/soak-hold
+		mkfifo /tmp/soak-hold
+		"$VERBS" hold "$UV0" "$IB0" "$G0" </tmp/soak-hold >/tmp/soak-hold.log 2>&1 &
+		PIDS+=($!)
+		# Keep the FIFO open so the holder waits (it ends on a line or EOF).
+		exec 7<>/tmp/soak-hold
+	fi
+	# Data moves: the client's QP has sent packets (the pingpong's own
+	# counters print only at the end).
+	for i in $(seq 40); do
+		[ "$(tx_packets)" -gt "$TX0" ] 2>/dev/null && return 0
+		kill -0 "${PIDS[1]}" 2>/dev/null || return 1
+		sleep 0.25
+	done
+	return 1
+}
+tx_packets() {
+	rdma statistic show link "$IB0/1" 2>/dev/null | awk '{ for (i = 1; i < NF; i++) if ($i == "tx_roce_packets") print $(i + 1) }'
+}
+stop_all() { # kill -9 what traffic started
+	kill -KILL "${PIDS[@]}" 2>/dev/null
+	wait "${PIDS[@]}" 2>/dev/null
+	exec 7>&- 2>/dev/null
+}
+
+# resources: the per-device object counts rdma resource prints.
+resources() { rdma resource show 2>/dev/null | grep ornic | sed 's/^[0-9]*: //'; }
+
+if ! up; then
+	fail setup "the driver did not come up: $(dmesg | grep -i ornic | tail -n 3 | tr '\n' ' ')"
+	exit 1
+fi
+pass setup "$IB0 ($IP0) and $IB1 ($IP1, netns $NS), RELOADS=$RELOADS KILLS=$KILLS"
+
+# --- rmmod under RDMA traffic ----------------------------------------------------
+ok=1 worst=0
+for c in $(seq "$RELOADS"); do
+	TX0=$(tx_packets)
+	if ! traffic; then
+		fail reload-traffic "cycle $c: the pingpong did not start: $(tail -n 2 /tmp/soak-c.log /tmp/soak-s.log | tr '\n' ' ')"
+		stop_all
+		ok=0
+		break
+	fi
+	t0=$(date +%s%N)
+	if ! timeout 120 modprobe -r ornic; then
+		fail reload-rmmod "cycle $c: rmmod with live QPs failed or hung: $(dmesg | tail -n 3 | tr '\n' ' ')"
+		stop_all
+		ok=0
+		break
+	fi
+	ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+	[ "$ms" -gt "$worst" ] && worst=$ms
+	stop_all
+	if ! up; then
+		fail reload-up "cycle $c: the driver did not come back: $(dmesg | grep -i ornic | tail -n 3 | tr '\n' ' ')"
+		ok=0
+		break
+	fi
+done
+[ $ok = 1 ] && pass reload-under-traffic "$RELOADS cycles: rmmod while an RC pingpong ran and a process held a QP, SRQ, CQ, MR and AH (slowest rmmod $worst ms), modprobe back each time"
+
+# --- kill -9 mid-transfer ----------------------------------------------------------
+if [ $ok = 1 ]; then
+	base=$(resources)
+	for c in $(seq "$KILLS"); do
+		TX0=$(tx_packets)
+		if ! traffic; then
+			fail kill-traffic "cycle $c: the pingpong did not start: $(tail -n 2 /tmp/soak-c.log /tmp/soak-s.log | tr '\n' ' ')"
+			stop_all
+			ok=0
+			break
+		fi
+		sleep "0.$((RANDOM % 9 + 1))"
+		stop_all
+	done
+	after=""
+	for _ in $(seq 40); do
+		after=$(resources)
+		[ "$after" = "$base" ] && break
+		sleep 0.5
+	done
+	if [ $ok = 1 ] && [ "$after" = "$base" ]; then
+		pass kill-9 "$KILLS cycles of kill -9 mid-transfer (pingpong pair + object holder): object counts back to $(echo "$base" | tr '\n' ';')"
+	elif [ $ok = 1 ]; then
+		fail kill-9 "objects left after $KILLS kills: before $(echo "$base" | tr '\n' ';') after $(echo "$after" | tr '\n' ';')"
+	fi
+	ip netns exec "$NS" timeout 60 ibv_rc_pingpong -d "$IB1" -g "$G1" -c -n 50 -s 4096 >/tmp/pp-s.log 2>&1 &
+	spid=$!
+	if wait_listen "$NS" 18515 &&
+		timeout 60 ibv_rc_pingpong -d "$IB0" -g "$G0" -c -n 50 -s 4096 "$IP1" >/tmp/pp-c.log 2>&1 &&
+		wait "$spid"; then
+		pass after-churn "data-checked ibv_rc_pingpong after the churn: $(grep -m1 Mbit /tmp/pp-c.log)"
+	else
+		fail after-churn "$(tail -n 2 /tmp/pp-c.log /tmp/pp-s.log | tr '\n' ' ')"
+	fi
+fi
+timeout 120 modprobe -r ornic || fail rmmod "final rmmod failed"
+exit 0
