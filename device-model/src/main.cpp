@@ -69,6 +69,7 @@ int main(int argc, char** argv) {
   std::string port_spec = "none";
   std::string mac_text = "02:00:00:00:00:01";
   std::string pcap_path;
+  std::string wire_faults_text;
   std::string log_level = "info";
   app.add_option("--socket", socket_path, "vfio-user unix socket to listen on")->required();
   app.add_option("--port", port_spec,
@@ -80,6 +81,9 @@ int main(int argc, char** argv) {
   app.add_option("--mac", mac_text, "port MAC address, XX:XX:XX:XX:XX:XX (unicast)")
       ->capture_default_str();
   app.add_option("--pcap", pcap_path, "record every frame sent and received to this pcap file");
+  app.add_option("--wire-faults", wire_faults_text,
+                 "inject faults into sent frames, for tests: "
+                 "loss=1%,reorder=1%,dup=0.5%,corrupt=0.1%,seed=N (each key optional)");
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error, critical or off")
       ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
@@ -103,13 +107,22 @@ int main(int argc, char** argv) {
                  mac_text.c_str());
     return 2;
   }
+  ornic::WireFaults wire_faults;
+  if (!wire_faults_text.empty()) {
+    try {
+      wire_faults = ornic::parse_wire_faults(wire_faults_text);
+    } catch (const std::invalid_argument& e) {
+      std::fprintf(stderr, "--wire-faults: %s\n", e.what());
+      return 2;
+    }
+  }
   ornic::setup_logging(*level);
 
   try {
     ornic::EventLoop loop;
     std::unique_ptr<ornic::Port> port;
     try {
-      port = ornic::make_port(loop, port_spec, pcap_path);
+      port = ornic::make_port(loop, port_spec, pcap_path, wire_faults);
     } catch (const std::invalid_argument& e) {
       std::fprintf(stderr, "--port: %s\n", e.what());
       return 2;

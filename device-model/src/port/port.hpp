@@ -9,7 +9,9 @@
 //   tap:IFNAME                   an existing persistent tap interface (tap_port.hpp)
 //   loopback                     every sent frame comes back to the same port's receiver
 //   none                         link down, every sent frame dropped
-// A non-empty pcap path wraps any backend in a tap that records both directions.
+// WireFaults with any() wrap the backend in a FaultyPort (faulty_port.hpp) that loses,
+// reorders, duplicates and corrupts sent frames; a non-empty pcap path wraps the result in
+// a tap that records both directions (sent frames as the NIC sent them, before faults).
 //
 // Everything runs on the caller's EventLoop; no call ever blocks.
 #pragma once
@@ -20,6 +22,8 @@
 #include <memory>
 #include <span>
 #include <string_view>
+
+#include "port/wire_faults.hpp"
 
 namespace ornic {
 
@@ -79,6 +83,6 @@ public:
 // std::system_error / std::runtime_error when a valid spec cannot be set up (socket path
 // or UDP port in use, directory missing, no such tap, pcap file not writable).
 std::unique_ptr<Port> make_port(EventLoop& loop, std::string_view spec,
-                                std::string_view pcap_path = {});
+                                std::string_view pcap_path = {}, const WireFaults& faults = {});
 
 } // namespace ornic

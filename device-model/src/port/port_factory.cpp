@@ -1,6 +1,7 @@
 // make_port: spec string → backend, optionally wrapped in the pcap tap.
 #include <string>
 
+#include "port/faulty_port.hpp"
 #include "port/loopback_port.hpp"
 #include "port/null_port.hpp"
 #include "port/pcap_tap.hpp"
@@ -27,9 +28,11 @@ std::unique_ptr<Port> make_backend(EventLoop& loop, const PortSpec& spec) {
 
 } // namespace
 
-std::unique_ptr<Port> make_port(EventLoop& loop, std::string_view spec,
-                                std::string_view pcap_path) {
+std::unique_ptr<Port> make_port(EventLoop& loop, std::string_view spec, std::string_view pcap_path,
+                                const WireFaults& faults) {
   std::unique_ptr<Port> port = make_backend(loop, parse_port_spec(spec));
+  if (faults.any())
+    port = std::make_unique<FaultyPort>(loop, std::move(port), faults);
   if (pcap_path.empty())
     return port;
   return std::make_unique<PcapTap>(std::move(port), std::string(pcap_path));
