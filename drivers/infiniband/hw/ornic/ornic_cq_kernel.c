@@ -149,7 +149,7 @@ static void ornic_cqe_to_wc(const struct ornic_cqe *cqe, struct ornic_qp *qp,
  * Check a CQE against what this CQ can hold: a known RDMA opcode, a live
  * kernel QP that completes on this CQ in that direction, and a WQE index
  * that names a posted WQE.  Returns that QP, with what was posted, or NULL
- * (the CQE is dropped and counted as a device error).
+ * (the CQE is dropped; counted as a device error unless its QP is gone).
  */
 static struct ornic_qp *ornic_kcqe_check(struct ornic_dev *dev,
 					 struct ornic_cq *cq,
@@ -167,13 +167,19 @@ static struct ornic_qp *ornic_kcqe_check(struct ornic_dev *dev,
 		return NULL;
 	}
 	qp = xa_load(&dev->qps, qpn);
-	if (!qp || !qp->kernel ||
+	/*
+	 * A QP being destroyed leaves the table before its CQEs are cleaned
+	 * out of this CQ (under this lock): drop those quietly.
+	 */
+	if (!qp)
+		return NULL;
+	/*
+	 * Only the QPs of this CQ are kept alive by its lock: a CQE may not
+	 * name another.
+	 */
+	if (!qp->kernel ||
 	    (kind == ORNIC_CQE_KIND_RECV ? qp->ibqp.recv_cq :
 					   qp->ibqp.send_cq) != &cq->ibcq) {
-		/*
-		 * Only the QPs of this CQ are kept alive by its lock; their
-		 * CQEs were cleaned out before they went away.
-		 */
 		ornic_device_error(dev, "CQE QPN not on this CQ", qpn,
 				   ORNIC_QPN_MASK);
 		return NULL;
