@@ -37,10 +37,12 @@
 /*
  * Bounds on what a broken device can make the driver do (spec: index.rst
  * "Trust"): events taken per run of an EQ handler (the rest in a work
- * item), how long an EQ may stay non-empty run after run before the device
- * is declared dead, and how many invalid values it may write before that.
+ * item), how many runs and how long an EQ may stay non-empty run after run
+ * before the device is declared dead, and how many invalid values it may
+ * write before that.
  */
 #define ORNIC_EQ_BUDGET		64
+#define ORNIC_EQ_STORM_RUNS	256	/* 16384 events */
 #define ORNIC_EQ_STORM_MS	2000
 #define ORNIC_DEV_ERR_LIMIT	8
 
@@ -96,15 +98,15 @@ struct ornic_eq {
 	unsigned int log_depth;
 	u32 eqn;		/* 0: async EQ */
 	/*
-	 * CEQs: protects ci, busy_since and the delivery of events, by the
+	 * CEQs: protects ci, busy_* and the delivery of events, by the
 	 * IRQ handler and by poll_work (the rest of a run past its budget).
 	 * The async EQ uses dev->aeq_lock instead.
 	 */
 	spinlock_t lock;
 	u32 ci;			/* consumer index */
-	unsigned long busy_since;	/* jiffies: first run of a streak
-					 * that spent its budget; 0: none
-					 */
+	/* The current streak of runs that spent their budget. */
+	unsigned long busy_since;	/* jiffies at its first run */
+	u32 busy_runs;			/* 0: no streak */
 	struct work_struct poll_work;
 	u16 vector;
 	int irq;
@@ -195,7 +197,7 @@ struct ornic_dev {
 
 	struct ornic_aq aq;
 	/*
-	 * Protects aeq.ci and aeq.busy_since: the vector 0 handler, the
+	 * Protects aeq.ci and aeq.busy_*: the vector 0 handler, the
 	 * health check and aeq_work poll it.
 	 */
 	spinlock_t aeq_lock;

@@ -149,7 +149,7 @@ static void ornic_cqe_to_wc(const struct ornic_cqe *cqe, struct ornic_qp *qp,
  * Check a CQE against what this CQ can hold: a known RDMA opcode, a live
  * kernel QP that completes on this CQ in that direction, and a WQE index
  * that names a posted WQE.  Returns that QP, with what was posted, or NULL
- * (the CQE is dropped; counted as a device error unless its QP is gone).
+ * (the CQE is dropped and counted as a device error).
  */
 static struct ornic_qp *ornic_kcqe_check(struct ornic_dev *dev,
 					 struct ornic_cq *cq,
@@ -168,16 +168,11 @@ static struct ornic_qp *ornic_kcqe_check(struct ornic_dev *dev,
 	}
 	qp = xa_load(&dev->qps, qpn);
 	/*
-	 * A QP being destroyed leaves the table before its CQEs are cleaned
-	 * out of this CQ (under this lock): drop those quietly.
+	 * A destroyed QP's CQEs were cleaned out (under this lock) before it
+	 * left the table, and only the QPs of this CQ are kept alive by the
+	 * lock: a CQE may name no other.
 	 */
-	if (!qp)
-		return NULL;
-	/*
-	 * Only the QPs of this CQ are kept alive by its lock: a CQE may not
-	 * name another.
-	 */
-	if (!qp->kernel ||
+	if (!qp || !qp->kernel ||
 	    (kind == ORNIC_CQE_KIND_RECV ? qp->ibqp.recv_cq :
 					   qp->ibqp.send_cq) != &cq->ibcq) {
 		ornic_device_error(dev, "CQE QPN not on this CQ", qpn,

@@ -20,6 +20,7 @@ static int ornic_eq_alloc(struct ornic_dev *dev, struct ornic_eq *eq,
 	eq->log_depth = log_depth;
 	eq->ci = 0;
 	eq->busy_since = 0;
+	eq->busy_runs = 0;
 	eq->ring = dma_alloc_coherent(&dev->pdev->dev, ornic_eq_bytes(eq),
 				      &eq->dma, GFP_KERNEL);
 	return eq->ring ? 0 : -ENOMEM;
@@ -45,11 +46,11 @@ static struct ornic_eqe *ornic_eq_next(struct ornic_eq *eq)
 }
 
 /*
- * One run over an EQ found @n entries with its budget spent and more
- * waiting (@exhausted), or drained it.  A device may post events faster
- * than one run takes them, but not for long: every COMPLETION needs a CQ to
- * be armed again and every async event a new error.  An EQ that stays
- * non-empty for ORNIC_EQ_STORM_MS of back-to-back runs is a device writing
+ * A run over an EQ either drained it or spent its budget with more waiting
+ * (@exhausted).  A device may post events faster than one run takes them,
+ * but not for long: every COMPLETION needs its CQ armed again and every
+ * async event a new error.  An EQ still non-empty after ORNIC_EQ_STORM_RUNS
+ * back-to-back runs, or ORNIC_EQ_STORM_MS of them, is a device writing
  * endless entries (or flipping owner bits): declare it dead.  Returns true
  * when the caller should run again (not arm), false otherwise.
  */
@@ -59,17 +60,20 @@ static bool ornic_eq_run_again(struct ornic_eq *eq, bool exhausted)
 
 	if (!exhausted || ornic_dead(dev)) {
 		eq->busy_since = 0;
+		eq->busy_runs = 0;
 		return false;
 	}
-	if (!eq->busy_since) {
-		eq->busy_since = jiffies | 1;	/* 0 means "not busy" */
+	if (!eq->busy_runs++) {
+		eq->busy_since = jiffies;
 		return true;
 	}
-	if (time_after(jiffies, eq->busy_since +
+	if (eq->busy_runs >= ORNIC_EQ_STORM_RUNS ||
+	    time_after(jiffies, eq->busy_since +
 		       msecs_to_jiffies(ORNIC_EQ_STORM_MS))) {
 		ibdev_err(&dev->ibdev,
-			  "EQ %u not empty after %u ms of runs of %u events: event storm\n",
-			  eq->eqn, ORNIC_EQ_STORM_MS, ORNIC_EQ_BUDGET);
+			  "EQ %u not empty after %u runs of %u events in %u ms: event storm\n",
+			  eq->eqn, eq->busy_runs, ORNIC_EQ_BUDGET,
+			  jiffies_to_msecs(jiffies - eq->busy_since));
 		ornic_set_dead(dev, "event storm");
 		return false;
 	}

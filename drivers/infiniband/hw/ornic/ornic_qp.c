@@ -234,6 +234,13 @@ int ornic_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	err = ornic_admin_destroy(dev, ORNIC_ADMIN_DESTROY_QP, qp->qpn);
 	if (err && err != -EIO)
 		return err;
+	/*
+	 * The device writes no more CQEs for the QP: clean them out while it
+	 * is still in the table, so that a kernel CQE naming a QP that is not
+	 * there is always the device's fault (ornic_poll_cq()).
+	 */
+	if (qp->kernel)
+		ornic_kernel_qp_clean_cqs(qp);
 	xa_erase_irq(&dev->qps, qp->qpn);
 	ornic_res_sync(dev);
 	if (qp->kernel) {

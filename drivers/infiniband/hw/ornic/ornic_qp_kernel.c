@@ -174,7 +174,7 @@ err_free:
 }
 
 /* No CQE of ours stays behind for a later QP with our QPN. */
-static void ornic_kernel_qp_clean_cqs(struct ornic_qp *qp)
+void ornic_kernel_qp_clean_cqs(struct ornic_qp *qp)
 {
 	ornic_kernel_cq_clean(to_ocq(qp->ibqp.send_cq), qp->qpn);
 	if (qp->ibqp.recv_cq != qp->ibqp.send_cq)

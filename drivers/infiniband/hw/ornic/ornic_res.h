@@ -271,6 +271,7 @@ void ornic_kernel_cq_clean(struct ornic_cq *cq, u32 qpn);
 int ornic_create_kernel_qp(struct ornic_qp *qp, struct ib_qp_init_attr *init);
 void ornic_destroy_kernel_qp(struct ornic_qp *qp);
 void ornic_kernel_qp_reset(struct ornic_qp *qp);
+void ornic_kernel_qp_clean_cqs(struct ornic_qp *qp);
 int ornic_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		    const struct ib_send_wr **bad_wr);
 int ornic_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
