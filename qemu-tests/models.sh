@@ -7,14 +7,17 @@ MODEL_BIN=${MODEL_BIN:-$ORNIC_SRC/build/device-model/ornic-model}
 MODEL_PIDS=()
 MODEL_SOCKETS=()
 MODEL_VNETS=()
+# MODEL_FAULTS[i]: --inject-faults list for model i (test only; unset: none).
+MODEL_FAULTS=()
 
 # models_start DIR N [link|virtio]: start N models with vfio-user sockets in
 # DIR; with "link", model 2k and 2k+1 share an AF_UNIX datagram wire; with
 # "virtio", model i's wire leads to a QEMU virtio-net NIC on -netdev dgram
 # (models_vm_args adds it; its socket is DIR/vnet<i>.sock).  Each model's
-# log is DIR/model<i>.log and its capture DIR/model<i>.pcap.
+# log is DIR/model<i>.log and its capture DIR/model<i>.pcap.  Model i gets
+# --inject-faults MODEL_FAULTS[i] when that is set.
 models_start() {
-	local dir=$1 n=$2 link=${3:-} i port mac peer sock
+	local dir=$1 n=$2 link=${3:-} i port mac peer sock faults
 	mkdir -p "$dir"
 	MODEL_PIDS=() MODEL_SOCKETS=() MODEL_VNETS=()
 	for ((i = 0; i < n; i++)); do
@@ -27,12 +30,14 @@ models_start() {
 			MODEL_VNETS+=("$dir/vnet$i.sock,$dir/wire$i.sock,$(printf '52:54:00:00:01:%02x' $((i + 1)))")
 		fi
 		mac=$(printf '02:00:00:00:00:%02x' $((i + 1)))
+		faults=()
+		[ -n "${MODEL_FAULTS[$i]:-}" ] && faults=(--inject-faults "${MODEL_FAULTS[$i]}")
 		sock=$dir/model$i.sock
 		rm -f "$dir/model$i.rc" "$dir/model$i.pid" "$dir/model$i.stopped"
 		# The wrapper records the model's exit status in model<i>.rc, so
 		# models_stop works from any shell, subshells included.
 		(
-			"$MODEL_BIN" --socket "$sock" --port "$port" --mac "$mac" \
+			"$MODEL_BIN" --socket "$sock" --port "$port" --mac "$mac" "${faults[@]}" \
 				--pcap "$dir/model$i.pcap" --log-level info >"$dir/model$i.log" 2>&1 &
 			echo $! >"$dir/model$i.pid"
 			rc=0
