@@ -126,7 +126,7 @@ driver_vm driver-kunit --timeout 600 -- /src/qemu-tests/suites/driver-kunit.sh "
 [ -x "$MODEL_BIN" ] || MODEL_BIN=$BUILD/check/device-model/ornic-model
 model_bin=$MODEL_BIN
 if [ ! -x "$model_bin" ]; then
-	for t in probe rdma-link ping tcp gids counters mtu reload-cycles ucontext disassociate device-fatal verbs; do
+	for t in probe rdma-link ping tcp gids counters mtu reload-cycles ucontext disassociate device-fatal verbs faults; do
 		record SKIP "driver/$t" "no device model binary ($model_bin)"
 	done
 	exit 0
@@ -223,4 +223,27 @@ else
 	record FAIL driver/fatal-models-start "models did not start; see $mdir"
 	models_stop >/dev/null
 fi
+
+# Broken devices: models 2..5 misbehave on purpose (--inject-faults, test
+# only; registers.rst "Fault injection"), models 0 and 1 are healthy.  The
+# driver must refuse every bad value, declare the broken devices dead and
+# keep the others working.
+mdir=/tmp/driver-faults-models
+MODEL_FAULTS=([2]=qp-state [3]=cqe [4]=eq-storm [5]=admin-stall)
+if [ -n "$verbs" ] && models_start "$mdir" 6 link && sleep 0.5; then
+	mapfile -t margs < <(models_vm_args)
+	driver_vm driver-faults --timeout 900 "${margs[@]}" -- \
+		/src/qemu-tests/suites/driver-faults.sh "$MO" "$verbs"
+	# The broken models misbehave, they must not crash.
+	if why=$(models_stop); then
+		record PASS driver/faults-models-survive "all 6 models (4 injecting faults) alive after the suite"
+	else
+		record FAIL driver/faults-models-survive "$why"
+	fi
+	cp "$mdir"/model*.log "$RUNS/driver-faults/" 2>/dev/null
+elif [ -n "$verbs" ]; then
+	record FAIL driver/faults-models-start "models did not start; see $mdir"
+	models_stop >/dev/null
+fi
+MODEL_FAULTS=()
 exit 0

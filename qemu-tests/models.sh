@@ -7,12 +7,17 @@ MODEL_BIN=${MODEL_BIN:-$ORNIC_SRC/build/device-model/ornic-model}
 MODEL_PIDS=()
 MODEL_SOCKETS=()
 MODEL_VNETS=()
+# MODEL_FAULTS[i]: --inject-faults list for model i (test only; unset: none).
+MODEL_FAULTS=()
+# MODEL_WIRE_FAULTS[i]: --wire-faults spec for model i (unset: none).
+MODEL_WIRE_FAULTS=()
 
 # models_start DIR N [link|virtio]: start N models with vfio-user sockets in
 # DIR; with "link", model 2k and 2k+1 share an AF_UNIX datagram wire; with
 # "virtio", model i's wire leads to a QEMU virtio-net NIC on -netdev dgram
 # (models_vm_args adds it; its socket is DIR/vnet<i>.sock).  Each model's
-# log is DIR/model<i>.log and its capture DIR/model<i>.pcap.
+# log is DIR/model<i>.log and its capture DIR/model<i>.pcap.  Model i gets
+# --inject-faults MODEL_FAULTS[i] when that is set.
 models_start() {
 	local dir=$1 n=$2 link=${3:-} i port peer
 	mkdir -p "$dir"
@@ -33,16 +38,20 @@ models_start() {
 
 # model_add DIR I PORT MAC [NETNS]: start model I (socket DIR/model<I>.sock,
 # log DIR/model<I>.log, capture DIR/model<I>.pcap) with port PORT and MAC,
-# in network namespace NETNS if given.  models_wait waits for the sockets.
+# in network namespace NETNS if given, with --inject-faults MODEL_FAULTS[I]
+# and --wire-faults MODEL_WIRE_FAULTS[I] when set.  models_wait waits for
+# the sockets.
 model_add() {
-	local dir=$1 i=$2 port=$3 mac=$4 ns=${5:-} nsx=()
+	local dir=$1 i=$2 port=$3 mac=$4 ns=${5:-} nsx=() faults=()
 	[ -z "$ns" ] || nsx=(ip netns exec "$ns")
+	[ -n "${MODEL_FAULTS[$i]:-}" ] && faults+=(--inject-faults "${MODEL_FAULTS[$i]}")
+	[ -n "${MODEL_WIRE_FAULTS[$i]:-}" ] && faults+=(--wire-faults "${MODEL_WIRE_FAULTS[$i]}")
 	rm -f "$dir/model$i.rc" "$dir/model$i.pid" "$dir/model$i.stopped"
 	# The wrapper records the model's exit status in model<i>.rc, so
 	# models_stop works from any shell, subshells included.  ip netns
 	# exec execs, so $! is the model's PID.
 	(
-		"${nsx[@]}" "$MODEL_BIN" --socket "$dir/model$i.sock" --port "$port" --mac "$mac" \
+		"${nsx[@]}" "$MODEL_BIN" --socket "$dir/model$i.sock" --port "$port" --mac "$mac" "${faults[@]}" \
 			--pcap "$dir/model$i.pcap" --log-level info >"$dir/model$i.log" 2>&1 &
 		echo $! >"$dir/model$i.pid"
 		rc=0

@@ -128,6 +128,8 @@ struct ornic_cq {
 	/* ibv_cq_ex polling: the CQE start/next_poll stopped at. */
 	struct ornic_cqe cur;
 	uint64_t cur_ts;		/* its device timestamp (timestamped CQs) */
+	/* CQEs dropped as invalid (cqe.rst; index.rst "Trust"). */
+	uint64_t bad_cqes;
 };
 
 /* A work queue (SQ, RQ or SRQ) of 64-byte blocks. */
@@ -355,7 +357,7 @@ int ornic_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
 		     int attr_mask);
 int ornic_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr);
 int ornic_destroy_srq(struct ibv_srq *ibsrq);
-void ornic_srq_retire(struct ornic_srq *srq, uint16_t wqe_index);
+bool ornic_srq_retire(struct ornic_srq *srq, uint16_t wqe_index);
 
 /* ornic_xrc.c */
 struct ibv_xrcd *ornic_open_xrcd(struct ibv_context *ibctx,

@@ -93,9 +93,9 @@ static unsigned int ornic_wc_flags(const struct ornic_cqe *cqe)
 /*
  * Retire the WQE a CQE names and, on the SQ, every unsignaled WQE before it:
  * the work queue's consumer index moves past it.  An index outside the
- * posted range (a CQE from before a reset to RESET) moves nothing.
+ * posted range moves nothing and returns false.
  */
-static void ornic_wq_retire(struct ornic_wq *wq, uint16_t wqe_index,
+static bool ornic_wq_retire(struct ornic_wq *wq, uint16_t wqe_index,
 			    bool recv)
 {
 	/* A reset to RESET may zero both indices under the queue's lock. */
@@ -106,7 +106,7 @@ static void ornic_wq_retire(struct ornic_wq *wq, uint16_t wqe_index,
 	uint32_t nb;
 
 	if (idx - ci >= pi - ci)
-		return;
+		return false;
 	blk = (const uint8_t *)wq->ring.buf +
 	      (size_t)(idx & wq->ring.mask) * ORNIC_WQE_BLOCK_SIZE;
 	nb = recv ? ((const struct ornic_recv_wqe *)blk)->num_blocks :
@@ -114,6 +114,29 @@ static void ornic_wq_retire(struct ornic_wq *wq, uint16_t wqe_index,
 	if (nb < 1 || nb > ORNIC_WQE_MAX_BLOCKS || nb > pi - idx)
 		nb = 1;
 	__atomic_store_n(&wq->ci, idx + nb, __ATOMIC_RELEASE);
+	return true;
+}
+
+/* A CQE opcode a work queue completes with (cqe.rst); not Ethernet. */
+static bool ornic_cqe_opcode_known(uint8_t opcode)
+{
+	switch (opcode) {
+	case ORNIC_CQE_OP_SEND:
+	case ORNIC_CQE_OP_RDMA_WRITE:
+	case ORNIC_CQE_OP_RDMA_READ:
+	case ORNIC_CQE_OP_COMP_SWAP:
+	case ORNIC_CQE_OP_FETCH_ADD:
+	case ORNIC_CQE_OP_REG_MR:
+	case ORNIC_CQE_OP_LOCAL_INV:
+	case ORNIC_CQE_OP_FLUSH:
+	case ORNIC_CQE_OP_ATOMIC_WRITE:
+	case ORNIC_CQE_OP_BIND_MW:
+	case ORNIC_CQE_OP_RECV:
+	case ORNIC_CQE_OP_RECV_RDMA_IMM:
+		return true;
+	default:
+		return false;
+	}
 }
 
 /* The ring entry of index @idx: a CQE, or a timestamp half then a CQE. */
@@ -208,17 +231,35 @@ static void ornic_cq_report_ci(struct ornic_cq *cq, uint64_t arm)
 	cq->ci_reported = cq->ci;
 }
 
+/* A CQE that completes nothing of ours: dropped, counted, logged once. */
+static void ornic_cq_bad_cqe(struct ornic_cq *cq, const char *why,
+			     uint32_t value)
+{
+	struct ornic_context *ctx = to_ornic_ctx(cq->vcq.cq.context);
+
+	if (!cq->bad_cqes++)
+		verbs_err(&ctx->ibvctx,
+			  "ornic: CQ %u: dropped a CQE with %s %u (opcode %#x, QPN %u)\n",
+			  cq->cqn, why, value, cq->cur.opcode,
+			  le32toh(cq->cur.qpn) & ORNIC_QPN_MASK);
+}
+
 /*
  * Take the next CQE of a live QP into cq->cur, retiring its WQE.  CQEs of
  * QPs that no longer exist are consumed and dropped.  A receive from an XRC
  * SRQ retires a WQE of that SRQ, found by the number the CQE carries: its
- * QP is an XRC target, maybe another process's.  Called with the lock.
+ * QP is an XRC target, maybe another process's.  A CQE the device should
+ * not have written (unknown opcode, a QP of another CQ, a WQE index outside
+ * what was posted) is dropped too: it names nothing to complete, and
+ * retiring on its word would corrupt another queue.  Called with the lock.
  */
 static int ornic_cq_next(struct ornic_cq *cq)
 {
 	struct ornic_context *ctx = to_ornic_ctx(cq->vcq.cq.context);
+	uint16_t wqe_index;
 	struct ornic_cqe *cqe;
 	struct ornic_qp *qp;
+	bool recv;
 
 	for (;;) {
 		if (!ornic_cqe_valid(cq, cq->ci))
@@ -237,6 +278,11 @@ static int ornic_cq_next(struct ornic_cq *cq)
 
 		if (cq->cur.opcode >= ORNIC_CQE_OP_ETH_TX)
 			continue;
+		if (!ornic_cqe_opcode_known(cq->cur.opcode)) {
+			ornic_cq_bad_cqe(cq, "opcode", cq->cur.opcode);
+			continue;
+		}
+		wqe_index = le16toh(cq->cur.wqe_index);
 		if (ornic_cqe_is_xrc(&cq->cur)) {
 			struct ornic_srq *srq = ornic_table_find(
 				&ctx->xrc_srq_table,
@@ -244,23 +290,32 @@ static int ornic_cq_next(struct ornic_cq *cq)
 
 			if (!srq)
 				continue;
-			ornic_srq_retire(srq, le16toh(cq->cur.wqe_index));
+			if (!ornic_srq_retire(srq, wqe_index)) {
+				ornic_cq_bad_cqe(cq, "XRC SRQ wqe_index",
+						 wqe_index);
+				continue;
+			}
 			return 0;
 		}
 		qp = ornic_find_qp(ctx, le32toh(cq->cur.qpn) & ORNIC_QPN_MASK);
 		if (!qp)
 			continue;
-		if (cq->cur.opcode & ORNIC_CQE_OP_RECV) {
-			if (qp->srq)
-				ornic_srq_retire(qp->srq,
-						 le16toh(cq->cur.wqe_index));
-			else
-				ornic_wq_retire(&qp->rq,
-						le16toh(cq->cur.wqe_index),
-						true);
-		} else {
-			ornic_wq_retire(&qp->sq, le16toh(cq->cur.wqe_index),
-					false);
+		recv = cq->cur.opcode & ORNIC_CQE_OP_RECV;
+		if ((recv ? qp->vqp.qp.recv_cq : qp->vqp.qp.send_cq) !=
+		    &cq->vcq.cq) {
+			ornic_cq_bad_cqe(cq, "QPN of another CQ", qp->qpn);
+			continue;
+		}
+		if (recv && qp->srq) {
+			if (!ornic_srq_retire(qp->srq, wqe_index)) {
+				ornic_cq_bad_cqe(cq, "SRQ wqe_index",
+						 wqe_index);
+				continue;
+			}
+		} else if (!ornic_wq_retire(recv ? &qp->rq : &qp->sq,
+					    wqe_index, recv)) {
+			ornic_cq_bad_cqe(cq, "wqe_index", wqe_index);
+			continue;
 		}
 		return 0;
 	}

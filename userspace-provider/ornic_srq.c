@@ -21,15 +21,24 @@
 #include "ornic.h"
 #include "ornic_abi.h"
 
-void ornic_srq_retire(struct ornic_srq *srq, uint16_t wqe_index)
+/*
+ * Mark the WQE a CQE names done and advance over the done prefix.  False,
+ * changing nothing, for an index outside the posted range or a WQE already
+ * done: the CQE does not complete anything of ours.
+ */
+bool ornic_srq_retire(struct ornic_srq *srq, uint16_t wqe_index)
 {
 	struct ornic_wq *wq = &srq->wq;
 	uint32_t idx, nb;
 
 	pthread_spin_lock(&wq->lock);
 	idx = wq->ci + (uint16_t)(wqe_index - (uint16_t)wq->ci);
-	if (idx - wq->ci < wq->pi - wq->ci)
-		srq->done[idx & wq->ring.mask] = 1;
+	if (idx - wq->ci >= wq->pi - wq->ci ||
+	    srq->done[idx & wq->ring.mask]) {
+		pthread_spin_unlock(&wq->lock);
+		return false;
+	}
+	srq->done[idx & wq->ring.mask] = 1;
 	while (wq->ci != wq->pi && srq->done[wq->ci & wq->ring.mask]) {
 		const struct ornic_recv_wqe *h = (const void *)
 			((uint8_t *)wq->ring.buf +
@@ -42,6 +51,7 @@ void ornic_srq_retire(struct ornic_srq *srq, uint16_t wqe_index)
 		__atomic_store_n(&wq->ci, wq->ci + nb, __ATOMIC_RELEASE);
 	}
 	pthread_spin_unlock(&wq->lock);
+	return true;
 }
 
 /*

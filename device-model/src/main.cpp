@@ -4,6 +4,7 @@
 //               --mac 02:00:00:00:00:01 --pcap /tmp/a.pcap
 //   --port udp:192.0.2.1:4800,192.0.2.2:4800   (to a model or QEMU on another host)
 //   --port tap:ornictap0                        (bridged to the host's network)
+//   --inject-faults qp-state,eq-storm           (TEST ONLY: a broken device, registers.rst)
 //
 // Start it before QEMU: QEMU does not retry the connection. It serves one QEMU at a
 // time; when QEMU goes away the device is reset and the next QEMU can attach.
@@ -71,6 +72,7 @@ int main(int argc, char** argv) {
   std::string pcap_path;
   std::string wire_faults_text;
   std::string log_level = "info";
+  std::string fault_list = "none";
   app.add_option("--socket", socket_path, "vfio-user unix socket to listen on")->required();
   app.add_option("--port", port_spec,
                  "Ethernet port, one frame per datagram as QEMU's -netdev dgram/tap: "
@@ -86,7 +88,19 @@ int main(int argc, char** argv) {
                  "loss=1%,reorder=1%,dup=0.5%,corrupt=0.1%,seed=N (each key optional)");
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error, critical or off")
       ->capture_default_str();
+  app.add_option("--inject-faults", fault_list,
+                 "TEST ONLY: misbehave as a broken device (registers.rst, \"Fault injection\"): "
+                 "comma-separated qp-state, cqe, eq-storm, admin-stall, or none")
+      ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
+
+  ornic::FaultInjection faults;
+  try {
+    faults = ornic::parse_fault_list(fault_list);
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "--inject-faults: %s\n", e.what());
+    return 2;
+  }
 
   const auto level = ornic::parse_log_level(log_level);
   if (!level) {
@@ -127,7 +141,7 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "--port: %s\n", e.what());
       return 2;
     }
-    ornic::NicDevice nic(loop, ornic::NicConfig{*mac, port.get()});
+    ornic::NicDevice nic(loop, ornic::NicConfig{*mac, port.get(), nullptr, faults});
     ornic::vfio_user::Server server(loop, nic);
     server.listen(socket_path);
 
@@ -135,6 +149,9 @@ int main(int argc, char** argv) {
     install_signal_handlers();
     spdlog::info("ornic-model ready: socket {}, port {}, mac {}{}", socket_path, port_spec,
                  mac_text, pcap_path.empty() ? "" : fmt::format(", pcap {}", pcap_path));
+    if (faults.any())
+      spdlog::warn("ornic-model: injecting faults {} (test only)",
+                   ornic::fault_list_string(faults));
     loop.run();
     g_loop = nullptr;
     spdlog::info("ornic-model stopping");

@@ -25,6 +25,7 @@ public:
 
 private:
   AdminResult dispatch(const ornic_admin_sqe& command);
+  void inject_faults(const ornic_admin_sqe& command, AdminResult& result);
 
   // admin_query.cpp
   AdminResult query_device(const ornic_admin_query& command);

@@ -59,7 +59,27 @@ AdminResult AdminCommands::execute(const ornic_admin_sqe& command) {
                    command.hdr.opcode, le(command.hdr.command_id), static_cast<int>(result.status));
     result.result0 = result.result1 = 0;
   }
+  if (core_.faults.any())
+    inject_faults(command, result);
   return result;
+}
+
+// Test-only misbehaviour (fault_injection.hpp), on top of a command's real outcome.
+void AdminCommands::inject_faults(const ornic_admin_sqe& command, AdminResult& result) {
+  if (result.status != ORNIC_ADMIN_STATUS_SUCCESS)
+    return;
+  const uint8_t opcode = command.hdr.opcode;
+  if (opcode == ORNIC_ADMIN_MODIFY_QP || opcode == ORNIC_ADMIN_QUERY_QP) {
+    if (core_.faults.qp_state && le(as<ornic_admin_modify_qp>(command).qpn) != ORNIC_QPN_GSI) {
+      core_.log.warn("fault injection: {} answers QP state {:#x}",
+                     opcode == ORNIC_ADMIN_MODIFY_QP ? "MODIFY_QP" : "QUERY_QP", kFaultQpState);
+      (opcode == ORNIC_ADMIN_MODIFY_QP ? result.result0 : result.result1) = kFaultQpState;
+    }
+  } else if (opcode == ORNIC_ADMIN_CREATE_QP && core_.faults.admin_stall &&
+             result.result0 != ORNIC_QPN_GSI) {
+    core_.log.warn("fault injection: admin queue stalls after CREATE_QP of QP {}", result.result0);
+    core_.admin_stalled = true;
+  }
 }
 
 AdminResult AdminCommands::dispatch(const ornic_admin_sqe& c) {

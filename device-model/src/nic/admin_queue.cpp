@@ -48,7 +48,7 @@ void AdminQueue::schedule() {
 void AdminQueue::run_batch() {
   scheduled_ = false;
   unsigned completed = 0;
-  while (running_ && !core_.fatal() && sq_.used() != 0 &&
+  while (running_ && !core_.fatal() && !core_.admin_stalled && sq_.used() != 0 &&
          completed < limits::kAdminCommandsPerTurn) {
     if (!run_one())
       return;
@@ -58,7 +58,8 @@ void AdminQueue::run_batch() {
     core_.counters.inc(ORNIC_CNT_INTERRUPTS);
     core_.irqs().raise(ORNIC_MSIX_VECTOR_ADMIN);
   }
-  schedule();
+  if (!core_.admin_stalled) // the fault: commands stay in the SQ, never completed
+    schedule();
 }
 
 bool AdminQueue::run_one() {

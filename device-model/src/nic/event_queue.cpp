@@ -28,6 +28,7 @@ EventQueue::PostResult EventQueue::post_entry(GuestMemory& memory, InterruptSink
   }
   ++ring_.producer;
   counters.inc(ORNIC_CNT_EQES);
+  last_ = eqe;
   if (armed_)
     interrupt(irqs, counters);
   return PostResult::kPosted;
@@ -38,6 +39,10 @@ bool EventQueue::doorbell(InterruptSink& irqs, DeviceCounters& counters, uint32_
   if (!ring_.consumer_acceptable(consumer))
     return false;
   ring_.consumer = consumer;
+  if (storm_memory_ != nullptr) {
+    storm(irqs, counters);
+    return true;
+  }
   if (arm) {
     armed_ = true;
     // Events that arrived while the driver was busy must not wait for the next one.
@@ -45,6 +50,31 @@ bool EventQueue::doorbell(InterruptSink& irqs, DeviceCounters& counters, uint32_
       interrupt(irqs, counters);
   }
   return true;
+}
+
+void EventQueue::start_storm(GuestMemory& memory, InterruptSink& irqs, DeviceCounters& counters) {
+  if (storm_memory_ != nullptr)
+    return;
+  storm_memory_ = &memory;
+  storm(irqs, counters);
+}
+
+void EventQueue::storm(InterruptSink& irqs, DeviceCounters& counters) {
+  bool wrote = false;
+  while (!ring_.full()) {
+    ornic_eqe eqe = last_;
+    eqe.owner = ring_.phase(ring_.producer) ? ORNIC_EQE_OWNER_PHASE : 0;
+    if (!memory_.write(*storm_memory_, uint64_t{ring_.slot(ring_.producer)} * ORNIC_EQE_SIZE,
+                       bytes_of(eqe))) {
+      counters.inc(ORNIC_CNT_DMA_ERRORS);
+      break;
+    }
+    ++ring_.producer;
+    counters.inc(ORNIC_CNT_EQES);
+    wrote = true;
+  }
+  if (wrote)
+    interrupt(irqs, counters);
 }
 
 void EventQueue::interrupt(InterruptSink& irqs, DeviceCounters& counters) {

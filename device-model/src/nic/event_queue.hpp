@@ -34,13 +34,22 @@ public:
   // EQ doorbell: consumer index plus optional arm. False if the index is impossible.
   bool doorbell(InterruptSink& irqs, DeviceCounters& counters, uint32_t consumer, bool arm);
 
+  // The eq_storm fault (fault_injection.hpp): from now on every free slot is filled with
+  // copies of the last EQE posted, at once and after every doorbell, with an interrupt each
+  // time, armed or not. The memory must outlive the EQ (it does: both go at reset).
+  void start_storm(GuestMemory& memory, InterruptSink& irqs, DeviceCounters& counters);
+  bool storming() const { return storm_memory_ != nullptr; }
+
 private:
   void interrupt(InterruptSink& irqs, DeviceCounters& counters);
+  void storm(InterruptSink& irqs, DeviceCounters& counters);
 
   QueueMemory memory_;
   RingState ring_;
   unsigned vector_ = 0;
   bool armed_ = false;
+  ornic_eqe last_{};                    // the last EQE posted, for a storm
+  GuestMemory* storm_memory_ = nullptr; // non-null: storming
 };
 
 } // namespace ornic

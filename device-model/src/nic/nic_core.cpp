@@ -60,6 +60,7 @@ void NicCore::reset() {
   mac = permanent_mac;
   eth_mtu = limits::kDefaultEthMtu;
   fatal_code_ = ORNIC_FATAL_NONE;
+  admin_stalled = false;
 }
 
 EventQueue* NicCore::event_queue(uint32_t eqn) {
@@ -68,17 +69,23 @@ EventQueue* NicCore::event_queue(uint32_t eqn) {
   return resources.eqs.find(eqn);
 }
 
-void NicCore::complete(uint32_t cqn, const ornic_cqe& cqe, bool solicited) {
+void NicCore::complete(uint32_t cqn, const ornic_cqe& entry, bool solicited) {
   CompletionQueue* cq = resources.cqs.find(cqn);
   if (cq == nullptr)
     return;
+  ornic_cqe cqe = entry;
+  if (faults.cqe)
+    corrupt_cqe(cqe);
   const auto result =
       cq->post(memory(), counters, cqe, solicited, cq->timestamped() ? clock_ns() : 0);
   switch (result.outcome) {
   case CompletionQueue::Outcome::kWritten:
     if (result.notify) {
-      if (EventQueue* eq = event_queue(cq->eqn()))
+      if (EventQueue* eq = event_queue(cq->eqn())) {
         (void)eq->post(memory(), irqs(), counters, ORNIC_EQE_COMPLETION, cqn, 0);
+        if (faults.eq_storm && cq->eqn() != 0)
+          eq->start_storm(memory(), irqs(), counters);
+      }
     }
     return;
   case CompletionQueue::Outcome::kDropped:

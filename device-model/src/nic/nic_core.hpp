@@ -11,6 +11,7 @@
 #include "dma/guest_memory.hpp"
 #include "nic/device_counters.hpp"
 #include "nic/event_queue.hpp"
+#include "nic/fault_injection.hpp"
 #include "nic/hw.hpp"
 #include "nic/resources.hpp"
 #include "nic/transport_hooks.hpp"
@@ -91,6 +92,10 @@ public:
   bool link_up = false;
   TransportHooks* transport = nullptr; // the packet engine; not owned
   TransportTimer* clock = nullptr;     // the device clock's source; not owned
+  // Test-only misbehaviour (--inject-faults); kept across resets.
+  FaultInjection faults;
+  // The admin_stall fault fired: the admin queue takes no more commands until a reset.
+  bool admin_stalled = false;
 
 private:
   void flush_send_queue(uint32_t qpn, QueuePair& qp);

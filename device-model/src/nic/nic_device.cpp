@@ -13,6 +13,7 @@ NicDevice::NicDevice(EventLoop& loop, const NicConfig& config)
       own_timer_(config.timer ? nullptr : std::make_unique<EventLoopTransportTimer>(loop)),
       engine_(loop, core_, config.port, config.timer ? *config.timer : *own_timer_) {
   core_.clock = config.timer ? config.timer : own_timer_.get();
+  core_.faults = config.faults;
   core_.link_up = port_ != nullptr && port_->link_up();
   if (port_ != nullptr) {
     port_->set_receiver([this, ticket = lifetime_.ticket()](std::span<const std::byte> frame) {

@@ -29,6 +29,8 @@ struct NicConfig {
   Port* port = nullptr; // not owned; outlives the device
   // The packet engine's clock; null = the EventLoop's monotonic timers. Not owned.
   TransportTimer* timer = nullptr;
+  // Test-only misbehaviour (--inject-faults).
+  FaultInjection faults{};
 };
 
 class NicDevice : public PciFunctionModel {

@@ -6,8 +6,9 @@
 
 namespace ornic::test {
 
-DriverHarness::DriverHarness(Port* wire, TransportTimer* timer, const MacAddress& mac)
-    : device(loop, NicConfig{mac, wire != nullptr ? wire : &port, timer}) {
+DriverHarness::DriverHarness(Port* wire, TransportTimer* timer, const MacAddress& mac,
+                             const FaultInjection& faults)
+    : device(loop, NicConfig{mac, wire != nullptr ? wire : &port, timer, faults}) {
   device.attach(memory, irqs);
 }
 

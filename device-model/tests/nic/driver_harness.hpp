@@ -24,7 +24,7 @@ public:
 
   // With a port (and clock) of the test's own instead of the built-in FakePort.
   explicit DriverHarness(Port* wire = nullptr, TransportTimer* timer = nullptr,
-                         const MacAddress& mac = kTestMac);
+                         const MacAddress& mac = kTestMac, const FaultInjection& faults = {});
 
   // Registers.
   uint32_t reg(uint32_t offset) { return static_cast<uint32_t>(device.bar_read(0, offset, 4)); }

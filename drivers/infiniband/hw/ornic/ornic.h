@@ -34,12 +34,25 @@
 #define ORNIC_NUM_GIDS_MAX	16
 #define ORNIC_HEALTH_PERIOD_MS	250
 
+/*
+ * Bounds on what a broken device can make the driver do (spec: index.rst
+ * "Trust"): events taken per run of an EQ handler (the rest in a work
+ * item), how many runs and how long an EQ may stay non-empty run after run
+ * before the device is declared dead, and how many invalid values it may
+ * write before that.
+ */
+#define ORNIC_EQ_BUDGET		64
+#define ORNIC_EQ_STORM_RUNS	256	/* 16384 events */
+#define ORNIC_EQ_STORM_MS	2000
+#define ORNIC_DEV_ERR_LIMIT	8
+
 /* ornic_dev.flags */
 enum ornic_dev_flag {
 	ORNIC_FLAG_DEAD,	/* device gone or fatal: no more commands */
 	ORNIC_FLAG_REMOVING,	/* remove() started: no new deferred work */
 	ORNIC_FLAG_FATAL_EVENT,	/* DEVICE_FATAL still to be reported */
 	ORNIC_FLAG_LINK_EVENT,	/* link state to be re-read */
+	ORNIC_FLAG_RESET_DONE,	/* after DEAD: the reset was seen complete */
 };
 
 struct ornic_dev;
@@ -84,7 +97,17 @@ struct ornic_eq {
 	dma_addr_t dma;
 	unsigned int log_depth;
 	u32 eqn;		/* 0: async EQ */
-	u32 ci;			/* consumer index: its IRQ handler (CEQ) */
+	/*
+	 * CEQs: protects ci, busy_* and the delivery of events, by the
+	 * IRQ handler and by poll_work (the rest of a run past its budget).
+	 * The async EQ uses dev->aeq_lock instead.
+	 */
+	spinlock_t lock;
+	u32 ci;			/* consumer index */
+	/* The current streak of runs that spent their budget. */
+	unsigned long busy_since;	/* jiffies at its first run */
+	u32 busy_runs;			/* 0: no streak */
+	struct work_struct poll_work;
 	u16 vector;
 	int irq;
 	bool irq_requested;
@@ -173,9 +196,17 @@ struct ornic_dev {
 	unsigned int reset_timeout_ms;
 
 	struct ornic_aq aq;
-	/* Protects aeq.ci: vector 0 handler and the health check poll it. */
+	/*
+	 * Protects aeq.ci and aeq.busy_*: the vector 0 handler, the
+	 * health check and aeq_work poll it.
+	 */
 	spinlock_t aeq_lock;
 	struct ornic_eq aeq;
+	struct work_struct aeq_work;	/* the rest of a run past its budget */
+	/* Invalid values the device wrote (ornic_device_error()). */
+	atomic_t dev_errors;
+	/* Serialises waiting for the reset after death. */
+	struct mutex reset_lock;
 	struct ornic_eq *ceqs;
 	unsigned int num_ceqs;
 	unsigned int num_vectors;
@@ -238,6 +269,9 @@ static inline void ornic_wr32(struct ornic_dev *dev, u32 reg, u32 val)
 /* ornic_main.c */
 void ornic_wr32_cfg(struct ornic_dev *dev, u32 reg, u32 val);
 void ornic_set_dead(struct ornic_dev *dev, const char *why);
+void ornic_wait_reset_done(struct ornic_dev *dev);
+void ornic_device_error(struct ornic_dev *dev, const char *what, u64 value,
+			u64 limit);
 void ornic_ring_db(struct ornic_dev *dev, u32 offset, u64 val);
 void ornic_queue_event(struct ornic_dev *dev, int flag);
 
@@ -258,6 +292,7 @@ int ornic_aeq_init(struct ornic_dev *dev);
 void ornic_aeq_destroy(struct ornic_dev *dev);
 void ornic_aeq_arm(struct ornic_dev *dev);
 void ornic_aeq_process(struct ornic_dev *dev);
+void ornic_ceqs_sync(struct ornic_dev *dev);
 
 /* ornic_odp.c */
 void ornic_odp_page_fault_event(struct ornic_dev *dev,
@@ -282,7 +317,7 @@ void ornic_ib_port_event(struct ornic_dev *dev, bool active);
 void ornic_ib_fatal_event(struct ornic_dev *dev);
 
 /* Event delivery to verbs objects (ornic_cq.c, ornic_qp.c, ornic_srq.c). */
-void ornic_cq_comp_event(struct ornic_dev *dev, u32 cqn);
+void ornic_cq_comp_event(struct ornic_dev *dev, struct ornic_eq *eq, u32 cqn);
 void ornic_cq_async_event(struct ornic_dev *dev, u32 cqn, u32 code);
 void ornic_qp_async_event(struct ornic_dev *dev, u32 qpn,
 			  enum ib_event_type type);

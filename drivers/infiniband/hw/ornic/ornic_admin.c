@@ -72,16 +72,21 @@ void ornic_aq_destroy(struct ornic_dev *dev)
 	aq->ctx = NULL;
 }
 
-/* Consume completions; called with aq->lock held. */
+/*
+ * Consume completions; called with aq->lock held.  At most one ring's worth
+ * per call: no more commands can be outstanding, so more would be a device
+ * writing completions nobody asked for, each counted by
+ * ornic_device_error().  The rest waits for the next interrupt.
+ */
 static void ornic_aq_poll_locked(struct ornic_dev *dev)
 {
 	struct ornic_aq *aq = &dev->aq;
 	struct ornic_admin_cqe *cqe;
 	struct ornic_admin_ctx *ctx;
-	u32 slot;
+	u32 slot, n;
 	u16 id;
 
-	for (;;) {
+	for (n = 0; n < (1U << aq->log_depth) && !ornic_dead(dev); n++) {
 		cqe = &aq->cq[ornic_ring_slot(aq->cq_head, aq->log_depth)];
 		if (!ornic_ring_owned(READ_ONCE(cqe->flags), aq->cq_head,
 				      aq->log_depth))
@@ -96,9 +101,9 @@ static void ornic_aq_poll_locked(struct ornic_dev *dev)
 			ctx->busy = false;
 			complete(&ctx->done);
 		} else {
-			dev_warn_ratelimited(&dev->pdev->dev,
-					     "admin completion for unknown command id %#x\n",
-					     id);
+			/* Stale, never issued, or already completed. */
+			ornic_device_error(dev, "admin completion command id",
+					   id, U16_MAX);
 		}
 		aq->cq_head++;
 	}
@@ -109,6 +114,8 @@ irqreturn_t ornic_admin_irq(int irq, void *data)
 	struct ornic_dev *dev = data;
 	unsigned long flags;
 
+	if (ornic_dead(dev))
+		return IRQ_HANDLED;	/* reset: the rings are stale */
 	spin_lock_irqsave(&dev->aq.lock, flags);
 	ornic_aq_poll_locked(dev);
 	spin_unlock_irqrestore(&dev->aq.lock, flags);
@@ -153,7 +160,7 @@ int ornic_admin_exec(struct ornic_dev *dev, struct ornic_admin_sqe *sqe,
 
 	might_sleep();
 	if (ornic_dead(dev))
-		return -EIO;
+		goto dead;
 	if (down_timeout(&aq->avail, timeout))
 		return -EBUSY;
 
@@ -161,7 +168,7 @@ int ornic_admin_exec(struct ornic_dev *dev, struct ornic_admin_sqe *sqe,
 	if (ornic_dead(dev)) {
 		spin_unlock_irqrestore(&aq->lock, flags);
 		up(&aq->avail);
-		return -EIO;
+		goto dead;
 	}
 	slot = ornic_id_get(&aq->slots);
 	if (WARN_ON_ONCE(slot < 0)) {
@@ -199,7 +206,7 @@ int ornic_admin_exec(struct ornic_dev *dev, struct ornic_admin_sqe *sqe,
 			 * the device is dead until it is reset.
 			 */
 			wait_for_completion(&ctx->done);
-			return -EIO;
+			goto dead;
 		}
 	}
 
@@ -212,7 +219,17 @@ int ornic_admin_exec(struct ornic_dev *dev, struct ornic_admin_sqe *sqe,
 		ornic_id_put(&aq->slots, slot);
 	spin_unlock_irqrestore(&aq->lock, flags);
 	up(&aq->avail);
-	return err;
+	if (err)
+		goto dead;
+	return 0;
+
+dead:
+	/*
+	 * The caller frees what the command pointed to (or the object's
+	 * memory) when it sees -EIO: only once the device stopped DMA.
+	 */
+	ornic_wait_reset_done(dev);
+	return -EIO;
 }
 
 /* Execute and translate the completion status into an errno. */

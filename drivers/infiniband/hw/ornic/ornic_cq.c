@@ -93,7 +93,7 @@ int ornic_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 
 err_erase:
 	xa_erase_irq(&dev->cqs, cq->cqn);
-	synchronize_irq(cq->eq->irq);
+	ornic_ceqs_sync(dev);
 	ornic_res_sync(dev);
 err_destroy:
 	ornic_admin_destroy(dev, ORNIC_ADMIN_DESTROY_CQ, cq->cqn);
@@ -193,7 +193,7 @@ int ornic_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	if (err && err != -EIO)
 		return err;
 	xa_erase_irq(&dev->cqs, cq->cqn);
-	synchronize_irq(cq->eq->irq);
+	ornic_ceqs_sync(dev);
 	ornic_res_sync(dev);
 	mutex_destroy(&cq->resize_lock);
 	ib_umem_release(cq->umem);
@@ -201,11 +201,19 @@ int ornic_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 }
 
 /* Completion EQ interrupt handler: a COMPLETION EQE for a user CQ. */
-void ornic_cq_comp_event(struct ornic_dev *dev, u32 cqn)
+void ornic_cq_comp_event(struct ornic_dev *dev, struct ornic_eq *eq, u32 cqn)
 {
 	struct ornic_cq *cq = xa_load(&dev->cqs, cqn);
 
-	if (cq && cq->ibcq.comp_handler)
+	if (!cq)
+		return;		/* destroyed meanwhile, or never existed */
+	/* Alive: destroy waits for every EQ (ornic_ceqs_sync()). */
+	if (cq->eq != eq) {
+		ornic_device_error(dev, "CQN on the wrong EQ", cqn,
+				   cq->eq->eqn);
+		return;
+	}
+	if (cq->ibcq.comp_handler)
 		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
 }
 

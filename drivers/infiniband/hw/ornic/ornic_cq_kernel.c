@@ -67,26 +67,26 @@ static void ornic_cq_report_ci(struct ornic_cq *cq, u64 arm)
 
 /*
  * The WQE a CQE names is done, and on the SQ every unsignaled WQE before
- * it: move the queue's consumer index past it.  An index outside the
- * posted range (a CQE from before a reset) moves nothing.
+ * it: move the queue's consumer index past it and return what was posted
+ * there.  An index outside the posted range moves nothing: false.
  */
-static void ornic_kwq_retire(struct ornic_kwq *wq, u16 wqe_index, bool recv)
+static bool ornic_kwq_retire(struct ornic_kwq *wq, u16 wqe_index,
+			     struct ornic_kwq_shadow *posted)
 {
+	bool found;
 	u32 idx, nb;
-	void *blk;
 
 	spin_lock(&wq->lock);
-	idx = wq->ci + (u16)(wqe_index - (u16)wq->ci);
-	if (idx - wq->ci >= wq->pi - wq->ci)
-		goto out;
-	blk = ornic_kwq_block(wq, idx);
-	nb = recv ? ((struct ornic_recv_wqe *)blk)->num_blocks :
-		    ((struct ornic_send_wqe *)blk)->num_blocks;
-	if (!nb || nb > wq->pi - idx)
-		nb = 1;
-	wq->ci = idx + nb;
-out:
+	found = ornic_wq_index_resolve(wqe_index, wq->ci, wq->pi, &idx);
+	if (found) {
+		*posted = wq->shadow[ornic_ring_slot(idx, wq->log_depth)];
+		nb = posted->blocks;
+		if (!nb || nb > wq->pi - idx)
+			nb = 1;
+		wq->ci = idx + nb;
+	}
 	spin_unlock(&wq->lock);
+	return found;
 }
 
 static enum ib_wc_opcode ornic_wc_opcode(u8 op)
@@ -114,10 +114,10 @@ static enum ib_wc_opcode ornic_wc_opcode(u8 op)
 }
 
 static void ornic_cqe_to_wc(const struct ornic_cqe *cqe, struct ornic_qp *qp,
-			    struct ib_wc *wc)
+			    u64 wr_id, struct ib_wc *wc)
 {
 	memset(wc, 0, sizeof(*wc));
-	wc->wr_id = le64_to_cpu(cqe->wr_id);
+	wc->wr_id = wr_id;
 	/* The device's status codes are the IB ones (spec: cqe). */
 	wc->status = cqe->status <= IB_WC_GENERAL_ERR ? cqe->status :
 							IB_WC_GENERAL_ERR;
@@ -145,11 +145,55 @@ static void ornic_cqe_to_wc(const struct ornic_cqe *cqe, struct ornic_qp *qp,
 	wc->src_qp = le32_to_cpu(cqe->src_qp) & ORNIC_QPN_MASK;
 }
 
+/*
+ * Check a CQE against what this CQ can hold: a known RDMA opcode, a live
+ * kernel QP that completes on this CQ in that direction, and a WQE index
+ * that names a posted WQE.  Returns that QP, with what was posted, or NULL
+ * (the CQE is dropped and counted as a device error).
+ */
+static struct ornic_qp *ornic_kcqe_check(struct ornic_dev *dev,
+					 struct ornic_cq *cq,
+					 const struct ornic_cqe *cqe,
+					 struct ornic_kwq_shadow *posted)
+{
+	enum ornic_cqe_kind kind = ornic_cqe_kind(cqe->opcode);
+	u32 qpn = le32_to_cpu(cqe->qpn) & ORNIC_QPN_MASK;
+	u16 wqe_index = le16_to_cpu(cqe->wqe_index);
+	struct ornic_qp *qp;
+
+	if (kind != ORNIC_CQE_KIND_SEND && kind != ORNIC_CQE_KIND_RECV) {
+		ornic_device_error(dev, "kernel CQE opcode", cqe->opcode,
+				   ORNIC_CQE_OP_RECV_RDMA_IMM);
+		return NULL;
+	}
+	qp = xa_load(&dev->qps, qpn);
+	/*
+	 * A destroyed QP's CQEs were cleaned out (under this lock) before it
+	 * left the table, and only the QPs of this CQ are kept alive by the
+	 * lock: a CQE may name no other.
+	 */
+	if (!qp || !qp->kernel ||
+	    (kind == ORNIC_CQE_KIND_RECV ? qp->ibqp.recv_cq :
+					   qp->ibqp.send_cq) != &cq->ibcq) {
+		ornic_device_error(dev, "CQE QPN not on this CQ", qpn,
+				   ORNIC_QPN_MASK);
+		return NULL;
+	}
+	if (!ornic_kwq_retire(kind == ORNIC_CQE_KIND_RECV ? &qp->krq :
+			      &qp->ksq, wqe_index, posted)) {
+		ornic_device_error(dev, "CQE wqe_index not posted", wqe_index,
+				   U16_MAX);
+		return NULL;
+	}
+	return qp;
+}
+
 int ornic_poll_cq(struct ib_cq *ibcq, int ne, struct ib_wc *wc)
 {
 	struct ornic_dev *dev = to_odev(ibcq->device);
 	struct ornic_cq *cq = to_ocq(ibcq);
 	struct ornic_cqe *ring_cqe, cqe;
+	struct ornic_kwq_shadow posted;
 	unsigned long flags;
 	struct ornic_qp *qp;
 	int n = 0;
@@ -160,22 +204,19 @@ int ornic_poll_cq(struct ib_cq *ibcq, int ne, struct ib_wc *wc)
 		cq->kcq.ci++;
 		if (cq->kcq.ci - cq->ci_reported >= (1U << cq->log_depth) / 2)
 			ornic_cq_report_ci(cq, 0);
-		/*
-		 * A destroyed QP's CQEs were cleaned out under this lock, so
-		 * a QP found here stays alive until we unlock.
-		 */
-		qp = xa_load(&dev->qps, le32_to_cpu(cqe.qpn) & ORNIC_QPN_MASK);
-		if (!qp || !qp->kernel || cqe.opcode >= ORNIC_CQE_OP_ETH_TX)
+		qp = ornic_kcqe_check(dev, cq, &cqe, &posted);
+		if (!qp)
 			continue;
-		if (cqe.opcode & ORNIC_CQE_OP_RECV) {
-			/* Kernel QPs have no SRQ (create refuses one). */
-			ornic_kwq_retire(&qp->krq, le16_to_cpu(cqe.wqe_index),
-					 true);
-		} else {
-			ornic_kwq_retire(&qp->ksq, le16_to_cpu(cqe.wqe_index),
-					 false);
+		ornic_cqe_to_wc(&cqe, qp, posted.wr_id, &wc[n]);
+		/* More than the receive buffers hold: not data to trust. */
+		if (ornic_cqe_kind(cqe.opcode) == ORNIC_CQE_KIND_RECV &&
+		    wc[n].status == IB_WC_SUCCESS && wc[n].byte_len > posted.len) {
+			ornic_device_error(dev, "CQE byte_len", wc[n].byte_len,
+					   posted.len);
+			wc[n].status = IB_WC_GENERAL_ERR;
+			wc[n].byte_len = 0;
 		}
-		ornic_cqe_to_wc(&cqe, qp, &wc[n++]);
+		n++;
 	}
 	spin_unlock_irqrestore(&cq->lock, flags);
 	return n;

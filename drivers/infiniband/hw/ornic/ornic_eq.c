@@ -19,6 +19,8 @@ static int ornic_eq_alloc(struct ornic_dev *dev, struct ornic_eq *eq,
 	eq->dev = dev;
 	eq->log_depth = log_depth;
 	eq->ci = 0;
+	eq->busy_since = 0;
+	eq->busy_runs = 0;
 	eq->ring = dma_alloc_coherent(&dev->pdev->dev, ornic_eq_bytes(eq),
 				      &eq->dma, GFP_KERNEL);
 	return eq->ring ? 0 : -ENOMEM;
@@ -43,7 +45,44 @@ static struct ornic_eqe *ornic_eq_next(struct ornic_eq *eq)
 	return eqe;
 }
 
+/*
+ * A run over an EQ either drained it or spent its budget with more waiting
+ * (@exhausted).  A device may post events faster than one run takes them,
+ * but not for long: every COMPLETION needs its CQ armed again and every
+ * async event a new error.  An EQ still non-empty after ORNIC_EQ_STORM_RUNS
+ * back-to-back runs, or ORNIC_EQ_STORM_MS of them, is a device writing
+ * endless entries (or flipping owner bits): declare it dead.  Returns true
+ * when the caller should run again (not arm), false otherwise.
+ */
+static bool ornic_eq_run_again(struct ornic_eq *eq, bool exhausted)
+{
+	struct ornic_dev *dev = eq->dev;
+
+	if (!exhausted || ornic_dead(dev)) {
+		eq->busy_since = 0;
+		eq->busy_runs = 0;
+		return false;
+	}
+	if (!eq->busy_runs++) {
+		eq->busy_since = jiffies;
+		return true;
+	}
+	if (eq->busy_runs >= ORNIC_EQ_STORM_RUNS ||
+	    time_after(jiffies, eq->busy_since +
+		       msecs_to_jiffies(ORNIC_EQ_STORM_MS))) {
+		ibdev_err(&dev->ibdev,
+			  "EQ %u not empty after %u runs of %u events in %u ms: event storm\n",
+			  eq->eqn, eq->busy_runs, ORNIC_EQ_BUDGET,
+			  jiffies_to_msecs(jiffies - eq->busy_since));
+		ornic_set_dead(dev, "event storm");
+		return false;
+	}
+	return true;
+}
+
 /* --- async EQ ----------------------------------------------------------- */
+
+static void ornic_aeq_work(struct work_struct *work);
 
 int ornic_aeq_init(struct ornic_dev *dev)
 {
@@ -51,6 +90,7 @@ int ornic_aeq_init(struct ornic_dev *dev)
 	int err;
 
 	spin_lock_init(&dev->aeq_lock);
+	INIT_WORK(&dev->aeq_work, ornic_aeq_work);
 	err = ornic_eq_alloc(dev, eq, ORNIC_AEQ_LOG_DEPTH);
 	if (err)
 		return err;
@@ -62,8 +102,10 @@ int ornic_aeq_init(struct ornic_dev *dev)
 	return 0;
 }
 
+/* After vector 0 was freed: nothing but aeq_work itself queues aeq_work. */
 void ornic_aeq_destroy(struct ornic_dev *dev)
 {
+	cancel_work_sync(&dev->aeq_work);
 	ornic_eq_free(dev, &dev->aeq);
 }
 
@@ -74,6 +116,14 @@ void ornic_aeq_arm(struct ornic_dev *dev)
 
 	if (!ornic_dead(dev))
 		ornic_wr32(dev, ORNIC_REG_AEQ_DB, val);
+}
+
+/* Report the consumer index without arming: the device may post again. */
+static void ornic_aeq_update_ci(struct ornic_dev *dev)
+{
+	if (!ornic_dead(dev))
+		ornic_wr32(dev, ORNIC_REG_AEQ_DB,
+			   dev->aeq.ci & ORNIC_AEQ_DB_INDEX_MASK);
 }
 
 static void ornic_aeq_handle(struct ornic_dev *dev, struct ornic_eqe *eqe)
@@ -121,13 +171,18 @@ static void ornic_aeq_handle(struct ornic_dev *dev, struct ornic_eqe *eqe)
 		ornic_odp_page_fault_event(dev, eqe);
 		break;
 	default:
-		dev_dbg(&dev->pdev->dev, "async event %#x object %u data %u\n",
-			eqe->type, object, data);
+		/* COMPLETION belongs on a completion EQ; others are unknown. */
+		ornic_device_error(dev, "async EQE type", eqe->type,
+				   ORNIC_EQE_PAGE_FAULT);
 		break;
 	}
 }
 
-/* Called from the vector 0 handler and from the health check. */
+/*
+ * At most ORNIC_EQ_BUDGET events; the rest from dev->aeq_work, so that a
+ * device flooding the EQ cannot hold the CPU in interrupt context.  Called
+ * from the vector 0 handler, the health check and aeq_work.
+ */
 void ornic_aeq_process(struct ornic_dev *dev)
 {
 	struct ornic_eqe *eqe;
@@ -137,15 +192,27 @@ void ornic_aeq_process(struct ornic_dev *dev)
 	spin_lock_irqsave(&dev->aeq_lock, flags);
 	if (!dev->aeq.ring)
 		goto out;
-	while ((eqe = ornic_eq_next(&dev->aeq))) {
+	while (n < ORNIC_EQ_BUDGET && !ornic_dead(dev) &&
+	       (eqe = ornic_eq_next(&dev->aeq))) {
 		ornic_aeq_handle(dev, eqe);
 		dev->aeq.ci++;
 		n++;
 	}
-	if (n)
+	if (ornic_eq_run_again(&dev->aeq, n == ORNIC_EQ_BUDGET &&
+			       ornic_eq_next(&dev->aeq))) {
+		ornic_aeq_update_ci(dev);
+		if (!test_bit(ORNIC_FLAG_REMOVING, &dev->flags))
+			queue_work(system_wq, &dev->aeq_work);
+	} else if (n) {
 		ornic_aeq_arm(dev);
+	}
 out:
 	spin_unlock_irqrestore(&dev->aeq_lock, flags);
+}
+
+static void ornic_aeq_work(struct work_struct *work)
+{
+	ornic_aeq_process(container_of(work, struct ornic_dev, aeq_work));
 }
 
 /* --- completion EQs ------------------------------------------------------- */
@@ -156,26 +223,98 @@ static void ornic_ceq_arm(struct ornic_eq *eq)
 		      ornic_db_value(eq->eqn, ORNIC_DB_FLAG_ARM_NEXT, eq->ci));
 }
 
+/* Report the consumer index without arming: the device may post again. */
+static void ornic_ceq_update_ci(struct ornic_eq *eq)
+{
+	ornic_ring_db(eq->dev, ORNIC_DB_EQ,
+		      ornic_db_value(eq->eqn, 0, eq->ci));
+}
+
+/* A COMPLETION EQE: only CQs attached to this EQ are looked at. */
+static void ornic_ceq_handle(struct ornic_eq *eq, const struct ornic_eqe *eqe)
+{
+	struct ornic_dev *dev = eq->dev;
+	u32 cqn = le32_to_cpu(eqe->object);
+	struct ornic_kcq *cq;
+
+	if (eqe->type != ORNIC_EQE_COMPLETION) {
+		ornic_device_error(dev, "completion EQE type", eqe->type,
+				   ORNIC_EQE_COMPLETION);
+		return;
+	}
+	cq = xa_load(&dev->kcqs, cqn);
+	if (cq) {
+		/* Alive: destroy waits for every EQ (ornic_ceqs_sync()). */
+		if (cq->eq != eq)
+			ornic_device_error(dev, "CQN on the wrong EQ", cqn,
+					   cq->eq->eqn);
+		else
+			cq->comp_handler(cq);
+		return;
+	}
+	ornic_cq_comp_event(dev, eq, cqn);
+}
+
+/* One bounded run; called with eq->lock held and interrupts off. */
+static void ornic_ceq_poll_locked(struct ornic_eq *eq)
+{
+	struct ornic_eqe *eqe;
+	u32 n = 0;
+
+	while (n < ORNIC_EQ_BUDGET && !ornic_dead(eq->dev) &&
+	       (eqe = ornic_eq_next(eq))) {
+		ornic_ceq_handle(eq, eqe);
+		eq->ci++;
+		n++;
+	}
+	if (ornic_eq_run_again(eq, n == ORNIC_EQ_BUDGET && ornic_eq_next(eq))) {
+		ornic_ceq_update_ci(eq);
+		queue_work(system_wq, &eq->poll_work);
+	} else {
+		ornic_ceq_arm(eq);
+	}
+}
+
 static irqreturn_t ornic_ceq_irq(int irq, void *data)
 {
 	struct ornic_eq *eq = data;
-	struct ornic_dev *dev = eq->dev;
-	struct ornic_eqe *eqe;
-	struct ornic_kcq *cq;
 
-	while ((eqe = ornic_eq_next(eq))) {
-		if (eqe->type == ORNIC_EQE_COMPLETION) {
-			cq = xa_load(&dev->kcqs, le32_to_cpu(eqe->object));
-			if (cq)
-				cq->comp_handler(cq);
-			else
-				ornic_cq_comp_event(dev,
-						    le32_to_cpu(eqe->object));
-		}
-		eq->ci++;
-	}
-	ornic_ceq_arm(eq);
+	spin_lock(&eq->lock);
+	ornic_ceq_poll_locked(eq);
+	spin_unlock(&eq->lock);
 	return IRQ_HANDLED;
+}
+
+/*
+ * The rest of a run that spent its budget.  Interrupts off as in the
+ * handler (the CQs' handlers expect it); bottom halves off so that NAPI
+ * polls scheduled meanwhile run when they are enabled again.
+ */
+static void ornic_ceq_poll_work(struct work_struct *work)
+{
+	struct ornic_eq *eq = container_of(work, struct ornic_eq, poll_work);
+
+	local_bh_disable();
+	spin_lock_irq(&eq->lock);
+	ornic_ceq_poll_locked(eq);
+	spin_unlock_irq(&eq->lock);
+	local_bh_enable();
+}
+
+/*
+ * Wait until no completion EQ handler (interrupt or poll_work) is delivering
+ * an event any more: a CQ removed from the tables before is unreachable.
+ * Every EQ, not only the CQ's own: a device may name any CQN on any EQ.
+ */
+void ornic_ceqs_sync(struct ornic_dev *dev)
+{
+	unsigned int i;
+
+	for (i = 0; i < dev->num_ceqs; i++) {
+		synchronize_irq(dev->ceqs[i].irq);
+		spin_lock_irq(&dev->ceqs[i].lock);
+		spin_unlock_irq(&dev->ceqs[i].lock);
+	}
 }
 
 static int ornic_ceq_create(struct ornic_dev *dev, struct ornic_eq *eq,
@@ -191,6 +330,8 @@ static int ornic_ceq_create(struct ornic_dev *dev, struct ornic_eq *eq,
 		return err;
 	eq->vector = vector;
 	eq->irq = pci_irq_vector(dev->pdev, vector);
+	spin_lock_init(&eq->lock);
+	INIT_WORK(&eq->poll_work, ornic_ceq_poll_work);
 	snprintf(eq->name, sizeof(eq->name), "ornic-ceq%u@%s", vector,
 		 pci_name(dev->pdev));
 
@@ -219,6 +360,8 @@ static void ornic_ceq_destroy(struct ornic_dev *dev, struct ornic_eq *eq)
 {
 	free_irq(eq->irq, eq);
 	eq->irq_requested = false;
+	/* The handler is gone: nothing queues the work again. */
+	cancel_work_sync(&eq->poll_work);
 	ornic_admin_destroy(dev, ORNIC_ADMIN_DESTROY_EQ, eq->eqn);
 	ornic_eq_free(dev, eq);
 }
@@ -314,7 +457,7 @@ void ornic_kcq_destroy(struct ornic_dev *dev, struct ornic_kcq *cq)
 	ornic_admin_destroy(dev, ORNIC_ADMIN_DESTROY_CQ, cq->cqn);
 	xa_erase_irq(&dev->kcqs, cq->cqn);
 	/* No EQ handler may still be looking at the CQ. */
-	synchronize_irq(cq->eq->irq);
+	ornic_ceqs_sync(dev);
 	dma_free_coherent(&dev->pdev->dev, ornic_kcq_bytes(cq), cq->ring,
 			  cq->dma);
 	cq->ring = NULL;

@@ -121,6 +121,8 @@ static void ornic_rx_complete(struct ornic_eth *eth, struct ornic_cqe *cqe)
 	if (unlikely(idx != r->cons || !skb)) {
 		netdev_err_once(eth->netdev, "RX completion %u, expected %u\n",
 				idx, r->cons);
+		ornic_device_error(eth->dev, "RX completion index", idx,
+				   r->cons);
 		return;
 	}
 	dma_unmap_single(dmadev, buf->dma, buf->len, DMA_FROM_DEVICE);
@@ -174,6 +176,8 @@ static void ornic_tx_complete(struct ornic_eth *eth, struct ornic_cqe *cqe,
 	if (unlikely(idx != r->cons || !buf->skb)) {
 		netdev_err_once(eth->netdev, "TX completion %u, expected %u\n",
 				idx, r->cons);
+		ornic_device_error(eth->dev, "TX completion index", idx,
+				   r->cons);
 		return;
 	}
 	dma_unmap_single(dmadev, buf->dma, buf->len, DMA_TO_DEVICE);
@@ -284,25 +288,29 @@ static int ornic_eth_poll(struct napi_struct *napi, int budget)
 {
 	struct ornic_eth *eth = container_of(napi, struct ornic_eth, napi);
 	struct ornic_cqe *cqe;
-	int rx_done = 0;
+	int done = 0;
 	u32 tx_cons = eth->tx.cons;
 
-	while (rx_done < budget && (cqe = ornic_kcq_next(&eth->cq))) {
+	/*
+	 * Every CQE counts against the budget, TX and bogus ones too: a
+	 * device writing endless CQEs must not keep us here.
+	 */
+	while (done < budget && !ornic_dead(eth->dev) &&
+	       (cqe = ornic_kcq_next(&eth->cq))) {
 		switch (cqe->opcode) {
 		case ORNIC_CQE_OP_ETH_RX:
 			ornic_rx_complete(eth, cqe);
-			rx_done++;
 			break;
 		case ORNIC_CQE_OP_ETH_TX:
 			ornic_tx_complete(eth, cqe, budget);
 			break;
 		default:
-			netdev_warn_once(eth->netdev,
-					 "unexpected CQE opcode %#x\n",
-					 cqe->opcode);
+			ornic_device_error(eth->dev, "Ethernet CQE opcode",
+					   cqe->opcode, ORNIC_CQE_OP_ETH_RX);
 			break;
 		}
 		eth->cq.ci++;
+		done++;
 	}
 	ornic_rx_refill(eth);
 
@@ -310,12 +318,17 @@ static int ornic_eth_poll(struct napi_struct *napi, int budget)
 	    ornic_ring_space(eth->tx.prod, eth->tx.cons, eth->tx.log_depth))
 		netif_wake_queue(eth->netdev);
 
-	if (rx_done < budget && napi_complete_done(napi, rx_done))
+	/* A dead device: stop polling, nothing will be armed again. */
+	if (ornic_dead(eth->dev)) {
+		napi_complete_done(napi, 0);
+		return 0;
+	}
+	if (done < budget && napi_complete_done(napi, done))
 		ornic_kcq_arm(&eth->cq);
 	else
 		ornic_ring_db(eth->dev, ORNIC_DB_CQ,
 			      ornic_db_value(eth->cq.cqn, 0, eth->cq.ci));
-	return rx_done;
+	return done;
 }
 
 /* --- rings up/down ---------------------------------------------------------- */

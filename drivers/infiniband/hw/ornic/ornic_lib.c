@@ -525,3 +525,74 @@ void ornic_page_fault_decode(const struct ornic_eqe *eqe,
 	pf->write = e->flags & ORNIC_EQE_PF_WRITE;
 	pf->requester = e->flags & ORNIC_EQE_PF_REQUESTER;
 }
+
+/* --- values read from the device ------------------------------------------ */
+
+bool ornic_qp_state_valid(u32 state)
+{
+	return state <= ORNIC_QPS_ERR;
+}
+
+bool ornic_eqe_type_valid(u8 type)
+{
+	switch (type) {
+	case ORNIC_EQE_COMPLETION:
+	case ORNIC_EQE_QP_FATAL:
+	case ORNIC_EQE_QP_REQ_ERR:
+	case ORNIC_EQE_QP_ACCESS_ERR:
+	case ORNIC_EQE_QP_COMM_EST:
+	case ORNIC_EQE_QP_SQ_DRAINED:
+	case ORNIC_EQE_QP_LAST_WQE_REACHED:
+	case ORNIC_EQE_CQ_ERROR:
+	case ORNIC_EQE_SRQ_ERROR:
+	case ORNIC_EQE_SRQ_LIMIT:
+	case ORNIC_EQE_PORT_STATE:
+	case ORNIC_EQE_DEVICE_FATAL:
+	case ORNIC_EQE_PAGE_FAULT:
+		return true;
+	default:
+		return false;
+	}
+}
+
+enum ornic_cqe_kind ornic_cqe_kind(u8 opcode)
+{
+	switch (opcode) {
+	case ORNIC_CQE_OP_SEND:
+	case ORNIC_CQE_OP_RDMA_WRITE:
+	case ORNIC_CQE_OP_RDMA_READ:
+	case ORNIC_CQE_OP_COMP_SWAP:
+	case ORNIC_CQE_OP_FETCH_ADD:
+	case ORNIC_CQE_OP_REG_MR:
+	case ORNIC_CQE_OP_LOCAL_INV:
+	case ORNIC_CQE_OP_FLUSH:
+	case ORNIC_CQE_OP_ATOMIC_WRITE:
+	case ORNIC_CQE_OP_BIND_MW:
+		return ORNIC_CQE_KIND_SEND;
+	case ORNIC_CQE_OP_RECV:
+	case ORNIC_CQE_OP_RECV_RDMA_IMM:
+		return ORNIC_CQE_KIND_RECV;
+	case ORNIC_CQE_OP_ETH_TX:
+	case ORNIC_CQE_OP_ETH_RX:
+		return ORNIC_CQE_KIND_ETH;
+	default:
+		return ORNIC_CQE_KIND_INVALID;
+	}
+}
+
+bool ornic_wq_index_resolve(u16 wqe_index, u32 ci, u32 pi, u32 *idx)
+{
+	u32 i = ci + (u16)(wqe_index - (u16)ci);
+
+	if (i - ci >= pi - ci)
+		return false;
+	*idx = i;
+	return true;
+}
+
+bool ornic_reset_done(u32 status)
+{
+	return status == ~0U ||
+	       !(status & (ORNIC_DEV_STATUS_READY | ORNIC_DEV_STATUS_FATAL |
+			   ORNIC_DEV_STATUS_RESETTING));
+}

@@ -194,4 +194,41 @@ __le64 ornic_odp_pte(u64 dma_addr, bool writable);
 void ornic_page_fault_decode(const struct ornic_eqe *eqe,
 			     struct ornic_page_fault *pf);
 
+/* --- values read from the device (spec: index.rst "Trust") --------------- */
+
+/*
+ * The driver checks every value the device writes before it indexes a
+ * table, routes an event or hands it to the RDMA core with it: a broken or
+ * hostile device must not make the kernel read or write out of bounds.
+ */
+
+/* Whether a QP state from MODIFY_QP/QUERY_QP is one of ORNIC_QPS_*. */
+bool ornic_qp_state_valid(u32 state);
+/* Whether @type is an EQE type this driver knows (ORNIC_EQE_*). */
+bool ornic_eqe_type_valid(u8 type);
+
+/* What a CQE's opcode says it completes. */
+enum ornic_cqe_kind {
+	ORNIC_CQE_KIND_INVALID,
+	ORNIC_CQE_KIND_SEND,	/* a send queue WQE (incl. local operations) */
+	ORNIC_CQE_KIND_RECV,	/* a receive WQE (RQ or SRQ) */
+	ORNIC_CQE_KIND_ETH,	/* an Ethernet ring descriptor */
+};
+
+enum ornic_cqe_kind ornic_cqe_kind(u8 opcode);
+
+/*
+ * The free-running queue index a CQE's 16-bit @wqe_index names in a work
+ * queue holding WQEs [@ci, @pi): true with *@idx set when it is one of them,
+ * false for an index outside the posted range.
+ */
+bool ornic_wq_index_resolve(u16 wqe_index, u32 ci, u32 pi, u32 *idx);
+
+/*
+ * Whether DEV_STATUS @status shows a completed reset (READY, FATAL and
+ * RESETTING all clear) or a device that is gone (all-ones): either way it
+ * no longer writes host memory (spec: registers.rst "Reset").
+ */
+bool ornic_reset_done(u32 status);
+
 #endif /* ORNIC_LIB_H */

@@ -86,6 +86,59 @@ void ornic_set_dead(struct ornic_dev *dev, const char *why)
 	ornic_queue_event(dev, ORNIC_FLAG_FATAL_EVENT);
 }
 
+/*
+ * After ornic_set_dead(): wait until the reset it posted has taken effect,
+ * so that the device no longer writes host memory, before the caller frees
+ * DMA memory or unpins user pages (spec: registers.rst "Reset").  The read
+ * of DEV_STATUS flushes the posted DEV_CTRL write; the reset is done when
+ * READY, FATAL and RESETTING are all clear, or the device is gone (all-ones).
+ * If it does not finish within RESET_TIMEOUT_MS, bus mastering is turned off
+ * instead.  Process context; returns at once after the first success.
+ */
+void ornic_wait_reset_done(struct ornic_dev *dev)
+{
+	u32 status;
+	int err;
+
+	might_sleep();
+	if (test_bit(ORNIC_FLAG_RESET_DONE, &dev->flags))
+		return;
+	mutex_lock(&dev->reset_lock);
+	if (test_bit(ORNIC_FLAG_RESET_DONE, &dev->flags))
+		goto out;
+	err = readl_poll_timeout(dev->regs + ORNIC_REG_DEV_STATUS, status,
+				 ornic_reset_done(status), 1000,
+				 dev->reset_timeout_ms * 1000);
+	if (err) {
+		dev_err(&dev->pdev->dev,
+			"reset after death not done in %u ms (DEV_STATUS %#x): disabling bus mastering\n",
+			dev->reset_timeout_ms, status);
+		pci_clear_master(dev->pdev);
+	} else {
+		dev_info(&dev->pdev->dev,
+			 "reset after death complete (DEV_STATUS %#x)\n", status);
+	}
+	set_bit(ORNIC_FLAG_RESET_DONE, &dev->flags);
+out:
+	mutex_unlock(&dev->reset_lock);
+}
+
+/*
+ * The device wrote @what = @value where the spec allows at most @limit (or
+ * something else it does not allow).  The caller has not used the value
+ * and dropped or failed what it came with; after ORNIC_DEV_ERR_LIMIT such
+ * values the device is declared dead.  Any context.
+ */
+void ornic_device_error(struct ornic_dev *dev, const char *what, u64 value,
+			u64 limit)
+{
+	ibdev_err_ratelimited(&dev->ibdev,
+			      "invalid value from the device: %s %llu (limit %llu)\n",
+			      what, value, limit);
+	if (atomic_inc_return(&dev->dev_errors) == ORNIC_DEV_ERR_LIMIT)
+		ornic_set_dead(dev, "device keeps writing invalid values");
+}
+
 void ornic_queue_event(struct ornic_dev *dev, int flag)
 {
 	set_bit(flag, &dev->flags);
@@ -313,6 +366,7 @@ static int ornic_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	xa_init_flags(&dev->srqs, XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&dev->odp_mrs, XA_FLAGS_LOCK_IRQ);
 	mutex_init(&dev->counters_lock);
+	mutex_init(&dev->reset_lock);
 	INIT_DELAYED_WORK(&dev->health_work, ornic_health_work);
 	INIT_WORK(&dev->event_work, ornic_event_work);
 	pci_set_drvdata(pdev, dev);
@@ -430,6 +484,7 @@ err_dealloc:
 	xa_destroy(&dev->qps);
 	xa_destroy(&dev->srqs);
 	xa_destroy(&dev->odp_mrs);
+	mutex_destroy(&dev->reset_lock);
 	mutex_destroy(&dev->counters_lock);
 	ib_dealloc_device(&dev->ibdev);
 	return err;
@@ -465,6 +520,7 @@ static void ornic_remove(struct pci_dev *pdev)
 	xa_destroy(&dev->qps);
 	xa_destroy(&dev->srqs);
 	xa_destroy(&dev->odp_mrs);
+	mutex_destroy(&dev->reset_lock);
 	mutex_destroy(&dev->counters_lock);
 	ib_dealloc_device(&dev->ibdev);
 }

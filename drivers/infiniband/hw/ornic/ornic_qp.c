@@ -234,6 +234,13 @@ int ornic_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	err = ornic_admin_destroy(dev, ORNIC_ADMIN_DESTROY_QP, qp->qpn);
 	if (err && err != -EIO)
 		return err;
+	/*
+	 * The device writes no more CQEs for the QP: clean them out while it
+	 * is still in the table, so that a kernel CQE naming a QP that is not
+	 * there is always the device's fault (ornic_poll_cq()).
+	 */
+	if (qp->kernel)
+		ornic_kernel_qp_clean_cqs(qp);
 	xa_erase_irq(&dev->qps, qp->qpn);
 	ornic_res_sync(dev);
 	if (qp->kernel) {
@@ -244,6 +251,36 @@ int ornic_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 		ib_umem_release(qp->sq_umem);
 	}
 	mutex_destroy(&qp->lock);
+	return 0;
+}
+
+/*
+ * The device's answer to MODIFY_QP/QUERY_QP of @qpn: a state (and for
+ * QUERY_QP attributes) the RDMA core will index tables with.  -EIO for a
+ * value out of range; the caller's QP state stays what it was.
+ */
+static int ornic_qp_answer_check(struct ornic_dev *dev, u32 qpn, u8 opcode,
+				 const struct ornic_qp_attr *attr, u32 state)
+{
+	const char *field;
+	u32 value, limit;
+
+	if (!ornic_qp_state_valid(state) ||
+	    (opcode == ORNIC_ADMIN_QUERY_QP && attr->state != state)) {
+		ibdev_dbg(&dev->ibdev, "QP %u: %s answered state %u\n", qpn,
+			  ornic_admin_opcode_str(opcode), state);
+		ornic_device_error(dev, "QP state", state, ORNIC_QPS_ERR);
+		return -EIO;
+	}
+	if (opcode != ORNIC_ADMIN_QUERY_QP)
+		return 0;
+	field = ornic_qp_attr_invalid(attr, &value, &limit);
+	if (field) {
+		ibdev_dbg(&dev->ibdev, "QP %u: QUERY_QP answered %s %u\n",
+			  qpn, field, value);
+		ornic_device_error(dev, field, value, limit);
+		return -EIO;
+	}
 	return 0;
 }
 
@@ -284,6 +321,7 @@ static int ornic_qp_cmd(struct ornic_dev *dev, u8 opcode, u32 qpn, u32 mask,
 		} else {
 			*state = le32_to_cpu(cqe.result0);
 		}
+		err = ornic_qp_answer_check(dev, qpn, opcode, attr, *state);
 	}
 	/* After a timeout the device was reset before we get here. */
 	dma_free_coherent(dmadev, sizeof(*buf), buf, dma);

@@ -10,6 +10,7 @@
  * hold DMA addresses.
  */
 #include <linux/dma-mapping.h>
+#include <linux/slab.h>
 #include <rdma/ib_verbs.h>
 
 #include "ornic_res.h"
@@ -33,10 +34,17 @@ static int ornic_kwq_alloc(struct ornic_dev *dev, struct ornic_kwq *wq,
 	wq->max_sge = max_sge;
 	wq->pi = 0;
 	wq->ci = 0;
+	wq->shadow = kvcalloc(1U << log_depth, sizeof(*wq->shadow),
+			      GFP_KERNEL);
+	if (!wq->shadow)
+		return -ENOMEM;
 	wq->ring = dma_alloc_coherent(&dev->pdev->dev, ornic_kwq_bytes(wq),
 				      &wq->dma, GFP_KERNEL);
-	if (!wq->ring)
+	if (!wq->ring) {
+		kvfree(wq->shadow);
+		wq->shadow = NULL;
 		return -ENOMEM;
+	}
 	ornic_mem_desc_contig(desc, wq->dma, ornic_kwq_bytes(wq), PAGE_SHIFT);
 	return 0;
 }
@@ -48,6 +56,20 @@ static void ornic_kwq_free(struct ornic_dev *dev, struct ornic_kwq *wq)
 	dma_free_coherent(&dev->pdev->dev, ornic_kwq_bytes(wq), wq->ring,
 			  wq->dma);
 	wq->ring = NULL;
+	kvfree(wq->shadow);
+	wq->shadow = NULL;
+}
+
+/* Record the WQE starting at block wq->pi; the caller holds wq->lock. */
+static void ornic_kwq_record(struct ornic_kwq *wq, u64 wr_id, u32 blocks,
+			     u32 len)
+{
+	struct ornic_kwq_shadow *sh = &wq->shadow[ornic_ring_slot(wq->pi,
+								  wq->log_depth)];
+
+	sh->wr_id = wr_id;
+	sh->blocks = blocks;
+	sh->len = len;
 }
 
 /*
@@ -152,7 +174,7 @@ err_free:
 }
 
 /* No CQE of ours stays behind for a later QP with our QPN. */
-static void ornic_kernel_qp_clean_cqs(struct ornic_qp *qp)
+void ornic_kernel_qp_clean_cqs(struct ornic_qp *qp)
 {
 	ornic_kernel_cq_clean(to_ocq(qp->ibqp.send_cq), qp->qpn);
 	if (qp->ibqp.recv_cq != qp->ibqp.send_cq)
@@ -381,6 +403,7 @@ static int ornic_post_local_op(struct ornic_qp *qp,
 	} else {
 		h->invalidate_rkey = cpu_to_le32(wr->ex.invalidate_rkey);
 	}
+	ornic_kwq_record(wq, wr->wr_id, blocks, 0);
 	wq->pi += blocks;
 	return 0;
 }
@@ -475,6 +498,7 @@ static int ornic_post_one_send(struct ornic_qp *qp,
 		ornic_write_sges(wq, wq->pi + first_data, wr->sg_list,
 				 wr->num_sge);
 	}
+	ornic_kwq_record(wq, wr->wr_id, blocks, 0);
 	wq->pi += blocks;
 	return 0;
 }
@@ -524,6 +548,7 @@ static int ornic_post_one_recv(struct ornic_kwq *wq,
 {
 	struct ornic_recv_wqe *h;
 	u32 blocks;
+	u64 len = 0;
 	int i;
 
 	if (wr->num_sge < 0 || wr->num_sge > wq->max_sge ||
@@ -542,6 +567,9 @@ static int ornic_post_one_recv(struct ornic_kwq *wq,
 	if (wr->num_sge > 3)
 		ornic_write_sges(wq, wq->pi + 1, wr->sg_list + 3,
 				 wr->num_sge - 3);
+	for (i = 0; i < wr->num_sge; i++)
+		len += wr->sg_list[i].length;
+	ornic_kwq_record(wq, wr->wr_id, blocks, min_t(u64, len, U32_MAX));
 	wq->pi += blocks;
 	return 0;
 }

@@ -95,9 +95,21 @@ struct ornic_srq {
 };
 
 /* A kernel QP's send or receive queue: 2^log_depth blocks of 64 bytes. */
+/*
+ * What the driver posted at a WQE's first block, kept out of the ring the
+ * device can write: a CQE only names the block, and the wr_id, length and
+ * size reported come from here (a kernel wr_id is often a pointer).
+ */
+struct ornic_kwq_shadow {
+	u64 wr_id;
+	u32 len;		/* receive: the SGEs' total length */
+	u32 blocks;
+};
+
 struct ornic_kwq {
 	void *ring;
 	dma_addr_t dma;
+	struct ornic_kwq_shadow *shadow;	/* one per block */
 	u8 log_depth;
 	u32 max_sge;
 	/*
@@ -259,6 +271,7 @@ void ornic_kernel_cq_clean(struct ornic_cq *cq, u32 qpn);
 int ornic_create_kernel_qp(struct ornic_qp *qp, struct ib_qp_init_attr *init);
 void ornic_destroy_kernel_qp(struct ornic_qp *qp);
 void ornic_kernel_qp_reset(struct ornic_qp *qp);
+void ornic_kernel_qp_clean_cqs(struct ornic_qp *qp);
 int ornic_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		    const struct ib_send_wr **bad_wr);
 int ornic_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,

@@ -445,6 +445,37 @@ void ornic_qp_av_to_hw(const struct ornic_av *av, struct ornic_qp_attr *oa)
 	oa->udp_sport = cpu_to_le16(av->udp_sport);
 }
 
+const char *ornic_qp_attr_invalid(const struct ornic_qp_attr *oa, u32 *value,
+				  u32 *limit)
+{
+	static const struct {
+		const char *name;
+		size_t off;
+		u8 max;
+	} fields[] = {
+		{ "state", offsetof(struct ornic_qp_attr, state),
+		  ORNIC_QPS_ERR },
+		{ "path_mtu", offsetof(struct ornic_qp_attr, path_mtu),
+		  ORNIC_MTU_4096 },
+		{ "timeout", offsetof(struct ornic_qp_attr, timeout), 31 },
+		{ "retry_cnt", offsetof(struct ornic_qp_attr, retry_cnt), 7 },
+		{ "rnr_retry", offsetof(struct ornic_qp_attr, rnr_retry), 7 },
+		{ "min_rnr_timer", offsetof(struct ornic_qp_attr,
+					    min_rnr_timer), 31 },
+	};
+	const u8 *raw = (const u8 *)oa;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(fields); i++) {
+		if (raw[fields[i].off] > fields[i].max) {
+			*value = raw[fields[i].off];
+			*limit = fields[i].max;
+			return fields[i].name;
+		}
+	}
+	return NULL;
+}
+
 void ornic_qp_attr_to_ib(const struct ornic_qp_attr *oa,
 			 struct ib_qp_attr *ia)
 {

@@ -142,6 +142,15 @@ struct ornic_av {
 
 void ornic_qp_av_to_hw(const struct ornic_av *av, struct ornic_qp_attr *oa);
 
+/*
+ * Whether QUERY_QP's answer holds only values the spec allows: NULL if so,
+ * else the name of the first field out of range, with its @value and the
+ * largest allowed value @limit.  Called before ornic_qp_attr_to_ib(): the
+ * RDMA core indexes tables with the state and the MTU.
+ */
+const char *ornic_qp_attr_invalid(const struct ornic_qp_attr *oa, u32 *value,
+				  u32 *limit);
+
 /* QUERY_QP's answer -> ib_qp_attr (port 1, RoCE address handle). */
 void ornic_qp_attr_to_ib(const struct ornic_qp_attr *oa,
 			 struct ib_qp_attr *ia);
