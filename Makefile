@@ -3,7 +3,7 @@
 # Debian 13 debootstrap under $(ORNIC_CACHE), default /var/cache/ornic),
 # created and updated by `make testbed`.
 
-.PHONY: all demo check check-debug compare testbed kernel kernel-kasan model modules lint shell clean help
+.PHONY: all demo check check-debug compare fuzz testbed kernel kernel-kasan model modules lint shell clean help
 
 all: model
 
@@ -12,6 +12,7 @@ help:
 	@echo "make check        build everything, run host unit tests and guest suites"
 	@echo "make check-debug  the same with the KASAN test kernel"
 	@echo "make compare      pyverbs and ornic's verbs tests on ornic and on rxe, side by side"
+	@echo "make fuzz         every libFuzzer target for FUZZ_SECONDS (60) each: executions, coverage, crashes"
 	@echo "make lint         checkpatch --strict, clang-format, shellcheck"
 	@echo "make testbed      create/update the testbed root (cached)"
 	@echo "make kernel       build the guest test kernel (cached)"
@@ -32,6 +33,15 @@ check-debug:
 # so it is not part of `make check` (compare.txt in the results directory).
 compare:
 	ORNIC_CHECK_ONLY="model driver provider pyverbs" ORNIC_PYVERBS_KINDS="ornic rxe" qemu-tests/check.sh
+
+# Every fuzz target of device-model/fuzz for FUZZ_SECONDS each, on scratch
+# corpora seeded from the checked-in ones (build/fuzz/fuzz-runs); fails if any
+# target crashes, hangs or runs out of memory.  FUZZ_TARGETS="bar0 roce" runs
+# only those directories of device-model/fuzz.
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?=
+fuzz: testbed
+	qemu-tests/testbed/enter.sh device-model/fuzz/fuzz.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 testbed:
 	qemu-tests/testbed/mkroot.sh
