@@ -3,7 +3,7 @@
 # Debian 13 debootstrap under $(ORNIC_CACHE), default /var/cache/ornic),
 # created and updated by `make testbed`.
 
-.PHONY: all demo check check-debug compare soak testbed kernel kernel-kasan model modules lint shell clean help
+.PHONY: all demo check check-debug compare soak fuzz testbed kernel kernel-kasan model modules lint shell clean help
 
 all: model
 
@@ -13,6 +13,7 @@ help:
 	@echo "make check-debug  the same with the KASAN test kernel"
 	@echo "make compare      pyverbs and ornic's verbs tests on ornic and on rxe, side by side"
 	@echo "make soak         100 rmmod and 50 kill -9 cycles under RDMA traffic (make check runs 3 and 6)"
+	@echo "make fuzz         every libFuzzer target for FUZZ_SECONDS (60) each: executions, coverage, crashes"
 	@echo "make lint         checkpatch --strict, clang-format, shellcheck"
 	@echo "make testbed      create/update the testbed root (cached)"
 	@echo "make kernel       build the guest test kernel (cached)"
@@ -37,6 +38,15 @@ compare:
 # The soak group with the issue's cycle counts (make check runs fewer).
 soak:
 	ORNIC_CHECK_ONLY="model driver provider soak" SOAK_RELOADS=100 SOAK_KILLS=50 qemu-tests/check.sh
+
+# Every fuzz target of device-model/fuzz for FUZZ_SECONDS each, on scratch
+# corpora seeded from the checked-in ones (build/fuzz/fuzz-runs); fails if any
+# target crashes, hangs or runs out of memory.  FUZZ_TARGETS="bar0 roce" runs
+# only those directories of device-model/fuzz.
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?=
+fuzz: testbed
+	qemu-tests/testbed/enter.sh device-model/fuzz/fuzz.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 testbed:
 	qemu-tests/testbed/mkroot.sh

@@ -1,0 +1,95 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+# fuzz.sh [SECONDS [DIR...]]: build every libFuzzer target (clang, ASan/UBSan,
+# the flags qemu-tests/check-model.sh uses) in build/fuzz and run each for
+# SECONDS (default 60), or only those of device-model/fuzz/DIR..., on a scratch
+# corpus (build/fuzz/fuzz-runs/TARGET) seeded from its checked-in one.  Prints one
+# line per target -- executions, exec/s, coverage (cov: edges, ft: features),
+# corpus size, and the artifact of any crash, timeout or OOM -- and exits
+# non-zero if any target found one.  `make fuzz FUZZ_SECONDS=N` runs this in
+# the testbed.  A crash found becomes a regression input: fix the model, then
+# copy the artifact into the target's corpus directory (its short ctest run,
+# part of `make check`, replays it from then on).
+set -uo pipefail
+src=$(cd "$(dirname "$0")/../.." && pwd)
+seconds=${1:-60}
+shift $(($# > 0 ? 1 : 0))
+dirs=("$@")
+[ ${#dirs[@]} -gt 0 ] || dirs=("*")
+build=${FUZZ_BUILD:-$src/build/fuzz}
+runs=$build/fuzz-runs
+jobs=${JOBS:-$(nproc)}
+cache=${ORNIC_CACHE:-/var/cache/ornic}
+case $seconds in
+'' | *[!0-9]*) echo "fuzz.sh: SECONDS must be a number, not '$seconds'" >&2; exit 2 ;;
+esac
+
+say() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+
+say "building the fuzz targets in $build (log: $build.log)"
+mkdir -p "$build"
+if ! { CCACHE_DIR=$cache/ccache cmake -S "$src/device-model" -B "$build" -G Ninja \
+	-DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER_LAUNCHER=ccache \
+	-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER=clang \
+	-DCMAKE_CXX_COMPILER=clang++ -DORNIC_FUZZ=ON -DORNIC_TESTS=OFF &&
+	CCACHE_DIR=$cache/ccache ninja -C "$build" -j "$jobs"; } >"$build.log" 2>&1; then
+	tail -n 30 "$build.log" >&2
+	echo "fuzz.sh: build failed, see $build.log" >&2
+	exit 1
+fi
+
+# One value of libFuzzer's log: the last "NAME: N" of a status line, or a final stat.
+last_field() { # last_field LOG NAME
+	grep -o "$2: [0-9]*" "$1" | tail -n 1 | sed 's/.*: //'
+}
+final_stat() { # final_stat LOG NAME
+	sed -n "s/^stat::$2: *//p" "$1" | tail -n 1
+}
+
+failed=0
+table=$runs/summary.txt
+mkdir -p "$runs"
+printf '%-16s %12s %8s %7s %7s %7s  %s\n' target executions exec/s cov ft corpus result >"$table"
+targets=()
+for pattern in "${dirs[@]}"; do
+	# shellcheck disable=SC2206 # the pattern is meant to glob ("*" = every target)
+	targets+=("$src"/device-model/fuzz/$pattern/)
+done
+for dir in "${targets[@]}"; do
+	name=$(basename "$dir")
+	[ -f "$dir/CMakeLists.txt" ] && [ -d "$dir/corpus" ] || continue
+	binary=$(find "$build/fuzz/$name" -maxdepth 1 -type f -name 'fuzz_*' -perm -u+x | head -n 1)
+	[ -n "$binary" ] || continue
+	target=$(basename "$binary")
+	work=$runs/$target
+	rm -rf "$work"
+	mkdir -p "$work/corpus"
+	cp -r "$dir/corpus/." "$work/corpus/"
+	# The input size limit the target's ctest run uses (its CMakeLists.txt), if any.
+	max_len=$(grep -o -- '-max_len=[0-9]*' "$dir/CMakeLists.txt" | head -n 1)
+	say "fuzzing $target for ${seconds}s (log: $work/log)"
+	# libFuzzer stops itself after max_total_time; the outer timeout only guards
+	# against a hang outside its control (loading a huge corpus, a stuck exit).
+	timeout --kill-after=30 $((seconds + 300)) "$binary" -max_total_time="$seconds" \
+		-timeout=10 -rss_limit_mb=2048 -print_final_stats=1 ${max_len:+"$max_len"} \
+		-artifact_prefix="$work/" "$work/corpus" >"$work/log" 2>&1
+	rc=$?
+	artifact=$(sed -n 's/.*Test unit written to \(.*\)$/\1/p' "$work/log" | head -n 1)
+	artifact=${artifact#"$src"/}
+	result=ok
+	if [ "$rc" -ne 0 ] || [ -n "$artifact" ]; then
+		failed=1
+		kind=$(grep -o -m 1 -E 'ERROR: libFuzzer: [a-z-]+( [a-z-]+)?|ERROR: [A-Za-z]+Sanitizer: [a-z-]+|runtime error' "$work/log")
+		result="FAILED (exit $rc${kind:+, $kind}) ${artifact:-no artifact, see $work/log}"
+	fi
+	printf '%-16s %12s %8s %7s %7s %7s  %s\n' "$target" \
+		"$(final_stat "$work/log" number_of_executed_units)" \
+		"$(final_stat "$work/log" average_exec_per_sec)" \
+		"$(last_field "$work/log" cov)" "$(last_field "$work/log" ft)" \
+		"$(find "$work/corpus" -type f | wc -l)" "$result" >>"$table"
+done
+cat "$table"
+if [ "$failed" -ne 0 ]; then
+	echo "fuzz.sh: a target failed; reproduce with: build/fuzz/fuzz/<dir>/<target> <artifact>" >&2
+	exit 1
+fi
