@@ -84,6 +84,10 @@ static struct ibv_wc wait_one(struct ibv_cq *cq, const char *what)
 	return wc;
 }
 
+/*
+ * A listening endpoint created with QP attributes gives every connection
+ * request a QP (with its own PD and CQs) in rdma_get_request.
+ */
 static struct rdma_cm_id *endpoint(const char *addr, const char *port, int server)
 {
 	struct rdma_addrinfo hints = { 0 }, *res;
@@ -100,7 +104,7 @@ static struct rdma_cm_id *endpoint(const char *addr, const char *port, int serve
 	attr.cap.max_send_sge = 1;
 	attr.cap.max_recv_sge = 1;
 	attr.sq_sig_all = 1;
-	if (rdma_create_ep(&id, res, NULL, server ? NULL : &attr))
+	if (rdma_create_ep(&id, res, NULL, &attr))
 		fail("rdma_create_ep", errno);
 	rdma_freeaddrinfo(res);
 	return id;
@@ -108,7 +112,6 @@ static struct rdma_cm_id *endpoint(const char *addr, const char *port, int serve
 
 static int run_server(const char *addr, const char *port)
 {
-	struct ibv_qp_init_attr attr = { 0 };
 	struct rdma_conn_param param = { 0 };
 	struct rdma_cm_id *listen_id, *id;
 	struct result_msg result = { 0 };
@@ -123,13 +126,8 @@ static int run_server(const char *addr, const char *port)
 		fail("rdma_listen", errno);
 	if (rdma_get_request(listen_id, &id))
 		fail("rdma_get_request", errno);
-	attr.cap.max_send_wr = 4;
-	attr.cap.max_recv_wr = 4;
-	attr.cap.max_send_sge = 1;
-	attr.cap.max_recv_sge = 1;
-	attr.sq_sig_all = 1;
-	if (rdma_create_qp(id, NULL, &attr))
-		fail("rdma_create_qp", errno);
+	if (!id->qp)
+		fail("rdma_get_request made no QP", EINVAL);
 	buf = aligned_alloc(4096, CHUNK);
 	recv = aligned_alloc(4096, CHUNK);
 	want = malloc(CHUNK);
