@@ -7,7 +7,9 @@
 #   udp-lo     model a1 and b1 with udp: ports over 127.0.0.1 (netns 2g-lo)
 #   udp-veth   model a2 and b2 with udp: ports across a veth pair between
 #              netns 2g-na and 2g-nb, netem delay 5 ms and 1 % loss each way
-#              when the host kernel has netem
+#              when the host kernel has netem, and both models injecting
+#              wire faults (--wire-faults $WIRE_FAULTS): the faults group,
+#              faults/... lines
 #   tap-rxe    model a3 with a tap: port and guest b's -netdev tap
 #              virtio-net, both taps on a Linux bridge in netns 2g-tap
 #              (guest b's QEMU runs there); rxe on that virtio-net in b
@@ -48,6 +50,16 @@ if [ -n "$missing" ]; then
 	record FAIL $P/inputs "not built:$missing (the model, driver and provider groups build them)"
 	exit 0
 fi
+
+# The verified workload of the faults group, built here.
+fw=$BUILD/tools/faults-workload
+mkdir -p "$BUILD/tools"
+if ! gcc -std=gnu11 -O2 -Wall -Wextra -Werror -o "$fw" "$here/suites/faults-workload.c" \
+	-lrdmacm -libverbs 2>"$BUILD/tools/faults-workload.log"; then
+	record FAIL faults/build "$(head -n 5 "$BUILD/tools/faults-workload.log" | tr '\n' ' ')"
+	fw=""
+fi
+WIRE_FAULTS=${ORNIC_WIRE_FAULTS:-loss=1%,reorder=1%,dup=0.5%,corrupt=0.1%}
 
 mdir=/tmp/two-guests-models
 share=$RUNS/two-guests-share
@@ -97,6 +109,8 @@ if netns_new 2g-na && netns_new 2g-nb &&
 	else
 		record SKIP $P/udp-veth/netem "tc netem is not available on this host ($why): the veth link runs without delay or loss"
 	fi
+	MODEL_WIRE_FAULTS[2]=$WIRE_FAULTS,seed=2
+	MODEL_WIRE_FAULTS[3]=$WIRE_FAULTS,seed=3
 	model_add "$mdir" 2 udp:192.168.71.1:47010,192.168.71.2:47010 02:00:00:00:0a:02 2g-na
 	model_add "$mdir" 3 udp:192.168.71.2:47010,192.168.71.1:47010 02:00:00:00:0b:02 2g-nb
 	a_models+=("$mdir/model2.sock") b_models+=("$mdir/model3.sock")
@@ -140,6 +154,7 @@ mapfile -t aargs < <(vm_args "${a_models[@]}")
 mapfile -t bargs < <(vm_args "${b_models[@]}")
 [ -z "$b_netns" ] || bargs+=(--netns "$b_netns" "${b_taps[@]}")
 genv=(env MODDIR="$MO" PROVIDER_DIR="$PDIR" LINKS="${links# }" NETEM="$netem"
+	WIRE_FAULTS="$WIRE_FAULTS" FAULTS_TOOL="$fw" FAULTS_NVME="${ORNIC_FAULTS_NVME:-0}"
 	TOOL_TIMEOUT=$((240 * ${ORNIC_TIMEOUT_SCALE:-1})))
 start=$(date +%s)
 "$here/vm.sh" --name "$RUN_NAME/two-guests-b" --flavour "$FLAVOUR" --allow-splat --timeout 3000 \
@@ -163,6 +178,15 @@ else
 	record FAIL $P/models-survive "$why"
 fi
 cp "$mdir"/model*.log "$RUNS/two-guests-a/" 2>/dev/null
+# What the faulty link's models injected (each logs it when it stops).
+if [[ " $links " == *" udp-veth "* ]]; then
+	inj=$(grep -h -o 'wire faults injected: .*' "$mdir/model2.log" "$mdir/model3.log" | tr '\n' ';')
+	if [ -n "$inj" ]; then
+		record PASS faults/injected "guest a's model: ${inj%%;*}; guest b's: $(echo "$inj" | cut -d';' -f2)"
+	else
+		record FAIL faults/injected "the faulty link's models logged no injected faults"
+	fi
+fi
 # rxe's frames and ornic's as the tap model saw them: scapy recomputes
 # every ICRC.
 if [[ " $links " == *" tap-rxe "* ]]; then

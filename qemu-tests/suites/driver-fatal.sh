@@ -33,6 +33,17 @@ done
 # Traffic on the device about to die.
 ip addr add 10.2.1.1/24 dev "$nd1"
 
+# rxe on a veth pair in the same guest: another RDMA stack that must not
+# notice ornic's device dying.
+rxe_ok=0
+if modprobe rdma_rxe && veth_pair && rdma link add rxe0 type rxe netdev veth0 &&
+	ip netns exec peer rdma link add rxe1 type rxe netdev veth1 &&
+	wait_gid rxe0 10.0.0.1 && wait_gid rxe1 10.0.0.2; then
+	rxe_ok=1
+else
+	fail rxe-setup "rxe on a veth pair: $(dmesg | tail -n 2 | tr '\n' ' ')"
+fi
+
 # Objects on the device about to die, held by two processes.
 holders=0
 if [ -n "$verbs_tool" ] && wait_gid "$ib1" 10.2.1.1; then
@@ -123,6 +134,20 @@ if ip link set "$nd0" mtu 2000 && rdma statistic show link "${ibs[0]}/1" >/dev/n
 	pass survivor-works "${ibs[0]} still executes admin commands"
 else
 	fail survivor-works "${ibs[0]} broken too"
+fi
+
+# So is rxe.
+if [ $rxe_ok = 1 ]; then
+	ip netns exec peer timeout 60 ibv_rc_pingpong -d rxe1 -g "$(gid_index rxe1 10.0.0.2)" -c -n 50 -s 4096 \
+		>/out/rxe-pp-server.log 2>&1 &
+	rpid=$!
+	if wait_listen peer 18515 &&
+		timeout 60 ibv_rc_pingpong -d rxe0 -g "$(gid_index rxe0 10.0.0.1)" -c -n 50 -s 4096 10.0.0.2 \
+			>/out/rxe-pp-client.log 2>&1 && wait "$rpid"; then
+		pass survivor-rxe "rxe0 -> rxe1 ibv_rc_pingpong, data checked, after ornic's device died: $(grep -m1 Mbit /out/rxe-pp-client.log)"
+	else
+		fail survivor-rxe "$(tail -n 2 /out/rxe-pp-client.log /out/rxe-pp-server.log | tr '\n' ' ')"
+	fi
 fi
 
 with=""

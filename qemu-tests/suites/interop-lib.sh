@@ -451,24 +451,24 @@ nvme_rw() {
 }
 
 # nvmeof NAME PORTID: the server end exports a namespace, the client end
-# connects with nvme-cli, writes 8 MiB, reads them back; the target's
-# backing file must then hold the same bytes.
+# connects with nvme-cli, writes NVME_MIB MiB (default 8), reads them back;
+# the target's backing file must then hold the same bytes.
 nvmeof() {
-	local name=$1 nqn img out sum tsum tag
+	local name=$1 nqn img out sum tsum tag mib=${NVME_MIB:-8}
 	tag=${DIR//\//-}-$name$SFX
 	nqn=nqn.2026-11.org.ornic:$tag img=/tmp/nvmet-$tag.img
 	if ! out=$(at "$SNS" nvmet_export "$nqn" "$SIP" "$2" "$img" 2>&1); then
 		fail "$DIR/$name$SFX" "target on $SDEV: $out"
 		return
 	fi
-	if ! out=$(at "$CNS" nvme_rw "$nqn" "$SIP" 8 2>&1); then
+	if ! out=$(at "$CNS" nvme_rw "$nqn" "$SIP" "$mib" 2>&1); then
 		fail "$DIR/$name$SFX" "host on $CDEV: $out"
 		return
 	fi
 	sum=$(awk '$1 == "sha256" { print $2 }' <<<"$out")
-	tsum=$(at "$SNS" bash -c "head -c 8M $img | sha256sum")
+	tsum=$(at "$SNS" bash -c "head -c ${mib}M $img | sha256sum")
 	if [ -n "$sum" ] && [ "${tsum%% *}" = "$sum" ]; then
-		pass "$DIR/$name$SFX" "nvme-rdma on $CDEV -> nvmet-rdma on $SDEV: 8 MiB O_DIRECT write + read back, data checked, also in the target's file (${out#sha256 * })"
+		pass "$DIR/$name$SFX" "nvme-rdma on $CDEV -> nvmet-rdma on $SDEV: $mib MiB O_DIRECT write + read back, data checked, also in the target's file (${out#sha256 * })"
 	else
 		fail "$DIR/$name$SFX" "the target's file differs from what the host wrote ($sum vs ${tsum%% *})"
 	fi

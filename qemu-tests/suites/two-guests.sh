@@ -103,20 +103,25 @@ setup_ends() {
 # judge_counters: this guest's ornic devices saw RoCE traffic and no frame
 # with a bad ICRC or header; retransmissions are reported (netem drops).
 judge_counters() {
-	local link dev nd f v bad
+	local link dev nd f v bad suite
 	while read -r link dev nd; do
 		[[ $dev == ornic* ]] || continue
 		f=/out/counters-$ROLE-$link.txt
 		rdma statistic show link "$dev/1" >"$f" 2>&1
-		bad=""
-		for v in rx_roce_bad_icrc rx_roce_bad_header; do
-			[ "$(counter_value "$f" "$v")" = 0 ] || bad+=" $v=$(counter_value "$f" "$v")"
-		done
+		bad="" suite=$SUITE
+		if [ "$link" = udp-veth ]; then
+			# Injected corruption must be caught here, never judged.
+			suite=faults
+		else
+			for v in rx_roce_bad_icrc rx_roce_bad_header; do
+				[ "$(counter_value "$f" "$v")" = 0 ] || bad+=" $v=$(counter_value "$f" "$v")"
+			done
+		fi
 		[ "$(counter_value "$f" rx_roce_packets)" -gt 0 ] 2>/dev/null || bad+=" no RoCE packet received"
 		if [ -z "$bad" ]; then
-			pass "$ROLE/$link/counters" "$dev: sent $(counter_value "$f" tx_roce_packets) / received $(counter_value "$f" rx_roce_packets) RoCE packets, no bad ICRC or header; psn_errors $(counter_value "$f" rx_roce_psn_errors), retransmits $(counter_value "$f" retransmits), naks_sent $(counter_value "$f" naks_sent)"
+			SUITE=$suite pass "$ROLE/$link/counters" "$dev: sent $(counter_value "$f" tx_roce_packets) / received $(counter_value "$f" rx_roce_packets) RoCE packets; bad ICRC $(counter_value "$f" rx_roce_bad_icrc), bad header $(counter_value "$f" rx_roce_bad_header); psn_errors $(counter_value "$f" rx_roce_psn_errors), retransmits $(counter_value "$f" retransmits), timeouts $(counter_value "$f" timeouts), naks_sent $(counter_value "$f" naks_sent), rnr_naks $(counter_value "$f" rnr_naks)"
 		else
-			fail "$ROLE/$link/counters" "$dev:$bad"
+			SUITE=$suite fail "$ROLE/$link/counters" "$dev:$bad"
 		fi
 	done </out/ends.txt
 }
@@ -212,15 +217,39 @@ rping_test() {
 	fi
 }
 
-# With loss UD datagrams are lost for good (ud_pingpong would wait
-# forever): only reliable connections run here, and fewer messages.
+# The faults group: both models of this link lose, reorder, duplicate and
+# corrupt frames (WIRE_FAULTS), with netem on the veth pair when the host
+# has it.  UD datagrams would be lost for good (ud_pingpong would wait
+# forever): only reliable connections run here, every byte checked --
+# about 270 MiB in all.  Results are faults/...
 udp_veth() {
+	local SUITE=faults t0 out
 	link_up udp-veth || return
-	direction udp-veth a-b a-b
-	pingpong rc_pingpong ibv_rc_pingpong 4 "50 x 4096 B, netem: ${NETEM:-none}, data checked" -c -n 50 -s 4096
-	perf write_bw ib_write_bw -s 65536 -n 20 --report_gbits
-	rping_test
-	nvmeof nvmeof $((nvme_port += 1))
+	direction udp-veth a-b ornic-ornic
+	pingpong rc_pingpong ibv_rc_pingpong 4 "200 x 64 KiB each way under $WIRE_FAULTS (netem: ${NETEM:-none}), data checked" -c -n 200 -s 65536
+	t0=$SECONDS
+	if pair rping 7471 cm rping -s -a "$SIP" -p 7471 -V -C 100 -S 16384 -- \
+		-c -a "$SIP" -p 7471 -V -C 100 -S 16384; then
+		pass "$DIR/rping" "100 pings of 16 KiB over rdma_cm, every byte verified (-V), $((SECONDS - t0)) s"
+	else
+		fail "$DIR/rping" "$(tail_of rping)"
+	fi
+	if [ -n "${FAULTS_TOOL:-}" ]; then
+		t0=$SECONDS
+		if pair workload 7480 cm "$FAULTS_TOOL" -s "$SIP" 7480 -- -c "$SIP" 7480 240 &&
+			out=$(grep -m1 '^verified' "$(log workload client)"); then
+			pass "$DIR/workload" "RDMA WRITE + READ back, SEND and atomics in 1 MiB chunks: $out, $((SECONDS - t0)) s"
+		else
+			fail "$DIR/workload" "$(tail_of workload)"
+		fi
+	fi
+	# NVMe-oF over this link is known to fail: a write's RDMA transfer
+	# never completes and nvme-rdma times the I/O out and reconnects again
+	# and again (seen with these faults, not with ornic's own workload).
+	# FAULTS_NVME=1 runs it (ORNIC_FAULTS_NVME=1 on the host).
+	if [ "${FAULTS_NVME:-0}" = 1 ]; then
+		NVME_MIB=32 nvmeof nvmeof $((nvme_port += 1))
+	fi
 }
 
 # ornic and rxe across the bridge: the interop group runs the whole tool
