@@ -100,7 +100,9 @@ void TransportEngine::run_scheduled() {
     QueuePair* qp = core_.resources.qps.find(qpn);
     if (qp == nullptr)
       continue;
-    if (requester_work(qpn, *qp, budget))
+    // Responses first: they answer requests the peer already waits for.
+    const bool responses_left = responder_work(qpn, *qp, budget);
+    if (requester_work(qpn, *qp, budget) || responses_left)
       again.push_back(qpn);
     if (budget == 0)
       break;
@@ -132,9 +134,7 @@ void TransportEngine::flush_acks() {
     QueuePair* qp = core_.resources.qps.find(qpn);
     if (qp == nullptr || !qp->transport.resp.ack_pending || qp->state == ORNIC_QPS_ERR)
       continue;
-    qp->transport.resp.ack_pending = false;
-    send_ack(qpn, *qp, roce::make_ack_syndrome(),
-             roce::psn_add(qp->transport.resp.epsn, roce::kPsnMask));
+    acknowledge(qpn, *qp);
   }
   update_timer();
 }
@@ -227,6 +227,11 @@ void TransportEngine::transmit(QueuePair& qp, const roce::PacketDescription& pac
 }
 
 void TransportEngine::loop_back(const std::vector<uint8_t>& frame) {
+  if (loopback_.size() >= kMaxLoopbackFrames) {
+    if (loopback_dropped_++ == 0)
+      core_.log.warn("rdma: loopback queue full ({} frames): dropping", kMaxLoopbackFrames);
+    return;
+  }
   loopback_.push_back(frame);
   if (loopback_posted_)
     return;
