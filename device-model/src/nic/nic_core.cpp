@@ -70,8 +70,8 @@ EventQueue* NicCore::event_queue(uint32_t eqn) {
 
 void NicCore::complete(uint32_t cqn, const ornic_cqe& cqe, bool solicited) {
   CompletionQueue* cq = resources.cqs.find(cqn);
-  if (cq == nullptr)
-    return;
+  if (cq == nullptr || fatal())
+    return; // FATAL: no CQE is written any more
   const auto result =
       cq->post(memory(), counters, cqe, solicited, cq->timestamped() ? clock_ns() : 0);
   switch (result.outcome) {
@@ -101,7 +101,8 @@ void NicCore::complete(uint32_t cqn, const ornic_cqe& cqe, bool solicited) {
 }
 
 void NicCore::post_async_event(ornic_eqe_type type, uint32_t object, uint32_t data) {
-  if (!async_eq)
+  // FATAL: DEVICE_FATAL is the last EQE the device writes.
+  if (!async_eq || (fatal() && type != ORNIC_EQE_DEVICE_FATAL))
     return;
   const auto result = async_eq->post(memory(), irqs(), counters, type, object, data);
   if (result == EventQueue::PostResult::kDmaError && type != ORNIC_EQE_DEVICE_FATAL)
@@ -109,7 +110,7 @@ void NicCore::post_async_event(ornic_eqe_type type, uint32_t object, uint32_t da
 }
 
 void NicCore::post_async_entry(const ornic_eqe& eqe) {
-  if (!async_eq)
+  if (!async_eq || fatal())
     return;
   if (async_eq->post_entry(memory(), irqs(), counters, eqe) == EventQueue::PostResult::kDmaError)
     enter_fatal(ORNIC_FATAL_AEQ_DMA);

@@ -92,6 +92,8 @@ void TransportEngine::schedule(uint32_t qpn) {
 
 void TransportEngine::run_scheduled() {
   run_posted_ = false;
+  if (core_.fatal())
+    return; // registers.rst, FATAL: nothing is sent any more
   unsigned budget = kPacketsPerTurn;
   std::vector<uint32_t> again;
   while (!ready_.empty()) {
@@ -128,6 +130,8 @@ void TransportEngine::schedule_ack(uint32_t qpn) {
 
 void TransportEngine::flush_acks() {
   ack_flush_posted_ = false;
+  if (core_.fatal())
+    return;
   std::set<uint32_t> pending;
   pending.swap(ack_pending_);
   for (uint32_t qpn : pending) {
@@ -162,6 +166,8 @@ void TransportEngine::update_timer() {
 
 void TransportEngine::on_timer() {
   armed_deadline_ = 0;
+  if (core_.fatal())
+    return; // no retransmission, no RNR retry: the timer stays off
   const int64_t now = timer_.now_ns();
   std::vector<uint32_t> qpns;
   for (auto& [qpn, qp] : core_.resources.qps)
@@ -242,6 +248,8 @@ void TransportEngine::loop_back(const std::vector<uint8_t>& frame) {
     loopback_posted_ = false;
     std::deque<std::vector<uint8_t>> frames;
     frames.swap(loopback_);
+    if (core_.fatal())
+      return;
     for (const auto& looped : frames)
       process_frame(looped, /*from_wire=*/false);
     update_timer();
@@ -249,6 +257,8 @@ void TransportEngine::loop_back(const std::vector<uint8_t>& frame) {
 }
 
 void TransportEngine::receive(std::span<const std::byte> frame) {
+  if (core_.fatal())
+    return;
   process_frame(
       std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(frame.data()), frame.size()),
       /*from_wire=*/true);
