@@ -116,6 +116,16 @@ void NicCore::post_async_entry(const ornic_eqe& eqe) {
     enter_fatal(ORNIC_FATAL_AEQ_DMA);
 }
 
+uint8_t NicCore::new_key_variant(uint32_t index) {
+  uint8_t& last = last_key_variant_[index % last_key_variant_.size()];
+  // One of the 255 bytes other than the last, uniformly.
+  auto drawn = static_cast<uint8_t>(std::uniform_int_distribution<unsigned>(0, 254)(key_random_));
+  if (drawn >= last)
+    ++drawn;
+  last = drawn;
+  return drawn;
+}
+
 void NicCore::enter_fatal(ornic_fatal_code code) {
   if (fatal())
     return;

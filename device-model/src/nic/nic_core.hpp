@@ -6,10 +6,12 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <random>
 
 #include "common/rate_limited_log.hpp"
 #include "dma/guest_memory.hpp"
 #include "nic/device_counters.hpp"
+#include "nic/device_limits.hpp"
 #include "nic/event_queue.hpp"
 #include "nic/hw.hpp"
 #include "nic/resources.hpp"
@@ -73,6 +75,11 @@ public:
 
   EventQueue* event_queue(uint32_t eqn);
 
+  // memory.rst, "Keys": the variant byte of a new key at MR table index `index`, drawn at
+  // random for every registration and never the one that index had last, so a peer can
+  // neither use a stale key nor guess the next one from the keys it has seen.
+  uint8_t new_key_variant(uint32_t index);
+
   // The device clock (doorbells.rst, "Device clock"): nanoseconds of the packet engine's
   // monotonic clock, so that timestamps and transport timers share one time base and tests
   // inject both. Not reset with the device.
@@ -98,6 +105,8 @@ private:
 
   GuestMemory* memory_;
   InterruptSink* irqs_;
+  std::mt19937 key_random_{std::random_device{}()};
+  std::array<uint8_t, limits::kMaxMr> last_key_variant_{};
   ornic_fatal_code fatal_code_ = ORNIC_FATAL_NONE;
 };
 
