@@ -113,7 +113,7 @@ struct ReceiveInProgress {
   uint32_t blocks = 1;
   uint64_t wr_id = 0;
   std::vector<WqeSge> sges;
-  uint32_t offset = 0;
+  uint64_t offset = 0; // bytes placed so far, at most limits::kMaxMsgSize
 };
 
 // A read-class request (READ, atomic, ATOMIC WRITE, FLUSH) the responder accepted: one

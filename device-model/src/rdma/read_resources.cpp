@@ -64,8 +64,7 @@ ReadResource* TransportEngine::admit_resource(uint32_t qpn, QueuePair& qp, uint3
 
 ReadResource* TransportEngine::find_resource(QueuePair& qp, uint32_t psn, ReadResource::Kind kind) {
   for (ReadResource& entry : qp.transport.resp.resources) {
-    const int32_t at = roce::psn_distance(entry.psn, psn);
-    if (entry.kind == kind && at >= 0 && static_cast<uint32_t>(at) < entry.packets)
+    if (entry.kind == kind && roce::psn_offset(entry.psn, psn) < entry.packets)
       return &entry;
   }
   return nullptr;

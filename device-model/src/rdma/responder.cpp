@@ -373,7 +373,7 @@ void TransportEngine::fail_receive(uint32_t qpn, QueuePair& qp, const SgeOutcome
                   : outcome.result == SgeResult::dma     ? ORNIC_CQE_LOC_ACCESS_ERR
                                                          : ORNIC_CQE_LOC_PROT_ERR;
   result.vendor_err = outcome.vendor_err;
-  result.byte_len = qp.transport.resp.recv.offset;
+  result.byte_len = static_cast<uint32_t>(qp.transport.resp.recv.offset);
   core_.counters.inc(ORNIC_CNT_WQE_ERRORS);
   ++qp.counters.wqe_errors;
   complete_receive(qpn, qp, result);
@@ -421,6 +421,12 @@ bool TransportEngine::execute_send(uint32_t qpn, QueuePair& qp, const roce::Pars
     refuse(qpn, qp, roce::NakCode::invalid_request, psn, ORNIC_EQE_QP_REQ_ERR);
     return false;
   }
+  // A message longer than max_msg_sz (a SEND that never ends) is an invalid request.
+  if (!info.has(roce::kStartsMessage) &&
+      resp.recv.offset + packet.payload.size() > limits::kMaxMsgSize) {
+    refuse(qpn, qp, roce::NakCode::invalid_request, psn, ORNIC_EQE_QP_REQ_ERR);
+    return false;
+  }
   if (info.has(roce::kStartsMessage)) {
     if (!take_receive_or_rnr(qpn, qp, target, psn))
       return false;
@@ -439,11 +445,11 @@ bool TransportEngine::execute_send(uint32_t qpn, QueuePair& qp, const roce::Pars
     fail_receive(qpn, qp, put, psn);
     return false;
   }
-  recv.offset += static_cast<uint32_t>(packet.payload.size());
+  recv.offset += packet.payload.size();
   resp.epsn = roce::psn_add(psn, 1);
   if (last) {
     ReceiveResult result;
-    result.byte_len = recv.offset;
+    result.byte_len = static_cast<uint32_t>(recv.offset); // at most kMaxMsgSize
     result.solicited = packet.description.bth.solicited;
     if (packet.description.immdt) {
       result.flags |= ORNIC_CQE_FLAG_IMM;
@@ -489,6 +495,10 @@ bool TransportEngine::execute_write(uint32_t qpn, QueuePair& qp, const roce::Par
   const bool last = info.has(roce::kLast);
   const bool first = info.has(roce::kStartsMessage);
   const uint32_t length = static_cast<uint32_t>(packet.payload.size());
+  if (first && d.reth->dma_length > limits::kMaxMsgSize) {
+    refuse(qpn, qp, roce::NakCode::invalid_request, psn, ORNIC_EQE_QP_REQ_ERR);
+    return false;
+  }
   if (first) {
     if (!remote_allowed(qpn, qp, target.pd, d.reth->rkey, d.reth->virtual_address,
                         d.reth->dma_length, ORNIC_ACCESS_REMOTE_WRITE)) {
@@ -578,7 +588,7 @@ void TransportEngine::execute_read(uint32_t qpn, QueuePair& qp, const roce::Pars
     held = find_resource(qp, psn, ReadResource::Kind::read);
     if (held == nullptr || held->rkey != rkey || va < held->va || length > held->length ||
         va - held->va > held->length - length ||
-        static_cast<uint64_t>(roce::psn_distance(held->psn, psn)) + count > held->packets)
+        uint64_t{roce::psn_offset(held->psn, psn)} + count > held->packets)
       return; // not (or no longer) held, or not a part of what was asked: dropped
   }
   if (!remote_allowed(qpn, qp, target.pd, rkey, va, length, ORNIC_ACCESS_REMOTE_READ)) {
