@@ -5,8 +5,10 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <random>
+#include <set>
 
 #include "common/rate_limited_log.hpp"
 #include "dma/guest_memory.hpp"
@@ -66,8 +68,11 @@ public:
   // A UD QP's send side failed: QP to SQE, the SQ is flushed, the RQ keeps running.
   void move_qp_to_send_error(uint32_t qpn);
   // Flushes what is outstanding on a QP already in ERR (both queues) or SQE (the SQ),
-  // after a doorbell.
+  // after a doorbell. At most limits::kFlushWqesPerTurn WQEs per turn of all QPs
+  // together; the rest is flushed in later turns (through `post_work`).
   void flush_qp(uint32_t qpn);
+  // Runs work after the current handler (EventLoop::post); unset: flushes run to the end.
+  std::function<void(std::function<void()>)> post_work;
 
   void enter_fatal(ornic_fatal_code code);
   bool fatal() const { return fatal_code_ != ORNIC_FATAL_NONE; }
@@ -100,8 +105,15 @@ public:
   TransportTimer* clock = nullptr;     // the device clock's source; not owned
 
 private:
-  void flush_send_queue(uint32_t qpn, QueuePair& qp);
-  void flush_receive_queue(uint32_t qpn, QueuePair& qp);
+  // Both flush within flush_budget_; false when WQEs are left.
+  bool flush_send_queue(uint32_t qpn, QueuePair& qp);
+  bool flush_receive_queue(uint32_t qpn, QueuePair& qp);
+  bool flush_within_budget(uint32_t qpn, QueuePair& qp);
+  void continue_flushes();
+
+  unsigned flush_budget_ = limits::kFlushWqesPerTurn;
+  std::set<uint32_t> flushes_left_; // QPs with WQEs still to flush
+  bool flush_posted_ = false;
 
   GuestMemory* memory_;
   InterruptSink* irqs_;
