@@ -58,7 +58,8 @@ public:
   static constexpr std::array<uint8_t, 4> kIpv4 = {10, 0, 0, 1};
   static constexpr std::array<uint8_t, 16> kIpv6 = {0xfd, 0, 0, 0, 0, 0, 0, 0,
                                                     0,    0, 0, 0, 0, 0, 0, 1};
-  // Fixed so seeds can name it: the 64 KiB MR, key index 1, variant 0.
+  // Seeds name the 64 KiB MR by this key (index 1, variant 0); the fuzzer puts the
+  // registration's real key (random variant) in its place.
   static constexpr uint64_t kBuffer = kBase + (512 << 10);
   static constexpr uint32_t kMrKey = 0x100;
   // The first SRQ the rig creates: the XRC SRQ its XRC target's requests may name.

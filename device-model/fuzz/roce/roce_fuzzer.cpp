@@ -117,6 +117,11 @@ void address_to_rig(std::vector<uint8_t>& frame, uint8_t control,
                              : rig.rc_qpn);
   if (control & 4)
     store_be24(bytes, bth + 9, control >> 5);
+  // Seeds name the rig's MR by kMrKey (index 1, variant 0); the device draws a random key
+  // variant per registration, so the rig's actual key stands in for it past the BTH.
+  for (size_t i = bth + Bth::kSize; i + 4 <= frame.size(); i += 4)
+    if (load_be32(bytes, i) == EngineRig::kMrKey)
+      store_be32(bytes, i, rig.mr_key);
 }
 
 void feed_engine(std::span<const uint8_t> input) {
