@@ -12,33 +12,11 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/testbed/lib.sh"
 [ "${ORNIC_IN_TESTBED:-}" = 1 ] || die "check-soak.sh runs inside the testbed"
 
-RESULTS=${RESULTS:?}
-FLAVOUR=${FLAVOUR:-base}
-BUILD=${BUILD:-$ORNIC_SRC/build/check}
-RUN_NAME=${ORNIC_CHECK_RUN:-check}
-RUNS=$ORNIC_CACHE/runs/$RUN_NAME
-if [ "$FLAVOUR" = base ]; then
-	MO=$ORNIC_SRC/build/modules
-else
-	MO=$ORNIC_SRC/build/modules-$FLAVOUR
-fi
-PDIR=$BUILD/provider
-mkdir -p "$RUNS" "$BUILD/tools"
+# shellcheck source=qemu-tests/check-guest-lib.sh
+. "$here/check-guest-lib.sh"
+mkdir -p "$BUILD/tools"
 
-# shellcheck source=qemu-tests/check-lib.sh
-. "$here/check-lib.sh"
-# shellcheck source=qemu-tests/models.sh
-. "$here/models.sh"
-[ -x "$MODEL_BIN" ] || MODEL_BIN=$BUILD/device-model/ornic-model
-
-missing=""
-[ -x "$MODEL_BIN" ] || missing+=" ornic-model"
-[ -f "$MO/drivers/infiniband/hw/ornic/ornic.ko" ] || missing+=" ornic.ko"
-[ -f "$PDIR/libornic-rdmav34.so" ] || missing+=" libornic-rdmav34.so"
-if [ -n "$missing" ]; then
-	record FAIL soak/inputs "not built:$missing (the model, driver and provider groups build them)"
-	exit 0
-fi
+guest_inputs_built soak || exit 0
 # The object holder of the driver group's tests (raw uverbs, no provider).
 verbs=$BUILD/tools/soak-driver-verbs
 if ! gcc -std=gnu11 -O2 -Wall -Wextra -Werror -o "$verbs" "$here/suites/driver-verbs.c" \

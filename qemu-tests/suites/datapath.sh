@@ -353,9 +353,6 @@ nvmeof() {
 # device_counters DEV: after all the traffic above, the device's own counters
 # (rdma statistic, read from the device) show RoCE packets and bytes both ways
 # and no frame dropped for its ICRC or headers.
-counter_value() { # counter_value FILE NAME
-	awk -v n="$2" '{ for (i = 1; i < NF; i++) if ($i == n) { print $(i + 1); exit } }' "$1"
-}
 device_counters() {
 	local f=/out/ornic-$1-counters.txt tx txb rx rxb
 	tx=$(counter_value "$f" tx_roce_packets) txb=$(counter_value "$f" tx_roce_bytes)

@@ -375,10 +375,6 @@ cm() {
 	fi
 }
 
-counter_value() { # counter_value FILE NAME
-	awk -v n="$2" '{ for (i = 1; i < NF; i++) if ($i == n) { print $(i + 1); exit } }' "$1"
-}
-
 # --- NVMe over Fabrics between the two ends ------------------------------------------
 # nvmet-rdma and nvme-rdma create their rdma_cm ids in the initial network
 # namespace only, so the two ends must be in the initial namespaces of two

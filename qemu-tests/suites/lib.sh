@@ -16,6 +16,11 @@ pass() { result PASS "$@"; }
 fail() { result FAIL "$@"; }
 skip() { result SKIP "$@"; }
 
+# counter_value FILE NAME: the value after NAME in FILE (rdma statistic output).
+counter_value() { # counter_value FILE NAME
+	awk -v n="$2" '{ for (i = 1; i < NF; i++) if ($i == n) { print $(i + 1); exit } }' "$1"
+}
+
 # gid_index DEV IP: the index of DEV's port-1 RoCE v2 GID for IPv4 address IP.
 gid_index() {
 	local dev=$1 ip=$2 want gid f i a b c d
