@@ -708,7 +708,10 @@ ORNIC_HW_ASSERT_SIZE(struct ornic_admin_odp_resume, 64);
 	(((__u32)(index) << ORNIC_MR_KEY_INDEX_SHIFT) | \
 	 ((__u32)(variant) & ORNIC_MR_KEY_VARIANT_MASK))
 
-/* REG_MR: result0 = key (index << 8 | variant), lkey == rkey. */
+/*
+ * REG_MR: result0 = key (index << 8 | variant), lkey == rkey.  The device
+ * draws the variant at random (key_variant is ignored).
+ */
 struct ornic_admin_reg_mr {
 	struct ornic_admin_hdr hdr;
 	struct ornic_mem_desc mem;	/* ignored with MR_FLAG_PHYSICAL */
@@ -734,7 +737,8 @@ enum ornic_mw_type {
 };
 
 /*
- * ALLOC_MW: result0 = key (index << 8 | key_variant), in the same key space
+ * ALLOC_MW: result0 = key (index << 8 | a variant the device draws at random;
+ * key_variant is ignored), in the same key space
  * as MR keys.  The window starts FREE (unbound).  DEALLOC_MW takes a
  * struct ornic_admin_destroy whose handle is the key (index compared only).
  */

@@ -95,6 +95,9 @@ private:
   // Shared checks.
   bool db_page_usable(uint32_t page) const;
   bool page_budget_allows(uint64_t entries) const;
+  // Gives the MR or window just inserted at `index` a new random variant (memory.rst,
+  // "Keys"); returns its key.
+  uint32_t assign_key(uint32_t index);
   // Whether replacing a page list of `old_entries` by one of `new_entries` fits.
   bool page_budget_allows_swap(uint64_t old_entries, uint64_t new_entries) const;
 

@@ -50,6 +50,12 @@ AdminResult AdminCommands::dealloc_pd(const ornic_admin_destroy& c) {
   return admin_ok();
 }
 
+uint32_t AdminCommands::assign_key(uint32_t index) {
+  const uint8_t variant = core_.new_key_variant(index);
+  core_.resources.mrs.find(index)->key_variant = variant;
+  return ORNIC_MR_KEY(index, variant);
+}
+
 AdminResult AdminCommands::reg_mr(const ornic_admin_reg_mr& c) {
   if (c.reserved0 != 0 || !field_is_zero(c.reserved1) ||
       (c.flags & ~(ORNIC_MR_FLAG_PHYSICAL | ORNIC_MR_FLAG_FAST_REG)) ||
@@ -60,7 +66,6 @@ AdminResult AdminCommands::reg_mr(const ornic_admin_reg_mr& c) {
   if (le(c.access) & ORNIC_ACCESS_ON_DEMAND)
     return reg_odp_mr(c);
   MemoryRegion mr;
-  mr.key_variant = c.key_variant;
   mr.pd = le(c.pd);
   mr.iova = le(c.iova);
   mr.length = le(c.length);
@@ -105,12 +110,11 @@ AdminResult AdminCommands::reg_mr(const ornic_admin_reg_mr& c) {
     mr.pages = std::move(mem.memory);
   }
   const uint64_t pages = page_list_charge(mr);
-  const uint8_t variant = mr.key_variant;
   const auto index = core_.resources.mrs.insert(std::move(mr));
   if (!index)
     return admin_status(ORNIC_ADMIN_STATUS_NO_RESOURCES);
   core_.resources.page_list_entries += pages;
-  return admin_ok(ORNIC_MR_KEY(*index, variant));
+  return admin_ok(assign_key(*index));
 }
 
 // A fast-reg MR starts FREE: only its PD, capacity and key exist until a REG_MR WQE gives
@@ -123,7 +127,6 @@ AdminResult AdminCommands::reg_fast_reg_mr(const ornic_admin_reg_mr& c) {
   if (capacity > limits::kMaxFastRegPages)
     return admin_status(ORNIC_ADMIN_STATUS_LIMIT_EXCEEDED);
   MemoryRegion mr;
-  mr.key_variant = c.key_variant;
   mr.pd = le(c.pd);
   mr.fast_reg = true;
   mr.valid = false;
@@ -136,7 +139,7 @@ AdminResult AdminCommands::reg_fast_reg_mr(const ornic_admin_reg_mr& c) {
   if (!index)
     return admin_status(ORNIC_ADMIN_STATUS_NO_RESOURCES);
   core_.resources.page_list_entries += capacity;
-  return admin_ok(ORNIC_MR_KEY(*index, c.key_variant));
+  return admin_ok(assign_key(*index));
 }
 
 // REREG_MR (memory.rst, "Re-registration"): every check first, on a copy; the MR changes

@@ -14,12 +14,11 @@ AdminResult AdminCommands::alloc_mw(const ornic_admin_alloc_mw& c) {
     return admin_status(ORNIC_ADMIN_STATUS_BAD_HANDLE);
   MemoryRegion entry;
   entry.pd = pd;
-  entry.key_variant = c.key_variant;
   entry.window = MemoryWindow{c.type};
   const auto index = r.mrs.insert(std::move(entry));
   if (!index)
     return admin_status(ORNIC_ADMIN_STATUS_NO_RESOURCES);
-  return admin_ok(ORNIC_MR_KEY(*index, c.key_variant));
+  return admin_ok(assign_key(*index));
 }
 
 AdminResult AdminCommands::dealloc_mw(const ornic_admin_destroy& c) {

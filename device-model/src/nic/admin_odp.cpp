@@ -9,7 +9,6 @@ namespace ornic {
 // Like any REG_MR, except that `mem` is the page table: its entries are never copied.
 AdminResult AdminCommands::reg_odp_mr(const ornic_admin_reg_mr& c) {
   MemoryRegion mr;
-  mr.key_variant = c.key_variant;
   mr.pd = le(c.pd);
   mr.iova = le(c.iova);
   mr.length = le(c.length);
@@ -52,12 +51,11 @@ AdminResult AdminCommands::reg_odp_mr(const ornic_admin_reg_mr& c) {
   mr.odp_table = std::move(table.table);
   mr.odp_page_shift = shift;
   mr.odp_pages = static_cast<uint32_t>(pages);
-  const uint8_t variant = mr.key_variant;
   const auto index = core_.resources.mrs.insert(std::move(mr));
   if (!index)
     return admin_status(ORNIC_ADMIN_STATUS_NO_RESOURCES);
   core_.resources.page_list_entries += charge;
-  return admin_ok(ORNIC_MR_KEY(*index, variant));
+  return admin_ok(assign_key(*index));
 }
 
 // The model keeps no translation and runs admin commands between data-path steps, so by

@@ -58,6 +58,9 @@ inline constexpr uint32_t kAdminTimeoutMs = 2000;
 inline constexpr uint32_t kResetTimeoutMs = 1000;
 inline constexpr unsigned kAdminCommandsPerTurn = 16;
 inline constexpr unsigned kEthFramesPerTurn = 64;
+// WQEs a QP going to ERR (or SQE) flushes per EventLoop turn, all QPs together: a CQ
+// overflow that moves a thousand QPs with full queues to ERR does not stall the device.
+inline constexpr unsigned kFlushWqesPerTurn = 256;
 inline constexpr uint32_t kDefaultEthMtu = 1500;
 inline constexpr uint32_t kEthRxMinBuffer = 64;
 

@@ -30,7 +30,7 @@ void EthFunction::schedule_tx() {
 
 void EthFunction::run_tx() {
   tx_scheduled_ = false;
-  if (!active_)
+  if (!active_ || core_.fatal())
     return;
   unsigned budget = limits::kEthFramesPerTurn;
   bool more = false;
@@ -113,7 +113,8 @@ bool EthFunction::frame_is_ours(std::span<const std::byte> frame) const {
 }
 
 void EthFunction::receive(std::span<const std::byte> frame) {
-  if (!active_ || frame.size() < ORNIC_ETH_HLEN)
+  // A FATAL device moves no data (registers.rst): frames are dropped uncounted.
+  if (!active_ || core_.fatal() || frame.size() < ORNIC_ETH_HLEN)
     return;
   if (!frame_is_ours(frame)) {
     core_.counters.inc(ORNIC_CNT_ETH_RX_FILTERED);

@@ -61,6 +61,9 @@ void NicCore::reset() {
   eth_mtu = limits::kDefaultEthMtu;
   fatal_code_ = ORNIC_FATAL_NONE;
   admin_stalled = false;
+  flushes_left_.clear();
+  flush_budget_ = limits::kFlushWqesPerTurn;
+  flush_posted_ = false;
 }
 
 EventQueue* NicCore::event_queue(uint32_t eqn) {
@@ -71,8 +74,8 @@ EventQueue* NicCore::event_queue(uint32_t eqn) {
 
 void NicCore::complete(uint32_t cqn, const ornic_cqe& entry, bool solicited) {
   CompletionQueue* cq = resources.cqs.find(cqn);
-  if (cq == nullptr)
-    return;
+  if (cq == nullptr || fatal())
+    return; // FATAL: no CQE is written any more
   ornic_cqe cqe = entry;
   if (faults.cqe)
     corrupt_cqe(cqe);
@@ -108,7 +111,8 @@ void NicCore::complete(uint32_t cqn, const ornic_cqe& entry, bool solicited) {
 }
 
 void NicCore::post_async_event(ornic_eqe_type type, uint32_t object, uint32_t data) {
-  if (!async_eq)
+  // FATAL: DEVICE_FATAL is the last EQE the device writes.
+  if (!async_eq || (fatal() && type != ORNIC_EQE_DEVICE_FATAL))
     return;
   const auto result = async_eq->post(memory(), irqs(), counters, type, object, data);
   if (result == EventQueue::PostResult::kDmaError && type != ORNIC_EQE_DEVICE_FATAL)
@@ -116,10 +120,20 @@ void NicCore::post_async_event(ornic_eqe_type type, uint32_t object, uint32_t da
 }
 
 void NicCore::post_async_entry(const ornic_eqe& eqe) {
-  if (!async_eq)
+  if (!async_eq || fatal())
     return;
   if (async_eq->post_entry(memory(), irqs(), counters, eqe) == EventQueue::PostResult::kDmaError)
     enter_fatal(ORNIC_FATAL_AEQ_DMA);
+}
+
+uint8_t NicCore::new_key_variant(uint32_t index) {
+  uint8_t& last = last_key_variant_[index % last_key_variant_.size()];
+  // One of the 255 bytes other than the last, uniformly.
+  auto drawn = static_cast<uint8_t>(std::uniform_int_distribution<unsigned>(0, 254)(key_random_));
+  if (drawn >= last)
+    ++drawn;
+  last = drawn;
+  return drawn;
 }
 
 void NicCore::enter_fatal(ornic_fatal_code code) {
@@ -157,37 +171,83 @@ void NicCore::flush_qp(uint32_t qpn) {
     return;
   // WQEs the engine had started are still in the ring from the consumer index on.
   qp->transport.req.ops.clear();
-  flush_send_queue(qpn, *qp);
-  qp->transport.req.sq_next = qp->sq.consumer;
-  if (qp->state != ORNIC_QPS_ERR)
-    return;
-  ReceiveInProgress& partial = qp->transport.resp.recv;
-  if (partial.active && partial.from_srq) {
-    // Already taken from the SRQ: only this QP can still complete it, on the CQ the
-    // receive was begun for (an XRC SRQ's own CQ, with its number: xrc.rst).
-    ornic_cqe cqe{};
-    cqe.wr_id = to_le(partial.wr_id);
-    cqe.qpn = to_le(qpn);
-    cqe.wqe_index = to_le(static_cast<uint16_t>(partial.wqe_index));
-    cqe.opcode = ORNIC_CQE_OP_RECV;
-    cqe.status = ORNIC_CQE_WR_FLUSH_ERR;
-    if (partial.xrc_srqn) {
-      cqe.flags = ORNIC_CQE_FLAG_XRC;
-      cqe.src_qp = to_le(*partial.xrc_srqn);
+  if (qp->state == ORNIC_QPS_ERR) {
+    ReceiveInProgress& partial = qp->transport.resp.recv;
+    if (partial.active && partial.from_srq) {
+      // Already taken from the SRQ: only this QP can still complete it, on the CQ the
+      // receive was begun for (an XRC SRQ's own CQ, with its number: xrc.rst).
+      ornic_cqe cqe{};
+      cqe.wr_id = to_le(partial.wr_id);
+      cqe.qpn = to_le(qpn);
+      cqe.wqe_index = to_le(static_cast<uint16_t>(partial.wqe_index));
+      cqe.opcode = ORNIC_CQE_OP_RECV;
+      cqe.status = ORNIC_CQE_WR_FLUSH_ERR;
+      if (partial.xrc_srqn) {
+        cqe.flags = ORNIC_CQE_FLAG_XRC;
+        cqe.src_qp = to_le(*partial.xrc_srqn);
+      }
+      const uint32_t cqn = partial.cqn;
+      partial = ReceiveInProgress{};
+      complete(cqn, cqe);
+      qp = resources.qps.find(qpn); // the CQE may have moved QPs to ERR
+      if (qp == nullptr)
+        return;
     }
-    const uint32_t cqn = partial.cqn;
-    partial = ReceiveInProgress{};
-    complete(cqn, cqe);
+    qp->transport.resp.recv = ReceiveInProgress{};
   }
-  partial = ReceiveInProgress{};
-  if (!qp->srqn)
-    flush_receive_queue(qpn, *qp);
+  if (flushes_left_.contains(qpn))
+    return; // continue_flushes goes on in order
+  if (!flush_within_budget(qpn, *qp)) {
+    flushes_left_.insert(qpn);
+    if (!flush_posted_) {
+      flush_posted_ = true;
+      post_work([this] { continue_flushes(); });
+    }
+  }
+}
+
+// The send queue, then (in ERR, without an SRQ) the receive queue, oldest WQE first.
+bool NicCore::flush_within_budget(uint32_t qpn, QueuePair& qp) {
+  const bool send_done = flush_send_queue(qpn, qp);
+  qp.transport.req.sq_next = qp.sq.consumer;
+  if (!send_done)
+    return false;
+  if (qp.state != ORNIC_QPS_ERR || qp.srqn)
+    return true;
+  return flush_receive_queue(qpn, qp);
+}
+
+void NicCore::continue_flushes() {
+  flush_posted_ = false;
+  flush_budget_ = limits::kFlushWqesPerTurn;
+  while (!flushes_left_.empty()) {
+    const uint32_t qpn = *flushes_left_.begin();
+    QueuePair* qp = resources.qps.find(qpn);
+    // Destroyed or reset meanwhile (a reset QP's rings start over): nothing left.
+    if (qp == nullptr || fatal() || (qp->state != ORNIC_QPS_ERR && qp->state != ORNIC_QPS_SQE)) {
+      flushes_left_.erase(flushes_left_.begin());
+      continue;
+    }
+    if (!flush_within_budget(qpn, *qp))
+      break;
+    flushes_left_.erase(qpn);
+  }
+  if (!flushes_left_.empty() && !flush_posted_) {
+    flush_posted_ = true;
+    post_work([this] { continue_flushes(); });
+  } else if (flushes_left_.empty()) {
+    flush_budget_ = limits::kFlushWqesPerTurn;
+  }
 }
 
 // Reads each outstanding WQE only for what its flush CQE needs (wr_id, size, opcode).
 // A WQE whose block count is nonsense is flushed as one block: the ring still drains.
-void NicCore::flush_send_queue(uint32_t qpn, QueuePair& qp) {
+bool NicCore::flush_send_queue(uint32_t qpn, QueuePair& qp) {
   while (qp.sq.used() != 0) {
+    if (post_work && flush_budget_ == 0)
+      return false;
+    if (flush_budget_ != 0)
+      --flush_budget_;
     ornic_send_wqe wqe{};
     const uint32_t index = qp.sq.consumer;
     const bool readable = qp.sq_memory.read(
@@ -205,10 +265,15 @@ void NicCore::flush_send_queue(uint32_t qpn, QueuePair& qp) {
     cqe.vendor_err = readable ? ORNIC_VERR_NONE : ORNIC_VERR_DMA;
     complete(qp.send_cqn, cqe);
   }
+  return true;
 }
 
-void NicCore::flush_receive_queue(uint32_t qpn, QueuePair& qp) {
+bool NicCore::flush_receive_queue(uint32_t qpn, QueuePair& qp) {
   while (qp.rq.used() != 0) {
+    if (post_work && flush_budget_ == 0)
+      return false;
+    if (flush_budget_ != 0)
+      --flush_budget_;
     ornic_recv_wqe wqe{};
     const uint32_t index = qp.rq.consumer;
     const bool readable = qp.rq_memory.read(
@@ -226,6 +291,7 @@ void NicCore::flush_receive_queue(uint32_t qpn, QueuePair& qp) {
     cqe.vendor_err = readable ? ORNIC_VERR_NONE : ORNIC_VERR_DMA;
     complete(qp.recv_cqn, cqe);
   }
+  return true;
 }
 
 } // namespace ornic

@@ -5,11 +5,15 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <optional>
+#include <random>
+#include <set>
 
 #include "common/rate_limited_log.hpp"
 #include "dma/guest_memory.hpp"
 #include "nic/device_counters.hpp"
+#include "nic/device_limits.hpp"
 #include "nic/event_queue.hpp"
 #include "nic/fault_injection.hpp"
 #include "nic/hw.hpp"
@@ -65,14 +69,22 @@ public:
   // A UD QP's send side failed: QP to SQE, the SQ is flushed, the RQ keeps running.
   void move_qp_to_send_error(uint32_t qpn);
   // Flushes what is outstanding on a QP already in ERR (both queues) or SQE (the SQ),
-  // after a doorbell.
+  // after a doorbell. At most limits::kFlushWqesPerTurn WQEs per turn of all QPs
+  // together; the rest is flushed in later turns (through `post_work`).
   void flush_qp(uint32_t qpn);
+  // Runs work after the current handler (EventLoop::post); unset: flushes run to the end.
+  std::function<void(std::function<void()>)> post_work;
 
   void enter_fatal(ornic_fatal_code code);
   bool fatal() const { return fatal_code_ != ORNIC_FATAL_NONE; }
   ornic_fatal_code fatal_code() const { return fatal_code_; }
 
   EventQueue* event_queue(uint32_t eqn);
+
+  // memory.rst, "Keys": the variant byte of a new key at MR table index `index`, drawn at
+  // random for every registration and never the one that index had last, so a peer can
+  // neither use a stale key nor guess the next one from the keys it has seen.
+  uint8_t new_key_variant(uint32_t index);
 
   // The device clock (doorbells.rst, "Device clock"): nanoseconds of the packet engine's
   // monotonic clock, so that timestamps and transport timers share one time base and tests
@@ -98,11 +110,20 @@ public:
   bool admin_stalled = false;
 
 private:
-  void flush_send_queue(uint32_t qpn, QueuePair& qp);
-  void flush_receive_queue(uint32_t qpn, QueuePair& qp);
+  // Both flush within flush_budget_; false when WQEs are left.
+  bool flush_send_queue(uint32_t qpn, QueuePair& qp);
+  bool flush_receive_queue(uint32_t qpn, QueuePair& qp);
+  bool flush_within_budget(uint32_t qpn, QueuePair& qp);
+  void continue_flushes();
+
+  unsigned flush_budget_ = limits::kFlushWqesPerTurn;
+  std::set<uint32_t> flushes_left_; // QPs with WQEs still to flush
+  bool flush_posted_ = false;
 
   GuestMemory* memory_;
   InterruptSink* irqs_;
+  std::mt19937 key_random_{std::random_device{}()};
+  std::array<uint8_t, limits::kMaxMr> last_key_variant_{};
   ornic_fatal_code fatal_code_ = ORNIC_FATAL_NONE;
 };
 

@@ -14,6 +14,12 @@ NicDevice::NicDevice(EventLoop& loop, const NicConfig& config)
       engine_(loop, core_, config.port, config.timer ? *config.timer : *own_timer_) {
   core_.clock = config.timer ? config.timer : own_timer_.get();
   core_.faults = config.faults;
+  core_.post_work = [&loop, ticket = lifetime_.ticket()](std::function<void()> work) {
+    loop.post([ticket, work = std::move(work)] {
+      if (ticket.valid())
+        work();
+    });
+  };
   core_.link_up = port_ != nullptr && port_->link_up();
   if (port_ != nullptr) {
     port_->set_receiver([this, ticket = lifetime_.ticket()](std::span<const std::byte> frame) {

@@ -30,8 +30,12 @@ uint32_t end_psn(const SendOp& op) {
 }
 
 bool contains(const SendOp& op, uint32_t psn) {
-  const int32_t at = roce::psn_distance(op.first_psn, psn);
-  return at >= 0 && static_cast<uint32_t>(at) < op.packets;
+  return roce::psn_offset(op.first_psn, psn) < op.packets;
+}
+
+// Ordering of PSNs a requester has outstanding: relative to its oldest unacknowledged.
+int32_t at(const RequesterState& req, uint32_t psn) {
+  return roce::psn_from_una(req.una_psn, psn);
 }
 
 // IBA table 45: the RNR NAK timer codes, in microseconds (code 0 is the longest).
@@ -46,8 +50,8 @@ uint32_t restart_psn(const RequesterState& req) {
   for (const SendOp& op : req.ops) {
     if (has_response(op))
       return roce::psn_add(op.first_psn, op.responses);
-    if (roce::psn_before(req.una_psn, end_psn(op)))
-      return roce::psn_before(op.first_psn, req.una_psn) ? req.una_psn : op.first_psn;
+    if (at(req, end_psn(op)) > 0)
+      return at(req, op.first_psn) < 0 ? req.una_psn : op.first_psn;
   }
   return req.una_psn;
 }
@@ -68,7 +72,7 @@ void TransportEngine::acknowledge_up_to(QueuePair& qp, uint32_t psn) {
   RequesterState& req = qp.transport.req;
   const uint32_t next = roce::psn_add(psn, 1);
   // Only forward, and never past what was sent: anything else is stale or bogus.
-  if (!roce::psn_before(req.una_psn, next) || roce::psn_before(req.send_high, next))
+  if (at(req, next) <= 0 || at(req, next) > at(req, req.send_high))
     return;
   req.una_psn = next;
   req.retries_left = qp.attr.retry_cnt;
@@ -76,13 +80,14 @@ void TransportEngine::acknowledge_up_to(QueuePair& qp, uint32_t psn) {
 }
 
 void TransportEngine::rewind(QueuePair& qp, uint32_t psn) {
+  const RequesterState& req = qp.transport.req;
   for (SendOp& op : qp.transport.req.ops) {
-    if (!roce::psn_before(psn, end_psn(op)))
+    if (at(req, end_psn(op)) <= at(req, psn))
       continue; // wholly before the restart point
     if (has_response(op))
       op.next_send_psn = roce::psn_add(op.first_psn, op.responses);
     else
-      op.next_send_psn = roce::psn_before(op.first_psn, psn) ? psn : op.first_psn;
+      op.next_send_psn = at(req, op.first_psn) < at(req, psn) ? psn : op.first_psn;
   }
 }
 
@@ -126,8 +131,7 @@ void TransportEngine::on_response(uint32_t qpn, QueuePair& qp, const roce::Parse
   const uint32_t psn = d.bth.psn;
   const roce::OpcodeInfo& info = packet.opcode_info;
   // Responses name PSNs this QP has sent; anything else is stale or forged.
-  if (!roce::psn_before(psn, req.send_high) ||
-      roce::psn_distance(req.una_psn, psn) < -static_cast<int32_t>(kSendWindow)) {
+  if (at(req, psn) >= at(req, req.send_high) || at(req, psn) < -static_cast<int32_t>(kSendWindow)) {
     core_.counters.inc(ORNIC_CNT_RX_ROCE_PSN_ERRORS);
     return;
   }
@@ -195,7 +199,7 @@ void TransportEngine::on_response(uint32_t qpn, QueuePair& qp, const roce::Parse
       // again at once (once per gap) instead of waiting for the ACK timeout.
       if (op != nullptr && op->opcode == ORNIC_WQE_OP_RDMA_READ) {
         const uint32_t expected = roce::psn_add(op->first_psn, op->responses);
-        if (roce::psn_before(expected, psn) &&
+        if (at(req, expected) < at(req, psn) &&
             !(req.read_gap_pending && req.read_gap_psn == expected)) {
           req.read_gap_pending = true;
           req.read_gap_psn = expected;

@@ -113,16 +113,33 @@ struct ReceiveInProgress {
   uint32_t blocks = 1;
   uint64_t wr_id = 0;
   std::vector<WqeSge> sges;
-  uint32_t offset = 0;
+  uint64_t offset = 0; // bytes placed so far, at most limits::kMaxMsgSize
 };
 
-// An atomic the responder executed, kept to answer its duplicate without executing it
-// again: the original value of a CMP_SWP/FETCH_ADD, or only the PSN of an ATOMIC WRITE.
-struct SavedAtomic {
-  bool valid = false;
-  bool atomic_write = false;
-  uint32_t psn = 0;
-  uint64_t original = 0;
+// A read-class request (READ, atomic, ATOMIC WRITE, FLUSH) the responder accepted: one
+// entry of its read-resource ring (roce.rst, "Responder resources"). The responses go out
+// from here in PSN order, a bounded number per turn, and a duplicate request is answered
+// again only while its entry is still in the ring.
+struct ReadResource {
+  enum class Kind : uint8_t { read, atomic, atomic_write, flush };
+  Kind kind = Kind::read;
+  uint32_t psn = 0;      // the request's PSN
+  uint32_t packets = 1;  // PSNs it takes (a READ: one per response packet)
+  uint32_t msn = 0;      // the MSN its responses carry
+  uint64_t original = 0; // CMP_SWP / FETCH_ADD: the value before
+  // READ: the range its RETH named, checked again for every response packet.
+  uint32_t pd = 0;
+  uint32_t rkey = 0;
+  uint64_t va = 0;
+  uint64_t length = 0;
+  // The pass being answered: the original request, or a duplicate's part of it.
+  uint32_t pass_psn = 0;
+  uint64_t pass_va = 0;
+  uint64_t pass_length = 0;
+  uint32_t pass_count = 1; // response packets of the pass
+  uint32_t next = 0;       // the next of them to send
+  bool pending = false;    // responses still to send
+  bool answered = false;   // a pass has ended: the entry no longer holds a resource
 };
 
 struct ResponderState {
@@ -140,8 +157,8 @@ struct ResponderState {
   uint32_t write_length = 0; // the whole WRITE, for a WRITE with immediate's byte_len
   ReceiveInProgress recv;
   bool ack_pending = false;
-  std::array<SavedAtomic, 128> atomics{}; // limits::kMaxQpRdAtom (checked in responder.cpp)
-  uint32_t next_atomic_slot = 0;
+  // At most max(1, max_dest_rd_atomic) entries, oldest first (responder.cpp).
+  std::deque<ReadResource> resources;
   // The last ODP fault reported (memory.rst): a request retried after its RNR NAK while
   // the driver is still resolving it does not report the same pages again at once.
   uint32_t fault_key = 0;

@@ -98,7 +98,7 @@ bool TransportEngine::requester_work(uint32_t qpn, QueuePair& qp, unsigned& budg
         break;
       }
     if (pending != nullptr) {
-      if (qp_is_reliable(qp.type) && roce::psn_distance(req.una_psn, pending->next_send_psn) >=
+      if (qp_is_reliable(qp.type) && roce::psn_from_una(req.una_psn, pending->next_send_psn) >=
                                          static_cast<int32_t>(kSendWindow))
         return false; // the window opens on an ACK, which schedules the QP
       if (qp.type == ORNIC_QPT_UC && !uc_may_send(qp))
@@ -115,7 +115,7 @@ bool TransportEngine::requester_work(uint32_t qpn, QueuePair& qp, unsigned& budg
     }
     // Only RC and XRC wait for ACKs; UC and UD have none, so their PSNs never open a window.
     if (qp_is_reliable(qp.type) &&
-        roce::psn_distance(req.una_psn, req.next_psn) >= static_cast<int32_t>(kSendWindow))
+        roce::psn_from_una(req.una_psn, req.next_psn) >= static_cast<int32_t>(kSendWindow))
       return false;
     if (budget == 0)
       return true;
@@ -220,7 +220,7 @@ bool TransportEngine::uc_may_send(QueuePair& qp) {
 void TransportEngine::send_rc_packet(uint32_t qpn, QueuePair& qp, SendOp& op, uint32_t psn) {
   RequesterState& req = qp.transport.req;
   const uint32_t mtu = path_mtu_bytes(qp);
-  const uint32_t index = static_cast<uint32_t>(roce::psn_distance(op.first_psn, psn));
+  const uint32_t index = roce::psn_offset(op.first_psn, psn);
   roce::PacketDescription packet;
   const bool addressed = address_rc(qp, packet);
   packet.udp_source_port =
@@ -302,11 +302,12 @@ void TransportEngine::send_rc_packet(uint32_t qpn, QueuePair& qp, SendOp& op, ui
   }
   if (packet.bth.ack_request)
     req.packets_since_ack_req = 0;
-  if (roce::psn_before(psn, req.send_high)) {
+  const int32_t high = roce::psn_from_una(req.una_psn, req.send_high);
+  if (roce::psn_from_una(req.una_psn, psn) < high) {
     core_.counters.inc(ORNIC_CNT_RETRANSMITS);
     ++qp.counters.retransmits;
   }
-  if (roce::psn_before(req.send_high, op.next_send_psn))
+  if (high < roce::psn_from_una(req.una_psn, op.next_send_psn))
     req.send_high = op.next_send_psn;
   op.sent_once = true;
   if (addressed)
@@ -433,7 +434,7 @@ void TransportEngine::retire(uint32_t qpn, QueuePair& qp) {
   while (!req.ops.empty()) {
     const SendOp& op = req.ops.front();
     const bool done = has_response(op) ? op.responses == (is_atomic(op) ? 1u : op.packets)
-                                       : !roce::psn_before(req.una_psn, end_psn(op));
+                                       : roce::psn_from_una(req.una_psn, end_psn(op)) <= 0;
     if (!done)
       break;
     SendOp finished = std::move(req.ops.front());

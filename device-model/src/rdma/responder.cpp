@@ -19,24 +19,10 @@
 namespace ornic {
 namespace {
 
-// A requester may have max_dest_rd_atomic atomics outstanding; each must find its saved
-// result when a duplicate asks again.
-static_assert(std::tuple_size_v<decltype(ResponderState::atomics)> >= limits::kMaxQpRdAtom);
-
 using roce::Opcode;
 
 uint32_t number_to_wire(uint32_t number) {
   return std::endian::native == std::endian::little ? __builtin_bswap32(number) : number;
-}
-
-Opcode read_response_opcode(uint32_t index, uint32_t count) {
-  if (count == 1)
-    return Opcode::rc_rdma_read_response_only;
-  if (index == 0)
-    return Opcode::rc_rdma_read_response_first;
-  if (index + 1 == count)
-    return Opcode::rc_rdma_read_response_last;
-  return Opcode::rc_rdma_read_response_middle;
 }
 
 } // namespace
@@ -55,7 +41,19 @@ void TransportEngine::send_ack(uint32_t qpn, QueuePair& qp, uint8_t syndrome, ui
   packet.bth.destination_qp = le(qp.attr.dest_qpn) & roce::kQpnMask;
   packet.bth.psn = psn;
   packet.aeth = roce::Aeth{syndrome, qp.transport.resp.msn & roce::kPsnMask};
-  if (roce::ack_kind(syndrome) == roce::AckKind::nak) {
+  const roce::AckKind kind = roce::ack_kind(syndrome);
+  const bool fatal =
+      kind == roce::AckKind::nak && static_cast<roce::NakCode>(roce::syndrome_value(syndrome)) !=
+                                        roce::NakCode::psn_sequence_error;
+  if (!fatal && responses_pending(qp.transport.resp)) {
+    // Nothing may overtake the READ responses still to go (roce.rst, "Responder
+    // resources"): an ACK waits for them, an RNR or PSN sequence NAK is not sent (the
+    // requester's timeout recovers).
+    if (kind == roce::AckKind::ack)
+      qp.transport.resp.ack_pending = true;
+    return;
+  }
+  if (kind == roce::AckKind::nak) {
     core_.counters.inc(ORNIC_CNT_NAKS_SENT);
     ++qp.counters.naks_sent;
   }
@@ -138,7 +136,7 @@ void TransportEngine::on_rc_request(uint32_t qpn, QueuePair& qp, const roce::Par
     return on_duplicate(qpn, qp, packet);
   if (distance > 0) {
     core_.counters.inc(ORNIC_CNT_RX_ROCE_PSN_ERRORS);
-    if (!resp.nak_sent) {
+    if (!resp.nak_sent && !responses_pending(resp)) {
       resp.nak_sent = true;
       send_ack(qpn, qp, roce::make_nak_syndrome(roce::NakCode::psn_sequence_error), resp.epsn);
     }
@@ -183,8 +181,7 @@ void TransportEngine::on_rc_request(uint32_t qpn, QueuePair& qp, const roce::Par
   if (!done)
     return;
   if (packet.description.bth.ack_request) {
-    resp.ack_pending = false;
-    send_ack(qpn, qp, roce::make_ack_syndrome(), psn);
+    acknowledge(qpn, qp);
   } else {
     resp.ack_pending = true;
     schedule_ack(qpn);
@@ -192,11 +189,11 @@ void TransportEngine::on_rc_request(uint32_t qpn, QueuePair& qp, const roce::Par
 }
 
 void TransportEngine::on_duplicate(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet) {
-  ResponderState& resp = qp.transport.resp;
   const roce::OpcodeInfo& info = packet.opcode_info;
   const uint32_t psn = packet.description.bth.psn;
   if (info.has(roce::kRead)) {
-    // Executed again with the checks of a new READ; an XRC SRQ gone since is not answered.
+    // Answered again after the checks of a new READ if still held; an XRC SRQ gone since
+    // is not answered.
     std::optional<RequestTarget> target = own_target(qp);
     if (qp.type == ORNIC_QPT_XRC_TGT)
       target = xrc_target(qp, packet);
@@ -207,33 +204,17 @@ void TransportEngine::on_duplicate(uint32_t qpn, QueuePair& qp, const roce::Pars
   // A FLUSH changes no data: executing it again is harmless and answers it.
   if (info.has(roce::kFlush))
     return execute_flush(qpn, qp, packet, true);
-  // An ATOMIC WRITE is never executed twice (a later store may have followed it).
-  if (info.has(roce::kAtomicWrite)) {
-    for (const SavedAtomic& saved : resp.atomics)
-      if (saved.valid && saved.atomic_write && saved.psn == psn)
-        return send_empty_read_response(qpn, qp, psn);
-    return; // too old to answer: the requester's timeout gives up eventually
+  // An atomic or ATOMIC WRITE is never executed twice (a later store may have followed
+  // it): its saved answer goes out again while its entry is in the ring; an older one is
+  // dropped and the requester's timeout gives up eventually.
+  if (info.has(roce::kAtomicWrite) || info.has(roce::kAtomic)) {
+    const auto kind =
+        info.has(roce::kAtomic) ? ReadResource::Kind::atomic : ReadResource::Kind::atomic_write;
+    if (ReadResource* entry = find_resource(qp, psn, kind))
+      answer_resource(qpn, *entry);
+    return;
   }
-  if (info.has(roce::kAtomic)) {
-    for (const SavedAtomic& saved : resp.atomics) {
-      if (!saved.valid || saved.atomic_write || saved.psn != psn)
-        continue;
-      roce::PacketDescription ack;
-      if (!address_rc(qp, ack))
-        return;
-      ack.udp_source_port = roce::roce_udp_source_port(le(qp.attr.udp_sport), qpn,
-                                                       le(qp.attr.dest_qpn) & roce::kQpnMask);
-      ack.bth.opcode = wire_opcode(qp, Opcode::rc_atomic_acknowledge);
-      ack.bth.destination_qp = le(qp.attr.dest_qpn) & roce::kQpnMask;
-      ack.bth.psn = psn;
-      ack.aeth = roce::Aeth{roce::make_ack_syndrome(), resp.msn & roce::kPsnMask};
-      ack.atomic_ack_eth = roce::AtomicAckEth{saved.original};
-      transmit(qp, ack, {});
-      return;
-    }
-    return; // too old to answer: the requester's timeout gives up eventually
-  }
-  send_ack(qpn, qp, roce::make_ack_syndrome(), roce::psn_add(resp.epsn, roce::kPsnMask));
+  acknowledge(qpn, qp);
 }
 
 std::optional<TransportEngine::RequestTarget>
@@ -392,7 +373,7 @@ void TransportEngine::fail_receive(uint32_t qpn, QueuePair& qp, const SgeOutcome
                   : outcome.result == SgeResult::dma     ? ORNIC_CQE_LOC_ACCESS_ERR
                                                          : ORNIC_CQE_LOC_PROT_ERR;
   result.vendor_err = outcome.vendor_err;
-  result.byte_len = qp.transport.resp.recv.offset;
+  result.byte_len = static_cast<uint32_t>(qp.transport.resp.recv.offset);
   core_.counters.inc(ORNIC_CNT_WQE_ERRORS);
   ++qp.counters.wqe_errors;
   complete_receive(qpn, qp, result);
@@ -440,6 +421,12 @@ bool TransportEngine::execute_send(uint32_t qpn, QueuePair& qp, const roce::Pars
     refuse(qpn, qp, roce::NakCode::invalid_request, psn, ORNIC_EQE_QP_REQ_ERR);
     return false;
   }
+  // A message longer than max_msg_sz (a SEND that never ends) is an invalid request.
+  if (!info.has(roce::kStartsMessage) &&
+      resp.recv.offset + packet.payload.size() > limits::kMaxMsgSize) {
+    refuse(qpn, qp, roce::NakCode::invalid_request, psn, ORNIC_EQE_QP_REQ_ERR);
+    return false;
+  }
   if (info.has(roce::kStartsMessage)) {
     if (!take_receive_or_rnr(qpn, qp, target, psn))
       return false;
@@ -458,11 +445,11 @@ bool TransportEngine::execute_send(uint32_t qpn, QueuePair& qp, const roce::Pars
     fail_receive(qpn, qp, put, psn);
     return false;
   }
-  recv.offset += static_cast<uint32_t>(packet.payload.size());
+  recv.offset += packet.payload.size();
   resp.epsn = roce::psn_add(psn, 1);
   if (last) {
     ReceiveResult result;
-    result.byte_len = recv.offset;
+    result.byte_len = static_cast<uint32_t>(recv.offset); // at most kMaxMsgSize
     result.solicited = packet.description.bth.solicited;
     if (packet.description.immdt) {
       result.flags |= ORNIC_CQE_FLAG_IMM;
@@ -508,6 +495,10 @@ bool TransportEngine::execute_write(uint32_t qpn, QueuePair& qp, const roce::Par
   const bool last = info.has(roce::kLast);
   const bool first = info.has(roce::kStartsMessage);
   const uint32_t length = static_cast<uint32_t>(packet.payload.size());
+  if (first && d.reth->dma_length > limits::kMaxMsgSize) {
+    refuse(qpn, qp, roce::NakCode::invalid_request, psn, ORNIC_EQE_QP_REQ_ERR);
+    return false;
+  }
   if (first) {
     if (!remote_allowed(qpn, qp, target.pd, d.reth->rkey, d.reth->virtual_address,
                         d.reth->dma_length, ORNIC_ACCESS_REMOTE_WRITE)) {
@@ -573,58 +564,60 @@ bool TransportEngine::execute_write(uint32_t qpn, QueuePair& qp, const roce::Par
   return qp.state != ORNIC_QPS_ERR;
 }
 
+// A new READ takes an entry of the read-resource ring and is answered from it, a bounded
+// number of packets per turn (read_resources.cpp). A duplicate is answered again, from its
+// own PSN and RETH, only while its READ is still in the ring and only for a part of it.
 void TransportEngine::execute_read(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet,
                                    const RequestTarget& target, bool duplicate) {
   ResponderState& resp = qp.transport.resp;
   const roce::PacketDescription& d = packet.description;
   const uint32_t psn = d.bth.psn;
   const uint64_t va = d.reth->virtual_address;
-  const uint32_t length = d.reth->dma_length;
+  const uint64_t length = d.reth->dma_length;
+  const uint32_t rkey = d.reth->rkey;
   if (length > limits::kMaxMsgSize) {
     if (!duplicate)
       nak_and_fail(qpn, qp, static_cast<uint8_t>(roce::NakCode::invalid_request), psn,
                    ORNIC_EQE_QP_REQ_ERR);
     return;
   }
-  const auto reached =
-      remote_allowed(qpn, qp, target.pd, d.reth->rkey, va, length, ORNIC_ACCESS_REMOTE_READ);
-  if (!reached) {
+  const uint32_t mtu = path_mtu_bytes(qp);
+  const uint32_t count = static_cast<uint32_t>(std::max<uint64_t>(1, (length + mtu - 1) / mtu));
+  ReadResource* held = nullptr;
+  if (duplicate) {
+    held = find_resource(qp, psn, ReadResource::Kind::read);
+    if (held == nullptr || held->rkey != rkey || va < held->va || length > held->length ||
+        va - held->va > held->length - length ||
+        uint64_t{roce::psn_offset(held->psn, psn)} + count > held->packets)
+      return; // not (or no longer) held, or not a part of what was asked: dropped
+  }
+  if (!remote_allowed(qpn, qp, target.pd, rkey, va, length, ORNIC_ACCESS_REMOTE_READ)) {
     if (!duplicate)
       nak_and_fail(qpn, qp, static_cast<uint8_t>(roce::NakCode::remote_access_error), psn,
                    ORNIC_EQE_QP_ACCESS_ERR);
     return;
   }
-  if (!responder_odp_ready(qpn, qp, d.reth->rkey, va, length, false, psn, duplicate))
+  if (!responder_odp_ready(qpn, qp, rkey, va, length, false, psn, duplicate))
     return;
-  const uint32_t mtu = path_mtu_bytes(qp);
-  const uint32_t count = std::max<uint32_t>(1, (length + mtu - 1) / mtu);
   if (!duplicate) {
+    held = admit_resource(qpn, qp, psn);
+    if (held == nullptr)
+      return;
     resp.epsn = roce::psn_add(psn, count);
     resp.msn = roce::psn_add(resp.msn, 1);
+    held->kind = ReadResource::Kind::read;
+    held->packets = count;
+    held->msn = resp.msn;
+    held->pd = target.pd;
+    held->rkey = rkey;
+    held->va = va;
+    held->length = length;
   }
-  const MemoryRegion* mr = *reached;
-  for (uint32_t i = 0; i < count; ++i) {
-    const uint32_t offset = i * mtu;
-    const uint32_t piece = std::min(mtu, length - offset);
-    roce::PacketDescription out;
-    if (!address_rc(qp, out))
-      return;
-    out.udp_source_port = roce::roce_udp_source_port(le(qp.attr.udp_sport), qpn,
-                                                     le(qp.attr.dest_qpn) & roce::kQpnMask);
-    out.bth.opcode = wire_opcode(qp, read_response_opcode(i, count));
-    out.bth.destination_qp = le(qp.attr.dest_qpn) & roce::kQpnMask;
-    out.bth.psn = roce::psn_add(psn, i);
-    if (i == 0 || i + 1 == count)
-      out.aeth = roce::Aeth{roce::make_ack_syndrome(), resp.msn & roce::kPsnMask};
-    payload_.resize(piece);
-    if (piece != 0 && !mr_read(core_.memory(), *mr, va + offset, payload_)) {
-      core_.counters.inc(ORNIC_CNT_DMA_ERRORS);
-      nak_and_fail(qpn, qp, static_cast<uint8_t>(roce::NakCode::remote_operational_error), psn,
-                   ORNIC_EQE_QP_FATAL);
-      return;
-    }
-    transmit(qp, out, payload_);
-  }
+  held->pass_psn = psn;
+  held->pass_va = va;
+  held->pass_length = length;
+  held->pass_count = count;
+  answer_resource(qpn, *held);
 }
 
 bool TransportEngine::execute_atomic(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet,
@@ -646,6 +639,9 @@ bool TransportEngine::execute_atomic(uint32_t qpn, QueuePair& qp, const roce::Pa
     return false;
   }
   if (!responder_odp_ready(qpn, qp, a.rkey, a.virtual_address, 8, true, psn))
+    return false;
+  ReadResource* entry = admit_resource(qpn, qp, psn);
+  if (entry == nullptr)
     return false;
   const MemoryRegion* mr = *reached;
   std::array<uint8_t, 8> bytes{};
@@ -670,19 +666,10 @@ bool TransportEngine::execute_atomic(uint32_t qpn, QueuePair& qp, const roce::Pa
   }
   resp.epsn = roce::psn_add(psn, 1);
   resp.msn = roce::psn_add(resp.msn, 1);
-  resp.atomics[resp.next_atomic_slot] = SavedAtomic{true, false, psn, original};
-  resp.next_atomic_slot = (resp.next_atomic_slot + 1) % resp.atomics.size();
-  roce::PacketDescription ack;
-  if (!address_rc(qp, ack))
-    return true;
-  ack.udp_source_port =
-      roce::roce_udp_source_port(le(qp.attr.udp_sport), qpn, le(qp.attr.dest_qpn) & roce::kQpnMask);
-  ack.bth.opcode = wire_opcode(qp, Opcode::rc_atomic_acknowledge);
-  ack.bth.destination_qp = le(qp.attr.dest_qpn) & roce::kQpnMask;
-  ack.bth.psn = psn;
-  ack.aeth = roce::Aeth{roce::make_ack_syndrome(), resp.msn & roce::kPsnMask};
-  ack.atomic_ack_eth = roce::AtomicAckEth{original};
-  transmit(qp, ack, {});
+  entry->kind = ReadResource::Kind::atomic;
+  entry->msn = resp.msn;
+  entry->original = original;
+  answer_resource(qpn, *entry);
   return true;
 }
 
@@ -736,6 +723,12 @@ void TransportEngine::execute_flush(uint32_t qpn, QueuePair& qp, const roce::Par
                    ORNIC_EQE_QP_ACCESS_ERR);
     return;
   }
+  ReadResource* entry = nullptr;
+  if (!duplicate) {
+    entry = admit_resource(qpn, qp, psn);
+    if (entry == nullptr)
+      return;
+  }
   // The stores of the requests before this one precede the response that reports them.
   std::atomic_thread_fence(std::memory_order_release);
   if ((type & ORNIC_FLUSH_PERSISTENT) && length != 0 &&
@@ -746,11 +739,20 @@ void TransportEngine::execute_flush(uint32_t qpn, QueuePair& qp, const roce::Par
                    ORNIC_EQE_QP_FATAL);
     return;
   }
-  if (!duplicate) {
-    resp.epsn = roce::psn_add(psn, 1);
-    resp.msn = roce::psn_add(resp.msn, 1);
+  if (duplicate) {
+    // Answered in its place among the responses if still held, else at once unless
+    // READ responses are still to go (then the requester asks again).
+    if (ReadResource* held = find_resource(qp, psn, ReadResource::Kind::flush))
+      answer_resource(qpn, *held);
+    else if (!responses_pending(resp))
+      send_empty_read_response(qpn, qp, psn);
+    return;
   }
-  send_empty_read_response(qpn, qp, psn);
+  resp.epsn = roce::psn_add(psn, 1);
+  resp.msn = roce::psn_add(resp.msn, 1);
+  entry->kind = ReadResource::Kind::flush;
+  entry->msn = resp.msn;
+  answer_resource(qpn, *entry);
 }
 
 // ATOMIC WRITE: checks in rxe's order (length, key/rights/bounds, alignment), then the 8
@@ -780,6 +782,9 @@ void TransportEngine::execute_atomic_write(uint32_t qpn, QueuePair& qp,
   }
   if (!responder_odp_ready(qpn, qp, d.reth->rkey, va, 8, true, psn))
     return;
+  ReadResource* entry = admit_resource(qpn, qp, psn);
+  if (entry == nullptr)
+    return;
   const MemoryRegion* mr = *target;
   if (!mr_write_atomic64(core_.memory(), *mr, va, packet.payload.first<8>())) {
     core_.counters.inc(ORNIC_CNT_DMA_ERRORS);
@@ -790,9 +795,9 @@ void TransportEngine::execute_atomic_write(uint32_t qpn, QueuePair& qp,
   resp.epsn = roce::psn_add(psn, 1);
   resp.msn = roce::psn_add(resp.msn, 1);
   qp.counters.recv_bytes += 8;
-  resp.atomics[resp.next_atomic_slot] = SavedAtomic{true, true, psn, 0};
-  resp.next_atomic_slot = (resp.next_atomic_slot + 1) % resp.atomics.size();
-  send_empty_read_response(qpn, qp, psn);
+  entry->kind = ReadResource::Kind::atomic_write;
+  entry->msn = resp.msn;
+  answer_resource(qpn, *entry);
 }
 
 bool TransportEngine::on_ud_request(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet,

@@ -92,6 +92,8 @@ void TransportEngine::schedule(uint32_t qpn) {
 
 void TransportEngine::run_scheduled() {
   run_posted_ = false;
+  if (core_.fatal())
+    return; // registers.rst, FATAL: nothing is sent any more
   unsigned budget = kPacketsPerTurn;
   std::vector<uint32_t> again;
   while (!ready_.empty()) {
@@ -100,7 +102,9 @@ void TransportEngine::run_scheduled() {
     QueuePair* qp = core_.resources.qps.find(qpn);
     if (qp == nullptr)
       continue;
-    if (requester_work(qpn, *qp, budget))
+    // Responses first: they answer requests the peer already waits for.
+    const bool responses_left = responder_work(qpn, *qp, budget);
+    if (requester_work(qpn, *qp, budget) || responses_left)
       again.push_back(qpn);
     if (budget == 0)
       break;
@@ -126,15 +130,15 @@ void TransportEngine::schedule_ack(uint32_t qpn) {
 
 void TransportEngine::flush_acks() {
   ack_flush_posted_ = false;
+  if (core_.fatal())
+    return;
   std::set<uint32_t> pending;
   pending.swap(ack_pending_);
   for (uint32_t qpn : pending) {
     QueuePair* qp = core_.resources.qps.find(qpn);
     if (qp == nullptr || !qp->transport.resp.ack_pending || qp->state == ORNIC_QPS_ERR)
       continue;
-    qp->transport.resp.ack_pending = false;
-    send_ack(qpn, *qp, roce::make_ack_syndrome(),
-             roce::psn_add(qp->transport.resp.epsn, roce::kPsnMask));
+    acknowledge(qpn, *qp);
   }
   update_timer();
 }
@@ -162,6 +166,8 @@ void TransportEngine::update_timer() {
 
 void TransportEngine::on_timer() {
   armed_deadline_ = 0;
+  if (core_.fatal())
+    return; // no retransmission, no RNR retry: the timer stays off
   const int64_t now = timer_.now_ns();
   std::vector<uint32_t> qpns;
   for (auto& [qpn, qp] : core_.resources.qps)
@@ -227,6 +233,11 @@ void TransportEngine::transmit(QueuePair& qp, const roce::PacketDescription& pac
 }
 
 void TransportEngine::loop_back(const std::vector<uint8_t>& frame) {
+  if (loopback_.size() >= kMaxLoopbackFrames) {
+    if (loopback_dropped_++ == 0)
+      core_.log.warn("rdma: loopback queue full ({} frames): dropping", kMaxLoopbackFrames);
+    return;
+  }
   loopback_.push_back(frame);
   if (loopback_posted_)
     return;
@@ -237,6 +248,8 @@ void TransportEngine::loop_back(const std::vector<uint8_t>& frame) {
     loopback_posted_ = false;
     std::deque<std::vector<uint8_t>> frames;
     frames.swap(loopback_);
+    if (core_.fatal())
+      return;
     for (const auto& looped : frames)
       process_frame(looped, /*from_wire=*/false);
     update_timer();
@@ -244,6 +257,8 @@ void TransportEngine::loop_back(const std::vector<uint8_t>& frame) {
 }
 
 void TransportEngine::receive(std::span<const std::byte> frame) {
+  if (core_.fatal())
+    return;
   process_frame(
       std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(frame.data()), frame.size()),
       /*from_wire=*/true);

@@ -43,6 +43,9 @@ public:
   static constexpr int64_t kUcPaceNs = 100'000;
   // A responder reports a fault of the same ODP pages at most this often (memory.rst).
   static constexpr int64_t kFaultReportIntervalNs = 1'000'000;
+  // Frames sent to a local GID wait here for the next turn; beyond this many they are
+  // dropped (and counted) like frames the wire loses: RC recovers them by retransmission.
+  static constexpr size_t kMaxLoopbackFrames = 4096;
 
   TransportEngine(EventLoop& loop, NicCore& core, Port* port, TransportTimer& timer);
   ~TransportEngine() override;
@@ -56,6 +59,10 @@ public:
   void odp_resume(uint32_t qpn) override;
   // Device reset: scheduled work and frames in flight are forgotten.
   void reset();
+
+  // Looped-back frames waiting for the next turn, and those dropped because too many did.
+  size_t loopback_backlog() const { return loopback_.size(); }
+  uint64_t loopback_dropped() const { return loopback_dropped_; }
 
 private:
   // Scheduling (transport_engine.cpp).
@@ -153,6 +160,22 @@ private:
                                                     uint32_t rkey, uint64_t va, uint64_t length,
                                                     uint32_t access) const;
   void execute_flush(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet, bool duplicate);
+  // Read-resource ring (read_resources.cpp). A new read-class request takes an entry, or
+  // is NAKed (invalid request, QP to ERR) when max_dest_rd_atomic entries still wait for
+  // their responses; nullptr then.
+  ReadResource* admit_resource(uint32_t qpn, QueuePair& qp, uint32_t psn);
+  ReadResource* find_resource(QueuePair& qp, uint32_t psn, ReadResource::Kind kind);
+  // Marks the entry as having responses to send and schedules the QP.
+  void answer_resource(uint32_t qpn, ReadResource& entry);
+  static bool responses_pending(const ResponderState& resp);
+  // Sends pending responses in PSN order within `budget`; true when some are left.
+  bool responder_work(uint32_t qpn, QueuePair& qp, unsigned& budget);
+  void send_resource_response(uint32_t qpn, QueuePair& qp, ReadResource& entry);
+  // The ACK for everything executed so far, or later if READ responses still wait: an ACK
+  // must not overtake the responses of the requests before it.
+  void acknowledge(uint32_t qpn, QueuePair& qp);
+  // The port (or the loopback queue) holds enough frames not yet on the wire.
+  bool transmit_backlogged() const;
   void execute_atomic_write(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet);
   // The answer to a FLUSH or ATOMIC WRITE: READ Response Only, AETH, no payload.
   void send_empty_read_response(uint32_t qpn, QueuePair& qp, uint32_t psn);
@@ -192,6 +215,7 @@ private:
   std::set<uint32_t> ack_pending_;
   bool ack_flush_posted_ = false;
   std::deque<std::vector<uint8_t>> loopback_;
+  uint64_t loopback_dropped_ = 0;
   bool loopback_posted_ = false;
   int64_t armed_deadline_ = 0;
 

@@ -47,8 +47,7 @@ TEST_F(NicObjects, MemoryRegionDirectPageList) {
                           ORNIC_ACCESS_LOCAL_WRITE | ORNIC_ACCESS_REMOTE_WRITE, 0x5a, 0x100);
   ASSERT_EQ(cqe.status, ORNIC_ADMIN_STATUS_SUCCESS);
   const uint32_t key = le(cqe.result0);
-  EXPECT_EQ(key & 0xff, 0x5au);
-  EXPECT_EQ(key >> 8, 1u);
+  EXPECT_EQ(key >> 8, 1u); // the variant is the device's own (KeyVariants.*)
   // Wrong variant: the stale-key protection.
   EXPECT_EQ(h.execute(DriverHarness::simple(ORNIC_ADMIN_DEREG_MR, key ^ 1)).status,
             ORNIC_ADMIN_STATUS_BAD_HANDLE);

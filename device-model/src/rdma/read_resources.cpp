@@ -1,0 +1,186 @@
+// The responder's read-resource ring (roce.rst, "Responder resources"): every READ, atomic,
+// ATOMIC WRITE and FLUSH the responder accepts takes an entry, at most max_dest_rd_atomic
+// (at least 1) of them. Responses are sent from the entries in PSN order and a bounded
+// number per EventLoop turn, so one 64-byte READ request for 2 GiB costs the model no more
+// per turn than any other traffic; a duplicate request is answered again only while its
+// entry is still in the ring.
+#include <algorithm>
+
+#include "nic/qp_type.hpp"
+#include "port/port.hpp"
+#include "rdma/memory_access.hpp"
+#include "rdma/odp.hpp"
+#include "rdma/transport_engine.hpp"
+#include "roce/aeth_syndrome.hpp"
+#include "roce/builder.hpp"
+#include "roce/psn.hpp"
+
+namespace ornic {
+namespace {
+
+using roce::Opcode;
+
+Opcode read_response_opcode(uint32_t index, uint32_t count) {
+  if (count == 1)
+    return Opcode::rc_rdma_read_response_only;
+  if (index == 0)
+    return Opcode::rc_rdma_read_response_first;
+  if (index + 1 == count)
+    return Opcode::rc_rdma_read_response_last;
+  return Opcode::rc_rdma_read_response_middle;
+}
+
+size_t ring_depth(const QueuePair& qp) {
+  return std::max<size_t>(1, qp.attr.max_dest_rd_atomic);
+}
+
+} // namespace
+
+bool TransportEngine::responses_pending(const ResponderState& resp) {
+  return std::any_of(resp.resources.begin(), resp.resources.end(),
+                     [](const ReadResource& entry) { return entry.pending; });
+}
+
+ReadResource* TransportEngine::admit_resource(uint32_t qpn, QueuePair& qp, uint32_t psn) {
+  std::deque<ReadResource>& ring = qp.transport.resp.resources;
+  while (ring.size() >= ring_depth(qp)) {
+    // The oldest entry whose responses have all gone out once makes room; one still being
+    // answered for the first time is a request the peer is entitled to have outstanding.
+    const auto free = std::find_if(ring.begin(), ring.end(),
+                                   [](const ReadResource& entry) { return entry.answered; });
+    if (free == ring.end()) {
+      core_.log.warn("qp {}: READ/atomic at PSN {:#x} beyond max_dest_rd_atomic {}", qpn, psn,
+                     static_cast<unsigned>(qp.attr.max_dest_rd_atomic));
+      nak_and_fail(qpn, qp, static_cast<uint8_t>(roce::NakCode::invalid_request), psn,
+                   ORNIC_EQE_QP_REQ_ERR);
+      return nullptr;
+    }
+    ring.erase(free);
+  }
+  ReadResource& entry = ring.emplace_back();
+  entry.psn = entry.pass_psn = psn;
+  return &entry;
+}
+
+ReadResource* TransportEngine::find_resource(QueuePair& qp, uint32_t psn, ReadResource::Kind kind) {
+  for (ReadResource& entry : qp.transport.resp.resources) {
+    if (entry.kind == kind && roce::psn_offset(entry.psn, psn) < entry.packets)
+      return &entry;
+  }
+  return nullptr;
+}
+
+void TransportEngine::answer_resource(uint32_t qpn, ReadResource& entry) {
+  entry.next = 0;
+  entry.pending = true;
+  schedule(qpn);
+}
+
+void TransportEngine::acknowledge(uint32_t qpn, QueuePair& qp) {
+  ResponderState& resp = qp.transport.resp;
+  if (responses_pending(resp)) {
+    resp.ack_pending = true; // sent by responder_work once the responses are out
+    return;
+  }
+  resp.ack_pending = false;
+  send_ack(qpn, qp, roce::make_ack_syndrome(), roce::psn_add(resp.epsn, roce::kPsnMask));
+}
+
+bool TransportEngine::transmit_backlogged() const {
+  const size_t port_backlog = port_ != nullptr ? port_->tx_backlog() : 0;
+  return port_backlog + loopback_.size() >= kUcBacklogLimit;
+}
+
+bool TransportEngine::responder_work(uint32_t qpn, QueuePair& qp, unsigned& budget) {
+  ResponderState& resp = qp.transport.resp;
+  for (;;) {
+    const ornic_qp_state state = qp.state;
+    if (state != ORNIC_QPS_RTR && state != ORNIC_QPS_RTS && state != ORNIC_QPS_SQD &&
+        state != ORNIC_QPS_SQE)
+      return false;
+    const auto entry = std::find_if(resp.resources.begin(), resp.resources.end(),
+                                    [](const ReadResource& e) { return e.pending; });
+    if (entry == resp.resources.end()) {
+      if (resp.ack_pending) {
+        resp.ack_pending = false;
+        send_ack(qpn, qp, roce::make_ack_syndrome(), roce::psn_add(resp.epsn, roce::kPsnMask));
+      }
+      return false;
+    }
+    if (budget == 0)
+      return true;
+    if (transmit_backlogged()) {
+      // The port has enough to send: look again when the pacing timer fires.
+      qp.transport.req.pace_until = timer_.now_ns() + kUcPaceNs;
+      return false;
+    }
+    --budget;
+    send_resource_response(qpn, qp, *entry);
+  }
+}
+
+void TransportEngine::send_resource_response(uint32_t qpn, QueuePair& qp, ReadResource& entry) {
+  using Kind = ReadResource::Kind;
+  roce::PacketDescription out;
+  const uint32_t index = entry.next;
+  const bool addressed = address_rc(qp, out);
+  out.udp_source_port =
+      roce::roce_udp_source_port(le(qp.attr.udp_sport), qpn, le(qp.attr.dest_qpn) & roce::kQpnMask);
+  out.bth.destination_qp = le(qp.attr.dest_qpn) & roce::kQpnMask;
+  out.bth.psn = roce::psn_add(entry.pass_psn, index);
+  std::span<const uint8_t> payload;
+  if (entry.kind == Kind::atomic) {
+    out.bth.opcode = wire_opcode(qp, Opcode::rc_atomic_acknowledge);
+    out.aeth = roce::Aeth{roce::make_ack_syndrome(), entry.msn & roce::kPsnMask};
+    out.atomic_ack_eth = roce::AtomicAckEth{entry.original};
+  } else if (entry.kind != Kind::read) {
+    // FLUSH / ATOMIC WRITE: an empty READ Response Only (IBTA 1.5).
+    out.bth.opcode = static_cast<uint8_t>(Opcode::rc_rdma_read_response_only);
+    out.aeth = roce::Aeth{roce::make_ack_syndrome(), entry.msn & roce::kPsnMask};
+  } else {
+    const uint32_t mtu = path_mtu_bytes(qp);
+    const uint64_t offset = uint64_t{index} * mtu;
+    const uint64_t piece = std::min<uint64_t>(mtu, entry.pass_length - offset);
+    const uint64_t va = entry.pass_va + offset;
+    out.bth.opcode = wire_opcode(qp, read_response_opcode(index, entry.pass_count));
+    if (index == 0 || index + 1 == entry.pass_count)
+      out.aeth = roce::Aeth{roce::make_ack_syndrome(), entry.msn & roce::kPsnMask};
+    payload_.resize(piece);
+    if (piece != 0) {
+      // Checked again for every packet: the MR or window may be gone since the request.
+      const auto reached =
+          remote_allowed(qpn, qp, entry.pd, entry.rkey, va, piece, ORNIC_ACCESS_REMOTE_READ);
+      if (!reached || *reached == nullptr) {
+        entry.pending = false;
+        if (!entry.answered)
+          nak_and_fail(qpn, qp, static_cast<uint8_t>(roce::NakCode::remote_access_error),
+                       out.bth.psn, ORNIC_EQE_QP_ACCESS_ERR);
+        return; // a replay that fails its checks now is dropped
+      }
+      const MemoryRegion& mr = **reached;
+      if (mr.odp && odp_check(core_, mr, entry.rkey, va, piece, false).result != OdpProbe::ok) {
+        // Invalidated since the request: this pass stops; the requester's timeout asks for
+        // the rest again and that duplicate meets the fault (RNR NAK) or the error.
+        entry.pending = false;
+        return;
+      }
+      if (!mr_read(core_.memory(), mr, va, payload_)) {
+        core_.counters.inc(ORNIC_CNT_DMA_ERRORS);
+        entry.pending = false;
+        if (!entry.answered)
+          nak_and_fail(qpn, qp, static_cast<uint8_t>(roce::NakCode::remote_operational_error),
+                       out.bth.psn, ORNIC_EQE_QP_FATAL);
+        return;
+      }
+    }
+    payload = payload_;
+  }
+  if (++entry.next >= entry.pass_count) {
+    entry.pending = false;
+    entry.answered = true;
+  }
+  if (addressed)
+    transmit(qp, out, payload);
+}
+
+} // namespace ornic
