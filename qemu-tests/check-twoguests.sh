@@ -134,11 +134,11 @@ genv=(env MODDIR="$MO" PROVIDER_DIR="$PDIR" LINKS="${links# }" NETEM="$netem"
 	WIRE_FAULTS="$WIRE_FAULTS" FAULTS_TOOL="$fw" FAULTS_NVME="${ORNIC_FAULTS_NVME:-0}"
 	TOOL_TIMEOUT=$((240 * ${ORNIC_TIMEOUT_SCALE:-1})))
 start=$(date +%s)
-"$here/vm.sh" --name "$RUN_NAME/two-guests-b" --flavour "$FLAVOUR" --allow-splat --timeout 3000 \
+"$here/vm.sh" --name "$RUN_NAME/two-guests-b" --flavour "$FLAVOUR" --allow-splat --timeout 1500 \
 	--share "share,$share" "${bargs[@]}" -- "${genv[@]}" /src/qemu-tests/suites/two-guests.sh b &
 bpid=$!
 arc=0
-"$here/vm.sh" --name "$RUN_NAME/two-guests-a" --flavour "$FLAVOUR" --allow-splat --timeout 3000 \
+"$here/vm.sh" --name "$RUN_NAME/two-guests-a" --flavour "$FLAVOUR" --allow-splat --timeout 1500 \
 	--share "share,$share" "${aargs[@]}" -- "${genv[@]}" /src/qemu-tests/suites/two-guests.sh a || arc=$?
 # Guest b ends when a says so; if a died first, tell b now.
 touch "$share/stop"

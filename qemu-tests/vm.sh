@@ -85,10 +85,10 @@ fs() { # fs TAG PATH [readonly]
 machine=q35,memory-backend=mem
 args=(-accel tcg -machine "$machine"
 	-object "memory-backend-memfd,id=mem,size=$mem,share=on" -m "$mem"
-	-smp "$cpus" -cpu max -display none -monitor none -no-reboot
+	-smp "$cpus" -cpu max -display none -monitor "unix:$out/monitor.sock,server=on,wait=off" -no-reboot
 	-serial "file:$console"
 	-kernel "$kdir/arch/x86/boot/bzImage" -initrd "$initrd"
-	-append "console=ttyS0 loglevel=5 panic=-1 oops=panic_off watchdog_thresh=60 rcupdate.rcu_cpu_stall_timeout=120 kmemleak=on"
+	-append "console=ttyS0 loglevel=${ORNIC_GUEST_LOGLEVEL:-5} panic=-1 oops=panic_off watchdog_thresh=60 rcupdate.rcu_cpu_stall_timeout=120 kmemleak=on sysrq_always_enabled"
 	-nic none)
 # shellcheck disable=SC2207 # fs() prints one QEMU argument per line
 args+=($(fs root / ro) $(fs modules "$kdir/modroot" ro) $(fs src "$ORNIC_SRC" ro) $(fs out "$out"))
@@ -126,6 +126,14 @@ qpid=$!
 timed_out=0
 if ! wait_timeout "$qpid" "$timeout"; then
 	timed_out=1
+	# Before killing a hung guest, have it print what it is doing: blocked
+	# tasks, every CPU's backtrace, all tasks (SysRq through the emulated
+	# keyboard; the output goes to the console log).
+	for k in w l t; do
+		printf 'sendkey alt-sysrq-%s\n' "$k"
+		sleep 3
+	done | timeout 20 nc -U -q 2 "$out/monitor.sock" >/dev/null 2>&1 || true
+	sleep 2
 	kill -TERM "$qpid" 2>/dev/null || true
 	wait_timeout "$qpid" 5 || kill -KILL "$qpid" 2>/dev/null || true
 fi

@@ -69,5 +69,6 @@ chroot "$r" /usr/bin/env -i \
 	ORNIC_VERBS_TOOLS="${ORNIC_VERBS_TOOLS:-}" \
 	SOAK_RELOADS="${SOAK_RELOADS:-}" SOAK_KILLS="${SOAK_KILLS:-}" \
 	ORNIC_FAULTS_NVME="${ORNIC_FAULTS_NVME:-}" ORNIC_WIRE_FAULTS="${ORNIC_WIRE_FAULTS:-}" \
+	ORNIC_GUEST_LOGLEVEL="${ORNIC_GUEST_LOGLEVEL:-}" \
 	bash -c 'cd /src 2>/dev/null || cd /; exec "$@"' enter "$@" || rc=$?
 exit $rc
