@@ -141,6 +141,14 @@ if ! gcc -std=gnu11 -O2 -Wall -Wextra -Werror -o "$uctx" \
 	uctx=""
 fi
 
+# Posted writes straight to the BARs of an unbound device, counted by it.
+mmio=$BUILD/tools/mmio-stress
+if ! gcc -std=gnu11 -O2 -Wall -Wextra -Werror -o "$mmio" \
+	"$here/suites/mmio-stress.c" 2>"$BUILD/tools/mmio-stress.log"; then
+	record FAIL driver/build-mmio-stress "$(head -n 5 "$BUILD/tools/mmio-stress.log" | tr '\n' ' ')"
+	mmio=""
+fi
+
 # The data-path verbs through the raw uverbs ABI (no provider library needed).
 verbs=$BUILD/tools/driver-verbs
 if ! gcc -std=gnu11 -O2 -Wall -Wextra -Werror -o "$verbs" \
@@ -155,7 +163,7 @@ mdir=/tmp/driver-models
 if models_up "$mdir"; then
 	mapfile -t margs < <(models_vm_args)
 	driver_vm driver-basic --timeout 1500 "${margs[@]}" -- \
-		/src/qemu-tests/suites/driver-basic.sh "$MO" "$uctx"
+		/src/qemu-tests/suites/driver-basic.sh "$MO" "$uctx" "$mmio"
 	if why=$(models_stop); then
 		record PASS driver/models-survive "both models alive after the driver suite"
 	else

@@ -110,6 +110,8 @@
 #define ORNIC_REG_DB_PAGES		0x0024	/* RO doorbell pages in BAR2 */
 #define ORNIC_REG_MSIX_VECTORS		0x0028	/* RO */
 #define ORNIC_REG_SCRATCH		0x002c	/* RW, no side effect */
+#define ORNIC_REG_SCRATCH_WRITES	0x0030	/* RO writes to SCRATCH, wrapping */
+#define ORNIC_REG_BAR2_WRITES		0x0034	/* RO writes to BAR2, wrapping */
 
 #define ORNIC_REG_AQ_SQ_BASE_LO		0x0040	/* RW */
 #define ORNIC_REG_AQ_SQ_BASE_HI		0x0044	/* RW */

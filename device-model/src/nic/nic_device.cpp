@@ -71,6 +71,7 @@ RegisterView NicDevice::register_view() const {
   view.aq_head = admin_.head();
   view.link_up = core_.link_up;
   view.mac = core_.permanent_mac;
+  view.bar2_writes = bar2_writes_;
   return view;
 }
 
@@ -115,7 +116,10 @@ void NicDevice::bar_write(unsigned bar, uint64_t offset, unsigned size, uint64_t
     write_register(offset, static_cast<uint32_t>(value));
     return;
   }
-  if (bar != ORNIC_BAR_DOORBELL || offset >= ORNIC_BAR_DOORBELL_SIZE)
+  if (bar != ORNIC_BAR_DOORBELL)
+    return;
+  ++bar2_writes_; // counted even when ignored: software checks none was lost
+  if (offset >= ORNIC_BAR_DOORBELL_SIZE)
     return;
   const auto doorbell =
       doorbell_decoder_.decode(offset, size, value, core_.resources.db_pages, core_.counters);
@@ -189,6 +193,7 @@ void NicDevice::reset() {
   core_.reset();
   registers_.reset();
   doorbell_decoder_.reset();
+  bar2_writes_ = 0;
   core_.link_up = port_ != nullptr && port_->link_up();
 }
 

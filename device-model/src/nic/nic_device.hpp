@@ -66,6 +66,7 @@ private:
   AdminCommands commands_;
   AdminQueue admin_;
   DoorbellDecoder doorbell_decoder_;
+  uint32_t bar2_writes_ = 0; // BAR2_WRITES (registers.rst)
   EthFunction eth_;
   QueueDoorbells doorbells_;
   std::unique_ptr<TransportTimer> own_timer_;

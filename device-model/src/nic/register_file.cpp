@@ -66,6 +66,10 @@ std::optional<uint32_t> RegisterFile::read(uint64_t offset, const RegisterView& 
     return ORNIC_MSIX_VECTORS;
   case ORNIC_REG_SCRATCH:
     return scratch_;
+  case ORNIC_REG_SCRATCH_WRITES:
+    return scratch_writes_;
+  case ORNIC_REG_BAR2_WRITES:
+    return live.bar2_writes;
   case ORNIC_REG_AQ_SQ_BASE_LO:
     return low(config_.sq_base);
   case ORNIC_REG_AQ_SQ_BASE_HI:
@@ -120,6 +124,7 @@ RegisterWrite RegisterFile::write(uint64_t offset, uint32_t value) {
     return {};
   case ORNIC_REG_SCRATCH:
     scratch_ = value;
+    ++scratch_writes_;
     return {};
   case ORNIC_REG_AQ_SQ_BASE_LO:
     return config_write([&] { set_low(config_.sq_base, value); });

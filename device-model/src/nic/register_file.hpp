@@ -17,6 +17,7 @@ struct RegisterView {
   uint32_t aq_head = 0;
   bool link_up = false;
   MacAddress mac{};
+  uint32_t bar2_writes = 0;
 };
 
 enum class RegisterEffect { kNone, kBadAccess, kEnable, kDisable, kReset, kAqTail, kAeqDoorbell };
@@ -51,6 +52,7 @@ public:
 private:
   AdminQueueConfig config_;
   uint32_t scratch_ = 0;
+  uint32_t scratch_writes_ = 0;
   bool enabled_ = false;
   bool enable_failed_ = false;
 };

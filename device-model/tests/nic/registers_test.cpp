@@ -54,6 +54,29 @@ TEST(NicRegisters, ScratchAndBadAccessesAreCounted) {
   EXPECT_EQ(h.reg(ORNIC_REG_MAGIC), ORNIC_MAGIC);
 }
 
+// SCRATCH_WRITES and BAR2_WRITES count every write received, ignored ones too, so a
+// driver can prove none went missing between it and the device.
+TEST(NicRegisters, WritesToScratchAndBar2AreCounted) {
+  DriverHarness h;
+  EXPECT_EQ(h.reg(ORNIC_REG_SCRATCH_WRITES), 0u);
+  EXPECT_EQ(h.reg(ORNIC_REG_BAR2_WRITES), 0u);
+  for (uint32_t i = 1; i <= 1000; ++i)
+    h.write_reg(ORNIC_REG_SCRATCH, i);
+  h.write_reg(ORNIC_REG_SCRATCH_WRITES, 7); // read-only: not counted, not taken
+  EXPECT_EQ(h.reg(ORNIC_REG_SCRATCH_WRITES), 1000u);
+  EXPECT_EQ(h.reg(ORNIC_REG_SCRATCH), 1000u);
+  // Disabled device, unallocated page, 64-bit and 32-bit halves, out of range.
+  h.device.bar_write(ORNIC_BAR_DOORBELL, 5 * ORNIC_DB_PAGE_SIZE + ORNIC_DB_CQ, 8, 1);
+  h.device.bar_write(ORNIC_BAR_DOORBELL, ORNIC_DB_SQ, 4, 2);
+  h.device.bar_write(ORNIC_BAR_DOORBELL, ORNIC_DB_SQ + 4, 4, 0);
+  h.device.bar_write(ORNIC_BAR_DOORBELL, ORNIC_BAR_DOORBELL_SIZE + 8, 8, 3);
+  EXPECT_EQ(h.reg(ORNIC_REG_BAR2_WRITES), 4u);
+  EXPECT_EQ(h.reg(ORNIC_REG_SCRATCH_WRITES), 1000u); // doorbells are not registers
+  h.write_reg(ORNIC_REG_DEV_CTRL, ORNIC_DEV_CTRL_RESET);
+  EXPECT_EQ(h.reg(ORNIC_REG_SCRATCH_WRITES), 0u);
+  EXPECT_EQ(h.reg(ORNIC_REG_BAR2_WRITES), 0u);
+}
+
 TEST(NicRegisters, EnableWithBadConfigFailsWithoutGoingFatal) {
   DriverHarness h;
   h.write_reg(ORNIC_REG_AQ_DEPTH, 3); // not a power of two, no bases

@@ -267,7 +267,6 @@ static inline void ornic_wr32(struct ornic_dev *dev, u32 reg, u32 val)
 }
 
 /* ornic_main.c */
-void ornic_wr32_cfg(struct ornic_dev *dev, u32 reg, u32 val);
 void ornic_set_dead(struct ornic_dev *dev, const char *why);
 void ornic_wait_reset_done(struct ornic_dev *dev);
 void ornic_device_error(struct ornic_dev *dev, const char *what, u64 value,

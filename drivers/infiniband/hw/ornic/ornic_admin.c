@@ -42,11 +42,11 @@ int ornic_aq_init(struct ornic_dev *dev)
 		goto err_sq;
 
 	/* Only written while DEV_CTRL.ENABLE is 0 (spec: registers.rst). */
-	ornic_wr32_cfg(dev, ORNIC_REG_AQ_SQ_BASE_LO, lower_32_bits(aq->sq_dma));
-	ornic_wr32_cfg(dev, ORNIC_REG_AQ_SQ_BASE_HI, upper_32_bits(aq->sq_dma));
-	ornic_wr32_cfg(dev, ORNIC_REG_AQ_CQ_BASE_LO, lower_32_bits(aq->cq_dma));
-	ornic_wr32_cfg(dev, ORNIC_REG_AQ_CQ_BASE_HI, upper_32_bits(aq->cq_dma));
-	ornic_wr32_cfg(dev, ORNIC_REG_AQ_DEPTH, depth);
+	ornic_wr32(dev, ORNIC_REG_AQ_SQ_BASE_LO, lower_32_bits(aq->sq_dma));
+	ornic_wr32(dev, ORNIC_REG_AQ_SQ_BASE_HI, upper_32_bits(aq->sq_dma));
+	ornic_wr32(dev, ORNIC_REG_AQ_CQ_BASE_LO, lower_32_bits(aq->cq_dma));
+	ornic_wr32(dev, ORNIC_REG_AQ_CQ_BASE_HI, upper_32_bits(aq->cq_dma));
+	ornic_wr32(dev, ORNIC_REG_AQ_DEPTH, depth);
 	return 0;
 
 err_sq:

@@ -96,9 +96,9 @@ int ornic_aeq_init(struct ornic_dev *dev)
 		return err;
 	eq->eqn = 0;
 	eq->vector = ORNIC_MSIX_VECTOR_ADMIN;
-	ornic_wr32_cfg(dev, ORNIC_REG_AEQ_BASE_LO, lower_32_bits(eq->dma));
-	ornic_wr32_cfg(dev, ORNIC_REG_AEQ_BASE_HI, upper_32_bits(eq->dma));
-	ornic_wr32_cfg(dev, ORNIC_REG_AEQ_DEPTH, 1U << eq->log_depth);
+	ornic_wr32(dev, ORNIC_REG_AEQ_BASE_LO, lower_32_bits(eq->dma));
+	ornic_wr32(dev, ORNIC_REG_AEQ_BASE_HI, upper_32_bits(eq->dma));
+	ornic_wr32(dev, ORNIC_REG_AEQ_DEPTH, 1U << eq->log_depth);
 	return 0;
 }
 

@@ -42,26 +42,6 @@ void ornic_ring_db(struct ornic_dev *dev, u32 offset, u64 val)
 	spin_unlock_irqrestore(&dev->db_lock, flags);
 }
 
-/*
- * Write a read/write configuration register and read it back.  The read
- * flushes the posted write; a value that did not stick is written again.
- * (Observed with QEMU's vfio-user client: posted BAR0 writes followed by
- * more posted writes were occasionally lost; see the driver notes.)
- */
-void ornic_wr32_cfg(struct ornic_dev *dev, u32 reg, u32 val)
-{
-	int i;
-
-	for (i = 0; i < 3; i++) {
-		ornic_wr32(dev, reg, val);
-		if (ornic_rd32(dev, reg) == val)
-			return;
-		dev_warn_once(&dev->pdev->dev,
-			      "register %#x did not take %#x; writing it again\n",
-			      reg, val);
-	}
-}
-
 /* --- liveness ---------------------------------------------------------------- */
 
 static void ornic_reset_request(struct ornic_dev *dev)
