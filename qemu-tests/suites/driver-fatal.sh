@@ -8,12 +8,16 @@
 # (driver-verbs.c) two processes hold a QP, SRQ, CQ, MR and AH on the dying
 # device: one exits after the death (its objects are destroyed on a dead
 # device), the other only after rmmod (disassociation of a dead device).
+# A kernel ULP (NVMe over RDMA, target and host both on the dying device)
+# tears down on the dead device: ib_drain_qp() must complete (the driver
+# flushes kernel QPs itself), with no WARN from the RDMA core.
 set -uo pipefail
 mo=$1
 verbs_tool=${2:-}
 SUITE=driver
 . /src/qemu-tests/suites/lib.sh
 . /src/qemu-tests/suites/driver-lib.sh
+. /src/qemu-tests/suites/interop-lib.sh
 
 if ! install_modules "$mo" || ! modprobe ornic || ! wait_for have_devs 2; then
 	fail device-fatal "driver did not come up: $(dmesg | grep -i ornic | tail -n 3 | tr '\n' ' ')"
@@ -66,6 +70,27 @@ if [ -n "$verbs_tool" ] && wait_gid "$ib1" 10.2.1.1; then
 		fail fatal-holders "$(cat /out/hold-a.txt /out/hold-b.txt | tr '\n' ' ')"
 	fi
 fi
+# NVMe over RDMA on the device about to die (loopback: both ends on $ib1).
+nqn=nqn.2026-12.org.ornic:fatal nvme_dev=""
+if [ -n "$verbs_tool" ] && why=$(nvmet_export "$nqn" 10.2.1.1 1 /tmp/fatal-nvme.img) &&
+	modprobe nvme-rdma &&
+	why=$(timeout 120 nvme connect -t rdma -a 10.2.1.1 -s 4420 -n "$nqn" --nr-io-queues=1 2>&1); then
+	for _ in $(seq 40); do
+		for b in /sys/block/nvme*n*; do
+			[ "$(cat "$b/device/subsysnqn" 2>/dev/null)" = "$nqn" ] && nvme_dev=/dev/${b##*/}
+		done
+		[ -n "$nvme_dev" ] && break
+		sleep 0.5
+	done
+	if [ -n "$nvme_dev" ] && dd if=/dev/urandom of="$nvme_dev" bs=1M count=1 oflag=direct status=none; then
+		pass fatal-ulp-setup "nvme-rdma connected to nvmet-rdma over $ib1 (loopback), 1 MiB written through $nvme_dev"
+	else
+		fail fatal-ulp-setup "no namespace device or the write failed: $(dmesg | tail -n 3 | tr '\n' ' ')"
+	fi
+elif [ -n "$verbs_tool" ]; then
+	fail fatal-ulp-setup "NVMe over RDMA on $ib1: $why"
+fi
+
 ping -i 0.05 -W 1 10.2.1.2 >/dev/null 2>&1 &
 ppid=$!
 sleep 1
@@ -150,13 +175,36 @@ if [ $rxe_ok = 1 ]; then
 	fi
 fi
 
+# The ULP's host side tears down on the dead device (its QPs drained).
+if [ -n "$nvme_dev" ]; then
+	t0=$(date +%s%N)
+	if timeout 120 nvme disconnect -n "$nqn" >/out/nvme-disconnect.log 2>&1 &&
+		! dmesg | grep -q 'failed to drain'; then
+		pass fatal-ulp-teardown "nvme disconnect on the dead device in $(( ($(date +%s%N) - t0) / 1000000 )) ms, every QP drained"
+	else
+		fail fatal-ulp-teardown "$(cat /out/nvme-disconnect.log) $(dmesg | grep -m2 -A2 'failed to drain' | tr '\n' ' ')"
+	fi
+fi
+
 with=""
 [ $holders = 1 ] && with=" and live objects on it"
+[ -n "$nvme_dev" ] && with+=", an nvmet-rdma port"
 t0=$(date +%s%N)
 if timeout 60 modprobe -r ornic; then
 	pass fatal-rmmod "rmmod with a dead device$with took $(( ($(date +%s%N) - t0) / 1000000 )) ms"
 else
 	fail fatal-rmmod "rmmod failed or hung"
+fi
+# nvmet-rdma's queues went with the device; its port goes now.
+if [ -n "$nvme_dev" ]; then
+	cfs=/sys/kernel/config/nvmet
+	rm -f "$cfs/ports/1/subsystems/$nqn"
+	rmdir "$cfs/ports/1" "$cfs/subsystems/$nqn/namespaces/1" "$cfs/subsystems/$nqn" 2>/dev/null
+	if dmesg | grep -q 'failed to drain'; then
+		fail fatal-ulp-target "$(dmesg | grep -m2 -A2 'failed to drain' | tr '\n' ' ')"
+	else
+		pass fatal-ulp-target "nvmet-rdma's queues on the dead device drained at rmmod"
+	fi
 fi
 if [ $holders = 1 ]; then
 	echo go >&5

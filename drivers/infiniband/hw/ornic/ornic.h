@@ -291,6 +291,7 @@ int ornic_aeq_init(struct ornic_dev *dev);
 void ornic_aeq_destroy(struct ornic_dev *dev);
 void ornic_aeq_arm(struct ornic_dev *dev);
 void ornic_aeq_process(struct ornic_dev *dev);
+void ornic_kcqs_kick(struct ornic_dev *dev);
 void ornic_ceqs_sync(struct ornic_dev *dev);
 
 /* ornic_odp.c */

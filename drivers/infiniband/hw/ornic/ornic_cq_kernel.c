@@ -21,6 +21,15 @@ static void ornic_kernel_cq_comp(struct ornic_kcq *kcq)
 		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
 }
 
+/*
+ * On a dead device, work posted to a kernel QP completes (as flushes) with
+ * no interrupt to say so: tell the CQ's consumer, as the device would.
+ */
+void ornic_kernel_cq_kick(struct ib_cq *ibcq)
+{
+	ornic_kernel_cq_comp(&to_ocq(ibcq)->kcq);
+}
+
 int ornic_create_kernel_cq(struct ib_cq *ibcq,
 			   const struct ib_cq_init_attr *attr)
 {
@@ -188,6 +197,74 @@ static struct ornic_qp *ornic_kcqe_check(struct ornic_dev *dev,
 	return qp;
 }
 
+/*
+ * A dead device completes nothing, so the driver does what it would have
+ * done on the QP's move to ERR: every WQE still posted completes with
+ * IB_WC_WR_FLUSH_ERR, in order (ib_drain_qp() then finds its drain WR).
+ * Under the CQ's lock, which keeps the QPs of this CQ alive.
+ */
+static int ornic_kwq_flush(struct ornic_qp *qp, struct ornic_kwq *wq,
+			   enum ib_wc_opcode opcode, struct ib_wc *wc, int ne)
+{
+	struct ornic_kwq_shadow *posted;
+	int n = 0;
+
+	spin_lock(&wq->lock);
+	while (n < ne && wq->ci != wq->pi) {
+		posted = &wq->shadow[ornic_ring_slot(wq->ci, wq->log_depth)];
+		memset(&wc[n], 0, sizeof(wc[n]));
+		wc[n].wr_id = posted->wr_id;
+		wc[n].status = IB_WC_WR_FLUSH_ERR;
+		wc[n].opcode = opcode;
+		wc[n].qp = &qp->ibqp;
+		wq->ci += clamp_t(u32, posted->blocks, 1, wq->pi - wq->ci);
+		n++;
+	}
+	spin_unlock(&wq->lock);
+	return n;
+}
+
+static bool ornic_kwq_posted(struct ornic_kwq *wq)
+{
+	bool posted;
+
+	spin_lock(&wq->lock);
+	posted = wq->ci != wq->pi;
+	spin_unlock(&wq->lock);
+	return posted;
+}
+
+/* With wc == NULL: only whether there is anything to flush (0 or 1). */
+static int ornic_kernel_cq_flush(struct ornic_dev *dev, struct ornic_cq *cq,
+				 struct ib_wc *wc, int ne)
+{
+	struct ornic_qp *qp;
+	unsigned long qpn;
+	int n = 0;
+
+	xa_for_each(&dev->qps, qpn, qp) {
+		if (n >= ne)
+			break;
+		if (!qp->kernel)
+			continue;
+		if (qp->ibqp.send_cq == &cq->ibcq) {
+			if (!wc && ornic_kwq_posted(&qp->ksq))
+				return 1;
+			if (wc)
+				n += ornic_kwq_flush(qp, &qp->ksq, IB_WC_SEND,
+						     wc + n, ne - n);
+		}
+		if (qp->ibqp.recv_cq == &cq->ibcq && !qp->ibqp.srq) {
+			if (!wc && ornic_kwq_posted(&qp->krq))
+				return 1;
+			if (wc && n < ne)
+				n += ornic_kwq_flush(qp, &qp->krq, IB_WC_RECV,
+						     wc + n, ne - n);
+		}
+	}
+	return n;
+}
+
 int ornic_poll_cq(struct ib_cq *ibcq, int ne, struct ib_wc *wc)
 {
 	struct ornic_dev *dev = to_odev(ibcq->device);
@@ -218,6 +295,8 @@ int ornic_poll_cq(struct ib_cq *ibcq, int ne, struct ib_wc *wc)
 		}
 		n++;
 	}
+	if (n < ne && ornic_dead(dev))
+		n += ornic_kernel_cq_flush(dev, cq, wc + n, ne - n);
 	spin_unlock_irqrestore(&cq->lock, flags);
 	return n;
 }
@@ -232,7 +311,10 @@ int ornic_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 	ornic_cq_report_ci(cq, (flags & IB_CQ_SOLICITED_MASK) ==
 			       IB_CQ_SOLICITED ? ORNIC_DB_FLAG_ARM_SOLICITED :
 			       ORNIC_DB_FLAG_ARM_NEXT);
-	if ((flags & IB_CQ_REPORT_MISSED_EVENTS) && ornic_kcq_next(&cq->kcq))
+	if ((flags & IB_CQ_REPORT_MISSED_EVENTS) &&
+	    (ornic_kcq_next(&cq->kcq) ||
+	     (ornic_dead(to_odev(ibcq->device)) &&
+	      ornic_kernel_cq_flush(to_odev(ibcq->device), cq, NULL, 1))))
 		missed = 1;
 	spin_unlock_irqrestore(&cq->lock, irqflags);
 	return missed;

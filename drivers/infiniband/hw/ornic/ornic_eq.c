@@ -306,6 +306,26 @@ static void ornic_ceq_poll_work(struct work_struct *work)
  * an event any more: a CQ removed from the tables before is unreachable.
  * Every EQ, not only the CQ's own: a device may name any CQN on any EQ.
  */
+/*
+ * After death no completion interrupt comes: each kernel CQ is told once,
+ * so that its consumer polls the flushes of what it had posted.  Under each
+ * EQ's lock, like the interrupt handler (ornic_kcq_destroy() waits for it).
+ */
+void ornic_kcqs_kick(struct ornic_dev *dev)
+{
+	struct ornic_kcq *cq;
+	unsigned long cqn;
+	unsigned int i;
+
+	for (i = 0; i < dev->num_ceqs; i++) {
+		spin_lock_irq(&dev->ceqs[i].lock);
+		xa_for_each(&dev->kcqs, cqn, cq)
+			if (cq->eq == &dev->ceqs[i])
+				cq->comp_handler(cq);
+		spin_unlock_irq(&dev->ceqs[i].lock);
+	}
+}
+
 void ornic_ceqs_sync(struct ornic_dev *dev)
 {
 	unsigned int i;

@@ -136,6 +136,7 @@ static void ornic_event_work(struct work_struct *work)
 	if (test_and_clear_bit(ORNIC_FLAG_FATAL_EVENT, &dev->flags)) {
 		ornic_eth_link_update(dev);
 		ornic_ib_fatal_event(dev);
+		ornic_kcqs_kick(dev);
 	}
 	if (test_and_clear_bit(ORNIC_FLAG_LINK_EVENT, &dev->flags))
 		ornic_eth_link_update(dev);

@@ -384,6 +384,15 @@ int ornic_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 		err = -EINVAL;
 		goto out;
 	}
+	/*
+	 * A dead device was reset and holds no QP: ERR is where every QP of
+	 * it is, and the driver flushes kernel QPs itself (ornic_poll_cq()),
+	 * so that ib_drain_qp() works during a ULP's teardown.
+	 */
+	if (ornic_dead(dev) && next == IB_QPS_ERR) {
+		WRITE_ONCE(qp->state, IB_QPS_ERR);
+		goto out;
+	}
 	err = ornic_qp_cmd(dev, ORNIC_ADMIN_MODIFY_QP, qp->qpn, hw_mask,
 			   (mask & IB_QP_CUR_STATE) ? (int)cur : -1, &oa,
 			   &state);

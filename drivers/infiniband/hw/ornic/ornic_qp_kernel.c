@@ -540,6 +540,9 @@ int ornic_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			      ornic_db_value(qp->qpn, 0, qp->ksq.pi));
 	}
 	spin_unlock_irqrestore(&qp->ksq.lock, flags);
+	/* A dead device flushes what was posted (ornic_poll_cq()). */
+	if (ornic_dead(dev) && qp->ksq.pi != start)
+		ornic_kernel_cq_kick(ibqp->send_cq);
 	return err;
 }
 
@@ -602,5 +605,7 @@ int ornic_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 			      ornic_db_value(qp->qpn, 0, qp->krq.pi));
 	}
 	spin_unlock_irqrestore(&qp->krq.lock, flags);
+	if (ornic_dead(dev) && qp->krq.pi != start)
+		ornic_kernel_cq_kick(ibqp->recv_cq);
 	return err;
 }

@@ -266,6 +266,7 @@ void ornic_destroy_kernel_cq(struct ornic_cq *cq);
 int ornic_poll_cq(struct ib_cq *ibcq, int ne, struct ib_wc *wc);
 int ornic_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 void ornic_kernel_cq_clean(struct ornic_cq *cq, u32 qpn);
+void ornic_kernel_cq_kick(struct ib_cq *ibcq);
 
 /* ornic_qp_kernel.c: QPs of kernel consumers (and the GSI QP) */
 int ornic_create_kernel_qp(struct ornic_qp *qp, struct ib_qp_init_attr *init);
