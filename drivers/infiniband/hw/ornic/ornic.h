@@ -124,6 +124,8 @@ struct ornic_kcq {
 	u32 ci;			/* consumer index, only touched by NAPI */
 	struct ornic_eq *eq;
 	void (*comp_handler)(struct ornic_kcq *cq);
+	/* After death: tell the consumer if it asked to be told (or NULL). */
+	void (*dead_handler)(struct ornic_kcq *cq);
 };
 
 struct ornic_eth_buf {

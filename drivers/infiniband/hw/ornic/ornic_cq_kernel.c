@@ -23,11 +23,27 @@ static void ornic_kernel_cq_comp(struct ornic_kcq *kcq)
 
 /*
  * On a dead device, work posted to a kernel QP completes (as flushes) with
- * no interrupt to say so: tell the CQ's consumer, as the device would.
+ * no interrupt to say so: tell the CQ's consumer, as the device would, and
+ * only if it armed the CQ (a consumer that polls directly never does and
+ * must not be called).  Any context.
  */
 void ornic_kernel_cq_kick(struct ib_cq *ibcq)
 {
-	ornic_kernel_cq_comp(&to_ocq(ibcq)->kcq);
+	struct ornic_cq *cq = to_ocq(ibcq);
+	unsigned long flags;
+	bool armed;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	armed = cq->armed;
+	cq->armed = false;
+	spin_unlock_irqrestore(&cq->lock, flags);
+	if (armed)
+		ornic_kernel_cq_comp(&cq->kcq);
+}
+
+static void ornic_kernel_cq_dead(struct ornic_kcq *kcq)
+{
+	ornic_kernel_cq_kick(&container_of(kcq, struct ornic_cq, kcq)->ibcq);
 }
 
 int ornic_create_kernel_cq(struct ib_cq *ibcq,
@@ -51,6 +67,7 @@ int ornic_create_kernel_cq(struct ib_cq *ibcq,
 	spin_lock_init(&cq->lock);
 	cq->kernel = true;
 	cq->kcq.comp_handler = ornic_kernel_cq_comp;
+	cq->kcq.dead_handler = ornic_kernel_cq_dead;
 	err = ornic_kcq_create(dev, &cq->kcq, log_depth,
 			       &dev->ceqs[attr->comp_vector]);
 	if (err)
@@ -308,6 +325,7 @@ int ornic_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 	int missed = 0;
 
 	spin_lock_irqsave(&cq->lock, irqflags);
+	cq->armed = true;
 	ornic_cq_report_ci(cq, (flags & IB_CQ_SOLICITED_MASK) ==
 			       IB_CQ_SOLICITED ? ORNIC_DB_FLAG_ARM_SOLICITED :
 			       ORNIC_DB_FLAG_ARM_NEXT);

@@ -307,8 +307,8 @@ static void ornic_ceq_poll_work(struct work_struct *work)
  * Every EQ, not only the CQ's own: a device may name any CQN on any EQ.
  */
 /*
- * After death no completion interrupt comes: each kernel CQ is told once,
- * so that its consumer polls the flushes of what it had posted.  Under each
+ * After death no completion interrupt comes: each armed kernel verbs CQ is
+ * told once, so that its consumer polls the flushes of what it had posted.  Under each
  * EQ's lock, like the interrupt handler (ornic_kcq_destroy() waits for it).
  */
 void ornic_kcqs_kick(struct ornic_dev *dev)
@@ -320,8 +320,8 @@ void ornic_kcqs_kick(struct ornic_dev *dev)
 	for (i = 0; i < dev->num_ceqs; i++) {
 		spin_lock_irq(&dev->ceqs[i].lock);
 		xa_for_each(&dev->kcqs, cqn, cq)
-			if (cq->eq == &dev->ceqs[i])
-				cq->comp_handler(cq);
+			if (cq->eq == &dev->ceqs[i] && cq->dead_handler)
+				cq->dead_handler(cq);
 		spin_unlock_irq(&dev->ceqs[i].lock);
 	}
 }

@@ -69,10 +69,12 @@ struct ornic_cq {
 	struct ornic_kcq kcq;
 	/*
 	 * Protects kcq.ci, ci_reported and the CQEs between them and the
-	 * device's producer (poll, arm, cleaning for a destroyed QP).
+	 * device's producer (poll, arm, cleaning for a destroyed QP), and
+	 * armed.
 	 */
 	spinlock_t lock;
 	u32 ci_reported;
+	bool armed;		/* req_notify_cq since the last software event */
 	/* User CQs: serialises resizes (umem, log_depth). */
 	struct mutex resize_lock;
 };
