@@ -71,10 +71,30 @@ void TransportEngine::restart_ack_timer(QueuePair& qp) {
 void TransportEngine::acknowledge_up_to(QueuePair& qp, uint32_t psn) {
   RequesterState& req = qp.transport.req;
   const uint32_t next = roce::psn_add(psn, 1);
-  // Only forward, and never past what was sent: anything else is stale or bogus.
-  if (at(req, next) <= 0 || at(req, next) > at(req, req.send_high))
+  // Never past what was sent: anything else is bogus.
+  if (at(req, next) > at(req, req.send_high))
     return;
-  req.una_psn = next;
+  if (at(req, next) > at(req, req.acked_psn))
+    req.acked_psn = next;
+  // A READ or atomic is done only with its own responses: a later ACK or response says
+  // its request was executed, not that its answer arrived. So the oldest answer still
+  // missing holds una back (its responses, and a retry from there, stay in the window),
+  // and una moves up to what was acknowledged once that answer is in.
+  uint32_t una = req.acked_psn;
+  for (const SendOp& op : req.ops) {
+    if (at(req, op.first_psn) >= at(req, una))
+      break;
+    if (has_response(op) && op.responses < (is_atomic(op) ? 1u : op.packets)) {
+      const uint32_t missing = roce::psn_add(op.first_psn, op.responses);
+      if (at(req, missing) < at(req, una))
+        una = missing;
+      break;
+    }
+  }
+  // Only forward: anything else is stale.
+  if (at(req, una) <= 0)
+    return;
+  req.una_psn = una;
   req.retries_left = qp.attr.retry_cnt;
   req.rnr_retries_left = qp.attr.rnr_retry;
 }

@@ -83,7 +83,8 @@ struct RequesterState {
   std::deque<SendOp> ops; // started, not yet retired, in order
   uint32_t sq_next = 0;   // next SQ block index to start
   uint32_t next_psn = 0;  // next PSN never used
-  uint32_t una_psn = 0;   // oldest PSN not acknowledged
+  uint32_t una_psn = 0;   // oldest PSN not acknowledged (nor answered, for READs/atomics)
+  uint32_t acked_psn = 0; // one past the highest PSN an ACK or response acknowledged
   uint32_t send_high = 0; // one past the highest PSN ever sent: below it is a retransmit
   uint8_t retries_left = 0;
   uint8_t rnr_retries_left = 0;

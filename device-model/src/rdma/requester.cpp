@@ -315,7 +315,7 @@ void TransportEngine::send_rc_packet(uint32_t qpn, QueuePair& qp, SendOp& op, ui
   if (qp.type == ORNIC_QPT_UC) {
     // Nothing is acknowledged: the message is done once its last packet is out.
     if (op.next_send_psn == end_psn(op)) {
-      req.una_psn = op.next_send_psn;
+      req.una_psn = req.acked_psn = op.next_send_psn;
       retire(qpn, qp); // may pop `op`
     }
     return;

@@ -55,7 +55,8 @@ void TransportEngine::qp_modified(uint32_t qpn, ornic_qp_state from, ornic_qp_st
   if (to == ORNIC_QPS_RTS && from == ORNIC_QPS_RTR) {
     RequesterState& req = qp->transport.req;
     req = RequesterState{};
-    req.next_psn = req.una_psn = req.send_high = le(qp->attr.sq_psn) & roce::kPsnMask;
+    req.next_psn = req.una_psn = req.acked_psn = req.send_high =
+        le(qp->attr.sq_psn) & roce::kPsnMask;
     req.sq_next = qp->sq.consumer;
   }
   RequesterState& req = qp->transport.req;
