@@ -339,8 +339,6 @@ void ornic_wqe_set_atomic_write(struct ornic_wqe_buf *w, uint64_t remote_addr,
 				uint32_t rkey, const void *data);
 int ornic_wqe_finish(struct ornic_qp *qp, struct ornic_wqe_buf *w);
 void ornic_sq_doorbell(struct ornic_qp *qp);
-uint32_t ornic_send_wqe_blocks(uint32_t max_sge, uint32_t max_inline);
-uint32_t ornic_recv_wqe_blocks(uint32_t max_sge);
 
 /* ornic_qp_ex.c */
 void ornic_qp_ex_init(struct ornic_qp *qp, uint64_t send_ops_flags);

@@ -210,8 +210,8 @@ static int ornic_check_identity(struct ornic_dev *dev)
 		return -ENODEV;
 	}
 	dev->version = ornic_rd32(dev, ORNIC_REG_VERSION);
-	major = dev->version >> 16;
-	minor = dev->version & 0xffff;
+	major = ORNIC_VERSION_MAJOR(dev->version);
+	minor = ORNIC_VERSION_MINOR(dev->version);
 	if (major != ORNIC_SPEC_VERSION_MAJOR) {
 		dev_err(d, "device implements spec version %u.%u; this driver supports %u.x only\n",
 			major, minor, ORNIC_SPEC_VERSION_MAJOR);
