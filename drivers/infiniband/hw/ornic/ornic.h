@@ -108,9 +108,7 @@ struct ornic_eq {
 	unsigned long busy_since;	/* jiffies at its first run */
 	u32 busy_runs;			/* 0: no streak */
 	struct work_struct poll_work;
-	u16 vector;
 	int irq;
-	bool irq_requested;
 	char name[32];
 };
 

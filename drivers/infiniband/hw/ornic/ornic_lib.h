@@ -155,9 +155,6 @@ u32 ornic_pbl_ptr_pages(u32 npages);
  * entry in it (@ent) hold page address number @i.
  */
 void ornic_pbl_locate(u32 i, u32 *ptr, u32 *ent);
-/* Fill @dst with little-endian page addresses; rejects misaligned pages. */
-int ornic_pbl_fill(__le64 *dst, const u64 *pages, u32 n,
-		   unsigned int page_shift);
 /* Pages an MR of @length bytes at @iova needs with 2^@page_shift pages. */
 u64 ornic_mr_num_pages(u64 iova, u64 length, unsigned int page_shift);
 
