@@ -214,7 +214,10 @@ struct ornic_dev {
 	bool link_up;			/* last LINK_STATUS.UP seen */
 	bool ib_port_active;		/* last port event sent; event work */
 
-	/* Serialises 64-bit doorbells written as two halves on page 0. */
+	/*
+	 * Serialises doorbells on page 0 written as two 32-bit halves, which
+	 * only 32-bit CPUs do (ornic_ring_db()).
+	 */
 	spinlock_t db_lock;
 
 	/* Kernel CQs by CQN, looked up by the EQ interrupt handlers. */
