@@ -1,6 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * ornic: driver for the ornic RoCEv2 RDMA NIC.
+ *
+ * This header's one job: the device.  struct ornic_dev and what it owns
+ * itself (admin queue, event queues, the Ethernet function's kernel CQs and
+ * rings, and the PD and user context that every verbs object hangs off),
+ * register and doorbell access, what the device-level files (ornic_main.c,
+ * ornic_admin.c, ornic_eq.c, ornic_eth.c, ornic_verbs.c) offer each other,
+ * and the event handlers they call in the verbs objects' files.  The verbs
+ * objects are ornic_res.h's; logic that touches no hardware is
+ * ornic_lib.h's (device interface) and ornic_verbs_lib.h's (verbs).
  */
 #ifndef ORNIC_H
 #define ORNIC_H

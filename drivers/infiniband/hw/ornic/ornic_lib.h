@@ -2,6 +2,8 @@
 /*
  * ornic: pure logic shared by the driver and its KUnit suites.
  *
+ * This header's one job: the device interface as arithmetic, with no
+ * ib_verbs types (those helpers are ornic_verbs_lib.h's).
  * Nothing declared here touches hardware or allocates memory: ring index and
  * phase arithmetic, admin command encoding and completion decoding, page
  * list construction and command identifier allocation.  The KUnit module

@@ -53,7 +53,7 @@ void ornic_ring_db(struct ornic_dev *dev, u32 offset, u64 val)
  * Write a read/write configuration register and read it back.  The read
  * flushes the posted write; a value that did not stick is written again.
  * (Observed with QEMU's vfio-user client: posted BAR0 writes followed by
- * more posted writes were occasionally lost; see the driver notes.)
+ * more posted writes were occasionally lost.)
  */
 void ornic_wr32_cfg(struct ornic_dev *dev, u32 reg, u32 val)
 {
