@@ -275,6 +275,7 @@ int ornic_ring_alloc(struct ornic_ring *ring, struct ibv_pd *pd,
 void ornic_ring_free(struct ornic_ring *ring);
 void ornic_ring_doorbell(struct ornic_context *ctx, uint32_t offset,
 			 uint32_t qn, uint64_t flags, uint32_t index);
+/* Smallest log2 depth (ORNIC_MIN_LOG_DEPTH..31) that holds @entries. */
 uint32_t ornic_log2_depth(uint32_t entries);
 uint64_t ornic_read_clock(struct ornic_context *ctx);
 
