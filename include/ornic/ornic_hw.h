@@ -1400,19 +1400,19 @@ static inline __u32 ornic_recv_wqe_blocks(__u32 num_sge)
 	return 1 + ornic_wqe_sge_blocks(num_sge - ORNIC_RECV_SGES_BLOCK0);
 }
 
-/* SGEs a send WQE (without AV) of blocks blocks can carry. */
+/* SGEs a send WQE (without AV) of that many blocks can carry. */
 static inline __u32 ornic_send_sges_fit(__u32 blocks)
 {
 	return blocks ? (blocks - 1) * ORNIC_SGES_PER_BLOCK : 0;
 }
 
-/* Inline bytes a send WQE (without AV) of blocks blocks can carry. */
+/* Inline bytes a send WQE (without AV) of that many blocks can carry. */
 static inline __u32 ornic_inline_fit(__u32 blocks)
 {
 	return blocks ? (blocks - 1) * ORNIC_WQE_BLOCK_SIZE : 0;
 }
 
-/* SGEs a receive WQE of blocks blocks can carry. */
+/* SGEs a receive WQE of that many blocks can carry. */
 static inline __u32 ornic_recv_sges_fit(__u32 blocks)
 {
 	return blocks ? ORNIC_RECV_SGES_BLOCK0 +
