@@ -592,20 +592,6 @@ static void ornic_pbl_locate_split(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ent, 511U);
 }
 
-static void ornic_pbl_fill_checks_alignment(struct kunit *test)
-{
-	u64 pages[3] = { 0x1000, 0x5000, 0x123456789000ULL };
-	__le64 out[3];
-
-	KUNIT_EXPECT_EQ(test, ornic_pbl_fill(out, pages, 3, 12), 0);
-	KUNIT_EXPECT_EQ(test, le64_to_cpu(out[0]), 0x1000ULL);
-	KUNIT_EXPECT_EQ(test, le64_to_cpu(out[2]), 0x123456789000ULL);
-	/* 64 KiB pages: 0x1000 is misaligned. */
-	KUNIT_EXPECT_EQ(test, ornic_pbl_fill(out, pages, 3, 16), -EINVAL);
-	pages[1] = 0x5800;
-	KUNIT_EXPECT_EQ(test, ornic_pbl_fill(out, pages, 3, 12), -EINVAL);
-}
-
 static void ornic_mr_pages(struct kunit *test)
 {
 	/* spec: num_pages = ceil((first_page_offset + length) / page_size) */
@@ -621,7 +607,6 @@ static struct kunit_case ornic_mem_cases[] = {
 	KUNIT_CASE(ornic_mem_desc_contig_pages),
 	KUNIT_CASE(ornic_pbl_modes),
 	KUNIT_CASE(ornic_pbl_locate_split),
-	KUNIT_CASE(ornic_pbl_fill_checks_alignment),
 	KUNIT_CASE(ornic_mr_pages),
 	{}
 };

@@ -275,6 +275,7 @@ int ornic_ring_alloc(struct ornic_ring *ring, struct ibv_pd *pd,
 void ornic_ring_free(struct ornic_ring *ring);
 void ornic_ring_doorbell(struct ornic_context *ctx, uint32_t offset,
 			 uint32_t qn, uint64_t flags, uint32_t index);
+/* Smallest log2 depth (ORNIC_MIN_LOG_DEPTH..31) that holds @entries. */
 uint32_t ornic_log2_depth(uint32_t entries);
 uint64_t ornic_read_clock(struct ornic_context *ctx);
 
@@ -339,8 +340,6 @@ void ornic_wqe_set_atomic_write(struct ornic_wqe_buf *w, uint64_t remote_addr,
 				uint32_t rkey, const void *data);
 int ornic_wqe_finish(struct ornic_qp *qp, struct ornic_wqe_buf *w);
 void ornic_sq_doorbell(struct ornic_qp *qp);
-uint32_t ornic_send_wqe_blocks(uint32_t max_sge, uint32_t max_inline);
-uint32_t ornic_recv_wqe_blocks(uint32_t max_sge);
 
 /* ornic_qp_ex.c */
 void ornic_qp_ex_init(struct ornic_qp *qp, uint64_t send_ops_flags);

@@ -162,14 +162,15 @@ static int ornic_build_recv(struct ornic_wq *wq, const struct ibv_recv_wr *wr,
 	h->num_sge = wr->num_sge;
 	for (i = 0; i < wr->num_sge; i++) {
 		struct ornic_sge *sge;
+		int n = i - ORNIC_RECV_SGES_BLOCK0;
 
-		/* Three SGEs in block 0, then four per block. */
-		if (i < 3)
+		/* ORNIC_RECV_SGES_BLOCK0 SGEs in block 0, then four a block. */
+		if (n < 0)
 			sge = &h->sge[i];
 		else
 			sge = (struct ornic_sge *)
-				w->block[1 + (i - 3) / ORNIC_SGES_PER_BLOCK].raw +
-				(i - 3) % ORNIC_SGES_PER_BLOCK;
+				w->block[1 + n / ORNIC_SGES_PER_BLOCK].raw +
+				n % ORNIC_SGES_PER_BLOCK;
 		sge->addr = htole64(wr->sg_list[i].addr);
 		sge->length = htole32(wr->sg_list[i].length);
 		sge->lkey = htole32(wr->sg_list[i].lkey);

@@ -276,7 +276,7 @@ ornic_qp_create(struct ibv_context *ibctx, struct ibv_qp_init_attr_ex *attr)
 	qp->qpn = resp.qpn;
 
 	/* What one WQE of max_blocks blocks can hold, within device limits. */
-	inl = (qp->sq.max_blocks - 1) * ORNIC_WQE_BLOCK_SIZE;
+	inl = ornic_inline_fit(qp->sq.max_blocks);
 	inl = min(inl, ctx->max_inline_data);
 	if (resp.max_inline_data < inl)
 		inl = resp.max_inline_data;
@@ -285,14 +285,13 @@ ornic_qp_create(struct ibv_context *ibctx, struct ibv_qp_init_attr_ex *attr)
 		goto err_cmd;
 	}
 	qp->max_inline_data = inl;
-	qp->sq.max_sge = min((qp->sq.max_blocks - 1) * ORNIC_SGES_PER_BLOCK,
+	qp->sq.max_sge = min(ornic_send_sges_fit(qp->sq.max_blocks),
 			     ctx->max_send_sge);
 	cap->max_send_wr = qp->sq.max_wr;
 	cap->max_send_sge = qp->sq.max_sge;
 	cap->max_inline_data = qp->max_inline_data;
 	if (ornic_qp_has_rq(qp)) {
-		qp->rq.max_sge = min(3 + (qp->rq.max_blocks - 1) *
-					 ORNIC_SGES_PER_BLOCK,
+		qp->rq.max_sge = min(ornic_recv_sges_fit(qp->rq.max_blocks),
 				     ctx->max_recv_sge);
 		cap->max_recv_wr = qp->rq.max_wr;
 		cap->max_recv_sge = qp->rq.max_sge;

@@ -23,11 +23,12 @@
 
 uint32_t ornic_log2_depth(uint32_t entries)
 {
-	uint32_t log = ORNIC_MIN_LOG_DEPTH;
+	/* ilog32(n - 1) is ceil(log2(n)) for n >= 1; clamped to 1..31. */
+	uint32_t log = entries > 1 ? ilog32(entries - 1) : 0;
 
-	while (log < 31 && (1U << log) < entries)
-		log++;
-	return log;
+	if (log < ORNIC_MIN_LOG_DEPTH)
+		return ORNIC_MIN_LOG_DEPTH;
+	return min_t(uint32_t, log, 31);
 }
 
 /*
@@ -72,7 +73,7 @@ int ornic_ring_alloc(struct ornic_ring *ring, struct ibv_pd *pd,
 	void *buf;
 	int err;
 
-	size = (size + page - 1) & ~(page - 1);
+	size = align(size, page);
 	ring->buf_size = size;
 	ring->log_depth = log_depth;
 	ring->mask = (1U << log_depth) - 1;

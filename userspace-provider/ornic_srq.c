@@ -134,8 +134,7 @@ static struct ornic_srq *ornic_srq_create(struct ibv_context *ibctx,
 	}
 	srq->wq.max_blocks = nb;
 	srq->wq.max_wr = (1U << log) / nb;
-	srq->wq.max_sge = min(3 + (nb - 1) * ORNIC_SGES_PER_BLOCK,
-			      ctx->max_srq_sge);
+	srq->wq.max_sge = min(ornic_recv_sges_fit(nb), ctx->max_srq_sge);
 
 	cmd.log_depth = log;
 	cmd.buf_addr = (uintptr_t)srq->wq.ring.buf;

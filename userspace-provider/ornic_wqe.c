@@ -12,21 +12,6 @@
 
 #include "ornic.h"
 
-uint32_t ornic_send_wqe_blocks(uint32_t max_sge, uint32_t max_inline)
-{
-	uint32_t sge_blocks = DIV_ROUND_UP(max_sge, ORNIC_SGES_PER_BLOCK);
-	uint32_t inl_blocks = DIV_ROUND_UP(max_inline, ORNIC_WQE_BLOCK_SIZE);
-
-	return 1 + max(sge_blocks, inl_blocks);
-}
-
-uint32_t ornic_recv_wqe_blocks(uint32_t max_sge)
-{
-	if (max_sge <= 3)
-		return 1;
-	return 1 + DIV_ROUND_UP(max_sge - 3, ORNIC_SGES_PER_BLOCK);
-}
-
 static int ornic_wqe_opcode(enum ibv_qp_type type, enum ibv_wr_opcode op,
 			    uint8_t *hw)
 {
@@ -362,13 +347,11 @@ int ornic_wqe_finish(struct ornic_qp *qp, struct ornic_wqe_buf *w)
 	if (qp->type == IBV_QPT_UD && !h->ud.ah)
 		return EINVAL;
 	if (h->flags & ORNIC_WQE_FLAG_INLINE) {
-		w->num_blocks = 1 + DIV_ROUND_UP(w->inline_len,
-						 ORNIC_WQE_BLOCK_SIZE);
+		w->num_blocks = 1 + ornic_wqe_inline_blocks(w->inline_len);
 		h->num_sge = 0;
 		h->inline_len = htole16(w->inline_len);
 	} else {
-		w->num_blocks = 1 + DIV_ROUND_UP(w->num_sge,
-						 ORNIC_SGES_PER_BLOCK);
+		w->num_blocks = 1 + ornic_wqe_sge_blocks(w->num_sge);
 		h->num_sge = w->num_sge;
 		h->inline_len = 0;
 	}

@@ -70,6 +70,19 @@
 #define ORNIC_SPEC_VERSION_MAJOR	1
 #define ORNIC_SPEC_VERSION_MINOR	0
 
+/* The VERSION register and QUERY_DEVICE spec_version: major << 16 | minor. */
+#define ORNIC_VERSION_MAJOR_SHIFT	16
+#define ORNIC_VERSION_MAJOR_MASK	0xffff0000U
+#define ORNIC_VERSION_MINOR_MASK	0x0000ffffU
+#define ORNIC_VERSION(major, minor) \
+	((((__u32)(major) << ORNIC_VERSION_MAJOR_SHIFT) & \
+	  ORNIC_VERSION_MAJOR_MASK) | ((__u32)(minor) & ORNIC_VERSION_MINOR_MASK))
+#define ORNIC_VERSION_MAJOR(v) \
+	(((__u32)(v) & ORNIC_VERSION_MAJOR_MASK) >> ORNIC_VERSION_MAJOR_SHIFT)
+#define ORNIC_VERSION_MINOR(v)		((__u32)(v) & ORNIC_VERSION_MINOR_MASK)
+#define ORNIC_SPEC_VERSION \
+	ORNIC_VERSION(ORNIC_SPEC_VERSION_MAJOR, ORNIC_SPEC_VERSION_MINOR)
+
 /* "ORNC" read as a little-endian 32-bit value. */
 #define ORNIC_MAGIC			0x434e524fU
 
@@ -1124,7 +1137,8 @@ ORNIC_HW_ASSERT_OFFSET(struct ornic_eqe_page_fault, owner, 15);
  */
 #define ORNIC_WQE_BLOCK_SIZE		64
 #define ORNIC_WQE_MAX_BLOCKS		8
-#define ORNIC_SGES_PER_BLOCK		4
+#define ORNIC_SGES_PER_BLOCK		4	/* in each data block */
+#define ORNIC_RECV_SGES_BLOCK0		3	/* in block 0 of a receive WQE */
 
 enum ornic_wqe_opcode {
 	ORNIC_WQE_OP_SEND		= 0x00,
@@ -1335,11 +1349,77 @@ struct ornic_recv_wqe {
 	__u8 num_sge;
 	__le16 reserved0;
 	__le32 reserved1;
-	struct ornic_sge sge[3];
+	struct ornic_sge sge[ORNIC_RECV_SGES_BLOCK0];
 };
 
 ORNIC_HW_ASSERT_SIZE(struct ornic_recv_wqe, ORNIC_WQE_BLOCK_SIZE);
 ORNIC_HW_ASSERT_OFFSET(struct ornic_recv_wqe, sge, 16);
+
+/*
+ * WQE geometry (spec: wqe.rst, "WQE geometry"): how many blocks a WQE takes
+ * and what a WQE of so many blocks holds.  One definition for the driver,
+ * the provider and the device model; plain C so all three can use it.  The
+ * divisions are written so that no u32 argument overflows.
+ */
+ORNIC_HW_STATIC_ASSERT(ORNIC_SGES_PER_BLOCK * sizeof(struct ornic_sge) ==
+		       ORNIC_WQE_BLOCK_SIZE, "SGEs fill a data block");
+ORNIC_HW_STATIC_ASSERT(offsetof(struct ornic_recv_wqe, sge) +
+		       ORNIC_RECV_SGES_BLOCK0 * sizeof(struct ornic_sge) ==
+		       ORNIC_WQE_BLOCK_SIZE, "SGEs fill receive block 0");
+ORNIC_HW_STATIC_ASSERT(ORNIC_WQE_MAX_BLOCKS <= 0xff, "num_blocks is a __u8");
+
+/* Data blocks that num_sge SGEs of a send WQE take (4 per block). */
+static inline __u32 ornic_wqe_sge_blocks(__u32 num_sge)
+{
+	return num_sge / ORNIC_SGES_PER_BLOCK +
+	       (num_sge % ORNIC_SGES_PER_BLOCK != 0);
+}
+
+/* Data blocks that inline_len bytes of inline data take. */
+static inline __u32 ornic_wqe_inline_blocks(__u32 inline_len)
+{
+	return inline_len / ORNIC_WQE_BLOCK_SIZE +
+	       (inline_len % ORNIC_WQE_BLOCK_SIZE != 0);
+}
+
+/*
+ * Blocks of a send WQE (without AV) able to carry either max_sge SGEs or
+ * max_inline bytes inline: what a send queue is sized for.
+ */
+static inline __u32 ornic_send_wqe_blocks(__u32 max_sge, __u32 max_inline)
+{
+	__u32 sge_blocks = ornic_wqe_sge_blocks(max_sge);
+	__u32 inline_blocks = ornic_wqe_inline_blocks(max_inline);
+
+	return 1 + (sge_blocks > inline_blocks ? sge_blocks : inline_blocks);
+}
+
+/* Blocks of a receive WQE with num_sge SGEs: 3 in block 0, then 4 a block. */
+static inline __u32 ornic_recv_wqe_blocks(__u32 num_sge)
+{
+	if (num_sge <= ORNIC_RECV_SGES_BLOCK0)
+		return 1;
+	return 1 + ornic_wqe_sge_blocks(num_sge - ORNIC_RECV_SGES_BLOCK0);
+}
+
+/* SGEs a send WQE (without AV) of that many blocks can carry. */
+static inline __u32 ornic_send_sges_fit(__u32 blocks)
+{
+	return blocks ? (blocks - 1) * ORNIC_SGES_PER_BLOCK : 0;
+}
+
+/* Inline bytes a send WQE (without AV) of that many blocks can carry. */
+static inline __u32 ornic_inline_fit(__u32 blocks)
+{
+	return blocks ? (blocks - 1) * ORNIC_WQE_BLOCK_SIZE : 0;
+}
+
+/* SGEs a receive WQE of that many blocks can carry. */
+static inline __u32 ornic_recv_sges_fit(__u32 blocks)
+{
+	return blocks ? ORNIC_RECV_SGES_BLOCK0 +
+			(blocks - 1) * ORNIC_SGES_PER_BLOCK : 0;
+}
 
 /* ------------------------------------------------------------------------
  * 9. Completion queue entries (spec: cqe.rst)

@@ -122,9 +122,9 @@ static void probe(const char *bdf, const char *dir)
 	munmap((void *)regs, ORNIC_BAR_REGS_SIZE);
 
 	check(magic == ORNIC_MAGIC, bdf, "magic", "%#x (spec %#x)", magic, ORNIC_MAGIC);
-	check(version >> 16 == ORNIC_SPEC_VERSION_MAJOR &&
-	      (version & 0xffff) == ORNIC_SPEC_VERSION_MINOR, bdf, "version",
-	      "%u.%u (spec %u.%u)", version >> 16, version & 0xffff,
+	check(ORNIC_VERSION_MAJOR(version) == ORNIC_SPEC_VERSION_MAJOR &&
+	      ORNIC_VERSION_MINOR(version) == ORNIC_SPEC_VERSION_MINOR, bdf, "version",
+	      "%u.%u (spec %u.%u)", ORNIC_VERSION_MAJOR(version), ORNIC_VERSION_MINOR(version),
 	      ORNIC_SPEC_VERSION_MAJOR, ORNIC_SPEC_VERSION_MINOR);
 	check(vectors == ORNIC_MSIX_VECTORS, bdf, "msix-vectors-register", "%u (spec %u)",
 	      vectors, ORNIC_MSIX_VECTORS);

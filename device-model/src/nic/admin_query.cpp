@@ -26,7 +26,7 @@ AdminResult AdminCommands::query_device(const ornic_admin_query& c) {
   if (!query_reserved_zero(c))
     return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);
   ornic_device_attr attr{};
-  attr.spec_version = to_le<uint32_t>(ORNIC_SPEC_VERSION_MAJOR << 16 | ORNIC_SPEC_VERSION_MINOR);
+  attr.spec_version = to_le<uint32_t>(ORNIC_SPEC_VERSION);
   attr.caps = to_le<uint64_t>(limits::kCaps);
   attr.max_mr_size = to_le<uint64_t>(limits::kMaxMrSize);
   attr.page_size_cap = to_le<uint64_t>(limits::kPageSizeCap);

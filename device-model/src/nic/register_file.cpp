@@ -36,7 +36,7 @@ std::optional<uint32_t> RegisterFile::read(uint64_t offset, const RegisterView& 
   case ORNIC_REG_MAGIC:
     return ORNIC_MAGIC;
   case ORNIC_REG_VERSION:
-    return uint32_t{ORNIC_SPEC_VERSION_MAJOR} << 16 | ORNIC_SPEC_VERSION_MINOR;
+    return ORNIC_SPEC_VERSION;
   case ORNIC_REG_CAPS_LO:
     return low(limits::kCaps);
   case ORNIC_REG_CAPS_HI:

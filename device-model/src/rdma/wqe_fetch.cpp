@@ -193,7 +193,7 @@ std::optional<WqeError> fetch_send_wqe(NicCore& core, const QueuePair& qp, uint3
       return op_error(ORNIC_VERR_BAD_SGE_COUNT);
     if (inline_len > limits::kMaxInlineData)
       return op_error(ORNIC_VERR_BAD_INLINE_LEN);
-    if (op.blocks != data_block + (inline_len + ORNIC_WQE_BLOCK_SIZE - 1) / ORNIC_WQE_BLOCK_SIZE)
+    if (op.blocks != data_block + ornic_wqe_inline_blocks(inline_len))
       return op_error(ORNIC_VERR_BAD_BLOCKS);
     op.inline_data.resize(inline_len);
     std::array<std::byte, ORNIC_WQE_BLOCK_SIZE> block{};
@@ -210,7 +210,7 @@ std::optional<WqeError> fetch_send_wqe(NicCore& core, const QueuePair& qp, uint3
       return op_error(ORNIC_VERR_BAD_INLINE_LEN);
     if (w.num_sge > limits::kMaxSendSge)
       return op_error(ORNIC_VERR_BAD_SGE_COUNT);
-    if (op.blocks != data_block + (w.num_sge + ORNIC_SGES_PER_BLOCK - 1u) / ORNIC_SGES_PER_BLOCK)
+    if (op.blocks != data_block + ornic_wqe_sge_blocks(w.num_sge))
       return op_error(ORNIC_VERR_BAD_BLOCKS);
     if (!read_sges(core, qp.sq_memory, qp.sq, index, data_block, w.num_sge, op.sges))
       return WqeError{ORNIC_CQE_LOC_ACCESS_ERR, ORNIC_VERR_DMA, true};
@@ -252,10 +252,11 @@ std::optional<WqeError> fetch_recv_wqe(NicCore& core, const QueueMemory& ring_me
     return op_error(ORNIC_VERR_RESERVED_NONZERO);
   if (w.num_sge > limits::kMaxRecvSge)
     return op_error(ORNIC_VERR_BAD_SGE_COUNT);
-  const uint32_t extra = w.num_sge > 3 ? w.num_sge - 3u : 0u;
-  if (wqe.blocks != 1 + (extra + ORNIC_SGES_PER_BLOCK - 1) / ORNIC_SGES_PER_BLOCK)
+  if (wqe.blocks != ornic_recv_wqe_blocks(w.num_sge))
     return op_error(ORNIC_VERR_BAD_BLOCKS);
-  for (uint32_t i = 0; i < std::min<uint32_t>(w.num_sge, 3); ++i)
+  const uint32_t in_block0 = std::min<uint32_t>(w.num_sge, ORNIC_RECV_SGES_BLOCK0);
+  const uint32_t extra = w.num_sge - in_block0; // four per block from block 1
+  for (uint32_t i = 0; i < in_block0; ++i)
     wqe.sges.push_back(WqeSge{le(w.sge[i].addr), le(w.sge[i].length), le(w.sge[i].lkey)});
   if (!read_sges(core, ring_memory, ring, index, 1, extra, wqe.sges))
     return WqeError{ORNIC_CQE_LOC_ACCESS_ERR, ORNIC_VERR_DMA, true};

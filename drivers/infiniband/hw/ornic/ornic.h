@@ -1,6 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * ornic: driver for the ornic RoCEv2 RDMA NIC.
+ *
+ * This header's one job: the device.  struct ornic_dev and what it owns
+ * itself (admin queue, event queues, the Ethernet function's kernel CQs and
+ * rings, and the PD and user context that every verbs object hangs off),
+ * register and doorbell access, what the device-level files (ornic_main.c,
+ * ornic_admin.c, ornic_eq.c, ornic_eth.c, ornic_verbs.c) offer each other,
+ * and the event handlers they call in the verbs objects' files.  The verbs
+ * objects are ornic_res.h's; logic that touches no hardware is
+ * ornic_lib.h's (device interface) and ornic_verbs_lib.h's (verbs).
  */
 #ifndef ORNIC_H
 #define ORNIC_H
@@ -108,9 +117,7 @@ struct ornic_eq {
 	unsigned long busy_since;	/* jiffies at its first run */
 	u32 busy_runs;			/* 0: no streak */
 	struct work_struct poll_work;
-	u16 vector;
 	int irq;
-	bool irq_requested;
 	char name[32];
 };
 
@@ -218,7 +225,10 @@ struct ornic_dev {
 	bool link_up;			/* last LINK_STATUS.UP seen */
 	bool ib_port_active;		/* last port event sent; event work */
 
-	/* Serialises 64-bit doorbells written as two halves on page 0. */
+	/*
+	 * Serialises doorbells on page 0 written as two 32-bit halves, which
+	 * only 32-bit CPUs do (ornic_ring_db()).
+	 */
 	spinlock_t db_lock;
 
 	/* Kernel CQs by CQN, looked up by the EQ interrupt handlers. */

@@ -95,7 +95,6 @@ int ornic_aeq_init(struct ornic_dev *dev)
 	if (err)
 		return err;
 	eq->eqn = 0;
-	eq->vector = ORNIC_MSIX_VECTOR_ADMIN;
 	ornic_wr32(dev, ORNIC_REG_AEQ_BASE_LO, lower_32_bits(eq->dma));
 	ornic_wr32(dev, ORNIC_REG_AEQ_BASE_HI, upper_32_bits(eq->dma));
 	ornic_wr32(dev, ORNIC_REG_AEQ_DEPTH, 1U << eq->log_depth);
@@ -348,7 +347,6 @@ static int ornic_ceq_create(struct ornic_dev *dev, struct ornic_eq *eq,
 	err = ornic_eq_alloc(dev, eq, ORNIC_CEQ_LOG_DEPTH);
 	if (err)
 		return err;
-	eq->vector = vector;
 	eq->irq = pci_irq_vector(dev->pdev, vector);
 	spin_lock_init(&eq->lock);
 	INIT_WORK(&eq->poll_work, ornic_ceq_poll_work);
@@ -365,7 +363,6 @@ static int ornic_ceq_create(struct ornic_dev *dev, struct ornic_eq *eq,
 	err = request_irq(eq->irq, ornic_ceq_irq, 0, eq->name, eq);
 	if (err)
 		goto err_destroy;
-	eq->irq_requested = true;
 	ornic_ceq_arm(eq);
 	return 0;
 
@@ -379,7 +376,6 @@ err_free:
 static void ornic_ceq_destroy(struct ornic_dev *dev, struct ornic_eq *eq)
 {
 	free_irq(eq->irq, eq);
-	eq->irq_requested = false;
 	/* The handler is gone: nothing queues the work again. */
 	cancel_work_sync(&eq->poll_work);
 	ornic_admin_destroy(dev, ORNIC_ADMIN_DESTROY_EQ, eq->eqn);

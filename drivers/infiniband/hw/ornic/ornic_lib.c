@@ -428,20 +428,6 @@ void ornic_pbl_locate(u32 i, u32 *ptr, u32 *ent)
 	*ent = i % ORNIC_PBL_ENTRIES_PER_PAGE;
 }
 
-int ornic_pbl_fill(__le64 *dst, const u64 *pages, u32 n,
-		   unsigned int page_shift)
-{
-	u64 mask = (1ULL << page_shift) - 1;
-	u32 i;
-
-	for (i = 0; i < n; i++) {
-		if (pages[i] & mask)
-			return -EINVAL;
-		dst[i] = cpu_to_le64(pages[i]);
-	}
-	return 0;
-}
-
 u64 ornic_mr_num_pages(u64 iova, u64 length, unsigned int page_shift)
 {
 	u64 offset = iova & ((1ULL << page_shift) - 1);

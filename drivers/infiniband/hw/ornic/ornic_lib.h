@@ -2,6 +2,8 @@
 /*
  * ornic: pure logic shared by the driver and its KUnit suites.
  *
+ * This header's one job: the device interface as arithmetic, with no
+ * ib_verbs types (those helpers are ornic_verbs_lib.h's).
  * Nothing declared here touches hardware or allocates memory: ring index and
  * phase arithmetic, admin command encoding and completion decoding, page
  * list construction and command identifier allocation.  The KUnit module
@@ -155,9 +157,6 @@ u32 ornic_pbl_ptr_pages(u32 npages);
  * entry in it (@ent) hold page address number @i.
  */
 void ornic_pbl_locate(u32 i, u32 *ptr, u32 *ent);
-/* Fill @dst with little-endian page addresses; rejects misaligned pages. */
-int ornic_pbl_fill(__le64 *dst, const u64 *pages, u32 n,
-		   unsigned int page_shift);
 /* Pages an MR of @length bytes at @iova needs with 2^@page_shift pages. */
 u64 ornic_mr_num_pages(u64 iova, u64 length, unsigned int page_shift);
 

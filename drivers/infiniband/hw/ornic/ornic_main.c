@@ -27,9 +27,12 @@ MODULE_DEVICE_TABLE(pci, ornic_pci_tbl);
 /* --- doorbells ------------------------------------------------------------ */
 
 /*
- * Ring a doorbell on the kernel's page 0.  One 64-bit write where the CPU
- * has it; otherwise two 32-bit writes, low half first (the high write
- * commits), which writers of the page must not interleave.
+ * Ring a doorbell on the kernel's page 0 (spec: doorbells.rst).  A 64-bit
+ * CPU does it with one 64-bit write, which needs no lock.  A 32-bit CPU
+ * writes two 32-bit halves, low first (the high write commits), which only
+ * a device with ORNIC_CAP_DB_32BIT_PAIR accepts (ornic_check_identity()
+ * refuses the others) and which writers of the page must not interleave:
+ * db_lock serialises them.
  */
 void ornic_ring_db(struct ornic_dev *dev, u32 offset, u64 val)
 {
@@ -37,6 +40,10 @@ void ornic_ring_db(struct ornic_dev *dev, u32 offset, u64 val)
 
 	if (ornic_dead(dev))
 		return;
+	if (IS_ENABLED(CONFIG_64BIT)) {
+		writeq(val, dev->db + offset);
+		return;
+	}
 	spin_lock_irqsave(&dev->db_lock, flags);
 	lo_hi_writeq(val, dev->db + offset);
 	spin_unlock_irqrestore(&dev->db_lock, flags);
@@ -191,8 +198,8 @@ static int ornic_check_identity(struct ornic_dev *dev)
 		return -ENODEV;
 	}
 	dev->version = ornic_rd32(dev, ORNIC_REG_VERSION);
-	major = dev->version >> 16;
-	minor = dev->version & 0xffff;
+	major = ORNIC_VERSION_MAJOR(dev->version);
+	minor = ORNIC_VERSION_MINOR(dev->version);
 	if (major != ORNIC_SPEC_VERSION_MAJOR) {
 		dev_err(d, "device implements spec version %u.%u; this driver supports %u.x only\n",
 			major, minor, ORNIC_SPEC_VERSION_MAJOR);
@@ -200,6 +207,13 @@ static int ornic_check_identity(struct ornic_dev *dev)
 	}
 	dev->caps = ornic_rd32(dev, ORNIC_REG_CAPS_LO) |
 		    (u64)ornic_rd32(dev, ORNIC_REG_CAPS_HI) << 32;
+	/* Without 64-bit MMIO a doorbell is two halves (ornic_ring_db()). */
+	if (!IS_ENABLED(CONFIG_64BIT) &&
+	    !(dev->caps & ORNIC_CAP_DB_32BIT_PAIR)) {
+		dev_err(d, "32-bit CPU, and the device (caps %#llx) lacks ORNIC_CAP_DB_32BIT_PAIR: doorbells would be lost\n",
+			dev->caps);
+		return -EOPNOTSUPP;
+	}
 	dev->reset_timeout_ms = ornic_rd32(dev, ORNIC_REG_RESET_TIMEOUT_MS);
 	dev->aq.timeout_ms = ornic_rd32(dev, ORNIC_REG_ADMIN_TIMEOUT_MS);
 	dev->db_pages = ornic_rd32(dev, ORNIC_REG_DB_PAGES);

@@ -452,11 +452,11 @@ static int ornic_post_one_send(struct ornic_qp *qp,
 				return -EINVAL;
 			inline_len += wr->sg_list[i].length;
 		}
-		data_blocks = DIV_ROUND_UP(inline_len, ORNIC_WQE_BLOCK_SIZE);
+		data_blocks = ornic_wqe_inline_blocks(inline_len);
 	} else {
 		if (wr->num_sge > wq->max_sge)
 			return -EINVAL;
-		data_blocks = DIV_ROUND_UP(wr->num_sge, ORNIC_SGES_PER_BLOCK);
+		data_blocks = ornic_wqe_sge_blocks(wr->num_sge);
 	}
 	blocks = first_data + data_blocks;
 	if (blocks > ORNIC_WQE_MAX_BLOCKS)
@@ -564,12 +564,13 @@ static int ornic_post_one_recv(struct ornic_kwq *wq,
 	h->wr_id = cpu_to_le64(wr->wr_id);
 	h->num_blocks = blocks;
 	h->num_sge = wr->num_sge;
-	/* Three SGEs in block 0, then four per block. */
-	for (i = 0; i < wr->num_sge && i < 3; i++)
+	/* ORNIC_RECV_SGES_BLOCK0 SGEs in block 0, then four per block. */
+	for (i = 0; i < wr->num_sge && i < ORNIC_RECV_SGES_BLOCK0; i++)
 		ornic_set_sge(&h->sge[i], &wr->sg_list[i]);
-	if (wr->num_sge > 3)
-		ornic_write_sges(wq, wq->pi + 1, wr->sg_list + 3,
-				 wr->num_sge - 3);
+	if (wr->num_sge > ORNIC_RECV_SGES_BLOCK0)
+		ornic_write_sges(wq, wq->pi + 1,
+				 wr->sg_list + ORNIC_RECV_SGES_BLOCK0,
+				 wr->num_sge - ORNIC_RECV_SGES_BLOCK0);
 	for (i = 0; i < wr->num_sge; i++)
 		len += wr->sg_list[i].length;
 	ornic_kwq_record(wq, wr->wr_id, blocks, min_t(u64, len, U32_MAX));

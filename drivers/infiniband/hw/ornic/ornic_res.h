@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
- * ornic: the verbs objects whose memory lives in user space (MRs, CQs, QPs,
- * SRQs) and AHs, and the page lists that describe pinned user memory to
- * the device.
+ * ornic: the verbs objects below the PD.
+ *
+ * This header's one job: the MR, MW, CQ, XRCD, SRQ, QP and AH structs, the
+ * page lists that describe pinned user memory to the device, and the entry
+ * points of the files implementing them (ornic_mr.c, ornic_cq*.c,
+ * ornic_qp*.c, ornic_srq.c, ornic_ah.c, ...).  The device and the PD and
+ * user context structs are ornic.h's.
  *
  * Locking of event delivery.  CQs, QPs and SRQs are found by number in
  * dev->cqs/qps/srqs (xarrays with IRQ-safe locks).  Completion EQEs are
@@ -151,7 +155,11 @@ struct ornic_qp {
 	enum ib_sig_type sq_sig_type;
 	/*
 	 * Last state the device confirmed; ERR also from a QP error event.
-	 * Written under lock (and by the AEQ handler), read under lock.
+	 * Written with WRITE_ONCE: by modify/query under lock, and by the
+	 * AEQ handler without it (under dev->aeq_lock).  Read with
+	 * READ_ONCE: under lock by modify, locklessly by post_send and
+	 * post_recv, which check it once per call (a post racing with a
+	 * modify may see either state).
 	 */
 	u8 state;
 	struct mutex lock;		/* serialises modify and query */

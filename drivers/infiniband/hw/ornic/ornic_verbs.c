@@ -178,7 +178,8 @@ static void ornic_get_dev_fw_str(struct ib_device *ibdev, char *str)
 	struct ornic_dev *dev = to_odev(ibdev);
 
 	snprintf(str, IB_FW_VERSION_NAME_MAX, "spec %u.%u",
-		 dev->version >> 16, dev->version & 0xffff);
+		 ORNIC_VERSION_MAJOR(dev->version),
+		 ORNIC_VERSION_MINOR(dev->version));
 }
 
 /* --- GIDs ------------------------------------------------------------------- */

@@ -10,42 +10,7 @@
 
 #include "ornic_verbs_lib.h"
 
-/* The receive WQE's first block carries three SGEs (spec: wqe.rst). */
-#define ORNIC_RECV_SGES_BLOCK0	3
-
-/* --- WQE blocks and depths ---------------------------------------------- */
-
-u32 ornic_send_wqe_blocks(u32 sges, u32 inline_len)
-{
-	u32 sge_blocks = DIV_ROUND_UP(sges, ORNIC_SGES_PER_BLOCK);
-	u32 inline_blocks = DIV_ROUND_UP(inline_len, ORNIC_WQE_BLOCK_SIZE);
-
-	return 1 + max(sge_blocks, inline_blocks);
-}
-
-u32 ornic_recv_wqe_blocks(u32 sges)
-{
-	if (sges <= ORNIC_RECV_SGES_BLOCK0)
-		return 1;
-	return 1 + DIV_ROUND_UP(sges - ORNIC_RECV_SGES_BLOCK0,
-				ORNIC_SGES_PER_BLOCK);
-}
-
-u32 ornic_send_sges_fit(u32 blocks)
-{
-	return blocks ? (blocks - 1) * ORNIC_SGES_PER_BLOCK : 0;
-}
-
-u32 ornic_inline_fit(u32 blocks)
-{
-	return blocks ? (blocks - 1) * ORNIC_WQE_BLOCK_SIZE : 0;
-}
-
-u32 ornic_recv_sges_fit(u32 blocks)
-{
-	return blocks ? ORNIC_RECV_SGES_BLOCK0 +
-			(blocks - 1) * ORNIC_SGES_PER_BLOCK : 0;
-}
+/* --- Queue depths (WQE block arithmetic: ornic_hw.h) ------------------- */
 
 int ornic_wq_log_depth(u32 wrs, u32 blocks, const struct ornic_wq_limits *l)
 {

@@ -2,9 +2,11 @@
 /*
  * ornic: pure logic of the data-path verbs, shared with the KUnit suites.
  *
- * WQE block arithmetic and queue depths (spec: wqe.rst, queues.rst), page
- * size choice for pinned memory, and the translation between the RDMA
- * core's QP attributes and the device's struct ornic_qp_attr (spec: qp.rst).
+ * This header's one job: the verbs side as arithmetic, on ib_verbs types
+ * (the device-only side is ornic_lib.h's, WQE geometry ornic_hw.h's):
+ * queue depths (spec: queues.rst), page size choice for pinned memory, and
+ * the translation between the RDMA core's QP attributes and the device's
+ * struct ornic_qp_attr (spec: qp.rst).
  * Nothing here touches hardware, sleeps or allocates.
  */
 #ifndef ORNIC_VERBS_LIB_H
@@ -27,15 +29,6 @@ struct ornic_wq_limits {
 	u32 max_recv_sge;
 	u32 max_inline_data;
 };
-
-/* Blocks of a send WQE carrying @sges SGEs or @inline_len inline bytes. */
-u32 ornic_send_wqe_blocks(u32 sges, u32 inline_len);
-/* Blocks of a receive WQE (RQ or SRQ) carrying @sges SGEs. */
-u32 ornic_recv_wqe_blocks(u32 sges);
-/* SGEs / inline bytes that fit in a WQE made of @blocks. */
-u32 ornic_send_sges_fit(u32 blocks);
-u32 ornic_inline_fit(u32 blocks);
-u32 ornic_recv_sges_fit(u32 blocks);
 
 /*
  * Smallest log2 depth (in blocks, >= 1) that holds @wrs WQEs, each
