@@ -131,7 +131,7 @@ mapfile -t aargs < <(vm_args "${a_models[@]}")
 mapfile -t bargs < <(vm_args "${b_models[@]}")
 [ -z "$b_netns" ] || bargs+=(--netns "$b_netns" "${b_taps[@]}")
 genv=(env MODDIR="$MO" PROVIDER_DIR="$PDIR" LINKS="${links# }" NETEM="$netem"
-	WIRE_FAULTS="$WIRE_FAULTS" FAULTS_TOOL="$fw" FAULTS_NVME="${ORNIC_FAULTS_NVME:-0}"
+	WIRE_FAULTS="$WIRE_FAULTS" FAULTS_TOOL="$fw" FAULTS_NVME="${ORNIC_FAULTS_NVME:-1}"
 	TOOL_TIMEOUT=$((240 * ${ORNIC_TIMEOUT_SCALE:-1})))
 start=$(date +%s)
 "$here/vm.sh" --name "$RUN_NAME/two-guests-b" --flavour "$FLAVOUR" --allow-splat --timeout 1500 \

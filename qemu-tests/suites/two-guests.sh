@@ -243,11 +243,10 @@ udp_veth() {
 			fail "$DIR/workload" "$(tail_of workload)"
 		fi
 	fi
-	# NVMe-oF over this link is known to fail: a write's RDMA transfer
-	# never completes and nvme-rdma times the I/O out and reconnects again
-	# and again (seen with these faults, not with ornic's own workload).
-	# FAULTS_NVME=1 runs it (ORNIC_FAULTS_NVME=1 on the host).
-	if [ "${FAULTS_NVME:-0}" = 1 ]; then
+	# NVMe-oF: the target READs the host's pages with several READs
+	# outstanding, each scattered over many SGEs, and answers with
+	# SEND_WITH_INV; FAULTS_NVME=0 (ORNIC_FAULTS_NVME=0 on the host) skips it.
+	if [ "${FAULTS_NVME:-1}" = 1 ]; then
 		NVME_MIB=32 nvmeof nvmeof $((nvme_port += 1))
 	fi
 }
