@@ -65,14 +65,14 @@ static int ornic_qp_check_init(struct ornic_dev *dev,
 static int ornic_create_xrc_tgt_qp(struct ornic_dev *dev, struct ornic_qp *qp,
 				   struct ib_qp_init_attr *init)
 {
-	struct ornic_admin_create_qp *cmd;
+	struct ornic_qp_create_args args = {
+		.qp_type = ORNIC_QPT_XRC_TGT,
+		.xrcdn = to_oxrcd(init->xrcd)->xrcdn,
+		.db_page = ORNIC_DB_PAGE_KERNEL,
+	};
 	struct ornic_admin_sqe sqe;
 
-	ornic_cmd_init(&sqe, ORNIC_ADMIN_CREATE_QP);
-	cmd = (struct ornic_admin_create_qp *)&sqe;
-	cmd->qp_type = ORNIC_QPT_XRC_TGT;
-	cmd->xrcd = cpu_to_le32(to_oxrcd(init->xrcd)->xrcdn);
-	cmd->db_page = cpu_to_le16(ORNIC_DB_PAGE_KERNEL);
+	ornic_cmd_create_qp(&sqe, &args);
 	qp->xrc_tgt = true;
 	memset(&init->cap, 0, sizeof(init->cap));
 	return ornic_admin_simple(dev, &sqe, &qp->qpn);
@@ -84,9 +84,8 @@ int ornic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	struct ornic_dev *dev = to_odev(ibqp->device);
 	struct ornic_ibv_create_qp_resp resp = {};
 	struct ornic_qp *qp = to_oqp(ibqp);
-	struct ornic_mem_desc sq_desc, rq_desc = {};
+	struct ornic_qp_create_args args = {};
 	struct ornic_pbl sq_pbl, rq_pbl = {};
-	struct ornic_admin_create_qp *cmd;
 	struct ornic_ibv_create_qp req;
 	struct ornic_ucontext *uctx;
 	struct ornic_wq_limits lim;
@@ -144,7 +143,7 @@ int ornic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->rq_log_depth = req.rq_log_depth;
 	qp->sq_umem = ornic_ring_pin(dev, req.sq_buf_addr, req.sq_buf_size,
 				     (size_t)ORNIC_WQE_BLOCK_SIZE <<
-				     qp->sq_log_depth, &sq_desc, &sq_pbl);
+				     qp->sq_log_depth, &args.sq_mem, &sq_pbl);
 	if (IS_ERR(qp->sq_umem))
 		return PTR_ERR(qp->sq_umem);
 	if (!init->srq && init->qp_type != IB_QPT_XRC_INI) {
@@ -152,7 +151,7 @@ int ornic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 					     req.rq_buf_size,
 					     (size_t)ORNIC_WQE_BLOCK_SIZE <<
 					     qp->rq_log_depth,
-					     &rq_desc, &rq_pbl);
+					     &args.rq_mem, &rq_pbl);
 		if (IS_ERR(qp->rq_umem)) {
 			err = PTR_ERR(qp->rq_umem);
 			qp->rq_umem = NULL;
@@ -160,22 +159,19 @@ int ornic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		}
 	}
 
-	ornic_cmd_init(&sqe, ORNIC_ADMIN_CREATE_QP);
-	cmd = (struct ornic_admin_create_qp *)&sqe;
-	cmd->sq_mem = sq_desc;
-	cmd->rq_mem = rq_desc;
-	cmd->pd = cpu_to_le32(to_pdn(ibqp->pd));
-	cmd->send_cqn = cpu_to_le32(to_ocq(init->send_cq)->cqn);
+	args.pdn = to_pdn(ibqp->pd);
+	args.send_cqn = to_ocq(init->send_cq)->cqn;
 	if (init->recv_cq)
-		cmd->recv_cqn = cpu_to_le32(to_ocq(init->recv_cq)->cqn);
+		args.recv_cqn = to_ocq(init->recv_cq)->cqn;
 	if (init->srq) {
-		cmd->flags = ORNIC_QP_FLAG_USE_SRQ;
-		cmd->srqn = cpu_to_le32(to_osrq(init->srq)->srqn);
+		args.flags = ORNIC_QP_FLAG_USE_SRQ;
+		args.srqn = to_osrq(init->srq)->srqn;
 	}
-	cmd->db_page = cpu_to_le16(uctx->db_page);
-	cmd->qp_type = qp->hw_type;
-	cmd->sq_log_depth = qp->sq_log_depth;
-	cmd->rq_log_depth = qp->rq_log_depth;
+	args.db_page = uctx->db_page;
+	args.qp_type = qp->hw_type;
+	args.sq_log_depth = qp->sq_log_depth;
+	args.rq_log_depth = qp->rq_log_depth;
+	ornic_cmd_create_qp(&sqe, &args);
 	err = ornic_admin_simple(dev, &sqe, &qp->qpn);
 	ornic_pbl_free(dev, &sq_pbl);
 	ornic_pbl_free(dev, &rq_pbl);
@@ -289,7 +285,6 @@ static int ornic_qp_cmd(struct ornic_dev *dev, u8 opcode, u32 qpn, u32 mask,
 			int cur_state, struct ornic_qp_attr *attr, u32 *state)
 {
 	struct device *dmadev = &dev->pdev->dev;
-	struct ornic_admin_modify_qp *cmd;
 	struct ornic_admin_sqe sqe;
 	struct ornic_admin_cqe cqe;
 	struct ornic_qp_attr *buf;
@@ -301,16 +296,8 @@ static int ornic_qp_cmd(struct ornic_dev *dev, u8 opcode, u32 qpn, u32 mask,
 		return -ENOMEM;
 	if (opcode == ORNIC_ADMIN_MODIFY_QP)
 		memcpy(buf, attr, sizeof(*buf));
-	ornic_cmd_init(&sqe, opcode);
-	cmd = (struct ornic_admin_modify_qp *)&sqe;
-	cmd->attr_addr = cpu_to_le64(dma);
-	cmd->attr_len = cpu_to_le32(sizeof(*buf));
-	cmd->qpn = cpu_to_le32(qpn);
-	cmd->attr_mask = cpu_to_le32(mask);
-	if (cur_state >= 0) {
-		cmd->cur_state = cur_state;
-		cmd->flags = ORNIC_MODIFY_QP_FLAG_CUR_STATE;
-	}
+	ornic_cmd_modify_qp(&sqe, opcode, qpn, dma, sizeof(*buf), mask,
+			    cur_state);
 	err = ornic_admin_exec(dev, &sqe, &cqe);
 	if (!err && cqe.status != ORNIC_ADMIN_STATUS_SUCCESS)
 		err = ornic_admin_status_errno(cqe.status);
