@@ -251,7 +251,7 @@ static void ornic_cmd_rereg_mr_parts(struct kunit *test)
 {
 	struct ornic_admin_sqe sqe;
 	struct ornic_admin_rereg_mr *c = (void *)&sqe;
-	struct ornic_rereg_xlat xlat = {
+	struct ornic_mr_xlat xlat = {
 		.iova = 0x7f0000001234ULL,
 		.length = 0x3000,
 		.first_page_offset = 0x234,
@@ -306,6 +306,277 @@ static void ornic_cmd_rereg_mr_parts(struct kunit *test)
 			   "RESIZE_CQ");
 	KUNIT_EXPECT_STREQ(test, ornic_admin_opcode_str(ORNIC_ADMIN_RESIZE_SRQ),
 			   "RESIZE_SRQ");
+}
+
+static void ornic_cmd_reg_mr_kinds(struct kunit *test)
+{
+	struct ornic_admin_sqe sqe;
+	struct ornic_admin_reg_mr *c = (void *)&sqe;
+	const u8 *b = (const u8 *)&sqe;
+	struct ornic_mr_xlat xlat = {
+		.iova = 0x7f0000001234ULL,
+		.length = 0x3000,
+		.first_page_offset = 0x234,
+	};
+
+	ornic_mem_desc_contig(&xlat.mem, 0x40000, 0x4000, 12);
+	/* A user (or ODP) MR: the region, PD, access and key variant. */
+	memset(&sqe, 0xff, sizeof(sqe));
+	ornic_cmd_reg_mr(&sqe, &xlat, 0x01020304,
+			 ORNIC_ACCESS_LOCAL_WRITE | ORNIC_ACCESS_ON_DEMAND, 0xa5);
+	KUNIT_EXPECT_EQ(test, sqe.hdr.opcode, ORNIC_ADMIN_REG_MR);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(c->mem.addr), 0x40000ULL);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(c->mem.num_pages), 4U);
+	KUNIT_EXPECT_EQ(test, c->mem.mode, ORNIC_MEM_MODE_CONTIG);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(c->iova), 0x7f0000001234ULL);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(c->length), 0x3000ULL);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(c->pd), 0x01020304U);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(c->access),
+			ORNIC_ACCESS_LOCAL_WRITE | ORNIC_ACCESS_ON_DEMAND);
+	KUNIT_EXPECT_EQ(test, c->key_variant, 0xa5);
+	KUNIT_EXPECT_EQ(test, c->flags, 0);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(c->first_page_offset), 0x234U);
+	KUNIT_EXPECT_EQ(test, le16_to_cpu(c->reserved0), 0);
+	KUNIT_EXPECT_TRUE(test, ornic_all_zero(c->reserved1,
+					       sizeof(c->reserved1)));
+	/* Little-endian at the offsets the header asserts. */
+	KUNIT_EXPECT_EQ(test, b[24], 0x34);
+	KUNIT_EXPECT_EQ(test, b[25], 0x12);
+	KUNIT_EXPECT_EQ(test, b[29], 0x7f);
+	KUNIT_EXPECT_EQ(test, b[40], 0x04);
+	KUNIT_EXPECT_EQ(test, b[43], 0x01);
+	KUNIT_EXPECT_EQ(test, b[48], 0xa5);
+
+	/* PHYSICAL: no page list, iova 0, the whole range. */
+	memset(&sqe, 0xff, sizeof(sqe));
+	ornic_cmd_reg_mr_physical(&sqe, 7, ORNIC_ACCESS_LOCAL_WRITE, 3);
+	KUNIT_EXPECT_EQ(test, sqe.hdr.opcode, ORNIC_ADMIN_REG_MR);
+	KUNIT_EXPECT_TRUE(test, ornic_all_zero(&c->mem, sizeof(c->mem)));
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(c->iova), 0ULL);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(c->length), U64_MAX);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(c->pd), 7U);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(c->access), ORNIC_ACCESS_LOCAL_WRITE);
+	KUNIT_EXPECT_EQ(test, c->key_variant, 3);
+	KUNIT_EXPECT_EQ(test, c->flags, ORNIC_MR_FLAG_PHYSICAL);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(c->first_page_offset), 0U);
+
+	/* FAST_REG: only the page capacity; no access, iova or length. */
+	memset(&sqe, 0xff, sizeof(sqe));
+	ornic_cmd_reg_mr_fast(&sqe, 9, 256, 0xfe);
+	KUNIT_EXPECT_EQ(test, sqe.hdr.opcode, ORNIC_ADMIN_REG_MR);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(c->mem.num_pages), 256U);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(c->mem.addr), 0ULL);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(c->iova), 0ULL);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(c->length), 0ULL);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(c->pd), 9U);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(c->access), 0U);
+	KUNIT_EXPECT_EQ(test, c->key_variant, 0xfe);
+	KUNIT_EXPECT_EQ(test, c->flags, ORNIC_MR_FLAG_FAST_REG);
+	/* mem.num_pages at 16, little-endian. */
+	KUNIT_EXPECT_EQ(test, b[16], 0x00);
+	KUNIT_EXPECT_EQ(test, b[17], 0x01);
+}
+
+static void ornic_cmd_create_qp_kinds(struct kunit *test)
+{
+	struct ornic_admin_sqe sqe;
+	struct ornic_admin_create_qp *c = (void *)&sqe;
+	const u8 *b = (const u8 *)&sqe;
+	struct ornic_qp_create_args args = {
+		.pdn = 0x11223344,
+		.send_cqn = 5,
+		.recv_cqn = 6,
+		.srqn = 0x77,
+		.xrcdn = 0x99,
+		.db_page = 0x0102,
+		.qp_type = ORNIC_QPT_RC,
+		.sq_log_depth = 8,
+		.rq_log_depth = 7,
+	};
+
+	ornic_mem_desc_contig(&args.sq_mem, 0x100000, 16 << 10, 12);
+	ornic_mem_desc_contig(&args.rq_mem, 0x200000, 8 << 10, 12);
+	/* Both rings, no SRQ: neither srqn nor xrcd is sent. */
+	memset(&sqe, 0xff, sizeof(sqe));
+	ornic_cmd_create_qp(&sqe, &args);
+	KUNIT_EXPECT_EQ(test, sqe.hdr.opcode, ORNIC_ADMIN_CREATE_QP);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(c->sq_mem.addr), 0x100000ULL);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(c->sq_mem.num_pages), 4U);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(c->rq_mem.addr), 0x200000ULL);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(c->rq_mem.num_pages), 2U);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(c->pd), 0x11223344U);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(c->send_cqn), 5U);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(c->recv_cqn), 6U);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(c->srqn), 0U);
+	KUNIT_EXPECT_EQ(test, le16_to_cpu(c->db_page), 0x0102);
+	KUNIT_EXPECT_EQ(test, c->qp_type, ORNIC_QPT_RC);
+	KUNIT_EXPECT_EQ(test, c->flags, 0);
+	KUNIT_EXPECT_EQ(test, c->sq_log_depth, 8);
+	KUNIT_EXPECT_EQ(test, c->rq_log_depth, 7);
+	KUNIT_EXPECT_EQ(test, le16_to_cpu(c->reserved), 0);
+	KUNIT_EXPECT_EQ(test, b[40], 0x44);
+	KUNIT_EXPECT_EQ(test, b[43], 0x11);
+	KUNIT_EXPECT_EQ(test, b[56], 0x02);
+	KUNIT_EXPECT_EQ(test, b[57], 0x01);
+
+	/* With an SRQ: the flag and its number, no RQ. */
+	memset(&args.rq_mem, 0, sizeof(args.rq_mem));
+	args.flags = ORNIC_QP_FLAG_USE_SRQ;
+	args.rq_log_depth = 0;
+	ornic_cmd_create_qp(&sqe, &args);
+	KUNIT_EXPECT_EQ(test, c->flags, ORNIC_QP_FLAG_USE_SRQ);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(c->srqn), 0x77U);
+	KUNIT_EXPECT_EQ(test, b[52], 0x77);
+	KUNIT_EXPECT_TRUE(test, ornic_all_zero(&c->rq_mem, sizeof(c->rq_mem)));
+	KUNIT_EXPECT_EQ(test, c->rq_log_depth, 0);
+
+	/* An XRC target: only its domain and the doorbell page. */
+	memset(&args, 0, sizeof(args));
+	args.qp_type = ORNIC_QPT_XRC_TGT;
+	args.xrcdn = 0x99;
+	args.db_page = ORNIC_DB_PAGE_KERNEL;
+	memset(&sqe, 0xff, sizeof(sqe));
+	ornic_cmd_create_qp(&sqe, &args);
+	KUNIT_EXPECT_EQ(test, c->qp_type, ORNIC_QPT_XRC_TGT);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(c->xrcd), 0x99U);
+	KUNIT_EXPECT_EQ(test, b[52], 0x99);
+	KUNIT_EXPECT_EQ(test, le16_to_cpu(c->db_page), ORNIC_DB_PAGE_KERNEL);
+	KUNIT_EXPECT_TRUE(test, ornic_all_zero(&c->sq_mem, sizeof(c->sq_mem)));
+	KUNIT_EXPECT_TRUE(test, ornic_all_zero(&c->rq_mem, sizeof(c->rq_mem)));
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(c->pd), 0U);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(c->send_cqn), 0U);
+	KUNIT_EXPECT_EQ(test, c->flags, 0);
+}
+
+static void ornic_cmd_modify_qp_layout(struct kunit *test)
+{
+	struct ornic_admin_sqe sqe;
+	struct ornic_admin_modify_qp *c = (void *)&sqe;
+	const u8 *b = (const u8 *)&sqe;
+
+	memset(&sqe, 0xff, sizeof(sqe));
+	ornic_cmd_modify_qp(&sqe, ORNIC_ADMIN_MODIFY_QP, 0x123456,
+			    0x1122334455667788ULL, 128,
+			    ORNIC_QP_ATTR_STATE | ORNIC_QP_ATTR_QKEY,
+			    ORNIC_QPS_RTR);
+	KUNIT_EXPECT_EQ(test, sqe.hdr.opcode, ORNIC_ADMIN_MODIFY_QP);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(c->attr_addr),
+			0x1122334455667788ULL);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(c->attr_len), 128U);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(c->qpn), 0x123456U);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(c->attr_mask),
+			ORNIC_QP_ATTR_STATE | ORNIC_QP_ATTR_QKEY);
+	KUNIT_EXPECT_EQ(test, c->cur_state, ORNIC_QPS_RTR);
+	KUNIT_EXPECT_EQ(test, c->flags, ORNIC_MODIFY_QP_FLAG_CUR_STATE);
+	KUNIT_EXPECT_EQ(test, le16_to_cpu(c->reserved0), 0);
+	KUNIT_EXPECT_TRUE(test, ornic_all_zero(c->reserved1,
+					       sizeof(c->reserved1)));
+	KUNIT_EXPECT_EQ(test, b[8], 0x88);
+	KUNIT_EXPECT_EQ(test, b[15], 0x11);
+	KUNIT_EXPECT_EQ(test, b[20], 0x56);
+	KUNIT_EXPECT_EQ(test, b[22], 0x12);
+
+	/* QUERY_QP, and no expected current state: cur_state stays zero. */
+	memset(&sqe, 0xff, sizeof(sqe));
+	ornic_cmd_modify_qp(&sqe, ORNIC_ADMIN_QUERY_QP, 3, 0x1000, 128, 0, -1);
+	KUNIT_EXPECT_EQ(test, sqe.hdr.opcode, ORNIC_ADMIN_QUERY_QP);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(c->qpn), 3U);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(c->attr_mask), 0U);
+	KUNIT_EXPECT_EQ(test, c->cur_state, 0);
+	KUNIT_EXPECT_EQ(test, c->flags, 0);
+}
+
+static void ornic_cmd_srq_layouts(struct kunit *test)
+{
+	struct ornic_admin_sqe sqe;
+	struct ornic_admin_create_srq *c = (void *)&sqe;
+	struct ornic_admin_modify_srq *m = (void *)&sqe;
+	const u8 *b = (const u8 *)&sqe;
+	struct ornic_srq_create_args args = {
+		.pdn = 12,
+		.limit = 0x0a0b,
+		.xrcdn = 4,
+		.cqn = 8,
+		.db_page = 3,
+		.log_depth = 9,
+		.srq_type = ORNIC_SRQT_BASIC,
+	};
+
+	ornic_mem_desc_contig(&args.mem, 0x300000, 32 << 10, 12);
+	/* A basic SRQ sends neither a domain nor a CQ. */
+	memset(&sqe, 0xff, sizeof(sqe));
+	ornic_cmd_create_srq(&sqe, &args);
+	KUNIT_EXPECT_EQ(test, sqe.hdr.opcode, ORNIC_ADMIN_CREATE_SRQ);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(c->mem.addr), 0x300000ULL);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(c->mem.num_pages), 8U);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(c->pd), 12U);
+	KUNIT_EXPECT_EQ(test, le16_to_cpu(c->db_page), 3);
+	KUNIT_EXPECT_EQ(test, c->log_depth, 9);
+	KUNIT_EXPECT_EQ(test, c->srq_type, ORNIC_SRQT_BASIC);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(c->limit), 0x0a0bU);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(c->xrcd), 0U);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(c->cqn), 0U);
+	KUNIT_EXPECT_TRUE(test, ornic_all_zero(c->reserved1,
+					       sizeof(c->reserved1)));
+	KUNIT_EXPECT_EQ(test, b[32], 0x0b);
+	KUNIT_EXPECT_EQ(test, b[33], 0x0a);
+
+	/* An XRC SRQ: its domain and CQ at the asserted offsets. */
+	args.srq_type = ORNIC_SRQT_XRC;
+	ornic_cmd_create_srq(&sqe, &args);
+	KUNIT_EXPECT_EQ(test, c->srq_type, ORNIC_SRQT_XRC);
+	KUNIT_EXPECT_EQ(test, b[31], ORNIC_SRQT_XRC);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(c->xrcd), 4U);
+	KUNIT_EXPECT_EQ(test, b[36], 4);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(c->cqn), 8U);
+	KUNIT_EXPECT_EQ(test, b[40], 8);
+
+	memset(&sqe, 0xff, sizeof(sqe));
+	ornic_cmd_modify_srq(&sqe, 0x010203, 16);
+	KUNIT_EXPECT_EQ(test, sqe.hdr.opcode, ORNIC_ADMIN_MODIFY_SRQ);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(m->srqn), 0x010203U);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(m->limit), 16U);
+	KUNIT_EXPECT_EQ(test, b[8], 0x03);
+	KUNIT_EXPECT_EQ(test, b[12], 16);
+	KUNIT_EXPECT_TRUE(test, ornic_all_zero(m->reserved,
+					       sizeof(m->reserved)));
+}
+
+static void ornic_cmd_create_ah_layout(struct kunit *test)
+{
+	struct ornic_admin_sqe sqe;
+	struct ornic_admin_create_ah *c = (void *)&sqe;
+	const u8 *b = (const u8 *)&sqe;
+	struct ornic_av av = {
+		.dgid = { 0xfe, 0x80, [15] = 0x01 },
+		.dmac = { 0x02, 0x00, 0x00, 0x00, 0x00, 0x2a },
+		.sgid_index = 3,
+		.hop_limit = 64,
+		.traffic_class = 0x18,
+		.flow_label = 0xabcde,
+		.udp_sport = 0xc000,
+	};
+
+	memset(&sqe, 0xff, sizeof(sqe));
+	ornic_cmd_create_ah(&sqe, 0x42, &av);
+	KUNIT_EXPECT_EQ(test, sqe.hdr.opcode, ORNIC_ADMIN_CREATE_AH);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(c->pd), 0x42U);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(c->flow_label), 0xabcdeU);
+	KUNIT_EXPECT_EQ(test, memcmp(c->dgid, av.dgid, 16), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(c->dmac, av.dmac, 6), 0);
+	KUNIT_EXPECT_EQ(test, c->sgid_index, 3);
+	KUNIT_EXPECT_EQ(test, c->hop_limit, 64);
+	KUNIT_EXPECT_EQ(test, c->traffic_class, 0x18);
+	KUNIT_EXPECT_EQ(test, c->reserved0, 0);
+	KUNIT_EXPECT_EQ(test, le16_to_cpu(c->udp_sport), 0xc000);
+	KUNIT_EXPECT_TRUE(test, ornic_all_zero(c->reserved1,
+					       sizeof(c->reserved1)));
+	/* dgid at 16 as asserted; flow label little-endian at 12. */
+	KUNIT_EXPECT_EQ(test, b[16], 0xfe);
+	KUNIT_EXPECT_EQ(test, b[31], 0x01);
+	KUNIT_EXPECT_EQ(test, b[12], 0xde);
+	KUNIT_EXPECT_EQ(test, b[14], 0x0a);
+	KUNIT_EXPECT_EQ(test, b[37], 0x2a);
 }
 
 static void ornic_cmd_gid_encoding(struct kunit *test)
@@ -527,6 +798,11 @@ static struct kunit_case ornic_cmd_cases[] = {
 	KUNIT_CASE(ornic_cmd_create_layouts),
 	KUNIT_CASE(ornic_cmd_resize_layouts),
 	KUNIT_CASE(ornic_cmd_rereg_mr_parts),
+	KUNIT_CASE(ornic_cmd_reg_mr_kinds),
+	KUNIT_CASE(ornic_cmd_create_qp_kinds),
+	KUNIT_CASE(ornic_cmd_modify_qp_layout),
+	KUNIT_CASE(ornic_cmd_srq_layouts),
+	KUNIT_CASE(ornic_cmd_create_ah_layout),
 	KUNIT_CASE(ornic_cmd_gid_encoding),
 	KUNIT_CASE(ornic_cmd_mcast_encoding),
 	KUNIT_CASE(ornic_cmd_eth_settings),

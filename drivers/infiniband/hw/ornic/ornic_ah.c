@@ -60,7 +60,6 @@ int ornic_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 	struct ornic_dev *dev = to_odev(ibah->device);
 	struct ornic_ibv_create_ah_resp resp = {};
 	struct ornic_ah *ah = to_oah(ibah);
-	struct ornic_admin_create_ah *cmd;
 	struct ornic_admin_sqe sqe;
 	struct ornic_av av;
 	int err;
@@ -78,16 +77,7 @@ int ornic_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 	if (udata->inlen && !ib_is_udata_cleared(udata, 0, udata->inlen))
 		return -EOPNOTSUPP;
 
-	ornic_cmd_init(&sqe, ORNIC_ADMIN_CREATE_AH);
-	cmd = (struct ornic_admin_create_ah *)&sqe;
-	cmd->pd = cpu_to_le32(to_pdn(ibah->pd));
-	cmd->flow_label = cpu_to_le32(av.flow_label);
-	memcpy(cmd->dgid, av.dgid, sizeof(cmd->dgid));
-	memcpy(cmd->dmac, av.dmac, sizeof(cmd->dmac));
-	cmd->sgid_index = av.sgid_index;
-	cmd->hop_limit = av.hop_limit;
-	cmd->traffic_class = av.traffic_class;
-	cmd->udp_sport = cpu_to_le16(av.udp_sport);
+	ornic_cmd_create_ah(&sqe, to_pdn(ibah->pd), &av);
 	err = ornic_admin_simple(dev, &sqe, &ah->index);
 	if (err)
 		return err;

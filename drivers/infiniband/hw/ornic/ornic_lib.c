@@ -148,7 +148,7 @@ void ornic_cmd_resize_srq(struct ornic_admin_sqe *sqe,
 }
 
 int ornic_cmd_rereg_mr(struct ornic_admin_sqe *sqe, u32 key, u8 flags,
-		       const struct ornic_rereg_xlat *xlat, u32 pdn,
+		       const struct ornic_mr_xlat *xlat, u32 pdn,
 		       u32 access)
 {
 	struct ornic_admin_rereg_mr *c = (struct ornic_admin_rereg_mr *)sqe;
@@ -171,6 +171,132 @@ int ornic_cmd_rereg_mr(struct ornic_admin_sqe *sqe, u32 key, u8 flags,
 	if (flags & ORNIC_REREG_MR_ACCESS)
 		c->access = cpu_to_le32(access);
 	return 0;
+}
+
+void ornic_cmd_reg_mr(struct ornic_admin_sqe *sqe,
+		      const struct ornic_mr_xlat *xlat, u32 pdn, u32 access,
+		      u8 key_variant)
+{
+	struct ornic_admin_reg_mr *c = (struct ornic_admin_reg_mr *)sqe;
+
+	ornic_cmd_init(sqe, ORNIC_ADMIN_REG_MR);
+	c->mem = xlat->mem;
+	c->iova = cpu_to_le64(xlat->iova);
+	c->length = cpu_to_le64(xlat->length);
+	c->pd = cpu_to_le32(pdn);
+	c->access = cpu_to_le32(access);
+	c->key_variant = key_variant;
+	c->first_page_offset = cpu_to_le32(xlat->first_page_offset);
+}
+
+void ornic_cmd_reg_mr_physical(struct ornic_admin_sqe *sqe, u32 pdn,
+			       u32 access, u8 key_variant)
+{
+	struct ornic_admin_reg_mr *c = (struct ornic_admin_reg_mr *)sqe;
+
+	ornic_cmd_init(sqe, ORNIC_ADMIN_REG_MR);
+	/* No page list: the device ignores mem for a PHYSICAL MR. */
+	c->iova = 0;
+	c->length = cpu_to_le64(U64_MAX);
+	c->pd = cpu_to_le32(pdn);
+	c->access = cpu_to_le32(access);
+	c->key_variant = key_variant;
+	c->flags = ORNIC_MR_FLAG_PHYSICAL;
+}
+
+void ornic_cmd_reg_mr_fast(struct ornic_admin_sqe *sqe, u32 pdn,
+			   u32 max_pages, u8 key_variant)
+{
+	struct ornic_admin_reg_mr *c = (struct ornic_admin_reg_mr *)sqe;
+
+	ornic_cmd_init(sqe, ORNIC_ADMIN_REG_MR);
+	/* Only the capacity: REG_MR work requests bring the pages. */
+	c->mem.num_pages = cpu_to_le32(max_pages);
+	c->pd = cpu_to_le32(pdn);
+	c->key_variant = key_variant;
+	c->flags = ORNIC_MR_FLAG_FAST_REG;
+}
+
+void ornic_cmd_create_qp(struct ornic_admin_sqe *sqe,
+			 const struct ornic_qp_create_args *args)
+{
+	struct ornic_admin_create_qp *c = (struct ornic_admin_create_qp *)sqe;
+
+	ornic_cmd_init(sqe, ORNIC_ADMIN_CREATE_QP);
+	c->sq_mem = args->sq_mem;
+	c->rq_mem = args->rq_mem;
+	c->pd = cpu_to_le32(args->pdn);
+	c->send_cqn = cpu_to_le32(args->send_cqn);
+	c->recv_cqn = cpu_to_le32(args->recv_cqn);
+	if (args->qp_type == ORNIC_QPT_XRC_TGT)
+		c->xrcd = cpu_to_le32(args->xrcdn);
+	else if (args->flags & ORNIC_QP_FLAG_USE_SRQ)
+		c->srqn = cpu_to_le32(args->srqn);
+	c->db_page = cpu_to_le16(args->db_page);
+	c->qp_type = args->qp_type;
+	c->flags = args->flags;
+	c->sq_log_depth = args->sq_log_depth;
+	c->rq_log_depth = args->rq_log_depth;
+}
+
+void ornic_cmd_modify_qp(struct ornic_admin_sqe *sqe, u8 opcode, u32 qpn,
+			 u64 attr_addr, u32 attr_len, u32 mask,
+			 int cur_state)
+{
+	struct ornic_admin_modify_qp *c = (struct ornic_admin_modify_qp *)sqe;
+
+	ornic_cmd_init(sqe, opcode);
+	c->attr_addr = cpu_to_le64(attr_addr);
+	c->attr_len = cpu_to_le32(attr_len);
+	c->qpn = cpu_to_le32(qpn);
+	c->attr_mask = cpu_to_le32(mask);
+	if (cur_state >= 0) {
+		c->cur_state = cur_state;
+		c->flags = ORNIC_MODIFY_QP_FLAG_CUR_STATE;
+	}
+}
+
+void ornic_cmd_create_srq(struct ornic_admin_sqe *sqe,
+			  const struct ornic_srq_create_args *args)
+{
+	struct ornic_admin_create_srq *c = (struct ornic_admin_create_srq *)sqe;
+
+	ornic_cmd_init(sqe, ORNIC_ADMIN_CREATE_SRQ);
+	c->mem = args->mem;
+	c->pd = cpu_to_le32(args->pdn);
+	c->db_page = cpu_to_le16(args->db_page);
+	c->log_depth = args->log_depth;
+	c->limit = cpu_to_le32(args->limit);
+	if (args->srq_type == ORNIC_SRQT_XRC) {
+		c->srq_type = ORNIC_SRQT_XRC;
+		c->xrcd = cpu_to_le32(args->xrcdn);
+		c->cqn = cpu_to_le32(args->cqn);
+	}
+}
+
+void ornic_cmd_modify_srq(struct ornic_admin_sqe *sqe, u32 srqn, u32 limit)
+{
+	struct ornic_admin_modify_srq *c = (struct ornic_admin_modify_srq *)sqe;
+
+	ornic_cmd_init(sqe, ORNIC_ADMIN_MODIFY_SRQ);
+	c->srqn = cpu_to_le32(srqn);
+	c->limit = cpu_to_le32(limit);
+}
+
+void ornic_cmd_create_ah(struct ornic_admin_sqe *sqe, u32 pdn,
+			 const struct ornic_av *av)
+{
+	struct ornic_admin_create_ah *c = (struct ornic_admin_create_ah *)sqe;
+
+	ornic_cmd_init(sqe, ORNIC_ADMIN_CREATE_AH);
+	c->pd = cpu_to_le32(pdn);
+	c->flow_label = cpu_to_le32(av->flow_label);
+	memcpy(c->dgid, av->dgid, sizeof(c->dgid));
+	memcpy(c->dmac, av->dmac, sizeof(c->dmac));
+	c->sgid_index = av->sgid_index;
+	c->hop_limit = av->hop_limit;
+	c->traffic_class = av->traffic_class;
+	c->udp_sport = cpu_to_le16(av->udp_sport);
 }
 
 void ornic_cmd_create_eth_ring(struct ornic_admin_sqe *sqe, bool tx,

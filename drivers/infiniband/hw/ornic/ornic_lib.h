@@ -14,6 +14,7 @@
 
 #include <linux/types.h>
 #include <linux/bitmap.h>
+#include <linux/if_ether.h>
 
 #include "ornic/ornic_hw.h"
 
@@ -108,8 +109,11 @@ void ornic_cmd_resize_srq(struct ornic_admin_sqe *sqe,
 			  const struct ornic_mem_desc *mem,
 			  unsigned int log_depth, u32 srqn);
 
-/* The new region of a REREG_MR with ORNIC_REREG_MR_TRANSLATION. */
-struct ornic_rereg_xlat {
+/*
+ * A translated region: what REG_MR registers, and the new region of a
+ * REREG_MR with ORNIC_REREG_MR_TRANSLATION.
+ */
+struct ornic_mr_xlat {
 	struct ornic_mem_desc mem;
 	u64 iova;
 	u64 length;
@@ -121,8 +125,83 @@ struct ornic_rereg_xlat {
  * @pdn and @access are used only with their flags.  -EINVAL otherwise.
  */
 int ornic_cmd_rereg_mr(struct ornic_admin_sqe *sqe, u32 key, u8 flags,
-		       const struct ornic_rereg_xlat *xlat, u32 pdn,
+		       const struct ornic_mr_xlat *xlat, u32 pdn,
 		       u32 access);
+/*
+ * REG_MR of the region @xlat in @pdn with ORNIC_ACCESS_* @access (user MRs;
+ * ORNIC_ACCESS_ON_DEMAND in @access for an ODP MR).  @key_variant: a new
+ * one per registration, so stale keys of a reused index fail.
+ */
+void ornic_cmd_reg_mr(struct ornic_admin_sqe *sqe,
+		      const struct ornic_mr_xlat *xlat, u32 pdn, u32 access,
+		      u8 key_variant);
+/* REG_MR of a PHYSICAL MR: DMA addresses, iova 0, the whole range. */
+void ornic_cmd_reg_mr_physical(struct ornic_admin_sqe *sqe, u32 pdn,
+			       u32 access, u8 key_variant);
+/* REG_MR of a FREE fast-registration MR with room for @max_pages pages. */
+void ornic_cmd_reg_mr_fast(struct ornic_admin_sqe *sqe, u32 pdn,
+			   u32 max_pages, u8 key_variant);
+
+/*
+ * CREATE_QP in host order.  A ring left zeroed is absent (the RQ of an SRQ
+ * or XRC initiator QP, both rings of an XRC target); @srqn is sent with
+ * ORNIC_QP_FLAG_USE_SRQ, @xrcdn for an XRC target (the two share a field).
+ */
+struct ornic_qp_create_args {
+	struct ornic_mem_desc sq_mem;
+	struct ornic_mem_desc rq_mem;
+	u32 pdn;
+	u32 send_cqn;
+	u32 recv_cqn;
+	u32 srqn;
+	u32 xrcdn;
+	u16 db_page;
+	u8 qp_type;		/* enum ornic_qp_type */
+	u8 flags;		/* ORNIC_QP_FLAG_* */
+	u8 sq_log_depth;
+	u8 rq_log_depth;
+};
+
+void ornic_cmd_create_qp(struct ornic_admin_sqe *sqe,
+			 const struct ornic_qp_create_args *args);
+/*
+ * MODIFY_QP or QUERY_QP (@opcode) of @qpn through the struct ornic_qp_attr
+ * at DMA address @attr_addr; @cur_state < 0: no expected current state.
+ */
+void ornic_cmd_modify_qp(struct ornic_admin_sqe *sqe, u8 opcode, u32 qpn,
+			 u64 attr_addr, u32 attr_len, u32 mask,
+			 int cur_state);
+
+/* CREATE_SRQ in host order; @xrcdn and @cqn are sent only for SRQT_XRC. */
+struct ornic_srq_create_args {
+	struct ornic_mem_desc mem;
+	u32 pdn;
+	u32 limit;		/* SRQ_LIMIT threshold, 0 = off */
+	u32 xrcdn;
+	u32 cqn;
+	u16 db_page;
+	u8 log_depth;
+	u8 srq_type;		/* enum ornic_srq_type */
+};
+
+void ornic_cmd_create_srq(struct ornic_admin_sqe *sqe,
+			  const struct ornic_srq_create_args *args);
+/* MODIFY_SRQ: (re-)arm the SRQ_LIMIT event of @srqn at @limit WQEs. */
+void ornic_cmd_modify_srq(struct ornic_admin_sqe *sqe, u32 srqn, u32 limit);
+
+/* A RoCEv2 address vector (of an AH, or a QP's ORNIC_QP_ATTR_AV). */
+struct ornic_av {
+	u8 dgid[16];
+	u8 dmac[ETH_ALEN];
+	u8 sgid_index;
+	u8 hop_limit;
+	u8 traffic_class;
+	u32 flow_label;
+	u16 udp_sport;		/* 0: the device chooses */
+};
+
+void ornic_cmd_create_ah(struct ornic_admin_sqe *sqe, u32 pdn,
+			 const struct ornic_av *av);
 void ornic_cmd_create_eth_ring(struct ornic_admin_sqe *sqe, bool tx,
 			       const struct ornic_mem_desc *mem,
 			       unsigned int log_depth, u32 cqn);

@@ -345,30 +345,27 @@ static void ornic_unmap_bars(struct ornic_dev *dev)
 	pci_iounmap(dev->pdev, dev->regs);
 }
 
-static int ornic_probe(struct pci_dev *pdev, const struct pci_device_id *id)
-{
-	struct ornic_dev *dev;
-	int nvec, err;
+/*
+ * Probe is two halves, as remove is (efa_main.c is shaped the same way):
+ * ornic_probe_device() brings the device up to a working admin channel
+ * (PCI, BARs, reset, identity, admin queue, AEQ, vector 0), and
+ * ornic_ib_device_add() builds on it what the RDMA core and the network
+ * stack see (limits, completion EQs, the netdev and the ib_device).  Each
+ * half unwinds with its own ladder whose tail is the helpers its
+ * teardown function calls, so that remove lists nothing twice.
+ */
 
-	dev = ib_alloc_device(ornic_dev, ibdev);
-	if (!dev)
-		return -ENOMEM;
-	dev->pdev = pdev;
-	spin_lock_init(&dev->db_lock);
-	xa_init_flags(&dev->kcqs, XA_FLAGS_LOCK_IRQ);
-	xa_init_flags(&dev->cqs, XA_FLAGS_LOCK_IRQ);
-	xa_init_flags(&dev->qps, XA_FLAGS_LOCK_IRQ);
-	xa_init_flags(&dev->srqs, XA_FLAGS_LOCK_IRQ);
-	xa_init_flags(&dev->odp_mrs, XA_FLAGS_LOCK_IRQ);
-	mutex_init(&dev->counters_lock);
-	mutex_init(&dev->reset_lock);
-	INIT_DELAYED_WORK(&dev->health_work, ornic_health_work);
-	INIT_WORK(&dev->event_work, ornic_event_work);
-	pci_set_drvdata(pdev, dev);
+/* --- the device half ------------------------------------------------------ */
+
+/* PCI function enabled, bus master, 64-bit DMA, both BARs mapped. */
+static int ornic_pci_init(struct ornic_dev *dev)
+{
+	struct pci_dev *pdev = dev->pdev;
+	int err;
 
 	err = pci_enable_device_mem(pdev);
 	if (err)
-		goto err_dealloc;
+		return err;
 	err = pci_request_mem_regions(pdev, ORNIC_DRV_NAME);
 	if (err)
 		goto err_disable_pci;
@@ -381,13 +378,34 @@ static int ornic_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	err = ornic_map_bars(dev);
 	if (err)
 		goto err_clear_master;
+	return 0;
 
-	err = ornic_check_identity(dev);
-	if (err)
-		goto err_unmap;
-	err = ornic_reset(dev);
-	if (err)
-		goto err_unmap;
+err_clear_master:
+	pci_clear_master(pdev);
+	pci_release_mem_regions(pdev);
+err_disable_pci:
+	pci_disable_device(pdev);
+	return err;
+}
+
+static void ornic_pci_fini(struct ornic_dev *dev)
+{
+	struct pci_dev *pdev = dev->pdev;
+
+	ornic_unmap_bars(dev);
+	pci_clear_master(pdev);
+	pci_release_mem_regions(pdev);
+	pci_disable_device(pdev);
+}
+
+/*
+ * MSI-X vectors, the admin queue and the AEQ rings (registers written while
+ * DEV_CTRL.ENABLE is 0) and vector 0's handler.
+ */
+static int ornic_admin_channel_init(struct ornic_dev *dev)
+{
+	struct pci_dev *pdev = dev->pdev;
+	int nvec, err;
 
 	/* Vector 0 for admin and async events, one completion vector per CPU. */
 	nvec = pci_alloc_irq_vectors(pdev, 2,
@@ -395,9 +413,8 @@ static int ornic_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 					     ORNIC_MSIX_VECTORS - 1),
 				     PCI_IRQ_MSIX);
 	if (nvec < 0) {
-		err = nvec;
-		dev_err(&pdev->dev, "cannot allocate MSI-X vectors: %d\n", err);
-		goto err_unmap;
+		dev_err(&pdev->dev, "cannot allocate MSI-X vectors: %d\n", nvec);
+		return nvec;
 	}
 	dev->num_vectors = nvec;
 
@@ -411,103 +428,188 @@ static int ornic_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 			  ornic_admin_irq, 0, "ornic-admin", dev);
 	if (err)
 		goto err_aeq_destroy;
-
-	err = ornic_enable(dev);
-	if (err)
-		goto err_free_irq;
-	spin_lock_irq(&dev->aeq_lock);
-	ornic_aeq_arm(dev);
-	spin_unlock_irq(&dev->aeq_lock);
-
-	err = ornic_query(dev);
-	if (err)
-		goto err_disable;
-	err = ornic_ceqs_create(dev);
-	if (err)
-		goto err_disable;
-
-	dev->counters_buf = dma_alloc_coherent(&pdev->dev,
-					       sizeof(struct ornic_device_counters),
-					       &dev->counters_dma, GFP_KERNEL);
-	if (!dev->counters_buf) {
-		err = -ENOMEM;
-		goto err_ceqs_destroy;
-	}
-
-	schedule_delayed_work(&dev->health_work,
-			      msecs_to_jiffies(ORNIC_HEALTH_PERIOD_MS));
-
-	err = ornic_eth_register(dev);
-	if (err)
-		goto err_stop_health;
-	err = ornic_ib_register(dev);
-	if (err)
-		goto err_eth_unregister;
 	return 0;
 
-err_eth_unregister:
-	ornic_eth_unregister(dev);
-err_stop_health:
-	set_bit(ORNIC_FLAG_REMOVING, &dev->flags);
-	cancel_delayed_work_sync(&dev->health_work);
-	cancel_work_sync(&dev->event_work);
-	dma_free_coherent(&pdev->dev, sizeof(struct ornic_device_counters),
-			  dev->counters_buf, dev->counters_dma);
-err_ceqs_destroy:
-	ornic_ceqs_destroy(dev);
-err_disable:
-	ornic_disable(dev);
-err_free_irq:
-	free_irq(pci_irq_vector(pdev, ORNIC_MSIX_VECTOR_ADMIN), dev);
 err_aeq_destroy:
 	ornic_aeq_destroy(dev);
 err_aq_destroy:
 	ornic_aq_destroy(dev);
 err_free_vectors:
 	pci_free_irq_vectors(pdev);
-err_unmap:
-	ornic_unmap_bars(dev);
-err_clear_master:
-	pci_clear_master(pdev);
-	pci_release_mem_regions(pdev);
-err_disable_pci:
-	pci_disable_device(pdev);
-err_dealloc:
-	cancel_work_sync(&dev->event_work);
-	xa_destroy(&dev->kcqs);
-	xa_destroy(&dev->cqs);
-	xa_destroy(&dev->qps);
-	xa_destroy(&dev->srqs);
-	xa_destroy(&dev->odp_mrs);
-	mutex_destroy(&dev->reset_lock);
-	mutex_destroy(&dev->counters_lock);
-	ib_dealloc_device(&dev->ibdev);
 	return err;
 }
 
-static void ornic_remove(struct pci_dev *pdev)
+/* Only once the device no longer writes the rings (never enabled, or reset). */
+static void ornic_admin_channel_fini(struct ornic_dev *dev)
 {
-	struct ornic_dev *dev = pci_get_drvdata(pdev);
+	struct pci_dev *pdev = dev->pdev;
 
-	/* Deferred work must not touch the ib_device/netdev from here on. */
-	set_bit(ORNIC_FLAG_REMOVING, &dev->flags);
-	cancel_delayed_work_sync(&dev->health_work);
-	cancel_work_sync(&dev->event_work);
-
-	ornic_ib_unregister(dev);
-	ornic_eth_unregister(dev);
-	dma_free_coherent(&pdev->dev, sizeof(struct ornic_device_counters),
-			  dev->counters_buf, dev->counters_dma);
-	ornic_ceqs_destroy(dev);
-	ornic_disable(dev);
 	free_irq(pci_irq_vector(pdev, ORNIC_MSIX_VECTOR_ADMIN), dev);
 	ornic_aeq_destroy(dev);
 	ornic_aq_destroy(dev);
 	pci_free_irq_vectors(pdev);
-	ornic_unmap_bars(dev);
-	pci_clear_master(pdev);
-	pci_release_mem_regions(pdev);
-	pci_disable_device(pdev);
+}
+
+/* Up to a working admin channel with the AEQ armed. */
+static int ornic_probe_device(struct ornic_dev *dev)
+{
+	int err;
+
+	err = ornic_pci_init(dev);
+	if (err)
+		return err;
+	err = ornic_check_identity(dev);
+	if (err)
+		goto err_pci_fini;
+	err = ornic_reset(dev);
+	if (err)
+		goto err_pci_fini;
+	err = ornic_admin_channel_init(dev);
+	if (err)
+		goto err_pci_fini;
+	err = ornic_enable(dev);
+	if (err)
+		goto err_admin_channel_fini;
+	spin_lock_irq(&dev->aeq_lock);
+	ornic_aeq_arm(dev);
+	spin_unlock_irq(&dev->aeq_lock);
+	return 0;
+
+err_admin_channel_fini:
+	ornic_admin_channel_fini(dev);
+err_pci_fini:
+	ornic_pci_fini(dev);
+	return err;
+}
+
+static void ornic_remove_device(struct ornic_dev *dev)
+{
+	/* The device is reset (DMA stopped) before its rings are freed. */
+	ornic_disable(dev);
+	ornic_admin_channel_fini(dev);
+	ornic_pci_fini(dev);
+}
+
+/* --- the ib_device/netdev half -------------------------------------------- */
+
+/* Deferred work no longer touches the ib_device, netdev or CEQs. */
+static void ornic_stop_deferred_work(struct ornic_dev *dev)
+{
+	set_bit(ORNIC_FLAG_REMOVING, &dev->flags);
+	cancel_delayed_work_sync(&dev->health_work);
+	cancel_work_sync(&dev->event_work);
+}
+
+/*
+ * Undo ornic_register(), or as much of it as was done: the health and event
+ * work that reach the netdev and the ib_device stop first.
+ */
+static void ornic_unregister(struct ornic_dev *dev)
+{
+	ornic_stop_deferred_work(dev);
+	if (READ_ONCE(dev->ib_registered))
+		ornic_ib_unregister(dev);
+	if (dev->netdev)
+		ornic_eth_unregister(dev);
+}
+
+/* Health checks, the netdev and the ib_device (it names the netdev). */
+static int ornic_register(struct ornic_dev *dev)
+{
+	int err;
+
+	schedule_delayed_work(&dev->health_work,
+			      msecs_to_jiffies(ORNIC_HEALTH_PERIOD_MS));
+	err = ornic_eth_register(dev);
+	if (!err)
+		err = ornic_ib_register(dev);
+	if (err)
+		ornic_unregister(dev);
+	return err;
+}
+
+/* The completion EQs and the DMA buffer QUERY_COUNTERS answers into. */
+static int ornic_ib_resources_alloc(struct ornic_dev *dev)
+{
+	struct device *dmadev = &dev->pdev->dev;
+	int err;
+
+	dev->counters_buf = dma_alloc_coherent(dmadev,
+					       sizeof(struct ornic_device_counters),
+					       &dev->counters_dma, GFP_KERNEL);
+	if (!dev->counters_buf)
+		return -ENOMEM;
+	err = ornic_ceqs_create(dev);
+	if (err)
+		goto err_free_counters;
+	return 0;
+
+err_free_counters:
+	dma_free_coherent(dmadev, sizeof(struct ornic_device_counters),
+			  dev->counters_buf, dev->counters_dma);
+	return err;
+}
+
+/* After ornic_stop_deferred_work(): the event work walks the CEQs. */
+static void ornic_ib_resources_free(struct ornic_dev *dev)
+{
+	ornic_ceqs_destroy(dev);
+	dma_free_coherent(&dev->pdev->dev, sizeof(struct ornic_device_counters),
+			  dev->counters_buf, dev->counters_dma);
+}
+
+static int ornic_ib_device_add(struct ornic_dev *dev)
+{
+	int err;
+
+	err = ornic_query(dev);
+	if (err)
+		return err;
+	err = ornic_ib_resources_alloc(dev);
+	if (err)
+		return err;
+	err = ornic_register(dev);
+	if (err)
+		goto err_resources_free;
+	return 0;
+
+err_resources_free:
+	ornic_ib_resources_free(dev);
+	return err;
+}
+
+static void ornic_ib_device_remove(struct ornic_dev *dev)
+{
+	ornic_unregister(dev);
+	ornic_ib_resources_free(dev);
+}
+
+/* --- the driver's state --------------------------------------------------- */
+
+static struct ornic_dev *ornic_dev_alloc(struct pci_dev *pdev)
+{
+	struct ornic_dev *dev;
+
+	dev = ib_alloc_device(ornic_dev, ibdev);
+	if (!dev)
+		return NULL;
+	dev->pdev = pdev;
+	spin_lock_init(&dev->db_lock);
+	xa_init_flags(&dev->kcqs, XA_FLAGS_LOCK_IRQ);
+	xa_init_flags(&dev->cqs, XA_FLAGS_LOCK_IRQ);
+	xa_init_flags(&dev->qps, XA_FLAGS_LOCK_IRQ);
+	xa_init_flags(&dev->srqs, XA_FLAGS_LOCK_IRQ);
+	xa_init_flags(&dev->odp_mrs, XA_FLAGS_LOCK_IRQ);
+	mutex_init(&dev->counters_lock);
+	mutex_init(&dev->reset_lock);
+	INIT_DELAYED_WORK(&dev->health_work, ornic_health_work);
+	INIT_WORK(&dev->event_work, ornic_event_work);
+	pci_set_drvdata(pdev, dev);
+	return dev;
+}
+
+static void ornic_dev_free(struct ornic_dev *dev)
+{
 	/* A late admin timeout may have queued the event work again. */
 	cancel_work_sync(&dev->event_work);
 	xa_destroy(&dev->kcqs);
@@ -518,6 +620,38 @@ static void ornic_remove(struct pci_dev *pdev)
 	mutex_destroy(&dev->reset_lock);
 	mutex_destroy(&dev->counters_lock);
 	ib_dealloc_device(&dev->ibdev);
+}
+
+static int ornic_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+{
+	struct ornic_dev *dev;
+	int err;
+
+	dev = ornic_dev_alloc(pdev);
+	if (!dev)
+		return -ENOMEM;
+	err = ornic_probe_device(dev);
+	if (err)
+		goto err_dev_free;
+	err = ornic_ib_device_add(dev);
+	if (err)
+		goto err_remove_device;
+	return 0;
+
+err_remove_device:
+	ornic_remove_device(dev);
+err_dev_free:
+	ornic_dev_free(dev);
+	return err;
+}
+
+static void ornic_remove(struct pci_dev *pdev)
+{
+	struct ornic_dev *dev = pci_get_drvdata(pdev);
+
+	ornic_ib_device_remove(dev);
+	ornic_remove_device(dev);
+	ornic_dev_free(dev);
 }
 
 static struct pci_driver ornic_pci_driver = {

@@ -15,7 +15,7 @@
  */
 static struct ib_umem *ornic_mr_pin(struct ornic_dev *dev, u64 start,
 				    u64 length, u64 virt_addr, int access,
-				    struct ornic_rereg_xlat *xlat,
+				    struct ornic_mr_xlat *xlat,
 				    struct ornic_pbl *pbl)
 {
 	const struct ornic_device_attr *a = &dev->attr;
@@ -68,8 +68,7 @@ static struct ib_mr *ornic_reg_mr(struct ib_pd *ibpd, u64 start, u64 length,
 {
 	struct ornic_dev *dev = to_odev(ibpd->device);
 	const struct ornic_device_attr *a = &dev->attr;
-	struct ornic_rereg_xlat xlat;
-	struct ornic_admin_reg_mr *cmd;
+	struct ornic_mr_xlat xlat;
 	struct ornic_admin_sqe sqe;
 	struct ornic_pbl pbl;
 	struct ornic_mr *mr;
@@ -120,16 +119,9 @@ static struct ib_mr *ornic_reg_mr(struct ib_pd *ibpd, u64 start, u64 length,
 		goto err_free;
 	}
 
-	ornic_cmd_init(&sqe, ORNIC_ADMIN_REG_MR);
-	cmd = (struct ornic_admin_reg_mr *)&sqe;
-	cmd->mem = xlat.mem;
-	cmd->iova = cpu_to_le64(xlat.iova);
-	cmd->length = cpu_to_le64(xlat.length);
-	cmd->pd = cpu_to_le32(to_pdn(ibpd));
-	cmd->access = cpu_to_le32(hw_access);
 	/* A new variant per registration: stale keys of a reused index fail. */
-	cmd->key_variant = (u8)atomic_inc_return(&dev->mr_variant);
-	cmd->first_page_offset = cpu_to_le32(xlat.first_page_offset);
+	ornic_cmd_reg_mr(&sqe, &xlat, to_pdn(ibpd), hw_access,
+			 (u8)atomic_inc_return(&dev->mr_variant));
 	err = ornic_admin_simple(dev, &sqe, &mr->key);
 	ornic_pbl_free(dev, &pbl);
 	if (err)
@@ -178,7 +170,7 @@ struct ib_mr *ornic_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 {
 	struct ornic_dev *dev = to_odev(ibmr->device);
 	struct ornic_mr *mr = to_omr(ibmr);
-	struct ornic_rereg_xlat xlat, *x = NULL;
+	struct ornic_mr_xlat xlat, *x = NULL;
 	struct ib_umem *umem = NULL;
 	struct ornic_pbl pbl = {};
 	struct ornic_admin_sqe sqe;
@@ -335,7 +327,6 @@ int ornic_dealloc_mw(struct ib_mw *ibmw)
 struct ib_mr *ornic_get_dma_mr(struct ib_pd *ibpd, int access)
 {
 	struct ornic_dev *dev = to_odev(ibpd->device);
-	struct ornic_admin_reg_mr *cmd;
 	struct ornic_admin_sqe sqe;
 	struct ornic_mr *mr;
 	int err;
@@ -348,14 +339,8 @@ struct ib_mr *ornic_get_dma_mr(struct ib_pd *ibpd, int access)
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
 
-	ornic_cmd_init(&sqe, ORNIC_ADMIN_REG_MR);
-	cmd = (struct ornic_admin_reg_mr *)&sqe;
-	cmd->iova = 0;
-	cmd->length = cpu_to_le64(U64_MAX);
-	cmd->pd = cpu_to_le32(to_pdn(ibpd));
-	cmd->access = cpu_to_le32(ORNIC_ACCESS_LOCAL_WRITE);
-	cmd->key_variant = (u8)atomic_inc_return(&dev->mr_variant);
-	cmd->flags = ORNIC_MR_FLAG_PHYSICAL;
+	ornic_cmd_reg_mr_physical(&sqe, to_pdn(ibpd), ORNIC_ACCESS_LOCAL_WRITE,
+				  (u8)atomic_inc_return(&dev->mr_variant));
 	err = ornic_admin_simple(dev, &sqe, &mr->key);
 	if (err) {
 		kfree(mr);
@@ -375,7 +360,6 @@ struct ib_mr *ornic_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 			     u32 max_num_sg)
 {
 	struct ornic_dev *dev = to_odev(ibpd->device);
-	struct ornic_admin_reg_mr *cmd;
 	struct ornic_admin_sqe sqe;
 	struct ornic_mr *mr;
 	int err;
@@ -399,12 +383,8 @@ struct ib_mr *ornic_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 		goto err_free;
 	}
 
-	ornic_cmd_init(&sqe, ORNIC_ADMIN_REG_MR);
-	cmd = (struct ornic_admin_reg_mr *)&sqe;
-	cmd->mem.num_pages = cpu_to_le32(max_num_sg);
-	cmd->pd = cpu_to_le32(to_pdn(ibpd));
-	cmd->key_variant = (u8)atomic_inc_return(&dev->mr_variant);
-	cmd->flags = ORNIC_MR_FLAG_FAST_REG;
+	ornic_cmd_reg_mr_fast(&sqe, to_pdn(ibpd), max_num_sg,
+			      (u8)atomic_inc_return(&dev->mr_variant));
 	err = ornic_admin_simple(dev, &sqe, &mr->key);
 	if (err)
 		goto err_pages;

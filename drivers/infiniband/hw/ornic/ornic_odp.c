@@ -289,9 +289,8 @@ int ornic_odp_reg_mr(struct ib_pd *ibpd, u64 start, u64 length, u64 virt_addr,
 		     int access, u32 hw_access, struct ornic_mr *mr)
 {
 	struct ornic_dev *dev = to_odev(ibpd->device);
-	struct ornic_admin_reg_mr *cmd;
 	struct ornic_admin_sqe sqe;
-	struct ornic_mem_desc desc;
+	struct ornic_mr_xlat xlat;
 	struct ib_umem_odp *odp;
 	size_t npages;
 	int err;
@@ -325,21 +324,19 @@ int ornic_odp_reg_mr(struct ib_pd *ibpd, u64 start, u64 length, u64 virt_addr,
 	}
 	mr->dev = dev;
 	mr->odp_pages = npages;
-	err = ornic_pbl_alloc_table(dev, &mr->table, npages, PAGE_SHIFT, &desc);
+	err = ornic_pbl_alloc_table(dev, &mr->table, npages, PAGE_SHIFT,
+				    &xlat.mem);
 	if (err)
 		goto err_release;
 	mr->odp = odp;
 	WRITE_ONCE(odp->private, mr);
 
-	ornic_cmd_init(&sqe, ORNIC_ADMIN_REG_MR);
-	cmd = (struct ornic_admin_reg_mr *)&sqe;
-	cmd->mem = desc;
-	cmd->iova = cpu_to_le64(virt_addr);
-	cmd->length = cpu_to_le64(length);
-	cmd->pd = cpu_to_le32(to_pdn(ibpd));
-	cmd->access = cpu_to_le32(hw_access | ORNIC_ACCESS_ON_DEMAND);
-	cmd->key_variant = (u8)atomic_inc_return(&dev->mr_variant);
-	cmd->first_page_offset = cpu_to_le32(virt_addr & ~PAGE_MASK);
+	xlat.iova = virt_addr;
+	xlat.length = length;
+	xlat.first_page_offset = virt_addr & ~PAGE_MASK;
+	ornic_cmd_reg_mr(&sqe, &xlat, to_pdn(ibpd),
+			 hw_access | ORNIC_ACCESS_ON_DEMAND,
+			 (u8)atomic_inc_return(&dev->mr_variant));
 	mutex_lock(&odp->umem_mutex);
 	err = ornic_admin_simple(dev, &sqe, &mr->key);
 	mr->odp_live = !err;

@@ -58,6 +58,26 @@ static int ornic_qp_check_init(struct ornic_dev *dev,
 }
 
 /*
+ * The device created @qp: its state and attributes for the verbs, and its
+ * entry in dev->qps, through which events and CQEs find it.
+ */
+static int ornic_qp_publish(struct ornic_dev *dev, struct ornic_qp *qp,
+			    struct ib_qp_init_attr *init)
+{
+	qp->state = IB_QPS_RESET;
+	qp->cap = init->cap;
+	qp->sq_sig_type = init->sq_sig_type;
+	qp->ibqp.qp_num = qp->qpn;
+	return xa_insert_irq(&dev->qps, qp->qpn, qp, GFP_KERNEL);
+}
+
+static void ornic_qp_unpublish(struct ornic_dev *dev, struct ornic_qp *qp)
+{
+	xa_erase_irq(&dev->qps, qp->qpn);
+	ornic_res_sync(dev);
+}
+
+/*
  * An XRC target (the core's real QP of an XRC domain): no rings, no PD, no
  * CQs; it names the kernel's doorbell page because no doorbell ever names
  * it.
@@ -65,133 +85,182 @@ static int ornic_qp_check_init(struct ornic_dev *dev,
 static int ornic_create_xrc_tgt_qp(struct ornic_dev *dev, struct ornic_qp *qp,
 				   struct ib_qp_init_attr *init)
 {
-	struct ornic_admin_create_qp *cmd;
+	struct ornic_qp_create_args args = {
+		.qp_type = ORNIC_QPT_XRC_TGT,
+		.xrcdn = to_oxrcd(init->xrcd)->xrcdn,
+		.db_page = ORNIC_DB_PAGE_KERNEL,
+	};
 	struct ornic_admin_sqe sqe;
+	int err;
 
-	ornic_cmd_init(&sqe, ORNIC_ADMIN_CREATE_QP);
-	cmd = (struct ornic_admin_create_qp *)&sqe;
-	cmd->qp_type = ORNIC_QPT_XRC_TGT;
-	cmd->xrcd = cpu_to_le32(to_oxrcd(init->xrcd)->xrcdn);
-	cmd->db_page = cpu_to_le16(ORNIC_DB_PAGE_KERNEL);
+	ornic_cmd_create_qp(&sqe, &args);
 	qp->xrc_tgt = true;
 	memset(&init->cap, 0, sizeof(init->cap));
-	return ornic_admin_simple(dev, &sqe, &qp->qpn);
+	err = ornic_admin_simple(dev, &sqe, &qp->qpn);
+	if (err)
+		return err;
+	err = ornic_qp_publish(dev, qp, init);
+	if (err)
+		goto err_destroy;
+	return 0;
+
+err_destroy:
+	ornic_admin_destroy(dev, ORNIC_ADMIN_DESTROY_QP, qp->qpn);
+	return err;
 }
 
-int ornic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
-		    struct ib_udata *udata)
+/* A kernel consumer's QP: the driver owns its rings (ornic_qp_kernel.c). */
+static int ornic_create_qp_kernel(struct ornic_dev *dev, struct ornic_qp *qp,
+				  struct ib_qp_init_attr *init)
 {
-	struct ornic_dev *dev = to_odev(ibqp->device);
+	int err;
+
+	/* No kernel ULP uses XRC: kernel QPs have both rings. */
+	if (init->qp_type == IB_QPT_XRC_INI)
+		return -EOPNOTSUPP;
+	err = ornic_create_kernel_qp(qp, init);
+	if (err)
+		return err;
+	err = ornic_qp_publish(dev, qp, init);
+	if (err)
+		goto err_destroy;
+	return 0;
+
+err_destroy:
+	ornic_admin_destroy(dev, ORNIC_ADMIN_DESTROY_QP, qp->qpn);
+	ornic_destroy_kernel_qp(qp);
+	return err;
+}
+
+/*
+ * The capabilities of a user QP whose rings the provider sized as @req
+ * says (@req's RQ depth is cleared for a QP without its own RQ).
+ */
+static int ornic_qp_user_caps(struct ornic_dev *dev,
+			      struct ib_qp_init_attr *init,
+			      struct ornic_ibv_create_qp *req,
+			      struct ib_qp_cap *cap)
+{
+	struct ornic_wq_limits lim;
+	int err;
+
+	if (req->comp_mask || req->reserved)
+		return -EOPNOTSUPP;
+	ornic_wq_limits(dev, &lim);
+	*cap = init->cap;
+	err = ornic_sq_caps(cap, req->sq_log_depth, &lim);
+	if (err)
+		return err;
+	if (init->srq || init->qp_type == IB_QPT_XRC_INI) {
+		if (req->rq_buf_addr || req->rq_buf_size)
+			return -EINVAL;
+		req->rq_log_depth = 0;
+		cap->max_recv_wr = 0;
+		cap->max_recv_sge = 0;
+		return 0;
+	}
+	return ornic_rq_caps(cap, req->rq_log_depth, &lim);
+}
+
+/*
+ * Pin the provider's SQ ring and, for a QP with its own RQ, its RQ ring:
+ * both or neither.  The page lists are the caller's to free once CREATE_QP
+ * has run.
+ */
+static int ornic_qp_pin_rings(struct ornic_dev *dev, struct ornic_qp *qp,
+			      struct ib_qp_init_attr *init,
+			      const struct ornic_ibv_create_qp *req,
+			      struct ornic_qp_create_args *args,
+			      struct ornic_pbl *sq_pbl, struct ornic_pbl *rq_pbl)
+{
+	int err;
+
+	qp->sq_umem = ornic_ring_pin(dev, req->sq_buf_addr, req->sq_buf_size,
+				     (size_t)ORNIC_WQE_BLOCK_SIZE <<
+				     qp->sq_log_depth, &args->sq_mem, sq_pbl);
+	if (IS_ERR(qp->sq_umem))
+		return PTR_ERR(qp->sq_umem);
+	if (init->srq || init->qp_type == IB_QPT_XRC_INI)
+		return 0;
+	qp->rq_umem = ornic_ring_pin(dev, req->rq_buf_addr, req->rq_buf_size,
+				     (size_t)ORNIC_WQE_BLOCK_SIZE <<
+				     qp->rq_log_depth, &args->rq_mem, rq_pbl);
+	if (IS_ERR(qp->rq_umem)) {
+		err = PTR_ERR(qp->rq_umem);
+		qp->rq_umem = NULL;
+		goto err_release_sq;
+	}
+	return 0;
+
+err_release_sq:
+	ornic_pbl_free(dev, sq_pbl);
+	ib_umem_release(qp->sq_umem);
+	return err;
+}
+
+static void ornic_qp_unpin_rings(struct ornic_qp *qp)
+{
+	if (qp->rq_umem)
+		ib_umem_release(qp->rq_umem);
+	ib_umem_release(qp->sq_umem);
+}
+
+/*
+ * A user QP: the provider allocated the rings; the kernel checks that they
+ * hold what the QP was asked for, pins them and creates the QP.
+ */
+static int ornic_create_qp_user(struct ornic_dev *dev, struct ornic_qp *qp,
+				struct ib_qp_init_attr *init,
+				struct ib_udata *udata)
+{
 	struct ornic_ibv_create_qp_resp resp = {};
-	struct ornic_qp *qp = to_oqp(ibqp);
-	struct ornic_mem_desc sq_desc, rq_desc = {};
+	struct ornic_qp_create_args args = {};
 	struct ornic_pbl sq_pbl, rq_pbl = {};
-	struct ornic_admin_create_qp *cmd;
 	struct ornic_ibv_create_qp req;
 	struct ornic_ucontext *uctx;
-	struct ornic_wq_limits lim;
 	struct ornic_admin_sqe sqe;
 	struct ib_qp_cap cap;
 	int err;
 
-	err = ornic_qp_check_init(dev, init, &qp->hw_type);
-	if (err)
-		return err;
-	mutex_init(&qp->lock);
-	if (init->qp_type == IB_QPT_XRC_TGT) {
-		err = ornic_create_xrc_tgt_qp(dev, qp, init);
-		if (err)
-			return err;
-		goto created;
-	}
-	if (!udata) {
-		/* No kernel ULP uses XRC: kernel QPs have both rings. */
-		if (init->qp_type == IB_QPT_XRC_INI)
-			return -EOPNOTSUPP;
-		err = ornic_create_kernel_qp(qp, init);
-		if (err)
-			return err;
-		goto created;
-	}
 	if (init->qp_type == IB_QPT_GSI)
 		return -EINVAL;
 	err = ornic_udata_in(udata, &req, sizeof(req));
 	if (err)
 		return err;
-	if (req.comp_mask || req.reserved)
-		return -EOPNOTSUPP;
-
-	ornic_wq_limits(dev, &lim);
-	cap = init->cap;
-	err = ornic_sq_caps(&cap, req.sq_log_depth, &lim);
+	err = ornic_qp_user_caps(dev, init, &req, &cap);
 	if (err)
 		return err;
-	if (init->srq || init->qp_type == IB_QPT_XRC_INI) {
-		if (req.rq_buf_addr || req.rq_buf_size)
-			return -EINVAL;
-		req.rq_log_depth = 0;
-		cap.max_recv_wr = 0;
-		cap.max_recv_sge = 0;
-	} else {
-		err = ornic_rq_caps(&cap, req.rq_log_depth, &lim);
-		if (err)
-			return err;
-	}
 
 	uctx = rdma_udata_to_drv_context(udata, struct ornic_ucontext,
 					 ibucontext);
 	qp->sq_log_depth = req.sq_log_depth;
 	qp->rq_log_depth = req.rq_log_depth;
-	qp->sq_umem = ornic_ring_pin(dev, req.sq_buf_addr, req.sq_buf_size,
-				     (size_t)ORNIC_WQE_BLOCK_SIZE <<
-				     qp->sq_log_depth, &sq_desc, &sq_pbl);
-	if (IS_ERR(qp->sq_umem))
-		return PTR_ERR(qp->sq_umem);
-	if (!init->srq && init->qp_type != IB_QPT_XRC_INI) {
-		qp->rq_umem = ornic_ring_pin(dev, req.rq_buf_addr,
-					     req.rq_buf_size,
-					     (size_t)ORNIC_WQE_BLOCK_SIZE <<
-					     qp->rq_log_depth,
-					     &rq_desc, &rq_pbl);
-		if (IS_ERR(qp->rq_umem)) {
-			err = PTR_ERR(qp->rq_umem);
-			qp->rq_umem = NULL;
-			goto err_free_sq_pbl;
-		}
-	}
+	err = ornic_qp_pin_rings(dev, qp, init, &req, &args, &sq_pbl, &rq_pbl);
+	if (err)
+		return err;
 
-	ornic_cmd_init(&sqe, ORNIC_ADMIN_CREATE_QP);
-	cmd = (struct ornic_admin_create_qp *)&sqe;
-	cmd->sq_mem = sq_desc;
-	cmd->rq_mem = rq_desc;
-	cmd->pd = cpu_to_le32(to_pdn(ibqp->pd));
-	cmd->send_cqn = cpu_to_le32(to_ocq(init->send_cq)->cqn);
+	args.pdn = to_pdn(qp->ibqp.pd);
+	args.send_cqn = to_ocq(init->send_cq)->cqn;
 	if (init->recv_cq)
-		cmd->recv_cqn = cpu_to_le32(to_ocq(init->recv_cq)->cqn);
+		args.recv_cqn = to_ocq(init->recv_cq)->cqn;
 	if (init->srq) {
-		cmd->flags = ORNIC_QP_FLAG_USE_SRQ;
-		cmd->srqn = cpu_to_le32(to_osrq(init->srq)->srqn);
+		args.flags = ORNIC_QP_FLAG_USE_SRQ;
+		args.srqn = to_osrq(init->srq)->srqn;
 	}
-	cmd->db_page = cpu_to_le16(uctx->db_page);
-	cmd->qp_type = qp->hw_type;
-	cmd->sq_log_depth = qp->sq_log_depth;
-	cmd->rq_log_depth = qp->rq_log_depth;
+	args.db_page = uctx->db_page;
+	args.qp_type = qp->hw_type;
+	args.sq_log_depth = qp->sq_log_depth;
+	args.rq_log_depth = qp->rq_log_depth;
+	ornic_cmd_create_qp(&sqe, &args);
 	err = ornic_admin_simple(dev, &sqe, &qp->qpn);
 	ornic_pbl_free(dev, &sq_pbl);
 	ornic_pbl_free(dev, &rq_pbl);
 	if (err)
-		goto err_release;
+		goto err_unpin;
 	init->cap = cap;
-created:
-	qp->state = IB_QPS_RESET;
-	qp->cap = init->cap;
-	qp->sq_sig_type = init->sq_sig_type;
-	ibqp->qp_num = qp->qpn;
-	err = xa_insert_irq(&dev->qps, qp->qpn, qp, GFP_KERNEL);
+	err = ornic_qp_publish(dev, qp, init);
 	if (err)
 		goto err_destroy;
-	if (qp->kernel || qp->xrc_tgt)
-		return 0;
 
 	resp.qpn = qp->qpn;
 	resp.sq_log_depth = qp->sq_log_depth;
@@ -199,30 +268,34 @@ created:
 	resp.max_inline_data = cap.max_inline_data;
 	err = ornic_udata_out(udata, &resp, sizeof(resp));
 	if (err)
-		goto err_erase;
+		goto err_unpublish;
 	return 0;
 
-err_erase:
-	xa_erase_irq(&dev->qps, qp->qpn);
-	ornic_res_sync(dev);
+err_unpublish:
+	ornic_qp_unpublish(dev, qp);
 err_destroy:
 	ornic_admin_destroy(dev, ORNIC_ADMIN_DESTROY_QP, qp->qpn);
-	if (qp->kernel) {
-		ornic_destroy_kernel_qp(qp);
-		return err;
-	}
-	if (qp->xrc_tgt)
-		return err;
-err_release:
-	if (qp->rq_umem)
-		ib_umem_release(qp->rq_umem);
-	ib_umem_release(qp->sq_umem);
+err_unpin:
+	ornic_qp_unpin_rings(qp);
 	return err;
+}
 
-err_free_sq_pbl:
-	ornic_pbl_free(dev, &sq_pbl);
-	ib_umem_release(qp->sq_umem);
-	return err;
+int ornic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		    struct ib_udata *udata)
+{
+	struct ornic_dev *dev = to_odev(ibqp->device);
+	struct ornic_qp *qp = to_oqp(ibqp);
+	int err;
+
+	err = ornic_qp_check_init(dev, init, &qp->hw_type);
+	if (err)
+		return err;
+	mutex_init(&qp->lock);
+	if (init->qp_type == IB_QPT_XRC_TGT)
+		return ornic_create_xrc_tgt_qp(dev, qp, init);
+	if (!udata)
+		return ornic_create_qp_kernel(dev, qp, init);
+	return ornic_create_qp_user(dev, qp, init, udata);
 }
 
 int ornic_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
@@ -243,13 +316,10 @@ int ornic_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 		ornic_kernel_qp_clean_cqs(qp);
 	xa_erase_irq(&dev->qps, qp->qpn);
 	ornic_res_sync(dev);
-	if (qp->kernel) {
+	if (qp->kernel)
 		ornic_destroy_kernel_qp(qp);
-	} else if (!qp->xrc_tgt) {
-		if (qp->rq_umem)
-			ib_umem_release(qp->rq_umem);
-		ib_umem_release(qp->sq_umem);
-	}
+	else if (!qp->xrc_tgt)
+		ornic_qp_unpin_rings(qp);
 	mutex_destroy(&qp->lock);
 	return 0;
 }
@@ -289,7 +359,6 @@ static int ornic_qp_cmd(struct ornic_dev *dev, u8 opcode, u32 qpn, u32 mask,
 			int cur_state, struct ornic_qp_attr *attr, u32 *state)
 {
 	struct device *dmadev = &dev->pdev->dev;
-	struct ornic_admin_modify_qp *cmd;
 	struct ornic_admin_sqe sqe;
 	struct ornic_admin_cqe cqe;
 	struct ornic_qp_attr *buf;
@@ -301,16 +370,8 @@ static int ornic_qp_cmd(struct ornic_dev *dev, u8 opcode, u32 qpn, u32 mask,
 		return -ENOMEM;
 	if (opcode == ORNIC_ADMIN_MODIFY_QP)
 		memcpy(buf, attr, sizeof(*buf));
-	ornic_cmd_init(&sqe, opcode);
-	cmd = (struct ornic_admin_modify_qp *)&sqe;
-	cmd->attr_addr = cpu_to_le64(dma);
-	cmd->attr_len = cpu_to_le32(sizeof(*buf));
-	cmd->qpn = cpu_to_le32(qpn);
-	cmd->attr_mask = cpu_to_le32(mask);
-	if (cur_state >= 0) {
-		cmd->cur_state = cur_state;
-		cmd->flags = ORNIC_MODIFY_QP_FLAG_CUR_STATE;
-	}
+	ornic_cmd_modify_qp(&sqe, opcode, qpn, dma, sizeof(*buf), mask,
+			    cur_state);
 	err = ornic_admin_exec(dev, &sqe, &cqe);
 	if (!err && cqe.status != ORNIC_ADMIN_STATUS_SUCCESS)
 		err = ornic_admin_status_errno(cqe.status);

@@ -132,8 +132,7 @@ static int ornic_kernel_qp_rings(struct ornic_dev *dev, struct ornic_qp *qp,
 int ornic_create_kernel_qp(struct ornic_qp *qp, struct ib_qp_init_attr *init)
 {
 	struct ornic_dev *dev = to_odev(qp->ibqp.device);
-	struct ornic_mem_desc sq_desc, rq_desc;
-	struct ornic_admin_create_qp *cmd;
+	struct ornic_qp_create_args args = {};
 	struct ornic_admin_sqe sqe;
 	int err;
 
@@ -141,21 +140,18 @@ int ornic_create_kernel_qp(struct ornic_qp *qp, struct ib_qp_init_attr *init)
 	if (init->srq)
 		return -EOPNOTSUPP;
 	qp->kernel = true;
-	err = ornic_kernel_qp_rings(dev, qp, init, &sq_desc, &rq_desc);
+	err = ornic_kernel_qp_rings(dev, qp, init, &args.sq_mem, &args.rq_mem);
 	if (err)
 		return err;
 
-	ornic_cmd_init(&sqe, ORNIC_ADMIN_CREATE_QP);
-	cmd = (struct ornic_admin_create_qp *)&sqe;
-	cmd->sq_mem = sq_desc;
-	cmd->rq_mem = rq_desc;
-	cmd->pd = cpu_to_le32(to_pdn(qp->ibqp.pd));
-	cmd->send_cqn = cpu_to_le32(to_ocq(init->send_cq)->cqn);
-	cmd->recv_cqn = cpu_to_le32(to_ocq(init->recv_cq)->cqn);
-	cmd->db_page = cpu_to_le16(ORNIC_DB_PAGE_KERNEL);
-	cmd->qp_type = qp->hw_type;
-	cmd->sq_log_depth = qp->ksq.log_depth;
-	cmd->rq_log_depth = qp->krq.log_depth;
+	args.pdn = to_pdn(qp->ibqp.pd);
+	args.send_cqn = to_ocq(init->send_cq)->cqn;
+	args.recv_cqn = to_ocq(init->recv_cq)->cqn;
+	args.db_page = ORNIC_DB_PAGE_KERNEL;
+	args.qp_type = qp->hw_type;
+	args.sq_log_depth = qp->ksq.log_depth;
+	args.rq_log_depth = qp->krq.log_depth;
+	ornic_cmd_create_qp(&sqe, &args);
 	err = ornic_admin_simple(dev, &sqe, &qp->qpn);
 	if (err)
 		goto err_free;

@@ -13,29 +13,17 @@
 
 #include "ornic_res.h"
 
-static void ornic_cmd_srq_limit(struct ornic_admin_sqe *sqe, u32 srqn,
-				u32 limit)
-{
-	struct ornic_admin_modify_srq *cmd =
-		(struct ornic_admin_modify_srq *)sqe;
-
-	ornic_cmd_init(sqe, ORNIC_ADMIN_MODIFY_SRQ);
-	cmd->srqn = cpu_to_le32(srqn);
-	cmd->limit = cpu_to_le32(limit);
-}
-
 int ornic_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 		     struct ib_udata *udata)
 {
 	struct ornic_dev *dev = to_odev(ibsrq->device);
 	struct ornic_ibv_create_srq_resp resp = {};
 	struct ornic_srq *srq = to_osrq(ibsrq);
-	struct ornic_admin_create_srq *cmd;
+	struct ornic_srq_create_args args = {};
 	struct ornic_ibv_create_srq req;
 	struct ornic_ucontext *uctx;
 	struct ornic_wq_limits lim;
 	struct ornic_admin_sqe sqe;
-	struct ornic_mem_desc desc;
 	struct ornic_pbl pbl;
 	u32 max_wr, max_sge;
 	int err;
@@ -80,22 +68,20 @@ int ornic_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	srq->log_depth = req.log_depth;
 	srq->umem = ornic_ring_pin(dev, req.buf_addr, req.buf_size,
 				   (size_t)ORNIC_WQE_BLOCK_SIZE <<
-				   srq->log_depth, &desc, &pbl);
+				   srq->log_depth, &args.mem, &pbl);
 	if (IS_ERR(srq->umem))
 		return PTR_ERR(srq->umem);
 
-	ornic_cmd_init(&sqe, ORNIC_ADMIN_CREATE_SRQ);
-	cmd = (struct ornic_admin_create_srq *)&sqe;
-	cmd->mem = desc;
-	cmd->pd = cpu_to_le32(to_pdn(ibsrq->pd));
-	cmd->db_page = cpu_to_le16(uctx->db_page);
-	cmd->log_depth = srq->log_depth;
-	cmd->limit = cpu_to_le32(init->attr.srq_limit);
+	args.pdn = to_pdn(ibsrq->pd);
+	args.db_page = uctx->db_page;
+	args.log_depth = srq->log_depth;
+	args.limit = init->attr.srq_limit;
 	if (init->srq_type == IB_SRQT_XRC) {
-		cmd->srq_type = ORNIC_SRQT_XRC;
-		cmd->xrcd = cpu_to_le32(to_oxrcd(init->ext.xrc.xrcd)->xrcdn);
-		cmd->cqn = cpu_to_le32(to_ocq(init->ext.cq)->cqn);
+		args.srq_type = ORNIC_SRQT_XRC;
+		args.xrcdn = to_oxrcd(init->ext.xrc.xrcd)->xrcdn;
+		args.cqn = to_ocq(init->ext.cq)->cqn;
 	}
+	ornic_cmd_create_srq(&sqe, &args);
 	err = ornic_admin_simple(dev, &sqe, &srq->srqn);
 	ornic_pbl_free(dev, &pbl);
 	if (err)
@@ -215,7 +201,7 @@ int ornic_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 			err = -EINVAL;
 			goto out;
 		}
-		ornic_cmd_srq_limit(&sqe, srq->srqn, attr->srq_limit);
+		ornic_cmd_modify_srq(&sqe, srq->srqn, attr->srq_limit);
 		err = ornic_admin_simple(dev, &sqe, NULL);
 		if (!err)
 			srq->limit = attr->srq_limit;

@@ -16,6 +16,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "ornic/ornic_hw.h"
+#include "ornic_lib.h"
 
 /* Largest queue depths CREATE_QP/CREATE_SRQ/CREATE_CQ accept (log2). */
 #define ORNIC_WQ_LOG_DEPTH_MAX		14
@@ -123,16 +124,6 @@ int ornic_qp_attr_from_ib(const struct ib_qp_attr *ia, int ib_mask,
 			  struct ornic_qp_attr *oa);
 
 /* The RoCEv2 address vector part of a QP's attributes (ORNIC_QP_ATTR_AV). */
-struct ornic_av {
-	u8 dgid[16];
-	u8 dmac[ETH_ALEN];
-	u8 sgid_index;
-	u8 hop_limit;
-	u8 traffic_class;
-	u32 flow_label;
-	u16 udp_sport;		/* 0: the device chooses */
-};
-
 void ornic_qp_av_to_hw(const struct ornic_av *av, struct ornic_qp_attr *oa);
 
 /*
