@@ -211,6 +211,13 @@ mc_pair() {
 		return 1
 	fi
 	timeout 120 mckey -m "$group" -b "$CIP" -s "$@" >"/out/$kind-$name.client.log" 2>&1 || rc=$?
+	# Every datagram has been sent now: a receiver still waiting after
+	# 30 s lost some, and would otherwise hold the suite for its timeout.
+	for _ in $(seq 60); do
+		kill -0 "$spid" 2>/dev/null || break
+		sleep 0.5
+	done
+	kill "$spid" 2>/dev/null
 	wait "$spid" || src=$?
 	[ "$rc" != 0 ] || rc=$src
 	[ "$rc" = 0 ] && grep -q 'data transfers complete' "/out/$kind-$name.server.log"

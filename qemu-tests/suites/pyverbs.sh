@@ -4,8 +4,9 @@
 # from python3-pyverbs, unpacked under SUITE_ROOT/tests) on one device of
 # each KIND, loopback as the suite runs it: ornic (ornic_0 of the two linked
 # ornic NICs; MODDIR and PROVIDER_DIR in the environment) and rxe (rxe0 on
-# one end of a veth pair).  Every generic module runs in its own python
-# process, so a crash in one cannot hide the others; MODULES overrides the
+# one end of a veth pair).  The generic modules run in one python process;
+# a crash there cannot hide the others, since every module it kept from
+# starting then runs in a process of its own.  MODULES overrides the
 # list ("none": no pyverbs module), TOOLS=none skips the verbs-* tools.  Results of the first KIND are this suite's result lines
 # ("pyverbs/<module>/<test>"); every KIND's lines also go to
 # /out/pyverbs-<kind>.txt for the side-by-side comparison the host prints.
@@ -25,8 +26,23 @@ SUITE=pyverbs
 . /src/qemu-tests/suites/datapath-lib.sh
 RUNNER=/src/qemu-tests/tools/pyverbs-run.py
 # One module's whole run; the longest (test_mr, test_qp) take a few minutes
-# under TCG.
+# under TCG.  All modules together take about five.
 MODULE_TIMEOUT=${MODULE_TIMEOUT:-900}
+ALL_TIMEOUT=${ALL_TIMEOUT:-1800}
+
+# suite_run RAW LOG TIMEOUT MODULE...: the suite's tests of those modules in
+# one python process, results appended to RAW (pyverbs-run.py run).
+suite_run() {
+	local raw=$1 log=$2 limit=$3 m k=()
+	shift 3
+	for m in "$@"; do
+		k+=(-k "tests.test_$m.")
+	done
+	rm -f "$raw"
+	(cd "$root/tests" && PYTHONPATH="$root:$root/tests" timeout -k 10 "$limit" \
+		python3 -u "$RUNNER" run "$root" "$raw" --dev "$DEV" --gid "$GID" -v \
+		"${k[@]}") >"$log" 2>&1
+}
 
 # The generic modules: every test_*.py but those for one vendor's devices
 # (mlx5, efa; irdma has only a base module).
@@ -129,16 +145,27 @@ for kind in "$@"; do
 	[ "${TOOLS:-all}" = none ] || { attrs_tool "$out"; verbs_tools "$out"; }
 	mods=${MODULES:-$(modules | tr '\n' ' ')}
 	[ "$mods" = none ] && mods=""
-	for m in $mods; do
-		raw=/out/pyverbs-$kind-$m.raw
-		log=/out/pyverbs-$kind-$m.log
-		rm -f "$raw"
+	if [ -n "$mods" ]; then
+		# One process for every module: each start imports the whole
+		# suite, about 10 s under TCG.  Modules that a crash or timeout
+		# kept from starting then run on their own.
+		all=/out/pyverbs-$kind-all.raw
 		rc=0
-		(cd "$root/tests" && PYTHONPATH="$root:$root/tests" timeout -k 10 "$MODULE_TIMEOUT" \
-			python3 -u "$RUNNER" run "$root" "$raw" --dev "$DEV" --gid "$GID" -v \
-			-k "tests.test_$m.") >"$log" 2>&1 || rc=$?
-		python3 "$RUNNER" report pyverbs "$m" "$raw" "$rc" >>"$out"
-	done
+		# shellcheck disable=SC2086 # one word per module
+		suite_run "$all" "/out/pyverbs-$kind-all.log" "$ALL_TIMEOUT" $mods || rc=$?
+		# A file, not <(...): the guest has no /dev/fd.
+		# shellcheck disable=SC2086
+		python3 "$RUNNER" split "$all" "/out/pyverbs-$kind-" "$rc" $mods >"$all.states"
+		while read -r m state; do
+			raw=/out/pyverbs-$kind-$m.raw
+			mrc=0
+			case $state in
+			crashed) mrc=$rc ;;
+			missing) suite_run "$raw" "/out/pyverbs-$kind-$m.log" "$MODULE_TIMEOUT" "$m" || mrc=$? ;;
+			esac
+			python3 "$RUNNER" report pyverbs "$m" "$raw" "$mrc" >>"$out"
+		done <"$all.states"
+	fi
 	if [ $first = 1 ]; then
 		tee -a "$RESULTS" <"$out"
 		first=0

@@ -18,9 +18,17 @@
       signal or a run that ran no test at all is a FAIL of the module.
       TEST is the test method's name, prefixed by its class where two
       classes of the module share a method name.
+
+  pyverbs-run.py split RAW_FILE PREFIX EXIT_STATUS MODULE...
+      Splits the raw file of one run over several modules into
+      PREFIX<module>.raw files and prints "<module> <state>" for each:
+      "ran" (its tests all finished), "crashed" (the run ended, by a signal
+      or timeout, inside one of its tests) or "missing" (none of its tests
+      started: run it again on its own).
 """
 import collections
 import os
+import re
 import sys
 import traceback
 import unittest
@@ -153,9 +161,40 @@ def report(argv):
     return 0
 
 
+def split(argv):
+    raw, prefix, status, modules = argv[0], argv[1], int(argv[2]), argv[3:]
+    pattern = re.compile(r'(?:^|[ .(])tests\.test_([A-Za-z0-9_]+)\.')
+    lines = {m: [] for m in modules}
+    last_start = None
+    try:
+        with open(raw) as f:
+            for line in f:
+                found = pattern.search(line)
+                if not found or found.group(1) not in lines:
+                    continue
+                lines[found.group(1)].append(line)
+                if line.startswith('START '):
+                    last_start = found.group(1)
+    except OSError:
+        pass
+    for m in modules:
+        with open(prefix + m + '.raw', 'w') as f:
+            f.writelines(lines[m])
+        if not lines[m]:
+            state = 'missing'
+        elif m == last_start and status not in (0, 1):
+            state = 'crashed'
+        else:
+            state = 'ran'
+        print(m, state)
+    return 0
+
+
 def main():
     if len(sys.argv) >= 4 and sys.argv[1] == 'run':
         return run(sys.argv[2:])
+    if len(sys.argv) >= 6 and sys.argv[1] == 'split':
+        return split(sys.argv[2:])
     if len(sys.argv) == 6 and sys.argv[1] == 'report':
         return report(sys.argv[2:])
     print(__doc__, file=sys.stderr)
