@@ -1,5 +1,8 @@
 #include "port/pcap_tap.hpp"
 
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <stdexcept>
 
 #include <sys/time.h>
@@ -13,17 +16,34 @@ namespace {
 constexpr int kSnapLength = 65535;
 static_assert(kMaxFrameBytes <= kSnapLength);
 
+// Holds a few hundred full-size frames between flushes.
+constexpr size_t kBufferBytes = size_t{1} << 20;
+
 } // namespace
 
-PcapTap::PcapTap(std::unique_ptr<Port> inner, const std::string& pcap_path)
-    : pcap_(pcap_open_dead(DLT_EN10MB, kSnapLength)), inner_(std::move(inner)) {
+PcapTap::PcapTap(EventLoop& loop, std::unique_ptr<Port> inner, const std::string& pcap_path)
+    : loop_(loop), pcap_(pcap_open_dead(DLT_EN10MB, kSnapLength)), inner_(std::move(inner)) {
   if (!pcap_)
     throw std::runtime_error("pcap_open_dead failed (out of memory?)");
-  dumper_.reset(pcap_dump_open(pcap_.get(), pcap_path.c_str()));
-  if (!dumper_)
+  FILE* file = std::fopen(pcap_path.c_str(), "wb");
+  if (!file)
     throw std::runtime_error("cannot create pcap file '" + pcap_path +
+                             "': " + std::strerror(errno));
+  // Before the first write, as setvbuf requires; the dumper owns the stream from here.
+  std::setvbuf(file, nullptr, _IOFBF, kBufferBytes);
+  dumper_.reset(pcap_dump_fopen(pcap_.get(), file));
+  if (!dumper_) {
+    std::fclose(file);
+    throw std::runtime_error("cannot write pcap file '" + pcap_path +
                              "': " + pcap_geterr(pcap_.get()));
+  }
   pcap_dump_flush(dumper_.get()); // the file header, so an idle capture is already valid
+}
+
+PcapTap::~PcapTap() {
+  if (flush_timer_)
+    loop_.cancel_timer(*flush_timer_);
+  // dumper_'s closer flushes what is still buffered.
 }
 
 void PcapTap::send(std::span<const std::byte> frame) {
@@ -51,6 +71,14 @@ void PcapTap::record(std::span<const std::byte> frame) {
   header.len = header.caplen;
   pcap_dump(reinterpret_cast<u_char*>(dumper_.get()), &header,
             reinterpret_cast<const u_char*>(frame.data()));
+  if (!flush_timer_)
+    flush_timer_ = loop_.add_timer(kFlushDelay, [this] {
+      flush_timer_.reset();
+      flush();
+    });
+}
+
+void PcapTap::flush() {
   // A failed write (disk full) only loses capture data; the port keeps working.
   pcap_dump_flush(dumper_.get());
 }

@@ -35,7 +35,7 @@ std::unique_ptr<Port> make_port(EventLoop& loop, std::string_view spec, std::str
     port = std::make_unique<FaultyPort>(loop, std::move(port), faults);
   if (pcap_path.empty())
     return port;
-  return std::make_unique<PcapTap>(std::move(port), std::string(pcap_path));
+  return std::make_unique<PcapTap>(loop, std::move(port), std::string(pcap_path));
 }
 
 } // namespace ornic

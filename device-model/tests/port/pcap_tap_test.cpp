@@ -11,6 +11,7 @@
 #include <pcap/pcap.h>
 
 #include "common/event_loop.hpp"
+#include "port/pcap_tap.hpp"
 #include "port/port.hpp"
 #include "port_test_support.hpp"
 
@@ -74,6 +75,13 @@ protected:
   EventLoop loop;
   TempDir dir;
   std::string pcap_path = dir.file("port.pcap");
+
+  // Runs the loop past the tap's flush delay, so what it buffered is in the file.
+  void run_past_flush() {
+    const auto until = std::chrono::steady_clock::now() + 2 * PcapTap::kFlushDelay;
+    while (std::chrono::steady_clock::now() < until)
+      loop.run_once(std::chrono::milliseconds(10));
+  }
 };
 
 TEST_F(PcapTapPortTest, RecordsSentAndReceivedFramesReadableWhileRunning) {
@@ -91,7 +99,8 @@ TEST_F(PcapTapPortTest, RecordsSentAndReceivedFramesReadableWhileRunning) {
   }
   ASSERT_TRUE(run_until(loop, [&] { return sink.frames.size() == sent.size(); }));
 
-  // The port is still open: the flush after every frame makes the file complete already.
+  // The port is still open: the timed flush makes the file complete already.
+  run_past_flush();
   const auto captured = read_capture(pcap_path);
   std::vector<Frame> expected = sent;                        // tx, recorded in send()
   expected.insert(expected.end(), sent.begin(), sent.end()); // rx, recorded on delivery
@@ -108,6 +117,7 @@ TEST_F(PcapTapPortTest, InvalidLengthFramesAreCountedButNotRecorded) {
   port->send(make_frame(kMaxFrameBytes + 1, 1));
   const Frame frame = make_frame(64, 2);
   port->send(frame); // the link is down, but the NIC did transmit it
+  run_past_flush();
   EXPECT_EQ(bytes_of(read_capture(pcap_path)), std::vector<Frame>{frame});
   const PortCounters c = port->counters();
   EXPECT_EQ(c.tx_dropped_runt, 1u);
@@ -125,7 +135,32 @@ TEST_F(PcapTapPortTest, WrapsTheUnixBackend) {
   a->send(to_b);
   b->send(to_a);
   ASSERT_TRUE(run_until(loop, [&] { return at_a.frames.size() == 1; }));
+  run_past_flush();
   EXPECT_EQ(bytes_of(read_capture(pcap_path)), (std::vector<Frame>{to_b, to_a}));
+}
+
+TEST_F(PcapTapPortTest, FramesAreBufferedUntilTheFlushDelay) {
+  auto port = make_port(loop, "none", pcap_path);
+  const Frame first = make_frame(64, 1), second = make_frame(128, 2);
+  port->send(first);
+  port->send(second);
+  EXPECT_TRUE(read_capture(pcap_path).empty()) << "no write per frame on the data path";
+  run_past_flush();
+  EXPECT_EQ(bytes_of(read_capture(pcap_path)), (std::vector<Frame>{first, second}));
+  const Frame third = make_frame(256, 3);
+  port->send(third);
+  run_past_flush();
+  EXPECT_EQ(bytes_of(read_capture(pcap_path)), (std::vector<Frame>{first, second, third}))
+      << "a later frame arms the flush again";
+}
+
+TEST_F(PcapTapPortTest, DestroyingTheTapFlushesAndCancelsItsTimer) {
+  auto port = make_port(loop, "none", pcap_path);
+  const Frame frame = make_frame(64, 1);
+  port->send(frame);
+  port.reset();
+  EXPECT_EQ(bytes_of(read_capture(pcap_path)), std::vector<Frame>{frame});
+  run_past_flush(); // the cancelled timer must not fire into the destroyed tap
 }
 
 TEST_F(PcapTapPortTest, ForwardsTheLinkListener) {
@@ -147,6 +182,7 @@ TEST_F(PcapTapPortTest, TsharkDecodesTheCapture) {
   port->send(make_frame(60, 1, 0x0800));
   port->send(make_frame(60, 2, 0x86dd));
   port->send(make_frame(60, 3, 0x88b5));
+  port.reset(); // closing the capture writes it out
   const std::string output =
       run_and_capture_stdout("tshark -n -r '" + pcap_path + "' -T fields -e eth.type 2>/dev/null");
   EXPECT_EQ(output, "0x0800\n0x86dd\n0x88b5\n");
