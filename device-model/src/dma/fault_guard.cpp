@@ -5,6 +5,8 @@
 #include <cstring>
 #include <mutex>
 
+#include <pthread.h>
+
 namespace ornic {
 namespace {
 
@@ -31,12 +33,23 @@ void install_handler() {
 // "previous" one.
 std::once_flag g_installed;
 
+// The jump buffer does not save the signal mask: saving it is a system call on every copy of
+// the data path. The kernel blocks SIGBUS while the handler runs, so the jump out of it
+// leaves SIGBUS blocked; only the fault path pays to unblock it.
+void unblock_sigbus() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGBUS);
+  pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
+}
+
 template <typename Access>
 bool guarded(Access&& access) {
   std::call_once(g_installed, install_handler);
   sigjmp_buf recovery;
-  if (sigsetjmp(recovery, 1) != 0) {
+  if (sigsetjmp(recovery, 0) != 0) {
     t_recovery = nullptr;
+    unblock_sigbus();
     return false;
   }
   t_recovery = &recovery;
