@@ -3,8 +3,7 @@
 #include <algorithm>
 #include <array>
 
-#include <zlib.h>
-
+#include "roce/crc32.hpp"
 #include "roce/network_headers.hpp"
 #include "roce/transport_headers.hpp"
 
@@ -12,16 +11,6 @@ namespace ornic::roce {
 namespace {
 
 constexpr size_t kMaxMaskedBytes = Ipv6Header::kSize + UdpHeader::kSize + Bth::kSize;
-
-uLong crc_update(uLong crc, std::span<const uint8_t> bytes) {
-  // zlib takes uInt lengths; frames are far below that, but stay correct for any span.
-  while (!bytes.empty()) {
-    const size_t chunk = std::min<size_t>(bytes.size(), 1u << 30);
-    crc = crc32(crc, bytes.data(), static_cast<uInt>(chunk));
-    bytes = bytes.subspan(chunk);
-  }
-  return crc;
-}
 
 } // namespace
 
@@ -51,11 +40,9 @@ uint32_t compute_icrc(IpFamily family, std::span<const uint8_t> ip_packet) {
 
   static constexpr std::array<uint8_t, 8> kLrhStandIn = {0xff, 0xff, 0xff, 0xff,
                                                          0xff, 0xff, 0xff, 0xff};
-  uLong crc = crc32(0L, Z_NULL, 0);
-  crc = crc_update(crc, kLrhStandIn);
-  crc = crc_update(crc, std::span<const uint8_t>(masked).first(masked_size));
-  crc = crc_update(crc, ip_packet.subspan(masked_size));
-  return static_cast<uint32_t>(crc);
+  uint32_t crc = crc32_update(0, kLrhStandIn);
+  crc = crc32_update(crc, std::span<const uint8_t>(masked).first(masked_size));
+  return crc32_update(crc, ip_packet.subspan(masked_size));
 }
 
 void store_icrc(std::span<uint8_t, kIcrcSize> out, uint32_t icrc) {

@@ -1,4 +1,4 @@
-// The RoCEv2 invariant CRC: zlib's CRC-32 over 8 bytes of 0xff (standing in for the IB LRH),
+// The RoCEv2 invariant CRC: CRC-32 (crc32.hpp) over 8 bytes of 0xff (standing in for the IB LRH),
 // the IP and UDP headers with the fields routers may rewrite masked to ones, the BTH with
 // its FECN/BECN byte masked, then the rest of the packet up to and including the pad.
 #pragma once
