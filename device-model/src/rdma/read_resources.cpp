@@ -6,7 +6,7 @@
 // entry is still in the ring.
 #include <algorithm>
 
-#include "nic/qp_type.hpp"
+#include "core/qp_type.hpp"
 #include "port/port.hpp"
 #include "rdma/memory_access.hpp"
 #include "rdma/odp.hpp"

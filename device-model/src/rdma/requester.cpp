@@ -3,7 +3,7 @@
 // when their last packet is sent; UD sends go out and complete at once.
 #include <bit>
 
-#include "nic/qp_type.hpp"
+#include "core/qp_type.hpp"
 #include "port/port.hpp"
 #include "rdma/address_vector.hpp"
 #include "rdma/fast_reg.hpp"

@@ -6,8 +6,8 @@
 #include <bit>
 #include <cstring>
 
-#include "nic/device_limits.hpp"
-#include "nic/qp_type.hpp"
+#include "core/device_limits.hpp"
+#include "core/qp_type.hpp"
 #include "rdma/fast_reg.hpp"
 #include "rdma/memory_access.hpp"
 #include "rdma/transport_engine.hpp"

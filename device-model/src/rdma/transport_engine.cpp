@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "nic/qp_type.hpp"
+#include "core/qp_type.hpp"
 #include "port/port.hpp"
 #include "rdma/address_vector.hpp"
 #include "roce/aeth_syndrome.hpp"

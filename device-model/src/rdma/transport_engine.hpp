@@ -13,12 +13,12 @@
 #include <vector>
 
 #include "common/event_loop.hpp"
-#include "nic/lifetime_token.hpp"
-#include "nic/nic_core.hpp"
-#include "nic/transport_hooks.hpp"
+#include "core/lifetime_token.hpp"
+#include "core/nic_core.hpp"
+#include "core/qp_transport.hpp"
+#include "core/transport_hooks.hpp"
+#include "core/transport_timer.hpp"
 #include "rdma/memory_access.hpp"
-#include "rdma/qp_transport.hpp"
-#include "rdma/transport_timer.hpp"
 #include "rdma/wqe_fetch.hpp"
 #include "roce/aeth_syndrome.hpp"
 #include "roce/parser.hpp"
