@@ -13,15 +13,12 @@
 namespace ornic {
 
 TransportEngine::TransportEngine(EventLoop& loop, NicCore& core, Port* port, TransportTimer& timer)
-    : loop_(loop), core_(core), port_(port), timer_(timer) {
-  core_.transport = this;
-}
+    : loop_(loop), core_(core), port_(port), timer_(timer) {}
 
+// The engine does not plug itself into the core: NicDevice, which owns both, does.
 TransportEngine::~TransportEngine() {
   lifetime_.invalidate();
   timer_.disarm();
-  if (core_.transport == this)
-    core_.transport = nullptr;
 }
 
 void TransportEngine::reset() {
