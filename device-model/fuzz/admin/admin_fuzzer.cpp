@@ -14,11 +14,11 @@
 #include <spdlog/spdlog.h>
 
 #include "common/event_loop.hpp"
+#include "core/nic_core.hpp"
 #include "dma/fake_guest_memory.hpp"
 #include "nic/admin_commands.hpp"
 #include "nic/doorbell_decoder.hpp"
 #include "nic/eth_function.hpp"
-#include "nic/nic_core.hpp"
 #include "nic/queue_doorbells.hpp"
 #include "pci/recording_interrupt_sink.hpp"
 

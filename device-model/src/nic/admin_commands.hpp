@@ -5,8 +5,8 @@
 
 #include <cstdint>
 
-#include "nic/hw.hpp"
-#include "nic/nic_core.hpp"
+#include "core/hw.hpp"
+#include "core/nic_core.hpp"
 
 namespace ornic {
 

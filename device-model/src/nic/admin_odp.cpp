@@ -1,7 +1,7 @@
 // On-demand paging (memory.rst "On-demand paging"): registering an ODP MR over the
 // driver's page table, and the two commands of the fault/invalidation protocol.
+#include "core/device_limits.hpp"
 #include "nic/admin_commands.hpp"
-#include "nic/device_limits.hpp"
 #include "rdma/odp.hpp"
 
 namespace ornic {

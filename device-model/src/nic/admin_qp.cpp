@@ -1,9 +1,9 @@
 // CREATE / MODIFY / QUERY / DESTROY QP (admin.rst, qp.rst). The packet engine learns of
 // every state change through NicCore::transport.
+#include "core/qp_type.hpp"
 #include "nic/admin_commands.hpp"
 #include "nic/mem_desc_reader.hpp"
 #include "nic/qp_state_machine.hpp"
-#include "nic/qp_type.hpp"
 
 namespace ornic {
 namespace {

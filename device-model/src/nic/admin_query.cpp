@@ -1,6 +1,6 @@
 // QUERY_DEVICE, QUERY_PORT, QUERY_COUNTERS: responses written to a host buffer.
+#include "core/device_limits.hpp"
 #include "nic/admin_commands.hpp"
-#include "nic/device_limits.hpp"
 
 namespace ornic {
 namespace {

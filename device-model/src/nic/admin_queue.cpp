@@ -2,7 +2,7 @@
 
 #include <bit>
 
-#include "nic/device_limits.hpp"
+#include "core/device_limits.hpp"
 
 namespace ornic {
 

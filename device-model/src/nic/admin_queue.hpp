@@ -7,10 +7,10 @@
 #include <cstdint>
 
 #include "common/event_loop.hpp"
+#include "core/lifetime_token.hpp"
+#include "core/nic_core.hpp"
+#include "core/ring_state.hpp"
 #include "nic/admin_commands.hpp"
-#include "nic/lifetime_token.hpp"
-#include "nic/nic_core.hpp"
-#include "nic/ring_state.hpp"
 
 namespace ornic {
 

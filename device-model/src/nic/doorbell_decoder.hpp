@@ -6,9 +6,9 @@
 #include <cstdint>
 #include <optional>
 
-#include "nic/device_counters.hpp"
-#include "nic/hw.hpp"
-#include "nic/resources.hpp"
+#include "core/device_counters.hpp"
+#include "core/hw.hpp"
+#include "core/resources.hpp"
 
 namespace ornic {
 

@@ -7,8 +7,8 @@
 #include <span>
 
 #include "common/event_loop.hpp"
-#include "nic/lifetime_token.hpp"
-#include "nic/nic_core.hpp"
+#include "core/lifetime_token.hpp"
+#include "core/nic_core.hpp"
 
 namespace ornic {
 

@@ -4,9 +4,9 @@
 
 #include <cstdint>
 
+#include "core/hw.hpp"
+#include "core/queue_memory.hpp"
 #include "dma/guest_memory.hpp"
-#include "nic/hw.hpp"
-#include "nic/queue_memory.hpp"
 
 namespace ornic {
 

@@ -2,17 +2,21 @@
 
 #include <bit>
 
-#include "nic/device_limits.hpp"
+#include "core/device_limits.hpp"
 #include "port/port.hpp"
 
 namespace ornic {
 
+// The composition root: the core (core/) holds the state every part shares and knows the
+// packet engine (rdma/) and the device clock only through interfaces; this is where the
+// concrete ones are built and plugged in, so no layer below includes one above it.
 NicDevice::NicDevice(EventLoop& loop, const NicConfig& config)
     : port_(config.port), core_(config.mac), commands_(core_), admin_(loop, core_, commands_),
       eth_(loop, core_, config.port), doorbells_(core_, eth_),
       own_timer_(config.timer ? nullptr : std::make_unique<EventLoopTransportTimer>(loop)),
       engine_(loop, core_, config.port, config.timer ? *config.timer : *own_timer_) {
   core_.clock = config.timer ? config.timer : own_timer_.get();
+  core_.transport = &engine_;
   core_.faults = config.faults;
   core_.post_work = [&loop, ticket = lifetime_.ticket()](std::function<void()> work) {
     loop.post([ticket, work = std::move(work)] {
@@ -34,6 +38,7 @@ NicDevice::NicDevice(EventLoop& loop, const NicConfig& config)
 }
 
 NicDevice::~NicDevice() {
+  core_.transport = nullptr; // the engine goes first (members are destroyed in reverse)
   lifetime_.invalidate();
   if (port_ != nullptr) {
     port_->set_receiver(nullptr);

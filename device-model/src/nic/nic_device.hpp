@@ -8,17 +8,17 @@
 #include <memory>
 
 #include "common/event_loop.hpp"
+#include "core/lifetime_token.hpp"
+#include "core/nic_core.hpp"
+#include "core/transport_timer.hpp"
 #include "nic/admin_commands.hpp"
 #include "nic/admin_queue.hpp"
 #include "nic/doorbell_decoder.hpp"
 #include "nic/eth_function.hpp"
-#include "nic/lifetime_token.hpp"
-#include "nic/nic_core.hpp"
 #include "nic/queue_doorbells.hpp"
 #include "nic/register_file.hpp"
 #include "pci/function.hpp"
 #include "rdma/transport_engine.hpp"
-#include "rdma/transport_timer.hpp"
 
 namespace ornic {
 

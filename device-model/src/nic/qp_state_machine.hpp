@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "nic/hw.hpp"
+#include "core/hw.hpp"
 
 namespace ornic {
 

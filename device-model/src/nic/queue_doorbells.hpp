@@ -3,9 +3,9 @@
 // that fails any check is ignored and counted, never acted on.
 #pragma once
 
+#include "core/nic_core.hpp"
 #include "nic/doorbell_decoder.hpp"
 #include "nic/eth_function.hpp"
-#include "nic/nic_core.hpp"
 
 namespace ornic {
 

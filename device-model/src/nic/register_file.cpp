@@ -1,6 +1,6 @@
 #include "nic/register_file.hpp"
 
-#include "nic/device_limits.hpp"
+#include "core/device_limits.hpp"
 
 namespace ornic {
 namespace {

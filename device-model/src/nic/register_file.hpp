@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "nic/nic_core.hpp"
+#include "core/nic_core.hpp"
 
 namespace ornic {
 

@@ -8,7 +8,7 @@
 #include <optional>
 #include <span>
 
-#include "nic/resources.hpp"
+#include "core/resources.hpp"
 
 namespace ornic {
 

@@ -4,7 +4,7 @@
 // drift apart.
 #pragma once
 
-#include "nic/nic_core.hpp"
+#include "core/nic_core.hpp"
 #include "roce/packet.hpp"
 
 namespace ornic {

@@ -1,9 +1,12 @@
 // The completer: ACKs, NAKs, READ responses and atomic ACKs retire WQEs in order; loss is
 // recovered by go-back-N from the NAK's PSN or, on the ACK timeout, from the oldest PSN
 // not acknowledged; RNR NAKs wait min_rnr_timer and retry.
+#include "rdma/completer.hpp"
+
 #include <array>
 
 #include "rdma/memory_access.hpp"
+#include "rdma/qp_wire.hpp"
 #include "rdma/transport_engine.hpp"
 #include "roce/aeth_syndrome.hpp"
 #include "roce/psn.hpp"
@@ -58,7 +61,7 @@ uint32_t restart_psn(const RequesterState& req) {
 
 } // namespace
 
-void TransportEngine::restart_ack_timer(QueuePair& qp) {
+void Completer::restart_ack_timer(QueuePair& qp) {
   RequesterState& req = qp.transport.req;
   const uint8_t timeout = qp.attr.timeout;
   if (req.ops.empty() || timeout == 0 || req.rnr_until != 0 || req.odp_stalled) {
@@ -68,7 +71,7 @@ void TransportEngine::restart_ack_timer(QueuePair& qp) {
   req.ack_deadline = timer_.now_ns() + (int64_t{4096} << timeout);
 }
 
-void TransportEngine::acknowledge_up_to(QueuePair& qp, uint32_t psn) {
+void Completer::acknowledge_up_to(QueuePair& qp, uint32_t psn) {
   RequesterState& req = qp.transport.req;
   const uint32_t next = roce::psn_add(psn, 1);
   // Never past what was sent: anything else is bogus.
@@ -99,7 +102,7 @@ void TransportEngine::acknowledge_up_to(QueuePair& qp, uint32_t psn) {
   req.rnr_retries_left = qp.attr.rnr_retry;
 }
 
-void TransportEngine::rewind(QueuePair& qp, uint32_t psn) {
+void Completer::rewind(QueuePair& qp, uint32_t psn) {
   const RequesterState& req = qp.transport.req;
   for (SendOp& op : qp.transport.req.ops) {
     if (at(req, end_psn(op)) <= at(req, psn))
@@ -111,7 +114,7 @@ void TransportEngine::rewind(QueuePair& qp, uint32_t psn) {
   }
 }
 
-void TransportEngine::on_ack_timeout(uint32_t qpn, QueuePair& qp, int64_t) {
+void Completer::on_ack_timeout(uint32_t qpn, QueuePair& qp, int64_t) {
   RequesterState& req = qp.transport.req;
   req.ack_deadline = 0;
   if (req.ops.empty())
@@ -123,35 +126,35 @@ void TransportEngine::on_ack_timeout(uint32_t qpn, QueuePair& qp, int64_t) {
                    restart_psn(req));
     SendOp failed = std::move(req.ops.front());
     req.ops.pop_front();
-    fail_send(qpn, qp, failed, ORNIC_CQE_RETRY_EXC_ERR, ORNIC_VERR_NONE);
+    engine_.requester_.fail_send(qpn, qp, failed, ORNIC_CQE_RETRY_EXC_ERR, ORNIC_VERR_NONE);
     return;
   }
   --req.retries_left;
   rewind(qp, restart_psn(req));
   restart_ack_timer(qp);
-  schedule(qpn);
+  engine_.schedule(qpn);
 }
 
-void TransportEngine::odp_resume(uint32_t qpn) {
-  QueuePair* qp = core_.resources.qps.find(qpn);
-  if (qp == nullptr || !qp->transport.req.odp_stalled)
-    return;
-  RequesterState& req = qp->transport.req;
+bool Completer::odp_resume(uint32_t qpn, QueuePair& qp) {
+  RequesterState& req = qp.transport.req;
+  if (!req.odp_stalled)
+    return false;
   req.odp_stalled = false;
   // Responses dropped while stalled are asked for again; a packet never sent goes now.
-  rewind(*qp, restart_psn(req));
-  restart_ack_timer(*qp);
-  schedule(qpn);
-  update_timer();
+  rewind(qp, restart_psn(req));
+  restart_ack_timer(qp);
+  engine_.schedule(qpn);
+  return true;
 }
 
-void TransportEngine::on_response(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet) {
+void Completer::on_response(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet) {
   RequesterState& req = qp.transport.req;
   const roce::PacketDescription& d = packet.description;
   const uint32_t psn = d.bth.psn;
   const roce::OpcodeInfo& info = packet.opcode_info;
   // Responses name PSNs this QP has sent; anything else is stale or forged.
-  if (at(req, psn) >= at(req, req.send_high) || at(req, psn) < -static_cast<int32_t>(kSendWindow)) {
+  if (at(req, psn) >= at(req, req.send_high) ||
+      at(req, psn) < -static_cast<int32_t>(TransportEngine::kSendWindow)) {
     core_.counters.inc(ORNIC_CNT_RX_ROCE_PSN_ERRORS);
     return;
   }
@@ -164,14 +167,15 @@ void TransportEngine::on_response(uint32_t qpn, QueuePair& qp, const roce::Parse
       acknowledge_up_to(qp, psn);
     } else if (kind == roce::AckKind::rnr_nak) {
       acknowledge_up_to(qp, before);
-      retire(qpn, qp);
+      engine_.requester_.retire(qpn, qp);
       if (qp.state == ORNIC_QPS_ERR || req.ops.empty())
         return;
       if (qp.attr.rnr_retry != 7) {
         if (req.rnr_retries_left == 0) {
           SendOp failed = std::move(req.ops.front());
           req.ops.pop_front();
-          return fail_send(qpn, qp, failed, ORNIC_CQE_RNR_RETRY_EXC_ERR, ORNIC_VERR_NONE);
+          return engine_.requester_.fail_send(qpn, qp, failed, ORNIC_CQE_RNR_RETRY_EXC_ERR,
+                                              ORNIC_VERR_NONE);
         }
         --req.rnr_retries_left;
       }
@@ -183,14 +187,14 @@ void TransportEngine::on_response(uint32_t qpn, QueuePair& qp, const roce::Parse
       core_.counters.inc(ORNIC_CNT_NAKS_RECEIVED);
       ++qp.counters.naks_received;
       acknowledge_up_to(qp, before);
-      retire(qpn, qp);
+      engine_.requester_.retire(qpn, qp);
       if (qp.state == ORNIC_QPS_ERR || req.ops.empty())
         return;
       const auto code = static_cast<roce::NakCode>(roce::syndrome_value(syndrome));
       if (code == roce::NakCode::psn_sequence_error) {
         rewind(qp, psn);
         restart_ack_timer(qp);
-        schedule(qpn);
+        engine_.schedule(qpn);
         return;
       }
       uint8_t status = ORNIC_CQE_REM_OP_ERR;
@@ -202,7 +206,7 @@ void TransportEngine::on_response(uint32_t qpn, QueuePair& qp, const roce::Parse
                      psn);
       SendOp failed = std::move(req.ops.front());
       req.ops.pop_front();
-      return fail_send(qpn, qp, failed, status, ORNIC_VERR_NONE);
+      return engine_.requester_.fail_send(qpn, qp, failed, status, ORNIC_VERR_NONE);
     } else {
       return;
     }
@@ -225,7 +229,7 @@ void TransportEngine::on_response(uint32_t qpn, QueuePair& qp, const roce::Parse
           req.read_gap_psn = expected;
           rewind(qp, expected);
           restart_ack_timer(qp);
-          schedule(qpn);
+          engine_.schedule(qpn);
         }
       }
       return;
@@ -252,16 +256,16 @@ void TransportEngine::on_response(uint32_t qpn, QueuePair& qp, const roce::Parse
       if (put.result == SgeResult::page_fault) {
         // Dropped: after ODP_RESUME the atomic is asked again and answered from the
         // responder's saved result.
-        return requester_fault(qpn, qp, put.fault);
+        return engine_.requester_.requester_fault(qpn, qp, put.fault);
       }
       if (put.result != SgeResult::ok) {
-        return fail_started(qpn, qp, *op,
-                            put.result == SgeResult::dma ? ORNIC_CQE_LOC_ACCESS_ERR
-                                                         : ORNIC_CQE_LOC_PROT_ERR,
-                            put.vendor_err);
+        return engine_.requester_.fail_started(
+            qpn, qp, *op,
+            put.result == SgeResult::dma ? ORNIC_CQE_LOC_ACCESS_ERR : ORNIC_CQE_LOC_PROT_ERR,
+            put.vendor_err);
       }
     } else {
-      const uint32_t mtu = path_mtu_bytes(qp);
+      const uint32_t mtu = path_mtu_bytes(core_, qp);
       const uint32_t index = op->responses;
       const bool first = index == 0, last = index + 1 == op->packets;
       const uint64_t offset = uint64_t{index} * mtu;
@@ -276,24 +280,24 @@ void TransportEngine::on_response(uint32_t qpn, QueuePair& qp, const roce::Parse
       const SgeOutcome put = scatter(core_, qp.pd, op->sges, offset, packet.payload);
       if (put.result == SgeResult::page_fault) {
         // Dropped: after ODP_RESUME the READ is asked again from this response on.
-        return requester_fault(qpn, qp, put.fault);
+        return engine_.requester_.requester_fault(qpn, qp, put.fault);
       }
       if (put.result != SgeResult::ok) {
-        return fail_started(qpn, qp, *op,
-                            put.result == SgeResult::dma ? ORNIC_CQE_LOC_ACCESS_ERR
-                                                         : ORNIC_CQE_LOC_PROT_ERR,
-                            put.vendor_err);
+        return engine_.requester_.fail_started(
+            qpn, qp, *op,
+            put.result == SgeResult::dma ? ORNIC_CQE_LOC_ACCESS_ERR : ORNIC_CQE_LOC_PROT_ERR,
+            put.vendor_err);
       }
     }
     ++op->responses;
     // A response means every request before it was executed.
     acknowledge_up_to(qp, psn);
   }
-  retire(qpn, qp);
+  engine_.requester_.retire(qpn, qp);
   if (qp.state == ORNIC_QPS_ERR)
     return;
   restart_ack_timer(qp);
-  schedule(qpn);
+  engine_.schedule(qpn);
 }
 
 } // namespace ornic

@@ -2,7 +2,7 @@
 
 #include <vector>
 
-#include "nic/device_limits.hpp"
+#include "core/device_limits.hpp"
 #include "rdma/memory_window.hpp"
 
 namespace ornic {

@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <optional>
 
-#include "nic/nic_core.hpp"
-#include "rdma/qp_transport.hpp"
+#include "core/nic_core.hpp"
+#include "core/qp_transport.hpp"
 #include "rdma/wqe_fetch.hpp"
 
 namespace ornic {

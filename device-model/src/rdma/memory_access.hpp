@@ -8,9 +8,9 @@
 #include <span>
 #include <vector>
 
-#include "nic/nic_core.hpp"
+#include "core/nic_core.hpp"
+#include "core/qp_transport.hpp"
 #include "rdma/odp.hpp"
-#include "rdma/qp_transport.hpp"
 
 namespace ornic {
 

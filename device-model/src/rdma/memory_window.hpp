@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <optional>
 
-#include "nic/resources.hpp"
-#include "rdma/qp_transport.hpp"
+#include "core/qp_transport.hpp"
+#include "core/resources.hpp"
 #include "rdma/wqe_fetch.hpp"
 
 namespace ornic {

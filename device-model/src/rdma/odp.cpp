@@ -4,7 +4,7 @@
 #include <cstring>
 #include <vector>
 
-#include "nic/nic_core.hpp"
+#include "core/nic_core.hpp"
 
 namespace ornic {
 namespace {

@@ -7,9 +7,9 @@
 #include <cstdint>
 #include <span>
 
+#include "core/hw.hpp"
+#include "core/queue_memory.hpp"
 #include "dma/guest_memory.hpp"
-#include "nic/hw.hpp"
-#include "nic/queue_memory.hpp"
 
 namespace ornic {
 

@@ -6,10 +6,12 @@
 // entry is still in the ring.
 #include <algorithm>
 
-#include "nic/qp_type.hpp"
+#include "core/qp_type.hpp"
 #include "port/port.hpp"
 #include "rdma/memory_access.hpp"
 #include "rdma/odp.hpp"
+#include "rdma/qp_wire.hpp"
+#include "rdma/responder.hpp"
 #include "rdma/transport_engine.hpp"
 #include "roce/aeth_syndrome.hpp"
 #include "roce/builder.hpp"
@@ -36,12 +38,12 @@ size_t ring_depth(const QueuePair& qp) {
 
 } // namespace
 
-bool TransportEngine::responses_pending(const ResponderState& resp) {
+bool Responder::responses_pending(const ResponderState& resp) {
   return std::any_of(resp.resources.begin(), resp.resources.end(),
                      [](const ReadResource& entry) { return entry.pending; });
 }
 
-ReadResource* TransportEngine::admit_resource(uint32_t qpn, QueuePair& qp, uint32_t psn) {
+ReadResource* Responder::admit_resource(uint32_t qpn, QueuePair& qp, uint32_t psn) {
   std::deque<ReadResource>& ring = qp.transport.resp.resources;
   while (ring.size() >= ring_depth(qp)) {
     // The oldest entry whose responses have all gone out once makes room; one still being
@@ -62,7 +64,7 @@ ReadResource* TransportEngine::admit_resource(uint32_t qpn, QueuePair& qp, uint3
   return &entry;
 }
 
-ReadResource* TransportEngine::find_resource(QueuePair& qp, uint32_t psn, ReadResource::Kind kind) {
+ReadResource* Responder::find_resource(QueuePair& qp, uint32_t psn, ReadResource::Kind kind) {
   for (ReadResource& entry : qp.transport.resp.resources) {
     if (entry.kind == kind && roce::psn_offset(entry.psn, psn) < entry.packets)
       return &entry;
@@ -70,13 +72,13 @@ ReadResource* TransportEngine::find_resource(QueuePair& qp, uint32_t psn, ReadRe
   return nullptr;
 }
 
-void TransportEngine::answer_resource(uint32_t qpn, ReadResource& entry) {
+void Responder::answer_resource(uint32_t qpn, ReadResource& entry) {
   entry.next = 0;
   entry.pending = true;
-  schedule(qpn);
+  engine_.schedule(qpn);
 }
 
-void TransportEngine::acknowledge(uint32_t qpn, QueuePair& qp) {
+void Responder::acknowledge(uint32_t qpn, QueuePair& qp) {
   ResponderState& resp = qp.transport.resp;
   if (responses_pending(resp)) {
     resp.ack_pending = true; // sent by responder_work once the responses are out
@@ -86,12 +88,7 @@ void TransportEngine::acknowledge(uint32_t qpn, QueuePair& qp) {
   send_ack(qpn, qp, roce::make_ack_syndrome(), roce::psn_add(resp.epsn, roce::kPsnMask));
 }
 
-bool TransportEngine::transmit_backlogged() const {
-  const size_t port_backlog = port_ != nullptr ? port_->tx_backlog() : 0;
-  return port_backlog + loopback_.size() >= kUcBacklogLimit;
-}
-
-bool TransportEngine::responder_work(uint32_t qpn, QueuePair& qp, unsigned& budget) {
+bool Responder::responder_work(uint32_t qpn, QueuePair& qp, unsigned& budget) {
   ResponderState& resp = qp.transport.resp;
   for (;;) {
     const ornic_qp_state state = qp.state;
@@ -109,9 +106,9 @@ bool TransportEngine::responder_work(uint32_t qpn, QueuePair& qp, unsigned& budg
     }
     if (budget == 0)
       return true;
-    if (transmit_backlogged()) {
+    if (engine_.transmit_backlogged()) {
       // The port has enough to send: look again when the pacing timer fires.
-      qp.transport.req.pace_until = timer_.now_ns() + kUcPaceNs;
+      qp.transport.req.pace_until = timer_.now_ns() + TransportEngine::kUcPaceNs;
       return false;
     }
     --budget;
@@ -119,11 +116,11 @@ bool TransportEngine::responder_work(uint32_t qpn, QueuePair& qp, unsigned& budg
   }
 }
 
-void TransportEngine::send_resource_response(uint32_t qpn, QueuePair& qp, ReadResource& entry) {
+void Responder::send_resource_response(uint32_t qpn, QueuePair& qp, ReadResource& entry) {
   using Kind = ReadResource::Kind;
   roce::PacketDescription out;
   const uint32_t index = entry.next;
-  const bool addressed = address_rc(qp, out);
+  const bool addressed = engine_.address_rc(qp, out);
   out.udp_source_port =
       roce::roce_udp_source_port(le(qp.attr.udp_sport), qpn, le(qp.attr.dest_qpn) & roce::kQpnMask);
   out.bth.destination_qp = le(qp.attr.dest_qpn) & roce::kQpnMask;
@@ -138,7 +135,7 @@ void TransportEngine::send_resource_response(uint32_t qpn, QueuePair& qp, ReadRe
     out.bth.opcode = static_cast<uint8_t>(Opcode::rc_rdma_read_response_only);
     out.aeth = roce::Aeth{roce::make_ack_syndrome(), entry.msn & roce::kPsnMask};
   } else {
-    const uint32_t mtu = path_mtu_bytes(qp);
+    const uint32_t mtu = path_mtu_bytes(core_, qp);
     const uint64_t offset = uint64_t{index} * mtu;
     const uint64_t piece = std::min<uint64_t>(mtu, entry.pass_length - offset);
     const uint64_t va = entry.pass_va + offset;
@@ -180,7 +177,7 @@ void TransportEngine::send_resource_response(uint32_t qpn, QueuePair& qp, ReadRe
     entry.answered = true;
   }
   if (addressed)
-    transmit(qp, out, payload);
+    engine_.transmit(qp, out, payload);
 }
 
 } // namespace ornic

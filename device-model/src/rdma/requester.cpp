@@ -1,13 +1,16 @@
 // The requester: starts SQ WQEs in order, segments them into packets of the path MTU and
 // (re)transmits within the send window; UC messages go out paced by the port and complete
 // when their last packet is sent; UD sends go out and complete at once.
+#include "rdma/requester.hpp"
+
 #include <bit>
 
-#include "nic/qp_type.hpp"
+#include "core/qp_type.hpp"
 #include "port/port.hpp"
 #include "rdma/address_vector.hpp"
 #include "rdma/fast_reg.hpp"
 #include "rdma/memory_access.hpp"
+#include "rdma/qp_wire.hpp"
 #include "rdma/transport_engine.hpp"
 #include "roce/psn.hpp"
 
@@ -75,14 +78,7 @@ Opcode position_opcode(uint8_t wqe_opcode, bool first, bool last) {
 
 } // namespace
 
-uint32_t TransportEngine::path_mtu_bytes(const QueuePair& qp) const {
-  if (is_datagram_qp(qp.type))
-    return 128u << roce_active_mtu(core_.eth_mtu);
-  const uint8_t mtu = qp.attr.path_mtu;
-  return mtu >= ORNIC_MTU_256 && mtu <= ORNIC_MTU_4096 ? 128u << mtu : 256u;
-}
-
-bool TransportEngine::requester_work(uint32_t qpn, QueuePair& qp, unsigned& budget) {
+bool Requester::requester_work(uint32_t qpn, QueuePair& qp, unsigned& budget) {
   RequesterState& req = qp.transport.req;
   for (;;) {
     if (qp.state != ORNIC_QPS_RTS && qp.state != ORNIC_QPS_SQD)
@@ -99,7 +95,7 @@ bool TransportEngine::requester_work(uint32_t qpn, QueuePair& qp, unsigned& budg
       }
     if (pending != nullptr) {
       if (qp_is_reliable(qp.type) && roce::psn_from_una(req.una_psn, pending->next_send_psn) >=
-                                         static_cast<int32_t>(kSendWindow))
+                                         static_cast<int32_t>(TransportEngine::kSendWindow))
         return false; // the window opens on an ACK, which schedules the QP
       if (qp.type == ORNIC_QPT_UC && !uc_may_send(qp))
         return false;
@@ -114,8 +110,8 @@ bool TransportEngine::requester_work(uint32_t qpn, QueuePair& qp, unsigned& budg
       return false;
     }
     // Only RC and XRC wait for ACKs; UC and UD have none, so their PSNs never open a window.
-    if (qp_is_reliable(qp.type) &&
-        roce::psn_from_una(req.una_psn, req.next_psn) >= static_cast<int32_t>(kSendWindow))
+    if (qp_is_reliable(qp.type) && roce::psn_from_una(req.una_psn, req.next_psn) >=
+                                       static_cast<int32_t>(TransportEngine::kSendWindow))
       return false;
     if (budget == 0)
       return true;
@@ -126,7 +122,7 @@ bool TransportEngine::requester_work(uint32_t qpn, QueuePair& qp, unsigned& budg
   }
 }
 
-bool TransportEngine::start_wqe(uint32_t qpn, QueuePair& qp) {
+bool Requester::start_wqe(uint32_t qpn, QueuePair& qp) {
   RequesterState& req = qp.transport.req;
   SendOp op;
   if (const auto error = fetch_send_wqe(core_, qp, req.sq_next, op)) {
@@ -173,7 +169,7 @@ bool TransportEngine::start_wqe(uint32_t qpn, QueuePair& qp) {
     send_ud(qpn, qp, op);
     return qp.state == ORNIC_QPS_RTS || qp.state == ORNIC_QPS_SQD;
   }
-  const uint32_t mtu = path_mtu_bytes(qp);
+  const uint32_t mtu = path_mtu_bytes(core_, qp);
   op.first_psn = op.next_send_psn = req.next_psn;
   op.packets = is_atomic(op) || is_flush_or_atomic_write(op)
                    ? 1
@@ -186,7 +182,7 @@ bool TransportEngine::start_wqe(uint32_t qpn, QueuePair& qp) {
 // REG_MR / LOCAL_INV / BIND_MW execute once every earlier WQE has completed (an implicit fence: a
 // LOCAL_INV never pulls an MR from under a send still being transmitted or acknowledged),
 // and before the next WQE starts, so that WQE may already use the new key.
-bool TransportEngine::run_local_op(uint32_t qpn, QueuePair& qp, SendOp& op) {
+bool Requester::run_local_op(uint32_t qpn, QueuePair& qp, SendOp& op) {
   RequesterState& req = qp.transport.req;
   if (!req.ops.empty())
     return false; // started again when the last outstanding WQE retires
@@ -209,20 +205,20 @@ bool TransportEngine::run_local_op(uint32_t qpn, QueuePair& qp, SendOp& op) {
   return true;
 }
 
-bool TransportEngine::uc_may_send(QueuePair& qp) {
-  if (port_ == nullptr || port_->tx_backlog() < kUcBacklogLimit)
+bool Requester::uc_may_send(QueuePair& qp) {
+  if (port_ == nullptr || port_->tx_backlog() < TransportEngine::kUcBacklogLimit)
     return true;
-  qp.transport.req.pace_until = timer_.now_ns() + kUcPaceNs;
+  qp.transport.req.pace_until = timer_.now_ns() + TransportEngine::kUcPaceNs;
   return false;
 }
 
 // One packet of an RC or UC message (UC: no AckReq, nothing to wait for).
-void TransportEngine::send_rc_packet(uint32_t qpn, QueuePair& qp, SendOp& op, uint32_t psn) {
+void Requester::send_rc_packet(uint32_t qpn, QueuePair& qp, SendOp& op, uint32_t psn) {
   RequesterState& req = qp.transport.req;
-  const uint32_t mtu = path_mtu_bytes(qp);
+  const uint32_t mtu = path_mtu_bytes(core_, qp);
   const uint32_t index = roce::psn_offset(op.first_psn, psn);
   roce::PacketDescription packet;
-  const bool addressed = address_rc(qp, packet);
+  const bool addressed = engine_.address_rc(qp, packet);
   packet.udp_source_port =
       roce::roce_udp_source_port(le(qp.attr.udp_sport), qpn, le(qp.attr.dest_qpn) & roce::kQpnMask);
   packet.bth.destination_qp = le(qp.attr.dest_qpn) & roce::kQpnMask;
@@ -278,7 +274,8 @@ void TransportEngine::send_rc_packet(uint32_t qpn, QueuePair& qp, SendOp& op, ui
       packet.ieth = roce::Ieth{op.invalidate_rkey};
     packet.bth.solicited = last && (op.flags & ORNIC_WQE_FLAG_SOLICITED);
     packet.bth.ack_request =
-        qp_is_reliable(qp.type) && (last || ++req.packets_since_ack_req >= kAckRequestInterval);
+        qp_is_reliable(qp.type) &&
+        (last || ++req.packets_since_ack_req >= TransportEngine::kAckRequestInterval);
     if (!op.inline_data.empty()) {
       payload = std::span<const uint8_t>(op.inline_data).subspan(offset, length);
     } else {
@@ -311,7 +308,7 @@ void TransportEngine::send_rc_packet(uint32_t qpn, QueuePair& qp, SendOp& op, ui
     req.send_high = op.next_send_psn;
   op.sent_once = true;
   if (addressed)
-    transmit(qp, packet, payload);
+    engine_.transmit(qp, packet, payload);
   if (qp.type == ORNIC_QPT_UC) {
     // Nothing is acknowledged: the message is done once its last packet is out.
     if (op.next_send_psn == end_psn(op)) {
@@ -321,13 +318,12 @@ void TransportEngine::send_rc_packet(uint32_t qpn, QueuePair& qp, SendOp& op, ui
     return;
   }
   if (req.ack_deadline == 0)
-    restart_ack_timer(qp);
+    engine_.completer_.restart_ack_timer(qp);
 }
 
 // The address of a UD send: the WQE's own vector (kernel QPs, checked by fetch_send_wqe) or
 // its AH, which must exist and belong to the QP's PD.
-std::optional<ornic_wqe_av> TransportEngine::ud_address(const QueuePair& qp,
-                                                        const SendOp& op) const {
+std::optional<ornic_wqe_av> Requester::ud_address(const QueuePair& qp, const SendOp& op) const {
   if (op.av)
     return op.av;
   const AddressHandle* ah = core_.resources.ahs.find(op.rkey);
@@ -336,7 +332,7 @@ std::optional<ornic_wqe_av> TransportEngine::ud_address(const QueuePair& qp,
   return address_vector_of(ah->attr);
 }
 
-void TransportEngine::send_ud(uint32_t qpn, QueuePair& qp, SendOp& op) {
+void Requester::send_ud(uint32_t qpn, QueuePair& qp, SendOp& op) {
   RequesterState& req = qp.transport.req;
   roce::PacketDescription packet;
   const std::optional<ornic_wqe_av> av = ud_address(qp, op);
@@ -345,7 +341,7 @@ void TransportEngine::send_ud(uint32_t qpn, QueuePair& qp, SendOp& op) {
     ++qp.counters.wqe_errors;
     return fail_send(qpn, qp, op, ORNIC_CQE_LOC_QP_OP_ERR, ORNIC_VERR_BAD_AH);
   }
-  if (op.length > path_mtu_bytes(qp)) {
+  if (op.length > path_mtu_bytes(core_, qp)) {
     core_.counters.inc(ORNIC_CNT_WQE_ERRORS);
     ++qp.counters.wqe_errors;
     return fail_send(qpn, qp, op, ORNIC_CQE_LOC_LEN_ERR, ORNIC_VERR_MSG_TOO_LONG);
@@ -378,7 +374,7 @@ void TransportEngine::send_ud(uint32_t qpn, QueuePair& qp, SendOp& op) {
     }
     payload = payload_;
   }
-  transmit(qp, packet, payload);
+  engine_.transmit(qp, packet, payload);
   qp.sq.consumer = op.wqe_index + op.blocks;
   ++qp.counters.send_wqes;
   qp.counters.send_bytes += op.length;
@@ -386,8 +382,8 @@ void TransportEngine::send_ud(uint32_t qpn, QueuePair& qp, SendOp& op) {
     complete_send(qpn, qp, op, ORNIC_CQE_SUCCESS, ORNIC_VERR_NONE);
 }
 
-void TransportEngine::complete_send(uint32_t qpn, QueuePair& qp, const SendOp& op, uint8_t status,
-                                    uint8_t vendor_err) {
+void Requester::complete_send(uint32_t qpn, QueuePair& qp, const SendOp& op, uint8_t status,
+                              uint8_t vendor_err) {
   ornic_cqe cqe{};
   cqe.wr_id = to_le(op.wr_id);
   cqe.byte_len = to_le(is_atomic(op) ? uint32_t{8} : op.length);
@@ -400,8 +396,8 @@ void TransportEngine::complete_send(uint32_t qpn, QueuePair& qp, const SendOp& o
 }
 
 // `op` is no longer in the ops list; everything before it has been retired.
-void TransportEngine::fail_send(uint32_t qpn, QueuePair& qp, const SendOp& op, uint8_t status,
-                                uint8_t vendor_err) {
+void Requester::fail_send(uint32_t qpn, QueuePair& qp, const SendOp& op, uint8_t status,
+                          uint8_t vendor_err) {
   qp.sq.consumer = op.wqe_index + op.blocks;
   if (qp.transport.req.sq_next == op.wqe_index)
     qp.transport.req.sq_next = qp.sq.consumer; // a WQE that never started
@@ -412,8 +408,8 @@ void TransportEngine::fail_send(uint32_t qpn, QueuePair& qp, const SendOp& op, u
     core_.move_qp_to_send_error(qpn);
 }
 
-void TransportEngine::fail_started(uint32_t qpn, QueuePair& qp, const SendOp& op, uint8_t status,
-                                   uint8_t vendor_err) {
+void Requester::fail_started(uint32_t qpn, QueuePair& qp, const SendOp& op, uint8_t status,
+                             uint8_t vendor_err) {
   RequesterState& req = qp.transport.req;
   // In order: the WQEs before it are flushed, this one carries the error.
   while (!req.ops.empty() && &req.ops.front() != &op) {
@@ -429,7 +425,7 @@ void TransportEngine::fail_started(uint32_t qpn, QueuePair& qp, const SendOp& op
   fail_send(qpn, qp, failed, status, vendor_err);
 }
 
-void TransportEngine::retire(uint32_t qpn, QueuePair& qp) {
+void Requester::retire(uint32_t qpn, QueuePair& qp) {
   RequesterState& req = qp.transport.req;
   while (!req.ops.empty()) {
     const SendOp& op = req.ops.front();
@@ -450,14 +446,14 @@ void TransportEngine::retire(uint32_t qpn, QueuePair& qp) {
   maybe_report_drained(qpn, qp);
 }
 
-void TransportEngine::requester_fault(uint32_t qpn, QueuePair& qp, const OdpFault& fault) {
+void Requester::requester_fault(uint32_t qpn, QueuePair& qp, const OdpFault& fault) {
   RequesterState& req = qp.transport.req;
   req.odp_stalled = true;
   req.ack_deadline = 0; // a stalled QP does not time out: its peer is not the one waiting
   post_page_fault(core_, fault, qpn, true);
 }
 
-void TransportEngine::maybe_report_drained(uint32_t qpn, QueuePair& qp) {
+void Requester::maybe_report_drained(uint32_t qpn, QueuePair& qp) {
   RequesterState& req = qp.transport.req;
   if (qp.state != ORNIC_QPS_SQD || !req.ops.empty() || req.sq_drained_reported)
     return;

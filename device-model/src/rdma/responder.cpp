@@ -2,14 +2,17 @@
 // receive queue and the MR table, acknowledges (coalesced), and NAKs what it cannot do.
 // UC requests (checked by uc_responder.cpp) execute here too, dropped instead of NAKed.
 // UD receives check the Q_Key and deliver the GRH with the data.
+#include "rdma/responder.hpp"
+
 #include <atomic>
 #include <bit>
 #include <cstring>
 
-#include "nic/device_limits.hpp"
-#include "nic/qp_type.hpp"
+#include "core/device_limits.hpp"
+#include "core/qp_type.hpp"
 #include "rdma/fast_reg.hpp"
 #include "rdma/memory_access.hpp"
+#include "rdma/qp_wire.hpp"
 #include "rdma/transport_engine.hpp"
 #include "roce/aeth_syndrome.hpp"
 #include "roce/builder.hpp"
@@ -27,13 +30,9 @@ uint32_t number_to_wire(uint32_t number) {
 
 } // namespace
 
-uint8_t TransportEngine::wire_opcode(const QueuePair& qp, Opcode rc) {
-  return qp_is_xrc(qp.type) ? roce::to_xrc(rc) : static_cast<uint8_t>(rc);
-}
-
-void TransportEngine::send_ack(uint32_t qpn, QueuePair& qp, uint8_t syndrome, uint32_t psn) {
+void Responder::send_ack(uint32_t qpn, QueuePair& qp, uint8_t syndrome, uint32_t psn) {
   roce::PacketDescription packet;
-  if (!address_rc(qp, packet))
+  if (!engine_.address_rc(qp, packet))
     return;
   packet.udp_source_port =
       roce::roce_udp_source_port(le(qp.attr.udp_sport), qpn, le(qp.attr.dest_qpn) & roce::kQpnMask);
@@ -57,19 +56,19 @@ void TransportEngine::send_ack(uint32_t qpn, QueuePair& qp, uint8_t syndrome, ui
     core_.counters.inc(ORNIC_CNT_NAKS_SENT);
     ++qp.counters.naks_sent;
   }
-  transmit(qp, packet, {});
+  engine_.transmit(qp, packet, {});
 }
 
-void TransportEngine::nak_and_fail(uint32_t qpn, QueuePair& qp, uint8_t nak_code, uint32_t psn,
-                                   ornic_eqe_type event) {
+void Responder::nak_and_fail(uint32_t qpn, QueuePair& qp, uint8_t nak_code, uint32_t psn,
+                             ornic_eqe_type event) {
   core_.log.warn("qp {}: request at PSN {:#x} refused (NAK {}) — QP to error", qpn, psn, nak_code);
   send_ack(qpn, qp, roce::make_nak_syndrome(static_cast<roce::NakCode>(nak_code)), psn);
   core_.post_async_event(event, qpn, 0);
   core_.move_qp_to_error(qpn);
 }
 
-void TransportEngine::refuse(uint32_t qpn, QueuePair& qp, roce::NakCode code, uint32_t psn,
-                             ornic_eqe_type event) {
+void Responder::refuse(uint32_t qpn, QueuePair& qp, roce::NakCode code, uint32_t psn,
+                       ornic_eqe_type event) {
   if (qp.type != ORNIC_QPT_UC)
     return nak_and_fail(qpn, qp, static_cast<uint8_t>(code), psn, event);
   if (event == ORNIC_EQE_QP_FATAL) {
@@ -83,12 +82,11 @@ void TransportEngine::refuse(uint32_t qpn, QueuePair& qp, roce::NakCode code, ui
   drop_uc_message(qp, ORNIC_CNT_RX_UC_DROPPED);
 }
 
-void TransportEngine::responder_fault(uint32_t qpn, QueuePair& qp, const OdpFault& fault,
-                                      uint32_t psn) {
+void Responder::responder_fault(uint32_t qpn, QueuePair& qp, const OdpFault& fault, uint32_t psn) {
   ResponderState& resp = qp.transport.resp;
   const int64_t now = timer_.now_ns();
   if (resp.fault_reported_ns < 0 || resp.fault_key != fault.key || resp.fault_page != fault.page ||
-      now - resp.fault_reported_ns >= kFaultReportIntervalNs) {
+      now - resp.fault_reported_ns >= TransportEngine::kFaultReportIntervalNs) {
     post_page_fault(core_, fault, qpn, false);
     resp.fault_key = fault.key;
     resp.fault_page = fault.page;
@@ -101,9 +99,8 @@ void TransportEngine::responder_fault(uint32_t qpn, QueuePair& qp, const OdpFaul
   send_ack(qpn, qp, roce::make_rnr_nak_syndrome(qp.attr.min_rnr_timer), psn);
 }
 
-bool TransportEngine::responder_odp_ready(uint32_t qpn, QueuePair& qp, uint32_t rkey, uint64_t va,
-                                          uint64_t length, bool write, uint32_t psn,
-                                          bool duplicate) {
+bool Responder::responder_odp_ready(uint32_t qpn, QueuePair& qp, uint32_t rkey, uint64_t va,
+                                    uint64_t length, bool write, uint32_t psn, bool duplicate) {
   const MemoryRegion* mr = find_mr(core_.resources, rkey);
   if (length == 0 || mr == nullptr || !mr->odp)
     return true;
@@ -128,7 +125,7 @@ bool TransportEngine::responder_odp_ready(uint32_t qpn, QueuePair& qp, uint32_t 
   return false;
 }
 
-void TransportEngine::on_rc_request(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet) {
+void Responder::on_rc_request(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet) {
   ResponderState& resp = qp.transport.resp;
   const uint32_t psn = packet.description.bth.psn;
   const int32_t distance = roce::psn_distance(resp.epsn, psn);
@@ -188,7 +185,7 @@ void TransportEngine::on_rc_request(uint32_t qpn, QueuePair& qp, const roce::Par
   }
 }
 
-void TransportEngine::on_duplicate(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet) {
+void Responder::on_duplicate(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet) {
   const roce::OpcodeInfo& info = packet.opcode_info;
   const uint32_t psn = packet.description.bth.psn;
   if (info.has(roce::kRead)) {
@@ -217,8 +214,8 @@ void TransportEngine::on_duplicate(uint32_t qpn, QueuePair& qp, const roce::Pars
   acknowledge(qpn, qp);
 }
 
-std::optional<TransportEngine::RequestTarget>
-TransportEngine::xrc_target(const QueuePair& qp, const roce::ParsedPacket& packet) const {
+std::optional<Responder::RequestTarget>
+Responder::xrc_target(const QueuePair& qp, const roce::ParsedPacket& packet) const {
   if (!packet.description.xrceth)
     return std::nullopt;
   const uint32_t srqn = packet.description.xrceth->srqn;
@@ -228,8 +225,8 @@ TransportEngine::xrc_target(const QueuePair& qp, const roce::ParsedPacket& packe
   return RequestTarget{srq->pd, srqn};
 }
 
-bool TransportEngine::take_receive_or_rnr(uint32_t qpn, QueuePair& qp, const RequestTarget& target,
-                                          uint32_t psn) {
+bool Responder::take_receive_or_rnr(uint32_t qpn, QueuePair& qp, const RequestTarget& target,
+                                    uint32_t psn) {
   // A request that met an ODP page fault keeps the receive WQE it took for its retry; an
   // XRC retry must name the SRQ that WQE came from.
   if (qp.transport.resp.recv.active) {
@@ -257,8 +254,8 @@ bool TransportEngine::take_receive_or_rnr(uint32_t qpn, QueuePair& qp, const Req
   return true;
 }
 
-TransportEngine::Take TransportEngine::take_receive(uint32_t qpn, QueuePair& qp,
-                                                    const RequestTarget& target, RecvWqe& wqe) {
+Responder::Take Responder::take_receive(uint32_t qpn, QueuePair& qp, const RequestTarget& target,
+                                        RecvWqe& wqe) {
   // An XRC request names its SRQ; any other QP has its RQ or the SRQ it was created with.
   const std::optional<uint32_t> srqn = target.xrc_srqn ? target.xrc_srqn : qp.srqn;
   for (;;) {
@@ -316,8 +313,7 @@ TransportEngine::Take TransportEngine::take_receive(uint32_t qpn, QueuePair& qp,
   }
 }
 
-void TransportEngine::begin_receive(QueuePair& qp, const RequestTarget& target,
-                                    const RecvWqe& wqe) {
+void Responder::begin_receive(QueuePair& qp, const RequestTarget& target, const RecvWqe& wqe) {
   ReceiveInProgress& recv = qp.transport.resp.recv;
   recv.active = true;
   recv.from_srq = qp.srqn.has_value() || target.xrc_srqn.has_value();
@@ -334,7 +330,7 @@ void TransportEngine::begin_receive(QueuePair& qp, const RequestTarget& target,
   recv.offset = 0;
 }
 
-void TransportEngine::complete_receive(uint32_t qpn, QueuePair& qp, const ReceiveResult& result) {
+void Responder::complete_receive(uint32_t qpn, QueuePair& qp, const ReceiveResult& result) {
   ReceiveInProgress& recv = qp.transport.resp.recv;
   ornic_cqe cqe{};
   cqe.wr_id = to_le(recv.wr_id);
@@ -366,8 +362,7 @@ void TransportEngine::complete_receive(uint32_t qpn, QueuePair& qp, const Receiv
 }
 
 // Completes the receive in error, NAKs and moves the QP to ERR.
-void TransportEngine::fail_receive(uint32_t qpn, QueuePair& qp, const SgeOutcome& outcome,
-                                   uint32_t psn) {
+void Responder::fail_receive(uint32_t qpn, QueuePair& qp, const SgeOutcome& outcome, uint32_t psn) {
   ReceiveResult result;
   result.status = outcome.result == SgeResult::too_small ? ORNIC_CQE_LOC_LEN_ERR
                   : outcome.result == SgeResult::dma     ? ORNIC_CQE_LOC_ACCESS_ERR
@@ -396,8 +391,8 @@ void TransportEngine::fail_receive(uint32_t qpn, QueuePair& qp, const SgeOutcome
 
 // A SEND_WITH_INV whose rkey cannot be invalidated (IB responder class J): the receive
 // completes with REM_INV_REQ_ERR, the requester gets NAK invalid request, the QP goes to ERR.
-void TransportEngine::fail_invalidate(uint32_t qpn, QueuePair& qp, ReceiveResult result,
-                                      uint8_t vendor_err, uint32_t psn) {
+void Responder::fail_invalidate(uint32_t qpn, QueuePair& qp, ReceiveResult result,
+                                uint8_t vendor_err, uint32_t psn) {
   result.status = ORNIC_CQE_REM_INV_REQ_ERR;
   result.vendor_err = vendor_err;
   core_.counters.inc(ORNIC_CNT_WQE_ERRORS);
@@ -410,12 +405,12 @@ void TransportEngine::fail_invalidate(uint32_t qpn, QueuePair& qp, ReceiveResult
                ORNIC_EQE_QP_REQ_ERR);
 }
 
-bool TransportEngine::execute_send(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet,
-                                   const RequestTarget& target) {
+bool Responder::execute_send(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet,
+                             const RequestTarget& target) {
   ResponderState& resp = qp.transport.resp;
   const roce::OpcodeInfo& info = packet.opcode_info;
   const uint32_t psn = packet.description.bth.psn;
-  const uint32_t mtu = path_mtu_bytes(qp);
+  const uint32_t mtu = path_mtu_bytes(core_, qp);
   const bool last = info.has(roce::kLast);
   if (packet.payload.size() > mtu || (!last && packet.payload.size() != mtu)) {
     refuse(qpn, qp, roce::NakCode::invalid_request, psn, ORNIC_EQE_QP_REQ_ERR);
@@ -472,9 +467,10 @@ bool TransportEngine::execute_send(uint32_t qpn, QueuePair& qp, const roce::Pars
 }
 
 // The QP's REMOTE_* rights and the MR's (or window's), under the PD of the request's target.
-std::optional<const MemoryRegion*>
-TransportEngine::remote_allowed(uint32_t qpn, const QueuePair& qp, uint32_t pd, uint32_t rkey,
-                                uint64_t va, uint64_t length, uint32_t access) const {
+std::optional<const MemoryRegion*> Responder::remote_allowed(uint32_t qpn, const QueuePair& qp,
+                                                             uint32_t pd, uint32_t rkey,
+                                                             uint64_t va, uint64_t length,
+                                                             uint32_t access) const {
   if ((le(qp.attr.access_flags) & access) != access)
     return std::nullopt;
   if (length == 0)
@@ -485,13 +481,13 @@ TransportEngine::remote_allowed(uint32_t qpn, const QueuePair& qp, uint32_t pd, 
   return reached.mr;
 }
 
-bool TransportEngine::execute_write(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet,
-                                    const RequestTarget& target) {
+bool Responder::execute_write(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet,
+                              const RequestTarget& target) {
   ResponderState& resp = qp.transport.resp;
   const roce::OpcodeInfo& info = packet.opcode_info;
   const roce::PacketDescription& d = packet.description;
   const uint32_t psn = d.bth.psn;
-  const uint32_t mtu = path_mtu_bytes(qp);
+  const uint32_t mtu = path_mtu_bytes(core_, qp);
   const bool last = info.has(roce::kLast);
   const bool first = info.has(roce::kStartsMessage);
   const uint32_t length = static_cast<uint32_t>(packet.payload.size());
@@ -567,8 +563,8 @@ bool TransportEngine::execute_write(uint32_t qpn, QueuePair& qp, const roce::Par
 // A new READ takes an entry of the read-resource ring and is answered from it, a bounded
 // number of packets per turn (read_resources.cpp). A duplicate is answered again, from its
 // own PSN and RETH, only while its READ is still in the ring and only for a part of it.
-void TransportEngine::execute_read(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet,
-                                   const RequestTarget& target, bool duplicate) {
+void Responder::execute_read(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet,
+                             const RequestTarget& target, bool duplicate) {
   ResponderState& resp = qp.transport.resp;
   const roce::PacketDescription& d = packet.description;
   const uint32_t psn = d.bth.psn;
@@ -581,7 +577,7 @@ void TransportEngine::execute_read(uint32_t qpn, QueuePair& qp, const roce::Pars
                    ORNIC_EQE_QP_REQ_ERR);
     return;
   }
-  const uint32_t mtu = path_mtu_bytes(qp);
+  const uint32_t mtu = path_mtu_bytes(core_, qp);
   const uint32_t count = static_cast<uint32_t>(std::max<uint64_t>(1, (length + mtu - 1) / mtu));
   ReadResource* held = nullptr;
   if (duplicate) {
@@ -620,8 +616,8 @@ void TransportEngine::execute_read(uint32_t qpn, QueuePair& qp, const roce::Pars
   answer_resource(qpn, *held);
 }
 
-bool TransportEngine::execute_atomic(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet,
-                                     const RequestTarget& target) {
+bool Responder::execute_atomic(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet,
+                               const RequestTarget& target) {
   ResponderState& resp = qp.transport.resp;
   const roce::PacketDescription& d = packet.description;
   const uint32_t psn = d.bth.psn;
@@ -673,9 +669,9 @@ bool TransportEngine::execute_atomic(uint32_t qpn, QueuePair& qp, const roce::Pa
   return true;
 }
 
-void TransportEngine::send_empty_read_response(uint32_t qpn, QueuePair& qp, uint32_t psn) {
+void Responder::send_empty_read_response(uint32_t qpn, QueuePair& qp, uint32_t psn) {
   roce::PacketDescription response;
-  if (!address_rc(qp, response))
+  if (!engine_.address_rc(qp, response))
     return;
   response.udp_source_port =
       roce::roce_udp_source_port(le(qp.attr.udp_sport), qpn, le(qp.attr.dest_qpn) & roce::kQpnMask);
@@ -683,15 +679,15 @@ void TransportEngine::send_empty_read_response(uint32_t qpn, QueuePair& qp, uint
   response.bth.destination_qp = le(qp.attr.dest_qpn) & roce::kQpnMask;
   response.bth.psn = psn;
   response.aeth = roce::Aeth{roce::make_ack_syndrome(), qp.transport.resp.msn & roce::kPsnMask};
-  transmit(qp, response, {});
+  engine_.transmit(qp, response, {});
 }
 
 // FLUSH (roce.rst, "What a FLUSH guarantees"). Every request before it in PSN order has
 // already been stored into guest memory, so global visibility needs only ordering; for
 // persistence the memory behind the range is also written back to its file. A duplicate
 // is executed again after the same checks (one that fails them now is dropped).
-void TransportEngine::execute_flush(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet,
-                                    bool duplicate) {
+void Responder::execute_flush(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet,
+                              bool duplicate) {
   ResponderState& resp = qp.transport.resp;
   const roce::PacketDescription& d = packet.description;
   const uint32_t psn = d.bth.psn;
@@ -757,8 +753,8 @@ void TransportEngine::execute_flush(uint32_t qpn, QueuePair& qp, const roce::Par
 
 // ATOMIC WRITE: checks in rxe's order (length, key/rights/bounds, alignment), then the 8
 // bytes as one store; the PSN is kept so that a duplicate is answered, not executed.
-void TransportEngine::execute_atomic_write(uint32_t qpn, QueuePair& qp,
-                                           const roce::ParsedPacket& packet) {
+void Responder::execute_atomic_write(uint32_t qpn, QueuePair& qp,
+                                     const roce::ParsedPacket& packet) {
   ResponderState& resp = qp.transport.resp;
   const roce::PacketDescription& d = packet.description;
   const uint32_t psn = d.bth.psn;
@@ -800,8 +796,8 @@ void TransportEngine::execute_atomic_write(uint32_t qpn, QueuePair& qp,
   answer_resource(qpn, *entry);
 }
 
-bool TransportEngine::on_ud_request(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet,
-                                    std::span<const uint8_t> frame) {
+bool Responder::on_ud_request(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet,
+                              std::span<const uint8_t> frame) {
   const roce::PacketDescription& d = packet.description;
   if (d.deth->qkey != le(qp.attr.qkey)) {
     core_.counters.inc(ORNIC_CNT_RX_ROCE_QKEY_ERRORS);
@@ -855,8 +851,7 @@ bool TransportEngine::on_ud_request(uint32_t qpn, QueuePair& qp, const roce::Par
   return true;
 }
 
-void TransportEngine::on_multicast(const roce::ParsedPacket& packet,
-                                   std::span<const uint8_t> frame) {
+void Responder::on_multicast(const roce::ParsedPacket& packet, std::span<const uint8_t> frame) {
   const roce::PacketDescription& d = packet.description;
   // The IBA's multicast QPN: a datagram to a group names no single QP.
   if (!packet.opcode_info.has(roce::kDatagram) || d.bth.destination_qp != ORNIC_QPN_MULTICAST) {

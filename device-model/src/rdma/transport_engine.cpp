@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "nic/qp_type.hpp"
+#include "core/qp_type.hpp"
 #include "port/port.hpp"
 #include "rdma/address_vector.hpp"
 #include "roce/aeth_syndrome.hpp"
@@ -13,15 +13,13 @@
 namespace ornic {
 
 TransportEngine::TransportEngine(EventLoop& loop, NicCore& core, Port* port, TransportTimer& timer)
-    : loop_(loop), core_(core), port_(port), timer_(timer) {
-  core_.transport = this;
-}
+    : loop_(loop), core_(core), port_(port), timer_(timer), requester_(*this, core, port, timer),
+      responder_(*this, loop, core, timer), completer_(*this, core, timer) {}
 
+// The engine does not plug itself into the core: NicDevice, which owns both, does.
 TransportEngine::~TransportEngine() {
   lifetime_.invalidate();
   timer_.disarm();
-  if (core_.transport == this)
-    core_.transport = nullptr;
 }
 
 void TransportEngine::reset() {
@@ -29,9 +27,9 @@ void TransportEngine::reset() {
   timer_.disarm();
   armed_deadline_ = 0;
   ready_.clear();
-  ack_pending_.clear();
+  responder_.reset();
   loopback_.clear();
-  run_posted_ = ack_flush_posted_ = loopback_posted_ = false;
+  run_posted_ = loopback_posted_ = false;
 }
 
 void TransportEngine::sq_doorbell(uint32_t qpn) {
@@ -45,7 +43,7 @@ void TransportEngine::qp_modified(uint32_t qpn, ornic_qp_state from, ornic_qp_st
   if (to == ORNIC_QPS_RESET) {
     qp->transport = QpTransport{};
     ready_.erase(qpn);
-    ack_pending_.erase(qpn);
+    responder_.forget(qpn);
     return;
   }
   if (to == ORNIC_QPS_RTR && from != ORNIC_QPS_RTR) {
@@ -64,7 +62,7 @@ void TransportEngine::qp_modified(uint32_t qpn, ornic_qp_state from, ornic_qp_st
   req.rnr_retries_left = qp->attr.rnr_retry;
   if (to == ORNIC_QPS_SQD && from != ORNIC_QPS_SQD) {
     req.sq_drained_reported = false;
-    maybe_report_drained(qpn, *qp);
+    requester_.maybe_report_drained(qpn, *qp);
   }
   if (to == ORNIC_QPS_RTS || to == ORNIC_QPS_SQD)
     schedule(qpn);
@@ -72,7 +70,7 @@ void TransportEngine::qp_modified(uint32_t qpn, ornic_qp_state from, ornic_qp_st
 
 void TransportEngine::qp_entering_error(uint32_t qpn) {
   ready_.erase(qpn);
-  ack_pending_.erase(qpn);
+  responder_.forget(qpn);
   if (QueuePair* qp = core_.resources.qps.find(qpn)) {
     qp->transport.req.ack_deadline = 0;
     qp->transport.req.rnr_until = 0;
@@ -104,8 +102,8 @@ void TransportEngine::run_scheduled() {
     if (qp == nullptr)
       continue;
     // Responses first: they answer requests the peer already waits for.
-    const bool responses_left = responder_work(qpn, *qp, budget);
-    if (requester_work(qpn, *qp, budget) || responses_left)
+    const bool responses_left = responder_.responder_work(qpn, *qp, budget);
+    if (requester_.requester_work(qpn, *qp, budget) || responses_left)
       again.push_back(qpn);
     if (budget == 0)
       break;
@@ -114,33 +112,6 @@ void TransportEngine::run_scheduled() {
     schedule(qpn);
   if (!ready_.empty())
     schedule(*ready_.begin());
-  update_timer();
-}
-
-void TransportEngine::schedule_ack(uint32_t qpn) {
-  ack_pending_.insert(qpn);
-  if (ack_flush_posted_)
-    return;
-  ack_flush_posted_ = true;
-  // Posted work runs after the handler that delivered this burst of frames returns.
-  loop_.post([this, ticket = lifetime_.ticket()] {
-    if (ticket.valid())
-      flush_acks();
-  });
-}
-
-void TransportEngine::flush_acks() {
-  ack_flush_posted_ = false;
-  if (core_.fatal())
-    return;
-  std::set<uint32_t> pending;
-  pending.swap(ack_pending_);
-  for (uint32_t qpn : pending) {
-    QueuePair* qp = core_.resources.qps.find(qpn);
-    if (qp == nullptr || !qp->transport.resp.ack_pending || qp->state == ORNIC_QPS_ERR)
-      continue;
-    acknowledge(qpn, *qp);
-  }
   update_timer();
 }
 
@@ -187,9 +158,20 @@ void TransportEngine::on_timer() {
       schedule(qpn);
     }
     if (req.ack_deadline != 0 && now >= req.ack_deadline)
-      on_ack_timeout(qpn, *qp, now);
+      completer_.on_ack_timeout(qpn, *qp, now);
   }
   update_timer();
+}
+
+bool TransportEngine::transmit_backlogged() const {
+  const size_t port_backlog = port_ != nullptr ? port_->tx_backlog() : 0;
+  return port_backlog + loopback_.size() >= kUcBacklogLimit;
+}
+
+void TransportEngine::odp_resume(uint32_t qpn) {
+  QueuePair* qp = core_.resources.qps.find(qpn);
+  if (qp != nullptr && completer_.odp_resume(qpn, *qp))
+    update_timer();
 }
 
 bool TransportEngine::is_local_gid(const roce::Gid& gid) const {
@@ -299,7 +281,7 @@ void TransportEngine::process_frame(std::span<const uint8_t> frame, bool from_wi
     return;
   }
   if (roce::is_multicast(packet.description.destination_gid))
-    return on_multicast(packet, frame);
+    return responder_.on_multicast(packet, frame);
   const uint32_t qpn = packet.description.bth.destination_qp;
   QueuePair* qp = core_.resources.qps.find(qpn);
   const roce::OpcodeInfo& info = packet.opcode_info;
@@ -326,13 +308,13 @@ void TransportEngine::process_frame(std::span<const uint8_t> frame, bool from_wi
   }
   ++qp->counters.packets_received;
   if (datagram)
-    on_ud_request(qpn, *qp, packet, frame);
+    responder_.on_ud_request(qpn, *qp, packet, frame);
   else if (uc)
-    on_uc_request(qpn, *qp, packet);
+    responder_.on_uc_request(qpn, *qp, packet);
   else if (info.has(roce::kResponse))
-    on_response(qpn, *qp, packet);
+    completer_.on_response(qpn, *qp, packet);
   else
-    on_rc_request(qpn, *qp, packet);
+    responder_.on_rc_request(qpn, *qp, packet);
 }
 
 } // namespace ornic

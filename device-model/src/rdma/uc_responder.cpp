@@ -3,12 +3,14 @@
 // the responder resynchronizes at the next FIRST/ONLY packet; the packets that pass are
 // executed by the same code as RC's (execute_send / execute_write), whose refusals drop the
 // message on a UC QP instead of NAKing.
+#include "rdma/qp_wire.hpp"
+#include "rdma/responder.hpp"
 #include "rdma/transport_engine.hpp"
 #include "roce/psn.hpp"
 
 namespace ornic {
 
-void TransportEngine::drop_uc_message(QueuePair& qp, ornic_counter_id why) {
+void Responder::drop_uc_message(QueuePair& qp, ornic_counter_id why) {
   ResponderState& resp = qp.transport.resp;
   if (resp.in_message != ResponderState::InMessage::dropping)
     core_.counters.inc(why); // once per message, not per packet
@@ -18,7 +20,7 @@ void TransportEngine::drop_uc_message(QueuePair& qp, ornic_counter_id why) {
   resp.recv.offset = 0;
 }
 
-void TransportEngine::on_uc_request(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet) {
+void Responder::on_uc_request(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet) {
   using InMessage = ResponderState::InMessage;
   ResponderState& resp = qp.transport.resp;
   const roce::OpcodeInfo& info = packet.opcode_info;

@@ -2,8 +2,8 @@
 
 #include <cstring>
 
-#include "nic/device_limits.hpp"
-#include "nic/qp_type.hpp"
+#include "core/device_limits.hpp"
+#include "core/qp_type.hpp"
 #include "rdma/fast_reg.hpp"
 #include "rdma/memory_access.hpp"
 

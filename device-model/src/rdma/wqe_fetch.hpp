@@ -6,8 +6,8 @@
 #include <optional>
 #include <vector>
 
-#include "nic/nic_core.hpp"
-#include "rdma/qp_transport.hpp"
+#include "core/nic_core.hpp"
+#include "core/qp_transport.hpp"
 
 namespace ornic {
 

@@ -3,8 +3,8 @@
 // 64-byte entries it makes the device write.
 #include <gtest/gtest.h>
 
+#include "core/device_limits.hpp"
 #include "driver_harness.hpp"
-#include "nic/device_limits.hpp"
 
 namespace ornic::test {
 namespace {

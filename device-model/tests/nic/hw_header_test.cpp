@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "nic/hw.hpp"
+#include "core/hw.hpp"
 
 extern "C" int ornic_hw_header_check_c(void);
 

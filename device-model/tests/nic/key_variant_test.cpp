@@ -5,8 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "core/device_limits.hpp"
 #include "driver_harness.hpp"
-#include "nic/device_limits.hpp"
 
 namespace ornic::test {
 namespace {

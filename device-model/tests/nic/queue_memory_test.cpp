@@ -6,8 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include "core/queue_memory.hpp"
 #include "dma/fake_guest_memory.hpp"
-#include "nic/queue_memory.hpp"
 
 namespace ornic {
 namespace {

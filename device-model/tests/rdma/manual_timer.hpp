@@ -3,7 +3,7 @@
 
 #include <functional>
 
-#include "rdma/transport_timer.hpp"
+#include "core/transport_timer.hpp"
 
 namespace ornic::test {
 

@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include "nic/device_limits.hpp"
+#include "core/device_limits.hpp"
 #include "rdma_pair.hpp"
 
 namespace ornic::test {

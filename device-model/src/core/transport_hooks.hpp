@@ -1,13 +1,14 @@
 // What the NIC core tells the RDMA packet engine (src/rdma): doorbells, QP state changes,
-// RoCE frames for the port. An interface so the core's admin and doorbell code does not
-// depend on the engine's internals.
+// RoCE frames for the port. An interface in the shared layer, so the core and the NIC's
+// admin and doorbell code reach the engine without including it: rdma/ sits above core/,
+// and NicDevice (nic/) plugs the engine in.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <span>
 
-#include "nic/hw.hpp"
+#include "core/hw.hpp"
 
 namespace ornic {
 

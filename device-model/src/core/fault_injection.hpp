@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "nic/hw.hpp"
+#include "core/hw.hpp"
 
 namespace ornic {
 

@@ -1,5 +1,6 @@
 // Time for the packet engine (ACK timeouts, RNR waits) behind an interface, so host tests
-// drive it with a manual clock and the model uses the EventLoop's monotonic timers.
+// drive it with a manual clock and the model uses the EventLoop's monotonic timers. In the
+// shared layer because it is also the device clock NicCore reads for CQE timestamps.
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,6 @@
-#include "nic/event_queue.hpp"
+#include "core/event_queue.hpp"
 
-#include "nic/hw.hpp"
+#include "core/hw.hpp"
 
 namespace ornic {
 

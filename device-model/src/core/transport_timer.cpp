@@ -1,4 +1,4 @@
-#include "rdma/transport_timer.hpp"
+#include "core/transport_timer.hpp"
 
 #include <chrono>
 

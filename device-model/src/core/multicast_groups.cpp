@@ -1,4 +1,4 @@
-#include "nic/multicast_groups.hpp"
+#include "core/multicast_groups.hpp"
 
 #include <algorithm>
 

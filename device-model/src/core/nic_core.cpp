@@ -1,4 +1,4 @@
-#include "nic/nic_core.hpp"
+#include "core/nic_core.hpp"
 
 #include <vector>
 

@@ -1,4 +1,4 @@
-#include "nic/queue_memory.hpp"
+#include "core/queue_memory.hpp"
 
 #include <algorithm>
 

@@ -2,7 +2,7 @@
 // of its queues exist. The engine and the admin commands ask these instead of listing types.
 #pragma once
 
-#include "nic/hw.hpp"
+#include "core/hw.hpp"
 
 namespace ornic {
 

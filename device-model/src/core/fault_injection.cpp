@@ -1,4 +1,4 @@
-#include "nic/fault_injection.hpp"
+#include "core/fault_injection.hpp"
 
 #include <stdexcept>
 

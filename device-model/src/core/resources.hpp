@@ -7,15 +7,15 @@
 #include <cstdint>
 #include <optional>
 
-#include "nic/completion_queue.hpp"
-#include "nic/device_limits.hpp"
-#include "nic/event_queue.hpp"
-#include "nic/handle_table.hpp"
-#include "nic/hw.hpp"
-#include "nic/multicast_groups.hpp"
-#include "nic/queue_memory.hpp"
-#include "nic/ring_state.hpp"
-#include "rdma/qp_transport.hpp"
+#include "core/completion_queue.hpp"
+#include "core/device_limits.hpp"
+#include "core/event_queue.hpp"
+#include "core/handle_table.hpp"
+#include "core/hw.hpp"
+#include "core/multicast_groups.hpp"
+#include "core/qp_transport.hpp"
+#include "core/queue_memory.hpp"
+#include "core/ring_state.hpp"
 
 namespace ornic {
 

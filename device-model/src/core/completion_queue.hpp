@@ -5,10 +5,10 @@
 
 #include <cstdint>
 
-#include "nic/device_counters.hpp"
-#include "nic/hw.hpp"
-#include "nic/queue_memory.hpp"
-#include "nic/ring_state.hpp"
+#include "core/device_counters.hpp"
+#include "core/hw.hpp"
+#include "core/queue_memory.hpp"
+#include "core/ring_state.hpp"
 
 namespace ornic {
 

@@ -5,7 +5,7 @@
 #include <array>
 #include <cstdint>
 
-#include "nic/hw.hpp"
+#include "core/hw.hpp"
 
 namespace ornic {
 

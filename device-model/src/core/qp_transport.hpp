@@ -1,6 +1,7 @@
 // The per-QP state of the packet engine (roce.rst "Reliability"): what the requester has
 // started and not yet retired, and where the responder is in the incoming stream. Plain
-// data kept inside the QP, so destroying or resetting a QP forgets it with the QP.
+// data kept inside the QP, so destroying or resetting a QP forgets it with the QP; hence in
+// the shared layer with QueuePair, though only the packet engine (rdma/) reads it.
 #pragma once
 
 #include <array>
@@ -9,7 +10,7 @@
 #include <optional>
 #include <vector>
 
-#include "nic/hw.hpp"
+#include "core/hw.hpp"
 
 namespace ornic {
 

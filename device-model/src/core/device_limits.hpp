@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "nic/hw.hpp"
+#include "core/hw.hpp"
 
 namespace ornic::limits {
 

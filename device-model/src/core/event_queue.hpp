@@ -4,9 +4,9 @@
 
 #include <cstdint>
 
-#include "nic/device_counters.hpp"
-#include "nic/queue_memory.hpp"
-#include "nic/ring_state.hpp"
+#include "core/device_counters.hpp"
+#include "core/queue_memory.hpp"
+#include "core/ring_state.hpp"
 #include "pci/function.hpp"
 
 namespace ornic {

@@ -1,4 +1,4 @@
-#include "nic/completion_queue.hpp"
+#include "core/completion_queue.hpp"
 
 #include <atomic>
 #include <vector>

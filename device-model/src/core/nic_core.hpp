@@ -11,16 +11,16 @@
 #include <set>
 
 #include "common/rate_limited_log.hpp"
+#include "core/device_counters.hpp"
+#include "core/device_limits.hpp"
+#include "core/event_queue.hpp"
+#include "core/fault_injection.hpp"
+#include "core/hw.hpp"
+#include "core/resources.hpp"
+#include "core/transport_hooks.hpp"
+#include "core/transport_timer.hpp"
 #include "dma/guest_memory.hpp"
-#include "nic/device_counters.hpp"
-#include "nic/device_limits.hpp"
-#include "nic/event_queue.hpp"
-#include "nic/fault_injection.hpp"
-#include "nic/hw.hpp"
-#include "nic/resources.hpp"
-#include "nic/transport_hooks.hpp"
 #include "pci/function.hpp"
-#include "rdma/transport_timer.hpp"
 
 namespace ornic {
 
