@@ -7,7 +7,6 @@
 #include <algorithm>
 
 #include "core/qp_type.hpp"
-#include "port/port.hpp"
 #include "rdma/memory_access.hpp"
 #include "rdma/odp.hpp"
 #include "rdma/qp_wire.hpp"

@@ -3,7 +3,6 @@
 // the responder resynchronizes at the next FIRST/ONLY packet; the packets that pass are
 // executed by the same code as RC's (execute_send / execute_write), whose refusals drop the
 // message on a UC QP instead of NAKing.
-#include "rdma/qp_wire.hpp"
 #include "rdma/responder.hpp"
 #include "rdma/transport_engine.hpp"
 #include "roce/psn.hpp"
