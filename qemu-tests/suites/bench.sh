@@ -19,7 +19,7 @@
 # BENCH_LAT_ITERS iterations.  BENCH_POINTS (words, shell
 # patterns allowed) picks points.  One line per run goes to /out/bench-raw.tsv
 # (stack, MTU, point, repetition, exit status, active MTU, perftest's result
-# row); the host's tools/bench-report.py turns them into the report.
+# row, attempts); the host's tools/bench-report.py turns them into the report.
 #
 # Before that, one bandwidth point (BENCH_PROBE_POINT, default write_bw_64k)
 # runs twice on ornic for BENCH_PROBE_SECONDS while the host measures the
@@ -44,6 +44,8 @@ read -r -a MTUS <<<"${BENCH_MTUS:-1500 9000}"
 PATTERNS=${BENCH_POINTS:-*}
 PROBE_POINT=${BENCH_PROBE_POINT:-write_bw_64k}
 PROBE_SECS=${BENCH_PROBE_SECONDS:-10}
+# A run that hangs (a connection that never comes) costs a minute, not five.
+export CM_PAIR_TIMEOUT=$((SECS + PROBE_SECS + 60))
 RAW=/out/bench-raw.tsv
 : >"$RAW"
 
@@ -114,17 +116,23 @@ perftest_args() {
 	esac
 }
 
-# run_point STACK MTU NAME REP TOOL SIZE EXTRA...: one perftest run; a line
-# in $RAW.
+# run_point STACK MTU NAME REP TOOL SIZE EXTRA...: one perftest run, tried
+# once more when it gives no result (now and then an rdma_cm connection is
+# refused or times out under TCG); a line in $RAW.
 run_point() {
-	local k=$1 mtu=$2 name=$3 rep=$4 tool=$5 run rc=0 row args t0=$SECONDS
+	local k=$1 mtu=$2 name=$3 rep=$4 tool=$5 run rc row args t0=$SECONDS try
 	shift 5
 	use "$k"
 	read -r -a args <<<"$(perftest_args "$tool" "$@")"
-	run=m$mtu-$name-r$rep
-	cm_pair "$k" "$run" 18515 "$tool" -d "$SDEV" "${args[@]}" -- -d "$CDEV" "${args[@]}" "$SIP" || rc=$?
-	row=$(perftest_row "/out/$k-$run.client.log")
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$k" "$mtu" "$name" "$rep" "$rc" "${AMTU[$k]:-?}" "$row" >>"$RAW"
+	for try in 1 2; do
+		run=m$mtu-$name-r$rep
+		[ "$try" = 1 ] || run+=-try$try
+		rc=0
+		cm_pair "$k" "$run" 18515 "$tool" -d "$SDEV" "${args[@]}" -- -d "$CDEV" "${args[@]}" "$SIP" || rc=$?
+		row=$(perftest_row "/out/$k-$run.client.log")
+		[ -z "$row" ] || break
+	done
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$k" "$mtu" "$name" "$rep" "$rc" "${AMTU[$k]:-?}" "$row" "$try" >>"$RAW"
 	echo "bench: $(date +%T) $k mtu $mtu $name #$rep ($((SECONDS - t0)) s): ${row:-no result (exit $rc): $(tail -n 2 "/out/$k-$run.client.log" | tr '\n' ' ')}"
 }
 

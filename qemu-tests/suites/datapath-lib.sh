@@ -137,14 +137,15 @@ cm_wait_listen() {
 }
 # cm_pair KIND NAME PORT TOOL SERVER_ARGS -- CLIENT_ARGS: an rdma_cm tool
 # whose server listens on PORT in $NS; the client runs here (its arguments
-# name the server).  Logs /out/KIND-NAME.{server,client}.log.
+# name the server).  Logs /out/KIND-NAME.{server,client}.log.  Each side is
+# stopped after CM_PAIR_TIMEOUT seconds (300).
 cm_pair() {
 	local kind=$1 name=$2 port=$3 tool=$4 sargs=() spid rc=0 src=0
 	shift 4
 	while [ $# -gt 0 ] && [ "$1" != -- ]; do sargs+=("$1"); shift; done
 	shift
 	# Line-buffered: a server stopped by a failure still leaves its log.
-	ip netns exec "$NS" timeout 300 stdbuf -oL -eL "$tool" "${sargs[@]}" \
+	ip netns exec "$NS" timeout "${CM_PAIR_TIMEOUT:-300}" stdbuf -oL -eL "$tool" "${sargs[@]}" \
 		>"/out/$kind-$name.server.log" 2>&1 &
 	spid=$!
 	if ! cm_wait_listen "$port"; then
@@ -156,7 +157,7 @@ cm_pair() {
 		kill "$spid" 2>/dev/null
 		return 1
 	fi
-	timeout 300 "$tool" "$@" >"/out/$kind-$name.client.log" 2>&1 || rc=$?
+	timeout "${CM_PAIR_TIMEOUT:-300}" "$tool" "$@" >"/out/$kind-$name.client.log" 2>&1 || rc=$?
 	wait "$spid" || src=$?
 	[ "$rc" != 0 ] || rc=$src
 	return "$rc"

@@ -296,6 +296,7 @@ def main():
             p = points[key]
             s = p["stacks"].setdefault(stack, {"runs": [], "active_mtu": amtu})
             s["runs"].append({"rep": int(rep), "exit": int(rc), "row": row,
+                              "attempts": int(cols[7]) if len(cols) > 7 and cols[7].isdigit() else 1,
                               "value": value_of(p["kind"], row) if rc == "0" else None})
     stacks_seen = {k for p in points.values() for k in p["stacks"]}
     stacks = [k for k in STACK_ORDER if k in stacks_seen] + sorted(stacks_seen - set(STACK_ORDER))
