@@ -205,6 +205,8 @@ done
 	echo "cpus $(nproc)"
 	echo "perftest $(dpkg-query -W -f '${Version}' perftest 2>/dev/null)"
 	echo "stacks ${stacks[*]}"
+	echo "seconds $SECS"
+	echo "reps $REPS"
 } >/out/bench-guest.txt
 
 if [[ " ${stacks[*]} " == *" ornic "* ]] && [ "$PROBE_SECS" -gt 2 ]; then

@@ -46,12 +46,21 @@ def point_info(name):
     return {"tool": None, "op": None, "kind": None, "size": None, "qps": None, "unit": ""}
 
 
-def value_of(kind, row):
-    """The point's figure from perftest's result row, None when unusable."""
+def value_of(kind, row, seconds=None):
+    """The point's figure from perftest's result row, None when unusable.
+
+    With the measured window's length (bandwidth points run for a fixed
+    time), bandwidth and message rate come from the messages completed in
+    the window, which perftest counts exactly, rather than from its own
+    division by TSC cycles, which under TCG now and then gives 0.
+    """
     cols = row.split()
     try:
-        if kind == "bw":
+        if kind in ("bw", "msgrate") and seconds:
             # bytes iterations BW-peak BW-average MsgRate
+            size, iters = int(cols[0]), int(cols[1])
+            v = size * iters * 8 / seconds / 1e9 if kind == "bw" else iters / seconds / 1e6
+        elif kind == "bw":
             v = float(cols[3])
         elif kind == "msgrate":
             v = float(cols[4])
@@ -105,8 +114,9 @@ def strace_summary(path):
     return {"calls": total, "top": dict(top)}
 
 
-def probe_report(run):
-    """The models' CPU use and system calls during the probe point."""
+def probe_report(run, window):
+    """The models' CPU use and system calls during the probe point, whose
+    measured window is WINDOW seconds."""
     d = os.path.join(run, "probe")
     if not os.path.isdir(d):
         return None
@@ -127,7 +137,7 @@ def probe_report(run):
                      # the data goes one way; the other way carries ACKs
                      # (or READ requests)
                      "data_packets": max(d4[0], d4[2]),
-                     "gbps": value_of("bw", row)}
+                     "gbps": value_of("bw", row, window)}
     host = {}
     try:
         with open(os.path.join(d, "cpu.host"), encoding="utf-8") as f:
@@ -191,7 +201,7 @@ def markdown(report):
     meta, cfg = report["meta"], report["config"]
     stacks = report["stacks"]
     lines.append(f"`make bench` of {meta.get('date', '?')} (commit {meta.get('commit', '?')}): "
-                 f"{cfg['reps']} runs per point, median; bandwidth points {cfg['seconds']} s each; "
+                 f"{cfg['reps']} run(s) per point, median; bandwidth points {cfg['seconds']} s each; "
                  f"guest kernel {meta.get('guest_kernel', '?')}, {meta.get('guest_cpus', '?')} vCPUs (TCG), "
                  f"perftest {meta.get('perftest', '?')}, every tool connected by rdma_cm (-R); "
                  f"host load {meta.get('host_load', '?')}; wall time {meta.get('wall_seconds', '?')} s.")
@@ -279,6 +289,7 @@ def main():
     run, res = sys.argv[1], sys.argv[2]
     host = read_kv(os.path.join(run, "bench-host.txt"))
     guest = read_kv(os.path.join(run, "bench-guest.txt"))
+    seconds = int(guest.get("seconds") or host.get("BENCH_SECONDS") or 2)
     points = {}
     order = []
     with open(os.path.join(run, "bench-raw.tsv"), encoding="utf-8") as f:
@@ -297,7 +308,8 @@ def main():
             s = p["stacks"].setdefault(stack, {"runs": [], "active_mtu": amtu})
             s["runs"].append({"rep": int(rep), "exit": int(rc), "row": row,
                               "attempts": int(cols[7]) if len(cols) > 7 and cols[7].isdigit() else 1,
-                              "value": value_of(p["kind"], row) if rc == "0" else None})
+                              "perftest_value": value_of(p["kind"], row),
+                              "value": value_of(p["kind"], row, seconds) if rc == "0" else None})
     stacks_seen = {k for p in points.values() for k in p["stacks"]}
     stacks = [k for k in STACK_ORDER if k in stacks_seen] + sorted(stacks_seen - set(STACK_ORDER))
     for p in points.values():
@@ -317,14 +329,14 @@ def main():
             "guest_cpus": guest.get("cpus"), "perftest": guest.get("perftest"),
         },
         "config": {
-            "reps": int(host.get("BENCH_REPS") or 3), "seconds": int(host.get("BENCH_SECONDS") or 2),
+            "reps": int(guest.get("reps") or host.get("BENCH_REPS") or 3), "seconds": seconds,
             "lat_iters": int(host.get("BENCH_LAT_ITERS") or 300),
             "points": host.get("BENCH_POINTS") or "all", "rdma_cm": True,
         },
         "stacks": stacks,
         "mtus": sorted({p["mtu"] for p in points.values()}),
         "points": [points[k] for k in order],
-        "probe": probe_report(run),
+        "probe": probe_report(run, int(host.get("BENCH_PROBE_SECONDS") or 10) - 2),
     }
     os.makedirs(res, exist_ok=True)
     with open(os.path.join(res, "bench.json"), "w", encoding="utf-8") as f:
