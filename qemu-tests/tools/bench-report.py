@@ -181,9 +181,9 @@ def fmt(v, unit):
         return "-"
     if unit == "us":
         return f"{v:.0f} us" if v >= 100 else f"{v:.1f} us"
-    digits = 2 if v >= 1 else (3 if v >= 0.01 else 4)
-    s = f"{v:.{digits}g}" if v < 1 else f"{v:.{digits}f}"
-    return f"{s} {unit}"
+    # three significant digits, never in exponent notation
+    decimals = max(0, 2 - math.floor(math.log10(v)))
+    return f"{v:.{decimals}f} {unit}"
 
 
 def cell(s, unit):
@@ -220,7 +220,7 @@ def markdown(report):
         for p in pts:
             cells = [cell(p["stacks"].get(k), p["unit"]) for k in stacks]
             ratio = p.get("ornic_rxe")
-            lines.append(f"| {p['label']} | " + " | ".join(cells) + f" | {ratio:.3g} |" if ratio
+            lines.append(f"| {p['label']} | " + " | ".join(cells) + f" | {fmt(ratio, '').strip()} |" if ratio
                          else f"| {p['label']} | " + " | ".join(cells) + " | - |")
         lines.append("")
     pr = report.get("probe") or {}
@@ -257,7 +257,7 @@ def plot(report, path):
     mtus = report["mtus"]
     fig, axes = plt.subplots(1, len(mtus), figsize=(6 * len(mtus), 4.5), squeeze=False, sharey=True)
     colors = {"ornic": "tab:blue", "rxe": "tab:orange", "siw": "tab:green"}
-    styles = {"write": "-", "read": "--", "send": ":"}
+    styles = {"write": ("-", "o"), "read": ("--", "s"), "send": (":", "^")}
     drawn = False
     for ax, mtu in zip(axes[0], mtus):
         for k in report["stacks"]:
@@ -267,7 +267,7 @@ def plot(report, path):
                              and p["stacks"].get(k, {}).get("median"))
                 if not pts:
                     continue
-                ax.plot([x for x, _ in pts], [y for _, y in pts], styles[op], marker="o",
+                ax.plot([x for x, _ in pts], [y for _, y in pts], styles[op][0], marker=styles[op][1],
                         color=colors.get(k), label=f"{k} {op}")
                 drawn = True
         ax.set_xscale("log", base=2)
@@ -276,10 +276,15 @@ def plot(report, path):
         ax.set_title(f"Ethernet MTU {mtu}")
         ax.grid(True, which="both", alpha=0.3)
     axes[0][0].set_ylabel("bandwidth (Gb/s, median)")
-    if drawn:
-        axes[0][-1].legend(fontsize="small")
     fig.suptitle("perftest bandwidth per stack (TCG guest; compare ratios, not absolutes)")
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.1 if drawn else 0, 1, 1))
+    if drawn:
+        legend = {}
+        for ax in axes[0]:
+            for h, lab in zip(*ax.get_legend_handles_labels()):
+                legend.setdefault(lab, h)
+        fig.legend(list(legend.values()), list(legend.keys()), loc="lower center", ncol=9,
+                   fontsize="small", frameon=False)
     fig.savefig(path, dpi=100)
 
 
