@@ -129,7 +129,8 @@ run_point() {
 		[ "$try" = 1 ] || run+=-try$try
 		rc=0
 		cm_pair "$k" "$run" 18515 "$tool" -d "$SDEV" "${args[@]}" -- -d "$CDEV" "${args[@]}" "$SIP" || rc=$?
-		row=$(perftest_row "/out/$k-$run.client.log")
+		# perftest separates some columns with tabs: one space each here.
+		row=$(perftest_row "/out/$k-$run.client.log" | tr -s ' \t' ' ')
 		[ -z "$row" ] || break
 	done
 	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$k" "$mtu" "$name" "$rep" "$rc" "${AMTU[$k]:-?}" "$row" "$try" >>"$RAW"

@@ -302,7 +302,13 @@ def main():
             cols = line.rstrip("\n").split("\t")
             if len(cols) < 7:
                 continue
-            stack, mtu, name, rep, rc, amtu, row = cols[:7]
+            stack, mtu, name, rep, rc, amtu = cols[:6]
+            # perftest's row may hold tabs of its own (older runs wrote it
+            # unsqueezed); the attempts are the last column when there.
+            attempts = 1
+            if len(cols) > 7 and cols[-1].isdigit():
+                attempts = int(cols.pop())
+            row = " ".join(" ".join(cols[6:]).split())
             key = (int(mtu), name)
             if key not in points:
                 info = point_info(name)
@@ -312,7 +318,7 @@ def main():
             p = points[key]
             s = p["stacks"].setdefault(stack, {"runs": [], "active_mtu": amtu})
             s["runs"].append({"rep": int(rep), "exit": int(rc), "row": row,
-                              "attempts": int(cols[7]) if len(cols) > 7 and cols[7].isdigit() else 1,
+                              "attempts": attempts,
                               "perftest_value": value_of(p["kind"], row),
                               "value": value_of(p["kind"], row, seconds) if rc == "0" else None})
     stacks_seen = {k for p in points.values() for k in p["stacks"]}
