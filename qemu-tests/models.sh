@@ -44,9 +44,9 @@ models_start() {
 # --inject-faults MODEL_FAULTS[I] and --wire-faults MODEL_WIRE_FAULTS[I] when
 # set.  models_wait waits for the sockets.
 model_add() {
-	local dir=$1 i=$2 port=$3 mac=$4 ns=${5:-} nsx=() faults=() pcap=()
+	local dir=$1 i=$2 port=$3 mac=$4 ns=${5:-} nsx=() faults=() capture=()
 	[ -z "$ns" ] || nsx=(ip netns exec "$ns")
-	[ "$MODEL_PCAP" = 0 ] || pcap=(--pcap "$dir/model$i.pcap")
+	[ "$MODEL_PCAP" = 0 ] || capture=(--pcap "$dir/model$i.pcap")
 	[ -n "${MODEL_FAULTS[$i]:-}" ] && faults+=(--inject-faults "${MODEL_FAULTS[$i]}")
 	[ -n "${MODEL_WIRE_FAULTS[$i]:-}" ] && faults+=(--wire-faults "${MODEL_WIRE_FAULTS[$i]}")
 	rm -f "$dir/model$i.rc" "$dir/model$i.pid" "$dir/model$i.stopped"
@@ -55,7 +55,7 @@ model_add() {
 	# exec execs, so $! is the model's PID.
 	(
 		"${nsx[@]}" "$MODEL_BIN" --socket "$dir/model$i.sock" --port "$port" --mac "$mac" "${faults[@]}" \
-			"${pcap[@]}" --log-level info >"$dir/model$i.log" 2>&1 &
+			"${capture[@]}" --log-level info >"$dir/model$i.log" 2>&1 &
 		echo $! >"$dir/model$i.pid"
 		rc=0
 		wait $! || rc=$?
