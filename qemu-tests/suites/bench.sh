@@ -183,7 +183,7 @@ probe() {
 	echo stop >"$d/$mode.stop"
 	wait_file "$d/$mode.done" 60 || echo "bench: probe $mode: the host did not finish"
 	after=$(packets "$CDEV" "$SDEV")
-	row=$(perftest_row "/out/ornic-probe-$mode.client.log")
+	row=$(perftest_row "/out/ornic-probe-$mode.client.log" | tr -s ' \t' ' ')
 	printf '%s\t%s\t%s\t%s\t%s\n' "$PROBE_POINT" "$rc" "$before" "$after" "$row" >"$d/$mode.packets"
 	echo "bench: probe $mode ($PROBE_POINT, ${PROBE_SECS}s): packets (client tx rx, server tx rx) $before -> $after; ${row:-no result (exit $rc)}"
 }
