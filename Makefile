@@ -3,12 +3,13 @@
 # Debian 13 debootstrap under $(ORNIC_CACHE), default /var/cache/ornic),
 # created and updated by `make testbed`.
 
-.PHONY: all demo check check-debug compare soak fuzz testbed kernel kernel-kasan model modules lint shell clean help
+.PHONY: all demo bench check check-debug compare soak fuzz testbed kernel kernel-kasan model modules lint shell clean help
 
 all: model
 
 help:
 	@echo "make demo         boot a guest with two ornic NICs: ibv_devinfo, rdma link, perftest vs rxe"
+	@echo "make bench        ornic, rxe and siw perftest numbers in one guest (release model): results/bench-<time>"
 	@echo "make check        build everything, run host unit tests and guest suites"
 	@echo "make check-debug  the same with the KASAN test kernel"
 	@echo "make compare      pyverbs and ornic's verbs tests on ornic and on rxe, side by side"
@@ -23,6 +24,11 @@ help:
 
 demo:
 	qemu-tests/demo.sh
+
+# Numbers, never judged (not part of make check): BENCH_REPS, BENCH_SECONDS,
+# BENCH_POINTS, BENCH_MTUS, BENCH_STACKS ... (see qemu-tests/bench.sh).
+bench:
+	qemu-tests/bench.sh
 
 check:
 	qemu-tests/check.sh

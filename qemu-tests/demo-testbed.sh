@@ -8,19 +8,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 [ "${ORNIC_IN_TESTBED:-}" = 1 ] || die "demo-testbed.sh runs inside the testbed (use make demo)"
 
 B=$ORNIC_SRC/build/demo
-mkdir -p "$B"
-kdir=$("$here/kernel/kernel-dir.sh" base)
-
-# The model without sanitizers: the demo shows speed, make check shows bugs.
-run_logged "$B/model.log" "building the device model (release)" bash -c "
-	CCACHE_DIR=$ORNIC_CACHE/ccache cmake -S $ORNIC_SRC/device-model -B $B/device-model -G Ninja \
-		-DCMAKE_BUILD_TYPE=Release -DORNIC_SANITIZE=OFF -DORNIC_TESTS=OFF \
-		-DCMAKE_CXX_COMPILER_LAUNCHER=ccache &&
-	ninja -C $B/device-model ornic-model"
-run_logged "$B/modules.log" "building the ornic kernel module" \
-	make -C "$kdir" M="$ORNIC_SRC" MO="$B/modules" modules
-run_logged "$B/provider.log" "building the rdma-core provider" \
-	"$ORNIC_SRC/userspace-provider/build.sh" "$B/provider"
+# shellcheck source=qemu-tests/release-build.sh
+. "$here/release-build.sh"
+release_build "$B"
 
 MODEL_BIN=$B/device-model/ornic-model
 # shellcheck source=qemu-tests/models.sh

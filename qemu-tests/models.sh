@@ -11,6 +11,8 @@ MODEL_VNETS=()
 MODEL_FAULTS=()
 # MODEL_WIRE_FAULTS[i]: --wire-faults spec for model i (unset: none).
 MODEL_WIRE_FAULTS=()
+# MODEL_PCAP=0: no capture (make bench; a capture costs a write per frame).
+MODEL_PCAP=${MODEL_PCAP:-1}
 
 # models_start DIR N [link|virtio]: start N models with vfio-user sockets in
 # DIR; with "link", model 2k and 2k+1 share an AF_UNIX datagram wire; with
@@ -37,13 +39,14 @@ models_start() {
 }
 
 # model_add DIR I PORT MAC [NETNS]: start model I (socket DIR/model<I>.sock,
-# log DIR/model<I>.log, capture DIR/model<I>.pcap) with port PORT and MAC,
-# in network namespace NETNS if given, with --inject-faults MODEL_FAULTS[I]
-# and --wire-faults MODEL_WIRE_FAULTS[I] when set.  models_wait waits for
-# the sockets.
+# log DIR/model<I>.log, capture DIR/model<I>.pcap unless MODEL_PCAP=0) with
+# port PORT and MAC, in network namespace NETNS if given, with
+# --inject-faults MODEL_FAULTS[I] and --wire-faults MODEL_WIRE_FAULTS[I] when
+# set.  models_wait waits for the sockets.
 model_add() {
-	local dir=$1 i=$2 port=$3 mac=$4 ns=${5:-} nsx=() faults=()
+	local dir=$1 i=$2 port=$3 mac=$4 ns=${5:-} nsx=() faults=() capture=()
 	[ -z "$ns" ] || nsx=(ip netns exec "$ns")
+	[ "$MODEL_PCAP" = 0 ] || capture=(--pcap "$dir/model$i.pcap")
 	[ -n "${MODEL_FAULTS[$i]:-}" ] && faults+=(--inject-faults "${MODEL_FAULTS[$i]}")
 	[ -n "${MODEL_WIRE_FAULTS[$i]:-}" ] && faults+=(--wire-faults "${MODEL_WIRE_FAULTS[$i]}")
 	rm -f "$dir/model$i.rc" "$dir/model$i.pid" "$dir/model$i.stopped"
@@ -52,7 +55,7 @@ model_add() {
 	# exec execs, so $! is the model's PID.
 	(
 		"${nsx[@]}" "$MODEL_BIN" --socket "$dir/model$i.sock" --port "$port" --mac "$mac" "${faults[@]}" \
-			--pcap "$dir/model$i.pcap" --log-level info >"$dir/model$i.log" 2>&1 &
+			"${capture[@]}" --log-level info >"$dir/model$i.log" 2>&1 &
 		echo $! >"$dir/model$i.pid"
 		rc=0
 		wait $! || rc=$?

@@ -58,29 +58,39 @@ setup_ornic() {
 	fi
 }
 
-# shellcheck disable=SC2329 # called as setup_$kind
-# setup_rxe: rxe0/rxe1 on a veth pair, veth1 in netns "rxe".
-setup_rxe() {
-	modprobe rdma_rxe || { fail rxe/setup "modprobe rdma_rxe"; return 1; }
-	NS=rxe CDEV=rxe0 SDEV=rxe1 CIP=10.0.1.1 SIP=10.0.1.2
-	CIP6=fd01:0000:0000:0000:0000:0000:0000:0001 SIP6=fd01:0000:0000:0000:0000:0000:0000:0002
+# setup_soft KIND MODULE N VETH_A VETH_B: two KIND devices (KIND0, KIND1)
+# on a veth pair VETH_A/VETH_B, VETH_B in netns KIND, on 10.0.N.0/24 and
+# fd0N::/64.
+setup_soft() {
+	local kind=$1 module=$2 n=$3 va=$4 vb=$5
+	modprobe "$module" || { fail "$kind/setup" "modprobe $module"; return 1; }
+	NS=$kind CDEV=${kind}0 SDEV=${kind}1 CIP=10.0.$n.1 SIP=10.0.$n.2
+	CIP6=fd0$n:0000:0000:0000:0000:0000:0000:0001 SIP6=fd0$n:0000:0000:0000:0000:0000:0000:0002
 	ip netns add "$NS"
-	ip link add veth0 type veth peer name veth1
-	ip link set veth1 netns "$NS"
-	ip addr add "$CIP/24" dev veth0
-	ip -6 addr add fd01::1/64 dev veth0 nodad
+	ip link add "$va" type veth peer name "$vb"
+	ip link set "$vb" netns "$NS"
+	ip addr add "$CIP/24" dev "$va"
+	ip -6 addr add "fd0$n::1/64" dev "$va" nodad
 	# The same MTU as the ornic port, so both use the same RoCE path MTU.
-	ip link set veth0 mtu 1500 up
-	ip netns exec "$NS" ip addr add "$SIP/24" dev veth1
-	ip netns exec "$NS" ip -6 addr add fd01::2/64 dev veth1 nodad
-	ip netns exec "$NS" ip link set veth1 mtu 1500 up
+	ip link set "$va" mtu 1500 up
+	ip netns exec "$NS" ip addr add "$SIP/24" dev "$vb"
+	ip netns exec "$NS" ip -6 addr add "fd0$n::2/64" dev "$vb" nodad
+	ip netns exec "$NS" ip link set "$vb" mtu 1500 up
 	ip netns exec "$NS" ip link set lo up
-	if ! rdma link add rxe0 type rxe netdev veth0 ||
-		! ip netns exec "$NS" rdma link add rxe1 type rxe netdev veth1; then
-		fail rxe/setup "rdma link add"
+	if ! rdma link add "$CDEV" type "$kind" netdev "$va" ||
+		! ip netns exec "$NS" rdma link add "$SDEV" type "$kind" netdev "$vb"; then
+		fail "$kind/setup" "rdma link add"
 		return 1
 	fi
 }
+
+# shellcheck disable=SC2329 # called as setup_$kind
+# setup_rxe: rxe0/rxe1 on a veth pair, veth1 in netns "rxe".
+setup_rxe() { setup_soft rxe rdma_rxe 1 veth0 veth1; }
+
+# shellcheck disable=SC2329 # called as setup_$kind
+# setup_siw: siw0/siw1 (iWARP: rdma_cm only) on veth2/veth3, veth3 in netns "siw".
+setup_siw() { setup_soft siw siw 2 veth2 veth3; }
 
 # pair KIND NAME TOOL SERVER_ARGS -- CLIENT_ARGS: server in $NS, client here,
 # client connects to $SIP.  Logs /out/KIND-NAME.{server,client}.log.
@@ -111,4 +121,44 @@ perf_row() {
 	cg=$(gid_index "$CDEV" "$CIP") sg=$(gid_index "$SDEV" "$SIP")
 	pair "$k" "$name" "$tool" -d "$SDEV" -x "$sg" -F "$@" -- -d "$CDEV" -x "$cg" -F "$@" || return 1
 	perftest_row "/out/$k-$name.client.log"
+}
+
+# cm_wait_listen PORT: an rdma_cm listener on PORT, here or in $NS (30 s).
+cm_wait_listen() {
+	local _ ids
+	for _ in $(seq 60); do
+		# Not piped into grep -q: with pipefail, rdma's SIGPIPE would
+		# turn a match into a failure.
+		ids=$({ rdma resource show cm_id; ip netns exec "$NS" rdma resource show cm_id; } 2>/dev/null)
+		[[ $ids == *"state LISTEN"*":$1 "* ]] && return 0
+		sleep 0.5
+	done
+	return 1
+}
+# cm_pair KIND NAME PORT TOOL SERVER_ARGS -- CLIENT_ARGS: an rdma_cm tool
+# whose server listens on PORT in $NS; the client runs here (its arguments
+# name the server).  Logs /out/KIND-NAME.{server,client}.log.  Each side is
+# stopped after CM_PAIR_TIMEOUT seconds (300).
+cm_pair() {
+	local kind=$1 name=$2 port=$3 tool=$4 sargs=() spid rc=0 src=0
+	shift 4
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do sargs+=("$1"); shift; done
+	shift
+	# Line-buffered: a server stopped by a failure still leaves its log.
+	ip netns exec "$NS" timeout "${CM_PAIR_TIMEOUT:-300}" stdbuf -oL -eL "$tool" "${sargs[@]}" \
+		>"/out/$kind-$name.server.log" 2>&1 &
+	spid=$!
+	if ! cm_wait_listen "$port"; then
+		{
+			echo "server did not listen on $port; cm_ids:"
+			rdma resource show cm_id
+			ip netns exec "$NS" rdma resource show cm_id
+		} >"/out/$kind-$name.client.log" 2>&1
+		kill "$spid" 2>/dev/null
+		return 1
+	fi
+	timeout "${CM_PAIR_TIMEOUT:-300}" "$tool" "$@" >"/out/$kind-$name.client.log" 2>&1 || rc=$?
+	wait "$spid" || src=$?
+	[ "$rc" != 0 ] || rc=$src
+	return "$rc"
 }

@@ -150,45 +150,6 @@ negative() { # negative KIND
 	fi
 }
 
-# cm KIND: connections set up by rdma_cm, whose CM MADs travel on the GSI QP
-# through the driver's kernel verbs (ornic) -- rping checking every byte,
-# ucmatose (RC), udaddy (UD, SIDR), mckey (UD multicast) and perftest over
-# rdma_cm.  Each server
-# listens in $NS on its own port; the client connects to $SIP.
-cm_wait_listen() { # cm_wait_listen PORT
-	local _ ids
-	for _ in $(seq 60); do
-		# Not piped into grep -q: with pipefail, rdma's SIGPIPE would
-		# turn a match into a failure.
-		ids=$({ rdma resource show cm_id; ip netns exec "$NS" rdma resource show cm_id; } 2>/dev/null)
-		[[ $ids == *"state LISTEN"*":$1 "* ]] && return 0
-		sleep 0.5
-	done
-	return 1
-}
-cm_pair() { # cm_pair KIND NAME PORT TOOL SERVER_ARGS -- CLIENT_ARGS
-	local kind=$1 name=$2 port=$3 tool=$4 sargs=() spid rc=0 src=0
-	shift 4
-	while [ $# -gt 0 ] && [ "$1" != -- ]; do sargs+=("$1"); shift; done
-	shift
-	# Line-buffered: a server stopped by a failure still leaves its log.
-	ip netns exec "$NS" timeout 300 stdbuf -oL -eL "$tool" "${sargs[@]}" \
-		>"/out/$kind-$name.server.log" 2>&1 &
-	spid=$!
-	if ! cm_wait_listen "$port"; then
-		{
-			echo "server did not listen on $port; cm_ids:"
-			rdma resource show cm_id
-			ip netns exec "$NS" rdma resource show cm_id
-		} >"/out/$kind-$name.client.log" 2>&1
-		kill "$spid" 2>/dev/null
-		return 1
-	fi
-	timeout 300 "$tool" "$@" >"/out/$kind-$name.client.log" 2>&1 || rc=$?
-	wait "$spid" || src=$?
-	[ "$rc" != 0 ] || rc=$src
-	return "$rc"
-}
 # mc_pair KIND NAME GROUP ARGS...: mckey -- rdma_join_multicast over RoCE
 # (IGMP join on the netdev, ibv_attach_mcast of the UD QP) -- receiving in
 # $NS at $SIP, then sending from $CIP once the receiver has joined.  The
@@ -222,6 +183,11 @@ mc_pair() {
 	[ "$rc" != 0 ] || rc=$src
 	[ "$rc" = 0 ] && grep -q 'data transfers complete' "/out/$kind-$name.server.log"
 }
+# cm KIND: connections set up by rdma_cm, whose CM MADs travel on the GSI QP
+# through the driver's kernel verbs (ornic) -- rping checking every byte,
+# ucmatose (RC), udaddy (UD, SIDR), mckey (UD multicast) and perftest over
+# rdma_cm.  Each server
+# listens in $NS on its own port (cm_pair); the client connects to $SIP.
 cm() { # cm KIND
 	local k=$1 row
 	if cm_pair "$k" rping 7471 rping -s -a "$SIP" -p 7471 -V -C 50 -S 4096 -- \

@@ -1,0 +1,158 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+# `make bench`: ornic, rxe and siw side by side in one guest.  Builds what it
+# needs (testbed, test kernel, and the device model without sanitizers, the
+# driver and the provider: release-build.sh), starts two linked models
+# without capture, boots one guest and runs suites/bench.sh there (perftest
+# bandwidth, latency and message rate at Ethernet MTU 1500 and 9000, every
+# point BENCH_REPS times).  While the guest runs one bandwidth point on ornic
+# twice, this script measures the two model processes: their CPU time
+# (/proc/PID/stat) during the first run and their system calls (strace -c -f)
+# during the second.  tools/bench-report.py then writes
+# $ORNIC_CACHE/results/bench-<time>/: bench.json, bench.md (the table: ornic,
+# rxe, siw and ornic/rxe, medians) and bench.png (bandwidth against message
+# size per stack).  The numbers are never judged: the script fails only when
+# it cannot run.
+#
+# Environment (defaults in brackets): BENCH_STACKS [ornic rxe siw],
+# BENCH_MTUS [1500 9000], BENCH_REPS [3], BENCH_SECONDS [2] measured seconds
+# per bandwidth point, BENCH_LAT_ITERS [300], BENCH_CQ_MOD [1: a completion
+# per message], BENCH_POINTS [all; words, shell
+# patterns allowed, e.g. "write_bw_* send_lat_2"], BENCH_PROBE_POINT
+# [write_bw_64k], BENCH_PROBE_SECONDS [10; 0 skips the model measurement],
+# BENCH_TIMEOUT [7200] seconds for the guest.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=qemu-tests/testbed/lib.sh
+. "$here/testbed/lib.sh"
+BENCH_VARS=(BENCH_STACKS BENCH_MTUS BENCH_REPS BENCH_SECONDS BENCH_LAT_ITERS BENCH_CQ_MOD BENCH_POINTS
+	BENCH_PROBE_POINT BENCH_PROBE_SECONDS BENCH_TIMEOUT)
+if [ "${ORNIC_IN_TESTBED:-}" != 1 ]; then
+	"$here/testbed/mkroot.sh"
+	"$here/kernel/build.sh" base >/dev/null # prints its build dir
+	# enter.sh passes only the variables it knows; hand ours over by env.
+	envs=()
+	for v in "${BENCH_VARS[@]}"; do
+		[ -z "${!v:-}" ] || envs+=("$v=${!v}")
+	done
+	exec "$here/testbed/enter.sh" env "${envs[@]}" /src/qemu-tests/bench.sh
+fi
+
+started=$(date +%s)
+stamp=$(date +%Y%m%d-%H%M%S)
+B=$ORNIC_SRC/build/bench
+# shellcheck source=qemu-tests/release-build.sh
+. "$here/release-build.sh"
+release_build "$B"
+
+MODEL_BIN=$B/device-model/ornic-model
+MODEL_PCAP=0
+# shellcheck source=qemu-tests/models.sh
+. "$here/models.sh"
+read -r -a stacks <<<"${BENCH_STACKS:-ornic rxe siw}"
+margs=()
+if [[ " ${stacks[*]} " == *" ornic "* ]]; then
+	mdir=/tmp/bench-models
+	rm -rf "$mdir"
+	models_start "$mdir" 2 link || die "the device models did not start; see $mdir"
+	sleep 0.5
+	mapfile -t margs < <(models_vm_args)
+fi
+
+name=bench-$stamp
+out=$ORNIC_CACHE/runs/$name
+res=$ORNIC_CACHE/results/bench-$stamp
+
+# cpu_ticks PID: the process's user and system CPU time, in clock ticks.
+cpu_ticks() { sed 's/.*) //' "/proc/$1/stat" | awk '{ print $12, $13 }'; }
+
+# probe_serve DIR: answer suites/bench.sh's measurement requests in DIR
+# (the guest's /out/probe): "cpu" takes the models' CPU time before and
+# after, "strace" attaches strace -c -f to each model for the run.  Writes
+# DIR/cpu.host ("model<i> utime stime" before and after, "wall" seconds,
+# "tck" ticks per second) and DIR/strace-model<i>.txt.
+probe_serve() {
+	local dir=$1 i t0 spids=()
+	# strace exits non-zero after SIGINT; nothing here may end the server.
+	set +e
+	# Stopped early (the guest ended): no strace may stay attached.
+	trap '[ ${#spids[@]} = 0 ] || kill -INT "${spids[@]}" 2>/dev/null; exit 0' TERM
+	until [ -e "$dir/cpu.start" ]; do sleep 0.2; done
+	{
+		t0=$(date +%s.%N)
+		for i in "${!MODEL_PIDS[@]}"; do
+			echo "before model$i $(cpu_ticks "${MODEL_PIDS[$i]}")"
+		done
+	} >"$dir/cpu.host.tmp"
+	touch "$dir/cpu.started"
+	until [ -e "$dir/cpu.stop" ]; do sleep 0.2; done
+	{
+		for i in "${!MODEL_PIDS[@]}"; do
+			echo "after model$i $(cpu_ticks "${MODEL_PIDS[$i]}")"
+		done
+		echo "wall $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f", b - a }')"
+		echo "tck $(getconf CLK_TCK)"
+	} >>"$dir/cpu.host.tmp"
+	mv "$dir/cpu.host.tmp" "$dir/cpu.host"
+	touch "$dir/cpu.done"
+
+	until [ -e "$dir/strace.start" ]; do sleep 0.2; done
+	for i in "${!MODEL_PIDS[@]}"; do
+		strace -c -f -q -p "${MODEL_PIDS[$i]}" -o "$dir/strace-model$i.txt" 2>"$dir/strace-model$i.err" &
+		spids+=($!)
+	done
+	sleep 1 # attached to every thread
+	touch "$dir/strace.started"
+	until [ -e "$dir/strace.stop" ]; do sleep 0.2; done
+	# On SIGINT strace detaches and writes its summary.
+	kill -INT "${spids[@]}" 2>/dev/null
+	wait "${spids[@]}" 2>/dev/null
+	touch "$dir/strace.done"
+}
+
+say "guest output: $out/guest-output.log; report: $res"
+probe_pid=""
+if [ ${#margs[@]} -gt 0 ]; then
+	# vm.sh creates $out afresh; the guest makes $out/probe.
+	probe_serve "$out/probe" &
+	probe_pid=$!
+fi
+tailer=""
+(
+	for _ in $(seq 600); do [ -e "$out/guest-output.log" ] && break; sleep 0.5; done
+	exec tail -n +1 -F "$out/guest-output.log" 2>/dev/null
+) &
+tailer=$!
+rc=0
+genv=()
+for v in "${BENCH_VARS[@]}"; do
+	[ -z "${!v:-}" ] || genv+=("$v=${!v}")
+done
+"$here/vm.sh" --name "$name" --timeout "${BENCH_TIMEOUT:-7200}" "${margs[@]}" -- \
+	env MODDIR="$B/modules" PROVIDER_DIR="$B/provider" "${genv[@]}" \
+	/src/qemu-tests/suites/bench.sh "${stacks[@]}" || rc=$?
+sleep 1
+kill "$tailer" 2>/dev/null || true
+[ -z "$probe_pid" ] || kill "$probe_pid" 2>/dev/null || true
+if [ ${#margs[@]} -gt 0 ]; then
+	why=$(models_stop) || say "models: $why"
+	cp "$mdir"/model*.log "$out/" 2>/dev/null || true
+fi
+[ "$rc" = 0 ] || die "the bench guest failed (status $rc); see $out"
+
+mkdir -p "$res"
+{
+	echo "date $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+	echo "host_cpus $(nproc)"
+	echo "host_load $(cut -d' ' -f1-3 /proc/loadavg)"
+	echo "host_kernel $(uname -r)"
+	echo "commit $(git -C "$ORNIC_SRC" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+	echo "wall_seconds $(( $(date +%s) - started ))"
+	for v in "${BENCH_VARS[@]}"; do
+		echo "$v ${!v:-}"
+	done
+} >"$out/bench-host.txt"
+python3 "$here/tools/bench-report.py" "$out" "$res" || die "the report failed"
+cp "$out/bench-raw.tsv" "$res/"
+say "make bench: $res (bench.json, bench.md, bench.png), $(( $(date +%s) - started ))s"
+cat "$res/bench.md"

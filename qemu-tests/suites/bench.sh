@@ -1,0 +1,233 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+# bench.sh STACK...: the guest half of `make bench` (qemu-tests/bench.sh).
+# Sets up each STACK (ornic: the two linked ornic NICs, with MODDIR and
+# PROVIDER_DIR in the environment; rxe and siw: two devices on a veth pair),
+# each pair with its server in its own network namespace, and runs perftest
+# between them, every tool connected by rdma_cm (-R: siw is iWARP and has no
+# other way; the other stacks take it too, so that all are set up alike):
+#
+#   {write,read,send}_bw_{64,4k,64k,1m}  ib_{write,read,send}_bw, Gb/s
+#   {send,write,read}_lat_2              ib_{send,write,read}_lat 2 B, us
+#   msgrate_q{1,4,16}                    ib_write_bw -s 64 -q N, Mpps
+#
+# at each Ethernet MTU of BENCH_MTUS on every netdev under the stacks,
+# BENCH_REPS times each, the stacks taking turns point by point so that the
+# machine's load falls on all of them alike.  Bandwidth points run for
+# BENCH_SECONDS measured seconds (perftest -D, one second of margin either
+# side; -Q BENCH_CQ_MOD, default 1: every message completes), latency points
+# BENCH_LAT_ITERS iterations.  BENCH_POINTS (words, shell
+# patterns allowed) picks points.  One line per run goes to /out/bench-raw.tsv
+# (stack, MTU, point, repetition, exit status, active MTU, perftest's result
+# row, attempts); the host's tools/bench-report.py turns them into the report.
+#
+# Before that, one bandwidth point (BENCH_PROBE_POINT, default write_bw_64k)
+# runs twice on ornic for BENCH_PROBE_SECONDS while the host measures the
+# models: their CPU time, then their system calls under strace.  The guest
+# asks through files in /out/probe (MODE.start, MODE.stop), the host answers
+# (MODE.started, MODE.done); the devices' packet counters before and after
+# (client tx, rx, server tx, rx) go to /out/probe/MODE.packets.
+# Numbers are never judged; the suite fails only when it cannot run.
+set -uo pipefail
+SUITE=bench
+. /src/qemu-tests/suites/lib.sh
+. /src/qemu-tests/suites/driver-lib.sh
+. /src/qemu-tests/suites/datapath-lib.sh
+
+REPS=${BENCH_REPS:-3}
+SECS=${BENCH_SECONDS:-2}
+LAT_ITERS=${BENCH_LAT_ITERS:-300}
+# A completion for every message: with perftest's default moderation (100) a
+# slow stack completes too few in a short window to be counted at all.
+CQ_MOD=${BENCH_CQ_MOD:-1}
+read -r -a MTUS <<<"${BENCH_MTUS:-1500 9000}"
+PATTERNS=${BENCH_POINTS:-*}
+PROBE_POINT=${BENCH_PROBE_POINT:-write_bw_64k}
+PROBE_SECS=${BENCH_PROBE_SECONDS:-10}
+# A run that hangs (a connection that never comes) costs a minute, not five.
+export CM_PAIR_TIMEOUT=$((SECS + PROBE_SECS + 60))
+RAW=/out/bench-raw.tsv
+: >"$RAW"
+
+# name tool size [extra perftest arguments]
+ALL_POINTS=(
+	"write_bw_64 ib_write_bw 64" "write_bw_4k ib_write_bw 4096"
+	"write_bw_64k ib_write_bw 65536" "write_bw_1m ib_write_bw 1048576"
+	"read_bw_64 ib_read_bw 64" "read_bw_4k ib_read_bw 4096"
+	"read_bw_64k ib_read_bw 65536" "read_bw_1m ib_read_bw 1048576"
+	"send_bw_64 ib_send_bw 64" "send_bw_4k ib_send_bw 4096"
+	"send_bw_64k ib_send_bw 65536" "send_bw_1m ib_send_bw 1048576"
+	"send_lat_2 ib_send_lat 2" "write_lat_2 ib_write_lat 2" "read_lat_2 ib_read_lat 2"
+	"msgrate_q1 ib_write_bw 64 -q 1" "msgrate_q4 ib_write_bw 64 -q 4"
+	"msgrate_q16 ib_write_bw 64 -q 16"
+)
+
+# wanted NAME: NAME matches one of BENCH_POINTS' patterns.
+wanted() {
+	local p pats
+	read -r -a pats <<<"$PATTERNS"
+	for p in "${pats[@]}"; do
+		# shellcheck disable=SC2053 # the pattern is meant to match
+		[[ $1 == $p ]] && return 0
+	done
+	return 1
+}
+
+# Each stack's pair, saved after its setup_<stack>: CDEV SDEV CIP SIP NS.
+declare -A PAIR
+use() { read -r CDEV SDEV CIP SIP NS <<<"${PAIR[$1]}"; }
+
+# netdev_of IP [NETNS]: the netdev holding IP.
+netdev_of() {
+	local nsx=()
+	[ -z "${2:-}" ] || nsx=(ip netns exec "$2")
+	"${nsx[@]}" ip -o -4 addr show | awk -v a="$1/" 'index($4, a) == 1 { print $2; exit }'
+}
+
+active_mtu() { ibv_devinfo -d "$1" 2>/dev/null | awk '/active_mtu/ { print $2; exit }'; }
+
+# ready STACK: the pair's ports are up and, for RoCE, its GIDs are there.
+ready() {
+	use "$1"
+	[ "$1" = siw ] && return 0
+	wait_for port_active "$CDEV" && wait_for port_active "$SDEV" &&
+		wait_gid "$CDEV" "$CIP" && wait_gid "$SDEV" "$SIP"
+}
+
+# set_mtu STACK MTU: both of the pair's netdevs to Ethernet MTU MTU; the
+# RoCE MTU that follows goes to AMTU[STACK].
+declare -A AMTU
+set_mtu() {
+	local cnd snd rc=0
+	use "$1"
+	cnd=$(netdev_of "$CIP") snd=$(netdev_of "$SIP" "$NS")
+	ip link set "$cnd" mtu "$2" && ip netns exec "$NS" ip link set "$snd" mtu "$2" && ready "$1" || rc=1
+	AMTU[$1]=$(active_mtu "$CDEV")
+	return $rc
+}
+
+# perftest_args TOOL SIZE EXTRA...: the arguments both ends take.
+perftest_args() {
+	local tool=$1 size=$2
+	shift 2
+	case $tool in
+	*_bw) echo -R -F -s "$size" -D "$((SECS + 2))" -f 1 -Q "$CQ_MOD" --report_gbits "$@" ;;
+	*) echo -R -F -s "$size" -n "$LAT_ITERS" "$@" ;;
+	esac
+}
+
+# run_point STACK MTU NAME REP TOOL SIZE EXTRA...: one perftest run, tried
+# once more when it gives no result (now and then an rdma_cm connection is
+# refused or times out under TCG); a line in $RAW.
+run_point() {
+	local k=$1 mtu=$2 name=$3 rep=$4 tool=$5 run rc row args t0=$SECONDS try
+	shift 5
+	use "$k"
+	read -r -a args <<<"$(perftest_args "$tool" "$@")"
+	for try in 1 2; do
+		run=m$mtu-$name-r$rep
+		[ "$try" = 1 ] || run+=-try$try
+		rc=0
+		cm_pair "$k" "$run" 18515 "$tool" -d "$SDEV" "${args[@]}" -- -d "$CDEV" "${args[@]}" "$SIP" || rc=$?
+		# perftest separates some columns with tabs: one space each here.
+		row=$(perftest_row "/out/$k-$run.client.log" | tr -s ' \t' ' ')
+		[ -z "$row" ] || break
+	done
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$k" "$mtu" "$name" "$rep" "$rc" "${AMTU[$k]:-?}" "$row" "$try" >>"$RAW"
+	echo "bench: $(date +%T) $k mtu $mtu $name #$rep ($((SECONDS - t0)) s): ${row:-no result (exit $rc): $(tail -n 2 "/out/$k-$run.client.log" | tr '\n' ' ')}"
+}
+
+# packets DEV...: each device's RoCE packets sent and received.
+packets() {
+	local d f out=()
+	for d in "$@"; do
+		f=/tmp/counters-$d
+		rdma statistic show link "$d/1" >"$f" 2>&1
+		out+=("$(counter_value "$f" tx_roce_packets)" "$(counter_value "$f" rx_roce_packets)")
+	done
+	echo "${out[*]}"
+}
+
+# wait_file FILE SECONDS
+wait_file() {
+	local i
+	for ((i = 0; i < $2 * 5; i++)); do
+		[ -e "$1" ] && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
+# probe MODE: PROBE_POINT on ornic while the host measures the models (MODE
+# cpu: CPU time; strace: system calls).
+probe() {
+	local mode=$1 d=/out/probe p tool="" size extra before after row rc=0 args
+	for p in "${ALL_POINTS[@]}"; do
+		[ "${p%% *}" = "$PROBE_POINT" ] && read -r _ tool size extra <<<"$p"
+	done
+	if [[ $tool != *_bw ]]; then
+		echo "bench: probe: $PROBE_POINT is not a bandwidth point"
+		return 1
+	fi
+	use ornic
+	mkdir -p "$d"
+	before=$(packets "$CDEV" "$SDEV")
+	echo "$mode" >"$d/$mode.start"
+	if ! wait_file "$d/$mode.started" 60; then
+		echo "bench: probe $mode: the host did not answer"
+		return 1
+	fi
+	# shellcheck disable=SC2086 # extra holds words
+	read -r -a args <<<"$(SECS=$((PROBE_SECS - 2)) perftest_args "$tool" "$size" $extra)"
+	cm_pair ornic "probe-$mode" 18515 "$tool" -d "$SDEV" "${args[@]}" -- -d "$CDEV" "${args[@]}" "$SIP" || rc=$?
+	echo stop >"$d/$mode.stop"
+	wait_file "$d/$mode.done" 60 || echo "bench: probe $mode: the host did not finish"
+	after=$(packets "$CDEV" "$SDEV")
+	row=$(perftest_row "/out/ornic-probe-$mode.client.log" | tr -s ' \t' ' ')
+	printf '%s\t%s\t%s\t%s\t%s\n' "$PROBE_POINT" "$rc" "$before" "$after" "$row" >"$d/$mode.packets"
+	echo "bench: probe $mode ($PROBE_POINT, ${PROBE_SECS}s): packets (client tx rx, server tx rx) $before -> $after; ${row:-no result (exit $rc)}"
+}
+
+stacks=()
+for k in "$@"; do
+	if "setup_$k"; then
+		PAIR[$k]="$CDEV $SDEV $CIP $SIP $NS"
+		if ready "$k"; then
+			stacks+=("$k")
+			echo "bench: $k: $CDEV <-> $SDEV (server in netns $NS)"
+			continue
+		fi
+	fi
+	echo "bench: $k could not be set up; left out"
+done
+[ ${#stacks[@]} -gt 0 ] || { echo "bench: no stack could be set up"; exit 1; }
+{
+	echo "kernel $(uname -r)"
+	echo "cpus $(nproc)"
+	echo "perftest $(dpkg-query -W -f '${Version}' perftest 2>/dev/null)"
+	echo "stacks ${stacks[*]}"
+	echo "seconds $SECS"
+	echo "reps $REPS"
+} >/out/bench-guest.txt
+
+if [[ " ${stacks[*]} " == *" ornic "* ]] && [ "$PROBE_SECS" -gt 2 ]; then
+	probe cpu
+	probe strace
+fi
+
+for mtu in "${MTUS[@]}"; do
+	for k in "${stacks[@]}"; do
+		set_mtu "$k" "$mtu" || echo "bench: $k: MTU $mtu not taken or the port did not come back"
+	done
+	for p in "${ALL_POINTS[@]}"; do
+		read -r name tool size extra <<<"$p"
+		wanted "$name" || continue
+		for ((rep = 1; rep <= REPS; rep++)); do
+			for k in "${stacks[@]}"; do
+				# shellcheck disable=SC2086 # extra holds words
+				run_point "$k" "$mtu" "$name" "$rep" "$tool" "$size" $extra
+			done
+		done
+	done
+done
+exit 0

@@ -1,0 +1,373 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+"""bench-report.py RUN_DIR RESULT_DIR: the report of one `make bench` run.
+
+RUN_DIR is the guest's output directory (suites/bench.sh wrote
+bench-raw.tsv, bench-guest.txt and probe/; qemu-tests/bench.sh wrote
+bench-host.txt and the probe's host side).  Writes RESULT_DIR/bench.json
+(every run's value, the medians, the model measurement), bench.md (one table
+per Ethernet MTU: ornic, rxe, siw and ornic/rxe) and bench.png (bandwidth
+against message size, one line per stack and operation).
+
+Values: bandwidth points give perftest's average Gb/s, message-rate points
+its MsgRate in Mpps, latency points the typical (median) latency in us.  A
+run that failed or printed 0 or inf (perftest reads the TSC, which TCG
+guests mark unstable) is kept in the JSON but left out of the median.
+"""
+
+import json
+import math
+import os
+import re
+import statistics
+import sys
+
+SIZES = {"2": 2, "64": 64, "4k": 4096, "64k": 65536, "1m": 1048576}
+STACK_ORDER = ["ornic", "rxe", "siw"]
+
+
+def point_info(name):
+    """Tool, message size, QPs and unit of a point name of suites/bench.sh."""
+    m = re.fullmatch(r"(write|read|send)_(bw|lat)_(\w+)", name)
+    if m:
+        kind = m.group(2)
+        return {
+            "tool": f"ib_{m.group(1)}_{kind}",
+            "op": m.group(1),
+            "kind": kind,
+            "size": SIZES.get(m.group(3)),
+            "qps": 1,
+            "unit": "Gb/s" if kind == "bw" else "us",
+        }
+    m = re.fullmatch(r"msgrate_q(\d+)", name)
+    if m:
+        return {"tool": "ib_write_bw", "op": "write", "kind": "msgrate", "size": 64,
+                "qps": int(m.group(1)), "unit": "Mpps"}
+    return {"tool": None, "op": None, "kind": None, "size": None, "qps": None, "unit": ""}
+
+
+def value_of(kind, row, seconds=None):
+    """The point's figure from perftest's result row, None when unusable.
+
+    With the measured window's length (bandwidth points run for a fixed
+    time), bandwidth and message rate come from the messages completed in
+    the window, which perftest counts exactly, rather than from its own
+    division by TSC cycles, which under TCG now and then gives 0.
+    """
+    cols = row.split()
+    try:
+        if kind in ("bw", "msgrate") and seconds:
+            # bytes iterations BW-peak BW-average MsgRate
+            size, iters = int(cols[0]), int(cols[1])
+            v = size * iters * 8 / seconds / 1e9 if kind == "bw" else iters / seconds / 1e6
+        elif kind == "bw":
+            v = float(cols[3])
+        elif kind == "msgrate":
+            v = float(cols[4])
+        elif kind == "lat":
+            # bytes iterations t_min t_max t_typical t_avg t_stdev p99 p99.9
+            v = float(cols[4])
+        else:
+            return None
+    except (IndexError, ValueError):
+        return None
+    if not math.isfinite(v) or v <= 0:
+        return None
+    return v
+
+
+def read_kv(path):
+    """'key value...' lines into a dict of strings (missing file: empty)."""
+    out = {}
+    try:
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                k, _, v = line.rstrip("\n").partition(" ")
+                if k:
+                    out[k] = v
+    except FileNotFoundError:
+        pass
+    return out
+
+
+def strace_summary(path):
+    """Total calls and the five busiest system calls of an strace -c file."""
+    calls = {}
+    total = None
+    try:
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                cols = line.split()
+                if not cols or cols[0].startswith(("%", "-")):
+                    continue
+                # % time, seconds, usecs/call, calls, [errors], syscall
+                if cols[-1] == "total":
+                    total = int(cols[3])
+                    continue
+                if len(cols) >= 5 and cols[3].isdigit():
+                    calls[cols[-1]] = int(cols[3])
+    except FileNotFoundError:
+        return None
+    if total is None:
+        total = sum(calls.values())
+    top = sorted(calls.items(), key=lambda kv: -kv[1])[:5]
+    return {"calls": total, "top": dict(top)}
+
+
+def probe_report(run, window):
+    """The models' CPU use and system calls during the probe point, whose
+    measured window is WINDOW seconds."""
+    d = os.path.join(run, "probe")
+    if not os.path.isdir(d):
+        return None
+    out = {}
+    for mode in ("cpu", "strace"):
+        try:
+            with open(os.path.join(d, f"{mode}.packets"), encoding="utf-8") as f:
+                point, rc, before, after, row = (f.readline().rstrip("\n").split("\t") + [""] * 5)[:5]
+        except FileNotFoundError:
+            continue
+        # client tx, rx, server tx, rx
+        b = ([int(x) for x in before.split()] + [0] * 4)[:4]
+        a = ([int(x) for x in after.split()] + [0] * 4)[:4]
+        d4 = [y - x for x, y in zip(b, a)]
+        out[mode] = {"point": point, "exit": int(rc or 0), "row": row,
+                     "client_tx_packets": d4[0], "server_tx_packets": d4[2],
+                     "tx_packets": d4[0] + d4[2],
+                     # the data goes one way; the other way carries ACKs
+                     # (or READ requests)
+                     "data_packets": max(d4[0], d4[2]),
+                     "gbps": value_of("bw", row, window)}
+    host = {}
+    try:
+        with open(os.path.join(d, "cpu.host"), encoding="utf-8") as f:
+            for line in f:
+                host.setdefault(line.split()[0], []).append(line.split()[1:])
+    except FileNotFoundError:
+        pass
+    if "cpu" in out and "before" in host and "after" in host:
+        tck = float(host["tck"][0][0])
+        wall = float(host["wall"][0][0])
+        models = {}
+        for (m, u0, s0), (_, u1, s1) in zip(host["before"], host["after"]):
+            user, sys_ = (int(u1) - int(u0)) / tck, (int(s1) - int(s0)) / tck
+            models[m] = {"user_s": user, "system_s": sys_,
+                         "cpu_percent": round(100 * (user + sys_) / wall, 1)}
+        cpu = out["cpu"]
+        cpu["wall_s"] = wall
+        cpu["models"] = models
+        total = sum(v["user_s"] + v["system_s"] for v in models.values())
+        cpu["cpu_s"] = total
+        if cpu["tx_packets"] > 0:
+            cpu["cpu_us_per_packet"] = round(1e6 * total / cpu["tx_packets"], 2)
+            cpu["cpu_us_per_data_packet"] = round(1e6 * total / cpu["data_packets"], 2)
+    if "strace" in out:
+        st = out["strace"]
+        st["models"] = {}
+        for i in range(8):
+            s = strace_summary(os.path.join(d, f"strace-model{i}.txt"))
+            if s is not None:
+                st["models"][f"model{i}"] = s
+        calls = sum(v["calls"] for v in st["models"].values())
+        st["calls"] = calls
+        if st["tx_packets"] > 0:
+            st["calls_per_packet"] = round(calls / st["tx_packets"], 2)
+            st["calls_per_data_packet"] = round(calls / st["data_packets"], 2)
+    return out
+
+
+def fmt(v, unit):
+    if v is None:
+        return "-"
+    if unit == "us":
+        return f"{v:.0f} us" if v >= 100 else f"{v:.1f} us"
+    # three significant digits, never in exponent notation
+    decimals = max(0, 2 - math.floor(math.log10(v)))
+    return f"{v:.{decimals}f} {unit}"
+
+
+def cell(s, unit):
+    """A table cell: the median, and how many runs it is of when some failed."""
+    if not s:
+        return "-"
+    text = fmt(s.get("median"), unit)
+    if s["valid"] < len(s["runs"]):
+        text += f" ({s['valid']}/{len(s['runs'])})"
+    return text
+
+
+def markdown(report):
+    lines = []
+    meta, cfg = report["meta"], report["config"]
+    stacks = report["stacks"]
+    lines.append(f"`make bench` of {meta.get('date', '?')} (commit {meta.get('commit', '?')}): "
+                 f"{cfg['reps']} run(s) per point, median; bandwidth points {cfg['seconds']} s each; "
+                 f"guest kernel {meta.get('guest_kernel', '?')}, {meta.get('guest_cpus', '?')} vCPUs (TCG), "
+                 f"perftest {meta.get('perftest', '?')}, every tool connected by rdma_cm (-R); "
+                 f"host load {meta.get('host_load', '?')}; wall time {meta.get('wall_seconds', '?')} s.")
+    lines.append("")
+    for mtu in report["mtus"]:
+        pts = [p for p in report["points"] if p["mtu"] == mtu]
+        if not pts:
+            continue
+        amtu = {k: next((p["stacks"][k]["active_mtu"] for p in pts if p["stacks"].get(k, {}).get("active_mtu")), "?")
+                for k in stacks}
+        lines.append(f"Ethernet MTU {mtu} (RoCE active MTU: "
+                     + ", ".join(f"{k} {amtu[k]}" for k in stacks) + ")")
+        lines.append("")
+        lines.append("| | " + " | ".join(stacks) + " | ornic/rxe |")
+        lines.append("| --- |" + " --- |" * (len(stacks) + 1))
+        for p in pts:
+            cells = [cell(p["stacks"].get(k), p["unit"]) for k in stacks]
+            ratio = p.get("ornic_rxe")
+            lines.append(f"| {p['label']} | " + " | ".join(cells) + f" | {fmt(ratio, '').strip()} |" if ratio
+                         else f"| {p['label']} | " + " | ".join(cells) + " | - |")
+        lines.append("")
+    pr = report.get("probe") or {}
+    if "cpu" in pr and "models" in pr["cpu"]:
+        c = pr["cpu"]
+        per = ", ".join(f"{m} {v['cpu_percent']} % ({v['user_s']:.2f} s user, {v['system_s']:.2f} s system)"
+                        for m, v in c["models"].items())
+        lines.append(f"Models' CPU during {c['point']} on ornic ({c['wall_s']:.1f} s from the server's "
+                     f"start to the client's end, {fmt(c['gbps'], 'Gb/s')}; {c['tx_packets']} packets sent by "
+                     f"the two NICs, {c['data_packets']} of them data): {per}; "
+                     f"{c.get('cpu_us_per_packet', '-')} us of model CPU per packet sent, "
+                     f"{c.get('cpu_us_per_data_packet', '-')} per data packet.")
+        lines.append("")
+    if "strace" in pr and pr["strace"].get("models"):
+        s = pr["strace"]
+        top = {}
+        for v in s["models"].values():
+            for k, n in v["top"].items():
+                top[k] = top.get(k, 0) + n
+        busiest = ", ".join(f"{k} {n}" for k, n in sorted(top.items(), key=lambda kv: -kv[1])[:5])
+        lines.append(f"System calls of both models during {s['point']} on ornic under strace -c -f "
+                     f"({fmt(s['gbps'], 'Gb/s')} while traced): {s['calls']} calls for {s['tx_packets']} "
+                     f"packets sent = {s.get('calls_per_packet', '-')} per packet, "
+                     f"{s.get('calls_per_data_packet', '-')} per data packet (busiest: {busiest}).")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def plot(report, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    mtus = report["mtus"]
+    fig, axes = plt.subplots(1, len(mtus), figsize=(6 * len(mtus), 4.5), squeeze=False, sharey=True)
+    colors = {"ornic": "tab:blue", "rxe": "tab:orange", "siw": "tab:green"}
+    styles = {"write": ("-", "o"), "read": ("--", "s"), "send": (":", "^")}
+    drawn = False
+    for ax, mtu in zip(axes[0], mtus):
+        for k in report["stacks"]:
+            for op in ("write", "read", "send"):
+                pts = sorted((p["size"], p["stacks"][k]["median"]) for p in report["points"]
+                             if p["mtu"] == mtu and p["kind"] == "bw" and p["op"] == op
+                             and p["stacks"].get(k, {}).get("median"))
+                if not pts:
+                    continue
+                ax.plot([x for x, _ in pts], [y for _, y in pts], styles[op][0], marker=styles[op][1],
+                        color=colors.get(k), label=f"{k} {op}")
+                drawn = True
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xlabel("message size (bytes)")
+        ax.set_title(f"Ethernet MTU {mtu}")
+        ax.grid(True, which="both", alpha=0.3)
+    axes[0][0].set_ylabel("bandwidth (Gb/s, median)")
+    fig.suptitle("perftest bandwidth per stack (TCG guest; compare ratios, not absolutes)")
+    fig.tight_layout(rect=(0, 0.1 if drawn else 0, 1, 1))
+    if drawn:
+        legend = {}
+        for ax in axes[0]:
+            for h, lab in zip(*ax.get_legend_handles_labels()):
+                legend.setdefault(lab, h)
+        fig.legend(list(legend.values()), list(legend.keys()), loc="lower center", ncol=9,
+                   fontsize="small", frameon=False)
+    fig.savefig(path, dpi=100)
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit("usage: bench-report.py RUN_DIR RESULT_DIR")
+    run, res = sys.argv[1], sys.argv[2]
+    host = read_kv(os.path.join(run, "bench-host.txt"))
+    guest = read_kv(os.path.join(run, "bench-guest.txt"))
+    seconds = int(guest.get("seconds") or host.get("BENCH_SECONDS") or 2)
+    points = {}
+    order = []
+    with open(os.path.join(run, "bench-raw.tsv"), encoding="utf-8") as f:
+        for line in f:
+            cols = line.rstrip("\n").split("\t")
+            if len(cols) < 7:
+                continue
+            stack, mtu, name, rep, rc, amtu = cols[:6]
+            # perftest's row may hold tabs of its own (older runs wrote it
+            # unsqueezed); the attempts are the last column when there.
+            attempts = 1
+            if len(cols) > 7 and cols[-1].isdigit():
+                attempts = int(cols.pop())
+            row = " ".join(" ".join(cols[6:]).split())
+            key = (int(mtu), name)
+            if key not in points:
+                info = point_info(name)
+                points[key] = {"mtu": int(mtu), "point": name, "label": label(name, info), **info,
+                               "stacks": {}}
+                order.append(key)
+            p = points[key]
+            s = p["stacks"].setdefault(stack, {"runs": [], "active_mtu": amtu})
+            s["runs"].append({"rep": int(rep), "exit": int(rc), "row": row,
+                              "attempts": attempts,
+                              "perftest_value": value_of(p["kind"], row),
+                              "value": value_of(p["kind"], row, seconds) if rc == "0" else None})
+    stacks_seen = {k for p in points.values() for k in p["stacks"]}
+    stacks = [k for k in STACK_ORDER if k in stacks_seen] + sorted(stacks_seen - set(STACK_ORDER))
+    for p in points.values():
+        for s in p["stacks"].values():
+            vals = [r["value"] for r in s["runs"] if r["value"] is not None]
+            s["valid"] = len(vals)
+            s["median"] = statistics.median(vals) if vals else None
+        o = p["stacks"].get("ornic", {}).get("median")
+        r = p["stacks"].get("rxe", {}).get("median")
+        p["ornic_rxe"] = o / r if o and r else None
+    report = {
+        "meta": {
+            "date": host.get("date"), "commit": host.get("commit"),
+            "wall_seconds": int(host["wall_seconds"]) if host.get("wall_seconds") else None,
+            "host_cpus": host.get("host_cpus"), "host_load": host.get("host_load"),
+            "host_kernel": host.get("host_kernel"), "guest_kernel": guest.get("kernel"),
+            "guest_cpus": guest.get("cpus"), "perftest": guest.get("perftest"),
+        },
+        "config": {
+            "reps": int(guest.get("reps") or host.get("BENCH_REPS") or 3), "seconds": seconds,
+            "lat_iters": int(host.get("BENCH_LAT_ITERS") or 300),
+            "points": host.get("BENCH_POINTS") or "all", "rdma_cm": True,
+        },
+        "stacks": stacks,
+        "mtus": sorted({p["mtu"] for p in points.values()}),
+        "points": [points[k] for k in order],
+        "probe": probe_report(run, int(host.get("BENCH_PROBE_SECONDS") or 10) - 2),
+    }
+    os.makedirs(res, exist_ok=True)
+    with open(os.path.join(res, "bench.json"), "w", encoding="utf-8") as f:
+        json.dump(report, f, indent=1)
+        f.write("\n")
+    with open(os.path.join(res, "bench.md"), "w", encoding="utf-8") as f:
+        f.write(markdown(report))
+    plot(report, os.path.join(res, "bench.png"))
+
+
+def label(name, info):
+    """The table's row name of a point."""
+    size = info.get("size")
+    if info["kind"] == "msgrate":
+        return f"message rate 64 B, {info['qps']} QP{'s' if info['qps'] > 1 else ''} (ib_write_bw)"
+    if size is None:
+        return name
+    text = f"{size // 1048576} MiB" if size >= 1048576 else (f"{size // 1024} KiB" if size >= 1024 else f"{size} B")
+    return f"{info['tool']} {text}" + (" (typical)" if info["kind"] == "lat" else "")
+
+
+if __name__ == "__main__":
+    main()
