@@ -11,9 +11,9 @@
 #include "ornic_res.h"
 
 /* Kernel CQs need no more than this (a DMA-contiguous ring of 512 KiB). */
-#define ORNIC_KCQ_LOG_DEPTH_MAX	14
+#define ORNIC_KERNEL_CQ_LOG_DEPTH_MAX	14
 
-static void ornic_kernel_cq_comp(struct ornic_kcq *kcq)
+static void ornic_kernel_cq_comp(struct ornic_cq_ring *kcq)
 {
 	struct ornic_cq *cq = container_of(kcq, struct ornic_cq, kcq);
 
@@ -41,7 +41,7 @@ void ornic_kernel_cq_kick(struct ib_cq *ibcq)
 		ornic_kernel_cq_comp(&cq->kcq);
 }
 
-static void ornic_kernel_cq_dead(struct ornic_kcq *kcq)
+static void ornic_kernel_cq_dead(struct ornic_cq_ring *kcq)
 {
 	ornic_kernel_cq_kick(&container_of(kcq, struct ornic_cq, kcq)->ibcq);
 }
@@ -61,14 +61,14 @@ int ornic_create_kernel_cq(struct ib_cq *ibcq,
 	if (!attr->cqe || attr->cqe > le32_to_cpu(dev->attr.max_cqe))
 		return -EINVAL;
 	log_depth = max(ornic_log2_depth(attr->cqe), 1U);
-	if (log_depth > ORNIC_KCQ_LOG_DEPTH_MAX)
+	if (log_depth > ORNIC_KERNEL_CQ_LOG_DEPTH_MAX)
 		return -EINVAL;
 
 	spin_lock_init(&cq->lock);
 	cq->kernel = true;
 	cq->kcq.comp_handler = ornic_kernel_cq_comp;
 	cq->kcq.dead_handler = ornic_kernel_cq_dead;
-	err = ornic_kcq_create(dev, &cq->kcq, log_depth,
+	err = ornic_cq_ring_create(dev, &cq->kcq, log_depth,
 			       &dev->ceqs[attr->comp_vector]);
 	if (err)
 		return err;
@@ -81,7 +81,7 @@ int ornic_create_kernel_cq(struct ib_cq *ibcq,
 
 void ornic_destroy_kernel_cq(struct ornic_cq *cq)
 {
-	ornic_kcq_destroy(to_odev(cq->ibcq.device), &cq->kcq);
+	ornic_cq_ring_destroy(to_odev(cq->ibcq.device), &cq->kcq);
 }
 
 static void ornic_cq_report_ci(struct ornic_cq *cq, u64 arm)
@@ -177,7 +177,7 @@ static void ornic_cqe_to_wc(const struct ornic_cqe *cqe, struct ornic_qp *qp,
  * that names a posted WQE.  Returns that QP, with what was posted, or NULL
  * (the CQE is dropped and counted as a device error).
  */
-static struct ornic_qp *ornic_kcqe_check(struct ornic_dev *dev,
+static struct ornic_qp *ornic_kernel_cqe_check(struct ornic_dev *dev,
 					 struct ornic_cq *cq,
 					 const struct ornic_cqe *cqe,
 					 struct ornic_kwq_shadow *posted)
@@ -293,12 +293,12 @@ int ornic_poll_cq(struct ib_cq *ibcq, int ne, struct ib_wc *wc)
 	int n = 0;
 
 	spin_lock_irqsave(&cq->lock, flags);
-	while (n < ne && (ring_cqe = ornic_kcq_next(&cq->kcq))) {
+	while (n < ne && (ring_cqe = ornic_cq_ring_next(&cq->kcq))) {
 		cqe = *ring_cqe;
 		cq->kcq.ci++;
 		if (cq->kcq.ci - cq->ci_reported >= (1U << cq->log_depth) / 2)
 			ornic_cq_report_ci(cq, 0);
-		qp = ornic_kcqe_check(dev, cq, &cqe, &posted);
+		qp = ornic_kernel_cqe_check(dev, cq, &cqe, &posted);
 		if (!qp)
 			continue;
 		ornic_cqe_to_wc(&cqe, qp, posted.wr_id, &wc[n]);
@@ -330,7 +330,7 @@ int ornic_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 			       IB_CQ_SOLICITED ? ORNIC_DB_FLAG_ARM_SOLICITED :
 			       ORNIC_DB_FLAG_ARM_NEXT);
 	if ((flags & IB_CQ_REPORT_MISSED_EVENTS) &&
-	    (ornic_kcq_next(&cq->kcq) ||
+	    (ornic_cq_ring_next(&cq->kcq) ||
 	     (ornic_dead(to_odev(ibcq->device)) &&
 	      ornic_kernel_cq_flush(to_odev(ibcq->device), cq, NULL, 1))))
 		missed = 1;

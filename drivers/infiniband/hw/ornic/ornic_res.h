@@ -70,7 +70,7 @@ struct ornic_cq {
 	bool kernel;
 	u16 cqe_size;			/* ORNIC_CQE_SIZE or ORNIC_CQE_TS_SIZE */
 	/* Kernel CQs: the ring, polled by poll_cq under lock. */
-	struct ornic_kcq kcq;
+	struct ornic_cq_ring kcq;
 	/*
 	 * Protects kcq.ci, ci_reported and the CQEs between them and the
 	 * device's producer (poll, arm, cleaning for a destroyed QP), and
