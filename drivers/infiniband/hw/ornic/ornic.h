@@ -322,7 +322,7 @@ void ornic_odp_page_fault_event(struct ornic_dev *dev,
 int ornic_ceqs_create(struct ornic_dev *dev);
 void ornic_ceqs_destroy(struct ornic_dev *dev);
 int ornic_cq_ring_create(struct ornic_dev *dev, struct ornic_cq_ring *cq,
-		     unsigned int log_depth, struct ornic_eq *eq);
+			 unsigned int log_depth, struct ornic_eq *eq);
 void ornic_cq_ring_destroy(struct ornic_dev *dev, struct ornic_cq_ring *cq);
 void ornic_cq_ring_arm(struct ornic_cq_ring *cq);
 struct ornic_cqe *ornic_cq_ring_next(struct ornic_cq_ring *cq);

@@ -432,7 +432,7 @@ static size_t ornic_cq_ring_bytes(struct ornic_cq_ring *cq)
 }
 
 int ornic_cq_ring_create(struct ornic_dev *dev, struct ornic_cq_ring *cq,
-		     unsigned int log_depth, struct ornic_eq *eq)
+			 unsigned int log_depth, struct ornic_eq *eq)
 {
 	struct ornic_admin_sqe sqe;
 	struct ornic_mem_desc mem;

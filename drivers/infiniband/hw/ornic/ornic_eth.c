@@ -364,7 +364,7 @@ static int ornic_eth_rings_up(struct ornic_eth *eth)
 	if (err)
 		goto err_free_tx;
 	err = ornic_cq_ring_create(dev, &eth->cq, ORNIC_ETH_CQ_LOG_DEPTH,
-			       &dev->ceqs[0]);
+				   &dev->ceqs[0]);
 	if (err)
 		goto err_free_rx;
 	eth->cq.comp_handler = ornic_eth_cq_event;

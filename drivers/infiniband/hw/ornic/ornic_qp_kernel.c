@@ -114,17 +114,17 @@ static int ornic_kernel_qp_rings(struct ornic_dev *dev, struct ornic_qp *qp,
 	if (err)
 		return err;
 
-	err = ornic_kwq_alloc(dev, &qp->ksq, sq_log, cap.max_send_sge,
+	err = ornic_kwq_alloc(dev, &qp->kern.sq, sq_log, cap.max_send_sge,
 			      sq_desc);
 	if (err)
 		return err;
-	err = ornic_kwq_alloc(dev, &qp->krq, rq_log, cap.max_recv_sge,
+	err = ornic_kwq_alloc(dev, &qp->kern.rq, rq_log, cap.max_recv_sge,
 			      rq_desc);
 	if (err) {
-		ornic_kwq_free(dev, &qp->ksq);
+		ornic_kwq_free(dev, &qp->kern.sq);
 		return err;
 	}
-	qp->max_inline = cap.max_inline_data;
+	qp->kern.max_inline = cap.max_inline_data;
 	init->cap = cap;
 	return 0;
 }
@@ -149,8 +149,8 @@ int ornic_create_kernel_qp(struct ornic_qp *qp, struct ib_qp_init_attr *init)
 	args.recv_cqn = to_ocq(init->recv_cq)->cqn;
 	args.db_page = ORNIC_DB_PAGE_KERNEL;
 	args.qp_type = qp->hw_type;
-	args.sq_log_depth = qp->ksq.log_depth;
-	args.rq_log_depth = qp->krq.log_depth;
+	args.sq_log_depth = qp->kern.sq.log_depth;
+	args.rq_log_depth = qp->kern.rq.log_depth;
 	ornic_cmd_create_qp(&sqe, &args);
 	err = ornic_admin_simple(dev, &sqe, &qp->qpn);
 	if (err)
@@ -164,8 +164,8 @@ int ornic_create_kernel_qp(struct ornic_qp *qp, struct ib_qp_init_attr *init)
 	return 0;
 
 err_free:
-	ornic_kwq_free(dev, &qp->krq);
-	ornic_kwq_free(dev, &qp->ksq);
+	ornic_kwq_free(dev, &qp->kern.rq);
+	ornic_kwq_free(dev, &qp->kern.sq);
 	return err;
 }
 
@@ -183,8 +183,8 @@ void ornic_destroy_kernel_qp(struct ornic_qp *qp)
 	struct ornic_dev *dev = to_odev(qp->ibqp.device);
 
 	ornic_kernel_qp_clean_cqs(qp);
-	ornic_kwq_free(dev, &qp->krq);
-	ornic_kwq_free(dev, &qp->ksq);
+	ornic_kwq_free(dev, &qp->kern.rq);
+	ornic_kwq_free(dev, &qp->kern.sq);
 }
 
 /* The device reset the QP: its rings start again at index 0. */
@@ -193,14 +193,14 @@ void ornic_kernel_qp_reset(struct ornic_qp *qp)
 	unsigned long flags;
 
 	ornic_kernel_qp_clean_cqs(qp);
-	spin_lock_irqsave(&qp->ksq.lock, flags);
-	qp->ksq.pi = 0;
-	qp->ksq.ci = 0;
-	spin_unlock_irqrestore(&qp->ksq.lock, flags);
-	spin_lock_irqsave(&qp->krq.lock, flags);
-	qp->krq.pi = 0;
-	qp->krq.ci = 0;
-	spin_unlock_irqrestore(&qp->krq.lock, flags);
+	spin_lock_irqsave(&qp->kern.sq.lock, flags);
+	qp->kern.sq.pi = 0;
+	qp->kern.sq.ci = 0;
+	spin_unlock_irqrestore(&qp->kern.sq.lock, flags);
+	spin_lock_irqsave(&qp->kern.rq.lock, flags);
+	qp->kern.rq.pi = 0;
+	qp->kern.rq.ci = 0;
+	spin_unlock_irqrestore(&qp->kern.rq.lock, flags);
 }
 
 /* --- posting ------------------------------------------------------------- */
@@ -352,15 +352,15 @@ static void ornic_send_hdr(struct ornic_qp *qp, const struct ib_send_wr *wr,
 
 /*
  * REG_MR (two blocks: the segment and where the MR's page list is) or
- * LOCAL_INV (one block) at ksq.pi; the caller holds ksq.lock.  The device
- * runs both in order with the SQ's other WQEs.
+ * LOCAL_INV (one block) at kern.sq.pi; the caller holds kern.sq.lock.  The
+ * device runs both in order with the SQ's other WQEs.
  */
 static int ornic_post_local_op(struct ornic_qp *qp,
 			       const struct ib_send_wr *wr)
 {
 	struct ornic_dev *dev = to_odev(qp->ibqp.device);
 	u32 blocks = wr->opcode == IB_WR_REG_MR ? 2 : 1, access = 0;
-	struct ornic_kwq *wq = &qp->ksq;
+	struct ornic_kwq *wq = &qp->kern.sq;
 	struct ornic_wqe_reg_mr_ext *ext;
 	struct ornic_send_wqe *h;
 	struct ornic_mr *mr = NULL;
@@ -404,13 +404,13 @@ static int ornic_post_local_op(struct ornic_qp *qp,
 	return 0;
 }
 
-/* Build one send WQE at ksq.pi; the caller holds ksq.lock. */
+/* Build one send WQE at kern.sq.pi; the caller holds kern.sq.lock. */
 static int ornic_post_one_send(struct ornic_qp *qp,
 			       const struct ib_send_wr *wr)
 {
 	struct ornic_dev *dev = to_odev(qp->ibqp.device);
 	bool inl = wr->send_flags & IB_SEND_INLINE;
-	struct ornic_kwq *wq = &qp->ksq;
+	struct ornic_kwq *wq = &qp->kern.sq;
 	const struct ornic_ah *ah = NULL;
 	u32 first_data = 1, data_blocks, blocks, inline_len = 0;
 	struct ornic_send_wqe *h;
@@ -444,7 +444,8 @@ static int ornic_post_one_send(struct ornic_qp *qp,
 		if (ornic_hw_op_reads(hw))
 			return -EINVAL;
 		for (i = 0; i < wr->num_sge; i++) {
-			if (wr->sg_list[i].length > qp->max_inline - inline_len)
+			if (wr->sg_list[i].length >
+			    qp->kern.max_inline - inline_len)
 				return -EINVAL;
 			inline_len += wr->sg_list[i].length;
 		}
@@ -518,8 +519,8 @@ int ornic_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		*bad_wr = wr;
 		return -EINVAL;
 	}
-	spin_lock_irqsave(&qp->ksq.lock, flags);
-	start = qp->ksq.pi;
+	spin_lock_irqsave(&qp->kern.sq.lock, flags);
+	start = qp->kern.sq.pi;
 	if (!ornic_sq_usable(READ_ONCE(qp->state)))
 		err = -EINVAL;
 	for (; wr && !err; wr = wr->next) {
@@ -529,15 +530,15 @@ int ornic_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	}
 	if (err)
 		*bad_wr = wr;
-	if (qp->ksq.pi != start) {
+	if (qp->kern.sq.pi != start) {
 		/* The WQEs are in memory before the device hears of them. */
 		dma_wmb();
 		ornic_ring_db(dev, ORNIC_DB_SQ,
-			      ornic_db_value(qp->qpn, 0, qp->ksq.pi));
+			      ornic_db_value(qp->qpn, 0, qp->kern.sq.pi));
 	}
-	spin_unlock_irqrestore(&qp->ksq.lock, flags);
+	spin_unlock_irqrestore(&qp->kern.sq.lock, flags);
 	/* A dead device flushes what was posted (ornic_poll_cq()). */
-	if (ornic_dead(dev) && qp->ksq.pi != start)
+	if (ornic_dead(dev) && qp->kern.sq.pi != start)
 		ornic_kernel_cq_kick(ibqp->send_cq);
 	return err;
 }
@@ -587,22 +588,22 @@ int ornic_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		*bad_wr = wr;
 		return -EINVAL;
 	}
-	spin_lock_irqsave(&qp->krq.lock, flags);
-	start = qp->krq.pi;
+	spin_lock_irqsave(&qp->kern.rq.lock, flags);
+	start = qp->kern.rq.pi;
 	for (; wr; wr = wr->next) {
-		err = ornic_post_one_recv(&qp->krq, wr);
+		err = ornic_post_one_recv(&qp->kern.rq, wr);
 		if (err) {
 			*bad_wr = wr;
 			break;
 		}
 	}
-	if (qp->krq.pi != start) {
+	if (qp->kern.rq.pi != start) {
 		dma_wmb();
 		ornic_ring_db(dev, ORNIC_DB_RQ,
-			      ornic_db_value(qp->qpn, 0, qp->krq.pi));
+			      ornic_db_value(qp->qpn, 0, qp->kern.rq.pi));
 	}
-	spin_unlock_irqrestore(&qp->krq.lock, flags);
-	if (ornic_dead(dev) && qp->krq.pi != start)
+	spin_unlock_irqrestore(&qp->kern.rq.lock, flags);
+	if (ornic_dead(dev) && qp->kern.rq.pi != start)
 		ornic_kernel_cq_kick(ibqp->recv_cq);
 	return err;
 }
