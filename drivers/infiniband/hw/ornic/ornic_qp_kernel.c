@@ -404,24 +404,16 @@ static int ornic_post_local_op(struct ornic_qp *qp,
 	return 0;
 }
 
-/* Build one send WQE at kern.sq.pi; the caller holds kern.sq.lock. */
-static int ornic_post_one_send(struct ornic_qp *qp,
-			       const struct ib_send_wr *wr)
+/*
+ * Check a send WR's flags, SGE list, atomic operands and, on a UD QP, its
+ * address handle (*@ah: a kernel AH) before anything is written.
+ */
+static int ornic_send_wr_check(struct ornic_qp *qp,
+			       const struct ib_send_wr *wr, u8 hw,
+			       const struct ornic_ah **ah)
 {
 	struct ornic_dev *dev = to_odev(qp->ibqp.device);
-	bool inl = wr->send_flags & IB_SEND_INLINE;
-	struct ornic_kwq *wq = &qp->kern.sq;
-	const struct ornic_ah *ah = NULL;
-	u32 first_data = 1, data_blocks, blocks, inline_len = 0;
-	struct ornic_send_wqe *h;
-	u8 hw;
-	int i, err;
 
-	if (wr->opcode == IB_WR_REG_MR || wr->opcode == IB_WR_LOCAL_INV)
-		return ornic_post_local_op(qp, wr);
-	err = ornic_wqe_opcode(qp, wr->opcode, &hw);
-	if (err)
-		return err;
 	if (wr->send_flags & ~(IB_SEND_SIGNALED | IB_SEND_SOLICITED |
 			       IB_SEND_FENCE | IB_SEND_INLINE))
 		return -EINVAL;
@@ -432,36 +424,24 @@ static int ornic_post_one_send(struct ornic_qp *qp,
 	     (atomic_wr(wr)->remote_addr & 7) || wr->num_sge != 1 ||
 	     wr->sg_list[0].length != 8))
 		return -EINVAL;
-	if (ornic_qp_is_ud(qp)) {
-		if (!ud_wr(wr)->ah || ud_wr(wr)->remote_qpn > ORNIC_QPN_MASK)
-			return -EINVAL;
-		ah = to_oah(ud_wr(wr)->ah);
-		if (!ah->kernel)
-			return -EINVAL;
-		first_data = 2;
-	}
-	if (inl) {
-		if (ornic_hw_op_reads(hw))
-			return -EINVAL;
-		for (i = 0; i < wr->num_sge; i++) {
-			if (wr->sg_list[i].length >
-			    qp->kern.max_inline - inline_len)
-				return -EINVAL;
-			inline_len += wr->sg_list[i].length;
-		}
-		data_blocks = ornic_wqe_inline_blocks(inline_len);
-	} else {
-		if (wr->num_sge > wq->max_sge)
-			return -EINVAL;
-		data_blocks = ornic_wqe_sge_blocks(wr->num_sge);
-	}
-	blocks = first_data + data_blocks;
-	if (blocks > ORNIC_WQE_MAX_BLOCKS)
+	if (!ornic_qp_is_ud(qp))
+		return 0;
+	if (!ud_wr(wr)->ah || ud_wr(wr)->remote_qpn > ORNIC_QPN_MASK)
 		return -EINVAL;
-	h = ornic_kwq_reserve(wq, blocks);
-	if (!h)
-		return -ENOMEM;
-	ornic_send_hdr(qp, wr, h, hw, blocks);
+	*ah = to_oah(ud_wr(wr)->ah);
+	return (*ah)->kernel ? 0 : -EINVAL;
+}
+
+/*
+ * The send header's operation fields: the immediate or the key to
+ * invalidate, then the UD address (in the block after the header), the
+ * atomic operands or the RDMA target.
+ */
+static void ornic_send_op_fields(struct ornic_kwq *wq,
+				 struct ornic_send_wqe *h,
+				 const struct ib_send_wr *wr, u8 hw,
+				 const struct ornic_ah *ah)
+{
 	if (wr->opcode == IB_WR_SEND_WITH_IMM ||
 	    wr->opcode == IB_WR_RDMA_WRITE_WITH_IMM)
 		h->imm_data = wr->ex.imm_data;
@@ -485,6 +465,53 @@ static int ornic_post_one_send(struct ornic_qp *qp,
 		h->rdma.remote_addr = cpu_to_le64(rdma_wr(wr)->remote_addr);
 		h->rdma.rkey = cpu_to_le32(rdma_wr(wr)->rkey);
 	}
+}
+
+/* Build one send WQE at kern.sq.pi; the caller holds kern.sq.lock. */
+static int ornic_post_one_send(struct ornic_qp *qp,
+			       const struct ib_send_wr *wr)
+{
+	bool inl = wr->send_flags & IB_SEND_INLINE;
+	struct ornic_kwq *wq = &qp->kern.sq;
+	const struct ornic_ah *ah = NULL;
+	u32 first_data = 1, data_blocks, blocks, inline_len = 0;
+	struct ornic_send_wqe *h;
+	u8 hw;
+	int i, err;
+
+	if (wr->opcode == IB_WR_REG_MR || wr->opcode == IB_WR_LOCAL_INV)
+		return ornic_post_local_op(qp, wr);
+	err = ornic_wqe_opcode(qp, wr->opcode, &hw);
+	if (err)
+		return err;
+	err = ornic_send_wr_check(qp, wr, hw, &ah);
+	if (err)
+		return err;
+	if (ah)
+		first_data = 2;		/* the address vector's block */
+	if (inl) {
+		if (ornic_hw_op_reads(hw))
+			return -EINVAL;
+		for (i = 0; i < wr->num_sge; i++) {
+			if (wr->sg_list[i].length >
+			    qp->kern.max_inline - inline_len)
+				return -EINVAL;
+			inline_len += wr->sg_list[i].length;
+		}
+		data_blocks = ornic_wqe_inline_blocks(inline_len);
+	} else {
+		if (wr->num_sge > wq->max_sge)
+			return -EINVAL;
+		data_blocks = ornic_wqe_sge_blocks(wr->num_sge);
+	}
+	blocks = first_data + data_blocks;
+	if (blocks > ORNIC_WQE_MAX_BLOCKS)
+		return -EINVAL;
+	h = ornic_kwq_reserve(wq, blocks);
+	if (!h)
+		return -ENOMEM;
+	ornic_send_hdr(qp, wr, h, hw, blocks);
+	ornic_send_op_fields(wq, h, wr, hw, ah);
 
 	if (inl) {
 		h->flags |= ORNIC_WQE_FLAG_INLINE;
