@@ -213,16 +213,10 @@ int ornic_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 }
 #endif
 
-int ornic_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
+static int ornic_destroy_user_cq(struct ornic_dev *dev, struct ornic_cq *cq)
 {
-	struct ornic_dev *dev = to_odev(ibcq->device);
-	struct ornic_cq *cq = to_ocq(ibcq);
 	int err;
 
-	if (cq->kernel) {
-		ornic_destroy_kernel_cq(cq);
-		return 0;
-	}
 	err = ornic_admin_destroy(dev, ORNIC_ADMIN_DESTROY_CQ, cq->cqn);
 	if (err && err != -EIO)
 		return err;
@@ -231,6 +225,16 @@ int ornic_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	ornic_res_sync(dev);
 	mutex_destroy(&cq->user.resize_lock);
 	ib_umem_release(cq->user.umem);
+	return 0;
+}
+
+int ornic_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
+{
+	struct ornic_cq *cq = to_ocq(ibcq);
+
+	if (!cq->kernel)
+		return ornic_destroy_user_cq(to_odev(ibcq->device), cq);
+	ornic_destroy_kernel_cq(cq);
 	return 0;
 }
 
