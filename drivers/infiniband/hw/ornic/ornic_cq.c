@@ -69,7 +69,7 @@ static int ornic_create_user_cq(struct ib_cq *ibcq,
 	struct ornic_dev *dev = to_odev(ibcq->device);
 	struct ornic_ibv_create_cq_resp resp = {};
 	struct ornic_cq *cq = to_ocq(ibcq);
-	struct ornic_ucq *ucq = &cq->user;
+	struct ornic_user_cq *ucq = &cq->user;
 	struct ornic_ibv_create_cq req;
 	struct ornic_ucontext *uctx;
 	struct ornic_admin_sqe sqe;

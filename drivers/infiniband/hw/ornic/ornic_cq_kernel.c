@@ -256,7 +256,7 @@ static bool ornic_kwq_posted(struct ornic_kwq *wq)
 static int ornic_kernel_cq_flush(struct ornic_dev *dev, struct ornic_cq *cq,
 				 struct ib_wc *wc, int ne)
 {
-	struct ornic_kqp *kqp;
+	struct ornic_kernel_qp *kqp;
 	struct ornic_qp *qp;
 	unsigned long qpn;
 	int n = 0;
@@ -289,7 +289,7 @@ int ornic_poll_cq(struct ib_cq *ibcq, int ne, struct ib_wc *wc)
 {
 	struct ornic_dev *dev = to_odev(ibcq->device);
 	struct ornic_cq *cq = to_ocq(ibcq);
-	struct ornic_kcq *kcq = &cq->kern;
+	struct ornic_kernel_cq *kcq = &cq->kern;
 	struct ornic_cqe *ring_cqe, cqe;
 	struct ornic_kwq_shadow posted;
 	unsigned long flags;

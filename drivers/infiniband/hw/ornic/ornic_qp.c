@@ -173,7 +173,7 @@ static int ornic_qp_pin_rings(struct ornic_dev *dev, struct ornic_qp *qp,
 			      struct ornic_qp_create_args *args,
 			      struct ornic_pbl *sq_pbl, struct ornic_pbl *rq_pbl)
 {
-	struct ornic_uqp *uqp = &qp->user;
+	struct ornic_user_qp *uqp = &qp->user;
 	int err;
 
 	uqp->sq_umem = ornic_ring_pin(dev, req->sq_buf_addr, req->sq_buf_size,

@@ -62,7 +62,7 @@ struct ornic_mw {
 };
 
 /* A kernel CQ's own part (ornic_cq_kernel.c). */
-struct ornic_kcq {
+struct ornic_kernel_cq {
 	/* The ring, polled by poll_cq under lock. */
 	struct ornic_cq_ring ring;
 	/*
@@ -76,7 +76,7 @@ struct ornic_kcq {
 };
 
 /* A user CQ's own part: the provider's ring (ornic_cq.c). */
-struct ornic_ucq {
+struct ornic_user_cq {
 	struct ib_umem *umem;
 	u16 cqe_size;			/* ORNIC_CQE_SIZE or ORNIC_CQE_TS_SIZE */
 	/* Serialises resizes (umem, log_depth). */
@@ -88,10 +88,10 @@ struct ornic_cq {
 	struct ornic_eq *eq;
 	u32 cqn;
 	u8 log_depth;
-	bool kernel;			/* which member of the union is live */
+	bool kernel;			/* kern is live, else user */
 	union {
-		struct ornic_kcq kern;
-		struct ornic_ucq user;
+		struct ornic_kernel_cq kern;
+		struct ornic_user_cq user;
 	};
 };
 
@@ -147,14 +147,14 @@ static inline void *ornic_kwq_block(struct ornic_kwq *wq, u32 idx)
 }
 
 /* A kernel QP's own part (ornic_qp_kernel.c). */
-struct ornic_kqp {
+struct ornic_kernel_qp {
 	struct ornic_kwq sq;
 	struct ornic_kwq rq;		/* no SRQ for kernel QPs */
 	u32 max_inline;
 };
 
 /* A user QP's own part: the provider's rings (ornic_qp.c). */
-struct ornic_uqp {
+struct ornic_user_qp {
 	struct ib_umem *sq_umem;
 	struct ib_umem *rq_umem;	/* NULL with an SRQ */
 };
@@ -169,8 +169,8 @@ struct ornic_qp {
 	 */
 	bool xrc_tgt;
 	union {
-		struct ornic_kqp kern;
-		struct ornic_uqp user;
+		struct ornic_kernel_qp kern;
+		struct ornic_user_qp user;
 	};
 	u32 qpn;
 	u8 hw_type;			/* ORNIC_QPT_* */
