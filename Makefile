@@ -69,7 +69,7 @@ model: testbed
 # The out-of-tree kernel modules (driver, KUnit suites) against the test
 # kernel; KDIR=<kernel build dir> builds against another kernel instead.
 modules: kernel
-	qemu-tests/testbed/enter.sh bash -c 'make -C $${KDIR:-$$(qemu-tests/kernel/kernel-dir.sh base)} M=/src MO=/src/build/modules W=1 modules'
+	qemu-tests/testbed/enter.sh bash -c 'make -C $${KDIR:-$$(qemu-tests/kernel/kernel-dir.sh base)} M=/src MO=/src/build/modules W=1 CONFIG_ORNIC_KUNIT_TEST=m modules'
 
 lint: testbed
 	qemu-tests/lint.sh

@@ -43,7 +43,10 @@ CC_WARNING='(\.[ch]:[0-9]+(:[0-9]+)?: (warning|error):|^WARNING: modpost:)'
 
 # --- build ---------------------------------------------------------------------
 log=$BUILD/driver-build-$FLAVOUR.log
-if make -C "$KDIR" M="$ORNIC_SRC" MO="$MO" W=1 -j2 modules >"$log" 2>&1; then
+# CONFIG_ORNIC_KUNIT_TEST=m: the KUnit suites too (ornic_kunit.ko, next to
+# the driver's objects; drivers/infiniband/hw/ornic/Kbuild).
+if make -C "$KDIR" M="$ORNIC_SRC" MO="$MO" W=1 -j2 CONFIG_ORNIC_KUNIT_TEST=m \
+	modules >"$log" 2>&1; then
 	if grep -q -E "$CC_WARNING" "$log"; then
 		record FAIL driver/build "W=1 warnings: $(grep -m3 -E "$CC_WARNING" "$log" | tr '\n' ' ')"
 		exit 0
@@ -89,7 +92,7 @@ build_stock() { # build_stock NAME HEADERS_DIR [MAKE_ARGS...]
 	shift 2
 	tmp=$(mktemp -d)
 	log=$BUILD/driver-build-$name.log
-	cp -r "$ORNIC_SRC/Kbuild" "$ORNIC_SRC/include" "$ORNIC_SRC/kunit" "$tmp/"
+	cp -r "$ORNIC_SRC/Kbuild" "$ORNIC_SRC/include" "$tmp/"
 	mkdir -p "$tmp/drivers/infiniband/hw"
 	cp -r "$ORNIC_SRC/drivers/infiniband/hw/ornic" "$tmp/drivers/infiniband/hw/"
 	command -v pahole >/dev/null || btf=(CONFIG_DEBUG_INFO_BTF_MODULES=)

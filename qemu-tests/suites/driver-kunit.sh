@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
-# driver-kunit.sh MODDIR: load the ornic KUnit module, parse the KTAP report
-# from the kernel log and record one result per test case.
+# driver-kunit.sh MODDIR: load the ornic KUnit module (ornic_kunit.ko, which
+# pulls in ornic.ko for the symbols it tests), parse the KTAP report from the
+# kernel log and record one result per test case.
 set -uo pipefail
 mo=$1
 SUITE=driver
@@ -19,7 +20,7 @@ if ! modprobe ornic_kunit; then
 fi
 # Suites run synchronously at load; the log holds the whole report now.
 dmesg | sed -e 's/^\[[ 0-9.]*\] //' >/out/kunit-ktap.txt
-modprobe -r ornic_kunit
+modprobe -r ornic_kunit ornic
 
 n=0
 suite=""

@@ -3,11 +3,12 @@
  * ornic: driver for the ornic RoCEv2 RDMA NIC.
  *
  * This header's one job: the device.  struct ornic_dev and what it owns
- * itself (admin queue, event queues, the Ethernet function's kernel CQs and
- * rings, and the PD and user context that every verbs object hangs off),
- * register and doorbell access, what the device-level files (ornic_main.c,
- * ornic_admin.c, ornic_eq.c, ornic_eth.c, ornic_verbs.c) offer each other,
- * and the event handlers they call in the verbs objects' files.  The verbs
+ * itself (admin queue, event queues, the completion rings it polls, the
+ * Ethernet rings, and the PD and user context that every verbs object hangs
+ * off), register and doorbell access, what the device-level files
+ * (ornic_main.c, ornic_admin.c, ornic_eq.c, ornic_eth.c, ornic_verbs.c)
+ * offer each other, and the event handlers they call in the verbs objects'
+ * files.  The verbs
  * objects are ornic_res.h's; logic that touches no hardware is
  * ornic_lib.h's (device interface) and ornic_verbs_lib.h's (verbs).
  */
@@ -121,18 +122,24 @@ struct ornic_eq {
 	char name[32];
 };
 
-/* A CQ owned by the kernel driver (Ethernet rings). */
-struct ornic_kcq {
+/*
+ * A completion ring in driver memory that the driver polls itself: the
+ * Ethernet function's CQ (struct ornic_eth) and the ring of every kernel
+ * verbs CQ (struct ornic_cq's kern.ring).  The completion EQ handler finds
+ * it by CQN in dev->cq_rings and calls comp_handler; user CQs are in
+ * dev->cqs instead.
+ */
+struct ornic_cq_ring {
 	struct ornic_dev *dev;
 	struct ornic_cqe *ring;
 	dma_addr_t dma;
 	unsigned int log_depth;
 	u32 cqn;
-	u32 ci;			/* consumer index, only touched by NAPI */
+	u32 ci;			/* consumer index: the ring's one poller */
 	struct ornic_eq *eq;
-	void (*comp_handler)(struct ornic_kcq *cq);
+	void (*comp_handler)(struct ornic_cq_ring *cq);
 	/* After death: tell the consumer if it asked to be told (or NULL). */
-	void (*dead_handler)(struct ornic_kcq *cq);
+	void (*dead_handler)(struct ornic_cq_ring *cq);
 };
 
 struct ornic_eth_buf {
@@ -164,7 +171,7 @@ struct ornic_eth {
 	struct ornic_dev *dev;
 	struct net_device *netdev;
 	struct napi_struct napi;
-	struct ornic_kcq cq;
+	struct ornic_cq_ring cq;
 	struct ornic_eth_ring tx;
 	struct ornic_eth_ring rx;
 	u32 rx_buf_len;
@@ -231,8 +238,11 @@ struct ornic_dev {
 	 */
 	spinlock_t db_lock;
 
-	/* Kernel CQs by CQN, looked up by the EQ interrupt handlers. */
-	struct xarray kcqs;
+	/*
+	 * The driver's own completion rings (Ethernet CQ, kernel verbs CQs)
+	 * by CQN, looked up by the EQ interrupt handlers.
+	 */
+	struct xarray cq_rings;
 	/* User objects by number, for events (locking: ornic_res.h). */
 	struct xarray cqs;
 	struct xarray qps;
@@ -303,7 +313,7 @@ int ornic_aeq_init(struct ornic_dev *dev);
 void ornic_aeq_destroy(struct ornic_dev *dev);
 void ornic_aeq_arm(struct ornic_dev *dev);
 void ornic_aeq_process(struct ornic_dev *dev);
-void ornic_kcqs_kick(struct ornic_dev *dev);
+void ornic_cq_rings_kick(struct ornic_dev *dev);
 void ornic_ceqs_sync(struct ornic_dev *dev);
 
 /* ornic_odp.c */
@@ -311,11 +321,11 @@ void ornic_odp_page_fault_event(struct ornic_dev *dev,
 				const struct ornic_eqe *eqe);
 int ornic_ceqs_create(struct ornic_dev *dev);
 void ornic_ceqs_destroy(struct ornic_dev *dev);
-int ornic_kcq_create(struct ornic_dev *dev, struct ornic_kcq *cq,
-		     unsigned int log_depth, struct ornic_eq *eq);
-void ornic_kcq_destroy(struct ornic_dev *dev, struct ornic_kcq *cq);
-void ornic_kcq_arm(struct ornic_kcq *cq);
-struct ornic_cqe *ornic_kcq_next(struct ornic_kcq *cq);
+int ornic_cq_ring_create(struct ornic_dev *dev, struct ornic_cq_ring *cq,
+			 unsigned int log_depth, struct ornic_eq *eq);
+void ornic_cq_ring_destroy(struct ornic_dev *dev, struct ornic_cq_ring *cq);
+void ornic_cq_ring_arm(struct ornic_cq_ring *cq);
+struct ornic_cqe *ornic_cq_ring_next(struct ornic_cq_ring *cq);
 
 /* ornic_eth.c */
 int ornic_eth_register(struct ornic_dev *dev);

@@ -145,35 +145,26 @@ void ornic_aq_fail_all(struct ornic_dev *dev)
 }
 
 /*
- * Submit @sqe (its command id is filled in here), wait for its completion
- * and copy it to @cqe.  Returns 0 when a completion arrived (whatever its
- * status), -EIO when the device is or became dead.
+ * Put @sqe on the admin SQ with a free slot's command id (the caller holds
+ * one count of aq->avail): the slot, -ENODEV when the device is dead, -EIO
+ * when no slot is free after all.
  */
-int ornic_admin_exec(struct ornic_dev *dev, struct ornic_admin_sqe *sqe,
-		     struct ornic_admin_cqe *cqe)
+static int ornic_admin_submit(struct ornic_dev *dev,
+			      struct ornic_admin_sqe *sqe)
 {
 	struct ornic_aq *aq = &dev->aq;
-	unsigned long timeout = msecs_to_jiffies(aq->timeout_ms);
 	struct ornic_admin_ctx *ctx;
 	unsigned long flags;
-	int slot, err;
-
-	might_sleep();
-	if (ornic_dead(dev))
-		goto dead;
-	if (down_timeout(&aq->avail, timeout))
-		return -EBUSY;
+	int slot;
 
 	spin_lock_irqsave(&aq->lock, flags);
 	if (ornic_dead(dev)) {
 		spin_unlock_irqrestore(&aq->lock, flags);
-		up(&aq->avail);
-		goto dead;
+		return -ENODEV;
 	}
 	slot = ornic_id_get(&aq->slots);
 	if (WARN_ON_ONCE(slot < 0)) {
 		spin_unlock_irqrestore(&aq->lock, flags);
-		up(&aq->avail);
 		return -EIO;
 	}
 	ctx = &aq->ctx[slot];
@@ -188,27 +179,71 @@ int ornic_admin_exec(struct ornic_dev *dev, struct ornic_admin_sqe *sqe,
 	/* writel() orders the SQE stores before the doorbell. */
 	ornic_wr32(dev, ORNIC_REG_AQ_SQ_TAIL, aq->sq_tail);
 	spin_unlock_irqrestore(&aq->lock, flags);
+	return slot;
+}
 
-	if (!wait_for_completion_timeout(&ctx->done, timeout)) {
-		/* A lost interrupt is not a dead device: look once more. */
-		spin_lock_irqsave(&aq->lock, flags);
-		ornic_aq_poll_locked(dev);
-		spin_unlock_irqrestore(&aq->lock, flags);
-		if (!try_wait_for_completion(&ctx->done)) {
-			dev_err(&dev->pdev->dev,
-				"admin command %s (id %#x) timed out after %u ms\n",
-				ornic_admin_opcode_str(sqe->hdr.opcode),
-				ctx->cmd_id, aq->timeout_ms);
-			ornic_set_dead(dev, "admin command timeout");
-			/*
-			 * ornic_set_dead() failed every waiter including us;
-			 * consume that completion.  The slot is never reused:
-			 * the device is dead until it is reset.
-			 */
-			wait_for_completion(&ctx->done);
+/*
+ * Wait for the completion of @sqe's command in @ctx.  False when none came
+ * in time: the device is then dead.
+ */
+static bool ornic_admin_wait(struct ornic_dev *dev,
+			     const struct ornic_admin_sqe *sqe,
+			     struct ornic_admin_ctx *ctx)
+{
+	struct ornic_aq *aq = &dev->aq;
+	unsigned long flags;
+
+	if (wait_for_completion_timeout(&ctx->done,
+					msecs_to_jiffies(aq->timeout_ms)))
+		return true;
+	/* A lost interrupt is not a dead device: look once more. */
+	spin_lock_irqsave(&aq->lock, flags);
+	ornic_aq_poll_locked(dev);
+	spin_unlock_irqrestore(&aq->lock, flags);
+	if (try_wait_for_completion(&ctx->done))
+		return true;
+	dev_err(&dev->pdev->dev,
+		"admin command %s (id %#x) timed out after %u ms\n",
+		ornic_admin_opcode_str(sqe->hdr.opcode), ctx->cmd_id,
+		aq->timeout_ms);
+	ornic_set_dead(dev, "admin command timeout");
+	/*
+	 * ornic_set_dead() failed every waiter including us; consume that
+	 * completion.  The slot is never reused: the device is dead until it
+	 * is reset.
+	 */
+	wait_for_completion(&ctx->done);
+	return false;
+}
+
+/*
+ * Submit @sqe (its command id is filled in here), wait for its completion
+ * and copy it to @cqe.  Returns 0 when a completion arrived (whatever its
+ * status), -EIO when the device is or became dead.
+ */
+int ornic_admin_exec(struct ornic_dev *dev, struct ornic_admin_sqe *sqe,
+		     struct ornic_admin_cqe *cqe)
+{
+	struct ornic_aq *aq = &dev->aq;
+	struct ornic_admin_ctx *ctx;
+	unsigned long flags;
+	int slot, err;
+
+	might_sleep();
+	if (ornic_dead(dev))
+		goto dead;
+	if (down_timeout(&aq->avail, msecs_to_jiffies(aq->timeout_ms)))
+		return -EBUSY;
+	slot = ornic_admin_submit(dev, sqe);
+	if (slot < 0) {
+		up(&aq->avail);
+		if (slot == -ENODEV)
 			goto dead;
-		}
+		return slot;
 	}
+	ctx = &aq->ctx[slot];
+	if (!ornic_admin_wait(dev, sqe, ctx))
+		goto dead;
 
 	spin_lock_irqsave(&aq->lock, flags);
 	err = ctx->err;

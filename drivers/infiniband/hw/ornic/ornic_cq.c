@@ -15,26 +15,15 @@
 
 #include "ornic_res.h"
 
-int ornic_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
-		    struct uverbs_attr_bundle *attrs)
+/*
+ * A user CQ's flags (a timestamped CQ needs ORNIC_CAP_CQE_TIMESTAMP) and
+ * completion vector: the CREATE_CQ flags, or a negative errno.
+ */
+static int ornic_user_cq_flags(struct ornic_dev *dev,
+			       const struct ib_cq_init_attr *attr)
 {
-	struct ornic_dev *dev = to_odev(ibcq->device);
-	struct ornic_ibv_create_cq_resp resp = {};
-	struct ornic_cq *cq = to_ocq(ibcq);
-	struct ornic_ibv_create_cq req;
-	struct ornic_ucontext *uctx;
-	struct ornic_admin_sqe sqe;
-	struct ornic_mem_desc desc;
-	struct ornic_pbl pbl;
-	struct ib_udata *udata;
-	size_t cqe_size;
-	u8 flags = 0;
-	u32 max_cqe;
-	int err;
+	int flags = 0;
 
-	if (!attrs)
-		return ornic_create_kernel_cq(ibcq, attr);
-	udata = &attrs->driver_udata;
 	if (attr->flags & ~IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION) {
 		ibdev_dbg(&dev->ibdev, "CQ flags %#x: only %#x supported\n",
 			  attr->flags, IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION);
@@ -48,30 +37,66 @@ int ornic_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		}
 		flags |= ORNIC_CQ_FLAG_TIMESTAMP;
 	}
-	cqe_size = flags ? ORNIC_CQE_TS_SIZE : ORNIC_CQE_SIZE;
 	if (!dev->num_ceqs || attr->comp_vector >= dev->num_ceqs)
 		return -EINVAL;
+	return flags;
+}
+
+/* The provider's ring must hold the CQEs asked for, within the limits. */
+static int ornic_user_cq_check(struct ornic_dev *dev,
+			       const struct ib_cq_init_attr *attr,
+			       const struct ornic_ibv_create_cq *req)
+{
+	u32 max_cqe = le32_to_cpu(dev->attr.max_cqe);
+
+	if (req->comp_mask)
+		return -EOPNOTSUPP;
+	if (req->log_depth < 1 || req->log_depth > ORNIC_CQ_LOG_DEPTH_MAX ||
+	    (1ULL << req->log_depth) > max_cqe || !attr->cqe ||
+	    attr->cqe > (1U << req->log_depth)) {
+		ibdev_dbg(&dev->ibdev,
+			  "CQ of %u CQEs in 2^%u (device max %u)\n",
+			  attr->cqe, req->log_depth, max_cqe);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int ornic_create_user_cq(struct ib_cq *ibcq,
+				const struct ib_cq_init_attr *attr,
+				struct ib_udata *udata)
+{
+	struct ornic_dev *dev = to_odev(ibcq->device);
+	struct ornic_ibv_create_cq_resp resp = {};
+	struct ornic_cq *cq = to_ocq(ibcq);
+	struct ornic_user_cq *ucq = &cq->user;
+	struct ornic_ibv_create_cq req;
+	struct ornic_ucontext *uctx;
+	struct ornic_admin_sqe sqe;
+	struct ornic_mem_desc desc;
+	struct ornic_pbl pbl;
+	int flags, err;
+
+	flags = ornic_user_cq_flags(dev, attr);
+	if (flags < 0)
+		return flags;
 	err = ornic_udata_in(udata, &req, sizeof(req));
 	if (err)
 		return err;
-	if (req.comp_mask)
-		return -EOPNOTSUPP;
-	max_cqe = le32_to_cpu(dev->attr.max_cqe);
-	if (req.log_depth < 1 || req.log_depth > ORNIC_CQ_LOG_DEPTH_MAX ||
-	    (1ULL << req.log_depth) > max_cqe || !attr->cqe ||
-	    attr->cqe > (1U << req.log_depth))
-		return -EINVAL;
-
+	err = ornic_user_cq_check(dev, attr, &req);
+	if (err)
+		return err;
 	uctx = rdma_udata_to_drv_context(udata, struct ornic_ucontext,
 					 ibucontext);
-	cq->umem = ornic_ring_pin(dev, req.buf_addr, req.buf_size,
-				  cqe_size << req.log_depth, &desc, &pbl);
-	if (IS_ERR(cq->umem))
-		return PTR_ERR(cq->umem);
+	ucq->cqe_size = flags ? ORNIC_CQE_TS_SIZE : ORNIC_CQE_SIZE;
+	ucq->umem = ornic_ring_pin(dev, req.buf_addr, req.buf_size,
+				   (size_t)ucq->cqe_size << req.log_depth,
+				   &desc, &pbl);
+	if (IS_ERR(ucq->umem))
+		return PTR_ERR(ucq->umem);
 	cq->eq = &dev->ceqs[attr->comp_vector];
 	cq->log_depth = req.log_depth;
-	cq->cqe_size = cqe_size;
-	mutex_init(&cq->resize_lock);
+	mutex_init(&ucq->resize_lock);
 
 	ornic_cmd_create_cq(&sqe, &desc, cq->log_depth, cq->eq->eqn,
 			    uctx->db_page, flags);
@@ -98,9 +123,18 @@ err_erase:
 err_destroy:
 	ornic_admin_destroy(dev, ORNIC_ADMIN_DESTROY_CQ, cq->cqn);
 err_release:
-	mutex_destroy(&cq->resize_lock);
-	ib_umem_release(cq->umem);
+	mutex_destroy(&ucq->resize_lock);
+	ib_umem_release(ucq->umem);
 	return err;
+}
+
+/* Kernel consumers create CQs without uverbs attributes. */
+int ornic_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		    struct uverbs_attr_bundle *attrs)
+{
+	if (!attrs)
+		return ornic_create_kernel_cq(ibcq, attr);
+	return ornic_create_user_cq(ibcq, attr, &attrs->driver_udata);
 }
 
 /*
@@ -142,11 +176,11 @@ int ornic_resize_user_cq(struct ib_cq *ibcq, unsigned int cqe,
 
 	/* A timestamped CQ stays one: its new ring has 64-byte entries too. */
 	umem = ornic_ring_pin(dev, req.buf_addr, req.buf_size,
-			      (size_t)cq->cqe_size << req.log_depth, &desc,
+			      (size_t)cq->user.cqe_size << req.log_depth, &desc,
 			      &pbl);
 	if (IS_ERR(umem))
 		return PTR_ERR(umem);
-	mutex_lock(&cq->resize_lock);
+	mutex_lock(&cq->user.resize_lock);
 	ornic_cmd_resize_cq(&sqe, &desc, req.log_depth, cq->cqn,
 			    req.consumer_index);
 	err = ornic_admin_simple(dev, &sqe, &moved);
@@ -155,14 +189,14 @@ int ornic_resize_user_cq(struct ib_cq *ibcq, unsigned int cqe,
 		/* More unpolled CQEs than the new depth, or a bad index. */
 		ibdev_dbg(&dev->ibdev, "resize CQ %u to 2^%u from %u: %d\n",
 			  cq->cqn, req.log_depth, req.consumer_index, err);
-		mutex_unlock(&cq->resize_lock);
+		mutex_unlock(&cq->user.resize_lock);
 		ib_umem_release(umem);
 		return err;
 	}
-	swap(cq->umem, umem);
+	swap(cq->user.umem, umem);
 	cq->log_depth = req.log_depth;
 	ibcq->cqe = 1U << cq->log_depth;
-	mutex_unlock(&cq->resize_lock);
+	mutex_unlock(&cq->user.resize_lock);
 	ib_umem_release(umem);
 
 	resp.log_depth = req.log_depth;
@@ -179,24 +213,28 @@ int ornic_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 }
 #endif
 
-int ornic_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
+static int ornic_destroy_user_cq(struct ornic_dev *dev, struct ornic_cq *cq)
 {
-	struct ornic_dev *dev = to_odev(ibcq->device);
-	struct ornic_cq *cq = to_ocq(ibcq);
 	int err;
 
-	if (cq->kernel) {
-		ornic_destroy_kernel_cq(cq);
-		return 0;
-	}
 	err = ornic_admin_destroy(dev, ORNIC_ADMIN_DESTROY_CQ, cq->cqn);
 	if (err && err != -EIO)
 		return err;
 	xa_erase_irq(&dev->cqs, cq->cqn);
 	ornic_ceqs_sync(dev);
 	ornic_res_sync(dev);
-	mutex_destroy(&cq->resize_lock);
-	ib_umem_release(cq->umem);
+	mutex_destroy(&cq->user.resize_lock);
+	ib_umem_release(cq->user.umem);
+	return 0;
+}
+
+int ornic_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
+{
+	struct ornic_cq *cq = to_ocq(ibcq);
+
+	if (!cq->kernel)
+		return ornic_destroy_user_cq(to_odev(ibcq->device), cq);
+	ornic_destroy_kernel_cq(cq);
 	return 0;
 }
 

@@ -11,11 +11,11 @@
 #include "ornic_res.h"
 
 /* Kernel CQs need no more than this (a DMA-contiguous ring of 512 KiB). */
-#define ORNIC_KCQ_LOG_DEPTH_MAX	14
+#define ORNIC_KERNEL_CQ_LOG_DEPTH_MAX	14
 
-static void ornic_kernel_cq_comp(struct ornic_kcq *kcq)
+static void ornic_kernel_cq_comp(struct ornic_cq_ring *ring)
 {
-	struct ornic_cq *cq = container_of(kcq, struct ornic_cq, kcq);
+	struct ornic_cq *cq = container_of(ring, struct ornic_cq, kern.ring);
 
 	if (cq->ibcq.comp_handler)
 		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
@@ -33,17 +33,18 @@ void ornic_kernel_cq_kick(struct ib_cq *ibcq)
 	unsigned long flags;
 	bool armed;
 
-	spin_lock_irqsave(&cq->lock, flags);
-	armed = cq->armed;
-	cq->armed = false;
-	spin_unlock_irqrestore(&cq->lock, flags);
+	spin_lock_irqsave(&cq->kern.lock, flags);
+	armed = cq->kern.armed;
+	cq->kern.armed = false;
+	spin_unlock_irqrestore(&cq->kern.lock, flags);
 	if (armed)
-		ornic_kernel_cq_comp(&cq->kcq);
+		ornic_kernel_cq_comp(&cq->kern.ring);
 }
 
-static void ornic_kernel_cq_dead(struct ornic_kcq *kcq)
+static void ornic_kernel_cq_dead(struct ornic_cq_ring *ring)
 {
-	ornic_kernel_cq_kick(&container_of(kcq, struct ornic_cq, kcq)->ibcq);
+	ornic_kernel_cq_kick(&container_of(ring, struct ornic_cq,
+					   kern.ring)->ibcq);
 }
 
 int ornic_create_kernel_cq(struct ib_cq *ibcq,
@@ -61,19 +62,19 @@ int ornic_create_kernel_cq(struct ib_cq *ibcq,
 	if (!attr->cqe || attr->cqe > le32_to_cpu(dev->attr.max_cqe))
 		return -EINVAL;
 	log_depth = max(ornic_log2_depth(attr->cqe), 1U);
-	if (log_depth > ORNIC_KCQ_LOG_DEPTH_MAX)
+	if (log_depth > ORNIC_KERNEL_CQ_LOG_DEPTH_MAX)
 		return -EINVAL;
 
-	spin_lock_init(&cq->lock);
+	spin_lock_init(&cq->kern.lock);
 	cq->kernel = true;
-	cq->kcq.comp_handler = ornic_kernel_cq_comp;
-	cq->kcq.dead_handler = ornic_kernel_cq_dead;
-	err = ornic_kcq_create(dev, &cq->kcq, log_depth,
-			       &dev->ceqs[attr->comp_vector]);
+	cq->kern.ring.comp_handler = ornic_kernel_cq_comp;
+	cq->kern.ring.dead_handler = ornic_kernel_cq_dead;
+	err = ornic_cq_ring_create(dev, &cq->kern.ring, log_depth,
+				   &dev->ceqs[attr->comp_vector]);
 	if (err)
 		return err;
-	cq->eq = cq->kcq.eq;
-	cq->cqn = cq->kcq.cqn;
+	cq->eq = cq->kern.ring.eq;
+	cq->cqn = cq->kern.ring.cqn;
 	cq->log_depth = log_depth;
 	ibcq->cqe = 1U << log_depth;
 	return 0;
@@ -81,14 +82,14 @@ int ornic_create_kernel_cq(struct ib_cq *ibcq,
 
 void ornic_destroy_kernel_cq(struct ornic_cq *cq)
 {
-	ornic_kcq_destroy(to_odev(cq->ibcq.device), &cq->kcq);
+	ornic_cq_ring_destroy(to_odev(cq->ibcq.device), &cq->kern.ring);
 }
 
 static void ornic_cq_report_ci(struct ornic_cq *cq, u64 arm)
 {
-	ornic_ring_db(cq->kcq.dev, ORNIC_DB_CQ,
-		      ornic_db_value(cq->cqn, arm, cq->kcq.ci));
-	cq->ci_reported = cq->kcq.ci;
+	ornic_ring_db(cq->kern.ring.dev, ORNIC_DB_CQ,
+		      ornic_db_value(cq->cqn, arm, cq->kern.ring.ci));
+	cq->kern.ci_reported = cq->kern.ring.ci;
 }
 
 /*
@@ -177,10 +178,10 @@ static void ornic_cqe_to_wc(const struct ornic_cqe *cqe, struct ornic_qp *qp,
  * that names a posted WQE.  Returns that QP, with what was posted, or NULL
  * (the CQE is dropped and counted as a device error).
  */
-static struct ornic_qp *ornic_kcqe_check(struct ornic_dev *dev,
-					 struct ornic_cq *cq,
-					 const struct ornic_cqe *cqe,
-					 struct ornic_kwq_shadow *posted)
+static struct ornic_qp *
+ornic_kernel_cqe_check(struct ornic_dev *dev, struct ornic_cq *cq,
+		       const struct ornic_cqe *cqe,
+		       struct ornic_kwq_shadow *posted)
 {
 	enum ornic_cqe_kind kind = ornic_cqe_kind(cqe->opcode);
 	u32 qpn = le32_to_cpu(cqe->qpn) & ORNIC_QPN_MASK;
@@ -205,8 +206,8 @@ static struct ornic_qp *ornic_kcqe_check(struct ornic_dev *dev,
 				   ORNIC_QPN_MASK);
 		return NULL;
 	}
-	if (!ornic_kwq_retire(kind == ORNIC_CQE_KIND_RECV ? &qp->krq :
-			      &qp->ksq, wqe_index, posted)) {
+	if (!ornic_kwq_retire(kind == ORNIC_CQE_KIND_RECV ? &qp->kern.rq :
+			      &qp->kern.sq, wqe_index, posted)) {
 		ornic_device_error(dev, "CQE wqe_index not posted", wqe_index,
 				   U16_MAX);
 		return NULL;
@@ -255,6 +256,7 @@ static bool ornic_kwq_posted(struct ornic_kwq *wq)
 static int ornic_kernel_cq_flush(struct ornic_dev *dev, struct ornic_cq *cq,
 				 struct ib_wc *wc, int ne)
 {
+	struct ornic_kernel_qp *kqp;
 	struct ornic_qp *qp;
 	unsigned long qpn;
 	int n = 0;
@@ -264,18 +266,19 @@ static int ornic_kernel_cq_flush(struct ornic_dev *dev, struct ornic_cq *cq,
 			break;
 		if (!qp->kernel)
 			continue;
+		kqp = &qp->kern;
 		if (qp->ibqp.send_cq == &cq->ibcq) {
-			if (!wc && ornic_kwq_posted(&qp->ksq))
+			if (!wc && ornic_kwq_posted(&kqp->sq))
 				return 1;
 			if (wc)
-				n += ornic_kwq_flush(qp, &qp->ksq, IB_WC_SEND,
+				n += ornic_kwq_flush(qp, &kqp->sq, IB_WC_SEND,
 						     wc + n, ne - n);
 		}
 		if (qp->ibqp.recv_cq == &cq->ibcq && !qp->ibqp.srq) {
-			if (!wc && ornic_kwq_posted(&qp->krq))
+			if (!wc && ornic_kwq_posted(&kqp->rq))
 				return 1;
 			if (wc && n < ne)
-				n += ornic_kwq_flush(qp, &qp->krq, IB_WC_RECV,
+				n += ornic_kwq_flush(qp, &kqp->rq, IB_WC_RECV,
 						     wc + n, ne - n);
 		}
 	}
@@ -286,19 +289,23 @@ int ornic_poll_cq(struct ib_cq *ibcq, int ne, struct ib_wc *wc)
 {
 	struct ornic_dev *dev = to_odev(ibcq->device);
 	struct ornic_cq *cq = to_ocq(ibcq);
+	struct ornic_kernel_cq *kcq = &cq->kern;
 	struct ornic_cqe *ring_cqe, cqe;
 	struct ornic_kwq_shadow posted;
 	unsigned long flags;
 	struct ornic_qp *qp;
 	int n = 0;
 
-	spin_lock_irqsave(&cq->lock, flags);
-	while (n < ne && (ring_cqe = ornic_kcq_next(&cq->kcq))) {
+	/* uverbs' POLL_CQ reaches here too; a user CQ is the provider's. */
+	if (!cq->kernel)
+		return -EOPNOTSUPP;
+	spin_lock_irqsave(&kcq->lock, flags);
+	while (n < ne && (ring_cqe = ornic_cq_ring_next(&kcq->ring))) {
 		cqe = *ring_cqe;
-		cq->kcq.ci++;
-		if (cq->kcq.ci - cq->ci_reported >= (1U << cq->log_depth) / 2)
+		kcq->ring.ci++;
+		if (kcq->ring.ci - kcq->ci_reported >= (1U << cq->log_depth) / 2)
 			ornic_cq_report_ci(cq, 0);
-		qp = ornic_kcqe_check(dev, cq, &cqe, &posted);
+		qp = ornic_kernel_cqe_check(dev, cq, &cqe, &posted);
 		if (!qp)
 			continue;
 		ornic_cqe_to_wc(&cqe, qp, posted.wr_id, &wc[n]);
@@ -314,7 +321,7 @@ int ornic_poll_cq(struct ib_cq *ibcq, int ne, struct ib_wc *wc)
 	}
 	if (n < ne && ornic_dead(dev))
 		n += ornic_kernel_cq_flush(dev, cq, wc + n, ne - n);
-	spin_unlock_irqrestore(&cq->lock, flags);
+	spin_unlock_irqrestore(&kcq->lock, flags);
 	return n;
 }
 
@@ -324,17 +331,20 @@ int ornic_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 	unsigned long irqflags;
 	int missed = 0;
 
-	spin_lock_irqsave(&cq->lock, irqflags);
-	cq->armed = true;
+	/* uverbs' REQ_NOTIFY_CQ: a user CQ is armed by its provider. */
+	if (!cq->kernel)
+		return -EOPNOTSUPP;
+	spin_lock_irqsave(&cq->kern.lock, irqflags);
+	cq->kern.armed = true;
 	ornic_cq_report_ci(cq, (flags & IB_CQ_SOLICITED_MASK) ==
 			       IB_CQ_SOLICITED ? ORNIC_DB_FLAG_ARM_SOLICITED :
 			       ORNIC_DB_FLAG_ARM_NEXT);
 	if ((flags & IB_CQ_REPORT_MISSED_EVENTS) &&
-	    (ornic_kcq_next(&cq->kcq) ||
+	    (ornic_cq_ring_next(&cq->kern.ring) ||
 	     (ornic_dead(to_odev(ibcq->device)) &&
 	      ornic_kernel_cq_flush(to_odev(ibcq->device), cq, NULL, 1))))
 		missed = 1;
-	spin_unlock_irqrestore(&cq->lock, irqflags);
+	spin_unlock_irqrestore(&cq->kern.lock, irqflags);
 	return missed;
 }
 
@@ -348,11 +358,11 @@ int ornic_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 void ornic_kernel_cq_clean(struct ornic_cq *cq, u32 qpn)
 {
 	u32 depth = 1U << cq->log_depth, end, i, dropped = 0;
-	struct ornic_cqe *ring = cq->kcq.ring;
+	struct ornic_cqe *ring = cq->kern.ring.ring;
 	unsigned long flags;
 
-	spin_lock_irqsave(&cq->lock, flags);
-	for (end = cq->kcq.ci; end - cq->kcq.ci < depth; end++) {
+	spin_lock_irqsave(&cq->kern.lock, flags);
+	for (end = cq->kern.ring.ci; end - cq->kern.ring.ci < depth; end++) {
 		u8 owner = READ_ONCE(ring[ornic_ring_slot(end,
 							  cq->log_depth)].owner);
 
@@ -360,7 +370,7 @@ void ornic_kernel_cq_clean(struct ornic_cq *cq, u32 qpn)
 			break;
 	}
 	dma_rmb();
-	for (i = end; i != cq->kcq.ci; i--) {
+	for (i = end; i != cq->kern.ring.ci; i--) {
 		struct ornic_cqe *src = &ring[ornic_ring_slot(i - 1,
 							      cq->log_depth)];
 
@@ -372,6 +382,6 @@ void ornic_kernel_cq_clean(struct ornic_cq *cq, u32 qpn)
 			       src, offsetof(struct ornic_cqe, owner));
 		}
 	}
-	cq->kcq.ci += dropped;
-	spin_unlock_irqrestore(&cq->lock, flags);
+	cq->kern.ring.ci += dropped;
+	spin_unlock_irqrestore(&cq->kern.lock, flags);
 }

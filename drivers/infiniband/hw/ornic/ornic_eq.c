@@ -234,14 +234,14 @@ static void ornic_ceq_handle(struct ornic_eq *eq, const struct ornic_eqe *eqe)
 {
 	struct ornic_dev *dev = eq->dev;
 	u32 cqn = le32_to_cpu(eqe->object);
-	struct ornic_kcq *cq;
+	struct ornic_cq_ring *cq;
 
 	if (eqe->type != ORNIC_EQE_COMPLETION) {
 		ornic_device_error(dev, "completion EQE type", eqe->type,
 				   ORNIC_EQE_COMPLETION);
 		return;
 	}
-	cq = xa_load(&dev->kcqs, cqn);
+	cq = xa_load(&dev->cq_rings, cqn);
 	if (cq) {
 		/* Alive: destroy waits for every EQ (ornic_ceqs_sync()). */
 		if (cq->eq != eq)
@@ -301,30 +301,31 @@ static void ornic_ceq_poll_work(struct work_struct *work)
 }
 
 /*
- * Wait until no completion EQ handler (interrupt or poll_work) is delivering
- * an event any more: a CQ removed from the tables before is unreachable.
- * Every EQ, not only the CQ's own: a device may name any CQN on any EQ.
+ * After death no completion interrupt comes: each completion ring with a
+ * dead_handler (each armed kernel verbs CQ) is told once, so that its
+ * consumer polls the flushes of what it had posted.  Under each EQ's lock,
+ * like the interrupt handler (ornic_cq_ring_destroy() waits for it).
  */
-/*
- * After death no completion interrupt comes: each armed kernel verbs CQ is
- * told once, so that its consumer polls the flushes of what it had posted.  Under each
- * EQ's lock, like the interrupt handler (ornic_kcq_destroy() waits for it).
- */
-void ornic_kcqs_kick(struct ornic_dev *dev)
+void ornic_cq_rings_kick(struct ornic_dev *dev)
 {
-	struct ornic_kcq *cq;
+	struct ornic_cq_ring *cq;
 	unsigned long cqn;
 	unsigned int i;
 
 	for (i = 0; i < dev->num_ceqs; i++) {
 		spin_lock_irq(&dev->ceqs[i].lock);
-		xa_for_each(&dev->kcqs, cqn, cq)
+		xa_for_each(&dev->cq_rings, cqn, cq)
 			if (cq->eq == &dev->ceqs[i] && cq->dead_handler)
 				cq->dead_handler(cq);
 		spin_unlock_irq(&dev->ceqs[i].lock);
 	}
 }
 
+/*
+ * Wait until no completion EQ handler (interrupt or poll_work) is delivering
+ * an event any more: a CQ removed from the tables before is unreachable.
+ * Every EQ, not only the CQ's own: a device may name any CQN on any EQ.
+ */
 void ornic_ceqs_sync(struct ornic_dev *dev)
 {
 	unsigned int i;
@@ -423,15 +424,15 @@ void ornic_ceqs_destroy(struct ornic_dev *dev)
 	dev->ceqs = NULL;
 }
 
-/* --- kernel CQs ------------------------------------------------------------ */
+/* --- the driver's completion rings --------------------------------------- */
 
-static size_t ornic_kcq_bytes(struct ornic_kcq *cq)
+static size_t ornic_cq_ring_bytes(struct ornic_cq_ring *cq)
 {
 	return (size_t)ORNIC_CQE_SIZE << cq->log_depth;
 }
 
-int ornic_kcq_create(struct ornic_dev *dev, struct ornic_kcq *cq,
-		     unsigned int log_depth, struct ornic_eq *eq)
+int ornic_cq_ring_create(struct ornic_dev *dev, struct ornic_cq_ring *cq,
+			 unsigned int log_depth, struct ornic_eq *eq)
 {
 	struct ornic_admin_sqe sqe;
 	struct ornic_mem_desc mem;
@@ -442,19 +443,19 @@ int ornic_kcq_create(struct ornic_dev *dev, struct ornic_kcq *cq,
 	cq->eq = eq;
 	cq->log_depth = log_depth;
 	cq->ci = 0;
-	cq->ring = dma_alloc_coherent(&dev->pdev->dev, ornic_kcq_bytes(cq),
+	cq->ring = dma_alloc_coherent(&dev->pdev->dev, ornic_cq_ring_bytes(cq),
 				      &cq->dma, GFP_KERNEL);
 	if (!cq->ring)
 		return -ENOMEM;
 
-	ornic_mem_desc_contig(&mem, cq->dma, ornic_kcq_bytes(cq), PAGE_SHIFT);
+	ornic_mem_desc_contig(&mem, cq->dma, ornic_cq_ring_bytes(cq), PAGE_SHIFT);
 	ornic_cmd_create_cq(&sqe, &mem, log_depth, eq->eqn,
 			    ORNIC_DB_PAGE_KERNEL, 0);
 	err = ornic_admin_simple(dev, &sqe, &cqn);
 	if (err)
 		goto err_free;
 	cq->cqn = cqn;
-	err = xa_insert_irq(&dev->kcqs, cqn, cq, GFP_KERNEL);
+	err = xa_insert_irq(&dev->cq_rings, cqn, cq, GFP_KERNEL);
 	if (err)
 		goto err_destroy;
 	return 0;
@@ -462,24 +463,24 @@ int ornic_kcq_create(struct ornic_dev *dev, struct ornic_kcq *cq,
 err_destroy:
 	ornic_admin_destroy(dev, ORNIC_ADMIN_DESTROY_CQ, cq->cqn);
 err_free:
-	dma_free_coherent(&dev->pdev->dev, ornic_kcq_bytes(cq), cq->ring,
+	dma_free_coherent(&dev->pdev->dev, ornic_cq_ring_bytes(cq), cq->ring,
 			  cq->dma);
 	cq->ring = NULL;
 	return err;
 }
 
-void ornic_kcq_destroy(struct ornic_dev *dev, struct ornic_kcq *cq)
+void ornic_cq_ring_destroy(struct ornic_dev *dev, struct ornic_cq_ring *cq)
 {
 	ornic_admin_destroy(dev, ORNIC_ADMIN_DESTROY_CQ, cq->cqn);
-	xa_erase_irq(&dev->kcqs, cq->cqn);
+	xa_erase_irq(&dev->cq_rings, cq->cqn);
 	/* No EQ handler may still be looking at the CQ. */
 	ornic_ceqs_sync(dev);
-	dma_free_coherent(&dev->pdev->dev, ornic_kcq_bytes(cq), cq->ring,
+	dma_free_coherent(&dev->pdev->dev, ornic_cq_ring_bytes(cq), cq->ring,
 			  cq->dma);
 	cq->ring = NULL;
 }
 
-struct ornic_cqe *ornic_kcq_next(struct ornic_kcq *cq)
+struct ornic_cqe *ornic_cq_ring_next(struct ornic_cq_ring *cq)
 {
 	struct ornic_cqe *cqe = &cq->ring[ornic_ring_slot(cq->ci,
 							  cq->log_depth)];
@@ -491,7 +492,7 @@ struct ornic_cqe *ornic_kcq_next(struct ornic_kcq *cq)
 }
 
 /* Report the consumer index and ask for an event on the next CQE. */
-void ornic_kcq_arm(struct ornic_kcq *cq)
+void ornic_cq_ring_arm(struct ornic_cq_ring *cq)
 {
 	ornic_ring_db(cq->dev, ORNIC_DB_CQ,
 		      ornic_db_value(cq->cqn, ORNIC_DB_FLAG_ARM_NEXT, cq->ci));

@@ -277,7 +277,7 @@ dropped:
 
 /* --- NAPI ------------------------------------------------------------------- */
 
-static void ornic_eth_cq_event(struct ornic_kcq *cq)
+static void ornic_eth_cq_event(struct ornic_cq_ring *cq)
 {
 	struct ornic_eth *eth = container_of(cq, struct ornic_eth, cq);
 
@@ -296,7 +296,7 @@ static int ornic_eth_poll(struct napi_struct *napi, int budget)
 	 * device writing endless CQEs must not keep us here.
 	 */
 	while (done < budget && !ornic_dead(eth->dev) &&
-	       (cqe = ornic_kcq_next(&eth->cq))) {
+	       (cqe = ornic_cq_ring_next(&eth->cq))) {
 		switch (cqe->opcode) {
 		case ORNIC_CQE_OP_ETH_RX:
 			ornic_rx_complete(eth, cqe);
@@ -324,7 +324,7 @@ static int ornic_eth_poll(struct napi_struct *napi, int budget)
 		return 0;
 	}
 	if (done < budget && napi_complete_done(napi, done))
-		ornic_kcq_arm(&eth->cq);
+		ornic_cq_ring_arm(&eth->cq);
 	else
 		ornic_ring_db(eth->dev, ORNIC_DB_CQ,
 			      ornic_db_value(eth->cq.cqn, 0, eth->cq.ci));
@@ -343,7 +343,7 @@ static void ornic_eth_rings_down(struct ornic_eth *eth)
 	napi_disable(&eth->napi);
 	ornic_admin_destroy(dev, ORNIC_ADMIN_ETH_DESTROY_RING, eth->rx.id);
 	ornic_admin_destroy(dev, ORNIC_ADMIN_ETH_DESTROY_RING, eth->tx.id);
-	ornic_kcq_destroy(dev, &eth->cq);
+	ornic_cq_ring_destroy(dev, &eth->cq);
 	ornic_rx_drain(eth);
 	ornic_tx_drain(eth);
 	ornic_ring_free(dev, &eth->rx);
@@ -363,8 +363,8 @@ static int ornic_eth_rings_up(struct ornic_eth *eth)
 	err = ornic_ring_alloc(dev, &eth->rx, ORNIC_ETH_RX_LOG_DEPTH);
 	if (err)
 		goto err_free_tx;
-	err = ornic_kcq_create(dev, &eth->cq, ORNIC_ETH_CQ_LOG_DEPTH,
-			       &dev->ceqs[0]);
+	err = ornic_cq_ring_create(dev, &eth->cq, ORNIC_ETH_CQ_LOG_DEPTH,
+				   &dev->ceqs[0]);
 	if (err)
 		goto err_free_rx;
 	eth->cq.comp_handler = ornic_eth_cq_event;
@@ -377,18 +377,18 @@ static int ornic_eth_rings_up(struct ornic_eth *eth)
 
 	/*
 	 * Post receive buffers before NAPI can run (it refills too); the CQ
-	 * is not armed yet, so nothing interrupts until ornic_kcq_arm().
+	 * is not armed yet, so nothing interrupts until ornic_cq_ring_arm().
 	 */
 	ornic_rx_refill(eth);
 	napi_enable(&eth->napi);
-	ornic_kcq_arm(&eth->cq);
+	ornic_cq_ring_arm(&eth->cq);
 	eth->rings_up = true;
 	return 0;
 
 err_destroy_tx:
 	ornic_admin_destroy(dev, ORNIC_ADMIN_ETH_DESTROY_RING, eth->tx.id);
 err_destroy_cq:
-	ornic_kcq_destroy(dev, &eth->cq);
+	ornic_cq_ring_destroy(dev, &eth->cq);
 err_free_rx:
 	ornic_ring_free(dev, &eth->rx);
 err_free_tx:

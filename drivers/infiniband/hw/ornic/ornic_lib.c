@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
  * ornic: pure logic shared by the driver and its KUnit suites (no hardware
- * access, no allocation).
+ * access, no allocation).  What the suites call is exported to them with
+ * EXPORT_SYMBOL_IF_KUNIT() (only in kernels with KUnit).
  */
+#include <kunit/visibility.h>
 #include <linux/bitmap.h>
 #include <linux/errno.h>
+#include <linux/export.h>
 #include <linux/kernel.h>
 #include <linux/log2.h>
 #include <linux/string.h>
@@ -18,6 +21,7 @@ unsigned int ornic_log2_depth(u32 entries)
 		return 1;
 	return order_base_2(entries);
 }
+EXPORT_SYMBOL_IF_KUNIT(ornic_log2_depth);
 
 /* --- identifier allocation ----------------------------------------------- */
 
@@ -29,6 +33,7 @@ void ornic_id_alloc_init(struct ornic_id_alloc *ida, unsigned long *map,
 	ida->next = 0;
 	bitmap_zero(map, size);
 }
+EXPORT_SYMBOL_IF_KUNIT(ornic_id_alloc_init);
 
 int ornic_id_get(struct ornic_id_alloc *ida)
 {
@@ -43,12 +48,14 @@ int ornic_id_get(struct ornic_id_alloc *ida)
 	ida->next = (id + 1) % ida->size;
 	return id;
 }
+EXPORT_SYMBOL_IF_KUNIT(ornic_id_get);
 
 void ornic_id_put(struct ornic_id_alloc *ida, u32 id)
 {
 	if (id < ida->size)
 		__clear_bit(id, ida->map);
 }
+EXPORT_SYMBOL_IF_KUNIT(ornic_id_put);
 
 /* --- admin command encoding ---------------------------------------------- */
 
@@ -57,11 +64,13 @@ void ornic_cmd_init(struct ornic_admin_sqe *sqe, u8 opcode)
 	memset(sqe, 0, sizeof(*sqe));
 	sqe->hdr.opcode = opcode;
 }
+EXPORT_SYMBOL_IF_KUNIT(ornic_cmd_init);
 
 void ornic_cmd_set_id(struct ornic_admin_sqe *sqe, u16 cmd_id)
 {
 	sqe->hdr.command_id = cpu_to_le16(cmd_id);
 }
+EXPORT_SYMBOL_IF_KUNIT(ornic_cmd_set_id);
 
 void ornic_cmd_query(struct ornic_admin_sqe *sqe, u8 opcode, u64 resp_addr,
 		     u32 resp_len)
@@ -72,6 +81,7 @@ void ornic_cmd_query(struct ornic_admin_sqe *sqe, u8 opcode, u64 resp_addr,
 	q->resp_addr = cpu_to_le64(resp_addr);
 	q->resp_len = cpu_to_le32(resp_len);
 }
+EXPORT_SYMBOL_IF_KUNIT(ornic_cmd_query);
 
 void ornic_cmd_query_counters(struct ornic_admin_sqe *sqe, u8 scope,
 			      u32 handle, u64 resp_addr, u32 resp_len)
@@ -85,6 +95,7 @@ void ornic_cmd_query_counters(struct ornic_admin_sqe *sqe, u8 scope,
 	q->scope = scope;
 	q->handle = cpu_to_le32(handle);
 }
+EXPORT_SYMBOL_IF_KUNIT(ornic_cmd_query_counters);
 
 void ornic_cmd_destroy(struct ornic_admin_sqe *sqe, u8 opcode, u32 handle)
 {
@@ -93,6 +104,7 @@ void ornic_cmd_destroy(struct ornic_admin_sqe *sqe, u8 opcode, u32 handle)
 	ornic_cmd_init(sqe, opcode);
 	d->handle = cpu_to_le32(handle);
 }
+EXPORT_SYMBOL_IF_KUNIT(ornic_cmd_destroy);
 
 void ornic_cmd_create_eq(struct ornic_admin_sqe *sqe,
 			 const struct ornic_mem_desc *mem,
@@ -105,6 +117,7 @@ void ornic_cmd_create_eq(struct ornic_admin_sqe *sqe,
 	c->log_depth = log_depth;
 	c->msix_vector = cpu_to_le16(vector);
 }
+EXPORT_SYMBOL_IF_KUNIT(ornic_cmd_create_eq);
 
 /* @flags: ORNIC_CQ_FLAG_* (TIMESTAMP: 64-byte timestamped CQEs). */
 void ornic_cmd_create_cq(struct ornic_admin_sqe *sqe,
@@ -121,6 +134,7 @@ void ornic_cmd_create_cq(struct ornic_admin_sqe *sqe,
 	c->log_depth = log_depth;
 	c->flags = flags;
 }
+EXPORT_SYMBOL_IF_KUNIT(ornic_cmd_create_cq);
 
 void ornic_cmd_resize_cq(struct ornic_admin_sqe *sqe,
 			 const struct ornic_mem_desc *mem,
@@ -134,6 +148,7 @@ void ornic_cmd_resize_cq(struct ornic_admin_sqe *sqe,
 	c->consumer = cpu_to_le32(consumer);
 	c->log_depth = log_depth;
 }
+EXPORT_SYMBOL_IF_KUNIT(ornic_cmd_resize_cq);
 
 void ornic_cmd_resize_srq(struct ornic_admin_sqe *sqe,
 			  const struct ornic_mem_desc *mem,
@@ -146,6 +161,7 @@ void ornic_cmd_resize_srq(struct ornic_admin_sqe *sqe,
 	c->srqn = cpu_to_le32(srqn);
 	c->log_depth = log_depth;
 }
+EXPORT_SYMBOL_IF_KUNIT(ornic_cmd_resize_srq);
 
 int ornic_cmd_rereg_mr(struct ornic_admin_sqe *sqe, u32 key, u8 flags,
 		       const struct ornic_mr_xlat *xlat, u32 pdn,
@@ -172,6 +188,7 @@ int ornic_cmd_rereg_mr(struct ornic_admin_sqe *sqe, u32 key, u8 flags,
 		c->access = cpu_to_le32(access);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(ornic_cmd_rereg_mr);
 
 void ornic_cmd_reg_mr(struct ornic_admin_sqe *sqe,
 		      const struct ornic_mr_xlat *xlat, u32 pdn, u32 access,
@@ -188,6 +205,7 @@ void ornic_cmd_reg_mr(struct ornic_admin_sqe *sqe,
 	c->key_variant = key_variant;
 	c->first_page_offset = cpu_to_le32(xlat->first_page_offset);
 }
+EXPORT_SYMBOL_IF_KUNIT(ornic_cmd_reg_mr);
 
 void ornic_cmd_reg_mr_physical(struct ornic_admin_sqe *sqe, u32 pdn,
 			       u32 access, u8 key_variant)
@@ -203,6 +221,7 @@ void ornic_cmd_reg_mr_physical(struct ornic_admin_sqe *sqe, u32 pdn,
 	c->key_variant = key_variant;
 	c->flags = ORNIC_MR_FLAG_PHYSICAL;
 }
+EXPORT_SYMBOL_IF_KUNIT(ornic_cmd_reg_mr_physical);
 
 void ornic_cmd_reg_mr_fast(struct ornic_admin_sqe *sqe, u32 pdn,
 			   u32 max_pages, u8 key_variant)
@@ -216,6 +235,7 @@ void ornic_cmd_reg_mr_fast(struct ornic_admin_sqe *sqe, u32 pdn,
 	c->key_variant = key_variant;
 	c->flags = ORNIC_MR_FLAG_FAST_REG;
 }
+EXPORT_SYMBOL_IF_KUNIT(ornic_cmd_reg_mr_fast);
 
 void ornic_cmd_create_qp(struct ornic_admin_sqe *sqe,
 			 const struct ornic_qp_create_args *args)
@@ -238,6 +258,7 @@ void ornic_cmd_create_qp(struct ornic_admin_sqe *sqe,
 	c->sq_log_depth = args->sq_log_depth;
 	c->rq_log_depth = args->rq_log_depth;
 }
+EXPORT_SYMBOL_IF_KUNIT(ornic_cmd_create_qp);
 
 void ornic_cmd_modify_qp(struct ornic_admin_sqe *sqe, u8 opcode, u32 qpn,
 			 u64 attr_addr, u32 attr_len, u32 mask,
@@ -255,6 +276,7 @@ void ornic_cmd_modify_qp(struct ornic_admin_sqe *sqe, u8 opcode, u32 qpn,
 		c->flags = ORNIC_MODIFY_QP_FLAG_CUR_STATE;
 	}
 }
+EXPORT_SYMBOL_IF_KUNIT(ornic_cmd_modify_qp);
 
 void ornic_cmd_create_srq(struct ornic_admin_sqe *sqe,
 			  const struct ornic_srq_create_args *args)
@@ -273,6 +295,7 @@ void ornic_cmd_create_srq(struct ornic_admin_sqe *sqe,
 		c->cqn = cpu_to_le32(args->cqn);
 	}
 }
+EXPORT_SYMBOL_IF_KUNIT(ornic_cmd_create_srq);
 
 void ornic_cmd_modify_srq(struct ornic_admin_sqe *sqe, u32 srqn, u32 limit)
 {
@@ -282,6 +305,7 @@ void ornic_cmd_modify_srq(struct ornic_admin_sqe *sqe, u32 srqn, u32 limit)
 	c->srqn = cpu_to_le32(srqn);
 	c->limit = cpu_to_le32(limit);
 }
+EXPORT_SYMBOL_IF_KUNIT(ornic_cmd_modify_srq);
 
 void ornic_cmd_create_ah(struct ornic_admin_sqe *sqe, u32 pdn,
 			 const struct ornic_av *av)
@@ -298,6 +322,7 @@ void ornic_cmd_create_ah(struct ornic_admin_sqe *sqe, u32 pdn,
 	c->traffic_class = av->traffic_class;
 	c->udp_sport = cpu_to_le16(av->udp_sport);
 }
+EXPORT_SYMBOL_IF_KUNIT(ornic_cmd_create_ah);
 
 void ornic_cmd_create_eth_ring(struct ornic_admin_sqe *sqe, bool tx,
 			       const struct ornic_mem_desc *mem,
@@ -312,6 +337,7 @@ void ornic_cmd_create_eth_ring(struct ornic_admin_sqe *sqe, bool tx,
 	c->cqn = cpu_to_le32(cqn);
 	c->log_depth = log_depth;
 }
+EXPORT_SYMBOL_IF_KUNIT(ornic_cmd_create_eth_ring);
 
 bool ornic_gid_is_v4(const u8 gid[16])
 {
@@ -320,6 +346,7 @@ bool ornic_gid_is_v4(const u8 gid[16])
 
 	return !memcmp(gid, prefix, sizeof(prefix));
 }
+EXPORT_SYMBOL_IF_KUNIT(ornic_gid_is_v4);
 
 /*
  * ADD_GID carries the GID and its type; DEL_GID only the index (gid and type
@@ -342,6 +369,7 @@ int ornic_cmd_gid(struct ornic_admin_sqe *sqe, bool add, u32 index,
 	memcpy(g->gid, gid, sizeof(g->gid));
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(ornic_cmd_gid);
 
 int ornic_cmd_alloc_mw(struct ornic_admin_sqe *sqe, u32 pdn, u8 type,
 		       u8 key_variant)
@@ -356,6 +384,7 @@ int ornic_cmd_alloc_mw(struct ornic_admin_sqe *sqe, u32 pdn, u8 type,
 	c->key_variant = key_variant;
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(ornic_cmd_alloc_mw);
 
 /*
  * A multicast group's GID (spec: roce.rst "Multicast"): ff00::/8, or an
@@ -367,6 +396,7 @@ bool ornic_gid_is_mcast(const u8 gid[16])
 		return (gid[12] & 0xf0) == 0xe0;
 	return gid[0] == 0xff;
 }
+EXPORT_SYMBOL_IF_KUNIT(ornic_gid_is_mcast);
 
 /* ATTACH_MCAST / DETACH_MCAST of QP @qpn to group @gid. */
 int ornic_cmd_mcast(struct ornic_admin_sqe *sqe, bool attach, u32 qpn,
@@ -382,6 +412,7 @@ int ornic_cmd_mcast(struct ornic_admin_sqe *sqe, bool attach, u32 qpn,
 	memcpy(m->gid, gid, sizeof(m->gid));
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(ornic_cmd_mcast);
 
 void ornic_cmd_set_mac(struct ornic_admin_sqe *sqe, const u8 mac[6])
 {
@@ -391,6 +422,7 @@ void ornic_cmd_set_mac(struct ornic_admin_sqe *sqe, const u8 mac[6])
 	ornic_cmd_init(sqe, ORNIC_ADMIN_ETH_SET_MAC);
 	memcpy(c->mac, mac, sizeof(c->mac));
 }
+EXPORT_SYMBOL_IF_KUNIT(ornic_cmd_set_mac);
 
 void ornic_cmd_set_mtu(struct ornic_admin_sqe *sqe, u32 mtu)
 {
@@ -400,6 +432,7 @@ void ornic_cmd_set_mtu(struct ornic_admin_sqe *sqe, u32 mtu)
 	ornic_cmd_init(sqe, ORNIC_ADMIN_ETH_SET_MTU);
 	c->mtu = cpu_to_le32(mtu);
 }
+EXPORT_SYMBOL_IF_KUNIT(ornic_cmd_set_mtu);
 
 void ornic_cmd_odp_invalidate(struct ornic_admin_sqe *sqe, u32 key,
 			      u32 first_page, u32 num_pages)
@@ -412,6 +445,7 @@ void ornic_cmd_odp_invalidate(struct ornic_admin_sqe *sqe, u32 key,
 	c->first_page = cpu_to_le32(first_page);
 	c->num_pages = cpu_to_le32(num_pages);
 }
+EXPORT_SYMBOL_IF_KUNIT(ornic_cmd_odp_invalidate);
 
 void ornic_cmd_odp_resume(struct ornic_admin_sqe *sqe, u32 qpn)
 {
@@ -420,6 +454,7 @@ void ornic_cmd_odp_resume(struct ornic_admin_sqe *sqe, u32 qpn)
 	ornic_cmd_init(sqe, ORNIC_ADMIN_ODP_RESUME);
 	c->qpn = cpu_to_le32(qpn);
 }
+EXPORT_SYMBOL_IF_KUNIT(ornic_cmd_odp_resume);
 
 int ornic_admin_status_errno(u8 status)
 {
@@ -448,6 +483,7 @@ int ornic_admin_status_errno(u8 status)
 		return -EIO;
 	}
 }
+EXPORT_SYMBOL_IF_KUNIT(ornic_admin_status_errno);
 
 const char *ornic_admin_status_str(u8 status)
 {
@@ -470,6 +506,7 @@ const char *ornic_admin_status_str(u8 status)
 		return names[status];
 	return "UNKNOWN";
 }
+EXPORT_SYMBOL_IF_KUNIT(ornic_admin_status_str);
 
 const char *ornic_admin_opcode_str(u8 opcode)
 {
@@ -517,6 +554,7 @@ const char *ornic_admin_opcode_str(u8 opcode)
 	default: return "UNKNOWN";
 	}
 }
+EXPORT_SYMBOL_IF_KUNIT(ornic_admin_opcode_str);
 
 /* --- memory descriptors and page lists ----------------------------------- */
 
@@ -531,6 +569,7 @@ void ornic_mem_desc_contig(struct ornic_mem_desc *desc, u64 dma_addr,
 	desc->page_shift = page_shift;
 	desc->mode = ORNIC_MEM_MODE_CONTIG;
 }
+EXPORT_SYMBOL_IF_KUNIT(ornic_mem_desc_contig);
 
 int ornic_pbl_mode(u32 npages)
 {
@@ -542,17 +581,20 @@ int ornic_pbl_mode(u32 npages)
 		return ORNIC_MEM_MODE_INDIRECT;
 	return -E2BIG;
 }
+EXPORT_SYMBOL_IF_KUNIT(ornic_pbl_mode);
 
 u32 ornic_pbl_ptr_pages(u32 npages)
 {
 	return DIV_ROUND_UP(npages, ORNIC_PBL_ENTRIES_PER_PAGE);
 }
+EXPORT_SYMBOL_IF_KUNIT(ornic_pbl_ptr_pages);
 
 void ornic_pbl_locate(u32 i, u32 *ptr, u32 *ent)
 {
 	*ptr = i / ORNIC_PBL_ENTRIES_PER_PAGE;
 	*ent = i % ORNIC_PBL_ENTRIES_PER_PAGE;
 }
+EXPORT_SYMBOL_IF_KUNIT(ornic_pbl_locate);
 
 u64 ornic_mr_num_pages(u64 iova, u64 length, unsigned int page_shift)
 {
@@ -562,6 +604,7 @@ u64 ornic_mr_num_pages(u64 iova, u64 length, unsigned int page_shift)
 		return 0;
 	return (offset + length + (1ULL << page_shift) - 1) >> page_shift;
 }
+EXPORT_SYMBOL_IF_KUNIT(ornic_mr_num_pages);
 
 /* --- link and MTU ---------------------------------------------------------- */
 
@@ -584,6 +627,7 @@ int ornic_roce_mtu(u32 eth_mtu)
 		return ORNIC_MTU_512;
 	return ORNIC_MTU_256;
 }
+EXPORT_SYMBOL_IF_KUNIT(ornic_roce_mtu);
 
 void ornic_speed_to_ib(u32 gbps, u16 *speed, u8 *width)
 {
@@ -613,6 +657,7 @@ void ornic_speed_to_ib(u32 gbps, u16 *speed, u8 *width)
 		*width = IB_WIDTH_1X;
 	}
 }
+EXPORT_SYMBOL_IF_KUNIT(ornic_speed_to_ib);
 
 /* --- on-demand paging (spec: memory.rst "On-demand paging") --------------- */
 
@@ -624,6 +669,7 @@ __le64 ornic_odp_pte(u64 dma_addr, bool writable)
 		pte |= ORNIC_ODP_PTE_WRITE;
 	return cpu_to_le64(pte);
 }
+EXPORT_SYMBOL_IF_KUNIT(ornic_odp_pte);
 
 void ornic_page_fault_decode(const struct ornic_eqe *eqe,
 			     struct ornic_page_fault *pf)
@@ -637,6 +683,7 @@ void ornic_page_fault_decode(const struct ornic_eqe *eqe,
 	pf->write = e->flags & ORNIC_EQE_PF_WRITE;
 	pf->requester = e->flags & ORNIC_EQE_PF_REQUESTER;
 }
+EXPORT_SYMBOL_IF_KUNIT(ornic_page_fault_decode);
 
 /* --- values read from the device ------------------------------------------ */
 
@@ -644,6 +691,7 @@ bool ornic_qp_state_valid(u32 state)
 {
 	return state <= ORNIC_QPS_ERR;
 }
+EXPORT_SYMBOL_IF_KUNIT(ornic_qp_state_valid);
 
 bool ornic_eqe_type_valid(u8 type)
 {
@@ -666,6 +714,7 @@ bool ornic_eqe_type_valid(u8 type)
 		return false;
 	}
 }
+EXPORT_SYMBOL_IF_KUNIT(ornic_eqe_type_valid);
 
 enum ornic_cqe_kind ornic_cqe_kind(u8 opcode)
 {
@@ -691,6 +740,7 @@ enum ornic_cqe_kind ornic_cqe_kind(u8 opcode)
 		return ORNIC_CQE_KIND_INVALID;
 	}
 }
+EXPORT_SYMBOL_IF_KUNIT(ornic_cqe_kind);
 
 bool ornic_wq_index_resolve(u16 wqe_index, u32 ci, u32 pi, u32 *idx)
 {
@@ -701,6 +751,7 @@ bool ornic_wq_index_resolve(u16 wqe_index, u32 ci, u32 pi, u32 *idx)
 	*idx = i;
 	return true;
 }
+EXPORT_SYMBOL_IF_KUNIT(ornic_wq_index_resolve);
 
 bool ornic_reset_done(u32 status)
 {
@@ -708,3 +759,4 @@ bool ornic_reset_done(u32 status)
 	       !(status & (ORNIC_DEV_STATUS_READY | ORNIC_DEV_STATUS_FATAL |
 			   ORNIC_DEV_STATUS_RESETTING));
 }
+EXPORT_SYMBOL_IF_KUNIT(ornic_reset_done);

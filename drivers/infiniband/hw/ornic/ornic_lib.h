@@ -6,8 +6,9 @@
  * ib_verbs types (those helpers are ornic_verbs_lib.h's).
  * Nothing declared here touches hardware or allocates memory: ring index and
  * phase arithmetic, admin command encoding and completion decoding, page
- * list construction and command identifier allocation.  The KUnit module
- * (kunit/) links ornic_lib.c unchanged.
+ * list construction and command identifier allocation.  Its KUnit suites
+ * are ornic_lib_kunit.c and ornic_devval_kunit.c (ornic_kunit.ko, which
+ * calls what ornic_lib.c exports with EXPORT_SYMBOL_IF_KUNIT()).
  */
 #ifndef ORNIC_LIB_H
 #define ORNIC_LIB_H

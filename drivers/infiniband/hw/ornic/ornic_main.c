@@ -143,7 +143,7 @@ static void ornic_event_work(struct work_struct *work)
 	if (test_and_clear_bit(ORNIC_FLAG_FATAL_EVENT, &dev->flags)) {
 		ornic_eth_link_update(dev);
 		ornic_ib_fatal_event(dev);
-		ornic_kcqs_kick(dev);
+		ornic_cq_rings_kick(dev);
 	}
 	if (test_and_clear_bit(ORNIC_FLAG_LINK_EVENT, &dev->flags))
 		ornic_eth_link_update(dev);
@@ -595,7 +595,7 @@ static struct ornic_dev *ornic_dev_alloc(struct pci_dev *pdev)
 		return NULL;
 	dev->pdev = pdev;
 	spin_lock_init(&dev->db_lock);
-	xa_init_flags(&dev->kcqs, XA_FLAGS_LOCK_IRQ);
+	xa_init_flags(&dev->cq_rings, XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&dev->cqs, XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&dev->qps, XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&dev->srqs, XA_FLAGS_LOCK_IRQ);
@@ -612,7 +612,7 @@ static void ornic_dev_free(struct ornic_dev *dev)
 {
 	/* A late admin timeout may have queued the event work again. */
 	cancel_work_sync(&dev->event_work);
-	xa_destroy(&dev->kcqs);
+	xa_destroy(&dev->cq_rings);
 	xa_destroy(&dev->cqs);
 	xa_destroy(&dev->qps);
 	xa_destroy(&dev->srqs);

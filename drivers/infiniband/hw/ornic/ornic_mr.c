@@ -158,6 +158,23 @@ struct ib_mr *ornic_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 }
 #endif
 
+/* REREG_MR's new access rights @access in the device's terms. */
+static int ornic_rereg_access(struct ornic_dev *dev, struct ornic_mr *mr,
+			      int access, u32 *hw_access)
+{
+	int err;
+
+	err = ornic_mr_access_from_ib(access,
+				      dev->attr.atomic_cap != ORNIC_ATOMIC_NONE,
+				      dev->caps & ORNIC_CAP_FLUSH,
+				      dev->caps & ORNIC_CAP_MW, hw_access);
+	if (err)
+		ibdev_dbg(&dev->ibdev,
+			  "rereg MR %#x: access %#x not supported\n",
+			  mr->key, access);
+	return err;
+}
+
 /*
  * REREG_MR in place (ORNIC_CAP_RESIZE): the key stays, so the core keeps
  * this ib_mr (NULL return) and lkey/rkey do not change.  A new translation
@@ -198,18 +215,9 @@ struct ib_mr *ornic_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 		return ERR_PTR(-EOPNOTSUPP);
 	new_access = (flags & IB_MR_REREG_ACCESS) ? access : mr->access;
 	if (flags & IB_MR_REREG_ACCESS) {
-		err = ornic_mr_access_from_ib(access,
-					      dev->attr.atomic_cap !=
-					      ORNIC_ATOMIC_NONE,
-					      dev->caps & ORNIC_CAP_FLUSH,
-					      dev->caps & ORNIC_CAP_MW,
-					      &hw_access);
-		if (err) {
-			ibdev_dbg(&dev->ibdev,
-				  "rereg MR %#x: access %#x not supported\n",
-				  mr->key, access);
+		err = ornic_rereg_access(dev, mr, access, &hw_access);
+		if (err)
 			return ERR_PTR(err);
-		}
 	}
 	/*
 	 * Pages pinned for reading only must not be written by the device:

@@ -285,16 +285,10 @@ void ornic_odp_page_fault_event(struct ornic_dev *dev,
 
 /* --- registration ------------------------------------------------------ */
 
-int ornic_odp_reg_mr(struct ib_pd *ibpd, u64 start, u64 length, u64 virt_addr,
-		     int access, u32 hw_access, struct ornic_mr *mr)
+/* What the device cannot register on demand: implicit MRs, offset pages. */
+static int ornic_odp_mr_check(struct ornic_dev *dev, u64 start, u64 length,
+			      u64 virt_addr)
 {
-	struct ornic_dev *dev = to_odev(ibpd->device);
-	struct ornic_admin_sqe sqe;
-	struct ornic_mr_xlat xlat;
-	struct ib_umem_odp *odp;
-	size_t npages;
-	int err;
-
 	if (!ornic_odp_supported(dev))
 		return -EOPNOTSUPP;
 	if (!start && length == U64_MAX) {
@@ -308,6 +302,22 @@ int ornic_odp_reg_mr(struct ib_pd *ibpd, u64 start, u64 length, u64 virt_addr,
 			  virt_addr, start);
 		return -EINVAL;
 	}
+	return 0;
+}
+
+int ornic_odp_reg_mr(struct ib_pd *ibpd, u64 start, u64 length, u64 virt_addr,
+		     int access, u32 hw_access, struct ornic_mr *mr)
+{
+	struct ornic_dev *dev = to_odev(ibpd->device);
+	struct ornic_admin_sqe sqe;
+	struct ornic_mr_xlat xlat;
+	struct ib_umem_odp *odp;
+	size_t npages;
+	int err;
+
+	err = ornic_odp_mr_check(dev, start, length, virt_addr);
+	if (err)
+		return err;
 	odp = ib_umem_odp_get(&dev->ibdev, start, length, access,
 			      &ornic_odp_mn_ops);
 	if (IS_ERR(odp))

@@ -173,36 +173,37 @@ static int ornic_qp_pin_rings(struct ornic_dev *dev, struct ornic_qp *qp,
 			      struct ornic_qp_create_args *args,
 			      struct ornic_pbl *sq_pbl, struct ornic_pbl *rq_pbl)
 {
+	struct ornic_user_qp *uqp = &qp->user;
 	int err;
 
-	qp->sq_umem = ornic_ring_pin(dev, req->sq_buf_addr, req->sq_buf_size,
-				     (size_t)ORNIC_WQE_BLOCK_SIZE <<
-				     qp->sq_log_depth, &args->sq_mem, sq_pbl);
-	if (IS_ERR(qp->sq_umem))
-		return PTR_ERR(qp->sq_umem);
+	uqp->sq_umem = ornic_ring_pin(dev, req->sq_buf_addr, req->sq_buf_size,
+				      (size_t)ORNIC_WQE_BLOCK_SIZE <<
+				      qp->sq_log_depth, &args->sq_mem, sq_pbl);
+	if (IS_ERR(uqp->sq_umem))
+		return PTR_ERR(uqp->sq_umem);
 	if (init->srq || init->qp_type == IB_QPT_XRC_INI)
 		return 0;
-	qp->rq_umem = ornic_ring_pin(dev, req->rq_buf_addr, req->rq_buf_size,
-				     (size_t)ORNIC_WQE_BLOCK_SIZE <<
-				     qp->rq_log_depth, &args->rq_mem, rq_pbl);
-	if (IS_ERR(qp->rq_umem)) {
-		err = PTR_ERR(qp->rq_umem);
-		qp->rq_umem = NULL;
+	uqp->rq_umem = ornic_ring_pin(dev, req->rq_buf_addr, req->rq_buf_size,
+				      (size_t)ORNIC_WQE_BLOCK_SIZE <<
+				      qp->rq_log_depth, &args->rq_mem, rq_pbl);
+	if (IS_ERR(uqp->rq_umem)) {
+		err = PTR_ERR(uqp->rq_umem);
+		uqp->rq_umem = NULL;
 		goto err_release_sq;
 	}
 	return 0;
 
 err_release_sq:
 	ornic_pbl_free(dev, sq_pbl);
-	ib_umem_release(qp->sq_umem);
+	ib_umem_release(uqp->sq_umem);
 	return err;
 }
 
 static void ornic_qp_unpin_rings(struct ornic_qp *qp)
 {
-	if (qp->rq_umem)
-		ib_umem_release(qp->rq_umem);
-	ib_umem_release(qp->sq_umem);
+	if (qp->user.rq_umem)
+		ib_umem_release(qp->user.rq_umem);
+	ib_umem_release(qp->user.sq_umem);
 }
 
 /*

@@ -114,17 +114,17 @@ static int ornic_kernel_qp_rings(struct ornic_dev *dev, struct ornic_qp *qp,
 	if (err)
 		return err;
 
-	err = ornic_kwq_alloc(dev, &qp->ksq, sq_log, cap.max_send_sge,
+	err = ornic_kwq_alloc(dev, &qp->kern.sq, sq_log, cap.max_send_sge,
 			      sq_desc);
 	if (err)
 		return err;
-	err = ornic_kwq_alloc(dev, &qp->krq, rq_log, cap.max_recv_sge,
+	err = ornic_kwq_alloc(dev, &qp->kern.rq, rq_log, cap.max_recv_sge,
 			      rq_desc);
 	if (err) {
-		ornic_kwq_free(dev, &qp->ksq);
+		ornic_kwq_free(dev, &qp->kern.sq);
 		return err;
 	}
-	qp->max_inline = cap.max_inline_data;
+	qp->kern.max_inline = cap.max_inline_data;
 	init->cap = cap;
 	return 0;
 }
@@ -149,8 +149,8 @@ int ornic_create_kernel_qp(struct ornic_qp *qp, struct ib_qp_init_attr *init)
 	args.recv_cqn = to_ocq(init->recv_cq)->cqn;
 	args.db_page = ORNIC_DB_PAGE_KERNEL;
 	args.qp_type = qp->hw_type;
-	args.sq_log_depth = qp->ksq.log_depth;
-	args.rq_log_depth = qp->krq.log_depth;
+	args.sq_log_depth = qp->kern.sq.log_depth;
+	args.rq_log_depth = qp->kern.rq.log_depth;
 	ornic_cmd_create_qp(&sqe, &args);
 	err = ornic_admin_simple(dev, &sqe, &qp->qpn);
 	if (err)
@@ -164,8 +164,8 @@ int ornic_create_kernel_qp(struct ornic_qp *qp, struct ib_qp_init_attr *init)
 	return 0;
 
 err_free:
-	ornic_kwq_free(dev, &qp->krq);
-	ornic_kwq_free(dev, &qp->ksq);
+	ornic_kwq_free(dev, &qp->kern.rq);
+	ornic_kwq_free(dev, &qp->kern.sq);
 	return err;
 }
 
@@ -183,8 +183,8 @@ void ornic_destroy_kernel_qp(struct ornic_qp *qp)
 	struct ornic_dev *dev = to_odev(qp->ibqp.device);
 
 	ornic_kernel_qp_clean_cqs(qp);
-	ornic_kwq_free(dev, &qp->krq);
-	ornic_kwq_free(dev, &qp->ksq);
+	ornic_kwq_free(dev, &qp->kern.rq);
+	ornic_kwq_free(dev, &qp->kern.sq);
 }
 
 /* The device reset the QP: its rings start again at index 0. */
@@ -193,14 +193,14 @@ void ornic_kernel_qp_reset(struct ornic_qp *qp)
 	unsigned long flags;
 
 	ornic_kernel_qp_clean_cqs(qp);
-	spin_lock_irqsave(&qp->ksq.lock, flags);
-	qp->ksq.pi = 0;
-	qp->ksq.ci = 0;
-	spin_unlock_irqrestore(&qp->ksq.lock, flags);
-	spin_lock_irqsave(&qp->krq.lock, flags);
-	qp->krq.pi = 0;
-	qp->krq.ci = 0;
-	spin_unlock_irqrestore(&qp->krq.lock, flags);
+	spin_lock_irqsave(&qp->kern.sq.lock, flags);
+	qp->kern.sq.pi = 0;
+	qp->kern.sq.ci = 0;
+	spin_unlock_irqrestore(&qp->kern.sq.lock, flags);
+	spin_lock_irqsave(&qp->kern.rq.lock, flags);
+	qp->kern.rq.pi = 0;
+	qp->kern.rq.ci = 0;
+	spin_unlock_irqrestore(&qp->kern.rq.lock, flags);
 }
 
 /* --- posting ------------------------------------------------------------- */
@@ -352,15 +352,15 @@ static void ornic_send_hdr(struct ornic_qp *qp, const struct ib_send_wr *wr,
 
 /*
  * REG_MR (two blocks: the segment and where the MR's page list is) or
- * LOCAL_INV (one block) at ksq.pi; the caller holds ksq.lock.  The device
- * runs both in order with the SQ's other WQEs.
+ * LOCAL_INV (one block) at kern.sq.pi; the caller holds kern.sq.lock.  The
+ * device runs both in order with the SQ's other WQEs.
  */
 static int ornic_post_local_op(struct ornic_qp *qp,
 			       const struct ib_send_wr *wr)
 {
 	struct ornic_dev *dev = to_odev(qp->ibqp.device);
 	u32 blocks = wr->opcode == IB_WR_REG_MR ? 2 : 1, access = 0;
-	struct ornic_kwq *wq = &qp->ksq;
+	struct ornic_kwq *wq = &qp->kern.sq;
 	struct ornic_wqe_reg_mr_ext *ext;
 	struct ornic_send_wqe *h;
 	struct ornic_mr *mr = NULL;
@@ -404,24 +404,16 @@ static int ornic_post_local_op(struct ornic_qp *qp,
 	return 0;
 }
 
-/* Build one send WQE at ksq.pi; the caller holds ksq.lock. */
-static int ornic_post_one_send(struct ornic_qp *qp,
-			       const struct ib_send_wr *wr)
+/*
+ * Check a send WR's flags, SGE list, atomic operands and, on a UD QP, its
+ * address handle (*@ah: a kernel AH) before anything is written.
+ */
+static int ornic_send_wr_check(struct ornic_qp *qp,
+			       const struct ib_send_wr *wr, u8 hw,
+			       const struct ornic_ah **ah)
 {
 	struct ornic_dev *dev = to_odev(qp->ibqp.device);
-	bool inl = wr->send_flags & IB_SEND_INLINE;
-	struct ornic_kwq *wq = &qp->ksq;
-	const struct ornic_ah *ah = NULL;
-	u32 first_data = 1, data_blocks, blocks, inline_len = 0;
-	struct ornic_send_wqe *h;
-	u8 hw;
-	int i, err;
 
-	if (wr->opcode == IB_WR_REG_MR || wr->opcode == IB_WR_LOCAL_INV)
-		return ornic_post_local_op(qp, wr);
-	err = ornic_wqe_opcode(qp, wr->opcode, &hw);
-	if (err)
-		return err;
 	if (wr->send_flags & ~(IB_SEND_SIGNALED | IB_SEND_SOLICITED |
 			       IB_SEND_FENCE | IB_SEND_INLINE))
 		return -EINVAL;
@@ -432,35 +424,24 @@ static int ornic_post_one_send(struct ornic_qp *qp,
 	     (atomic_wr(wr)->remote_addr & 7) || wr->num_sge != 1 ||
 	     wr->sg_list[0].length != 8))
 		return -EINVAL;
-	if (ornic_qp_is_ud(qp)) {
-		if (!ud_wr(wr)->ah || ud_wr(wr)->remote_qpn > ORNIC_QPN_MASK)
-			return -EINVAL;
-		ah = to_oah(ud_wr(wr)->ah);
-		if (!ah->kernel)
-			return -EINVAL;
-		first_data = 2;
-	}
-	if (inl) {
-		if (ornic_hw_op_reads(hw))
-			return -EINVAL;
-		for (i = 0; i < wr->num_sge; i++) {
-			if (wr->sg_list[i].length > qp->max_inline - inline_len)
-				return -EINVAL;
-			inline_len += wr->sg_list[i].length;
-		}
-		data_blocks = ornic_wqe_inline_blocks(inline_len);
-	} else {
-		if (wr->num_sge > wq->max_sge)
-			return -EINVAL;
-		data_blocks = ornic_wqe_sge_blocks(wr->num_sge);
-	}
-	blocks = first_data + data_blocks;
-	if (blocks > ORNIC_WQE_MAX_BLOCKS)
+	if (!ornic_qp_is_ud(qp))
+		return 0;
+	if (!ud_wr(wr)->ah || ud_wr(wr)->remote_qpn > ORNIC_QPN_MASK)
 		return -EINVAL;
-	h = ornic_kwq_reserve(wq, blocks);
-	if (!h)
-		return -ENOMEM;
-	ornic_send_hdr(qp, wr, h, hw, blocks);
+	*ah = to_oah(ud_wr(wr)->ah);
+	return (*ah)->kernel ? 0 : -EINVAL;
+}
+
+/*
+ * The send header's operation fields: the immediate or the key to
+ * invalidate, then the UD address (in the block after the header), the
+ * atomic operands or the RDMA target.
+ */
+static void ornic_send_op_fields(struct ornic_kwq *wq,
+				 struct ornic_send_wqe *h,
+				 const struct ib_send_wr *wr, u8 hw,
+				 const struct ornic_ah *ah)
+{
 	if (wr->opcode == IB_WR_SEND_WITH_IMM ||
 	    wr->opcode == IB_WR_RDMA_WRITE_WITH_IMM)
 		h->imm_data = wr->ex.imm_data;
@@ -484,6 +465,53 @@ static int ornic_post_one_send(struct ornic_qp *qp,
 		h->rdma.remote_addr = cpu_to_le64(rdma_wr(wr)->remote_addr);
 		h->rdma.rkey = cpu_to_le32(rdma_wr(wr)->rkey);
 	}
+}
+
+/* Build one send WQE at kern.sq.pi; the caller holds kern.sq.lock. */
+static int ornic_post_one_send(struct ornic_qp *qp,
+			       const struct ib_send_wr *wr)
+{
+	bool inl = wr->send_flags & IB_SEND_INLINE;
+	struct ornic_kwq *wq = &qp->kern.sq;
+	const struct ornic_ah *ah = NULL;
+	u32 first_data = 1, data_blocks, blocks, inline_len = 0;
+	struct ornic_send_wqe *h;
+	u8 hw;
+	int i, err;
+
+	if (wr->opcode == IB_WR_REG_MR || wr->opcode == IB_WR_LOCAL_INV)
+		return ornic_post_local_op(qp, wr);
+	err = ornic_wqe_opcode(qp, wr->opcode, &hw);
+	if (err)
+		return err;
+	err = ornic_send_wr_check(qp, wr, hw, &ah);
+	if (err)
+		return err;
+	if (ah)
+		first_data = 2;		/* the address vector's block */
+	if (inl) {
+		if (ornic_hw_op_reads(hw))
+			return -EINVAL;
+		for (i = 0; i < wr->num_sge; i++) {
+			if (wr->sg_list[i].length >
+			    qp->kern.max_inline - inline_len)
+				return -EINVAL;
+			inline_len += wr->sg_list[i].length;
+		}
+		data_blocks = ornic_wqe_inline_blocks(inline_len);
+	} else {
+		if (wr->num_sge > wq->max_sge)
+			return -EINVAL;
+		data_blocks = ornic_wqe_sge_blocks(wr->num_sge);
+	}
+	blocks = first_data + data_blocks;
+	if (blocks > ORNIC_WQE_MAX_BLOCKS)
+		return -EINVAL;
+	h = ornic_kwq_reserve(wq, blocks);
+	if (!h)
+		return -ENOMEM;
+	ornic_send_hdr(qp, wr, h, hw, blocks);
+	ornic_send_op_fields(wq, h, wr, hw, ah);
 
 	if (inl) {
 		h->flags |= ORNIC_WQE_FLAG_INLINE;
@@ -518,8 +546,8 @@ int ornic_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		*bad_wr = wr;
 		return -EINVAL;
 	}
-	spin_lock_irqsave(&qp->ksq.lock, flags);
-	start = qp->ksq.pi;
+	spin_lock_irqsave(&qp->kern.sq.lock, flags);
+	start = qp->kern.sq.pi;
 	if (!ornic_sq_usable(READ_ONCE(qp->state)))
 		err = -EINVAL;
 	for (; wr && !err; wr = wr->next) {
@@ -529,15 +557,15 @@ int ornic_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	}
 	if (err)
 		*bad_wr = wr;
-	if (qp->ksq.pi != start) {
+	if (qp->kern.sq.pi != start) {
 		/* The WQEs are in memory before the device hears of them. */
 		dma_wmb();
 		ornic_ring_db(dev, ORNIC_DB_SQ,
-			      ornic_db_value(qp->qpn, 0, qp->ksq.pi));
+			      ornic_db_value(qp->qpn, 0, qp->kern.sq.pi));
 	}
-	spin_unlock_irqrestore(&qp->ksq.lock, flags);
+	spin_unlock_irqrestore(&qp->kern.sq.lock, flags);
 	/* A dead device flushes what was posted (ornic_poll_cq()). */
-	if (ornic_dead(dev) && qp->ksq.pi != start)
+	if (ornic_dead(dev) && qp->kern.sq.pi != start)
 		ornic_kernel_cq_kick(ibqp->send_cq);
 	return err;
 }
@@ -587,22 +615,22 @@ int ornic_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		*bad_wr = wr;
 		return -EINVAL;
 	}
-	spin_lock_irqsave(&qp->krq.lock, flags);
-	start = qp->krq.pi;
+	spin_lock_irqsave(&qp->kern.rq.lock, flags);
+	start = qp->kern.rq.pi;
 	for (; wr; wr = wr->next) {
-		err = ornic_post_one_recv(&qp->krq, wr);
+		err = ornic_post_one_recv(&qp->kern.rq, wr);
 		if (err) {
 			*bad_wr = wr;
 			break;
 		}
 	}
-	if (qp->krq.pi != start) {
+	if (qp->kern.rq.pi != start) {
 		dma_wmb();
 		ornic_ring_db(dev, ORNIC_DB_RQ,
-			      ornic_db_value(qp->qpn, 0, qp->krq.pi));
+			      ornic_db_value(qp->qpn, 0, qp->kern.rq.pi));
 	}
-	spin_unlock_irqrestore(&qp->krq.lock, flags);
-	if (ornic_dead(dev) && qp->krq.pi != start)
+	spin_unlock_irqrestore(&qp->kern.rq.lock, flags);
+	if (ornic_dead(dev) && qp->kern.rq.pi != start)
 		ornic_kernel_cq_kick(ibqp->recv_cq);
 	return err;
 }

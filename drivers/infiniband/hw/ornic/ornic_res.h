@@ -61,26 +61,38 @@ struct ornic_mw {
 	u32 key;			/* as ALLOC_MW returned it */
 };
 
-struct ornic_cq {
-	struct ib_cq ibcq;
-	struct ib_umem *umem;		/* user CQs */
-	struct ornic_eq *eq;
-	u32 cqn;
-	u8 log_depth;
-	bool kernel;
-	u16 cqe_size;			/* ORNIC_CQE_SIZE or ORNIC_CQE_TS_SIZE */
-	/* Kernel CQs: the ring, polled by poll_cq under lock. */
-	struct ornic_kcq kcq;
+/* A kernel CQ's own part (ornic_cq_kernel.c). */
+struct ornic_kernel_cq {
+	/* The ring, polled by poll_cq under lock. */
+	struct ornic_cq_ring ring;
 	/*
-	 * Protects kcq.ci, ci_reported and the CQEs between them and the
+	 * Protects ring.ci, ci_reported and the CQEs between them and the
 	 * device's producer (poll, arm, cleaning for a destroyed QP), and
 	 * armed.
 	 */
 	spinlock_t lock;
 	u32 ci_reported;
 	bool armed;		/* req_notify_cq since the last software event */
-	/* User CQs: serialises resizes (umem, log_depth). */
+};
+
+/* A user CQ's own part: the provider's ring (ornic_cq.c). */
+struct ornic_user_cq {
+	struct ib_umem *umem;
+	u16 cqe_size;			/* ORNIC_CQE_SIZE or ORNIC_CQE_TS_SIZE */
+	/* Serialises resizes (umem, log_depth). */
 	struct mutex resize_lock;
+};
+
+struct ornic_cq {
+	struct ib_cq ibcq;
+	struct ornic_eq *eq;
+	u32 cqn;
+	u8 log_depth;
+	bool kernel;			/* kern is live, else user */
+	union {
+		struct ornic_kernel_cq kern;
+		struct ornic_user_cq user;
+	};
 };
 
 /* An XRC domain (spec: xrc.rst): XRC SRQs and XRC_TGT QPs name it. */
@@ -134,19 +146,32 @@ static inline void *ornic_kwq_block(struct ornic_kwq *wq, u32 idx)
 			  ORNIC_WQE_BLOCK_SIZE;
 }
 
-struct ornic_qp {
-	struct ib_qp ibqp;
+/* A kernel QP's own part (ornic_qp_kernel.c). */
+struct ornic_kernel_qp {
+	struct ornic_kwq sq;
+	struct ornic_kwq rq;		/* no SRQ for kernel QPs */
+	u32 max_inline;
+};
+
+/* A user QP's own part: the provider's rings (ornic_qp.c). */
+struct ornic_user_qp {
 	struct ib_umem *sq_umem;
 	struct ib_umem *rq_umem;	/* NULL with an SRQ */
-	bool kernel;
+};
+
+struct ornic_qp {
+	struct ib_qp ibqp;
+	bool kernel;			/* kern is live, else user (or neither) */
 	/*
 	 * XRC_TGT: created by the core for an XRC domain (without udata), it
-	 * has no queues at all; user space reaches it through shared QPs.
+	 * has no queues at all, so neither union member is used; user space
+	 * reaches it through shared QPs.
 	 */
 	bool xrc_tgt;
-	struct ornic_kwq ksq;		/* kernel QPs */
-	struct ornic_kwq krq;		/* kernel QPs without an SRQ */
-	u32 max_inline;			/* kernel QPs */
+	union {
+		struct ornic_kernel_qp kern;
+		struct ornic_user_qp user;
+	};
 	u32 qpn;
 	u8 hw_type;			/* ORNIC_QPT_* */
 	u8 sq_log_depth;

@@ -13,23 +13,10 @@
 
 #include "ornic_res.h"
 
-int ornic_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
-		     struct ib_udata *udata)
+/* The SRQ type the device offers, with what an XRC SRQ must name. */
+static int ornic_srq_type_check(struct ornic_dev *dev,
+				const struct ib_srq_init_attr *init)
 {
-	struct ornic_dev *dev = to_odev(ibsrq->device);
-	struct ornic_ibv_create_srq_resp resp = {};
-	struct ornic_srq *srq = to_osrq(ibsrq);
-	struct ornic_srq_create_args args = {};
-	struct ornic_ibv_create_srq req;
-	struct ornic_ucontext *uctx;
-	struct ornic_wq_limits lim;
-	struct ornic_admin_sqe sqe;
-	struct ornic_pbl pbl;
-	u32 max_wr, max_sge;
-	int err;
-
-	if (!udata)
-		return -EOPNOTSUPP;
 	if (!(dev->caps & ORNIC_CAP_SRQ))
 		return -EOPNOTSUPP;
 	if (init->srq_type != IB_SRQT_BASIC &&
@@ -41,26 +28,66 @@ int ornic_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	if (init->srq_type == IB_SRQT_XRC &&
 	    (!init->ext.xrc.xrcd || !init->ext.cq))
 		return -EINVAL;
-	err = ornic_udata_in(udata, &req, sizeof(req));
-	if (err)
-		return err;
-	if (req.comp_mask)
-		return -EOPNOTSUPP;
+	return 0;
+}
+
+/*
+ * The provider's ring of 2^req->log_depth blocks must hold what was asked
+ * for within the device's SRQ limits: @max_wr and @max_sge become what it
+ * holds.
+ */
+static int ornic_srq_caps_check(struct ornic_dev *dev,
+				const struct ib_srq_init_attr *init,
+				const struct ornic_ibv_create_srq *req,
+				u32 *max_wr, u32 *max_sge)
+{
+	struct ornic_wq_limits lim;
+	int err;
 
 	ornic_wq_limits(dev, &lim);
 	lim.max_qp_wr = min(lim.max_qp_wr, le32_to_cpu(dev->attr.max_srq_wr));
 	lim.max_recv_sge = min(lim.max_recv_sge,
 			       le32_to_cpu(dev->attr.max_srq_sge));
-	max_wr = init->attr.max_wr;
-	max_sge = init->attr.max_sge;
-	if (req.log_depth > ORNIC_WQ_LOG_DEPTH_MAX)
+	*max_wr = init->attr.max_wr;
+	*max_sge = init->attr.max_sge;
+	if (req->log_depth > ORNIC_WQ_LOG_DEPTH_MAX)
 		return -EINVAL;
-	err = ornic_srq_caps(&max_wr, &max_sge, req.log_depth, &lim);
+	err = ornic_srq_caps(max_wr, max_sge, req->log_depth, &lim);
 	if (err)
 		return err;
 	/* The limit counts WQEs and must stay below the depth. */
-	if (init->attr.srq_limit >= (1U << req.log_depth))
+	if (init->attr.srq_limit >= (1U << req->log_depth))
 		return -EINVAL;
+	return 0;
+}
+
+int ornic_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
+		     struct ib_udata *udata)
+{
+	struct ornic_dev *dev = to_odev(ibsrq->device);
+	struct ornic_ibv_create_srq_resp resp = {};
+	struct ornic_srq *srq = to_osrq(ibsrq);
+	struct ornic_srq_create_args args = {};
+	struct ornic_ibv_create_srq req;
+	struct ornic_ucontext *uctx;
+	struct ornic_admin_sqe sqe;
+	struct ornic_pbl pbl;
+	u32 max_wr, max_sge;
+	int err;
+
+	if (!udata)
+		return -EOPNOTSUPP;
+	err = ornic_srq_type_check(dev, init);
+	if (err)
+		return err;
+	err = ornic_udata_in(udata, &req, sizeof(req));
+	if (err)
+		return err;
+	if (req.comp_mask)
+		return -EOPNOTSUPP;
+	err = ornic_srq_caps_check(dev, init, &req, &max_wr, &max_sge);
+	if (err)
+		return err;
 
 	uctx = rdma_udata_to_drv_context(udata, struct ornic_ucontext,
 					 ibucontext);

@@ -17,6 +17,33 @@
 
 /* --- device and port ------------------------------------------------------ */
 
+/*
+ * On-demand paging (ornic_odp.c): explicit MRs only, every RC, UD and XRC
+ * operation with ODP memory on either side, SRQ receives included (an XRC
+ * target receives only through its domain's SRQs).
+ */
+static void ornic_query_odp_caps(struct ornic_dev *dev,
+				 struct ib_device_attr *props)
+{
+	struct ib_odp_caps *odp = &props->odp_caps;
+
+	props->kernel_cap_flags |= IBK_ON_DEMAND_PAGING;
+	odp->general_caps = IB_ODP_SUPPORT;
+	odp->per_transport_caps.rc_odp_caps =
+		IB_ODP_SUPPORT_SEND | IB_ODP_SUPPORT_RECV |
+		IB_ODP_SUPPORT_WRITE | IB_ODP_SUPPORT_READ |
+		IB_ODP_SUPPORT_ATOMIC | IB_ODP_SUPPORT_SRQ_RECV;
+	odp->per_transport_caps.ud_odp_caps =
+		IB_ODP_SUPPORT_SEND | IB_ODP_SUPPORT_RECV |
+		IB_ODP_SUPPORT_SRQ_RECV;
+	if (dev->caps & ORNIC_CAP_XRC)
+		odp->per_transport_caps.xrc_odp_caps =
+			IB_ODP_SUPPORT_SEND | IB_ODP_SUPPORT_WRITE |
+			IB_ODP_SUPPORT_READ | IB_ODP_SUPPORT_ATOMIC |
+			IB_ODP_SUPPORT_SRQ_RECV;
+}
+
+/* Long only because it fills struct ib_device_attr field by field. */
 static int ornic_query_device(struct ib_device *ibdev,
 			      struct ib_device_attr *props,
 			      struct ib_udata *udata)
@@ -81,29 +108,8 @@ static int ornic_query_device(struct ib_device *ibdev,
 		props->max_total_mcast_qp_attach =
 			le32_to_cpu(a->max_total_mcast_qp_attach);
 	}
-	/*
-	 * On-demand paging (ornic_odp.c): explicit MRs only, every RC, UD and
-	 * XRC operation with ODP memory on either side, SRQ receives included
-	 * (an XRC target receives only through its domain's SRQs).
-	 */
-	if (ornic_odp_supported(dev)) {
-		struct ib_odp_caps *odp = &props->odp_caps;
-
-		props->kernel_cap_flags |= IBK_ON_DEMAND_PAGING;
-		odp->general_caps = IB_ODP_SUPPORT;
-		odp->per_transport_caps.rc_odp_caps =
-			IB_ODP_SUPPORT_SEND | IB_ODP_SUPPORT_RECV |
-			IB_ODP_SUPPORT_WRITE | IB_ODP_SUPPORT_READ |
-			IB_ODP_SUPPORT_ATOMIC | IB_ODP_SUPPORT_SRQ_RECV;
-		odp->per_transport_caps.ud_odp_caps =
-			IB_ODP_SUPPORT_SEND | IB_ODP_SUPPORT_RECV |
-			IB_ODP_SUPPORT_SRQ_RECV;
-		if (dev->caps & ORNIC_CAP_XRC)
-			odp->per_transport_caps.xrc_odp_caps =
-				IB_ODP_SUPPORT_SEND | IB_ODP_SUPPORT_WRITE |
-				IB_ODP_SUPPORT_READ | IB_ODP_SUPPORT_ATOMIC |
-				IB_ODP_SUPPORT_SRQ_RECV;
-	}
+	if (ornic_odp_supported(dev))
+		ornic_query_odp_caps(dev, props);
 	props->local_ca_ack_delay = a->local_ca_ack_delay;
 	props->atomic_cap = a->atomic_cap == ORNIC_ATOMIC_GLOB ?
 			    IB_ATOMIC_GLOB :

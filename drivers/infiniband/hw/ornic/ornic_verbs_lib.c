@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * ornic: pure logic of the data-path verbs (see ornic_verbs_lib.h).
+ * ornic: pure logic of the data-path verbs (see ornic_verbs_lib.h).  What
+ * its KUnit suites (ornic_verbs_lib_kunit.c, ornic_devval_kunit.c) call is
+ * exported to them with EXPORT_SYMBOL_IF_KUNIT().
  */
+#include <kunit/visibility.h>
 #include <linux/bits.h>
 #include <linux/errno.h>
+#include <linux/export.h>
 #include <linux/kernel.h>
 #include <linux/log2.h>
 #include <linux/string.h>
@@ -23,6 +27,7 @@ int ornic_wq_log_depth(u32 wrs, u32 blocks, const struct ornic_wq_limits *l)
 		return -EINVAL;
 	return log;
 }
+EXPORT_SYMBOL_IF_KUNIT(ornic_wq_log_depth);
 
 /* Whether the provider's @log_depth is legal and holds @need_log. */
 static int ornic_check_log_depth(unsigned int log_depth, int need_log,
@@ -61,6 +66,7 @@ int ornic_sq_caps(struct ib_qp_cap *cap, unsigned int log_depth,
 				   l->max_inline_data);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(ornic_sq_caps);
 
 int ornic_rq_caps(struct ib_qp_cap *cap, unsigned int log_depth,
 		  const struct ornic_wq_limits *l)
@@ -75,6 +81,7 @@ int ornic_rq_caps(struct ib_qp_cap *cap, unsigned int log_depth,
 	cap->max_recv_sge = max_sge;
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(ornic_rq_caps);
 
 int ornic_srq_caps(u32 *max_wr, u32 *max_sge, unsigned int log_depth,
 		   const struct ornic_wq_limits *l)
@@ -95,6 +102,7 @@ int ornic_srq_caps(u32 *max_wr, u32 *max_sge, unsigned int log_depth,
 	*max_sge = min(ornic_recv_sges_fit(blocks), l->max_recv_sge);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(ornic_srq_caps);
 
 /* --- page sizes ----------------------------------------------------------- */
 
@@ -103,6 +111,7 @@ u64 ornic_mr_pgsz_bitmap(u64 page_size_cap)
 	return page_size_cap &
 	       GENMASK_ULL(ORNIC_PAGE_SHIFT_MAX, ORNIC_PAGE_SHIFT_MIN);
 }
+EXPORT_SYMBOL_IF_KUNIT(ornic_mr_pgsz_bitmap);
 
 u64 ornic_ring_pgsz_bitmap(u64 page_size_cap, u64 addr)
 {
@@ -113,6 +122,7 @@ u64 ornic_ring_pgsz_bitmap(u64 page_size_cap, u64 addr)
 		bitmap &= GENMASK_ULL(__ffs64(addr), 0);
 	return bitmap;
 }
+EXPORT_SYMBOL_IF_KUNIT(ornic_ring_pgsz_bitmap);
 
 /* --- access flags --------------------------------------------------------- */
 
@@ -147,6 +157,7 @@ int ornic_access_from_ib(int ib_access, bool atomics, bool flush,
 		*access |= ORNIC_ACCESS_FLUSH_PERSISTENT;
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(ornic_access_from_ib);
 
 int ornic_mr_access_from_ib(int ib_access, bool atomics, bool flush, bool mw,
 			    u32 *access)
@@ -163,6 +174,7 @@ int ornic_mr_access_from_ib(int ib_access, bool atomics, bool flush, bool mw,
 		*access |= ORNIC_ACCESS_MW_BIND;
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(ornic_mr_access_from_ib);
 
 int ornic_mw_type_from_ib(enum ib_mw_type type, u8 *hw)
 {
@@ -177,6 +189,7 @@ int ornic_mw_type_from_ib(enum ib_mw_type type, u8 *hw)
 		return -EINVAL;
 	}
 }
+EXPORT_SYMBOL_IF_KUNIT(ornic_mw_type_from_ib);
 
 /*
  * The parts of an MR a rereg_user_mr changes, as REREG_MR flags; -EINVAL
@@ -197,6 +210,7 @@ int ornic_rereg_flags_from_ib(int ib_flags, u8 *flags)
 		*flags |= ORNIC_REREG_MR_ACCESS;
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(ornic_rereg_flags_from_ib);
 
 /* --- QP types -------------------------------------------------------------- */
 
@@ -226,6 +240,7 @@ int ornic_qp_type_to_hw(enum ib_qp_type type, u64 caps, u8 *hw)
 	}
 	return -EOPNOTSUPP;
 }
+EXPORT_SYMBOL_IF_KUNIT(ornic_qp_type_to_hw);
 
 bool ornic_qp_type_has_op(u8 qpt, u8 op)
 {
@@ -246,6 +261,7 @@ bool ornic_qp_type_has_op(u8 qpt, u8 op)
 		return false;
 	}
 }
+EXPORT_SYMBOL_IF_KUNIT(ornic_qp_type_has_op);
 
 u32 ornic_qp_access_for_caps(u32 access, u64 caps)
 {
@@ -258,6 +274,7 @@ u32 ornic_qp_access_for_caps(u32 access, u64 caps)
 		access &= ~ORNIC_ACCESS_FLUSH;
 	return access;
 }
+EXPORT_SYMBOL_IF_KUNIT(ornic_qp_access_for_caps);
 
 u64 ornic_device_cap_flags(u64 caps)
 {
@@ -281,6 +298,7 @@ u64 ornic_device_cap_flags(u64 caps)
 		flags |= IB_DEVICE_XRC;
 	return flags;
 }
+EXPORT_SYMBOL_IF_KUNIT(ornic_device_cap_flags);
 
 /* --- QP attributes --------------------------------------------------------- */
 
@@ -318,6 +336,7 @@ int ornic_qp_mask_from_ib(int ib_mask, u32 *mask)
 			*mask |= ornic_qp_mask_map[i].hw;
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(ornic_qp_mask_from_ib);
 
 #define ORNIC_PSN_MASK		0x00ffffffU
 #define ORNIC_FLOW_LABEL_MASK	0x000fffffU
@@ -397,6 +416,7 @@ int ornic_qp_attr_from_ib(const struct ib_qp_attr *ia, int ib_mask,
 		oa->en_sqd_async_notify = !!ia->en_sqd_async_notify;
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(ornic_qp_attr_from_ib);
 
 void ornic_qp_av_to_hw(const struct ornic_av *av, struct ornic_qp_attr *oa)
 {
@@ -409,6 +429,7 @@ void ornic_qp_av_to_hw(const struct ornic_av *av, struct ornic_qp_attr *oa)
 	oa->flow_label = cpu_to_le32(av->flow_label & ORNIC_FLOW_LABEL_MASK);
 	oa->udp_sport = cpu_to_le16(av->udp_sport);
 }
+EXPORT_SYMBOL_IF_KUNIT(ornic_qp_av_to_hw);
 
 const char *ornic_qp_attr_invalid(const struct ornic_qp_attr *oa, u32 *value,
 				  u32 *limit)
@@ -440,6 +461,7 @@ const char *ornic_qp_attr_invalid(const struct ornic_qp_attr *oa, u32 *value,
 	}
 	return NULL;
 }
+EXPORT_SYMBOL_IF_KUNIT(ornic_qp_attr_invalid);
 
 void ornic_qp_attr_to_ib(const struct ornic_qp_attr *oa,
 			 struct ib_qp_attr *ia)
@@ -484,3 +506,4 @@ void ornic_qp_attr_to_ib(const struct ornic_qp_attr *oa,
 			oa->sgid_index, oa->hop_limit, oa->traffic_class);
 	memcpy(ia->ah_attr.roce.dmac, oa->dmac, ETH_ALEN);
 }
+EXPORT_SYMBOL_IF_KUNIT(ornic_qp_attr_to_ib);

@@ -7,7 +7,7 @@
 #include <kunit/test.h>
 #include <rdma/ib_verbs.h>
 
-#include "../drivers/infiniband/hw/ornic/ornic_verbs_lib.h"
+#include "ornic_verbs_lib.h"
 
 /* The model's limits (QUERY_DEVICE) at the time of writing. */
 static const struct ornic_wq_limits ornic_test_limits = {

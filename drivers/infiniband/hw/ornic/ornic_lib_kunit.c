@@ -9,7 +9,7 @@
 #include <linux/module.h>
 #include <rdma/ib_verbs.h>
 
-#include "../drivers/infiniband/hw/ornic/ornic_lib.h"
+#include "ornic_lib.h"
 
 /* --- rings ------------------------------------------------------------------ */
 
@@ -961,3 +961,5 @@ kunit_test_suites(&ornic_ring_suite, &ornic_id_suite, &ornic_cmd_suite,
 
 MODULE_DESCRIPTION("KUnit tests for the ornic driver's pure logic");
 MODULE_LICENSE("Dual BSD/GPL");
+/* What ornic.ko exports with EXPORT_SYMBOL_IF_KUNIT(). */
+MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING");

@@ -9,8 +9,8 @@
 #include <kunit/test.h>
 #include <rdma/ib_verbs.h>
 
-#include "../drivers/infiniband/hw/ornic/ornic_lib.h"
-#include "../drivers/infiniband/hw/ornic/ornic_verbs_lib.h"
+#include "ornic_lib.h"
+#include "ornic_verbs_lib.h"
 
 static void ornic_devval_qp_state(struct kunit *test)
 {
