@@ -100,7 +100,7 @@ echo "ornic-test: kill-model requested" >/dev/kmsg
 touch /out/kill-model
 found=0
 for _ in $(seq 100); do
-	if dmesg | grep -q "$ib1: reporting IB_EVENT_DEVICE_FATAL"; then
+	if dmesg_has "$ib1: reporting IB_EVENT_DEVICE_FATAL"; then
 		found=1
 		break
 	fi
@@ -131,7 +131,7 @@ rc=$?
 ms=$(( ($(date +%s%N) - t0) / 1000000 ))
 # Failing fast means no admin command waited for ADMIN_TIMEOUT_MS (the
 # wall time mostly measures starting ip(8) under TCG).
-if [ "$rc" != 0 ] && ! dmesg | grep -q 'timed out after' && [ "$ms" -lt 5000 ]; then
+if [ "$rc" != 0 ] && ! dmesg_has 'timed out after' && [ "$ms" -lt 5000 ]; then
 	pass dead-fails-fast "MTU change on the dead device failed at once (no admin timeout; ${ms} ms wall time)"
 else
 	fail dead-fails-fast "MTU change returned $rc after ${ms} ms"
@@ -179,7 +179,7 @@ fi
 if [ -n "$nvme_dev" ]; then
 	t0=$(date +%s%N)
 	if timeout 120 nvme disconnect -n "$nqn" >/out/nvme-disconnect.log 2>&1 &&
-		! dmesg | grep -q 'failed to drain'; then
+		! dmesg_has 'failed to drain'; then
 		pass fatal-ulp-teardown "nvme disconnect on the dead device in $(( ($(date +%s%N) - t0) / 1000000 )) ms, every QP drained"
 	else
 		fail fatal-ulp-teardown "$(cat /out/nvme-disconnect.log) $(dmesg | grep -m2 -A2 'failed to drain' | tr '\n' ' ')"
@@ -200,7 +200,7 @@ if [ -n "$nvme_dev" ]; then
 	cfs=/sys/kernel/config/nvmet
 	rm -f "$cfs/ports/1/subsystems/$nqn"
 	rmdir "$cfs/ports/1" "$cfs/subsystems/$nqn/namespaces/1" "$cfs/subsystems/$nqn" 2>/dev/null
-	if dmesg | grep -q 'failed to drain'; then
+	if dmesg_has 'failed to drain'; then
 		fail fatal-ulp-target "$(dmesg | grep -m2 -A2 'failed to drain' | tr '\n' ' ')"
 	else
 		pass fatal-ulp-target "nvmet-rdma's queues on the dead device drained at rmmod"

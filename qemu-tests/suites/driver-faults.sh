@@ -45,7 +45,7 @@ uverbs() {
 
 # fatal_seen IBDEV: the driver reported IB_EVENT_DEVICE_FATAL for it.
 fatal_seen() {
-	dmesg | grep -q "$1: reporting IB_EVENT_DEVICE_FATAL"
+	dmesg_has "$1: reporting IB_EVENT_DEVICE_FATAL"
 }
 
 # up IBDEV NETDEV IP: address and link up, GID present; prints the GID index.
@@ -87,7 +87,7 @@ if gq=$(up "$ibq" "$ndq" 10.4.2.1); then
 		hold_once "$ibq" "$gq" || fails=$((fails + 1))
 		fatal_seen "$ibq" && break
 	done
-	if ! grep -q held /tmp/hold.txt && dmesg | grep -q "invalid value from the device: QP state 42 (limit 6)" &&
+	if ! grep -q held /tmp/hold.txt && dmesg_has "invalid value from the device: QP state 42 (limit 6)" &&
 		wait_for fatal_seen "$ibq"; then
 		pass faults-qp-state "$fails MODIFY_QPs answered state 42 failed ($(tr '\n' ' ' </tmp/hold.txt)); $ibq declared dead"
 	else
@@ -105,7 +105,7 @@ fi
 ip addr add 10.4.3.1/24 dev "$ndc" && ip link set "$ndc" up &&
 	ip neigh replace 10.4.3.2 lladdr 02:00:00:00:00:03 dev "$ndc"
 ping -c 20 -i 0.05 -W 1 10.4.3.2 >/dev/null 2>&1
-if wait_for fatal_seen "$ibc" && dmesg | grep -q "invalid value from the device: [TR]X completion index"; then
+if wait_for fatal_seen "$ibc" && dmesg_has "invalid value from the device: [TR]X completion index"; then
 	pass faults-cqe "$(dmesg | grep -c 'invalid value from the device: [TR]X completion index') bad completion indices refused; $ibc declared dead"
 else
 	fail faults-cqe "$(dmesg | grep -E "$ibc|ornic" | tail -n 4 | tr '\n' ' ')"
@@ -126,7 +126,7 @@ for _ in $(seq 40); do
 	sleep 0.5
 done
 ms=$(( ($(date +%s%N) - t0) / 1000000 ))
-if fatal_seen "$ibs" && dmesg | grep -q "event storm"; then
+if fatal_seen "$ibs" && dmesg_has "event storm"; then
 	pass faults-eq-storm "$(dmesg | grep -m1 -o 'EQ [0-9]* not empty after .* ms'); $ibs declared dead, ${ms} ms after the link came up"
 else
 	fail faults-eq-storm "after ${ms} ms: $(dmesg | grep -E "$ibs|ornic" | tail -n 4 | tr '\n' ' ')"
@@ -142,8 +142,8 @@ if ga=$(up "$iba" "$nda" 10.4.5.1); then
 	rc=$?
 	ms=$(( ($(date +%s%N) - t0) / 1000000 ))
 	pci=$(basename "$(readlink -f "/sys/class/infiniband/$iba/device")")
-	if [ "$rc" != 0 ] && [ "$rc" != 124 ] && dmesg | grep -q "$pci: admin command .* timed out" &&
-		wait_for fatal_seen "$iba" && dmesg | grep -q "$pci: reset after death complete"; then
+	if [ "$rc" != 0 ] && [ "$rc" != 124 ] && dmesg_has "$pci: admin command .* timed out" &&
+		wait_for fatal_seen "$iba" && dmesg_has "$pci: reset after death complete"; then
 		pass faults-admin-stall "the verb failed after ${ms} ms ($(tr '\n' ' ' </tmp/hold.txt)); $iba declared dead, reset confirmed"
 	else
 		fail faults-admin-stall "rc $rc after ${ms} ms: $(dmesg | grep -E "$iba|ornic" | tail -n 4 | tr '\n' ' ')"

@@ -47,6 +47,15 @@ wait_gid() {
 	return 1
 }
 
+# dmesg_has PATTERN: the kernel log matches PATTERN (grep's basic regex).  Not
+# "dmesg | grep -q": grep stops at the first match, dmesg may then die of
+# SIGPIPE, and under pipefail a match reads as a miss.
+dmesg_has() {
+	local log
+	log=$(dmesg)
+	grep -q -- "$1" <<<"$log"
+}
+
 # wait_listen NETNS PORT: wait up to 60 s for a TCP listener on PORT in NETNS.
 wait_listen() {
 	local i
