@@ -1,0 +1,51 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+# make-deb.sh [OUTDIR]: build ornic's Debian packages (debian/) inside the
+# testbed and check them with lintian.  The checkout's files (tracked and
+# untracked, minus what git ignores) are copied to OUTDIR/src, since
+# dpkg-buildpackage writes into debian/; the packages land in OUTDIR
+# (default build/deb).  The provider's rdma-core build copy
+# (OUTDIR/provider) and ccache ($ORNIC_CACHE/ccache) survive between runs.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=qemu-tests/testbed/lib.sh
+. "$here/testbed/lib.sh"
+[ "${ORNIC_IN_TESTBED:-}" = 1 ] || die "make-deb.sh runs inside the testbed (make deb)"
+
+out=${1:-$ORNIC_SRC/build/deb}
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+tree=$out/src
+
+say "copying the checkout to $tree"
+rm -rf "$tree"
+mkdir -p "$tree"
+if git -C "$ORNIC_SRC" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+	# Files deleted but not yet committed are skipped with a warning.
+	git -C "$ORNIC_SRC" ls-files -z --cached --others --exclude-standard |
+		tar -C "$ORNIC_SRC" --null -T - --ignore-failed-read -cf - 2>/dev/null |
+		tar -C "$tree" -xf -
+else
+	tar -C "$ORNIC_SRC" --exclude=./build -cf - . | tar -C "$tree" -xf -
+fi
+
+rm -f "$out"/*.deb "$out"/*.changes "$out"/*.buildinfo
+say "dpkg-buildpackage (log: $out/build.log)"
+if ! (cd "$tree" && CCACHE_DIR=$ORNIC_CACHE/ccache ORNIC_PROVIDER_BUILD=$out/provider \
+	nice dpkg-buildpackage -b -us -uc -j"${JOBS:-$(nproc)}") >"$out/build.log" 2>&1; then
+	tail -n 30 "$out/build.log" >&2
+	die "dpkg-buildpackage failed; see $out/build.log"
+fi
+for deb in "$out"/*.deb; do
+	say "built ${deb#"$out"/}"
+done
+
+say "lintian (log: $out/lintian.log)"
+changes=$(echo "$out"/*.changes)
+if ! nice lintian --fail-on error,warning --info --tag-display-limit 0 \
+	"$changes" >"$out/lintian.log" 2>&1; then
+	cat "$out/lintian.log" >&2
+	die "lintian found errors or warnings; see $out/lintian.log"
+fi
+grep -E '^[EW]: ' "$out/lintian.log" >&2 || true
+say "packages in $out, lintian clean (errors and warnings)"
