@@ -88,6 +88,7 @@ rm -rf "$so"
 # tree (the testbed's own stays untouched), and the module carries the
 # PCI alias that loads it when the device is present.
 d=$(mktemp -d)
+mkdir -p "$d/tree"
 kver=$(make -s -C "$KDIR" kernelrelease 2>/dev/null)
 if [ -f "$out/${debs[ornic-dkms]}" ] && dpkg-deb -x "$out/${debs[ornic-dkms]}" "$d/root"; then
 	t1=$(date +%s)

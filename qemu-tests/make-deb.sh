@@ -2,10 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 # make-deb.sh [OUTDIR]: build ornic's Debian packages (debian/) inside the
 # testbed and check them with lintian.  The checkout's files (tracked and
-# untracked, minus what git ignores) are copied to OUTDIR/src, since
-# dpkg-buildpackage writes into debian/; the packages land in OUTDIR
-# (default build/deb).  The provider's rdma-core build copy
-# (OUTDIR/provider) and ccache ($ORNIC_CACHE/ccache) survive between runs.
+# untracked, minus what git ignores) are copied to /tmp/ornic-deb/src (the
+# testbed's private /tmp), since dpkg-buildpackage writes into debian/ and
+# next to the tree; the packages and logs land in OUTDIR (default
+# build/deb).  The tree's path is the same for every run and every OUTDIR,
+# so ccache ($ORNIC_CACHE/ccache) finds the model's objects of any earlier
+# run; the provider's configured rdma-core copy (OUTDIR/provider) stays.
 # Exit status: 0 built and lintian-clean, 1 build failed, 2 lintian found
 # errors or warnings (OUTDIR/lintian.log).
 set -euo pipefail
@@ -17,10 +19,11 @@ here=$(cd "$(dirname "$0")" && pwd)
 out=${1:-$ORNIC_SRC/build/deb}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-tree=$out/src
+work=/tmp/ornic-deb
+tree=$work/src
 
 say "copying the checkout to $tree"
-rm -rf "$tree"
+rm -rf "$work"
 mkdir -p "$tree"
 if git -C "$ORNIC_SRC" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
 	# Files deleted but not yet committed are skipped with a warning.
@@ -38,6 +41,7 @@ if ! (cd "$tree" && CCACHE_DIR=$ORNIC_CACHE/ccache ORNIC_PROVIDER_BUILD=$out/pro
 	tail -n 30 "$out/build.log" >&2
 	die "dpkg-buildpackage failed; see $out/build.log"
 fi
+mv "$work"/*.deb "$work"/*.changes "$work"/*.buildinfo "$out"/
 for deb in "$out"/*.deb; do
 	say "built ${deb#"$out"/}"
 done
