@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 # The deb group of `make check`: build the Debian packages as `make deb`
 # does (into $BUILD/deb), run lintian, check each package's files, build
-# ornic-dkms's module through DKMS against the test kernel ($KDIR), check
-# the systemd unit and the service's configuration parsing.  Runs inside
+# ornic-dkms's module through DKMS against the test kernel ($KDIR), boot a
+# guest that loads it by modalias and finds the devices through the
+# installed provider package, check the systemd unit and the service's
+# configuration parsing.  Runs inside
 # the testbed; one "PASS|FAIL: deb/..." line per check into $RESULTS.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -102,6 +104,8 @@ if [ -f "$out/${debs[ornic-dkms]}" ] && dpkg-deb -x "$out/${debs[ornic-dkms]}" "
 		else
 			record FAIL deb/dkms-modalias "no PCI alias in $ko: '$alias'"
 		fi
+		mkdir -p "$out/guest"
+		cp "$ko" "$out/guest/"
 	else
 		record FAIL deb/dkms-build "$(tail -n 5 "$BUILD/dkms.log" | tr '\n' ' ')"
 		[ -f "$d/tree/ornic/$version/build/make.log" ] && cp "$d/tree/ornic/$version/build/make.log" "$BUILD/dkms-make.log"
@@ -110,6 +114,33 @@ else
 	record FAIL deb/dkms-build "no ornic-dkms package"
 fi
 rm -rf "$d"
+
+# In a guest (test kernel): the DKMS-built module loaded by its modalias,
+# the provider package installed with dpkg, ibv_devices over two models of
+# the ornic-model package.
+if [ -f "$out/guest/ornic.ko" ] && [ -f "$out/${debs[ibverbs-providers-ornic]}" ] &&
+	[ -f "$out/${debs[ornic-model]}" ]; then
+	RUN_NAME=${ORNIC_CHECK_RUN:-check}
+	RUNS=$ORNIC_CACHE/runs/$RUN_NAME
+	rel=$(mktemp -d)
+	dpkg-deb -x "$out/${debs[ornic-model]}" "$rel"
+	# shellcheck source=qemu-tests/models.sh
+	. "$here/models.sh"
+	MODEL_BIN=$rel/usr/sbin/ornic-model
+	mdir=/tmp/models-deb
+	if models_start "$mdir" 2 link; then
+		mapfile -t margs < <(models_vm_args)
+		run_vm deb/ guest-install "${FLAVOUR:-base}" --timeout 600 "${margs[@]}" -- \
+			/src/qemu-tests/suites/deb-install.sh "$out/guest/ornic.ko" "$out/${debs[ibverbs-providers-ornic]}"
+		models_stop >/dev/null
+	else
+		record FAIL deb/guest-models "the packaged model did not start; see $mdir"
+		models_stop >/dev/null
+	fi
+	rm -rf "$rel"
+else
+	record FAIL deb/guest-install "no module or packages to install"
+fi
 
 # The systemd unit (as an instance, with the system's own units around it)
 # and the configuration file the service reads.

@@ -111,7 +111,7 @@ fi
 
 # --- Debian packages: make deb, lintian, contents, DKMS build (check-deb.sh) --
 if wanted deb && [ -x "$here/check-deb.sh" ]; then
-	RESULTS=$RESULTS KDIR=$kdir BUILD=$BUILD "$here/check-deb.sh" || true
+	RESULTS=$RESULTS KDIR=$kdir FLAVOUR=$flavour BUILD=$BUILD "$here/check-deb.sh" || true
 fi
 
 # --- VM runner self-test ------------------------------------------------------
