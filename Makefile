@@ -3,7 +3,7 @@
 # Debian 13 debootstrap under $(ORNIC_CACHE), default /var/cache/ornic),
 # created and updated by `make testbed`.
 
-.PHONY: all demo bench check check-debug compare soak fuzz testbed kernel kernel-kasan model modules lint shell clean help
+.PHONY: all demo bench check check-debug compare soak fuzz testbed kernel kernel-kasan model modules deb lint shell clean help
 
 all: model
 
@@ -20,6 +20,7 @@ help:
 	@echo "make kernel       build the guest test kernel (cached)"
 	@echo "make model        build the device model"
 	@echo "make modules      build the kernel modules against the test kernel"
+	@echo "make deb          Debian packages (ornic-dkms, ibverbs-providers-ornic, ornic-model) in build/deb"
 	@echo "make shell        a shell inside the testbed (checkout at /src)"
 
 demo:
@@ -70,6 +71,11 @@ model: testbed
 # kernel; KDIR=<kernel build dir> builds against another kernel instead.
 modules: kernel
 	qemu-tests/testbed/enter.sh bash -c 'make -C $${KDIR:-$$(qemu-tests/kernel/kernel-dir.sh base)} M=/src MO=/src/build/modules W=1 CONFIG_ORNIC_KUNIT_TEST=m modules'
+
+# Debian packages from debian/, built in the testbed and checked by lintian
+# (errors and warnings fail): build/deb/*.deb.
+deb: testbed
+	qemu-tests/testbed/enter.sh qemu-tests/make-deb.sh
 
 lint: testbed
 	qemu-tests/lint.sh

@@ -109,6 +109,11 @@ if wanted soak && [ -x "$here/check-soak.sh" ]; then
 	RESULTS=$RESULTS FLAVOUR=$flavour BUILD=$BUILD "$here/check-soak.sh" || true
 fi
 
+# --- Debian packages: make deb, lintian, contents, DKMS build (check-deb.sh) --
+if wanted deb && [ -x "$here/check-deb.sh" ]; then
+	RESULTS=$RESULTS KDIR=$kdir FLAVOUR=$flavour BUILD=$BUILD "$here/check-deb.sh" || true
+fi
+
 # --- VM runner self-test ------------------------------------------------------
 if wanted runner; then
 	if build_selftest_module; then

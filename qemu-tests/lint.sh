@@ -36,7 +36,8 @@ if [ ${#cxx[@]} -gt 0 ]; then
 	verdict clang-format $rc "${#cxx[@]} files"
 fi
 
-mapfile -t sh < <(git ls-files "${lint_files[@]}" -- '*.sh' '.ci/run' 'qemu-tests/guest/initramfs-init')
+mapfile -t sh < <(git ls-files "${lint_files[@]}" -- '*.sh' '.ci/run' 'qemu-tests/guest/initramfs-init' \
+	'debian/model/ornic-model-service')
 rc=0
 shellcheck -x -P SCRIPTDIR -e SC1091 "${sh[@]}" || rc=$?
 verdict shellcheck $rc "${#sh[@]} files"
