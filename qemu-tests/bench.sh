@@ -27,14 +27,18 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/testbed/lib.sh"
 BENCH_VARS=(BENCH_STACKS BENCH_MTUS BENCH_REPS BENCH_SECONDS BENCH_LAT_ITERS BENCH_CQ_MOD BENCH_POINTS
 	BENCH_PROBE_POINT BENCH_PROBE_SECONDS BENCH_TIMEOUT)
+# bench_env: "NAME=VALUE" for each BENCH_VARS variable that is set, a line
+# each, for env(1): enter.sh and the guest pass on only what they know.
+bench_env() {
+	local v
+	for v in "${BENCH_VARS[@]}"; do
+		[ -z "${!v:-}" ] || echo "$v=${!v}"
+	done
+}
 if [ "${ORNIC_IN_TESTBED:-}" != 1 ]; then
 	"$here/testbed/mkroot.sh"
 	"$here/kernel/build.sh" base >/dev/null # prints its build dir
-	# enter.sh passes only the variables it knows; hand ours over by env.
-	envs=()
-	for v in "${BENCH_VARS[@]}"; do
-		[ -z "${!v:-}" ] || envs+=("$v=${!v}")
-	done
+	mapfile -t envs < <(bench_env)
 	exec "$here/testbed/enter.sh" env "${envs[@]}" /src/qemu-tests/bench.sh
 fi
 
@@ -124,10 +128,7 @@ tailer=""
 ) &
 tailer=$!
 rc=0
-genv=()
-for v in "${BENCH_VARS[@]}"; do
-	[ -z "${!v:-}" ] || genv+=("$v=${!v}")
-done
+mapfile -t genv < <(bench_env)
 "$here/vm.sh" --name "$name" --timeout "${BENCH_TIMEOUT:-7200}" "${margs[@]}" -- \
 	env MODDIR="$B/modules" PROVIDER_DIR="$B/provider" "${genv[@]}" \
 	/src/qemu-tests/suites/bench.sh "${stacks[@]}" || rc=$?
