@@ -309,6 +309,33 @@ static uint32_t good_cq(void)
 	return h;
 }
 
+/*
+ * A user CQ's ring is the provider's: the kernel's POLL_CQ and REQ_NOTIFY_CQ
+ * commands must refuse it (they used to run the kernel CQ code on it).
+ */
+static void check_user_cq_not_kernel_polled(uint32_t h)
+{
+	struct {
+		struct ib_uverbs_poll_cq_resp core;
+		struct ib_uverbs_wc wc[4];
+	} presp;
+	struct ib_uverbs_poll_cq preq = {
+		.response = (uintptr_t)&presp,
+		.cq_handle = h,
+		.ne = 4,
+	};
+	struct ib_uverbs_req_notify_cq nreq = { .cq_handle = h };
+	int poll_err, notify_err;
+
+	poll_err = cmd(IB_USER_VERBS_CMD_POLL_CQ, &preq, sizeof(preq), NULL, 0,
+		       sizeof(presp));
+	notify_err = cmd(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ, &nreq, sizeof(nreq),
+			 NULL, 0, 0);
+	result(poll_err == EOPNOTSUPP && notify_err == EOPNOTSUPP,
+	       "cq-user-not-kernel-polled", "POLL_CQ: %s, REQ_NOTIFY_CQ: %s",
+	       strerror(poll_err), strerror(notify_err));
+}
+
 static void check_cqs(void)
 {
 	struct ornic_ibv_create_cq drv = {
@@ -327,6 +354,8 @@ static void check_cqs(void)
 	       resp.core.cqe == 64, "cq-create",
 	       "%s cqn=%u log_depth=%u cqe=%u", strerror(err), resp.drv.cqn,
 	       resp.drv.log_depth, resp.core.cqe);
+	if (!err)
+		check_user_cq_not_kernel_polled(h);
 	if (!err) {
 		err = destroy_cq(h);
 		result(!err, "cq-destroy", "%s", strerror(err));
