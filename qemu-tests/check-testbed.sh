@@ -114,6 +114,11 @@ if wanted deb && [ -x "$here/check-deb.sh" ]; then
 	RESULTS=$RESULTS KDIR=$kdir FLAVOUR=$flavour BUILD=$BUILD "$here/check-deb.sh" || true
 fi
 
+# --- the user guide's recipes: two VMs, libvirt and QEMU (check-guide.sh) ----
+if wanted guide && [ -x "$here/check-guide.sh" ]; then
+	RESULTS=$RESULTS FLAVOUR=$flavour BUILD=$BUILD "$here/check-guide.sh" || true
+fi
+
 # --- VM runner self-test ------------------------------------------------------
 if wanted runner; then
 	if build_selftest_module; then

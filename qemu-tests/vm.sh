@@ -25,6 +25,15 @@
 #                        mounts it itself); repeatable
 #   --netns NS           run QEMU in network namespace NS (where its taps are)
 #   --allow-splat        report kernel splats but do not fail on them
+#   --qemu-recipe FILE   take machine, memory and ornic devices from the
+#                        bash array ornic_qemu_args that FILE defines (the
+#                        user guide's QEMU recipe); --vfio-user is ignored
+#   --libvirt-domain FILE
+#                        boot through libvirt: FILE is a domain XML (the
+#                        user guide's), started with virsh create after
+#                        tools/libvirt-test-domain.py adds the test boot;
+#                        a libvirtd must be running; only --name, --out,
+#                        --timeout, --share and --allow-splat apply
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=qemu-tests/testbed/lib.sh
@@ -32,7 +41,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 [ "${ORNIC_IN_TESTBED:-}" = 1 ] || exec "$here/testbed/enter.sh" /src/qemu-tests/vm.sh "$@"
 
 name=vm flavour=base timeout=600 mem=2G cpus=2 out="" allow_splat=0
-sockets=() vnets=() taps=() shares=() netns=""
+sockets=() vnets=() taps=() shares=() netns="" recipe="" domain=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--name) name=$2; shift 2 ;;
@@ -47,6 +56,8 @@ while [ $# -gt 0 ]; do
 	--share) shares+=("$2"); shift 2 ;;
 	--netns) netns=$2; shift 2 ;;
 	--allow-splat) allow_splat=1; shift ;;
+	--qemu-recipe) recipe=$2; shift 2 ;;
+	--libvirt-domain) domain=$2; shift 2 ;;
 	--) shift; break ;;
 	*) die "vm.sh: unknown option '$1'" ;;
 	esac
@@ -82,16 +93,32 @@ fs() { # fs TAG PATH [readonly]
 	echo "-fsdev local,id=fs_$1,path=$2,security_model=none${3:+,readonly=on}"
 	echo "-device virtio-9p-pci,fsdev=fs_$1,mount_tag=$1"
 }
-machine=q35,memory-backend=mem
-args=(-accel tcg -machine "$machine"
-	-object "memory-backend-memfd,id=mem,size=$mem,share=on" -m "$mem"
+append="console=ttyS0 loglevel=${ORNIC_GUEST_LOGLEVEL:-5} panic=-1 oops=panic_off watchdog_thresh=60 rcupdate.rcu_cpu_stall_timeout=120 kmemleak=on sysrq_always_enabled"
+# 9p shares as TAG,DIR[,ro]: the root, the modules, the checkout, the output.
+fss=("root,/,ro" "modules,$kdir/modroot,ro" "src,$ORNIC_SRC,ro" "out,$out")
+for s in "${shares[@]}"; do
+	fss+=("$s")
+done
+if [ -n "$recipe" ]; then
+	# shellcheck disable=SC1090 # the guide's recipe, chosen by the caller
+	. "$recipe" || die "vm.sh: cannot read the QEMU recipe $recipe"
+	declare -p ornic_qemu_args >/dev/null 2>&1 || die "vm.sh: $recipe defines no ornic_qemu_args"
+	machine_args=("${ornic_qemu_args[@]}")
+	sockets=()
+else
+	machine_args=(-machine q35,memory-backend=mem -object "memory-backend-memfd,id=mem,size=$mem,share=on" -m "$mem")
+fi
+args=(-accel tcg "${machine_args[@]}"
 	-smp "$cpus" -cpu max -display none -monitor "unix:$out/monitor.sock,server=on,wait=off" -no-reboot
 	-serial "file:$console"
 	-kernel "$kdir/arch/x86/boot/bzImage" -initrd "$initrd"
-	-append "console=ttyS0 loglevel=${ORNIC_GUEST_LOGLEVEL:-5} panic=-1 oops=panic_off watchdog_thresh=60 rcupdate.rcu_cpu_stall_timeout=120 kmemleak=on sysrq_always_enabled"
+	-append "$append"
 	-nic none)
-# shellcheck disable=SC2207 # fs() prints one QEMU argument per line
-args+=($(fs root / ro) $(fs modules "$kdir/modroot" ro) $(fs src "$ORNIC_SRC" ro) $(fs out "$out"))
+for s in "${fss[@]}"; do
+	IFS=, read -r ftag fdir fro <<<"$s"
+	# shellcheck disable=SC2207 # fs() prints one QEMU argument per line
+	args+=($(fs "$ftag" "$fdir" "$fro"))
+done
 i=0
 for s in "${sockets[@]}"; do
 	args+=(-device "pcie-root-port,id=rp$i,chassis=$((i + 1)),slot=$((i + 1))"
@@ -112,17 +139,34 @@ for t in "${taps[@]}"; do
 		-device "virtio-net-pci,netdev=vn$i${tmac:+,mac=$tmac}")
 	i=$((i + 1))
 done
-for s in "${shares[@]}"; do
-	# shellcheck disable=SC2207 # fs() prints one QEMU argument per line
-	args+=($(fs "${s%%,*}" "${s#*,}"))
-done
 qemu=(qemu-system-x86_64)
 [ -z "$netns" ] || qemu=(ip netns exec "$netns" qemu-system-x86_64)
 
-say "vm $name: booting ($flavour kernel, timeout ${timeout}s, console: $console)"
+say "vm $name: booting ($flavour kernel${domain:+ through libvirt}, timeout ${timeout}s, console: $console)"
 start=$(date +%s)
-"${qemu[@]}" "${args[@]}" >"$out/qemu.log" 2>&1 &
-qpid=$!
+if [ -n "$domain" ]; then
+	# libvirt starts QEMU; a watcher stands in for its PID: it ends when
+	# the domain is gone (the guest powered off) and is what times out.
+	dname=ornic-$(basename "$out")-$$
+	fsopts=()
+	for s in "${fss[@]}"; do
+		fsopts+=(--share "$s")
+	done
+	virsh=(virsh -q -c qemu:///system)
+	"$here/tools/libvirt-test-domain.py" "$domain" --name "$dname" \
+		--kernel "$kdir/arch/x86/boot/bzImage" --initrd "$initrd" --cmdline "$append" \
+		--console "$console" "${fsopts[@]}" >"$out/domain.xml" ||
+		die "vm.sh: cannot make a test domain of $domain"
+	"${virsh[@]}" create "$out/domain.xml" >"$out/qemu.log" 2>&1 ||
+		{ cat "$out/qemu.log" >&2; die "vm.sh: virsh create failed (see $out/domain.xml)"; }
+	(while "${virsh[@]}" domstate "$dname" >/dev/null 2>&1; do sleep 1; done) &
+	qpid=$!
+	qemu=("${virsh[@]}" destroy "$dname")
+else
+	"${qemu[@]}" "${args[@]}" >"$out/qemu.log" 2>&1 &
+	qpid=$!
+	qemu=()
+fi
 timed_out=0
 if ! wait_timeout "$qpid" "$timeout"; then
 	timed_out=1
@@ -134,6 +178,7 @@ if ! wait_timeout "$qpid" "$timeout"; then
 		sleep 3
 	done | timeout 20 nc -U -q 2 "$out/monitor.sock" >/dev/null 2>&1 || true
 	sleep 2
+	[ ${#qemu[@]} = 0 ] || "${qemu[@]}" >/dev/null 2>&1 || true
 	kill -TERM "$qpid" 2>/dev/null || true
 	wait_timeout "$qpid" 5 || kill -KILL "$qpid" 2>/dev/null || true
 fi
