@@ -26,6 +26,12 @@ give_up() { # give_up TEST WHY: a FAIL line, and tell the other guest
 	exit 0
 }
 
+mkdir -p /share
+mount -t 9p -o trans=virtio,version=9p2000.L,cache=none share /share || {
+	fail "$ROLE/setup" "cannot mount the shared directory"
+	exit 0
+}
+
 # The module and the provider as the build made them (the packages are the
 # deb and stock groups' business).
 install_modules "${MODDIR:?}" || give_up setup "cannot install the module"
