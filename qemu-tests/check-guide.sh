@@ -69,6 +69,7 @@ namespaces = [ ]
 security_driver = "none"
 stdio_handler = "file"
 CONF
+# shellcheck disable=SC2016 # expanded by the inner shell
 unshare --mount bash -c '
 	mount --bind "$1/qemu.conf" /etc/libvirt/qemu.conf &&
 	for d in /var/lib/libvirt /var/log/libvirt /var/cache/libvirt; do
@@ -104,5 +105,20 @@ wait "$bpid" || brc=$?
 say "guide: two VMs in $(($(date +%s) - start)) s"
 guest_results $P/vm-a-libvirt "$RUNS/guide-a" "$arc"
 guest_results $P/vm-b-qemu "$RUNS/guide-b" "$brc"
+# Both models served a whole VM's life; they must end cleanly on SIGTERM, as
+# systemctl stop would end them.
+kill -TERM "${model_pids[@]}" 2>/dev/null
+bad=""
+for i in 0 1; do
+	rc=0
+	wait "${model_pids[$i]}" || rc=$?
+	[ "$rc" = 0 ] || bad+=" model $i exit $rc;"
+done
+model_pids=()
+if [ -z "$bad" ]; then
+	record PASS $P/models-stop "both models alive after the VMs ended, clean exit on SIGTERM"
+else
+	record FAIL $P/models-stop "$bad see $dir/nic-*.log"
+fi
 cp "$dir"/nic-*.log "$dir/libvirt/libvirtd.log" "$RUNS/guide-a/" 2>/dev/null
 exit 0

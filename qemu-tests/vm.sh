@@ -102,11 +102,12 @@ done
 if [ -n "$recipe" ]; then
 	# shellcheck disable=SC1090 # the guide's recipe, chosen by the caller
 	. "$recipe" || die "vm.sh: cannot read the QEMU recipe $recipe"
+	# shellcheck disable=SC2154 # the recipe assigns it
 	declare -p ornic_qemu_args >/dev/null 2>&1 || die "vm.sh: $recipe defines no ornic_qemu_args"
 	machine_args=("${ornic_qemu_args[@]}")
 	sockets=()
 else
-	machine_args=(-machine q35,memory-backend=mem -object "memory-backend-memfd,id=mem,size=$mem,share=on" -m "$mem")
+	machine_args=(-machine "q35,memory-backend=mem" -object "memory-backend-memfd,id=mem,size=$mem,share=on" -m "$mem")
 fi
 args=(-accel tcg "${machine_args[@]}"
 	-smp "$cpus" -cpu max -display none -monitor "unix:$out/monitor.sock,server=on,wait=off" -no-reboot

@@ -35,9 +35,12 @@ mount -t 9p -o trans=virtio,version=9p2000.L,cache=none share /share || {
 # The module and the provider as the build made them (the packages are the
 # deb and stock groups' business).
 install_modules "${MODDIR:?}" || give_up setup "cannot install the module"
-cp "${PROVIDER_DIR:?}/libornic-rdmav34.so" "$LIBDIR/" && cp "$PROVIDER_DIR/ornic.driver" /etc/libibverbs.d/ ||
+if ! cp "${PROVIDER_DIR:?}/libornic-rdmav34.so" "$LIBDIR/" || ! cp "$PROVIDER_DIR/ornic.driver" /etc/libibverbs.d/; then
 	give_up setup "cannot install the provider"
-modprobe ornic && wait_for have_devs 1 || give_up setup "no ornic NIC: $(dmesg | grep -i ornic | tail -n 3 | tr '\n' ' ')"
+fi
+if ! modprobe ornic || ! wait_for have_devs 1; then
+	give_up setup "no ornic NIC: $(dmesg | grep -i ornic | tail -n 3 | tr '\n' ' ')"
+fi
 
 case $ROLE in
 a) ADDR=192.168.80.1 ;;
@@ -49,8 +52,9 @@ GID=""
 # shellcheck disable=SC1090 # the guide's recipe: sets nd and GID
 . "$setup" >/out/guest-setup.log 2>&1
 [ -n "$GID" ] || give_up setup "no GID for $ADDR: $(tail -n 3 /out/guest-setup.log | tr '\n' ' ')"
-grep -q 'state ACTIVE' /out/guest-setup.log && grep -q PORT_ACTIVE /out/guest-setup.log ||
+if ! grep -q 'state ACTIVE' /out/guest-setup.log || ! grep -q PORT_ACTIVE /out/guest-setup.log; then
 	give_up setup "port not active: $(grep -E 'state' /out/guest-setup.log | head -n 3 | tr '\n' ' ')"
+fi
 pass "$ROLE/setup" "ornic_0 on ${nd:-?}, $ADDR, GID index $GID, port ACTIVE (rdma link, ibv_devinfo)"
 
 # cm_listens PORT: an rdma_cm id listens on PORT (rping's default is 7174).
