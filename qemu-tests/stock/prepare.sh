@@ -22,7 +22,7 @@
 #         $ORNIC_CACHE/stock/root-VERSION-KEY: dpkg -i DEB... (ornic-dkms,
 #           whose postinst has DKMS build and install the module for that
 #           kernel, and the provider package).  KEY: the kernel layer's
-#           key, the packages' checksums and the recipe.
+#           key, the packages' contents and the recipe.
 #       Both are built once (under a lock, in a temporary directory then
 #       renamed) and reused while their key holds; layers unused for a day
 #       (root) or a week (kernel) are removed.  Exit 3 with the reason on
@@ -108,6 +108,18 @@ kernel_recipe() {
 root_recipe() {
 	dpkg -i "$@"
 	dkms status
+}
+
+# deb_sum DEB: a checksum of the package's control files and contents,
+# without the files' times (make deb's copy of the tree gives them new ones
+# each run, so the .deb itself differs while nothing in it changed).
+deb_sum() {
+	local t
+	t=$(mktemp -d)
+	dpkg-deb -R "$1" "$t/x"
+	(cd "$t/x" && find . -printf '%y %m %p %l\n' | LC_ALL=C sort &&
+		find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum) | sha256sum
+	rm -rf "$t"
 }
 
 # key WORDS...: a short hash of WORDS.
@@ -216,7 +228,7 @@ root() {
 	kver=$(kernel_release "$KDIR") || die "no vmlinuz in $KDIR/upper/boot"
 	[ -f "$KDIR/upper/boot/initrd.img-$kver" ] || die "initramfs-tools made no initrd.img-$kver"
 	for deb in "$@"; do
-		sums+=("$(sha256sum <"$deb")")
+		sums+=("$(deb_sum "$deb")")
 	done
 	rkey=$(key "$KKEY" "${sums[@]}" "$(declare -f in_layer root_recipe)")
 	rdir=$STOCK/root-$V-$rkey
