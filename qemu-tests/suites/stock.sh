@@ -77,6 +77,20 @@ else
 	fail ibv_devinfo "$(tr '\n' ' ' <<<"$devs") $(head -n 5 /out/ibv_devinfo-ornic_0.txt | tr '\n' ' ')"
 fi
 
+# ornic_compat.h offers on-demand paging only with the 7.x umem_odp (whose
+# header <linux/hmm-dma.h> the driver needs): what the device advertises
+# must follow the kernel DKMS built the module for.
+ibv_devinfo -v -d ornic_0 >/out/ibv_devinfo-v.txt 2>&1
+odp=no
+grep -qE '^[[:space:]]+ODP_SUPPORT$' /out/ibv_devinfo-v.txt && odp=yes
+want=no
+[ -f "/lib/modules/$kver/source/include/linux/hmm-dma.h" ] && want=yes
+if [ "$odp" = "$want" ]; then
+	pass odp-caps "ODP advertised: $odp, as this kernel's headers $([ "$want" = yes ] && echo have || echo lack) <linux/hmm-dma.h>"
+else
+	fail odp-caps "ODP advertised: $odp, expected $want (ornic_compat.h ORNIC_HAVE_ODP)"
+fi
+
 setup_ornic_pair || exit 1
 if ! wait_gid "$CDEV" "$CIP" || ! wait_gid "$SDEV" "$SIP"; then
 	fail ornic/setup "no RoCE v2 GIDs for $CIP/$SIP"
