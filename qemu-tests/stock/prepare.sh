@@ -175,7 +175,15 @@ prune() {
 		rm -rf "$(dirname "$used")"
 	done < <(find "$STOCK" -mindepth 2 -maxdepth 2 -name .used \
 		\( -path "$STOCK/root-*" -mmin +1440 -o -path "$STOCK/kernel-*" -mmin +10080 \) 2>/dev/null)
-	find "$STOCK" -maxdepth 1 -name '*.fail' -mmin +1440 -exec rm -rf {} + 2>/dev/null || true
+	# Failed or interrupted builds, and the locks of layers that are gone
+	# (build_layer's open truncates its lock: a day-old one is unused).
+	find "$STOCK" -mindepth 1 -maxdepth 1 \( -name '*.fail' -o -name '*.tmp' -o -name '.lock-*' \) \
+		-mmin +1440 -print0 2>/dev/null | while IFS= read -r -d '' f; do
+		case ${f##*/} in
+		.lock-*) [ -e "$STOCK/${f##*/.lock-}" ] || rm -f "$f" ;;
+		*) rm -rf "$f" ;;
+		esac
+	done
 }
 
 # refresh_lists: apt-get update in the testbed (as mkroot.sh, under its lock).
