@@ -4,9 +4,11 @@
 # does (into $BUILD/deb), run lintian, check each package's files, build
 # ornic-dkms's module through DKMS against the test kernel ($KDIR), boot a
 # guest that loads it by modalias and finds the devices through the
-# installed provider package, check the systemd unit and the service's
-# configuration parsing.  Runs inside
-# the testbed; one "PASS|FAIL: deb/..." line per check into $RESULTS.
+# installed provider package (with DEB_GUEST_IN_STOCK=1 the stock group's
+# guests do that on Debian's kernels instead), check the systemd unit and
+# the service's configuration parsing.  Runs inside the testbed; one
+# "PASS|FAIL: deb/..." line per check into $RESULTS.  The packages stay in
+# $BUILD/deb for the stock group, with the run's name in .check-run.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=qemu-tests/testbed/lib.sh
@@ -16,6 +18,7 @@ RESULTS=${RESULTS:?}
 KDIR=${KDIR:?}
 BUILD=${BUILD:-$ORNIC_SRC/build/check}
 out=$BUILD/deb
+RUN_NAME=${ORNIC_CHECK_RUN:-check}
 # shellcheck source=qemu-tests/check-lib.sh
 . "$here/check-lib.sh"
 
@@ -44,7 +47,9 @@ declare -A want=(
 
 t0=$(date +%s)
 rc=0
+rm -f "$out/.check-run"
 "$here/make-deb.sh" "$out" >"$BUILD/deb.log" 2>&1 || rc=$?
+[ "$rc" = 1 ] || echo "$RUN_NAME" >"$out/.check-run"
 for pkg in ornic-dkms ibverbs-providers-ornic ornic-model; do
 	deb=$out/${debs[$pkg]}
 	if [ "$rc" != 1 ] && [ -f "$deb" ]; then
@@ -118,9 +123,10 @@ rm -rf "$d"
 # In a guest (test kernel): the DKMS-built module loaded by its modalias,
 # the provider package installed with dpkg, ibv_devices over two models of
 # the ornic-model package.
-if [ -f "$out/guest/ornic.ko" ] && [ -f "$out/${debs[ibverbs-providers-ornic]}" ] &&
+if [ "${DEB_GUEST_IN_STOCK:-0}" = 1 ] && "$here/stock/prepare.sh" available >/dev/null; then
+	say "deb: the guest checks run in the stock group's guests (Debian's kernels)"
+elif [ -f "$out/guest/ornic.ko" ] && [ -f "$out/${debs[ibverbs-providers-ornic]}" ] &&
 	[ -f "$out/${debs[ornic-model]}" ]; then
-	RUN_NAME=${ORNIC_CHECK_RUN:-check}
 	RUNS=$ORNIC_CACHE/runs/$RUN_NAME
 	rel=$(mktemp -d)
 	dpkg-deb -x "$out/${debs[ornic-model]}" "$rel"

@@ -110,8 +110,19 @@ if wanted soak && [ -x "$here/check-soak.sh" ]; then
 fi
 
 # --- Debian packages: make deb, lintian, contents, DKMS build (check-deb.sh) --
+# With the stock group in the run, its guests (Debian's kernels) do what the
+# deb group's guest would: the DKMS-built module loaded by its modalias, the
+# provider installed by dpkg, both devices listed; one boot less.
 if wanted deb && [ -x "$here/check-deb.sh" ]; then
-	RESULTS=$RESULTS KDIR=$kdir FLAVOUR=$flavour BUILD=$BUILD "$here/check-deb.sh" || true
+	guest_in_stock=0
+	wanted stock && guest_in_stock=1
+	RESULTS=$RESULTS KDIR=$kdir FLAVOUR=$flavour BUILD=$BUILD DEB_GUEST_IN_STOCK=$guest_in_stock \
+		"$here/check-deb.sh" || true
+fi
+
+# --- Debian's own kernels: the packages installed, DKMS, RDMA, NVMe-oF --------
+if wanted stock && [ -x "$here/check-stock.sh" ]; then
+	RESULTS=$RESULTS BUILD=$BUILD "$here/check-stock.sh" || true
 fi
 
 # --- the user guide's recipes: two VMs, libvirt and QEMU (check-guide.sh) ----

@@ -9,6 +9,11 @@
 #   --name NAME          run name (output in $ORNIC_CACHE/runs/NAME)
 #   --out DIR            output directory (default: from --name)
 #   --flavour F          kernel flavour: base (default) or kasan
+#   --stock DIR          boot one of Debian's kernels instead, prepared by
+#                        stock/prepare.sh: DIR/vmlinuz, DIR/initrd.img (made
+#                        by initramfs-tools, boot script "ornic9p") and the
+#                        layers listed in DIR/layers, shared read-only over
+#                        9p and stacked by that script over the testbed root
 #   --timeout SEC        kill the guest after SEC seconds (default 600)
 #   --mem SIZE           guest RAM (default 2G), memfd-backed and shared
 #   --cpus N             vCPUs (default 2)
@@ -40,13 +45,14 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/testbed/lib.sh"
 [ "${ORNIC_IN_TESTBED:-}" = 1 ] || exec "$here/testbed/enter.sh" /src/qemu-tests/vm.sh "$@"
 
-name=vm flavour=base timeout=600 mem=2G cpus=2 out="" allow_splat=0
+name=vm flavour=base timeout=600 mem=2G cpus=2 out="" allow_splat=0 stock=""
 sockets=() vnets=() taps=() shares=() netns="" recipe="" domain=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--name) name=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
 	--flavour) flavour=$2; shift 2 ;;
+	--stock) stock=$2; shift 2 ;;
 	--timeout) timeout=$2; shift 2 ;;
 	--mem) mem=$2; shift 2 ;;
 	--cpus) cpus=$2; shift 2 ;;
@@ -65,8 +71,16 @@ done
 [ $# -gt 0 ] || die "vm.sh: no guest command given"
 timeout=$(( timeout * ${ORNIC_TIMEOUT_SCALE:-1} ))
 
-kdir=$("$here/kernel/kernel-dir.sh" "$flavour")
-[ -f "$kdir/.ornic-built" ] || die "no $flavour test kernel in $kdir: run 'make kernel'"
+if [ -z "$stock" ]; then
+	kdir=$("$here/kernel/kernel-dir.sh" "$flavour")
+	[ -f "$kdir/.ornic-built" ] || die "no $flavour test kernel in $kdir: run 'make kernel'"
+else
+	for f in vmlinuz initrd.img layers; do
+		[ -e "$stock/$f" ] || die "no $stock/$f: prepare it with stock/prepare.sh"
+	done
+	mapfile -t layers <"$stock/layers"
+	flavour="Debian $(cat "$stock/kver" 2>/dev/null)"
+fi
 out=${out:-$ORNIC_CACHE/runs/$name}
 rm -rf "$out"
 mkdir -p "$out"
@@ -80,22 +94,44 @@ console=$out/console.log
 	echo
 } >"$out/guest-cmd.sh"
 
-# initramfs: static busybox and the first-stage init, rebuilt per run (ms).
-initrd=$out/initrd.cpio
-ird=$(mktemp -d)
-mkdir -p "$ird/bin" "$ird/proc" "$ird/sys" "$ird/dev"
-cp /usr/bin/busybox "$ird/bin/busybox"
-cp "$here/guest/initramfs-init" "$ird/init"
-(cd "$ird" && find . | cpio -o -H newc --quiet >"$initrd")
-rm -rf "$ird"
+# Both kernels get the same command line, but for the root: the test
+# kernel's initramfs (static busybox and the first-stage init, rebuilt per
+# run, ms) mounts it itself; a Debian kernel's, made by initramfs-tools,
+# runs its boot script ornic9p (stock/initramfs-boot.sh) and then stage2.sh
+# as init.
+append="console=ttyS0 loglevel=${ORNIC_GUEST_LOGLEVEL:-5} panic=-1 oops=panic_off watchdog_thresh=60 rcupdate.rcu_cpu_stall_timeout=120 sysrq_always_enabled"
+if [ -z "$stock" ]; then
+	initrd=$out/initrd.cpio
+	ird=$(mktemp -d)
+	mkdir -p "$ird/bin" "$ird/proc" "$ird/sys" "$ird/dev"
+	cp /usr/bin/busybox "$ird/bin/busybox"
+	cp "$here/guest/initramfs-init" "$ird/init"
+	(cd "$ird" && find . | cpio -o -H newc --quiet >"$initrd")
+	rm -rf "$ird"
+	bzimage=$kdir/arch/x86/boot/bzImage
+	append+=" kmemleak=on"
+else
+	initrd=$stock/initrd.img bzimage=$stock/vmlinuz
+	append+=" boot=ornic9p ornic9p.layers=${#layers[@]} init=/src/qemu-tests/guest/stage2.sh"
+fi
 
 fs() { # fs TAG PATH [readonly]
 	echo "-fsdev local,id=fs_$1,path=$2,security_model=none${3:+,readonly=on}"
 	echo "-device virtio-9p-pci,fsdev=fs_$1,mount_tag=$1"
 }
-append="console=ttyS0 loglevel=${ORNIC_GUEST_LOGLEVEL:-5} panic=-1 oops=panic_off watchdog_thresh=60 rcupdate.rcu_cpu_stall_timeout=120 kmemleak=on sysrq_always_enabled"
-# 9p shares as TAG,DIR[,ro]: the root, the modules, the checkout, the output.
-fss=("root,/,ro" "modules,$kdir/modroot,ro" "src,$ORNIC_SRC,ro" "out,$out")
+# 9p shares as TAG,DIR[,ro]: the root, the test kernel's modules (or a
+# Debian kernel's layers), the checkout, the output.
+fss=("root,/,ro")
+if [ -z "$stock" ]; then
+	fss+=("modules,$kdir/modroot,ro")
+else
+	i=1
+	for l in "${layers[@]}"; do
+		fss+=("layer$i,$l,ro")
+		i=$((i + 1))
+	done
+fi
+fss+=("src,$ORNIC_SRC,ro" "out,$out")
 for s in "${shares[@]}"; do
 	fss+=("$s")
 done
@@ -112,8 +148,7 @@ fi
 args=(-accel tcg "${machine_args[@]}"
 	-smp "$cpus" -cpu max -display none -monitor "unix:$out/monitor.sock,server=on,wait=off" -no-reboot
 	-serial "file:$console"
-	-kernel "$kdir/arch/x86/boot/bzImage" -initrd "$initrd"
-	-append "$append"
+	-kernel "$bzimage" -initrd "$initrd" -append "$append"
 	-nic none)
 for s in "${fss[@]}"; do
 	IFS=, read -r ftag fdir fro <<<"$s"
@@ -155,7 +190,7 @@ if [ -n "$domain" ]; then
 	done
 	virsh=(virsh -q -c qemu:///system)
 	"$here/tools/libvirt-test-domain.py" "$domain" --name "$dname" \
-		--kernel "$kdir/arch/x86/boot/bzImage" --initrd "$initrd" --cmdline "$append" \
+		--kernel "$bzimage" --initrd "$initrd" --cmdline "$append" \
 		--console "$console" "${fsopts[@]}" >"$out/domain.xml" ||
 		die "vm.sh: cannot make a test domain of $domain"
 	"${virsh[@]}" create "$out/domain.xml" >"$out/qemu.log" 2>&1 ||

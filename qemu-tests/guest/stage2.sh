@@ -2,13 +2,16 @@
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 # Second stage of an ornic test guest (PID 1 in the overlay root): set up the
 # usual mounts, run /out/guest-cmd.sh, check kmemleak, report the status on
-# the console and power off.  The host runner parses the console.
+# the console and power off.  The host runner parses the console.  Run by
+# the test kernel's initramfs-init or, on a Debian kernel, as init= by
+# initramfs-tools' init (boot=ornic9p), which has moved /proc, /sys and
+# /run here already.
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/root LANG=C.UTF-8 TERM=dumb
-mount -t proc proc /proc
-mount -t sysfs sysfs /sys
+mountpoint -q /proc || mount -t proc proc /proc
+mountpoint -q /sys || mount -t sysfs sysfs /sys
 mount -t tmpfs -o mode=1777 tmpfs /tmp
-mount -t tmpfs tmpfs /run
+mountpoint -q /run || mount -t tmpfs tmpfs /run
 mount -t debugfs debugfs /sys/kernel/debug
 mount -t configfs configfs /sys/kernel/config
 mkdir -p /dev/pts /dev/shm
@@ -16,7 +19,10 @@ mount -t devpts devpts /dev/pts
 mount -t tmpfs tmpfs /dev/shm
 hostname ornic-guest
 ip link set lo up
-depmod -a
+# The test kernel's modules were copied in by the initramfs; a Debian
+# kernel's are indexed by its package and DKMS already (depmod over all
+# its compressed modules would take long under TCG).
+grep -qw boot=ornic9p /proc/cmdline || depmod -a
 # Boot-time allocations are not the test's business: report only what leaks
 # from here on.
 [ -w /sys/kernel/debug/kmemleak ] && echo clear >/sys/kernel/debug/kmemleak

@@ -262,67 +262,6 @@ kverbs() {
 	fi
 }
 
-# nvmeof KIND: NVMe over Fabrics with the stock kernel host and target, both
-# kernel ULPs on the pair's client device (nvmet-rdma and nvme-rdma live in
-# the initial network namespace, so the target listens on $CIP and the host
-# connects to it: RDMA between the device and itself).  nvme-cli connects,
-# 8 MiB of random data go through the namespace with O_DIRECT and must come
-# back and be in the target's backing file; then the host disconnects.
-nvmeof() {
-	local k=$1 cfs=/sys/kernel/config/nvmet nqn=nqn.2026-11.org.ornic:test-$1
-	local img=/tmp/nvmet-$1.img port sub dev="" b hostnqn rc=0
-	port=$cfs/ports/$((${#k} + 10)) sub=$cfs/subsystems/$nqn
-	if ! modprobe nvmet || ! modprobe nvmet-rdma || ! modprobe nvme-rdma; then
-		fail "$k/nvmeof" "modprobe nvmet/nvmet-rdma/nvme-rdma failed"
-		return
-	fi
-	truncate -s 64M "$img"
-	if ! mkdir "$sub" || ! echo 1 >"$sub/attr_allow_any_host" ||
-		! mkdir "$sub/namespaces/1" || ! echo "$img" >"$sub/namespaces/1/device_path" ||
-		! echo 1 >"$sub/namespaces/1/buffered_io" || ! echo 1 >"$sub/namespaces/1/enable" ||
-		! mkdir "$port" || ! echo rdma >"$port/addr_trtype" || ! echo ipv4 >"$port/addr_adrfam" ||
-		! echo "$CIP" >"$port/addr_traddr" || ! echo 4420 >"$port/addr_trsvcid" ||
-		! ln -s "$sub" "$port/subsystems/$nqn"; then
-		fail "$k/nvmeof" "nvmet configfs setup failed: $(dmesg | tail -n 3 | tr '\n' ' ')"
-		return
-	fi
-	hostnqn=nqn.2014-08.org.nvmexpress:uuid:$(cat /proc/sys/kernel/random/uuid)
-	if ! timeout 120 nvme connect -t rdma -a "$CIP" -s 4420 -n "$nqn" --hostnqn="$hostnqn" \
-		>"/out/$k-nvme-connect.log" 2>&1; then
-		fail "$k/nvmeof" "nvme connect: $(tail -n 2 "/out/$k-nvme-connect.log" | tr '\n' ' ') $(dmesg | tail -n 3 | tr '\n' ' ')"
-		rc=1
-	fi
-	for _ in $(seq 40); do
-		for b in /sys/block/nvme*n*; do
-			[ "$(cat "$b/device/subsysnqn" 2>/dev/null)" = "$nqn" ] && dev=/dev/${b##*/}
-		done
-		[ -n "$dev" ] || [ "$rc" != 0 ] && break
-		sleep 0.5
-	done
-	if [ "$rc" = 0 ] && [ -z "$dev" ]; then
-		fail "$k/nvmeof" "connected, but no namespace block device for $nqn"
-		rc=1
-	fi
-	if [ "$rc" = 0 ]; then
-		head -c 8M /dev/urandom >/tmp/nvme-pattern
-		if dd if=/tmp/nvme-pattern of="$dev" bs=1M oflag=direct status=none &&
-			dd if="$dev" of=/tmp/nvme-back bs=1M count=8 iflag=direct status=none &&
-			cmp -s /tmp/nvme-pattern /tmp/nvme-back &&
-			cmp -s -n 8388608 /tmp/nvme-pattern "$img"; then
-			pass "$k/nvmeof" "nvme connect -t rdma ($dev), 8 MiB O_DIRECT write + read back, data checked, also in the target's file"
-		else
-			fail "$k/nvmeof" "data through $dev differs or I/O failed: $(dmesg | tail -n 3 | tr '\n' ' ')"
-		fi
-	fi
-	nvme disconnect -n "$nqn" >>"/out/$k-nvme-connect.log" 2>&1
-	# The target stays configured until the guest ends: removing an
-	# nvmet port destroys its listening cm_id under nvmet_config_sem,
-	# while a connect can take that lock inside the CM handler (the
-	# upstream lock inversion blktests also reports), and lockdep would
-	# fail the run for code that is not ours.
-	rm -f /tmp/nvme-pattern /tmp/nvme-back
-}
-
 # device_counters DEV: after all the traffic above, the device's own counters
 # (rdma statistic, read from the device) show RoCE packets and bytes both ways
 # and no frame dropped for its ICRC or headers.
