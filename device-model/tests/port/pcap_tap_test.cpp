@@ -139,6 +139,26 @@ TEST_F(PcapTapPortTest, WrapsTheUnixBackend) {
   EXPECT_EQ(bytes_of(read_capture(pcap_path)), (std::vector<Frame>{to_b, to_a}));
 }
 
+// make check's model-to-model links: shm:, captured, with wire faults on top.
+TEST_F(PcapTapPortTest, WrapsTheShmBackendWithWireFaults) {
+  WireFaults faults;
+  faults.duplicate = 1.0; // every frame twice on the wire, once in the capture
+  auto a = make_port(loop, "shm:" + dir.file("a") + "," + dir.file("b"), pcap_path, faults);
+  auto b = make_port(loop, "shm:" + dir.file("b") + "," + dir.file("a"), {});
+  ASSERT_TRUE(run_until(loop, [&] { return a->link_up() && b->link_up(); }));
+  FrameSink at_a, at_b;
+  a->set_receiver(at_a.receiver());
+  b->set_receiver(at_b.receiver());
+  const Frame to_b = make_frame(100, 1), to_a = make_frame(200, 2);
+  a->send(to_b);
+  ASSERT_TRUE(run_until(loop, [&] { return at_b.frames.size() == 2; }));
+  b->send(to_a);
+  ASSERT_TRUE(run_until(loop, [&] { return at_a.frames.size() == 1; }));
+  EXPECT_EQ(at_b.frames, (std::vector<Frame>{to_b, to_b}));
+  run_past_flush();
+  EXPECT_EQ(bytes_of(read_capture(pcap_path)), (std::vector<Frame>{to_b, to_a}));
+}
+
 TEST_F(PcapTapPortTest, FramesAreBufferedUntilTheFlushDelay) {
   auto port = make_port(loop, "none", pcap_path);
   const Frame first = make_frame(64, 1), second = make_frame(128, 2);
