@@ -4,6 +4,7 @@
 #include <cstring>
 #include <stdexcept>
 #include <system_error>
+#include <utility>
 
 #include <sys/eventfd.h>
 #include <sys/socket.h>
@@ -417,6 +418,33 @@ void ShmPort::send(std::span<const std::byte> frame) {
     enqueue(frame);
   else
     handle_push(result, frame.size());
+}
+
+std::span<std::byte> ShmPort::reserve_tx(size_t bytes) {
+  reserved_in_ring_ = false;
+  if (session_ && tx_queue_.empty() && bytes <= kMaxFrameBytes) {
+    const std::span<std::byte> slot = session_->tx.reserve();
+    if (!slot.empty()) {
+      reserved_in_ring_ = true;
+      return slot.first(bytes);
+    }
+  }
+  return Port::reserve_tx(bytes);
+}
+
+void ShmPort::commit_tx(size_t length) {
+  if (!std::exchange(reserved_in_ring_, false)) {
+    Port::commit_tx(length);
+    return;
+  }
+  // Nothing may run between reserve_tx() and here; checked all the same.
+  if (!session_) {
+    ++counters_.tx_dropped_no_peer;
+    return;
+  }
+  if (!admit_tx_frame(length, counters_))
+    return; // the slot stays unpublished
+  handle_push(session_->tx.commit(length), length);
 }
 
 void ShmPort::enqueue(std::span<const std::byte> frame) {

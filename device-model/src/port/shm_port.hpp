@@ -74,6 +74,10 @@ public:
   ShmPort& operator=(const ShmPort&) = delete;
 
   void send(std::span<const std::byte> frame) override;
+  // The next free ring slot when the link is up, nothing waits in our queue and the ring
+  // has room; otherwise the scratch buffer of Port, committed through send().
+  std::span<std::byte> reserve_tx(size_t bytes) override;
+  void commit_tx(size_t length) override;
   void set_receiver(Receiver rx) override { receiver_ = std::move(rx); }
   bool link_up() const override { return session_ != nullptr; }
   PortCounters counters() const override { return counters_; }
@@ -133,6 +137,7 @@ private:
   std::unique_ptr<Session> session_;
   uint64_t sessions_ = 0;
   bool rx_scheduled_ = false;
+  bool reserved_in_ring_ = false; // the last reserve_tx() gave a ring slot
   // Posted callbacks hold a weak reference: they do nothing once the port is gone.
   std::shared_ptr<int> alive_ = std::make_shared<int>(0);
   std::deque<std::vector<std::byte>> tx_queue_;

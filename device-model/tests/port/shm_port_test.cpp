@@ -254,6 +254,49 @@ TEST_F(ShmPortTest, GarbageFlagsAndAHeadThatRunsAwayNeverHangTheLoop) {
   exchange(*a, *b, 6);
 }
 
+// Zero-copy transmit: the frame is built in the ring slot itself; when the slot cannot be
+// had (link down, full ring, frames queued) the scratch buffer and send() take over.
+TEST_F(ShmPortTest, ReserveAndCommitBuildTheFrameInTheRingOrFallBackToSend) {
+  auto a = make_a();
+  {
+    // Link down: committed like send(), so dropped and counted.
+    const std::span<std::byte> area = a->reserve_tx(60);
+    ASSERT_EQ(area.size(), 60u);
+    a->commit_tx(60);
+    EXPECT_EQ(a->counters().tx_dropped_no_peer, 1u);
+  }
+  auto b = make_b();
+  ASSERT_TRUE(both_up(*a, *b));
+  FrameSink at_b;
+  b->set_receiver(at_b.receiver());
+  const std::byte* ring_slots =
+      a->shared_memory_for_test().data() + shm::kRingOffset[0] + shm::kControlBytes;
+  std::vector<Frame> sent;
+  for (size_t i = 0; i < shm::kSlotCount + 3; ++i) { // the last three find the ring full
+    const Frame frame = make_frame(60 + i, static_cast<uint8_t>(i));
+    const std::span<std::byte> area = a->reserve_tx(frame.size());
+    ASSERT_EQ(area.size(), frame.size());
+    const bool in_ring = area.data() >= ring_slots &&
+                         area.data() < ring_slots + shm::kSlotCount * shm::kSlotBytes;
+    EXPECT_EQ(in_ring, i < shm::kSlotCount) << i;
+    std::memcpy(area.data(), frame.data(), frame.size());
+    a->commit_tx(frame.size());
+    sent.push_back(frame);
+  }
+  EXPECT_EQ(a->tx_backlog(), 3u);
+  // A reservation that is never committed (the guest's buffer could not be read) sends
+  // nothing.
+  (void)a->reserve_tx(100);
+  // A committed runt is dropped and counted.
+  (void)a->reserve_tx(10);
+  a->commit_tx(10);
+  EXPECT_EQ(a->counters().tx_dropped_runt, 1u);
+  ASSERT_TRUE(run_until(loop, [&] { return at_b.frames.size() == sent.size(); }));
+  run_until_idle(loop);
+  EXPECT_EQ(at_b.frames, sent);
+  EXPECT_EQ(a->counters().tx_frames, sent.size());
+}
+
 // A stranger connects to the listener: a garbage hello, a hello with the wrong number of
 // descriptors, a hello whose memfd is not sealed. The live session stays.
 TEST_F(ShmPortTest, BadHellosAreRefusedAndTheLiveSessionStays) {
