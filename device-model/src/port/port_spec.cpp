@@ -20,7 +20,8 @@ constexpr std::string_view kTapPrefix = "tap:";
 constexpr std::string_view kAcceptedForms =
     "expected 'none', 'loopback', 'unix:LOCAL_PATH,PEER_PATH' (two AF_UNIX socket paths: "
     "this port binds LOCAL_PATH and sends to PEER_PATH), 'shm:LOCAL_PATH,PEER_PATH' (another "
-    "model on this host, over shared memory; rendezvous at the AF_UNIX socket paths), 'udp:LHOST:LPORT,RHOST:RPORT' "
+    "model on this host, over shared memory; rendezvous at the AF_UNIX socket paths), "
+    "'udp:LHOST:LPORT,RHOST:RPORT' "
     "(numeric addresses, IPv6 in brackets as in [::1]:5000) or 'tap:IFNAME' (an existing tap "
     "interface)";
 

@@ -87,8 +87,8 @@ ShmPort::Hello expected_hello() {
 
 ShmPort::ShmPort(EventLoop& loop, std::string local_path, std::string peer_path)
     : loop_(loop), local_path_(std::move(local_path)), peer_path_(std::move(peer_path)),
-      name_("shm:" + local_path_), dialer_(local_path_ < peer_path_),
-      rx_buffer_(kMaxFrameBytes), link_notifier_(loop) {
+      name_("shm:" + local_path_), dialer_(local_path_ < peer_path_), rx_buffer_(kMaxFrameBytes),
+      link_notifier_(loop) {
   const UnixAddress local_address = make_unix_address(local_path_, "port local path");
   make_unix_address(peer_path_, "port peer path");
   if (local_path_ == peer_path_)
@@ -281,8 +281,7 @@ bool ShmPort::receive_hello(Pending& pending, std::string& why) {
     return false;
   }
   const Ack ack{shm::kRegionMagic, shm::kRegionVersion};
-  if (::send(pending.socket.get(), &ack, sizeof(ack), MSG_DONTWAIT | MSG_NOSIGNAL) !=
-      sizeof(ack)) {
+  if (::send(pending.socket.get(), &ack, sizeof(ack), MSG_DONTWAIT | MSG_NOSIGNAL) != sizeof(ack)) {
     why = std::string("sending the ack: ") + std::strerror(errno);
     return false;
   }

@@ -276,8 +276,8 @@ TEST_F(ShmPortTest, ReserveAndCommitBuildTheFrameInTheRingOrFallBackToSend) {
     const Frame frame = make_frame(60 + i, static_cast<uint8_t>(i));
     const std::span<std::byte> area = a->reserve_tx(frame.size());
     ASSERT_EQ(area.size(), frame.size());
-    const bool in_ring = area.data() >= ring_slots &&
-                         area.data() < ring_slots + shm::kSlotCount * shm::kSlotBytes;
+    const bool in_ring =
+        area.data() >= ring_slots && area.data() < ring_slots + shm::kSlotCount * shm::kSlotBytes;
     EXPECT_EQ(in_ring, i < shm::kSlotCount) << i;
     std::memcpy(area.data(), frame.data(), frame.size());
     a->commit_tx(frame.size());
@@ -342,8 +342,8 @@ TEST_F(ShmPortTest, BadHellosAreRefusedAndTheLiveSessionStays) {
       {wrong_geometry, {unsealed.get(), efd.get(), efd.get()}},
       {good, {}},
       {good, {efd.get(), efd.get()}},
-      {good, {unsealed.get(), efd.get(), efd.get()}},          // not sealed
-      {good, {efd.get(), efd.get(), efd.get()}},               // not a memfd
+      {good, {unsealed.get(), efd.get(), efd.get()}},           // not sealed
+      {good, {efd.get(), efd.get(), efd.get()}},                // not a memfd
       {good, {unsealed.get(), unsealed.get(), unsealed.get()}}, // kicks not eventfds
       {good, {unsealed.get(), efd.get(), efd.get(), efd.get()}},
   };
@@ -396,8 +396,8 @@ TEST_F(ShmPortTest, TwoProcessesExchangeManyFramesAndSurviveAPeerKilledAndRestar
     a->set_receiver([&](std::span<const std::byte> frame) {
       const size_t n = received++;
       const Frame expected = make_frame(64 + n % 1400, static_cast<uint8_t>(n));
-      all_match = all_match && std::equal(frame.begin(), frame.end(), expected.begin(),
-                                          expected.end());
+      all_match =
+          all_match && std::equal(frame.begin(), frame.end(), expected.begin(), expected.end());
     });
     // Keep at most a ring's worth in flight each way, so nothing is dropped.
     size_t sent = 0;

@@ -57,8 +57,8 @@ TEST_F(ShmRingTest, FramesWrapAroundTheRingAndTheIndicesWrapAround32Bits) {
   // Keep the ring part full: five in, three out, so every slot is reused at many offsets.
   while (received < total) {
     for (int i = 0; i < 5 && sent < total; ++i, ++sent) {
-      const Push pushed = producer.push(make_frame(sizes[sent % sizes.size()],
-                                                   static_cast<uint8_t>(sent)));
+      const Push pushed =
+          producer.push(make_frame(sizes[sent % sizes.size()], static_cast<uint8_t>(sent)));
       ASSERT_TRUE(pushed == Push::sent || pushed == Push::sent_kick) << sent;
     }
     // Three out, or more when the ring is nearly full, or all at the end.
@@ -191,8 +191,8 @@ TEST_F(ShmRingTest, NoWakeupIsLostBetweenTwoThreadsThatSleep) {
   EXPECT_FALSE(producer_stuck) << "the producer slept through a freed slot";
   EXPECT_TRUE(in_order);
   EXPECT_EQ(expected, kFrames);
-  std::printf("[ info ] %u frames: the consumer slept %lu times, the producer %lu times\n",
-              kFrames, static_cast<unsigned long>(consumer_sleeps),
+  std::printf("[ info ] %u frames: the consumer slept %lu times, the producer %lu times\n", kFrames,
+              static_cast<unsigned long>(consumer_sleeps),
               static_cast<unsigned long>(producer_sleeps.load()));
   ::close(consumer_kick);
   ::close(producer_kick);
