@@ -7,6 +7,8 @@
 //   udp:LHOST:LPORT,RHOST:RPORT  point-to-point link over a connected UDP socket, IPv4 or
 //                                IPv6 ([::1]:5000) (udp_port.hpp)
 //   tap:IFNAME                   an existing persistent tap interface (tap_port.hpp)
+//   shm:LOCAL_PATH,PEER_PATH     another model on this host: shared-memory frame rings,
+//                                eventfd kicks only to a sleeping peer (shm_port.hpp)
 //   loopback                     every sent frame comes back to the same port's receiver
 //   none                         link down, every sent frame dropped
 // WireFaults with any() wrap the backend in a FaultyPort (faulty_port.hpp) that loses,
