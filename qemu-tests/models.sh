@@ -15,7 +15,9 @@ MODEL_WIRE_FAULTS=()
 MODEL_PCAP=${MODEL_PCAP:-1}
 
 # models_start DIR N [link|virtio]: start N models with vfio-user sockets in
-# DIR; with "link", model 2k and 2k+1 share an AF_UNIX datagram wire; with
+# DIR; with "link", model 2k and 2k+1 share a shared-memory wire (--port
+# shm:, rendezvous at DIR/wire<i>.sock; MODEL_LINK=unix: an AF_UNIX datagram
+# wire at the same paths instead); with
 # "virtio", model i's wire leads to a QEMU virtio-net NIC on -netdev dgram
 # (models_vm_args adds it; its socket is DIR/vnet<i>.sock).  Each model's
 # log is DIR/model<i>.log and its capture DIR/model<i>.pcap.  Model i gets
@@ -28,7 +30,7 @@ models_start() {
 		port=none
 		if [ "$link" = link ]; then
 			peer=$((i ^ 1))
-			port="unix:$dir/wire$i.sock,$dir/wire$peer.sock"
+			port="${MODEL_LINK:-shm}:$dir/wire$i.sock,$dir/wire$peer.sock"
 		elif [ "$link" = virtio ]; then
 			port="unix:$dir/wire$i.sock,$dir/vnet$i.sock"
 			MODEL_VNETS+=("$dir/vnet$i.sock,$dir/wire$i.sock,$(printf '52:54:00:00:01:%02x' $((i + 1)))")

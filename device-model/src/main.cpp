@@ -4,6 +4,7 @@
 //               --mac 02:00:00:00:00:01 --pcap /tmp/a.pcap
 //   --port udp:192.0.2.1:4800,192.0.2.2:4800   (to a model or QEMU on another host)
 //   --port tap:ornictap0                        (bridged to the host's network)
+//   --port shm:/run/o/a.shm,/run/o/b.shm       (to another model on this host)
 //   --inject-faults qp-state,eq-storm           (TEST ONLY: a broken device, registers.rst)
 //
 // Start it before QEMU: QEMU does not retry the connection. It serves one QEMU at a
@@ -77,6 +78,9 @@ int main(int argc, char** argv) {
   app.add_option("--port", port_spec,
                  "Ethernet port, one frame per datagram as QEMU's -netdev dgram/tap: "
                  "unix:LOCAL_PATH,PEER_PATH (AF_UNIX datagram link), "
+                 "shm:LOCAL_PATH,PEER_PATH (another model on this host over shared memory "
+                 "rings; rendezvous at AF_UNIX sockets: the end whose LOCAL_PATH sorts first "
+                 "connects to PEER_PATH, the other listens at LOCAL_PATH), "
                  "udp:LHOST:LPORT,RHOST:RPORT (UDP link, IPv6 as [::1]:5000), "
                  "tap:IFNAME (existing persistent tap), loopback, or none")
       ->capture_default_str();

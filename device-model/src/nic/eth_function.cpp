@@ -70,19 +70,31 @@ void EthFunction::transmit_one(uint32_t ring_id, EthRing& ring) {
              ORNIC_CQE_OP_ETH_TX);
     return;
   }
-  std::vector<std::byte> frame(length);
+  const bool carrier = port_ != nullptr && port_->link_up();
+  // With carrier the frame is read from the guest straight into the port's transmit buffer
+  // (for shm: the ring slot the peer reads): one copy. Without, it is still read, so a bad
+  // address is reported the same way.
+  std::vector<std::byte> discard;
+  std::span<std::byte> frame;
+  if (carrier) {
+    frame = port_->reserve_tx(length);
+  } else {
+    discard.resize(length);
+    frame = discard;
+  }
   if (!core_.memory().read(le(desc.addr), frame)) {
+    // Not committed: nothing is sent.
     core_.counters.inc(ORNIC_CNT_DMA_ERRORS);
     core_.counters.inc(ORNIC_CNT_ETH_TX_ERRORS);
     complete(ring, ring_id, index, length, ORNIC_CQE_GENERAL_ERR, ORNIC_VERR_DMA,
              ORNIC_CQE_OP_ETH_TX);
     return;
   }
-  if (port_ == nullptr || !port_->link_up()) {
+  if (!carrier) {
     // Like a MAC with no carrier: the frame is gone, the descriptor completes normally.
     core_.counters.inc(ORNIC_CNT_ETH_TX_LINK_DOWN);
   } else {
-    port_->send(frame);
+    port_->commit_tx(length);
     core_.counters.inc(ORNIC_CNT_ETH_TX_FRAMES);
     core_.counters.inc(ORNIC_CNT_ETH_TX_BYTES, length);
   }

@@ -52,6 +52,13 @@ void PcapTap::send(std::span<const std::byte> frame) {
   inner_->send(frame);
 }
 
+void PcapTap::commit_tx(size_t length) {
+  if (length <= reserved_.size() && classify_frame_length(length) == FrameLength::ok)
+    record(reserved_.first(length));
+  reserved_ = {};
+  inner_->commit_tx(length);
+}
+
 void PcapTap::set_receiver(Receiver rx) {
   receiver_ = std::move(rx);
   if (!receiver_) {

@@ -34,6 +34,13 @@ public:
   PcapTap& operator=(const PcapTap&) = delete;
 
   void send(std::span<const std::byte> frame) override;
+  // Passed through, so the inner port's zero-copy buffer is kept; the frame is recorded
+  // from it at commit.
+  std::span<std::byte> reserve_tx(size_t bytes) override {
+    reserved_ = inner_->reserve_tx(bytes);
+    return reserved_;
+  }
+  void commit_tx(size_t length) override;
   void set_receiver(Receiver rx) override;
   bool link_up() const override { return inner_->link_up(); }
   PortCounters counters() const override { return inner_->counters(); }
@@ -60,6 +67,7 @@ private:
   std::unique_ptr<pcap_t, PcapCloser> pcap_;
   std::unique_ptr<pcap_dumper_t, DumperCloser> dumper_;
   Receiver receiver_;
+  std::span<std::byte> reserved_;
   std::unique_ptr<Port> inner_;
 };
 

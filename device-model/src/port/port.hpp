@@ -7,6 +7,8 @@
 //   udp:LHOST:LPORT,RHOST:RPORT  point-to-point link over a connected UDP socket, IPv4 or
 //                                IPv6 ([::1]:5000) (udp_port.hpp)
 //   tap:IFNAME                   an existing persistent tap interface (tap_port.hpp)
+//   shm:LOCAL_PATH,PEER_PATH     another model on this host: shared-memory frame rings,
+//                                eventfd kicks only to a sleeping peer (shm_port.hpp)
 //   loopback                     every sent frame comes back to the same port's receiver
 //   none                         link down, every sent frame dropped
 // WireFaults with any() wrap the backend in a FaultyPort (faulty_port.hpp) that loses,
@@ -16,12 +18,14 @@
 // Everything runs on the caller's EventLoop; no call ever blocks.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <span>
 #include <string_view>
+#include <vector>
 
 #include "port/wire_faults.hpp"
 
@@ -72,11 +76,28 @@ public:
   // sender with no window of its own (UC) can hold back before the port has to drop.
   virtual size_t tx_backlog() const { return 0; }
 
+  // Optional zero-copy transmit: a buffer of `bytes` bytes (at most kMaxFrameBytes) for the
+  // caller to build one frame in, then commit_tx(length) sends its first `length` bytes as
+  // send() would. A frame that is not committed (its source failed) is simply not sent; the
+  // buffer is valid until commit_tx() or the next reserve_tx(), and nothing else may be sent
+  // in between. The default is a scratch buffer that commit_tx() hands to send(); the shm:
+  // port gives the ring slot itself, so the frame is written once, where the peer reads it.
+  virtual std::span<std::byte> reserve_tx(size_t bytes) {
+    tx_scratch_.resize(std::min(bytes, kMaxFrameBytes + 1));
+    return tx_scratch_;
+  }
+  virtual void commit_tx(size_t length) {
+    send(std::span<const std::byte>(tx_scratch_).first(std::min(length, tx_scratch_.size())));
+  }
+
   // Optional: called (through EventLoop::post, so never from inside send()) after every
   // change of link_up(), with the new state; not for the initial state, which the caller
   // reads with link_up(). For the NIC's PORT_STATE event. Backends whose link never
   // changes (loopback, none) keep this default.
   virtual void set_link_listener(LinkListener listener) { (void)listener; }
+
+private:
+  std::vector<std::byte> tx_scratch_;
 };
 
 // Throws std::invalid_argument with a helpful message on a bad spec, and

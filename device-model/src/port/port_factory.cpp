@@ -7,6 +7,7 @@
 #include "port/pcap_tap.hpp"
 #include "port/port.hpp"
 #include "port/port_spec.hpp"
+#include "port/shm_port.hpp"
 #include "port/tap_port.hpp"
 #include "port/udp_port.hpp"
 #include "port/unix_dgram_port.hpp"
@@ -19,6 +20,8 @@ std::unique_ptr<Port> make_backend(EventLoop& loop, const PortSpec& spec) {
     return std::make_unique<LoopbackPort>(loop);
   if (const auto* unix_spec = std::get_if<UnixDgramPortSpec>(&spec))
     return std::make_unique<UnixDgramPort>(loop, unix_spec->local_path, unix_spec->peer_path);
+  if (const auto* shm_spec = std::get_if<ShmPortSpec>(&spec))
+    return std::make_unique<ShmPort>(loop, shm_spec->local_path, shm_spec->peer_path);
   if (const auto* udp_spec = std::get_if<UdpPortSpec>(&spec))
     return std::make_unique<UdpPort>(loop, *udp_spec);
   if (const auto* tap_spec = std::get_if<TapPortSpec>(&spec))

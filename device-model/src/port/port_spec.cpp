@@ -14,11 +14,14 @@ namespace ornic {
 namespace {
 
 constexpr std::string_view kUnixPrefix = "unix:";
+constexpr std::string_view kShmPrefix = "shm:";
 constexpr std::string_view kUdpPrefix = "udp:";
 constexpr std::string_view kTapPrefix = "tap:";
 constexpr std::string_view kAcceptedForms =
     "expected 'none', 'loopback', 'unix:LOCAL_PATH,PEER_PATH' (two AF_UNIX socket paths: "
-    "this port binds LOCAL_PATH and sends to PEER_PATH), 'udp:LHOST:LPORT,RHOST:RPORT' "
+    "this port binds LOCAL_PATH and sends to PEER_PATH), 'shm:LOCAL_PATH,PEER_PATH' (another "
+    "model on this host, over shared memory; rendezvous at the AF_UNIX socket paths), "
+    "'udp:LHOST:LPORT,RHOST:RPORT' "
     "(numeric addresses, IPv6 in brackets as in [::1]:5000) or 'tap:IFNAME' (an existing tap "
     "interface)";
 
@@ -62,10 +65,12 @@ std::pair<std::string_view, std::string_view> split_pair(std::string_view spec,
   return {body.substr(0, comma), body.substr(comma + 1)};
 }
 
-UnixDgramPortSpec parse_unix_spec(std::string_view spec) {
+// unix: and shm: take the same two socket paths.
+template <typename Spec>
+Spec parse_path_pair_spec(std::string_view spec, std::string_view prefix) {
   const auto [local, peer] =
-      split_pair(spec, spec.substr(kUnixPrefix.size()), "LOCAL_PATH", "PEER_PATH");
-  UnixDgramPortSpec result{std::string(local), std::string(peer)};
+      split_pair(spec, spec.substr(prefix.size()), "LOCAL_PATH", "PEER_PATH");
+  Spec result{std::string(local), std::string(peer)};
   try {
     make_unix_address(result.local_path, "LOCAL_PATH");
     make_unix_address(result.peer_path, "PEER_PATH");
@@ -219,7 +224,9 @@ PortSpec parse_port_spec(std::string_view spec) {
   if (spec == "loopback")
     return LoopbackPortSpec{};
   if (spec.starts_with(kUnixPrefix))
-    return parse_unix_spec(spec);
+    return parse_path_pair_spec<UnixDgramPortSpec>(spec, kUnixPrefix);
+  if (spec.starts_with(kShmPrefix))
+    return parse_path_pair_spec<ShmPortSpec>(spec, kShmPrefix);
   if (spec.starts_with(kUdpPrefix))
     return parse_udp_spec(spec);
   if (spec.starts_with(kTapPrefix))

@@ -18,6 +18,10 @@ struct UnixDgramPortSpec {
   std::string local_path;
   std::string peer_path;
 };
+struct ShmPortSpec {
+  std::string local_path;
+  std::string peer_path;
+};
 
 // One end of a UDP link: a numeric IPv4 or IPv6 address and a port, ready for bind/connect.
 struct UdpEndpoint {
@@ -39,10 +43,11 @@ struct TapPortSpec {
   std::string ifname;
 };
 
-using PortSpec =
-    std::variant<NullPortSpec, LoopbackPortSpec, UnixDgramPortSpec, UdpPortSpec, TapPortSpec>;
+using PortSpec = std::variant<NullPortSpec, LoopbackPortSpec, UnixDgramPortSpec, ShmPortSpec,
+                              UdpPortSpec, TapPortSpec>;
 
-// "none", "loopback", "unix:LOCAL_PATH,PEER_PATH" (paths must not contain a comma),
+// "none", "loopback", "unix:LOCAL_PATH,PEER_PATH" or "shm:LOCAL_PATH,PEER_PATH" (paths
+// must not contain a comma),
 // "udp:LHOST:LPORT,RHOST:RPORT" (numeric hosts of one family, IPv6 in brackets, ports
 // 1..65535) or "tap:IFNAME" (a Linux interface name). Throws std::invalid_argument naming
 // the spec, what is wrong with it and the accepted forms.

@@ -11,7 +11,8 @@ set -u
 model=${1:?usage: model_port_cli_test.sh PATH/TO/ornic-model}
 work=$(mktemp -d "${TMPDIR:-/tmp}/ornic-cli-XXXXXX")
 pid=""
-trap '[ -z "$pid" ] || kill "$pid" 2>/dev/null; rm -rf "$work"' EXIT
+shm_pids=()
+trap '[ -z "$pid" ] || kill "$pid" 2>/dev/null; [ ${#shm_pids[@]} = 0 ] || kill -9 "${shm_pids[@]}" 2>/dev/null; rm -rf "$work"' EXIT
 status=0
 fail() {
 	echo "FAIL: $*"
@@ -73,6 +74,48 @@ if python3 -c 'import socket; s = socket.socket(socket.AF_INET6, socket.SOCK_DGR
 else
 	echo "SKIP: udp6: no IPv6 loopback on this host"
 fi
+
+starts shm "shm:$work/a.shm,$work/b.shm" "port shm:$work/a.shm"
+refused bad-shm-same "shm:$work/a.shm,$work/a.shm" 2 "LOCAL_PATH and PEER_PATH are the same"
+
+# wait_log LOG COUNT PATTERN: LOG has COUNT lines matching PATTERN within 10 s.
+wait_log() {
+	for _ in $(seq 100); do
+		[ "$(grep -cE "$3" "$1")" -ge "$2" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+# shm_model NAME LOCAL PEER: a model linked over shm:, in the background (shm_pids).
+shm_model() {
+	"$model" --socket "$work/$1.sock" --port "shm:$work/$2,$work/$3" >>"$work/$1.log" 2>&1 &
+	shm_pids+=($!)
+}
+# Two models linked over shm:, the listening one (b.shm sorts last) started first; then
+# the listener is killed: the dialer's link goes down, and up again with a new listener.
+shm_model shm-a x.shm y.shm
+shm_model shm-b y.shm x.shm
+if ! wait_log "$work/shm-a.log" 1 "link up \(session with" ||
+	! wait_log "$work/shm-b.log" 1 "link up \(session from"; then
+	fail "shm link: the two models did not link"
+	cat "$work/shm-a.log" "$work/shm-b.log"
+else
+	{
+		kill -9 "${shm_pids[1]}"
+		wait "${shm_pids[1]}"
+	} 2>/dev/null
+	shm_model shm-b2 y.shm x.shm
+	if wait_log "$work/shm-a.log" 1 "link down \(the peer closed the session" &&
+		wait_log "$work/shm-a.log" 2 "link up \(session with"; then
+		echo "ok: shm link: up, down when the peer was killed, up with its successor"
+	else
+		fail "shm link: no link down and up again after a peer restart"
+		cat "$work/shm-a.log" "$work/shm-b2.log"
+	fi
+fi
+kill -TERM "${shm_pids[@]}" 2>/dev/null
+wait "${shm_pids[@]}" 2>/dev/null
+shm_pids=()
 
 refused bad-udp-port "udp:127.0.0.1:0,127.0.0.1:5000" 2 "port 0 is not in 1..65535"
 refused bad-udp-ipv6 "udp:::1:5000,::1:5001" 2 "an IPv6 address goes in brackets"

@@ -1,6 +1,7 @@
 // The pcap tap, checked by reading its file back with libpcap and, if present, tshark.
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <sstream>
 #include <stdexcept>
@@ -137,6 +138,51 @@ TEST_F(PcapTapPortTest, WrapsTheUnixBackend) {
   ASSERT_TRUE(run_until(loop, [&] { return at_a.frames.size() == 1; }));
   run_past_flush();
   EXPECT_EQ(bytes_of(read_capture(pcap_path)), (std::vector<Frame>{to_b, to_a}));
+}
+
+// make check's model-to-model links: shm:, captured, with wire faults on top.
+TEST_F(PcapTapPortTest, WrapsTheShmBackendWithWireFaults) {
+  WireFaults faults;
+  faults.duplicate = 1.0; // every frame twice on the wire, once in the capture
+  auto a = make_port(loop, "shm:" + dir.file("a") + "," + dir.file("b"), pcap_path, faults);
+  auto b = make_port(loop, "shm:" + dir.file("b") + "," + dir.file("a"), {});
+  ASSERT_TRUE(run_until(loop, [&] { return a->link_up() && b->link_up(); }));
+  FrameSink at_a, at_b;
+  a->set_receiver(at_a.receiver());
+  b->set_receiver(at_b.receiver());
+  const Frame to_b = make_frame(100, 1), to_a = make_frame(200, 2);
+  a->send(to_b);
+  ASSERT_TRUE(run_until(loop, [&] { return at_b.frames.size() == 2; }));
+  b->send(to_a);
+  ASSERT_TRUE(run_until(loop, [&] { return at_a.frames.size() == 1; }));
+  EXPECT_EQ(at_b.frames, (std::vector<Frame>{to_b, to_b}));
+  // Built in place through the tap and the fault injector (which falls back to send()).
+  const Frame built = make_frame(300, 3);
+  const std::span<std::byte> area = a->reserve_tx(built.size());
+  ASSERT_EQ(area.size(), built.size());
+  std::memcpy(area.data(), built.data(), built.size());
+  a->commit_tx(built.size());
+  ASSERT_TRUE(run_until(loop, [&] { return at_b.frames.size() == 4; }));
+  EXPECT_EQ(at_b.frames[3], built);
+  run_past_flush();
+  EXPECT_EQ(bytes_of(read_capture(pcap_path)), (std::vector<Frame>{to_b, to_a, built}));
+}
+
+TEST_F(PcapTapPortTest, ReserveAndCommitAreRecordedOverTheShmRing) {
+  auto a = make_port(loop, "shm:" + dir.file("a") + "," + dir.file("b"), pcap_path);
+  auto b = make_port(loop, "shm:" + dir.file("b") + "," + dir.file("a"), {});
+  ASSERT_TRUE(run_until(loop, [&] { return a->link_up() && b->link_up(); }));
+  FrameSink at_b;
+  b->set_receiver(at_b.receiver());
+  const Frame built = make_frame(1514, 4);
+  const std::span<std::byte> area = a->reserve_tx(built.size());
+  ASSERT_EQ(area.size(), built.size());
+  std::memcpy(area.data(), built.data(), built.size());
+  a->commit_tx(built.size());
+  ASSERT_TRUE(run_until(loop, [&] { return at_b.frames.size() == 1; }));
+  EXPECT_EQ(at_b.frames[0], built);
+  run_past_flush();
+  EXPECT_EQ(bytes_of(read_capture(pcap_path)), std::vector<Frame>{built});
 }
 
 TEST_F(PcapTapPortTest, FramesAreBufferedUntilTheFlushDelay) {

@@ -25,6 +25,13 @@ TEST(PortSpecTest, AcceptsTheUnixLoopbackAndNullBackends) {
   EXPECT_EQ(std::get<UnixDgramPortSpec>(spec).peer_path, "rel/b.sock");
 }
 
+TEST(PortSpecTest, AcceptsShm) {
+  const PortSpec spec = parse_port_spec("shm:/run/o/a.shm,/run/o/b.shm");
+  ASSERT_TRUE(std::holds_alternative<ShmPortSpec>(spec));
+  EXPECT_EQ(std::get<ShmPortSpec>(spec).local_path, "/run/o/a.shm");
+  EXPECT_EQ(std::get<ShmPortSpec>(spec).peer_path, "/run/o/b.shm");
+}
+
 TEST(PortSpecTest, AcceptsUdpOverIpv4) {
   const PortSpec spec = parse_port_spec("udp:127.0.0.1:4800,192.0.2.7:65535");
   ASSERT_TRUE(std::holds_alternative<UdpPortSpec>(spec));
@@ -152,6 +159,12 @@ TEST(PortSpecTest, RejectsBadSpecsWithAHelpfulMessage) {
       "unix:a,",
       "unix:a,b,c",
       "unix:a,a",
+      "shm:",
+      "shm:a",
+      "shm:a,",
+      "shm:a,b,c",
+      "shm:a,a",
+      "shm:a," + too_long,
       "tcp:a,b",
       "unix:" + too_long + ",b",
       "unix:a," + too_long,
@@ -164,6 +177,7 @@ TEST(PortSpecTest, RejectsBadSpecsWithAHelpfulMessage) {
     } catch (const std::invalid_argument& e) {
       const std::string message = e.what();
       EXPECT_NE(message.find("unix:LOCAL_PATH,PEER_PATH"), std::string::npos) << message;
+      EXPECT_NE(message.find("shm:LOCAL_PATH,PEER_PATH"), std::string::npos) << message;
     }
   }
 }
