@@ -8,7 +8,8 @@
 namespace ornic {
 
 uint64_t DoorbellRecord::ring_bytes(unsigned log_depth, bool with_record) {
-  return (uint64_t{ORNIC_WQE_BLOCK_SIZE} << log_depth) + (with_record ? sizeof(ornic_db_record) : 0);
+  return (uint64_t{ORNIC_WQE_BLOCK_SIZE} << log_depth) +
+         (with_record ? sizeof(ornic_db_record) : 0);
 }
 
 uint64_t DoorbellRecord::offset() const {

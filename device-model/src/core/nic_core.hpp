@@ -12,8 +12,8 @@
 
 #include "common/rate_limited_log.hpp"
 #include "core/device_counters.hpp"
-#include "core/doorbell_record.hpp"
 #include "core/device_limits.hpp"
+#include "core/doorbell_record.hpp"
 #include "core/event_queue.hpp"
 #include "core/fault_injection.hpp"
 #include "core/hw.hpp"

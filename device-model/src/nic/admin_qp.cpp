@@ -89,8 +89,7 @@ AdminResult AdminCommands::create_qp(const ornic_admin_create_qp& c) {
   qp.sq.log_depth = c.sq_log_depth;
   qp.sq.has_record = with_record;
   if (has_rq) {
-    auto rq =
-        read_mem_desc(core_.memory(), c.rq_mem, wqe_ring_rules(c.rq_log_depth, with_record));
+    auto rq = read_mem_desc(core_.memory(), c.rq_mem, wqe_ring_rules(c.rq_log_depth, with_record));
     if (rq.status != ORNIC_ADMIN_STATUS_SUCCESS)
       return admin_status(rq.status);
     qp.rq_memory = std::move(rq.memory);

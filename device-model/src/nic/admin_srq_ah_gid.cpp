@@ -17,8 +17,7 @@ bool is_ipv4_mapped(const uint8_t (&gid)[16]) {
 } // namespace
 
 AdminResult AdminCommands::create_srq(const ornic_admin_create_srq& c) {
-  const uint32_t known_flags =
-      (limits::kCaps & ORNIC_CAP_DB_RECORD) ? ORNIC_SRQ_FLAG_DB_RECORD : 0;
+  const uint32_t known_flags = (limits::kCaps & ORNIC_CAP_DB_RECORD) ? ORNIC_SRQ_FLAG_DB_RECORD : 0;
   if (!field_is_zero(c.reserved1) || c.srq_type > ORNIC_SRQT_XRC || (le(c.flags) & ~known_flags))
     return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);
   const bool with_record = (le(c.flags) & ORNIC_SRQ_FLAG_DB_RECORD) != 0;

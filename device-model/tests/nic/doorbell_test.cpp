@@ -169,7 +169,6 @@ TEST_F(NicDoorbells, ResetQpForgetsPostedWork) {
   EXPECT_EQ(h.read<ornic_cqe>(cq_ring).owner, 0); // nothing flushed
 }
 
-
 // Doorbell records (doorbells.rst, "Doorbell records"): where they are, what CREATE and
 // RESET write, and records that lie.
 class NicDoorbellRecords : public NicDoorbells {
@@ -254,7 +253,7 @@ TEST_F(NicDoorbellRecords, LyingRecordsAreIgnoredAndCounted) {
   h.doorbell(0, ORNIC_DB_RQ, ORNIC_DB_VALUE(qpn, 0, 0));
   EXPECT_EQ(flushed(), 0u);
   EXPECT_EQ(h.counter(ORNIC_CNT_DB_RECORD_ERRORS), 2u); // read at the doorbell's flush, twice
-  set_producer(rq, 0xfffffff0u); // "behind" the consumer: as impossible
+  set_producer(rq, 0xfffffff0u);                        // "behind" the consumer: as impossible
   h.doorbell(0, ORNIC_DB_RQ, ORNIC_DB_VALUE(qpn, 0, 0));
   EXPECT_EQ(flushed(), 0u);
   // A good record then works; going backwards after it is refused.

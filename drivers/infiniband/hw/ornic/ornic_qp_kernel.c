@@ -79,6 +79,7 @@ static void ornic_kwq_notify(struct ornic_dev *dev, struct ornic_kwq *wq,
 	dma_wmb();
 	if (wq->rec) {
 		WRITE_ONCE(wq->rec->producer, cpu_to_le32(wq->pi));
+		/* Store-load: the record before kick is read (see above). */
 		mb();
 		if (le32_to_cpu(READ_ONCE(wq->rec->kick)) !=
 		    ORNIC_DB_RECORD_KICK)
