@@ -53,11 +53,12 @@ void QueueDoorbells::work_queue(const Doorbell& db) {
   }
 }
 
-// With a doorbell record, a doorbell index at or behind the device's producer is stale (the
-// device already read a later one from the record; doorbells.rst, "Doorbell records"): it
-// only wakes the queue. Without one, indices only move forward.
+// With a doorbell record, a doorbell index at or behind the device's producer (by at most a
+// ring) is stale: the device already read a later one from the record, and may have consumed
+// it (doorbells.rst, "Doorbell records"). It only wakes the queue. Without a record, indices
+// only move forward.
 bool QueueDoorbells::take_producer(RingState& ring, const Doorbell& db) {
-  if (ring.has_record && db.index - ring.consumer <= ring.producer - ring.consumer)
+  if (ring.has_record && ring.producer - db.index <= ring.depth())
     return true;
   if (!ring.producer_acceptable(db.index))
     return false;

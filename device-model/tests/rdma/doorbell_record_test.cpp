@@ -15,9 +15,6 @@ protected:
     pair.b.h.qp_flags = ORNIC_QP_FLAG_DB_RECORD;
   }
 
-  // Lets node's device run a single event (a partial turn), as a busy device would.
-  static void step(Node& node) { (void)node.h.loop.run_once(std::chrono::milliseconds(0)); }
-
   static void fill(Node& node, uint64_t offset, size_t length, uint32_t seed) {
     for (size_t i = 0; i < length; ++i)
       *node.at(offset + i) = std::byte{static_cast<uint8_t>(seed * 13 + i)};
@@ -32,8 +29,10 @@ TEST_F(DoorbellRecords, BusySqRingsFarFewerDoorbellsThanWqes) {
   const uint64_t db_before = pair.a.counter(ORNIC_CNT_DB_WQ_WRITES);
   uint32_t posted = 0, completed = 0;
   while (completed < kWrites) {
-    // A batch, with the device running one event between posts: it finds some WQEs on
-    // its own (record read while busy), the rest when it runs out of work.
+    // A batch while the device is busy (the first post's doorbell scheduled it but it has
+    // not run yet): only the first post rings, the device finds the rest in the record.
+    // (One event between posts would let it finish each WQE and go idle: every post
+    // would ring, correctly.)
     for (uint32_t i = 0; i < kBatch && posted < kWrites && posted - completed < 28; ++i) {
       const uint64_t offset = uint64_t{posted % 4096} * kBytes;
       fill(pair.a, offset, kBytes, posted);
@@ -42,7 +41,6 @@ TEST_F(DoorbellRecords, BusySqRingsFarFewerDoorbellsThanWqes) {
       w.rdma.rkey = to_le(pair.b.key);
       qa.post_send(w, {sge(pair.a.buffer + offset, kBytes, pair.a.key)});
       ++posted;
-      step(pair.a);
     }
     pair.pump();
     while (const auto cqe = pair.a.poll()) {
