@@ -207,7 +207,7 @@ enum ornic_fatal_code {
 /* Timestamped CQs (64-byte CQEs) and the CLOCK register of doorbell pages. */
 #define ORNIC_CAP_CQE_TIMESTAMP		ORNIC_BIT_ULL(20)
 /* Doorbell records and doorbell suppression of SQs, RQs and SRQs. */
-#define ORNIC_CAP_DB_RECORD		ORNIC_BIT_ULL(24)
+#define ORNIC_CAP_DB_RECORD		ORNIC_BIT_ULL(21)
 
 /* ------------------------------------------------------------------------
  * 4. Doorbells (spec: doorbells.rst).  Each 4 KiB page of BAR2 holds one
@@ -579,9 +579,9 @@ enum ornic_counter_id {
 	ORNIC_CNT_RX_UC_DROPPED		= 53,	/* UC: msg cut short or refused */
 	ORNIC_CNT_RX_ROCE_PEER_MISMATCH	= 54,	/* RC/UC/XRC: not from the peer */
 	/* 55..57: not assigned */
-	ORNIC_CNT_DB_WQ_WRITES		= 58,	/* SQ/RQ/SRQ doorbell writes */
-	ORNIC_CNT_DB_RECORD_ERRORS	= 59,	/* record unreadable / bad index */
-	ORNIC_CNT_COUNT			= 60,
+	ORNIC_CNT_DB_WQ_WRITES		= 55,	/* SQ/RQ/SRQ doorbell writes */
+	ORNIC_CNT_DB_RECORD_ERRORS	= 56,	/* record unreadable / bad index */
+	ORNIC_CNT_COUNT			= 57,
 };
 
 #define ORNIC_DEVICE_COUNTERS_MAX	62

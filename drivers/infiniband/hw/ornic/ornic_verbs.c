@@ -446,10 +446,6 @@ static const struct rdma_stat_desc ornic_counter_descs[] = {
 	[ORNIC_CNT_RX_UC_NO_RECV].name = "rx_uc_no_recv",
 	[ORNIC_CNT_RX_UC_DROPPED].name = "rx_uc_dropped",
 	[ORNIC_CNT_RX_ROCE_PEER_MISMATCH].name = "rx_roce_peer_mismatch",
-	/* Not assigned (counters.rst): they read 0. */
-	[55].name = "unassigned_55",
-	[56].name = "unassigned_56",
-	[57].name = "unassigned_57",
 	[ORNIC_CNT_DB_WQ_WRITES].name = "db_wq_writes",
 	[ORNIC_CNT_DB_RECORD_ERRORS].name = "db_record_errors",
 };
