@@ -317,6 +317,9 @@ static int ornic_context_setup(struct ornic_context *ctx,
 	ctx->db_page_size = resp->db_page_size;
 	ctx->spec_version = resp->spec_version;
 	ctx->caps = resp->caps;
+	ctx->db_records = (resp->comp_mask &
+			   ORNIC_IBV_ALLOC_UCTX_RESP_DB_RECORD) &&
+			  (resp->caps & ORNIC_CAP_DB_RECORD);
 	ctx->max_inline_data = resp->max_inline_data;
 	ctx->max_wqe_blocks = resp->max_wqe_blocks;
 

@@ -52,6 +52,8 @@ struct ornic_context {
 	uint64_t caps;
 	uint32_t max_inline_data;
 	uint32_t max_wqe_blocks;
+	/* The kernel takes doorbell records (ORNIC_CAP_DB_RECORD). */
+	bool db_records;
 
 	/* Device limits, read once at context open. */
 	uint32_t max_qp_wr;		/* blocks */
@@ -140,6 +142,8 @@ struct ornic_wq {
 	uint32_t max_sge;		/* what the application was granted */
 	uint32_t max_wr;
 	uint32_t max_blocks;		/* blocks of the largest WQE allowed */
+	/* The doorbell record past the ring, or NULL: every post rings. */
+	struct ornic_db_record *rec;
 	pthread_spinlock_t lock;
 };
 
@@ -269,9 +273,20 @@ void ornic_pd_get(struct ornic_pd *pd);
 void ornic_pd_put(struct ornic_pd *pd);
 
 /* ornic_ring.c */
+/* tail_bytes: room after the entries (a doorbell record), zeroed. */
 int ornic_ring_alloc(struct ornic_ring *ring, struct ibv_pd *pd,
 		     uint64_t resource_type, uint32_t log_depth,
-		     uint32_t entry_size);
+		     uint32_t entry_size, uint32_t tail_bytes);
+void ornic_wq_notify(struct ornic_context *ctx, struct ornic_wq *wq,
+		     uint32_t offset, uint32_t qn);
+
+/* Where a ring's doorbell record is: block 2^log_depth of its buffer. */
+static inline struct ornic_db_record *ornic_wq_record(struct ornic_wq *wq)
+{
+	return (struct ornic_db_record *)((uint8_t *)wq->ring.buf +
+					  ((size_t)ORNIC_WQE_BLOCK_SIZE
+					   << wq->ring.log_depth));
+}
 void ornic_ring_free(struct ornic_ring *ring);
 void ornic_ring_doorbell(struct ornic_context *ctx, uint32_t offset,
 			 uint32_t qn, uint64_t flags, uint32_t index);

@@ -626,7 +626,7 @@ ornic_cq_create(struct ibv_context *ibctx, const struct ibv_cq_init_attr_ex *in)
 		goto err_free;
 	}
 	err = ornic_ring_alloc(&cq->ring, pd, ORNIC_RES_TYPE_CQ, log,
-			       cq->cqe_size);
+			       cq->cqe_size, 0);
 	if (err) {
 		errno = err;
 		goto err_free;
@@ -737,7 +737,7 @@ int ornic_resize_cq(struct ibv_cq *ibcq, int cqe)
 	err = ornic_ring_alloc(&ring,
 			       cq->parent_domain ? &cq->parent_domain->ibvpd :
 						   NULL,
-			       ORNIC_RES_TYPE_CQ, log, cq->cqe_size);
+			       ORNIC_RES_TYPE_CQ, log, cq->cqe_size, 0);
 	if (err)
 		return err;
 

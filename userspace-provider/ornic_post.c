@@ -3,7 +3,8 @@
  * ornic provider: ibv_post_send, ibv_post_recv and ibv_post_srq_recv.
  *
  * No system call: each WQE is written into the ring in user memory, then one
- * write barrier and one 64-bit doorbell for the whole list (doorbells.rst).
+ * write barrier and one 64-bit doorbell for the whole list (doorbells.rst);
+ * with doorbell records the doorbell rings only when the device asks.
  * The first WR that cannot be posted stops the list and is returned in
  * bad_wr; the ones before it are posted (the doorbell still rings).
  */
@@ -16,9 +17,8 @@
 
 void ornic_sq_doorbell(struct ornic_qp *qp)
 {
-	udma_to_device_barrier();
-	ornic_ring_doorbell(to_ornic_ctx(qp->vqp.qp.context), ORNIC_DB_SQ,
-			    qp->qpn, 0, qp->sq.pi);
+	ornic_wq_notify(to_ornic_ctx(qp->vqp.qp.context), &qp->sq, ORNIC_DB_SQ,
+			qp->qpn);
 }
 
 static int ornic_build_send(struct ornic_qp *qp, const struct ibv_send_wr *wr,
@@ -196,10 +196,8 @@ static int ornic_post_recv_wq(struct ornic_context *ctx, struct ornic_wq *wq,
 			break;
 		}
 	}
-	if (wq->pi != start) {
-		udma_to_device_barrier();
-		ornic_ring_doorbell(ctx, db_offset, qn, 0, wq->pi);
-	}
+	if (wq->pi != start)
+		ornic_wq_notify(ctx, wq, db_offset, qn);
 	return err;
 }
 

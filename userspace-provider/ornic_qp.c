@@ -27,10 +27,14 @@ static int ornic_qp_table_set(struct ornic_context *ctx, uint32_t qpn,
 	return ornic_table_set(&ctx->qp_table, qpn, qp);
 }
 
-/* A work queue of at least max_wr WQEs of max_blocks blocks each. */
-static int ornic_wq_init(struct ornic_wq *wq, struct ibv_pd *pd,
-			 uint64_t resource_type, uint32_t max_wr,
-			 uint32_t max_blocks, uint32_t limit_blocks)
+/*
+ * A work queue of at least max_wr WQEs of max_blocks blocks each, with room
+ * for a doorbell record past the ring when the context has them.
+ */
+static int ornic_wq_init(struct ornic_context *ctx, struct ornic_wq *wq,
+			 struct ibv_pd *pd, uint64_t resource_type,
+			 uint32_t max_wr, uint32_t max_blocks,
+			 uint32_t limit_blocks)
 {
 	uint64_t blocks = (uint64_t)(max_wr ? max_wr : 1) * max_blocks;
 	uint32_t log;
@@ -40,7 +44,8 @@ static int ornic_wq_init(struct ornic_wq *wq, struct ibv_pd *pd,
 		return EINVAL;
 	log = ornic_log2_depth(blocks);
 	err = ornic_ring_alloc(&wq->ring, pd, resource_type, log,
-			       ORNIC_WQE_BLOCK_SIZE);
+			       ORNIC_WQE_BLOCK_SIZE,
+			       ctx->db_records ? sizeof(*wq->rec) : 0);
 	if (err)
 		return err;
 	wq->max_blocks = max_blocks;
@@ -231,13 +236,13 @@ ornic_qp_create(struct ibv_context *ibctx, struct ibv_qp_init_attr_ex *attr)
 		cap->max_recv_sge = max_t(uint32_t, cap->max_recv_sge, 1);
 	sq_blocks = ornic_send_wqe_blocks(cap->max_send_sge,
 					  cap->max_inline_data);
-	err = ornic_wq_init(&qp->sq, attr->pd, ORNIC_RES_TYPE_SQ,
+	err = ornic_wq_init(ctx, &qp->sq, attr->pd, ORNIC_RES_TYPE_SQ,
 			    cap->max_send_wr, sq_blocks, ctx->max_qp_wr);
 	if (err)
 		goto err_free;
 	if (ornic_qp_has_rq(qp)) {
 		rq_blocks = ornic_recv_wqe_blocks(cap->max_recv_sge);
-		err = ornic_wq_init(&qp->rq, attr->pd, ORNIC_RES_TYPE_RQ,
+		err = ornic_wq_init(ctx, &qp->rq, attr->pd, ORNIC_RES_TYPE_RQ,
 				    cap->max_recv_wr, rq_blocks,
 				    ctx->max_qp_wr);
 		if (err)
@@ -252,6 +257,8 @@ ornic_qp_create(struct ibv_context *ibctx, struct ibv_qp_init_attr_ex *attr)
 		cmd.rq_buf_addr = (uintptr_t)qp->rq.ring.buf;
 		cmd.rq_buf_size = qp->rq.ring.buf_size;
 	}
+	if (ctx->db_records)
+		cmd.comp_mask |= ORNIC_IBV_CREATE_QP_DB_RECORD;
 	/*
 	 * The command takes PD and send-ops flags only; an empty set of
 	 * creation flags (checked above) has nothing to pass on.
@@ -274,6 +281,12 @@ ornic_qp_create(struct ibv_context *ibctx, struct ibv_qp_init_attr_ex *attr)
 		goto err_cmd;
 	}
 	qp->qpn = resp.qpn;
+	/* Doorbell records (doorbells.rst): the block just past each ring. */
+	if (resp.comp_mask & ORNIC_IBV_CREATE_QP_RESP_DB_RECORD) {
+		qp->sq.rec = ornic_wq_record(&qp->sq);
+		if (ornic_qp_has_rq(qp))
+			qp->rq.rec = ornic_wq_record(&qp->rq);
+	}
 
 	/* What one WQE of max_blocks blocks can hold, within device limits. */
 	inl = ornic_inline_fit(qp->sq.max_blocks);

@@ -11,6 +11,7 @@
  * application's, so its fork policy is the application's too.
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -65,11 +66,11 @@ static int ornic_ring_alloc_custom(struct ornic_ring *ring,
 
 int ornic_ring_alloc(struct ornic_ring *ring, struct ibv_pd *pd,
 		     uint64_t resource_type, uint32_t log_depth,
-		     uint32_t entry_size)
+		     uint32_t entry_size, uint32_t tail_bytes)
 {
 	struct ornic_pd *pdom = ornic_parent_domain(pd);
 	size_t page = sysconf(_SC_PAGESIZE);
-	size_t size = (size_t)entry_size << log_depth;
+	size_t size = ((size_t)entry_size << log_depth) + tail_bytes;
 	void *buf;
 	int err;
 
@@ -113,6 +114,28 @@ void ornic_ring_free(struct ornic_ring *ring)
 	}
 	ring->buf = NULL;
 	ring->custom = NULL;
+}
+
+/*
+ * Blocks up to wq->pi are ready; the caller holds wq->lock.  With a
+ * doorbell record (doorbells.rst, "Doorbell records") the producer index
+ * goes into the record and the MMIO doorbell rings only when the device set
+ * kick.  The full fence orders the record store before the kick load: the
+ * device sets kick before its last read of the record, so either we see
+ * kick or it sees our index.  No system call either way.
+ */
+void ornic_wq_notify(struct ornic_context *ctx, struct ornic_wq *wq,
+		     uint32_t offset, uint32_t qn)
+{
+	udma_to_device_barrier();
+	if (wq->rec) {
+		*(volatile __le32 *)&wq->rec->producer = htole32(wq->pi);
+		atomic_thread_fence(memory_order_seq_cst);
+		if (le32toh(*(volatile __le32 *)&wq->rec->kick) !=
+		    ORNIC_DB_RECORD_KICK)
+			return;
+	}
+	ornic_ring_doorbell(ctx, offset, qn, 0, wq->pi);
 }
 
 /*

@@ -120,7 +120,8 @@ static struct ornic_srq *ornic_srq_create(struct ibv_context *ibctx,
 	}
 	log = ornic_log2_depth(blocks);
 	err = ornic_ring_alloc(&srq->wq.ring, ibpd, ORNIC_RES_TYPE_SRQ, log,
-			       ORNIC_WQE_BLOCK_SIZE);
+			       ORNIC_WQE_BLOCK_SIZE,
+			       ctx->db_records ? sizeof(*srq->wq.rec) : 0);
 	if (err)
 		goto err_free;
 	srq->done = calloc(1U << log, 1);
@@ -139,6 +140,8 @@ static struct ornic_srq *ornic_srq_create(struct ibv_context *ibctx,
 	cmd.log_depth = log;
 	cmd.buf_addr = (uintptr_t)srq->wq.ring.buf;
 	cmd.buf_size = srq->wq.ring.buf_size;
+	if (ctx->db_records)
+		cmd.comp_mask |= ORNIC_IBV_CREATE_SRQ_DB_RECORD;
 	err = ibv_cmd_create_srq_ex(ibctx, &srq->vsrq, attr, &cmd.ibv_cmd,
 				    sizeof(cmd), &resp.ibv_resp, sizeof(resp));
 	if (err)
@@ -151,6 +154,8 @@ static struct ornic_srq *ornic_srq_create(struct ibv_context *ibctx,
 		goto err_cmd;
 	}
 	srq->srqn = resp.srqn;
+	if (resp.comp_mask & ORNIC_IBV_CREATE_SRQ_RESP_DB_RECORD)
+		srq->wq.rec = ornic_wq_record(&srq->wq);
 	/* ibv_create_srq_ex leaves these to the provider. */
 	srq->vsrq.srq.srq_context = attr->srq_context;
 	srq->vsrq.srq.pd = attr->pd;
@@ -234,7 +239,8 @@ static int ornic_srq_resize(struct ornic_srq *srq, struct ibv_srq_attr *attr,
 	err = ornic_ring_alloc(&ring,
 			       srq->parent_domain ? &srq->parent_domain->ibvpd :
 						    NULL,
-			       ORNIC_RES_TYPE_SRQ, log, ORNIC_WQE_BLOCK_SIZE);
+			       ORNIC_RES_TYPE_SRQ, log, ORNIC_WQE_BLOCK_SIZE,
+			       wq->rec ? sizeof(*wq->rec) : 0);
 	if (err)
 		return err;
 	done = calloc(1U << log, 1);
@@ -263,6 +269,9 @@ static int ornic_srq_resize(struct ornic_srq *srq, struct ibv_srq_attr *attr,
 	ornic_ring_free(&wq->ring);
 	free(srq->done);
 	wq->ring = ring;
+	/* The device moved the record past the new ring (RESIZE_SRQ). */
+	if (wq->rec)
+		wq->rec = ornic_wq_record(wq);
 	srq->done = done;
 	wq->max_wr = max_wr;
 	return 0;

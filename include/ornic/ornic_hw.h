@@ -206,6 +206,8 @@ enum ornic_fatal_code {
 #define ORNIC_CAP_ODP			ORNIC_BIT_ULL(19) /* on-demand paging */
 /* Timestamped CQs (64-byte CQEs) and the CLOCK register of doorbell pages. */
 #define ORNIC_CAP_CQE_TIMESTAMP		ORNIC_BIT_ULL(20)
+/* Doorbell records and doorbell suppression of SQs, RQs and SRQs. */
+#define ORNIC_CAP_DB_RECORD		ORNIC_BIT_ULL(21)
 
 /* ------------------------------------------------------------------------
  * 4. Doorbells (spec: doorbells.rst).  Each 4 KiB page of BAR2 holds one
@@ -245,6 +247,28 @@ enum ornic_fatal_code {
 #define ORNIC_DB_VALUE(qn, flags, index) \
 	(((__u64)(index) << ORNIC_DB_INDEX_SHIFT) | (__u64)(flags) | \
 	 ((__u64)(qn) & ORNIC_DB_QN_MASK))
+
+/*
+ * Doorbell record (ORNIC_CAP_DB_RECORD; spec: doorbells.rst, "Doorbell
+ * records").  An SQ, RQ or SRQ created with the DB_RECORD flag has one in
+ * the 64-byte block just past its ring: block 2^log_depth of the ring's
+ * memory.  Software writes producer after the WQEs, then (full barrier)
+ * reads kick and rings the MMIO doorbell only when kick is
+ * ORNIC_DB_RECORD_KICK.  The device writes kick and never producer (except
+ * at RESET and RESIZE_SRQ).
+ */
+struct ornic_db_record {
+	__le32 producer;		/* software: producer index */
+	__le32 reserved0;
+	__le32 kick;			/* device: ORNIC_DB_RECORD_KICK or 0 */
+	__le32 reserved1[13];
+};
+
+ORNIC_HW_ASSERT_SIZE(struct ornic_db_record, 64);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_db_record, producer, 0);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_db_record, kick, 8);
+
+#define ORNIC_DB_RECORD_KICK		1U
 
 /* ------------------------------------------------------------------------
  * 5. Queue memory descriptor (spec: queues.rst), used by every command that
@@ -554,7 +578,10 @@ enum ornic_counter_id {
 	ORNIC_CNT_RX_UC_NO_RECV		= 52,	/* UC: no receive WQE, msg dropped */
 	ORNIC_CNT_RX_UC_DROPPED		= 53,	/* UC: msg cut short or refused */
 	ORNIC_CNT_RX_ROCE_PEER_MISMATCH	= 54,	/* RC/UC/XRC: not from the peer */
-	ORNIC_CNT_COUNT			= 55,
+	/* 55..57: not assigned */
+	ORNIC_CNT_DB_WQ_WRITES		= 55,	/* SQ/RQ/SRQ doorbell writes */
+	ORNIC_CNT_DB_RECORD_ERRORS	= 56,	/* record unreadable / bad index */
+	ORNIC_CNT_COUNT			= 57,
 };
 
 #define ORNIC_DEVICE_COUNTERS_MAX	62
@@ -810,6 +837,8 @@ enum ornic_qp_type {
 };
 
 #define ORNIC_QP_FLAG_USE_SRQ		ORNIC_BIT(0)
+/* ORNIC_CAP_DB_RECORD: the SQ and RQ rings end with a doorbell record. */
+#define ORNIC_QP_FLAG_DB_RECORD		ORNIC_BIT(1)
 #define ORNIC_QPN_GSI			1
 #define ORNIC_QPN_MASK			0x00ffffffU
 
@@ -941,13 +970,18 @@ struct ornic_admin_create_srq {
 	__le32 limit;			/* SRQ_LIMIT event threshold, 0 = off */
 	__le32 xrcd;			/* SRQT_XRC, else 0 */
 	__le32 cqn;			/* SRQT_XRC: receive CQ, else 0 */
-	__le32 reserved1[5];
+	__le32 flags;			/* ORNIC_SRQ_FLAG_* */
+	__le32 reserved1[4];
 };
 
 ORNIC_HW_ASSERT_SIZE(struct ornic_admin_create_srq, 64);
 ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_create_srq, srq_type, 31);
 ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_create_srq, xrcd, 36);
 ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_create_srq, cqn, 40);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_create_srq, flags, 44);
+
+/* ORNIC_CAP_DB_RECORD: the ring ends with a doorbell record. */
+#define ORNIC_SRQ_FLAG_DB_RECORD	ORNIC_BIT(0)
 
 /* ALLOC_XRCD: no body; result0 = XRCD number (>= 1). */
 

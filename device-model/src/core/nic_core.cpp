@@ -207,14 +207,26 @@ void NicCore::flush_qp(uint32_t qpn) {
 }
 
 // The send queue, then (in ERR, without an SRQ) the receive queue, oldest WQE first.
+// With doorbell records, a flushed ring is left with kick set (an ERR or SQE queue is
+// only looked at again on a doorbell) and its record read once more after that, so WQEs
+// posted without a doorbell before the kick became visible are flushed too.
 bool NicCore::flush_within_budget(uint32_t qpn, QueuePair& qp) {
-  const bool send_done = flush_send_queue(qpn, qp);
-  qp.transport.req.sq_next = qp.sq.consumer;
-  if (!send_done)
-    return false;
+  for (;;) {
+    const bool send_done = flush_send_queue(qpn, qp);
+    qp.transport.req.sq_next = qp.sq.consumer;
+    if (!send_done)
+      return false;
+    if (!sq_record(qp).going_idle())
+      break;
+  }
   if (qp.state != ORNIC_QPS_ERR || qp.srqn)
     return true;
-  return flush_receive_queue(qpn, qp);
+  for (;;) {
+    if (!flush_receive_queue(qpn, qp))
+      return false;
+    if (!rq_record(qp).going_idle())
+      return true;
+  }
 }
 
 void NicCore::continue_flushes() {

@@ -13,6 +13,7 @@
 #include "common/rate_limited_log.hpp"
 #include "core/device_counters.hpp"
 #include "core/device_limits.hpp"
+#include "core/doorbell_record.hpp"
 #include "core/event_queue.hpp"
 #include "core/fault_injection.hpp"
 #include "core/hw.hpp"
@@ -80,6 +81,13 @@ public:
   ornic_fatal_code fatal_code() const { return fatal_code_; }
 
   EventQueue* event_queue(uint32_t eqn);
+
+  // The doorbell records of a QP's rings and of an SRQ (a no-op without one).
+  DoorbellRecord sq_record(QueuePair& qp) { return {memory(), counters, qp.sq_memory, qp.sq}; }
+  DoorbellRecord rq_record(QueuePair& qp) { return {memory(), counters, qp.rq_memory, qp.rq}; }
+  DoorbellRecord srq_record(SharedReceiveQueue& srq) {
+    return {memory(), counters, srq.memory, srq.ring};
+  }
 
   // memory.rst, "Keys": the variant byte of a new key at MR table index `index`, drawn at
   // random for every registration and never the one that index had last, so a peer can

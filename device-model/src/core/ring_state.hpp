@@ -10,6 +10,10 @@ struct RingState {
   unsigned log_depth = 0;
   uint32_t producer = 0;
   uint32_t consumer = 0;
+  // SQ/RQ/SRQ with a doorbell record (doorbells.rst, "Doorbell records"): the record is
+  // the block just past the ring; `kick` mirrors what the device last wrote to it.
+  bool has_record = false;
+  bool kick = false;
 
   uint32_t depth() const { return uint32_t{1} << log_depth; }
   uint32_t used() const { return producer - consumer; }

@@ -10,8 +10,8 @@ namespace {
 
 constexpr uint32_t kPsnMask = 0x00ffffff;
 
-MemDescRules wqe_ring_rules(unsigned log_depth) {
-  return MemDescRules{uint64_t{ORNIC_WQE_BLOCK_SIZE} << log_depth, ORNIC_WQE_BLOCK_SIZE,
+MemDescRules wqe_ring_rules(unsigned log_depth, bool with_record) {
+  return MemDescRules{DoorbellRecord::ring_bytes(log_depth, with_record), ORNIC_WQE_BLOCK_SIZE,
                       ORNIC_PBL_ENTRIES_PER_PAGE};
 }
 
@@ -26,8 +26,11 @@ ornic_admin_status check_log_depth(unsigned log_depth) {
 } // namespace
 
 AdminResult AdminCommands::create_qp(const ornic_admin_create_qp& c) {
-  if (c.reserved != 0 || (c.flags & ~ORNIC_QP_FLAG_USE_SRQ))
+  const uint8_t known_flags =
+      ORNIC_QP_FLAG_USE_SRQ | ((limits::kCaps & ORNIC_CAP_DB_RECORD) ? ORNIC_QP_FLAG_DB_RECORD : 0);
+  if (c.reserved != 0 || (c.flags & ~known_flags))
     return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);
+  const bool with_record = (c.flags & ORNIC_QP_FLAG_DB_RECORD) != 0;
   // Checked as a number first: an out-of-range value must never become an enum.
   if (!qp_type_valid(c.qp_type))
     return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);
@@ -79,18 +82,24 @@ AdminResult AdminCommands::create_qp(const ornic_admin_create_qp& c) {
   if (type == ORNIC_QPT_GSI ? r.qps.find(ORNIC_QPN_GSI) != nullptr : r.qps.size() >= limits::kMaxQp)
     return admin_status(ORNIC_ADMIN_STATUS_NO_RESOURCES);
 
-  auto sq = read_mem_desc(core_.memory(), c.sq_mem, wqe_ring_rules(c.sq_log_depth));
+  auto sq = read_mem_desc(core_.memory(), c.sq_mem, wqe_ring_rules(c.sq_log_depth, with_record));
   if (sq.status != ORNIC_ADMIN_STATUS_SUCCESS)
     return admin_status(sq.status);
   qp.sq_memory = std::move(sq.memory);
   qp.sq.log_depth = c.sq_log_depth;
+  qp.sq.has_record = with_record;
   if (has_rq) {
-    auto rq = read_mem_desc(core_.memory(), c.rq_mem, wqe_ring_rules(c.rq_log_depth));
+    auto rq = read_mem_desc(core_.memory(), c.rq_mem, wqe_ring_rules(c.rq_log_depth, with_record));
     if (rq.status != ORNIC_ADMIN_STATUS_SUCCESS)
       return admin_status(rq.status);
     qp.rq_memory = std::move(rq.memory);
     qp.rq.log_depth = c.rq_log_depth;
+    qp.rq.has_record = with_record;
   }
+  // doorbells.rst, "Doorbell records": an idle SQ asks for a doorbell; an RQ never needs
+  // one outside ERR (the device reads the record when it wants a receive WQE).
+  if (!core_.sq_record(qp).rewrite(true) || !core_.rq_record(qp).rewrite(false))
+    return admin_status(ORNIC_ADMIN_STATUS_BAD_DMA);
   const uint64_t pages = qp.sq_memory.page_count() + (has_rq ? qp.rq_memory.page_count() : 0);
   if (!page_budget_allows(pages))
     return admin_status(ORNIC_ADMIN_STATUS_NO_RESOURCES);
@@ -248,6 +257,10 @@ AdminResult AdminCommands::modify_qp(const ornic_admin_modify_qp& c) {
     qp->attr = ornic_qp_attr{};
     qp->sq.producer = qp->sq.consumer = 0;
     qp->rq.producer = qp->rq.consumer = 0;
+    // The records start over too (producer 0); a record that cannot be written is
+    // counted, and that ring then needs doorbells until software fixes it.
+    (void)core_.sq_record(*qp).rewrite(true);
+    (void)core_.rq_record(*qp).rewrite(false);
   }
   qp->state = to;
   qp->attr.state = static_cast<uint8_t>(to);

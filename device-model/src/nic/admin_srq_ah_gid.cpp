@@ -17,8 +17,10 @@ bool is_ipv4_mapped(const uint8_t (&gid)[16]) {
 } // namespace
 
 AdminResult AdminCommands::create_srq(const ornic_admin_create_srq& c) {
-  if (!field_is_zero(c.reserved1) || c.srq_type > ORNIC_SRQT_XRC)
+  const uint32_t known_flags = (limits::kCaps & ORNIC_CAP_DB_RECORD) ? ORNIC_SRQ_FLAG_DB_RECORD : 0;
+  if (!field_is_zero(c.reserved1) || c.srq_type > ORNIC_SRQT_XRC || (le(c.flags) & ~known_flags))
     return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);
+  const bool with_record = (le(c.flags) & ORNIC_SRQ_FLAG_DB_RECORD) != 0;
   const bool xrc = c.srq_type == ORNIC_SRQT_XRC;
   // A basic SRQ is named by its QPs; only an XRC SRQ has a domain and a CQ of its own.
   if (!xrc && (c.xrcd != 0 || c.cqn != 0))
@@ -33,6 +35,7 @@ AdminResult AdminCommands::create_srq(const ornic_admin_create_srq& c) {
   srq.db_page = le(c.db_page);
   srq.limit = le(c.limit);
   srq.ring.log_depth = log_depth;
+  srq.ring.has_record = with_record;
   if (srq.limit >= srq.ring.depth())
     return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);
   auto& r = core_.resources;
@@ -49,11 +52,14 @@ AdminResult AdminCommands::create_srq(const ornic_admin_create_srq& c) {
   if (r.srqs.size() >= limits::kMaxSrq)
     return admin_status(ORNIC_ADMIN_STATUS_NO_RESOURCES);
   auto mem = read_mem_desc(core_.memory(), c.mem,
-                           MemDescRules{uint64_t{ORNIC_WQE_BLOCK_SIZE} << log_depth,
+                           MemDescRules{DoorbellRecord::ring_bytes(log_depth, with_record),
                                         ORNIC_WQE_BLOCK_SIZE, ORNIC_PBL_ENTRIES_PER_PAGE});
   if (mem.status != ORNIC_ADMIN_STATUS_SUCCESS)
     return admin_status(mem.status);
   srq.memory = std::move(mem.memory);
+  // An SRQ never needs a doorbell: the device reads its record when it wants a WQE.
+  if (!core_.srq_record(srq).rewrite(false))
+    return admin_status(ORNIC_ADMIN_STATUS_BAD_DMA);
   const size_t pages = srq.memory.page_count();
   if (!page_budget_allows(pages))
     return admin_status(ORNIC_ADMIN_STATUS_NO_RESOURCES);
@@ -104,13 +110,15 @@ AdminResult AdminCommands::resize_srq(const ornic_admin_resize_srq& c) {
   SharedReceiveQueue* srq = r.srqs.find(le(c.srqn));
   if (srq == nullptr)
     return admin_status(ORNIC_ADMIN_STATUS_BAD_HANDLE);
+  // Blocks posted without a doorbell move too: the record says how far software got.
+  (void)core_.srq_record(*srq).refresh();
   RingState next = srq->ring;
   next.log_depth = log_depth;
   const uint32_t moved = srq->ring.used();
   if (moved > next.depth() || srq->limit >= next.depth())
     return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);
   auto mem = read_mem_desc(core_.memory(), c.mem,
-                           MemDescRules{uint64_t{ORNIC_WQE_BLOCK_SIZE} << log_depth,
+                           MemDescRules{DoorbellRecord::ring_bytes(log_depth, next.has_record),
                                         ORNIC_WQE_BLOCK_SIZE, ORNIC_PBL_ENTRIES_PER_PAGE});
   if (mem.status != ORNIC_ADMIN_STATUS_SUCCESS)
     return admin_status(mem.status);
@@ -134,6 +142,10 @@ AdminResult AdminCommands::resize_srq(const ornic_admin_resize_srq& c) {
                           blocks[i]))
       return admin_status(ORNIC_ADMIN_STATUS_BAD_DMA);
   }
+  // The record moves with the ring (the block past the new ring) and says the device's
+  // producer index, which software continues from.
+  if (!DoorbellRecord(core_.memory(), core_.counters, mem.memory, next).rewrite(false))
+    return admin_status(ORNIC_ADMIN_STATUS_BAD_DMA);
   srq->memory = std::move(mem.memory);
   srq->ring = next;
   r.page_list_entries = r.page_list_entries - old_pages + new_pages;

@@ -37,15 +37,33 @@ void QueueDoorbells::work_queue(const Doorbell& db) {
     return refuse(ORNIC_CNT_DB_FOREIGN_PAGE, db);
   }
   RingState& ring = is_sq ? qp->sq : qp->rq;
-  if (!ring.producer_acceptable(db.index)) {
+  if (!take_producer(ring, db)) {
     ++qp->counters.db_bad_index;
     return refuse(ORNIC_CNT_DB_BAD_INDEX, db);
   }
-  ring.producer = db.index;
-  if (qp->state == ORNIC_QPS_ERR || (is_sq && qp->state == ORNIC_QPS_SQE))
+  if (qp->state == ORNIC_QPS_ERR || (is_sq && qp->state == ORNIC_QPS_SQE)) {
     core_.flush_qp(db.queue);
-  else if (is_sq && core_.transport != nullptr)
+  } else if (is_sq && core_.transport != nullptr) {
+    // The requester runs now and reads the record whenever it runs out of work, so
+    // software may stop ringing until it sets kick again.
+    DoorbellRecord record = core_.sq_record(*qp);
+    (void)record.set_kick(false);
+    (void)record.refresh();
     core_.transport->sq_doorbell(db.queue);
+  }
+}
+
+// With a doorbell record, a doorbell index at or behind the device's producer (by at most a
+// ring) is stale: the device already read a later one from the record, and may have consumed
+// it (doorbells.rst, "Doorbell records"). It only wakes the queue. Without a record, indices
+// only move forward.
+bool QueueDoorbells::take_producer(RingState& ring, const Doorbell& db) {
+  if (ring.has_record && ring.producer - db.index <= ring.depth())
+    return true;
+  if (!ring.producer_acceptable(db.index))
+    return false;
+  ring.producer = db.index;
+  return true;
 }
 
 void QueueDoorbells::shared_receive_queue(const Doorbell& db) {
@@ -54,9 +72,8 @@ void QueueDoorbells::shared_receive_queue(const Doorbell& db) {
     return refuse(ORNIC_CNT_DB_BAD_QUEUE, db);
   if (srq->db_page != db.page)
     return refuse(ORNIC_CNT_DB_FOREIGN_PAGE, db);
-  if (!srq->ring.producer_acceptable(db.index))
+  if (!take_producer(srq->ring, db))
     return refuse(ORNIC_CNT_DB_BAD_INDEX, db);
-  srq->ring.producer = db.index;
 }
 
 void QueueDoorbells::completion_queue(const Doorbell& db) {

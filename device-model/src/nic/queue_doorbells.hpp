@@ -23,6 +23,7 @@ private:
   void eth_ring(const Doorbell& db);
 
   void refuse(ornic_counter_id why, const Doorbell& db);
+  bool take_producer(RingState& ring, const Doorbell& db);
 
   NicCore& core_;
   EthFunction& eth_;

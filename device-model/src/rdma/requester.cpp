@@ -80,6 +80,10 @@ Opcode position_opcode(uint8_t wqe_opcode, bool first, bool last) {
 
 bool Requester::requester_work(uint32_t qpn, QueuePair& qp, unsigned& budget) {
   RequesterState& req = qp.transport.req;
+  // Doorbell records (doorbells.rst): every turn of a busy SQ picks up what software
+  // posted since, without a doorbell.
+  if (qp.state == ORNIC_QPS_RTS)
+    (void)core_.sq_record(qp).refresh();
   for (;;) {
     if (qp.state != ORNIC_QPS_RTS && qp.state != ORNIC_QPS_SQD)
       return false;
@@ -104,6 +108,15 @@ bool Requester::requester_work(uint32_t qpn, QueuePair& qp, unsigned& budget) {
       --budget;
       send_rc_packet(qpn, qp, *pending, pending->next_send_psn);
       continue;
+    }
+    // Out of known work: set kick and read the record once more; carry on if software
+    // posted meanwhile (then it need not ring either, so kick goes back to 0).
+    if (qp.state == ORNIC_QPS_RTS && req.sq_next == qp.sq.producer) {
+      DoorbellRecord record = core_.sq_record(qp);
+      if (record.going_idle()) {
+        (void)record.set_kick(false);
+        continue;
+      }
     }
     if (qp.state != ORNIC_QPS_RTS || req.sq_next == qp.sq.producer) {
       maybe_report_drained(qpn, qp);

@@ -269,12 +269,17 @@ Responder::Take Responder::take_receive(uint32_t qpn, QueuePair& qp, const Reque
       memory = &srq->memory;
       ring = &srq->ring;
     }
-    if (ring->used() == 0)
+    // Doorbell records (doorbells.rst): an RQ or SRQ is read when a receive needs a WQE
+    // the device does not know of yet, so software rings no doorbell for it.
+    DoorbellRecord record(core_.memory(), core_.counters, *memory, *ring);
+    if (ring->used() == 0 && record.refresh() != DoorbellRecord::Read::advanced)
       return Take::none;
     const auto error = fetch_recv_wqe(core_, *memory, *ring, ring->consumer, ring->used(), wqe);
     if (!error) {
       if (srq != nullptr) {
         ring->consumer += wqe.blocks;
+        if (srq->limit != 0)
+          (void)record.refresh(); // the limit counts what software posted, rung or not
         if (srq->limit != 0 && ring->used() < srq->limit) {
           srq->limit = 0; // one event per arming (MODIFY_SRQ)
           core_.post_async_event(ORNIC_EQE_SRQ_LIMIT, *srqn, 0);

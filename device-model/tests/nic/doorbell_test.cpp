@@ -169,5 +169,135 @@ TEST_F(NicDoorbells, ResetQpForgetsPostedWork) {
   EXPECT_EQ(h.read<ornic_cqe>(cq_ring).owner, 0); // nothing flushed
 }
 
+// Doorbell records (doorbells.rst, "Doorbell records"): where they are, what CREATE and
+// RESET write, and records that lie.
+class NicDoorbellRecords : public NicDoorbells {
+protected:
+  static constexpr uint64_t kRecordOffset = uint64_t{ORNIC_WQE_BLOCK_SIZE} << 6;
+
+  void SetUp() override {
+    NicDoorbells::SetUp();
+    h.qp_flags = ORNIC_QP_FLAG_DB_RECORD;
+    cqn = h.create_cq(eqn, 6, 0, &cq_ring);
+    qpn = h.create_qp(h.alloc_pd(), cqn, ORNIC_QPT_RC, 0, &sq, &rq);
+  }
+
+  ornic_db_record record(uint64_t ring) { return h.read<ornic_db_record>(ring + kRecordOffset); }
+  void set_producer(uint64_t ring, uint32_t producer) {
+    auto r = record(ring);
+    r.producer = to_le(producer);
+    h.write(ring + kRecordOffset, r);
+  }
+  void to_error() {
+    ornic_qp_attr attr{};
+    attr.state = ORNIC_QPS_ERR;
+    ASSERT_EQ(h.modify_qp(qpn, attr, ORNIC_QP_ATTR_STATE).status, ORNIC_ADMIN_STATUS_SUCCESS);
+  }
+  uint32_t flushed() {
+    uint32_t n = 0;
+    while (n < 64 && (h.read<ornic_cqe>(cq_ring + uint64_t{n} * ORNIC_CQE_SIZE).owner &
+                      ORNIC_CQE_OWNER_PHASE) != 0)
+      ++n;
+    return n;
+  }
+
+  uint32_t cqn = 0, qpn = 0;
+  uint64_t cq_ring = 0, sq = 0, rq = 0;
+};
+
+TEST_F(NicDoorbellRecords, CreateWritesKickAndTheCapabilityIsReported) {
+  EXPECT_TRUE((uint64_t{h.reg(ORNIC_REG_CAPS_HI)} << 32 | h.reg(ORNIC_REG_CAPS_LO)) &
+              ORNIC_CAP_DB_RECORD);
+  EXPECT_EQ(le(record(sq).kick), ORNIC_DB_RECORD_KICK); // an idle SQ wants a doorbell
+  EXPECT_EQ(le(record(rq).kick), 0u);                   // an RQ never does outside ERR
+  EXPECT_EQ(le(record(sq).producer), 0u);
+}
+
+TEST_F(NicDoorbellRecords, RingWithoutRoomForTheRecordIsRefused) {
+  ornic_admin_create_qp c{};
+  c.hdr.opcode = ORNIC_ADMIN_CREATE_QP;
+  c.sq_mem = h.contiguous_ring(size_t{ORNIC_WQE_BLOCK_SIZE} << 6); // exactly the ring
+  c.rq_mem = h.contiguous_ring(size_t{ORNIC_WQE_BLOCK_SIZE} << 6);
+  c.pd = to_le(h.alloc_pd());
+  c.send_cqn = c.recv_cqn = to_le(cqn);
+  c.qp_type = ORNIC_QPT_RC;
+  c.flags = ORNIC_QP_FLAG_DB_RECORD;
+  c.sq_log_depth = c.rq_log_depth = 6;
+  EXPECT_EQ(h.execute(DriverHarness::as_sqe(c)).status, ORNIC_ADMIN_STATUS_BAD_FIELD);
+  c.flags = 1u << 7; // unknown flag
+  EXPECT_EQ(h.execute(DriverHarness::as_sqe(c)).status, ORNIC_ADMIN_STATUS_BAD_FIELD);
+}
+
+TEST_F(NicDoorbellRecords, ErrorFlushTakesTheRecordAndStaleDoorbellsAreHarmless) {
+  post_receives(rq, 0, 3);
+  set_producer(rq, 3); // posted without a doorbell: kick was 0
+  to_error();
+  EXPECT_EQ(flushed(), 3u);
+  EXPECT_EQ(le(record(rq).kick), ORNIC_DB_RECORD_KICK);
+  // A doorbell behind what the device took from the record only wakes the queue.
+  h.doorbell(0, ORNIC_DB_RQ, ORNIC_DB_VALUE(qpn, 0, 1));
+  EXPECT_EQ(h.counter(ORNIC_CNT_DB_BAD_INDEX), 0u);
+  post_receives(rq, 3, 1);
+  set_producer(rq, 4);
+  h.doorbell(0, ORNIC_DB_RQ, ORNIC_DB_VALUE(qpn, 0, 4));
+  EXPECT_EQ(flushed(), 4u);
+  EXPECT_EQ(h.counter(ORNIC_CNT_DB_WQ_WRITES), 2u);
+  EXPECT_EQ(h.counter(ORNIC_CNT_DB_RECORD_ERRORS), 0u);
+}
+
+TEST_F(NicDoorbellRecords, LyingRecordsAreIgnoredAndCounted) {
+  to_error();
+  // Beyond the ring: never more than a ring ahead of the consumer.
+  post_receives(rq, 0, 64);
+  set_producer(rq, 65);
+  h.doorbell(0, ORNIC_DB_RQ, ORNIC_DB_VALUE(qpn, 0, 0));
+  EXPECT_EQ(flushed(), 0u);
+  EXPECT_EQ(h.counter(ORNIC_CNT_DB_RECORD_ERRORS), 2u); // read at the doorbell's flush, twice
+  set_producer(rq, 0xfffffff0u);                        // "behind" the consumer: as impossible
+  h.doorbell(0, ORNIC_DB_RQ, ORNIC_DB_VALUE(qpn, 0, 0));
+  EXPECT_EQ(flushed(), 0u);
+  // A good record then works; going backwards after it is refused.
+  set_producer(rq, 2);
+  h.doorbell(0, ORNIC_DB_RQ, ORNIC_DB_VALUE(qpn, 0, 0));
+  EXPECT_EQ(flushed(), 2u);
+  const uint64_t errors = h.counter(ORNIC_CNT_DB_RECORD_ERRORS);
+  set_producer(rq, 1);
+  h.doorbell(0, ORNIC_DB_RQ, ORNIC_DB_VALUE(qpn, 0, 2));
+  EXPECT_EQ(flushed(), 2u);
+  EXPECT_GT(h.counter(ORNIC_CNT_DB_RECORD_ERRORS), errors);
+  // An unreadable record (DMA failure) changes nothing; a doorbell's own index still works.
+  h.memory.set_fail_reads(true);
+  h.doorbell(0, ORNIC_DB_RQ, ORNIC_DB_VALUE(qpn, 0, 3));
+  h.memory.set_fail_reads(false);
+  EXPECT_GT(h.counter(ORNIC_CNT_DB_RECORD_ERRORS), errors + 1);
+  EXPECT_EQ(h.read<ornic_cqe>(cq_ring + 2 * ORNIC_CQE_SIZE).status, ORNIC_CQE_WR_FLUSH_ERR);
+}
+
+TEST_F(NicDoorbellRecords, UnwritableRecordFailsCreate) {
+  ornic_admin_create_qp c{};
+  c.hdr.opcode = ORNIC_ADMIN_CREATE_QP;
+  c.sq_mem = h.contiguous_ring((size_t{ORNIC_WQE_BLOCK_SIZE} << 6) + 64);
+  c.rq_mem = h.contiguous_ring((size_t{ORNIC_WQE_BLOCK_SIZE} << 6) + 64);
+  c.sq_mem.addr = to_le<uint64_t>(0x7000'0000'0000); // outside guest memory
+  c.pd = to_le(h.alloc_pd());
+  c.send_cqn = c.recv_cqn = to_le(cqn);
+  c.qp_type = ORNIC_QPT_RC;
+  c.flags = ORNIC_QP_FLAG_DB_RECORD;
+  c.sq_log_depth = c.rq_log_depth = 6;
+  EXPECT_EQ(h.execute(DriverHarness::as_sqe(c)).status, ORNIC_ADMIN_STATUS_BAD_DMA);
+}
+
+TEST_F(NicDoorbellRecords, ResetRewritesTheRecords) {
+  post_receives(rq, 0, 2);
+  set_producer(rq, 2);
+  ornic_qp_attr attr{};
+  attr.state = ORNIC_QPS_RESET;
+  ASSERT_EQ(h.modify_qp(qpn, attr, ORNIC_QP_ATTR_STATE).status, ORNIC_ADMIN_STATUS_SUCCESS);
+  EXPECT_EQ(le(record(rq).producer), 0u);
+  EXPECT_EQ(le(record(sq).kick), ORNIC_DB_RECORD_KICK);
+  to_error();
+  EXPECT_EQ(flushed(), 0u); // RESET forgot them, record included
+}
+
 } // namespace
 } // namespace ornic::test

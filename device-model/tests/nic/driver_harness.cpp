@@ -139,8 +139,10 @@ uint32_t DriverHarness::create_qp(uint32_t pd, uint32_t cqn, ornic_qp_type type,
                                   uint64_t* sq, uint64_t* rq) {
   ornic_admin_create_qp command{};
   command.hdr.opcode = ORNIC_ADMIN_CREATE_QP;
-  command.sq_mem = contiguous_ring(size_t{ORNIC_WQE_BLOCK_SIZE} << 6);
-  command.rq_mem = contiguous_ring(size_t{ORNIC_WQE_BLOCK_SIZE} << 6);
+  const size_t record = (qp_flags & ORNIC_QP_FLAG_DB_RECORD) ? sizeof(ornic_db_record) : 0;
+  command.sq_mem = contiguous_ring((size_t{ORNIC_WQE_BLOCK_SIZE} << 6) + record);
+  command.rq_mem = contiguous_ring((size_t{ORNIC_WQE_BLOCK_SIZE} << 6) + record);
+  command.flags = qp_flags;
   command.pd = to_le(pd);
   command.send_cqn = to_le(cqn);
   command.recv_cqn = to_le(cqn);

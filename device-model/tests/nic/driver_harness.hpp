@@ -77,6 +77,8 @@ public:
   uint32_t alloc_pd();
   uint32_t create_qp(uint32_t pd, uint32_t cqn, ornic_qp_type type = ORNIC_QPT_RC,
                      uint32_t db_page = 0, uint64_t* sq = nullptr, uint64_t* rq = nullptr);
+  // ORNIC_QP_FLAG_DB_RECORD here makes create_qp's rings one block longer, for the record.
+  uint8_t qp_flags = 0;
   ornic_admin_cqe modify_qp(uint32_t qpn, const ornic_qp_attr& attr, uint32_t mask);
   ornic_admin_cqe add_gid(uint32_t index, const std::array<uint8_t, 16>& gid,
                           uint8_t type = ORNIC_GID_TYPE_ROCE_V2_IPV4);

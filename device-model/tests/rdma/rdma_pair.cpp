@@ -47,8 +47,23 @@ void Qp::write_send(ornic_send_wqe wqe, const ornic_wqe_av* av, uint32_t data_bl
   h.write(sq + uint64_t{sq_prod % kDepth} * 64, wqe);
   fill(sq_prod + header_blocks);
   sq_prod += header_blocks + data_blocks;
-  if (ring_doorbell)
+  if (ring_doorbell && record_says_ring(sq))
     h.doorbell(db_page, ORNIC_DB_SQ, ORNIC_DB_VALUE(qpn, 0, sq_prod));
+}
+
+// As a provider with doorbell records does (doorbells.rst): the producer index into the
+// record first, then the MMIO doorbell only if the device set kick.
+bool Qp::record_says_ring(uint64_t ring) {
+  if (!records)
+    return true;
+  const uint64_t record = ring + uint64_t{kDepth} * ORNIC_WQE_BLOCK_SIZE;
+  DriverHarness& h = node->h;
+  auto r = h.read<ornic_db_record>(record);
+  r.producer = to_le(ring == sq ? sq_prod : rq_prod);
+  h.write(record, r);
+  const bool ring_it = le(h.read<ornic_db_record>(record).kick) == ORNIC_DB_RECORD_KICK;
+  (ring_it ? doorbells_rung : doorbells_saved)++;
+  return ring_it;
 }
 
 namespace {
@@ -129,7 +144,8 @@ void Qp::post_recv(uint64_t wr_id, const std::vector<ornic_sge>& sges) {
     h.write(rq + uint64_t{block} * 64 + ((i - 3) % 4) * 16, sges[i]);
   }
   rq_prod += blocks;
-  h.doorbell(db_page, ORNIC_DB_RQ, ORNIC_DB_VALUE(qpn, 0, rq_prod));
+  if (record_says_ring(rq))
+    h.doorbell(db_page, ORNIC_DB_RQ, ORNIC_DB_VALUE(qpn, 0, rq_prod));
 }
 
 uint32_t Qp::state() {
@@ -191,6 +207,7 @@ Qp RdmaPair::create_qp(Node& node, ornic_qp_type type, uint32_t db_page) {
   qp.node = &node;
   qp.db_page = db_page;
   qp.qpn = node.h.create_qp(node.pd, node.cqn, type, db_page, &qp.sq, &qp.rq);
+  qp.records = (node.h.qp_flags & ORNIC_QP_FLAG_DB_RECORD) != 0;
   return qp;
 }
 

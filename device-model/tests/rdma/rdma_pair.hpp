@@ -45,6 +45,9 @@ struct Qp {
   uint64_t sq = 0, rq = 0;
   uint32_t sq_prod = 0, rq_prod = 0;
   static constexpr uint32_t kDepth = 64; // blocks
+  // Created with ORNIC_QP_FLAG_DB_RECORD: posts write the records and ring only on kick.
+  bool records = false;
+  uint32_t doorbells_rung = 0, doorbells_saved = 0;
 
   // Writes the WQE (block 0 from `wqe`, SGEs after it) and rings the SQ doorbell.
   void post_send(ornic_send_wqe wqe, const std::vector<ornic_sge>& sges, bool ring_doorbell = true);
@@ -60,6 +63,7 @@ struct Qp {
   ornic_qp_attr attr(); // QUERY_QP
 
 private:
+  bool record_says_ring(uint64_t ring);
   // Block 0, then `av` if any, then `data_blocks` blocks `fill` writes; rings the doorbell.
   void write_send(ornic_send_wqe wqe, const ornic_wqe_av* av, uint32_t data_blocks,
                   const std::function<void(uint32_t first_data_block)>& fill, bool ring_doorbell);

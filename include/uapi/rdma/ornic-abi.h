@@ -35,6 +35,14 @@ enum ornic_ib_query_pd_attrs {
 };
 
 /* alloc_ucontext: no request fields yet. */
+enum ornic_ibv_alloc_ucontext_resp_comp_mask {
+	/*
+	 * The kernel takes ORNIC_IBV_CREATE_QP_DB_RECORD and
+	 * ORNIC_IBV_CREATE_SRQ_DB_RECORD (the device has ORNIC_CAP_DB_RECORD).
+	 */
+	ORNIC_IBV_ALLOC_UCTX_RESP_DB_RECORD = 1 << 0,
+};
+
 struct ornic_ibv_alloc_ucontext_resp {
 	__u32 comp_mask;
 	__u32 db_page;		/* doorbell page index owned by the context */
@@ -98,6 +106,29 @@ struct ornic_ibv_resize_cq_resp {
 	__u32 reserved;
 };
 
+/*
+ * Doorbell records (doorbells.rst, "Doorbell records"): with this request
+ * bit, each ring buffer holds one 64-byte block more than its ring, the
+ * struct ornic_db_record at byte 64 << log_depth, and the response says
+ * the QP (SRQ) has records.  Only when the context's response carries
+ * ORNIC_IBV_ALLOC_UCTX_RESP_DB_RECORD; older kernels refuse any bit.
+ */
+enum ornic_ibv_create_qp_comp_mask {
+	ORNIC_IBV_CREATE_QP_DB_RECORD = 1 << 0,
+};
+
+enum ornic_ibv_create_qp_resp_comp_mask {
+	ORNIC_IBV_CREATE_QP_RESP_DB_RECORD = 1 << 0,
+};
+
+enum ornic_ibv_create_srq_comp_mask {
+	ORNIC_IBV_CREATE_SRQ_DB_RECORD = 1 << 0,
+};
+
+enum ornic_ibv_create_srq_resp_comp_mask {
+	ORNIC_IBV_CREATE_SRQ_RESP_DB_RECORD = 1 << 0,
+};
+
 /* create_qp: depths count 64-byte WQE blocks */
 struct ornic_ibv_create_qp {
 	__u32 comp_mask;
@@ -137,7 +168,9 @@ struct ornic_ibv_create_srq_resp {
 /*
  * modify_srq with IB_SRQ_MAX_WR (ORNIC_CAP_RESIZE): the new ring, which the
  * kernel programs at exactly this depth or fails.  Block indices keep
- * counting across the move (ornic_admin_resize_srq).
+ * counting across the move (ornic_admin_resize_srq).  An SRQ with a
+ * doorbell record needs room for it past the new ring too; the record
+ * moves there.
  */
 struct ornic_ibv_modify_srq {
 	__u32 comp_mask;

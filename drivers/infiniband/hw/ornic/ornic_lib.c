@@ -289,6 +289,7 @@ void ornic_cmd_create_srq(struct ornic_admin_sqe *sqe,
 	c->db_page = cpu_to_le16(args->db_page);
 	c->log_depth = args->log_depth;
 	c->limit = cpu_to_le32(args->limit);
+	c->flags = cpu_to_le32(args->flags);
 	if (args->srq_type == ORNIC_SRQT_XRC) {
 		c->srq_type = ORNIC_SRQT_XRC;
 		c->xrcd = cpu_to_le32(args->xrcdn);

@@ -183,6 +183,7 @@ struct ornic_srq_create_args {
 	u16 db_page;
 	u8 log_depth;
 	u8 srq_type;		/* enum ornic_srq_type */
+	u32 flags;		/* ORNIC_SRQ_FLAG_* */
 };
 
 void ornic_cmd_create_srq(struct ornic_admin_sqe *sqe,

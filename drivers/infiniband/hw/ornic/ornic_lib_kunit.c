@@ -530,6 +530,15 @@ static void ornic_cmd_srq_layouts(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, b[36], 4);
 	KUNIT_EXPECT_EQ(test, le32_to_cpu(c->cqn), 8U);
 	KUNIT_EXPECT_EQ(test, b[40], 8);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(c->flags), 0U);
+
+	/* A doorbell record (ORNIC_CAP_DB_RECORD): flags at byte 44. */
+	args.flags = ORNIC_SRQ_FLAG_DB_RECORD;
+	ornic_cmd_create_srq(&sqe, &args);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(c->flags), ORNIC_SRQ_FLAG_DB_RECORD);
+	KUNIT_EXPECT_EQ(test, b[44], ORNIC_SRQ_FLAG_DB_RECORD);
+	KUNIT_EXPECT_TRUE(test, ornic_all_zero(c->reserved1,
+					       sizeof(c->reserved1)));
 
 	memset(&sqe, 0xff, sizeof(sqe));
 	ornic_cmd_modify_srq(&sqe, 0x010203, 16);

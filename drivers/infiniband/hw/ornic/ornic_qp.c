@@ -144,8 +144,15 @@ static int ornic_qp_user_caps(struct ornic_dev *dev,
 	struct ornic_wq_limits lim;
 	int err;
 
-	if (req->comp_mask || req->reserved)
+	if ((req->comp_mask & ~ORNIC_IBV_CREATE_QP_DB_RECORD) || req->reserved)
 		return -EOPNOTSUPP;
+	if ((req->comp_mask & ORNIC_IBV_CREATE_QP_DB_RECORD) &&
+	    !(dev->caps & ORNIC_CAP_DB_RECORD)) {
+		ibdev_dbg(&dev->ibdev,
+			  "QP doorbell record asked, device caps %#llx lack it\n",
+			  dev->caps);
+		return -EOPNOTSUPP;
+	}
 	ornic_wq_limits(dev, &lim);
 	*cap = init->cap;
 	err = ornic_sq_caps(cap, req->sq_log_depth, &lim);
@@ -173,19 +180,24 @@ static int ornic_qp_pin_rings(struct ornic_dev *dev, struct ornic_qp *qp,
 			      struct ornic_qp_create_args *args,
 			      struct ornic_pbl *sq_pbl, struct ornic_pbl *rq_pbl)
 {
+	/* A doorbell record is the block just past each ring. */
+	size_t rec = (req->comp_mask & ORNIC_IBV_CREATE_QP_DB_RECORD) ?
+		     sizeof(struct ornic_db_record) : 0;
 	struct ornic_user_qp *uqp = &qp->user;
 	int err;
 
 	uqp->sq_umem = ornic_ring_pin(dev, req->sq_buf_addr, req->sq_buf_size,
-				      (size_t)ORNIC_WQE_BLOCK_SIZE <<
-				      qp->sq_log_depth, &args->sq_mem, sq_pbl);
+				      ((size_t)ORNIC_WQE_BLOCK_SIZE <<
+				       qp->sq_log_depth) + rec,
+				      &args->sq_mem, sq_pbl);
 	if (IS_ERR(uqp->sq_umem))
 		return PTR_ERR(uqp->sq_umem);
 	if (init->srq || init->qp_type == IB_QPT_XRC_INI)
 		return 0;
 	uqp->rq_umem = ornic_ring_pin(dev, req->rq_buf_addr, req->rq_buf_size,
-				      (size_t)ORNIC_WQE_BLOCK_SIZE <<
-				      qp->rq_log_depth, &args->rq_mem, rq_pbl);
+				      ((size_t)ORNIC_WQE_BLOCK_SIZE <<
+				       qp->rq_log_depth) + rec,
+				      &args->rq_mem, rq_pbl);
 	if (IS_ERR(uqp->rq_umem)) {
 		err = PTR_ERR(uqp->rq_umem);
 		uqp->rq_umem = NULL;
@@ -252,6 +264,10 @@ static int ornic_create_qp_user(struct ornic_dev *dev, struct ornic_qp *qp,
 	args.qp_type = qp->hw_type;
 	args.sq_log_depth = qp->sq_log_depth;
 	args.rq_log_depth = qp->rq_log_depth;
+	if (req.comp_mask & ORNIC_IBV_CREATE_QP_DB_RECORD) {
+		args.flags |= ORNIC_QP_FLAG_DB_RECORD;
+		resp.comp_mask |= ORNIC_IBV_CREATE_QP_RESP_DB_RECORD;
+	}
 	ornic_cmd_create_qp(&sqe, &args);
 	err = ornic_admin_simple(dev, &sqe, &qp->qpn);
 	ornic_pbl_free(dev, &sq_pbl);

@@ -20,17 +20,28 @@ static bool ornic_qp_is_ud(const struct ornic_qp *qp)
 	return qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI;
 }
 
-static size_t ornic_kwq_bytes(const struct ornic_kwq *wq)
+/* The ring's blocks, and its doorbell record after them if it has one. */
+static size_t ornic_kwq_ring_bytes(unsigned int log_depth, bool record)
 {
-	return (size_t)ORNIC_WQE_BLOCK_SIZE << wq->log_depth;
+	return ((size_t)ORNIC_WQE_BLOCK_SIZE << log_depth) +
+	       (record ? sizeof(struct ornic_db_record) : 0);
 }
 
+static size_t ornic_kwq_bytes(const struct ornic_kwq *wq)
+{
+	return ornic_kwq_ring_bytes(wq->log_depth, wq->rec);
+}
+
+/* With ORNIC_CAP_DB_RECORD the ring ends with a doorbell record. */
 static int ornic_kwq_alloc(struct ornic_dev *dev, struct ornic_kwq *wq,
 			   unsigned int log_depth, u32 max_sge,
 			   struct ornic_mem_desc *desc)
 {
+	bool record = dev->caps & ORNIC_CAP_DB_RECORD;
+
 	spin_lock_init(&wq->lock);
 	wq->log_depth = log_depth;
+	wq->rec = NULL;
 	wq->max_sge = max_sge;
 	wq->pi = 0;
 	wq->ci = 0;
@@ -38,15 +49,43 @@ static int ornic_kwq_alloc(struct ornic_dev *dev, struct ornic_kwq *wq,
 			      GFP_KERNEL);
 	if (!wq->shadow)
 		return -ENOMEM;
-	wq->ring = dma_alloc_coherent(&dev->pdev->dev, ornic_kwq_bytes(wq),
+	wq->ring = dma_alloc_coherent(&dev->pdev->dev,
+				      ornic_kwq_ring_bytes(log_depth, record),
 				      &wq->dma, GFP_KERNEL);
 	if (!wq->ring) {
 		kvfree(wq->shadow);
 		wq->shadow = NULL;
 		return -ENOMEM;
 	}
+	/* Zeroed memory: producer 0; CREATE_QP writes kick. */
+	if (record)
+		wq->rec = wq->ring + ((size_t)ORNIC_WQE_BLOCK_SIZE << log_depth);
 	ornic_mem_desc_contig(desc, wq->dma, ornic_kwq_bytes(wq), PAGE_SHIFT);
 	return 0;
+}
+
+/*
+ * Tell the device that blocks up to wq->pi are ready; the caller holds
+ * wq->lock.  With a doorbell record (doorbells.rst, "Doorbell records")
+ * the MMIO doorbell rings only when the device set kick: the producer
+ * index is in the record before kick is read (mb()), and the device sets
+ * kick before it reads the record a last time, so one of the two sees
+ * the other.
+ */
+static void ornic_kwq_notify(struct ornic_dev *dev, struct ornic_kwq *wq,
+			     u32 offset, u32 qpn)
+{
+	/* The WQEs are in memory before the device hears of them. */
+	dma_wmb();
+	if (wq->rec) {
+		WRITE_ONCE(wq->rec->producer, cpu_to_le32(wq->pi));
+		/* Store-load: the record before kick is read (see above). */
+		mb();
+		if (le32_to_cpu(READ_ONCE(wq->rec->kick)) !=
+		    ORNIC_DB_RECORD_KICK)
+			return;
+	}
+	ornic_ring_db(dev, offset, ornic_db_value(qpn, 0, wq->pi));
 }
 
 static void ornic_kwq_free(struct ornic_dev *dev, struct ornic_kwq *wq)
@@ -56,6 +95,7 @@ static void ornic_kwq_free(struct ornic_dev *dev, struct ornic_kwq *wq)
 	dma_free_coherent(&dev->pdev->dev, ornic_kwq_bytes(wq), wq->ring,
 			  wq->dma);
 	wq->ring = NULL;
+	wq->rec = NULL;
 	kvfree(wq->shadow);
 	wq->shadow = NULL;
 }
@@ -151,6 +191,8 @@ int ornic_create_kernel_qp(struct ornic_qp *qp, struct ib_qp_init_attr *init)
 	args.qp_type = qp->hw_type;
 	args.sq_log_depth = qp->kern.sq.log_depth;
 	args.rq_log_depth = qp->kern.rq.log_depth;
+	if (qp->kern.sq.rec)
+		args.flags |= ORNIC_QP_FLAG_DB_RECORD;
 	ornic_cmd_create_qp(&sqe, &args);
 	err = ornic_admin_simple(dev, &sqe, &qp->qpn);
 	if (err)
@@ -557,12 +599,8 @@ int ornic_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	}
 	if (err)
 		*bad_wr = wr;
-	if (qp->kern.sq.pi != start) {
-		/* The WQEs are in memory before the device hears of them. */
-		dma_wmb();
-		ornic_ring_db(dev, ORNIC_DB_SQ,
-			      ornic_db_value(qp->qpn, 0, qp->kern.sq.pi));
-	}
+	if (qp->kern.sq.pi != start)
+		ornic_kwq_notify(dev, &qp->kern.sq, ORNIC_DB_SQ, qp->qpn);
 	spin_unlock_irqrestore(&qp->kern.sq.lock, flags);
 	/* A dead device flushes what was posted (ornic_poll_cq()). */
 	if (ornic_dead(dev) && qp->kern.sq.pi != start)
@@ -624,11 +662,8 @@ int ornic_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 			break;
 		}
 	}
-	if (qp->kern.rq.pi != start) {
-		dma_wmb();
-		ornic_ring_db(dev, ORNIC_DB_RQ,
-			      ornic_db_value(qp->qpn, 0, qp->kern.rq.pi));
-	}
+	if (qp->kern.rq.pi != start)
+		ornic_kwq_notify(dev, &qp->kern.rq, ORNIC_DB_RQ, qp->qpn);
 	spin_unlock_irqrestore(&qp->kern.rq.lock, flags);
 	if (ornic_dead(dev) && qp->kern.rq.pi != start)
 		ornic_kernel_cq_kick(ibqp->recv_cq);

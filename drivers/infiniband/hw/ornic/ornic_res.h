@@ -106,6 +106,7 @@ struct ornic_srq {
 	struct ib_umem *umem;
 	u32 srqn;
 	u8 log_depth;
+	bool db_record;			/* the ring ends with a doorbell record */
 	u32 max_wr;
 	u32 max_sge;
 	u32 limit;			/* under lock */
@@ -127,6 +128,11 @@ struct ornic_kwq_shadow {
 struct ornic_kwq {
 	void *ring;
 	dma_addr_t dma;
+	/*
+	 * The doorbell record past the ring (ORNIC_CAP_DB_RECORD), or NULL:
+	 * every post rings.  Written under lock, like pi.
+	 */
+	struct ornic_db_record *rec;
 	struct ornic_kwq_shadow *shadow;	/* one per block */
 	u8 log_depth;
 	u32 max_sge;

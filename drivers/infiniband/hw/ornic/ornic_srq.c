@@ -31,6 +31,13 @@ static int ornic_srq_type_check(struct ornic_dev *dev,
 	return 0;
 }
 
+/* The ring's blocks, and the doorbell record past them if it has one. */
+static size_t ornic_srq_ring_bytes(const struct ornic_srq *srq, u8 log_depth)
+{
+	return ((size_t)ORNIC_WQE_BLOCK_SIZE << log_depth) +
+	       (srq->db_record ? sizeof(struct ornic_db_record) : 0);
+}
+
 /*
  * The provider's ring of 2^req->log_depth blocks must hold what was asked
  * for within the device's SRQ limits: @max_wr and @max_sge become what it
@@ -83,8 +90,15 @@ int ornic_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	err = ornic_udata_in(udata, &req, sizeof(req));
 	if (err)
 		return err;
-	if (req.comp_mask)
+	if (req.comp_mask & ~ORNIC_IBV_CREATE_SRQ_DB_RECORD)
 		return -EOPNOTSUPP;
+	if ((req.comp_mask & ORNIC_IBV_CREATE_SRQ_DB_RECORD) &&
+	    !(dev->caps & ORNIC_CAP_DB_RECORD)) {
+		ibdev_dbg(&dev->ibdev,
+			  "SRQ doorbell record asked, device caps %#llx lack it\n",
+			  dev->caps);
+		return -EOPNOTSUPP;
+	}
 	err = ornic_srq_caps_check(dev, init, &req, &max_wr, &max_sge);
 	if (err)
 		return err;
@@ -93,9 +107,10 @@ int ornic_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 					 ibucontext);
 	mutex_init(&srq->lock);
 	srq->log_depth = req.log_depth;
+	srq->db_record = req.comp_mask & ORNIC_IBV_CREATE_SRQ_DB_RECORD;
 	srq->umem = ornic_ring_pin(dev, req.buf_addr, req.buf_size,
-				   (size_t)ORNIC_WQE_BLOCK_SIZE <<
-				   srq->log_depth, &args.mem, &pbl);
+				   ornic_srq_ring_bytes(srq, srq->log_depth),
+				   &args.mem, &pbl);
 	if (IS_ERR(srq->umem))
 		return PTR_ERR(srq->umem);
 
@@ -103,6 +118,10 @@ int ornic_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	args.db_page = uctx->db_page;
 	args.log_depth = srq->log_depth;
 	args.limit = init->attr.srq_limit;
+	if (srq->db_record) {
+		args.flags = ORNIC_SRQ_FLAG_DB_RECORD;
+		resp.comp_mask |= ORNIC_IBV_CREATE_SRQ_RESP_DB_RECORD;
+	}
 	if (init->srq_type == IB_SRQT_XRC) {
 		args.srq_type = ORNIC_SRQT_XRC;
 		args.xrcdn = to_oxrcd(init->ext.xrc.xrcd)->xrcdn;
@@ -176,7 +195,7 @@ static int ornic_srq_resize(struct ornic_dev *dev, struct ornic_srq *srq,
 		return -EINVAL;
 
 	umem = ornic_ring_pin(dev, req->buf_addr, req->buf_size,
-			      (size_t)ORNIC_WQE_BLOCK_SIZE << req->log_depth,
+			      ornic_srq_ring_bytes(srq, req->log_depth),
 			      &desc, &pbl);
 	if (IS_ERR(umem))
 		return PTR_ERR(umem);

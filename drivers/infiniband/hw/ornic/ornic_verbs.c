@@ -243,6 +243,8 @@ void ornic_ucontext_resp(struct ornic_ucontext *uctx,
 	resp->caps = dev->caps;
 	resp->max_inline_data = le32_to_cpu(dev->attr.max_inline_data);
 	resp->max_wqe_blocks = le32_to_cpu(dev->attr.max_wqe_blocks);
+	if (dev->caps & ORNIC_CAP_DB_RECORD)
+		resp->comp_mask |= ORNIC_IBV_ALLOC_UCTX_RESP_DB_RECORD;
 }
 
 static int ornic_alloc_ucontext(struct ib_ucontext *ibuctx,
@@ -444,6 +446,8 @@ static const struct rdma_stat_desc ornic_counter_descs[] = {
 	[ORNIC_CNT_RX_UC_NO_RECV].name = "rx_uc_no_recv",
 	[ORNIC_CNT_RX_UC_DROPPED].name = "rx_uc_dropped",
 	[ORNIC_CNT_RX_ROCE_PEER_MISMATCH].name = "rx_roce_peer_mismatch",
+	[ORNIC_CNT_DB_WQ_WRITES].name = "db_wq_writes",
+	[ORNIC_CNT_DB_RECORD_ERRORS].name = "db_record_errors",
 };
 
 static_assert(ARRAY_SIZE(ornic_counter_descs) == ORNIC_CNT_COUNT);
