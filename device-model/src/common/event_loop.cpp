@@ -6,6 +6,7 @@
 
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <spdlog/spdlog.h>
@@ -123,20 +124,38 @@ void EventLoop::run() {
   stop_requested_.store(false);
 }
 
-int EventLoop::next_wait_ms(std::chrono::milliseconds cap) const {
+std::chrono::nanoseconds EventLoop::next_wait(std::chrono::nanoseconds cap) const {
+  using std::chrono::nanoseconds;
   if (!posted_.empty())
-    return 0;
+    return nanoseconds::zero();
   auto wait = cap;
   if (!timers_.empty()) {
     const auto until = timers_.begin()->first.first - Clock::now();
     if (until <= Clock::duration::zero())
-      return 0;
+      return nanoseconds::zero();
     // Round up so a timer is never polled for a moment before its deadline.
-    const auto until_ms = std::chrono::ceil<std::chrono::milliseconds>(until);
-    if (until_ms < wait)
-      wait = until_ms;
+    const auto until_ns = std::chrono::ceil<nanoseconds>(until);
+    if (until_ns < wait)
+      wait = until_ns;
   }
-  return static_cast<int>(wait.count());
+  return wait;
+}
+
+int EventLoop::wait_for_events(epoll_event* events, int max_events,
+                               std::chrono::nanoseconds wait) {
+  if (have_pwait2_) {
+    const auto secs = std::chrono::floor<std::chrono::seconds>(wait);
+    const timespec ts{static_cast<time_t>(secs.count()),
+                      static_cast<long>((wait - secs).count())};
+    const int n = epoll_pwait2(epoll_fd_, events, max_events, &ts, nullptr);
+    if (n >= 0 || errno != ENOSYS)
+      return n;
+    have_pwait2_ = false;
+    spdlog::info("event loop: no epoll_pwait2 in this kernel; timers wait in milliseconds");
+  }
+  // Rounded up, for the same reason as in next_wait().
+  const auto wait_ms = std::chrono::ceil<std::chrono::milliseconds>(wait);
+  return epoll_wait(epoll_fd_, events, max_events, static_cast<int>(wait_ms.count()));
 }
 
 bool EventLoop::run_due_timers() {
@@ -163,8 +182,7 @@ bool EventLoop::run_posted() {
 bool EventLoop::run_once(std::chrono::milliseconds timeout) {
   bool did_something = false;
   epoll_event events[kMaxEventsPerWait];
-  const int wait_ms = next_wait_ms(timeout);
-  int n = epoll_wait(epoll_fd_, events, kMaxEventsPerWait, wait_ms);
+  int n = wait_for_events(events, kMaxEventsPerWait, next_wait(timeout));
   if (n < 0) {
     if (errno != EINTR)
       throw_errno("epoll_wait");

@@ -56,6 +56,12 @@ public:
   // pending), runs it and returns false if nothing happened.
   bool run_once(std::chrono::milliseconds timeout);
 
+  // How long the next iteration may sleep when nothing arrives: zero with posted work or
+  // a due timer, else until the first timer's deadline, at most cap. Exact to the
+  // nanosecond: the loop sleeps with epoll_pwait2, so a 50 us retransmission or drain
+  // timer is not stretched to a millisecond (epoll_wait's unit) as it used to be.
+  std::chrono::nanoseconds next_wait(std::chrono::nanoseconds cap) const;
+
 private:
   struct FdEntry {
     uint64_t registration; // distinguishes a re-added fd from the one an event was for
@@ -67,7 +73,7 @@ private:
   void guarded(const char* what, F&& handler);
   bool run_due_timers();
   bool run_posted();
-  int next_wait_ms(std::chrono::milliseconds cap) const;
+  int wait_for_events(epoll_event* events, int max_events, std::chrono::nanoseconds wait);
 
   int epoll_fd_ = -1;
   int wake_fd_ = -1;
@@ -80,6 +86,7 @@ private:
   std::unordered_map<TimerId, Clock::time_point> timer_deadlines_;
   std::deque<Callback> posted_;
   uint64_t handler_exceptions_ = 0;
+  bool have_pwait2_ = true; // false once the kernel said ENOSYS (before Linux 5.11)
 };
 
 } // namespace ornic

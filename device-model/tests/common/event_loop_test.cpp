@@ -125,6 +125,31 @@ TEST(EventLoop, TimersFireInDeadlineOrderAndCancel) {
   EXPECT_GE(std::chrono::steady_clock::now() - start, 20ms);
 }
 
+// The wait is the timer's own deadline, not rounded to epoll_wait's milliseconds: a
+// 300 us timer lets the loop sleep at most 300 us (and never less than what is left).
+TEST(EventLoop, NextWaitIsExactToTheTimerDeadline) {
+  EventLoop loop;
+  EXPECT_EQ(loop.next_wait(7ms), 7ms);
+  loop.add_timer(300us, [] {});
+  const auto wait = loop.next_wait(7ms);
+  EXPECT_LE(wait, 300us);
+  EXPECT_GT(wait, 0ns);
+  loop.post([] {});
+  EXPECT_EQ(loop.next_wait(7ms), 0ns);
+}
+
+TEST(EventLoop, SubMillisecondTimerFiresAfterItsDeadlineNotBefore) {
+  EventLoop loop;
+  std::chrono::steady_clock::time_point fired_at{};
+  const auto start = std::chrono::steady_clock::now();
+  loop.add_timer(250us, [&] { fired_at = std::chrono::steady_clock::now(); });
+  while (fired_at == std::chrono::steady_clock::time_point{} &&
+         std::chrono::steady_clock::now() - start < 2s)
+    loop.run_once(100ms);
+  ASSERT_NE(fired_at, std::chrono::steady_clock::time_point{});
+  EXPECT_GE(fired_at - start, 250us);
+}
+
 TEST(EventLoop, TimerCanCancelAnotherDueTimer) {
   EventLoop loop;
   EventLoop::TimerId second = 0;
