@@ -141,12 +141,10 @@ std::chrono::nanoseconds EventLoop::next_wait(std::chrono::nanoseconds cap) cons
   return wait;
 }
 
-int EventLoop::wait_for_events(epoll_event* events, int max_events,
-                               std::chrono::nanoseconds wait) {
+int EventLoop::wait_for_events(epoll_event* events, int max_events, std::chrono::nanoseconds wait) {
   if (have_pwait2_) {
     const auto secs = std::chrono::floor<std::chrono::seconds>(wait);
-    const timespec ts{static_cast<time_t>(secs.count()),
-                      static_cast<long>((wait - secs).count())};
+    const timespec ts{static_cast<time_t>(secs.count()), static_cast<long>((wait - secs).count())};
     const int n = epoll_pwait2(epoll_fd_, events, max_events, &ts, nullptr);
     if (n >= 0 || errno != ENOSYS)
       return n;
