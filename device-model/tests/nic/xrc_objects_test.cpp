@@ -130,7 +130,7 @@ TEST_F(XrcObjects, XrcSrqFieldsAreChecked) {
   c.cqn = 0;
   EXPECT_EQ(status(c), ORNIC_ADMIN_STATUS_BAD_HANDLE);
   c = xrc_srq_command();
-  c.reserved1[4] = 1;
+  c.reserved1[3] = 1;
   EXPECT_EQ(status(c), ORNIC_ADMIN_STATUS_BAD_FIELD);
   // A basic SRQ names neither a domain nor a CQ.
   c = xrc_srq_command();
