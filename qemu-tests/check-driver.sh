@@ -93,7 +93,8 @@ build_stock() { # build_stock NAME HEADERS_DIR [MAKE_ARGS...]
 	tmp=$(mktemp -d)
 	log=$BUILD/driver-build-$name.log
 	cp -r "$ORNIC_SRC/Kbuild" "$ORNIC_SRC/include" "$tmp/"
-	mkdir -p "$tmp/drivers/infiniband/hw"
+	mkdir -p "$tmp/drivers/infiniband/hw" "$tmp/debian"
+	cp "$ORNIC_SRC/debian/changelog" "$tmp/debian/"	# the version
 	cp -r "$ORNIC_SRC/drivers/infiniband/hw/ornic" "$tmp/drivers/infiniband/hw/"
 	command -v pahole >/dev/null || btf=(CONFIG_DEBUG_INFO_BTF_MODULES=)
 	# shellcheck disable=SC2016 # expanded by the inner shell

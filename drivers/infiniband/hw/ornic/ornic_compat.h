@@ -69,4 +69,22 @@ static inline struct ib_umem *ornic_umem_get(struct ib_device *ibdev,
 #define ORNIC_HAVE_ODP 1
 #endif
 
+/*
+ * Kernels built without dynamic debug (the test kernel is one) compile
+ * ibdev_dbg() away.  There the module parameter "debug" (ornic_debugfs.c)
+ * turns the driver's ibdev_dbg() messages on, at KERN_DEBUG, as
+ * `echo 'module ornic +p' >.../dynamic_debug/control` does elsewhere.
+ */
+#if !defined(CONFIG_DYNAMIC_DEBUG) && !defined(DEBUG) && \
+	!(defined(CONFIG_DYNAMIC_DEBUG_CORE) && defined(DYNAMIC_DEBUG_MODULE))
+#define ORNIC_DEBUG_PARAM 1
+extern bool ornic_debug;
+#define ibdev_dbg(ibdev, fmt, ...)					\
+	do {								\
+		if (READ_ONCE(ornic_debug))				\
+			dev_printk(KERN_DEBUG, &(ibdev)->dev, fmt,	\
+				   ##__VA_ARGS__);			\
+	} while (0)
+#endif
+
 #endif /* ORNIC_COMPAT_H */

@@ -252,6 +252,8 @@ int ornic_udata_in(struct ib_udata *udata, void *req, size_t len);
 int ornic_udata_out(struct ib_udata *udata, void *resp, size_t len);
 void ornic_res_sync(struct ornic_dev *dev);
 void ornic_wq_limits(struct ornic_dev *dev, struct ornic_wq_limits *l);
+void ornic_qp_caps_rejected(struct ornic_dev *dev,
+			    const struct ib_qp_cap *cap, int sq_log, int rq_log);
 
 /* ornic_mr.c */
 #ifdef ORNIC_HAVE_IB_DMAH
