@@ -82,8 +82,8 @@ extern bool ornic_debug;
 #define ibdev_dbg(ibdev, fmt, ...)					\
 	do {								\
 		if (READ_ONCE(ornic_debug))				\
-			dev_printk(KERN_DEBUG, &(ibdev)->dev, fmt,	\
-				   ##__VA_ARGS__);			\
+			_dev_printk(KERN_DEBUG, &(ibdev)->dev, fmt,	\
+				    ##__VA_ARGS__);			\
 	} while (0)
 #endif
 

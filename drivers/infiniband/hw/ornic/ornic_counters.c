@@ -89,7 +89,6 @@ const struct rdma_stat_desc ornic_counter_descs[ORNIC_STATS_COUNT] = {
 	[ORNIC_STAT_QP(timeouts)].name = "qp_timeouts",
 };
 
-
 static_assert(ORNIC_STAT_QP_FIRST == ORNIC_CNT_COUNT);
 
 /* One QP bound to a counter, and its counters at bind time. */
