@@ -58,6 +58,16 @@ static inline struct ib_umem *ornic_umem_get(struct ib_device *ibdev,
 #endif
 
 /*
+ * The RDMA counter ops (ornic_counters.c): on the same 7.x line the core
+ * began to allocate struct rdma_counter at the driver's size (a driver
+ * must declare it, or gets a zero-sized object) and to pass the port to
+ * counter_bind_qp and counter_unbind_qp.
+ */
+#ifdef ORNIC_HAVE_IB_DMAH
+#define ORNIC_HAVE_COUNTER_OBJ 1
+#endif
+
+/*
  * On-demand paging (ornic_odp.c) needs the 7.x umem_odp, whose pages are
  * DMA-mapped by the driver through <linux/hmm-dma.h> (hmm_dma_map_pfn),
  * which its header includes; 6.12's umem_odp mapped them itself.  Without

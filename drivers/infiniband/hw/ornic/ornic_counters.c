@@ -222,8 +222,7 @@ static struct ornic_counter *ornic_counter_get(struct rdma_counter *counter)
 	return xa_load(&to_odev(counter->device)->counters, counter->id);
 }
 
-static int ornic_counter_bind_qp(struct rdma_counter *counter,
-				 struct ib_qp *qp, u32 port)
+static int ornic_counter_bind(struct rdma_counter *counter, struct ib_qp *qp)
 {
 	struct ornic_dev *dev = to_odev(qp->device);
 	struct ornic_counter *oc = NULL;
@@ -271,7 +270,7 @@ err_free:
 	return err;
 }
 
-static int ornic_counter_unbind_qp(struct ib_qp *qp, u32 port)
+static int ornic_counter_unbind(struct ib_qp *qp)
 {
 	struct ornic_dev *dev = to_odev(qp->device);
 	struct rdma_counter *counter = qp->counter;
@@ -322,6 +321,35 @@ static int ornic_counter_update_stats(struct rdma_counter *counter)
 	return 0;
 }
 
+#ifdef ORNIC_HAVE_COUNTER_OBJ
+/* The core's object, at the size the core asks of the driver. */
+struct ornic_rdma_counter {
+	struct rdma_counter ibcounter;
+};
+
+static int ornic_counter_bind_qp(struct rdma_counter *counter,
+				 struct ib_qp *qp, u32 port)
+{
+	return ornic_counter_bind(counter, qp);
+}
+
+static int ornic_counter_unbind_qp(struct ib_qp *qp, u32 port)
+{
+	return ornic_counter_unbind(qp);
+}
+#else
+static int ornic_counter_bind_qp(struct rdma_counter *counter,
+				 struct ib_qp *qp)
+{
+	return ornic_counter_bind(counter, qp);
+}
+
+static int ornic_counter_unbind_qp(struct ib_qp *qp)
+{
+	return ornic_counter_unbind(qp);
+}
+#endif
+
 /* After the last unbind (the core keeps the counter until then). */
 static int ornic_counter_dealloc(struct rdma_counter *counter)
 {
@@ -344,4 +372,7 @@ const struct ib_device_ops ornic_counter_ops = {
 	.counter_dealloc = ornic_counter_dealloc,
 	.counter_unbind_qp = ornic_counter_unbind_qp,
 	.counter_update_stats = ornic_counter_update_stats,
+#ifdef ORNIC_HAVE_COUNTER_OBJ
+	INIT_RDMA_OBJ_SIZE(rdma_counter, ornic_rdma_counter, ibcounter),
+#endif
 };
