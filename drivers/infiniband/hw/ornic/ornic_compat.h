@@ -60,8 +60,9 @@ static inline struct ib_umem *ornic_umem_get(struct ib_device *ibdev,
 /*
  * The RDMA counter ops (ornic_counters.c): on the same 7.x line the core
  * began to allocate struct rdma_counter at the driver's size (a driver
- * must declare it, or gets a zero-sized object) and to pass the port to
- * counter_bind_qp and counter_unbind_qp.
+ * must declare it, or gets a zero-sized object), to call counter_init
+ * unconditionally, and to pass the port to counter_bind_qp and
+ * counter_unbind_qp.
  */
 #ifdef ORNIC_HAVE_IB_DMAH
 #define ORNIC_HAVE_COUNTER_OBJ 1

@@ -327,6 +327,14 @@ struct ornic_rdma_counter {
 	struct rdma_counter ibcounter;
 };
 
+/*
+ * Called by the core for every new counter, before any QP is bound: the
+ * driver's state is made at the first bind (as on kernels without it).
+ */
+static void ornic_counter_init(struct rdma_counter *counter)
+{
+}
+
 static int ornic_counter_bind_qp(struct rdma_counter *counter,
 				 struct ib_qp *qp, u32 port)
 {
@@ -373,6 +381,7 @@ const struct ib_device_ops ornic_counter_ops = {
 	.counter_unbind_qp = ornic_counter_unbind_qp,
 	.counter_update_stats = ornic_counter_update_stats,
 #ifdef ORNIC_HAVE_COUNTER_OBJ
+	.counter_init = ornic_counter_init,
 	INIT_RDMA_OBJ_SIZE(rdma_counter, ornic_rdma_counter, ibcounter),
 #endif
 };
