@@ -114,6 +114,12 @@ traffic_end() {
 }
 # qstat FILE NAME: NAME's value in FILE (rdma statistic output).
 qstat() { counter_value "$1" "$2"; }
+# qp_counter FILE QPN: the record of the counter QPN is bound to, in FILE
+# (`rdma statistic qp show`: "link D/P cntn C ... qp_send_wqes N ... LQPN: <Q>"),
+# on one line.
+qp_counter() {
+	tr '\n' ' ' <"$1" | sed 's/link /\nlink /g' | grep -E "LQPN: <([0-9]+,)*$2(,[0-9]+)*>"
+}
 
 # --- rdma statistic: auto mode, RoCE counters in ethtool -S -----------------------------
 rdma statistic qp set link "$ib0/1" auto type on
@@ -123,8 +129,7 @@ l0=$(lstat qp_send_wqes)
 if traffic_start $N && traffic_run; then
 	p1=$(estat tx_roce_packets) b1=$(estat tx_roce_bytes) rp1=$(estat rx_roce_packets)
 	rdma statistic qp show link "$ib0/1" >/out/statistic-auto.txt 2>&1
-	q=$(grep -E "lqpn $TQPN( |$)" /out/statistic-auto.txt)
-	echo "$q" >/tmp/q.txt
+	qp_counter /out/statistic-auto.txt "$TQPN" >/tmp/q.txt
 	sw=$(qstat /tmp/q.txt qp_send_wqes) sb=$(qstat /tmp/q.txt qp_send_bytes)
 	rb=$(qstat /tmp/q.txt qp_recv_bytes) ps=$(qstat /tmp/q.txt qp_packets_sent)
 	if [[ $mode == *auto*type* ]] && [ "$sw" = $N ] && [ "$sb" = $((N * 4096)) ] &&
@@ -153,24 +158,23 @@ if traffic_start $N && traffic_run; then
 	rdma res show cq dev "$ib0" -dd >/out/res-cq.txt 2>&1
 	rdma res show mr dev "$ib0" -dd >/out/res-mr.txt 2>&1
 	r=$(tr '\n' ' ' </out/res-qp.txt)
-	if [[ $r == *"hw_qpn $TQPN "* && $r == *"hw_type RC"* && $r == *"hw_state 3"* &&
-		$r == *"sq_log_depth 5"* && $r == *"rq_log_depth 5"* && $r == *"rings user"* &&
-		$r == *"hw_send_wqes $N "* ]]; then
+	if [[ $r == *"drv_hw_qpn $TQPN drv_hw_type RC drv_hw_state 3 drv_rings user drv_sq_log_depth 5 drv_rq_log_depth 5 drv_hw_send_wqes $N "* ]]; then
 		pass res-qp "$(echo "$r" | tr -s ' ')"
 	else
 		fail res-qp "$r"
 	fi
 	r=$(tr '\n' ' ' </out/res-cq.txt)
-	if [[ $r =~ hw_cqn\ [1-9][0-9]*\ log_depth\ 6\ eqn\ [0-9]+\ ring\ user\ cqe_size\ 32 ]] &&
-		[[ $r == *"ring kernel"* ]]; then
-		pass res-cq "user CQ (hw_cqn, log_depth 6, ring user, cqe_size) and kernel CQs (ci, armed) shown"
+	if [[ $r =~ drv_hw_cqn\ [1-9][0-9]*\ drv_log_depth\ 6\ drv_eqn\ [1-9][0-9]*\ drv_ring\ user\ drv_cqe_size\ 32 ]] &&
+		[[ $r =~ drv_ring\ kernel\ drv_ci\ [0-9]+\ drv_ci_reported\ [0-9]+\ drv_armed\ [01] ]]; then
+		pass res-cq "$(echo "$r" | tr -s ' ')"
 	else
 		fail res-cq "$r"
 	fi
 	r=$(tr '\n' ' ' </out/res-mr.txt)
-	if [[ $r =~ hw_key\ 0x[0-9a-f]+\ kind\ user\ umem_pages\ 16 ]] &&
-		[[ $r =~ hw_key\ 0x[0-9a-f]+\ kind\ user\ umem_pages\ 1 ]]; then
-		pass res-mr "both MRs of the WRITEs: hw_key, kind user, umem_pages 16 and 1"
+	if [[ $r =~ lkey\ (0x[0-9a-f]+)\ mrlen\ 65536\ .*drv_hw_key\ (0x[0-9a-f]+)\ drv_kind\ user\ drv_umem_pages\ 16 ]] &&
+		[ "${BASH_REMATCH[1]}" = "${BASH_REMATCH[2]}" ] &&
+		[[ $r =~ mrlen\ 4096\ .*drv_hw_key\ 0x[0-9a-f]+\ drv_kind\ user\ drv_umem_pages\ 1\  ]]; then
+		pass res-mr "$(echo "$r" | tr -s ' ')"
 	else
 		fail res-mr "$r"
 	fi
@@ -212,14 +216,15 @@ rdma statistic qp set link "$ib0/1" auto off
 if traffic_start 4; then
 	rdma statistic qp bind link "$ib0/1" lqpn "$TQPN" 2>/out/bind.txt
 	rdma statistic qp show link "$ib0/1" >/out/statistic-manual0.txt 2>&1
-	cntn=$(grep -E "lqpn $TQPN( |$)" /out/statistic-manual0.txt | grep -o 'cntn [0-9]*' | cut -d' ' -f2)
+	cntn=$(qp_counter /out/statistic-manual0.txt "$TQPN" | grep -o 'cntn [0-9]*' | cut -d' ' -f2)
 	l0=$(lstat qp_send_wqes)
 	if [ -n "$cntn" ] && traffic_run; then
 		rdma statistic qp show link "$ib0/1" >/out/statistic-manual.txt 2>&1
-		grep -E "lqpn $TQPN( |$)" /out/statistic-manual.txt >/tmp/q.txt
+		qp_counter /out/statistic-manual.txt "$TQPN" >/tmp/q.txt
 		sw=$(qstat /tmp/q.txt qp_send_wqes) rb=$(qstat /tmp/q.txt qp_recv_bytes)
 		rdma statistic qp unbind link "$ib0/1" cntn "$cntn" lqpn "$TQPN" 2>/out/unbind.txt
-		gone=$(rdma statistic qp show link "$ib0/1" | grep -cE "lqpn $TQPN( |$)")
+		rdma statistic qp show link "$ib0/1" >/out/statistic-unbound.txt 2>&1
+		gone=$(qp_counter /out/statistic-unbound.txt "$TQPN" | grep -c .)
 		l1=$(lstat qp_send_wqes)
 		if [ "$sw" = 4 ] && [ "$rb" = $((4 * 4096)) ] && [ "$gone" = 0 ] && [ $((l1 - l0)) = 4 ]; then
 			pass statistic-manual "bind QP $TQPN to counter $cntn, 4 WRITEs: qp_send_wqes 4, qp_recv_bytes $rb; unbind: the counter is gone, the link keeps its 4 WQEs (qp_send_wqes $l0 -> $l1)"
