@@ -79,7 +79,7 @@ static int ornic_qps_show(struct seq_file *s, void *unused)
 			continue;
 		}
 		seq_printf(s, " sq_log_depth %u rq_log_depth %u",
-			   qp->sq_log_depth, qp->rq_log_depth);
+			   ornic_qp_sq_log_depth(qp), ornic_qp_rq_log_depth(qp));
 		if (qp->kernel)
 			seq_printf(s, " sq_pi %u sq_ci %u rq_pi %u rq_ci %u\n",
 				   READ_ONCE(qp->kern.sq.pi),

@@ -197,6 +197,17 @@ struct ornic_ah {
 	struct ornic_av av;
 };
 
+/* Ring sizes (log2 of blocks): the driver's own rings for kernel QPs. */
+static inline u8 ornic_qp_sq_log_depth(const struct ornic_qp *qp)
+{
+	return qp->kernel ? qp->kern.sq.log_depth : qp->sq_log_depth;
+}
+
+static inline u8 ornic_qp_rq_log_depth(const struct ornic_qp *qp)
+{
+	return qp->kernel ? qp->kern.rq.log_depth : qp->rq_log_depth;
+}
+
 static inline struct ornic_mr *to_omr(struct ib_mr *ibmr)
 {
 	return container_of(ibmr, struct ornic_mr, ibmr);

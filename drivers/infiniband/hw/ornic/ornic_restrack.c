@@ -51,8 +51,10 @@ static int ornic_fill_qp_attrs(struct sk_buff *msg, struct ornic_qp *qp)
 				      qp->kernel ? "kernel" : "user"))
 		return -EMSGSIZE;
 	if (!qp->xrc_tgt &&
-	    (rdma_nl_put_driver_u32(msg, "sq_log_depth", qp->sq_log_depth) ||
-	     rdma_nl_put_driver_u32(msg, "rq_log_depth", qp->rq_log_depth)))
+	    (rdma_nl_put_driver_u32(msg, "sq_log_depth",
+				    ornic_qp_sq_log_depth(qp)) ||
+	     rdma_nl_put_driver_u32(msg, "rq_log_depth",
+				    ornic_qp_rq_log_depth(qp))))
 		return -EMSGSIZE;
 	if (qp->kernel &&
 	    (ornic_fill_kwq(msg, "sq_pi", "sq_ci", &qp->kern.sq) ||
