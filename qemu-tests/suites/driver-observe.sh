@@ -128,6 +128,7 @@ p0=$(estat tx_roce_packets) b0=$(estat tx_roce_bytes) rp0=$(estat rx_roce_packet
 l0=$(lstat qp_send_wqes)
 if traffic_start $N && traffic_run; then
 	p1=$(estat tx_roce_packets) b1=$(estat tx_roce_bytes) rp1=$(estat rx_roce_packets)
+	ethtool -S "$nd0" >/out/ethtool-S.txt 2>&1
 	rdma statistic qp show link "$ib0/1" >/out/statistic-auto.txt 2>&1
 	qp_counter /out/statistic-auto.txt "$TQPN" >/tmp/q.txt
 	sw=$(qstat /tmp/q.txt qp_send_wqes) sb=$(qstat /tmp/q.txt qp_send_bytes)
@@ -197,7 +198,7 @@ if traffic_start $N && traffic_run; then
 	if grep -q "^depth 64 sq_tail [0-9]* cq_head [0-9]* seq [0-9]* outstanding 0 " /out/debugfs-aq.txt &&
 		grep -q "^eqn 0 " /out/debugfs-eqs.txt && [ "$neq" -ge 2 ] &&
 		grep -q "^qpn $TQPN type 1 state 3 sq_log_depth 5 rq_log_depth 5 rings user" /out/debugfs-qps.txt &&
-		grep -q "^qpn 1 type 3 state 3 .* sq_pi [0-9]* sq_ci" /out/debugfs-qps.txt &&
+		grep -q "^qpn 1 type 3 state 3 sq_log_depth [1-9][0-9]* rq_log_depth [1-9][0-9]* sq_pi [0-9]* sq_ci [0-9]* rq_pi [1-9][0-9]* rq_ci" /out/debugfs-qps.txt &&
 		grep -q "ring user log_depth 6" /out/debugfs-cqs.txt &&
 		[ -n "$tx0" ] && [ -n "$tx1" ] && [ "$tx1" -gt "$tx0" ]; then
 		pass debugfs "$d: $(tr '\n' ' ' </out/debugfs-aq.txt| tr -s ' ')| $neq EQs | QP $TQPN and GSI QP with ring indices | Ethernet TX prod $tx0 -> $tx1 during a ping"
