@@ -82,11 +82,25 @@ if [ "$n" -ge 56 ] && [[ " $names " == *" tx_roce_packets "* && " $names " == *"
 else
 	fail ethtool-S-names "$n lines: $names"
 fi
+# settled DEV_NAME NETDEV_NAME: "device netdev" once both stayed put for
+# 0.3 s (a frame the device counted reaches the netdev's count after the
+# driver's NAPI poll: read at once, they may differ by a frame in flight).
+settled() {
+	local e n
+	for _ in $(seq 20); do
+		e=$(estat "$1") n=$(nstat "$2")
+		sleep 0.3
+		[ "$(estat "$1")" = "$e" ] && [ "$(nstat "$2")" = "$n" ] && break
+	done
+	echo "$e $n"
+}
 ping -c 1 -W 3 10.1.0.2 >/dev/null 2>&1	# ARP out of the way
 sleep 1
-t0=$(estat eth_tx_frames) r0=$(estat eth_rx_frames) nt0=$(nstat tx_packets) nr0=$(nstat rx_packets)
+read -r t0 nt0 <<<"$(settled eth_tx_frames tx_packets)"
+read -r r0 nr0 <<<"$(settled eth_rx_frames rx_packets)"
 ping -c 10 -i 0.2 -W 3 10.1.0.2 >/out/observe-ping.txt 2>&1
-t1=$(estat eth_tx_frames) r1=$(estat eth_rx_frames) nt1=$(nstat tx_packets) nr1=$(nstat rx_packets)
+read -r t1 nt1 <<<"$(settled eth_tx_frames tx_packets)"
+read -r r1 nr1 <<<"$(settled eth_rx_frames rx_packets)"
 dt=$((t1 - t0)) dr=$((r1 - r0)) ndt=$((nt1 - nt0)) ndr=$((nr1 - nr0))
 if grep -q '10 received' /out/observe-ping.txt && [ "$dt" -ge 10 ] && [ "$dr" -ge 10 ] &&
 	[ "$dt" = "$ndt" ] && [ "$dr" = "$ndr" ]; then
