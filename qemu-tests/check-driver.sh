@@ -93,7 +93,8 @@ build_stock() { # build_stock NAME HEADERS_DIR [MAKE_ARGS...]
 	tmp=$(mktemp -d)
 	log=$BUILD/driver-build-$name.log
 	cp -r "$ORNIC_SRC/Kbuild" "$ORNIC_SRC/include" "$tmp/"
-	mkdir -p "$tmp/drivers/infiniband/hw"
+	mkdir -p "$tmp/drivers/infiniband/hw" "$tmp/debian"
+	cp "$ORNIC_SRC/debian/changelog" "$tmp/debian/"	# the version
 	cp -r "$ORNIC_SRC/drivers/infiniband/hw/ornic" "$tmp/drivers/infiniband/hw/"
 	command -v pahole >/dev/null || btf=(CONFIG_DEBUG_INFO_BTF_MODULES=)
 	# shellcheck disable=SC2016 # expanded by the inner shell
@@ -129,7 +130,7 @@ driver_vm driver-kunit --timeout 600 -- /src/qemu-tests/suites/driver-kunit.sh "
 [ -x "$MODEL_BIN" ] || MODEL_BIN=$BUILD/check/device-model/ornic-model
 model_bin=$MODEL_BIN
 if [ ! -x "$model_bin" ]; then
-	for t in probe rdma-link ping tcp gids counters mtu reload-cycles ucontext disassociate device-fatal verbs faults; do
+	for t in probe rdma-link ping tcp gids counters mtu reload-cycles ucontext disassociate device-fatal verbs observe faults; do
 		record SKIP "driver/$t" "no device model binary ($model_bin)"
 	done
 	exit 0
@@ -193,6 +194,56 @@ if [ -n "$verbs" ] && models_up "$mdir"; then
 	cp "$mdir"/model*.log "$RUNS/driver-verbs/" 2>/dev/null
 elif [ -n "$verbs" ]; then
 	record FAIL driver/verbs-models-start "models did not start; see $mdir"
+	models_stop >/dev/null
+fi
+
+# What an operator sees: ethtool -i/-S, rdma statistic and res -dd,
+# debugfs, the debug messages of refused requests, and the models' JSON
+# state: the guest asks (file dump-model in its /out), we send model 0 a
+# SIGUSR1 and it writes model0-state.json there; at exit both write theirs.
+mdir=/tmp/driver-observe-models
+out=$RUNS/driver-observe
+mkdir -p "$out"
+rm -f "$out/dump-model" "$out"/model*-state.json
+if [ -n "$verbs" ] && MODEL_STATE_DIR=$out models_up "$mdir"; then
+	mapfile -t margs < <(models_vm_args)
+	dumper=${MODEL_PIDS[0]}
+	(
+		for _ in $(seq 18000); do
+			if [ -e "$out/dump-model" ]; then
+				rm -f "$out/dump-model"
+				kill -USR1 "$dumper"
+			fi
+			sleep 0.05
+		done
+	) &
+	watcher=$!
+	driver_vm driver-observe --timeout 900 "${margs[@]}" -- \
+		/src/qemu-tests/suites/driver-observe.sh "$MO" "$verbs"
+	kill "$watcher" 2>/dev/null
+	wait "$watcher" 2>/dev/null
+	if why=$(models_stop); then
+		record PASS driver/observe-models-survive "both models alive after the observe suite, SIGUSR1 included"
+	else
+		record FAIL driver/observe-models-survive "$why"
+	fi
+	# At exit each model wrote its state once more.
+	if why=$(python3 - "$out"/model0-state.json "$out"/model1-state.json <<'PY' 2>&1
+import json, sys
+for path in sys.argv[1:]:
+    s = json.load(open(path))
+    assert s["reason"] == "exit", (path, s["reason"])
+    assert len(s["counters"]) >= 55 and "objects" in s and "qps" in s, path
+print("model0/1-state.json: reason exit, %d counters each" % len(s["counters"]))
+PY
+	); then
+		record PASS driver/model-state-at-exit "$why"
+	else
+		record FAIL driver/model-state-at-exit "$(echo "$why" | tail -n 2 | tr '\n' ' ')"
+	fi
+	cp "$mdir"/model*.log "$out/" 2>/dev/null
+elif [ -n "$verbs" ]; then
+	record FAIL driver/observe-models-start "models did not start; see $mdir"
 	models_stop >/dev/null
 fi
 

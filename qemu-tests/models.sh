@@ -11,6 +11,9 @@ MODEL_VNETS=()
 MODEL_FAULTS=()
 # MODEL_WIRE_FAULTS[i]: --wire-faults spec for model i (unset: none).
 MODEL_WIRE_FAULTS=()
+# MODEL_STATE_DIR: model i writes its counters and state as JSON to
+# MODEL_STATE_DIR/model<i>-state.json on SIGUSR1 and at exit (unset: to its log).
+MODEL_STATE_DIR=${MODEL_STATE_DIR:-}
 # MODEL_PCAP=0: no capture (make bench; a capture costs a write per frame).
 MODEL_PCAP=${MODEL_PCAP:-1}
 
@@ -51,6 +54,7 @@ model_add() {
 	[ "$MODEL_PCAP" = 0 ] || capture=(--pcap "$dir/model$i.pcap")
 	[ -n "${MODEL_FAULTS[$i]:-}" ] && faults+=(--inject-faults "${MODEL_FAULTS[$i]}")
 	[ -n "${MODEL_WIRE_FAULTS[$i]:-}" ] && faults+=(--wire-faults "${MODEL_WIRE_FAULTS[$i]}")
+	[ -n "$MODEL_STATE_DIR" ] && faults+=(--state-file "$MODEL_STATE_DIR/model$i-state.json")
 	rm -f "$dir/model$i.rc" "$dir/model$i.pid" "$dir/model$i.stopped"
 	# The wrapper records the model's exit status in model<i>.rc, so
 	# models_stop works from any shell, subshells included.  ip netns

@@ -6,16 +6,24 @@
 //   --port tap:ornictap0                        (bridged to the host's network)
 //   --port shm:/run/o/a.shm,/run/o/b.shm       (to another model on this host)
 //   --inject-faults qp-state,eq-storm           (TEST ONLY: a broken device, registers.rst)
+//   --state-file /run/ornic0.json               (counters and state as JSON on SIGUSR1 and at
+//                                                exit; without it they go to the log)
 //
 // Start it before QEMU: QEMU does not retry the connection. It serves one QEMU at a
 // time; when QEMU goes away the device is reset and the next QEMU can attach.
 // SIGINT/SIGTERM stop it cleanly and remove the socket.
 #include <array>
+#include <cerrno>
 #include <charconv>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
+#include <fstream>
 #include <optional>
 #include <string>
+
+#include <sys/signalfd.h>
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -23,6 +31,7 @@
 
 #include "common/event_loop.hpp"
 #include "common/logging.hpp"
+#include "common/unique_fd.hpp"
 #include "nic/nic_device.hpp"
 #include "port/port.hpp"
 #include "vfio_user/server.hpp"
@@ -61,6 +70,42 @@ std::optional<std::array<uint8_t, 6>> parse_mac(const std::string& text) {
   return mac;
 }
 
+// The device's counters and state (nic/state_dump.hpp) as one JSON document: into `path`
+// through a temporary file and a rename, so a reader never sees half of it, or to the log.
+void dump_state(const ornic::NicDevice& nic, const std::string& path, const char* why) {
+  nlohmann::json state = nic.state();
+  state["model_version"] = ORNIC_MODEL_VERSION;
+  state["reason"] = why;
+  const std::string text = state.dump(2);
+  if (path.empty()) {
+    spdlog::info("ornic-model state ({}): {}", why, state.dump());
+    return;
+  }
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    out << text << '\n';
+    if (!out.flush()) {
+      spdlog::error("ornic-model: cannot write the state to {}: {}", tmp, std::strerror(errno));
+      return;
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0)
+    spdlog::error("ornic-model: cannot rename {} to {}: {}", tmp, path, std::strerror(errno));
+  else
+    spdlog::info("ornic-model: state ({}) written to {}", why, path);
+}
+
+// SIGUSR1 as a readable fd on the event loop (blocked first, so it never kills the model).
+ornic::UniqueFd usr1_signalfd() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGUSR1);
+  if (sigprocmask(SIG_BLOCK, &set, nullptr) != 0)
+    return ornic::UniqueFd{};
+  return ornic::UniqueFd{signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC)};
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -74,6 +119,8 @@ int main(int argc, char** argv) {
   std::string wire_faults_text;
   std::string log_level = "info";
   std::string fault_list = "none";
+  std::string state_file;
+  app.set_version_flag("--version", std::string("ornic-model ") + ORNIC_MODEL_VERSION);
   app.add_option("--socket", socket_path, "vfio-user unix socket to listen on")->required();
   app.add_option("--port", port_spec,
                  "Ethernet port, one frame per datagram as QEMU's -netdev dgram/tap: "
@@ -96,6 +143,9 @@ int main(int argc, char** argv) {
                  "TEST ONLY: misbehave as a broken device (registers.rst, \"Fault injection\"): "
                  "comma-separated qp-state, cqe, eq-storm, admin-stall, or none")
       ->capture_default_str();
+  app.add_option("--state-file", state_file,
+                 "write the counters and state as JSON to this file on SIGUSR1 and at exit "
+                 "(default: to the log)");
   CLI11_PARSE(app, argc, argv);
 
   ornic::FaultInjection faults;
@@ -151,6 +201,15 @@ int main(int argc, char** argv) {
 
     g_loop = &loop;
     install_signal_handlers();
+    ornic::UniqueFd usr1 = usr1_signalfd();
+    if (!usr1.valid())
+      spdlog::warn("ornic-model: no SIGUSR1 state dumps: {}", std::strerror(errno));
+    else
+      loop.add_fd(usr1.get(), EPOLLIN, [&](uint32_t) {
+        signalfd_siginfo info;
+        while (read(usr1.get(), &info, sizeof(info)) == sizeof(info))
+          dump_state(nic, state_file, "SIGUSR1");
+      });
     spdlog::info("ornic-model ready: socket {}, port {}, mac {}{}", socket_path, port_spec,
                  mac_text, pcap_path.empty() ? "" : fmt::format(", pcap {}", pcap_path));
     if (faults.any())
@@ -158,6 +217,9 @@ int main(int argc, char** argv) {
                    ornic::fault_list_string(faults));
     loop.run();
     g_loop = nullptr;
+    if (usr1.valid())
+      loop.remove_fd(usr1.get());
+    dump_state(nic, state_file, "exit");
     spdlog::info("ornic-model stopping");
   } catch (const std::exception& e) {
     spdlog::critical("ornic-model: {}", e.what());

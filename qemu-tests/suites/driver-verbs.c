@@ -1404,13 +1404,127 @@ static int hold(void)
 	return 0;
 }
 
+/*
+ * traffic N (N <= 16): an RC QP looped back to itself, created and brought
+ * to RTS, prints "qpn=Q" and waits for a line on stdin (time to bind it to
+ * an RDMA counter by hand); then N signaled 4 KiB RDMA WRITEs, each checked
+ * by its CQE and its data, print "done wqes=N bytes=B" and wait for a line
+ * again (time to read counters, restrack and debugfs with the QP alive).
+ */
+static int traffic(int n)
+{
+	uint32_t cqh, cqn, qph, mh1, mh2, skey, dkey, k;
+	char *src = pages(4096), *dst = pages(16 * 4096);
+	volatile struct ornic_cqe *cqes;
+	struct ornic_send_wqe *wqe;
+	struct ornic_sge *sge;
+	struct qp_resp qresp;
+	struct qp_req req;
+	char line[16];
+	int err, i, ok = 1;
+
+	if (n < 1 || n > 16)
+		return 2;
+	for (i = 0; i < 4096; i++)
+		src[i] = (char)(i * 13 + 1);
+	err = data_cq(&cqh, &cqn, &cqes);
+	if (!err)
+		err = reg_mr(src, 4096, ACC_LOCAL_WRITE, &mh1, &skey, &k);
+	if (!err)
+		err = reg_mr(dst, 16 * 4096, ACC_LOCAL_WRITE | ACC_REMOTE_WRITE,
+			     &mh2, &dkey, &k);
+	req = rc_req(cqh);
+	if (!err)
+		err = create_qp(&req, &qph, &qresp);
+	if (!err)
+		err = rc_up(qph, qresp.drv.qpn);
+	if (err) {
+		fprintf(stderr, "traffic: setup: %s\n", strerror(err));
+		return 1;
+	}
+	printf("qpn=%u\n", qresp.drv.qpn);
+	fflush(stdout);
+	if (!fgets(line, sizeof(line), stdin))
+		return 1;
+
+	/* 2 blocks per WQE, 32 blocks in the SQ: 16 WQEs in one pass. */
+	wqe = (struct ornic_send_wqe *)(uintptr_t)req.drv.sq_buf_addr;
+	for (i = 0; i < n; i++) {
+		memset(&wqe[2 * i], 0, 2 * sizeof(*wqe));
+		wqe[2 * i].opcode = ORNIC_WQE_OP_RDMA_WRITE;
+		wqe[2 * i].flags = ORNIC_WQE_FLAG_SIGNALED;
+		wqe[2 * i].num_blocks = 2;
+		wqe[2 * i].num_sge = 1;
+		wqe[2 * i].wr_id = 0x7000 + i;
+		wqe[2 * i].rdma.remote_addr = (uintptr_t)dst + i * 4096;
+		wqe[2 * i].rdma.rkey = dkey;
+		sge = (struct ornic_sge *)&wqe[2 * i + 1];
+		sge->addr = (uintptr_t)src;
+		sge->length = 4096;
+		sge->lkey = skey;
+	}
+	doorbell(ORNIC_DB_SQ, qresp.drv.qpn, 0, 2 * n);
+	for (i = 0; i < n; i++) {
+		if (!cqe_ready(cqes, i) || cqes[i].status != ORNIC_CQE_SUCCESS ||
+		    cqes[i].wr_id != (uint64_t)(0x7000 + i) ||
+		    memcmp(src, dst + i * 4096, 4096)) {
+			fprintf(stderr, "traffic: WRITE %d: CQE %s status %u\n",
+				i, (cqes[i].owner & 1) ? "seen" : "missing",
+				cqes[i].status);
+			ok = 0;
+			break;
+		}
+	}
+	if (!ok)
+		return 1;
+	printf("done wqes=%d bytes=%d\n", n, n * 4096);
+	fflush(stdout);
+	if (!fgets(line, sizeof(line), stdin))
+		line[0] = 0;
+	err = destroy_qp(qph);
+	dereg_mr(mh1);
+	dereg_mr(mh2);
+	destroy_cq(cqh);
+	printf("released %s\n", strerror(err));
+	return err ? 1 : 0;
+}
+
+/*
+ * oversized: one create_qp with 100000 send WRs and one create_cq of 200000
+ * CQEs in a 2^17 ring, both above the device's limits: each must fail with
+ * EINVAL (the driver logs the value and the limit, which the caller checks).
+ */
+static int oversized(void)
+{
+	struct ornic_ibv_create_cq cdrv = {
+		.log_depth = 17,
+		.buf_addr = (uintptr_t)pages((size_t)ORNIC_CQE_SIZE << 17),
+		.buf_size = (uint64_t)ORNIC_CQE_SIZE << 17,
+	};
+	uint32_t cq = good_cq(), h;
+	struct qp_req req = rc_req(cq);
+	struct qp_resp qresp;
+	struct cq_resp cresp;
+	int err;
+
+	req.send_wr = 100000;
+	err = create_qp(&req, &h, &qresp);
+	result(err == EINVAL, "oversized-qp-rejected", "max_send_wr 100000: %s",
+	       strerror(err));
+	err = create_cq(200000, &cdrv, sizeof(cdrv), &h, &cresp);
+	result(err == EINVAL, "oversized-cq-rejected",
+	       "200000 CQEs in 2^17: %s", strerror(err));
+	destroy_cq(cq);
+	return failures ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	uint32_t cq;
 
-	if (argc != 5) {
+	if (argc != 5 && !(argc == 6 && !strcmp(argv[1], "traffic"))) {
 		fprintf(stderr,
-			"usage: %s check|hold /dev/infiniband/uverbsN IBDEV GID_INDEX\n",
+			"usage: %s check|hold|oversized|traffic /dev/infiniband/uverbsN IBDEV GID_INDEX [N]\n",
 			argv[0]);
 		return 2;
 	}
@@ -1419,6 +1533,10 @@ int main(int argc, char **argv)
 		return 1;
 	if (!strcmp(argv[1], "hold"))
 		return hold();
+	if (!strcmp(argv[1], "traffic"))
+		return traffic(atoi(argv[5]));
+	if (!strcmp(argv[1], "oversized"))
+		return oversized();
 
 	check_mrs();
 	check_cqs();

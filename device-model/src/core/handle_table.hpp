@@ -59,6 +59,8 @@ public:
 
   auto begin() { return objects_.begin(); }
   auto end() { return objects_.end(); }
+  auto begin() const { return objects_.begin(); }
+  auto end() const { return objects_.end(); }
 
 private:
   uint32_t first_;

@@ -191,6 +191,12 @@ void NicDevice::link_changed(bool up) {
     core_.post_async_event(ORNIC_EQE_PORT_STATE, 1, up ? ORNIC_PORT_ACTIVE : ORNIC_PORT_DOWN);
 }
 
+nlohmann::json NicDevice::state() const {
+  nlohmann::json state = device_state(core_);
+  state["ready"] = ready();
+  return state;
+}
+
 void NicDevice::reset() {
   admin_.stop();
   eth_.reset();

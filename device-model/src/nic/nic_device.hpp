@@ -17,6 +17,7 @@
 #include "nic/eth_function.hpp"
 #include "nic/queue_doorbells.hpp"
 #include "nic/register_file.hpp"
+#include "nic/state_dump.hpp"
 #include "pci/function.hpp"
 #include "rdma/transport_engine.hpp"
 
@@ -51,6 +52,8 @@ public:
   // For tests and diagnostics.
   const DeviceCounters& counters() const { return core_.counters; }
   bool ready() const { return admin_.running() && !core_.fatal(); }
+  // Counters and state as JSON (state_dump.hpp), with whether the device is enabled.
+  nlohmann::json state() const;
 
 private:
   void write_register(uint64_t offset, uint32_t value);

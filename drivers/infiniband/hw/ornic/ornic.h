@@ -260,6 +260,9 @@ struct ornic_dev {
 	struct mutex counters_lock;
 	void *counters_buf;
 	dma_addr_t counters_dma;
+	/* RDMA counters by id (ornic_counters.c; its own lock). */
+	struct xarray counters;
+	struct dentry *debugfs;		/* ornic_debugfs.c, or NULL */
 
 	struct net_device *netdev;
 	bool ib_registered;
@@ -331,6 +334,36 @@ struct ornic_cqe *ornic_cq_ring_next(struct ornic_cq_ring *cq);
 int ornic_eth_register(struct ornic_dev *dev);
 void ornic_eth_unregister(struct ornic_dev *dev);
 void ornic_eth_link_update(struct ornic_dev *dev);
+
+/*
+ * ornic_counters.c: the port's hw statistics are the device counters
+ * (enum ornic_counter_id) followed by the per-QP counters (struct
+ * ornic_qp_counters, in its order) of the QPs bound to RDMA counters.
+ */
+#define ORNIC_STATS_QP_COUNT	14
+#define ORNIC_STAT_QP_FIRST	ORNIC_CNT_COUNT
+#define ORNIC_STAT_QP(field) \
+	(ORNIC_STAT_QP_FIRST + \
+	 offsetof(struct ornic_qp_counters, field) / sizeof(__le64))
+#define ORNIC_STATS_COUNT	(ORNIC_STAT_QP_FIRST + ORNIC_STATS_QP_COUNT)
+extern const struct rdma_stat_desc ornic_counter_descs[ORNIC_STATS_COUNT];
+extern const struct ib_device_ops ornic_counter_ops;
+int ornic_read_device_counters(struct ornic_dev *dev,
+			       u64 val[ORNIC_CNT_COUNT]);
+int ornic_read_qp_counters(struct ornic_dev *dev, u32 qpn,
+			   u64 val[ORNIC_STATS_QP_COUNT]);
+
+/* ornic_ethtool.c */
+extern const struct ethtool_ops ornic_ethtool_ops;
+
+/* ornic_restrack.c */
+extern const struct ib_device_ops ornic_restrack_ops;
+
+/* ornic_debugfs.c: /sys/kernel/debug/ornic/<ibdev>/ */
+void ornic_debugfs_init(void);
+void ornic_debugfs_cleanup(void);
+void ornic_debugfs_add(struct ornic_dev *dev);
+void ornic_debugfs_remove(struct ornic_dev *dev);
 
 /* ornic_verbs.c */
 int ornic_ib_register(struct ornic_dev *dev);

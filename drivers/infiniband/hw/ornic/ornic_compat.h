@@ -58,6 +58,17 @@ static inline struct ib_umem *ornic_umem_get(struct ib_device *ibdev,
 #endif
 
 /*
+ * The RDMA counter ops (ornic_counters.c): on the same 7.x line the core
+ * began to allocate struct rdma_counter at the driver's size (a driver
+ * must declare it, or gets a zero-sized object), to call counter_init
+ * unconditionally, and to pass the port to counter_bind_qp and
+ * counter_unbind_qp.
+ */
+#ifdef ORNIC_HAVE_IB_DMAH
+#define ORNIC_HAVE_COUNTER_OBJ 1
+#endif
+
+/*
  * On-demand paging (ornic_odp.c) needs the 7.x umem_odp, whose pages are
  * DMA-mapped by the driver through <linux/hmm-dma.h> (hmm_dma_map_pfn),
  * which its header includes; 6.12's umem_odp mapped them itself.  Without
@@ -67,6 +78,24 @@ static inline struct ib_umem *ornic_umem_get(struct ib_device *ibdev,
 #include <rdma/ib_umem_odp.h>
 #if IS_ENABLED(CONFIG_INFINIBAND_ON_DEMAND_PAGING) && defined(LINUX_HMM_DMA_H)
 #define ORNIC_HAVE_ODP 1
+#endif
+
+/*
+ * Kernels built without dynamic debug (the test kernel is one) compile
+ * ibdev_dbg() away.  There the module parameter "debug" (ornic_debugfs.c)
+ * turns the driver's ibdev_dbg() messages on, at KERN_DEBUG, as
+ * `echo 'module ornic +p' >.../dynamic_debug/control` does elsewhere.
+ */
+#if !defined(CONFIG_DYNAMIC_DEBUG) && !defined(DEBUG) && \
+	!(defined(CONFIG_DYNAMIC_DEBUG_CORE) && defined(DYNAMIC_DEBUG_MODULE))
+#define ORNIC_DEBUG_PARAM 1
+extern bool ornic_debug;
+#define ibdev_dbg(ibdev, fmt, ...)					\
+	do {								\
+		if (READ_ONCE(ornic_debug))				\
+			_dev_printk(KERN_DEBUG, &(ibdev)->dev, fmt,	\
+				    ##__VA_ARGS__);			\
+	} while (0)
 #endif
 
 #endif /* ORNIC_COMPAT_H */

@@ -37,8 +37,11 @@ static int ornic_user_cq_flags(struct ornic_dev *dev,
 		}
 		flags |= ORNIC_CQ_FLAG_TIMESTAMP;
 	}
-	if (!dev->num_ceqs || attr->comp_vector >= dev->num_ceqs)
+	if (!dev->num_ceqs || attr->comp_vector >= dev->num_ceqs) {
+		ibdev_dbg(&dev->ibdev, "CQ comp_vector %d (device has %u)\n",
+			  attr->comp_vector, dev->num_ceqs);
 		return -EINVAL;
+	}
 	return flags;
 }
 
@@ -49,14 +52,18 @@ static int ornic_user_cq_check(struct ornic_dev *dev,
 {
 	u32 max_cqe = le32_to_cpu(dev->attr.max_cqe);
 
-	if (req->comp_mask)
+	if (req->comp_mask) {
+		ibdev_dbg(&dev->ibdev, "CQ comp_mask %#x: none supported\n",
+			  req->comp_mask);
 		return -EOPNOTSUPP;
+	}
 	if (req->log_depth < 1 || req->log_depth > ORNIC_CQ_LOG_DEPTH_MAX ||
 	    (1ULL << req->log_depth) > max_cqe || !attr->cqe ||
 	    attr->cqe > (1U << req->log_depth)) {
 		ibdev_dbg(&dev->ibdev,
-			  "CQ of %u CQEs in 2^%u (device max %u)\n",
-			  attr->cqe, req->log_depth, max_cqe);
+			  "CQ of %u CQEs in 2^%u (device max %u CQEs, 2^%u)\n",
+			  attr->cqe, req->log_depth, max_cqe,
+			  ORNIC_CQ_LOG_DEPTH_MAX);
 		return -EINVAL;
 	}
 	return 0;

@@ -55,15 +55,28 @@ int ornic_create_kernel_cq(struct ib_cq *ibcq,
 	unsigned int log_depth;
 	int err;
 
-	if (attr->flags)
+	if (attr->flags) {
+		ibdev_dbg(&dev->ibdev, "kernel CQ flags %#x: none supported\n",
+			  attr->flags);
 		return -EOPNOTSUPP;
-	if (!dev->num_ceqs || attr->comp_vector >= dev->num_ceqs)
+	}
+	if (!dev->num_ceqs || attr->comp_vector >= dev->num_ceqs) {
+		ibdev_dbg(&dev->ibdev, "CQ comp_vector %d (device has %u)\n",
+			  attr->comp_vector, dev->num_ceqs);
 		return -EINVAL;
-	if (!attr->cqe || attr->cqe > le32_to_cpu(dev->attr.max_cqe))
+	}
+	if (!attr->cqe || attr->cqe > le32_to_cpu(dev->attr.max_cqe)) {
+		ibdev_dbg(&dev->ibdev, "kernel CQ of %u CQEs (device max %u)\n",
+			  attr->cqe, le32_to_cpu(dev->attr.max_cqe));
 		return -EINVAL;
+	}
 	log_depth = max(ornic_log2_depth(attr->cqe), 1U);
-	if (log_depth > ORNIC_KERNEL_CQ_LOG_DEPTH_MAX)
+	if (log_depth > ORNIC_KERNEL_CQ_LOG_DEPTH_MAX) {
+		ibdev_dbg(&dev->ibdev,
+			  "kernel CQ of %u CQEs: 2^%u above 2^%u\n", attr->cqe,
+			  log_depth, ORNIC_KERNEL_CQ_LOG_DEPTH_MAX);
 		return -EINVAL;
+	}
 
 	spin_lock_init(&cq->kern.lock);
 	cq->kernel = true;

@@ -586,6 +586,7 @@ int ornic_eth_register(struct ornic_dev *dev)
 	}
 
 	netdev->netdev_ops = &ornic_netdev_ops;
+	netdev->ethtool_ops = &ornic_ethtool_ops;
 	netdev->min_mtu = ORNIC_ETH_MTU_MIN;
 	max_mtu = le32_to_cpu(dev->port.max_eth_mtu);
 	netdev->max_mtu = max_mtu ? min(max_mtu, ORNIC_ETH_MTU_MAX) :

@@ -17,6 +17,7 @@
 MODULE_AUTHOR("ornic developers");
 MODULE_DESCRIPTION("ornic RoCEv2 RDMA NIC driver");
 MODULE_LICENSE("Dual BSD/GPL");
+MODULE_VERSION(ORNIC_DRV_VERSION);
 
 static const struct pci_device_id ornic_pci_tbl[] = {
 	{ PCI_DEVICE(ORNIC_PCI_VENDOR_ID, ORNIC_PCI_DEVICE_ID) },
@@ -571,6 +572,7 @@ static int ornic_ib_device_add(struct ornic_dev *dev)
 	err = ornic_register(dev);
 	if (err)
 		goto err_resources_free;
+	ornic_debugfs_add(dev);
 	return 0;
 
 err_resources_free:
@@ -580,6 +582,7 @@ err_resources_free:
 
 static void ornic_ib_device_remove(struct ornic_dev *dev)
 {
+	ornic_debugfs_remove(dev);
 	ornic_unregister(dev);
 	ornic_ib_resources_free(dev);
 }
@@ -600,6 +603,7 @@ static struct ornic_dev *ornic_dev_alloc(struct pci_dev *pdev)
 	xa_init_flags(&dev->qps, XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&dev->srqs, XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&dev->odp_mrs, XA_FLAGS_LOCK_IRQ);
+	xa_init_flags(&dev->counters, XA_FLAGS_ALLOC1);
 	mutex_init(&dev->counters_lock);
 	mutex_init(&dev->reset_lock);
 	INIT_DELAYED_WORK(&dev->health_work, ornic_health_work);
@@ -617,6 +621,7 @@ static void ornic_dev_free(struct ornic_dev *dev)
 	xa_destroy(&dev->qps);
 	xa_destroy(&dev->srqs);
 	xa_destroy(&dev->odp_mrs);
+	xa_destroy(&dev->counters);
 	mutex_destroy(&dev->reset_lock);
 	mutex_destroy(&dev->counters_lock);
 	ib_dealloc_device(&dev->ibdev);
@@ -661,4 +666,23 @@ static struct pci_driver ornic_pci_driver = {
 	.remove = ornic_remove,
 };
 
-module_pci_driver(ornic_pci_driver);
+/* The debugfs root holds one directory per device: there before probe. */
+static int __init ornic_init(void)
+{
+	int err;
+
+	ornic_debugfs_init();
+	err = pci_register_driver(&ornic_pci_driver);
+	if (err)
+		ornic_debugfs_cleanup();
+	return err;
+}
+
+static void __exit ornic_exit(void)
+{
+	pci_unregister_driver(&ornic_pci_driver);
+	ornic_debugfs_cleanup();
+}
+
+module_init(ornic_init);
+module_exit(ornic_exit);

@@ -133,6 +133,25 @@ err_destroy:
 }
 
 /*
+ * A create_qp refused for its capabilities: what was asked and the limits
+ * it was checked against (with the provider's ring sizes for user QPs).
+ */
+void ornic_qp_caps_rejected(struct ornic_dev *dev,
+			    const struct ib_qp_cap *cap, int sq_log, int rq_log)
+{
+	struct ornic_wq_limits lim;
+
+	ornic_wq_limits(dev, &lim);
+	ibdev_dbg(&dev->ibdev,
+		  "QP caps rejected: max_send_wr %u max_send_sge %u max_inline_data %u max_recv_wr %u max_recv_sge %u sq 2^%d rq 2^%d; limits: max_qp_wr %u blocks, max_send_sge %u, max_recv_sge %u, max_inline_data %u, max_wqe_blocks %u, 2^%u blocks\n",
+		  cap->max_send_wr, cap->max_send_sge, cap->max_inline_data,
+		  cap->max_recv_wr, cap->max_recv_sge, sq_log, rq_log,
+		  lim.max_qp_wr, lim.max_send_sge, lim.max_recv_sge,
+		  lim.max_inline_data, lim.max_wqe_blocks,
+		  ORNIC_WQ_LOG_DEPTH_MAX);
+}
+
+/*
  * The capabilities of a user QP whose rings the provider sized as @req
  * says (@req's RQ depth is cleared for a QP without its own RQ).
  */
@@ -144,8 +163,13 @@ static int ornic_qp_user_caps(struct ornic_dev *dev,
 	struct ornic_wq_limits lim;
 	int err;
 
-	if ((req->comp_mask & ~ORNIC_IBV_CREATE_QP_DB_RECORD) || req->reserved)
+	if ((req->comp_mask & ~ORNIC_IBV_CREATE_QP_DB_RECORD) || req->reserved) {
+		ibdev_dbg(&dev->ibdev,
+			  "QP comp_mask %#x reserved %#x: only %#x supported\n",
+			  req->comp_mask, req->reserved,
+			  ORNIC_IBV_CREATE_QP_DB_RECORD);
 		return -EOPNOTSUPP;
+	}
 	if ((req->comp_mask & ORNIC_IBV_CREATE_QP_DB_RECORD) &&
 	    !(dev->caps & ORNIC_CAP_DB_RECORD)) {
 		ibdev_dbg(&dev->ibdev,
@@ -156,8 +180,11 @@ static int ornic_qp_user_caps(struct ornic_dev *dev,
 	ornic_wq_limits(dev, &lim);
 	*cap = init->cap;
 	err = ornic_sq_caps(cap, req->sq_log_depth, &lim);
-	if (err)
+	if (err) {
+		ornic_qp_caps_rejected(dev, &init->cap, req->sq_log_depth,
+				       req->rq_log_depth);
 		return err;
+	}
 	if (init->srq || init->qp_type == IB_QPT_XRC_INI) {
 		if (req->rq_buf_addr || req->rq_buf_size)
 			return -EINVAL;
@@ -166,7 +193,11 @@ static int ornic_qp_user_caps(struct ornic_dev *dev,
 		cap->max_recv_sge = 0;
 		return 0;
 	}
-	return ornic_rq_caps(cap, req->rq_log_depth, &lim);
+	err = ornic_rq_caps(cap, req->rq_log_depth, &lim);
+	if (err)
+		ornic_qp_caps_rejected(dev, &init->cap, req->sq_log_depth,
+				       req->rq_log_depth);
+	return err;
 }
 
 /*

@@ -181,6 +181,8 @@ int ornic_create_kernel_qp(struct ornic_qp *qp, struct ib_qp_init_attr *init)
 		return -EOPNOTSUPP;
 	qp->kernel = true;
 	err = ornic_kernel_qp_rings(dev, qp, init, &args.sq_mem, &args.rq_mem);
+	if (err == -EINVAL)
+		ornic_qp_caps_rejected(dev, &init->cap, -1, -1);
 	if (err)
 		return err;
 

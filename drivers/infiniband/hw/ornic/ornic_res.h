@@ -203,6 +203,17 @@ struct ornic_ah {
 	struct ornic_av av;
 };
 
+/* Ring sizes (log2 of blocks): the driver's own rings for kernel QPs. */
+static inline u8 ornic_qp_sq_log_depth(const struct ornic_qp *qp)
+{
+	return qp->kernel ? qp->kern.sq.log_depth : qp->sq_log_depth;
+}
+
+static inline u8 ornic_qp_rq_log_depth(const struct ornic_qp *qp)
+{
+	return qp->kernel ? qp->kern.rq.log_depth : qp->rq_log_depth;
+}
+
 static inline struct ornic_mr *to_omr(struct ib_mr *ibmr)
 {
 	return container_of(ibmr, struct ornic_mr, ibmr);
@@ -258,6 +269,8 @@ int ornic_udata_in(struct ib_udata *udata, void *req, size_t len);
 int ornic_udata_out(struct ib_udata *udata, void *resp, size_t len);
 void ornic_res_sync(struct ornic_dev *dev);
 void ornic_wq_limits(struct ornic_dev *dev, struct ornic_wq_limits *l);
+void ornic_qp_caps_rejected(struct ornic_dev *dev,
+			    const struct ib_qp_cap *cap, int sq_log, int rq_log);
 
 /* ornic_mr.c */
 #ifdef ORNIC_HAVE_IB_DMAH

@@ -57,14 +57,22 @@ static int ornic_srq_caps_check(struct ornic_dev *dev,
 			       le32_to_cpu(dev->attr.max_srq_sge));
 	*max_wr = init->attr.max_wr;
 	*max_sge = init->attr.max_sge;
-	if (req->log_depth > ORNIC_WQ_LOG_DEPTH_MAX)
-		return -EINVAL;
-	err = ornic_srq_caps(max_wr, max_sge, req->log_depth, &lim);
-	if (err)
+	err = req->log_depth > ORNIC_WQ_LOG_DEPTH_MAX ? -EINVAL :
+	      ornic_srq_caps(max_wr, max_sge, req->log_depth, &lim);
+	if (err) {
+		ibdev_dbg(&dev->ibdev,
+			  "SRQ of %u WRs, %u SGEs in 2^%u blocks rejected (max_srq_wr %u blocks, max_srq_sge %u, 2^%u blocks)\n",
+			  init->attr.max_wr, init->attr.max_sge, req->log_depth,
+			  lim.max_qp_wr, lim.max_recv_sge,
+			  ORNIC_WQ_LOG_DEPTH_MAX);
 		return err;
+	}
 	/* The limit counts WQEs and must stay below the depth. */
-	if (init->attr.srq_limit >= (1U << req->log_depth))
+	if (init->attr.srq_limit >= (1U << req->log_depth)) {
+		ibdev_dbg(&dev->ibdev, "SRQ limit %u at depth 2^%u\n",
+			  init->attr.srq_limit, req->log_depth);
 		return -EINVAL;
+	}
 	return 0;
 }
 

@@ -388,103 +388,6 @@ static int ornic_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	return err == -EIO ? 0 : err;
 }
 
-/* --- hardware counters -------------------------------------------------- */
-
-static const struct rdma_stat_desc ornic_counter_descs[] = {
-	[ORNIC_CNT_ADMIN_COMMANDS].name = "admin_commands",
-	[ORNIC_CNT_ADMIN_ERRORS].name = "admin_errors",
-	[ORNIC_CNT_ADMIN_BAD_OPCODE].name = "admin_bad_opcode",
-	[ORNIC_CNT_ADMIN_BAD_FIELD].name = "admin_bad_field",
-	[ORNIC_CNT_ADMIN_BAD_HANDLE].name = "admin_bad_handle",
-	[ORNIC_CNT_ADMIN_NO_RESOURCES].name = "admin_no_resources",
-	[ORNIC_CNT_ADMIN_BAD_DMA].name = "admin_bad_dma",
-	[ORNIC_CNT_DB_WRITES].name = "db_writes",
-	[ORNIC_CNT_DB_FOREIGN_PAGE].name = "db_foreign_page",
-	[ORNIC_CNT_DB_BAD_QUEUE].name = "db_bad_queue",
-	[ORNIC_CNT_DB_BAD_INDEX].name = "db_bad_index",
-	[ORNIC_CNT_DB_BAD_OFFSET].name = "db_bad_offset",
-	[ORNIC_CNT_DB_UNALLOCATED_PAGE].name = "db_unallocated_page",
-	[ORNIC_CNT_REG_BAD_ACCESS].name = "reg_bad_access",
-	[ORNIC_CNT_DMA_ERRORS].name = "dma_errors",
-	[ORNIC_CNT_EQ_OVERFLOW].name = "eq_overflow",
-	[ORNIC_CNT_CQ_OVERFLOW].name = "cq_overflow",
-	[ORNIC_CNT_EQES].name = "eqes",
-	[ORNIC_CNT_CQES].name = "cqes",
-	[ORNIC_CNT_INTERRUPTS].name = "interrupts",
-	[ORNIC_CNT_ETH_TX_FRAMES].name = "eth_tx_frames",
-	[ORNIC_CNT_ETH_TX_BYTES].name = "eth_tx_bytes",
-	[ORNIC_CNT_ETH_TX_ERRORS].name = "eth_tx_errors",
-	[ORNIC_CNT_ETH_TX_LINK_DOWN].name = "eth_tx_link_down",
-	[ORNIC_CNT_ETH_RX_FRAMES].name = "eth_rx_frames",
-	[ORNIC_CNT_ETH_RX_BYTES].name = "eth_rx_bytes",
-	[ORNIC_CNT_ETH_RX_NO_BUFFER].name = "eth_rx_no_buffer",
-	[ORNIC_CNT_ETH_RX_FILTERED].name = "eth_rx_filtered",
-	[ORNIC_CNT_ETH_RX_TOO_LONG].name = "eth_rx_too_long",
-	[ORNIC_CNT_ETH_RX_ERRORS].name = "eth_rx_errors",
-	[ORNIC_CNT_WQE_ERRORS].name = "wqe_errors",
-	[ORNIC_CNT_RX_ROCE_PACKETS].name = "rx_roce_packets",
-	[ORNIC_CNT_RX_ROCE_BAD_ICRC].name = "rx_roce_bad_icrc",
-	[ORNIC_CNT_RX_ROCE_BAD_HEADER].name = "rx_roce_bad_header",
-	[ORNIC_CNT_RX_ROCE_UNKNOWN_QP].name = "rx_roce_unknown_qp",
-	[ORNIC_CNT_RX_ROCE_PSN_ERRORS].name = "rx_roce_psn_errors",
-	[ORNIC_CNT_TX_ROCE_PACKETS].name = "tx_roce_packets",
-	[ORNIC_CNT_NAKS_SENT].name = "naks_sent",
-	[ORNIC_CNT_NAKS_RECEIVED].name = "naks_received",
-	[ORNIC_CNT_RETRANSMITS].name = "retransmits",
-	[ORNIC_CNT_RNR_NAKS].name = "rnr_naks",
-	[ORNIC_CNT_TIMEOUTS].name = "timeouts",
-	[ORNIC_CNT_RX_ROCE_QKEY_ERRORS].name = "rx_roce_qkey_errors",
-	[ORNIC_CNT_RX_UD_NO_RECV].name = "rx_ud_no_recv",
-	[ORNIC_CNT_TX_ROCE_BYTES].name = "tx_roce_bytes",
-	[ORNIC_CNT_RX_ROCE_BYTES].name = "rx_roce_bytes",
-	[ORNIC_CNT_RX_MCAST_DELIVERED].name = "rx_mcast_delivered",
-	[ORNIC_CNT_RX_MCAST_NO_GROUP].name = "rx_mcast_no_group",
-	[ORNIC_CNT_ODP_REQ_FAULTS].name = "odp_req_faults",
-	[ORNIC_CNT_ODP_RESP_FAULTS].name = "odp_resp_faults",
-	[ORNIC_CNT_ODP_INVALIDATIONS].name = "odp_invalidations",
-	[ORNIC_CNT_ODP_ERRORS].name = "odp_errors",
-	[ORNIC_CNT_RX_UC_NO_RECV].name = "rx_uc_no_recv",
-	[ORNIC_CNT_RX_UC_DROPPED].name = "rx_uc_dropped",
-	[ORNIC_CNT_RX_ROCE_PEER_MISMATCH].name = "rx_roce_peer_mismatch",
-	[ORNIC_CNT_DB_WQ_WRITES].name = "db_wq_writes",
-	[ORNIC_CNT_DB_RECORD_ERRORS].name = "db_record_errors",
-};
-
-static_assert(ARRAY_SIZE(ornic_counter_descs) == ORNIC_CNT_COUNT);
-
-static struct rdma_hw_stats *ornic_alloc_hw_port_stats(struct ib_device *ibdev,
-						       u32 port)
-{
-	return rdma_alloc_hw_stats_struct(ornic_counter_descs,
-					  ARRAY_SIZE(ornic_counter_descs),
-					  RDMA_HW_STATS_DEFAULT_LIFESPAN);
-}
-
-static int ornic_get_hw_stats(struct ib_device *ibdev,
-			      struct rdma_hw_stats *stats, u32 port, int index)
-{
-	struct ornic_dev *dev = to_odev(ibdev);
-	struct ornic_device_counters *c = dev->counters_buf;
-	struct ornic_admin_sqe sqe;
-	u32 n, i;
-	int err;
-
-	mutex_lock(&dev->counters_lock);
-	memset(c, 0, sizeof(*c));
-	ornic_cmd_query_counters(&sqe, ORNIC_COUNTER_SCOPE_DEVICE, 0,
-				 dev->counters_dma, sizeof(*c));
-	err = ornic_admin_simple(dev, &sqe, NULL);
-	if (err) {
-		mutex_unlock(&dev->counters_lock);
-		return err;
-	}
-	n = min_t(u32, le32_to_cpu(c->num_counters), stats->num_counters);
-	for (i = 0; i < n; i++)
-		stats->value[i] = le64_to_cpu(c->counter[i]);
-	mutex_unlock(&dev->counters_lock);
-	return stats->num_counters;
-}
-
 /* --- registration and events -------------------------------------------- */
 
 /*
@@ -501,7 +404,6 @@ static const struct ib_device_ops ornic_dev_ops = {
 	.add_gid = ornic_add_gid,
 	.alloc_mr = ornic_alloc_mr,
 	.alloc_mw = ornic_alloc_mw,
-	.alloc_hw_port_stats = ornic_alloc_hw_port_stats,
 	.alloc_pd = ornic_alloc_pd,
 	.alloc_ucontext = ornic_alloc_ucontext,
 	.alloc_xrcd = ornic_alloc_xrcd,
@@ -523,7 +425,6 @@ static const struct ib_device_ops ornic_dev_ops = {
 	.disassociate_ucontext = ornic_disassociate_ucontext,
 	.get_dev_fw_str = ornic_get_dev_fw_str,
 	.get_dma_mr = ornic_get_dma_mr,
-	.get_hw_stats = ornic_get_hw_stats,
 	.get_link_layer = ornic_get_link_layer,
 	.get_port_immutable = ornic_get_port_immutable,
 	.map_mr_sg = ornic_map_mr_sg,
@@ -595,6 +496,8 @@ int ornic_ib_register(struct ornic_dev *dev)
 	strscpy(ibdev->node_desc, "ornic RoCEv2 RNIC", sizeof(ibdev->node_desc));
 	addrconf_addr_eui48((u8 *)&ibdev->node_guid, dev->netdev->perm_addr);
 	ib_set_device_ops(ibdev, &ornic_dev_ops);
+	ib_set_device_ops(ibdev, &ornic_counter_ops);
+	ib_set_device_ops(ibdev, &ornic_restrack_ops);
 	ibdev->driver_def = ornic_uapi_defs;
 	if (dev->caps & ORNIC_CAP_RESIZE)
 		ib_set_device_ops(ibdev, &ornic_resize_ops);
