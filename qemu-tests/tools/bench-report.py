@@ -221,8 +221,11 @@ def si(v, unit):
 
 def micro_markdown(micro):
     ctx = micro["context"]
+    load = ctx.get("load_avg")
+    if isinstance(load, list):
+        load = " ".join(f"{x:.1f}" for x in load)
     lines = [f"Model microbenchmarks (ornic-bench, release build, on the host before the guest: "
-             f"{ctx.get('num_cpus', '?')} CPUs, load {ctx.get('load_avg', '?')}); per CPU second "
+             f"{ctx.get('num_cpus', '?')} CPUs, load {load or '?'}); per CPU second "
              f"of the benchmark thread, so independent of the load only as far as caches allow.",
              "",
              "| benchmark | CPU time per iteration | items/s | bytes/s | counters |",
