@@ -2,7 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 # `make bench`: ornic, rxe and siw side by side in one guest.  Builds what it
 # needs (testbed, test kernel, and the device model without sanitizers, the
-# driver and the provider: release-build.sh), starts two linked models
+# driver and the provider: release-build.sh), runs the model's
+# microbenchmarks (ornic-bench, device-model/bench/: ICRC, frames, guest
+# memory copies, WQE fetch, an RC pair on an in-memory wire) on the host,
+# then starts two linked models
 # without capture, boots one guest and runs suites/bench.sh there (perftest
 # bandwidth, latency and message rate at Ethernet MTU 1500 and 9000, every
 # point BENCH_REPS times).  While the guest runs one bandwidth point on ornic
@@ -10,9 +13,10 @@
 # (/proc/PID/stat) during the first run and their system calls (strace -c -f)
 # during the second.  tools/bench-report.py then writes
 # $ORNIC_CACHE/results/bench-<time>/: bench.json, bench.md (the table: ornic,
-# rxe, siw and ornic/rxe, medians) and bench.png (bandwidth against message
-# size per stack).  The numbers are never judged: the script fails only when
-# it cannot run.
+# rxe, siw and ornic/rxe, medians; then the microbenchmarks), bench.png
+# (bandwidth against message size per stack) and ornic-bench.json (Google
+# Benchmark's own output).  The numbers are never judged: the script fails
+# only when it cannot run.
 #
 # Environment (defaults in brackets): BENCH_STACKS [ornic rxe siw],
 # BENCH_MTUS [1500 9000], BENCH_REPS [3], BENCH_SECONDS [2] measured seconds
@@ -20,13 +24,16 @@
 # per message], BENCH_POINTS [all; words, shell
 # patterns allowed, e.g. "write_bw_* send_lat_2"], BENCH_PROBE_POINT
 # [write_bw_64k], BENCH_PROBE_SECONDS [10; 0 skips the model measurement],
-# BENCH_TIMEOUT [7200] seconds for the guest.
+# BENCH_TIMEOUT [7200] seconds for the guest, BENCH_MICRO [1; 0 skips
+# ornic-bench], BENCH_MICRO_FILTER [all; a --benchmark_filter regex],
+# BENCH_MICRO_MIN_TIME [0.5s per benchmark].
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=qemu-tests/testbed/lib.sh
 . "$here/testbed/lib.sh"
 BENCH_VARS=(BENCH_STACKS BENCH_MTUS BENCH_REPS BENCH_SECONDS BENCH_LAT_ITERS BENCH_CQ_MOD BENCH_POINTS
-	BENCH_PROBE_POINT BENCH_PROBE_SECONDS BENCH_TIMEOUT)
+	BENCH_PROBE_POINT BENCH_PROBE_SECONDS BENCH_TIMEOUT BENCH_MICRO BENCH_MICRO_FILTER
+	BENCH_MICRO_MIN_TIME)
 # bench_env: "NAME=VALUE" for each BENCH_VARS variable that is set, a line
 # each, for env(1): enter.sh and the guest pass on only what they know.
 bench_env() {
@@ -47,7 +54,24 @@ stamp=$(date +%Y%m%d-%H%M%S)
 B=$ORNIC_SRC/build/bench
 # shellcheck source=qemu-tests/release-build.sh
 . "$here/release-build.sh"
-release_build "$B"
+micro=${BENCH_MICRO:-1}
+if [ "$micro" = 1 ]; then
+	release_build "$B" ornic-bench
+else
+	release_build "$B"
+fi
+
+# The model's microbenchmarks, before any guest loads the machine. A benchmark
+# that fails (wrong data) is reported in the JSON and the log, never judged.
+micro_json=$B/ornic-bench.json
+rm -f "$micro_json"
+if [ "$micro" = 1 ]; then
+	say "ornic-bench: the model's microbenchmarks (log: $B/ornic-bench.log)"
+	"$B/device-model/bench/ornic-bench" --benchmark_filter="${BENCH_MICRO_FILTER:-.}" \
+		--benchmark_min_time="${BENCH_MICRO_MIN_TIME:-0.5s}" \
+		--benchmark_out="$micro_json" --benchmark_out_format=json >"$B/ornic-bench.log" 2>&1 ||
+		say "ornic-bench: some benchmarks failed (see $B/ornic-bench.log)"
+fi
 
 MODEL_BIN=$B/device-model/ornic-model
 MODEL_PCAP=0
@@ -142,6 +166,7 @@ fi
 [ "$rc" = 0 ] || die "the bench guest failed (status $rc); see $out"
 
 mkdir -p "$res"
+[ ! -f "$micro_json" ] || cp "$micro_json" "$out/ornic-bench.json"
 {
 	echo "date $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 	echo "host_cpus $(nproc)"
@@ -155,5 +180,6 @@ mkdir -p "$res"
 } >"$out/bench-host.txt"
 python3 "$here/tools/bench-report.py" "$out" "$res" || die "the report failed"
 cp "$out/bench-raw.tsv" "$res/"
+[ ! -f "$out/ornic-bench.json" ] || cp "$out/ornic-bench.json" "$res/"
 say "make bench: $res (bench.json, bench.md, bench.png), $(( $(date +%s) - started ))s"
 cat "$res/bench.md"

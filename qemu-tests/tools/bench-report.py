@@ -6,8 +6,10 @@ RUN_DIR is the guest's output directory (suites/bench.sh wrote
 bench-raw.tsv, bench-guest.txt and probe/; qemu-tests/bench.sh wrote
 bench-host.txt and the probe's host side).  Writes RESULT_DIR/bench.json
 (every run's value, the medians, the model measurement), bench.md (one table
-per Ethernet MTU: ornic, rxe, siw and ornic/rxe) and bench.png (bandwidth
-against message size, one line per stack and operation).
+per Ethernet MTU: ornic, rxe, siw and ornic/rxe; then the model's
+microbenchmarks from RUN_DIR/ornic-bench.json, Google Benchmark's JSON output
+of ornic-bench, when there) and bench.png (bandwidth against message size,
+one line per stack and operation).
 
 Values: bandwidth points give perftest's average Gb/s, message-rate points
 its MsgRate in Mpps, latency points the typical (median) latency in us.  A
@@ -176,6 +178,71 @@ def probe_report(run, window):
     return out
 
 
+def micro_report(run):
+    """ornic-bench's results (Google Benchmark JSON), one entry per benchmark."""
+    try:
+        with open(os.path.join(run, "ornic-bench.json"), encoding="utf-8") as f:
+            data = json.load(f)
+    except (FileNotFoundError, ValueError):
+        return None
+    ctx = data.get("context", {})
+    out = {"context": {k: ctx.get(k) for k in ("date", "host_name", "num_cpus", "mhz_per_cpu",
+                                                 "load_avg", "library_build_type")},
+           "benchmarks": []}
+    skip = {"name", "family_index", "per_family_instance_index", "run_name", "run_type",
+            "repetitions", "repetition_index", "threads", "iterations", "real_time", "cpu_time",
+            "time_unit", "bytes_per_second", "items_per_second", "error_occurred", "error_message",
+            "aggregate_name", "aggregate_unit", "label"}
+    for b in data.get("benchmarks", []):
+        if b.get("run_type", "iteration") != "iteration":
+            continue
+        out["benchmarks"].append({
+            "name": b.get("name"),
+            "error": b.get("error_message") if b.get("error_occurred") else None,
+            "iterations": b.get("iterations"),
+            "real_time": b.get("real_time"), "cpu_time": b.get("cpu_time"),
+            "time_unit": b.get("time_unit", "ns"),
+            "items_per_second": b.get("items_per_second"),
+            "bytes_per_second": b.get("bytes_per_second"),
+            "counters": {k: v for k, v in b.items() if k not in skip and isinstance(v, (int, float))},
+        })
+    return out
+
+
+def si(v, unit):
+    """v with an SI prefix (k, M, G), three significant digits."""
+    if v is None:
+        return "-"
+    for factor, prefix in ((1e9, "G"), (1e6, "M"), (1e3, "k"), (1, "")):
+        if abs(v) >= factor:
+            return fmt(v / factor, prefix + unit)
+    return fmt(v, unit) if v else f"0 {unit}"
+
+
+def micro_markdown(micro):
+    ctx = micro["context"]
+    load = ctx.get("load_avg")
+    if isinstance(load, list):
+        load = " ".join(f"{x:.1f}" for x in load)
+    lines = [f"Model microbenchmarks (ornic-bench, release build, on the host before the guest: "
+             f"{ctx.get('num_cpus', '?')} CPUs, load {load or '?'}); per CPU second "
+             f"of the benchmark thread, so independent of the load only as far as caches allow.",
+             "",
+             "| benchmark | CPU time per iteration | items/s | bytes/s | counters |",
+             "| --- | --- | --- | --- | --- |"]
+    for b in micro["benchmarks"]:
+        if b["error"]:
+            lines.append(f"| {b['name']} | ERROR: {b['error']} | - | - | - |")
+            continue
+        t = b["cpu_time"]
+        unit = b["time_unit"]
+        counters = ", ".join(f"{k} {v:g}" for k, v in sorted(b["counters"].items()))
+        lines.append(f"| {b['name']} | {fmt(t, unit) if t else '-'} | {si(b['items_per_second'], '/s')} | "
+                     f"{si(b['bytes_per_second'], 'B/s')} | {counters or '-'} |")
+    lines.append("")
+    return "\n".join(lines)
+
+
 def fmt(v, unit):
     if v is None:
         return "-"
@@ -246,6 +313,8 @@ def markdown(report):
                      f"packets sent = {s.get('calls_per_packet', '-')} per packet, "
                      f"{s.get('calls_per_data_packet', '-')} per data packet (busiest: {busiest}).")
         lines.append("")
+    if report.get("micro"):
+        lines.append(micro_markdown(report["micro"]))
     return "\n".join(lines)
 
 
@@ -348,6 +417,7 @@ def main():
         "mtus": sorted({p["mtu"] for p in points.values()}),
         "points": [points[k] for k in order],
         "probe": probe_report(run, int(host.get("BENCH_PROBE_SECONDS") or 10) - 2),
+        "micro": micro_report(run),
     }
     os.makedirs(res, exist_ok=True)
     with open(os.path.join(res, "bench.json"), "w", encoding="utf-8") as f:

@@ -171,6 +171,8 @@ void NicCore::flush_qp(uint32_t qpn) {
     return;
   // WQEs the engine had started are still in the ring from the consumer index on.
   qp->transport.req.ops.clear();
+  qp->transport.req.sent_ops = 0;
+  qp->transport.req.response_ops = 0;
   if (qp->state == ORNIC_QPS_ERR) {
     ReceiveInProgress& partial = qp->transport.resp.recv;
     if (partial.active && partial.from_srq) {

@@ -80,8 +80,20 @@ struct SendOp {
   bool sent_once = false;
 };
 
+// Read-class: answered by a response, counted against max_rd_atomic, waited for by FENCE.
+inline bool op_has_response(const SendOp& op) {
+  return op.opcode == ORNIC_WQE_OP_RDMA_READ || op.opcode == ORNIC_WQE_OP_ATOMIC_CMP_SWP ||
+         op.opcode == ORNIC_WQE_OP_ATOMIC_FETCH_ADD || op.opcode == ORNIC_WQE_OP_FLUSH ||
+         op.opcode == ORNIC_WQE_OP_ATOMIC_WRITE;
+}
+
 struct RequesterState {
   std::deque<SendOp> ops; // started, not yet retired, in order
+  // Up to a send window of ops may be outstanding, so nothing per packet or per WQE scans
+  // them: the leading ops known to have every packet sent (a lower bound: a rewind resets
+  // it), and how many ops are read-class.
+  size_t sent_ops = 0;
+  uint32_t response_ops = 0;
   uint32_t sq_next = 0;   // next SQ block index to start
   uint32_t next_psn = 0;  // next PSN never used
   uint32_t una_psn = 0;   // oldest PSN not acknowledged (nor answered, for READs/atomics)
@@ -171,6 +183,23 @@ struct ResponderState {
 struct QpTransport {
   RequesterState req;
   ResponderState resp;
+  // The earliest of the requester's deadlines (ack_deadline, rnr_until, pace_until) the
+  // engine's timer queue holds an entry for; 0 = none (transport_engine.cpp).
+  int64_t timer_queued = 0;
 };
+
+// Every op enters and leaves the ops list through these, which keep the counts above.
+inline void push_op(RequesterState& req, SendOp op) {
+  req.response_ops += op_has_response(op) ? 1 : 0;
+  req.ops.push_back(std::move(op));
+}
+inline SendOp pop_op(RequesterState& req) {
+  SendOp op = std::move(req.ops.front());
+  req.ops.pop_front();
+  req.response_ops -= op_has_response(op) ? 1 : 0;
+  if (req.sent_ops > 0)
+    --req.sent_ops;
+  return op;
+}
 
 } // namespace ornic

@@ -1,8 +1,9 @@
-// GuestMemory over a std::vector at a base IOVA, for unit tests of device logic.
-// Same contract as the real implementation: whole access or nothing, no wrap.
+// GuestMemory over a std::vector (or memory the caller owns) at a base IOVA, for unit tests
+// of device logic. Same contract as the real implementation: whole access or nothing, no wrap.
 #pragma once
 
 #include <cstring>
+#include <span>
 #include <vector>
 
 #include "dma/guest_memory.hpp"
@@ -11,7 +12,15 @@ namespace ornic {
 
 class FakeGuestMemory : public GuestMemory {
 public:
-  FakeGuestMemory(uint64_t base_iova, size_t size) : base_(base_iova), bytes_(size) {}
+  FakeGuestMemory(uint64_t base_iova, size_t size) : base_(base_iova), owned_(size) {
+    bytes_ = owned_;
+  }
+  // Over `external` (e.g. a memfd mapping the device reaches through MappedGuestMemory),
+  // which must outlive this object.
+  FakeGuestMemory(uint64_t base_iova, std::span<std::byte> external)
+      : base_(base_iova), bytes_(external) {}
+  FakeGuestMemory(const FakeGuestMemory&) = delete;
+  FakeGuestMemory& operator=(const FakeGuestMemory&) = delete;
 
   [[nodiscard]] bool read(uint64_t iova, std::span<std::byte> out) override {
     ++reads_;
@@ -47,7 +56,7 @@ public:
 
   // Direct access for test setup and checks (offsets are IOVAs).
   std::byte* at(uint64_t iova) { return bytes_.data() + (iova - base_); }
-  std::vector<std::byte>& bytes() { return bytes_; }
+  std::span<std::byte> bytes() { return bytes_; }
   uint64_t base() const { return base_; }
 
   // Fault injection: make every read/write fail.
@@ -75,7 +84,8 @@ private:
   }
 
   uint64_t base_;
-  std::vector<std::byte> bytes_;
+  std::vector<std::byte> owned_; // empty over external memory
+  std::span<std::byte> bytes_;
   bool fail_reads_ = false;
   bool fail_writes_ = false;
   bool fail_persist_ = false;

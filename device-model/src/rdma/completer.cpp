@@ -61,7 +61,7 @@ uint32_t restart_psn(const RequesterState& req) {
 
 } // namespace
 
-void Completer::restart_ack_timer(QueuePair& qp) {
+void Completer::restart_ack_timer(uint32_t qpn, QueuePair& qp) {
   RequesterState& req = qp.transport.req;
   const uint8_t timeout = qp.attr.timeout;
   if (req.ops.empty() || timeout == 0 || req.rnr_until != 0 || req.odp_stalled) {
@@ -69,6 +69,7 @@ void Completer::restart_ack_timer(QueuePair& qp) {
     return;
   }
   req.ack_deadline = timer_.now_ns() + (int64_t{4096} << timeout);
+  engine_.watch(qpn, qp);
 }
 
 void Completer::acknowledge_up_to(QueuePair& qp, uint32_t psn) {
@@ -103,7 +104,8 @@ void Completer::acknowledge_up_to(QueuePair& qp, uint32_t psn) {
 }
 
 void Completer::rewind(QueuePair& qp, uint32_t psn) {
-  const RequesterState& req = qp.transport.req;
+  RequesterState& req = qp.transport.req;
+  req.sent_ops = 0; // the requester looks for the first op to resend from the front
   for (SendOp& op : qp.transport.req.ops) {
     if (at(req, end_psn(op)) <= at(req, psn))
       continue; // wholly before the restart point
@@ -124,14 +126,13 @@ void Completer::on_ack_timeout(uint32_t qpn, QueuePair& qp, int64_t) {
   if (req.retries_left == 0) {
     core_.log.warn("qp {}: transport retries exhausted (PSN {:#x}) — QP to error", qpn,
                    restart_psn(req));
-    SendOp failed = std::move(req.ops.front());
-    req.ops.pop_front();
+    SendOp failed = pop_op(req);
     engine_.requester_.fail_send(qpn, qp, failed, ORNIC_CQE_RETRY_EXC_ERR, ORNIC_VERR_NONE);
     return;
   }
   --req.retries_left;
   rewind(qp, restart_psn(req));
-  restart_ack_timer(qp);
+  restart_ack_timer(qpn, qp);
   engine_.schedule(qpn);
 }
 
@@ -142,7 +143,7 @@ bool Completer::odp_resume(uint32_t qpn, QueuePair& qp) {
   req.odp_stalled = false;
   // Responses dropped while stalled are asked for again; a packet never sent goes now.
   rewind(qp, restart_psn(req));
-  restart_ack_timer(qp);
+  restart_ack_timer(qpn, qp);
   engine_.schedule(qpn);
   return true;
 }
@@ -172,8 +173,7 @@ void Completer::on_response(uint32_t qpn, QueuePair& qp, const roce::ParsedPacke
         return;
       if (qp.attr.rnr_retry != 7) {
         if (req.rnr_retries_left == 0) {
-          SendOp failed = std::move(req.ops.front());
-          req.ops.pop_front();
+          SendOp failed = pop_op(req);
           return engine_.requester_.fail_send(qpn, qp, failed, ORNIC_CQE_RNR_RETRY_EXC_ERR,
                                               ORNIC_VERR_NONE);
         }
@@ -182,6 +182,7 @@ void Completer::on_response(uint32_t qpn, QueuePair& qp, const roce::ParsedPacke
       rewind(qp, psn);
       req.ack_deadline = 0;
       req.rnr_until = timer_.now_ns() + int64_t{kRnrTimerUs[roce::syndrome_value(syndrome)]} * 1000;
+      engine_.watch(qpn, qp);
       return;
     } else if (kind == roce::AckKind::nak) {
       core_.counters.inc(ORNIC_CNT_NAKS_RECEIVED);
@@ -193,7 +194,7 @@ void Completer::on_response(uint32_t qpn, QueuePair& qp, const roce::ParsedPacke
       const auto code = static_cast<roce::NakCode>(roce::syndrome_value(syndrome));
       if (code == roce::NakCode::psn_sequence_error) {
         rewind(qp, psn);
-        restart_ack_timer(qp);
+        restart_ack_timer(qpn, qp);
         engine_.schedule(qpn);
         return;
       }
@@ -204,8 +205,7 @@ void Completer::on_response(uint32_t qpn, QueuePair& qp, const roce::ParsedPacke
         status = ORNIC_CQE_REM_ACCESS_ERR;
       core_.log.warn("qp {}: NAK code {} at PSN {:#x} — QP to error", qpn, static_cast<int>(code),
                      psn);
-      SendOp failed = std::move(req.ops.front());
-      req.ops.pop_front();
+      SendOp failed = pop_op(req);
       return engine_.requester_.fail_send(qpn, qp, failed, status, ORNIC_VERR_NONE);
     } else {
       return;
@@ -228,7 +228,7 @@ void Completer::on_response(uint32_t qpn, QueuePair& qp, const roce::ParsedPacke
           req.read_gap_pending = true;
           req.read_gap_psn = expected;
           rewind(qp, expected);
-          restart_ack_timer(qp);
+          restart_ack_timer(qpn, qp);
           engine_.schedule(qpn);
         }
       }
@@ -296,7 +296,7 @@ void Completer::on_response(uint32_t qpn, QueuePair& qp, const roce::ParsedPacke
   engine_.requester_.retire(qpn, qp);
   if (qp.state == ORNIC_QPS_ERR)
     return;
-  restart_ack_timer(qp);
+  restart_ack_timer(qpn, qp);
   engine_.schedule(qpn);
 }
 

@@ -30,7 +30,8 @@ public:
   // ODP_RESUME: the stalled send queue goes on from its oldest unanswered PSN; false when
   // it was not stalled.
   bool odp_resume(uint32_t qpn, QueuePair& qp);
-  void restart_ack_timer(QueuePair& qp);
+  // Restarts the ACK timeout (or stops it when nothing waits for an ACK).
+  void restart_ack_timer(uint32_t qpn, QueuePair& qp);
 
 private:
   void acknowledge_up_to(QueuePair& qp, uint32_t psn);

@@ -108,6 +108,7 @@ bool Responder::responder_work(uint32_t qpn, QueuePair& qp, unsigned& budget) {
     if (engine_.transmit_backlogged()) {
       // The port has enough to send: look again when the pacing timer fires.
       qp.transport.req.pace_until = timer_.now_ns() + TransportEngine::kUcPaceNs;
+      engine_.watch(qpn, qp);
       return false;
     }
     --budget;

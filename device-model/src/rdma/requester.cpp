@@ -29,9 +29,8 @@ bool is_atomic(const SendOp& op) {
 bool is_flush_or_atomic_write(const SendOp& op) {
   return op.opcode == ORNIC_WQE_OP_FLUSH || op.opcode == ORNIC_WQE_OP_ATOMIC_WRITE;
 }
-// Read-class: answered by a response, counted against max_rd_atomic, waited for by FENCE.
 bool has_response(const SendOp& op) {
-  return is_read(op) || is_atomic(op) || is_flush_or_atomic_write(op);
+  return op_has_response(op);
 }
 uint32_t end_psn(const SendOp& op) {
   return roce::psn_add(op.first_psn, op.packets);
@@ -84,6 +83,9 @@ bool Requester::requester_work(uint32_t qpn, QueuePair& qp, unsigned& budget) {
   // posted since, without a doorbell.
   if (qp.state == ORNIC_QPS_RTS)
     (void)core_.sq_record(qp).refresh();
+  // Before the last packet of the newest op goes, the next WQE is started if it can be, so
+  // that send_rc_packet knows whether that packet ends the burst (and asks for an ACK).
+  bool looked_ahead = false;
   for (;;) {
     if (qp.state != ORNIC_QPS_RTS && qp.state != ORNIC_QPS_SQD)
       return false;
@@ -91,20 +93,27 @@ bool Requester::requester_work(uint32_t qpn, QueuePair& qp, unsigned& budget) {
       return false; // the RNR wait's or the pacing's timer schedules the QP again
     if (req.odp_stalled)
       return false; // ODP_RESUME schedules the QP again
-    SendOp* pending = nullptr;
-    for (SendOp& op : req.ops)
-      if (op.next_send_psn != end_psn(op)) {
-        pending = &op;
-        break;
-      }
+    // The first op with packets to (re)send: everything before req.sent_ops has none.
+    req.sent_ops = std::min(req.sent_ops, req.ops.size());
+    while (req.sent_ops < req.ops.size() &&
+           req.ops[req.sent_ops].next_send_psn == end_psn(req.ops[req.sent_ops]))
+      ++req.sent_ops;
+    SendOp* pending = req.sent_ops < req.ops.size() ? &req.ops[req.sent_ops] : nullptr;
     if (pending != nullptr) {
       if (qp_is_reliable(qp.type) && roce::psn_from_una(req.una_psn, pending->next_send_psn) >=
                                          static_cast<int32_t>(TransportEngine::kSendWindow))
         return false; // the window opens on an ACK, which schedules the QP
-      if (qp.type == ORNIC_QPT_UC && !uc_may_send(qp))
+      if (qp.type == ORNIC_QPT_UC && !uc_may_send(qpn, qp))
         return false;
       if (budget == 0)
         return true;
+      if (!looked_ahead && pending == &req.ops.back() &&
+          roce::psn_add(pending->next_send_psn, 1) == end_psn(*pending) && may_start(qp)) {
+        looked_ahead = true;
+        (void)start_wqe(qpn, qp); // started or not, look again: it may have failed the QP
+        continue;
+      }
+      looked_ahead = false;
       --budget;
       send_rc_packet(qpn, qp, *pending, pending->next_send_psn);
       continue;
@@ -122,9 +131,7 @@ bool Requester::requester_work(uint32_t qpn, QueuePair& qp, unsigned& budget) {
       maybe_report_drained(qpn, qp);
       return false;
     }
-    // Only RC and XRC wait for ACKs; UC and UD have none, so their PSNs never open a window.
-    if (qp_is_reliable(qp.type) && roce::psn_from_una(req.una_psn, req.next_psn) >=
-                                       static_cast<int32_t>(TransportEngine::kSendWindow))
+    if (!may_start(qp))
       return false;
     if (budget == 0)
       return true;
@@ -133,6 +140,15 @@ bool Requester::requester_work(uint32_t qpn, QueuePair& qp, unsigned& budget) {
     if (is_datagram_qp(qp.type))
       --budget; // a UD send went out whole
   }
+}
+
+bool Requester::may_start(const QueuePair& qp) const {
+  const RequesterState& req = qp.transport.req;
+  if (qp.state != ORNIC_QPS_RTS || req.sq_next == qp.sq.producer)
+    return false;
+  // Only RC and XRC wait for ACKs; UC and UD have none, so their PSNs never open a window.
+  return !qp_is_reliable(qp.type) || roce::psn_from_una(req.una_psn, req.next_psn) <
+                                         static_cast<int32_t>(TransportEngine::kSendWindow);
 }
 
 bool Requester::start_wqe(uint32_t qpn, QueuePair& qp) {
@@ -157,16 +173,10 @@ bool Requester::start_wqe(uint32_t qpn, QueuePair& qp) {
   }
   if (is_local_op(op.opcode))
     return run_local_op(qpn, qp, op);
-  const bool reads_outstanding =
-      std::any_of(req.ops.begin(), req.ops.end(), [](const SendOp& o) { return has_response(o); });
-  if ((op.flags & ORNIC_WQE_FLAG_FENCE) && reads_outstanding)
+  if ((op.flags & ORNIC_WQE_FLAG_FENCE) && req.response_ops > 0)
     return false; // started again when the reads/atomics before it complete
-  if (has_response(op)) {
-    const auto outstanding = std::count_if(req.ops.begin(), req.ops.end(),
-                                           [](const SendOp& o) { return has_response(o); });
-    if (outstanding >= std::max<int>(1, qp.attr.max_rd_atomic))
-      return false;
-  }
+  if (has_response(op) && req.response_ops >= std::max<uint32_t>(1, qp.attr.max_rd_atomic))
+    return false;
   // ODP: every local page the WQE reads (or a READ/atomic's response writes) must be
   // resident before it starts, so a fault stalls before anything is sent.
   if (op.inline_data.empty()) {
@@ -188,7 +198,7 @@ bool Requester::start_wqe(uint32_t qpn, QueuePair& qp) {
                    ? 1
                    : std::max<uint32_t>(1, (op.length + mtu - 1) / mtu);
   req.next_psn = roce::psn_add(req.next_psn, op.packets);
-  req.ops.push_back(std::move(op));
+  push_op(req, std::move(op));
   return true;
 }
 
@@ -218,10 +228,11 @@ bool Requester::run_local_op(uint32_t qpn, QueuePair& qp, SendOp& op) {
   return true;
 }
 
-bool Requester::uc_may_send(QueuePair& qp) {
+bool Requester::uc_may_send(uint32_t qpn, QueuePair& qp) {
   if (port_ == nullptr || port_->tx_backlog() < TransportEngine::kUcBacklogLimit)
     return true;
   qp.transport.req.pace_until = timer_.now_ns() + TransportEngine::kUcPaceNs;
+  engine_.watch(qpn, qp);
   return false;
 }
 
@@ -286,9 +297,15 @@ void Requester::send_rc_packet(uint32_t qpn, QueuePair& qp, SendOp& op, uint32_t
     if (last && op.opcode == ORNIC_WQE_OP_SEND_INV)
       packet.ieth = roce::Ieth{op.invalidate_rkey};
     packet.bth.solicited = last && (op.flags & ORNIC_WQE_FLAG_SOLICITED);
-    packet.bth.ack_request =
-        qp_is_reliable(qp.type) &&
-        (last || ++req.packets_since_ack_req >= TransportEngine::kAckRequestInterval);
+    // AckReq (roce.rst, "ACK"): once per quarter window, on the packet that fills the
+    // window, and on the last packet of a message nothing is queued behind (the
+    // requester looked ahead): the end of a burst, after which it waits for the ACK.
+    const bool burst_ends = last && &op == &req.ops.back();
+    const bool window_fills = roce::psn_from_una(req.una_psn, roce::psn_add(psn, 1)) >=
+                              static_cast<int32_t>(TransportEngine::kSendWindow);
+    packet.bth.ack_request = qp_is_reliable(qp.type) &&
+                             (++req.packets_since_ack_req >= TransportEngine::kAckRequestInterval ||
+                              burst_ends || window_fills);
     if (!op.inline_data.empty()) {
       payload = std::span<const uint8_t>(op.inline_data).subspan(offset, length);
     } else {
@@ -331,7 +348,7 @@ void Requester::send_rc_packet(uint32_t qpn, QueuePair& qp, SendOp& op, uint32_t
     return;
   }
   if (req.ack_deadline == 0)
-    engine_.completer_.restart_ack_timer(qp);
+    engine_.completer_.restart_ack_timer(qpn, qp);
 }
 
 // The address of a UD send: the WQE's own vector (kernel QPs, checked by fetch_send_wqe) or
@@ -426,15 +443,13 @@ void Requester::fail_started(uint32_t qpn, QueuePair& qp, const SendOp& op, uint
   RequesterState& req = qp.transport.req;
   // In order: the WQEs before it are flushed, this one carries the error.
   while (!req.ops.empty() && &req.ops.front() != &op) {
-    const SendOp earlier = std::move(req.ops.front());
-    req.ops.pop_front();
+    const SendOp earlier = pop_op(req);
     qp.sq.consumer = earlier.wqe_index + earlier.blocks;
     complete_send(qpn, qp, earlier, ORNIC_CQE_WR_FLUSH_ERR, ORNIC_VERR_NONE);
   }
   if (req.ops.empty())
     return;
-  SendOp failed = std::move(req.ops.front());
-  req.ops.pop_front();
+  SendOp failed = pop_op(req);
   fail_send(qpn, qp, failed, status, vendor_err);
 }
 
@@ -446,8 +461,7 @@ void Requester::retire(uint32_t qpn, QueuePair& qp) {
                                        : roce::psn_from_una(req.una_psn, end_psn(op)) <= 0;
     if (!done)
       break;
-    SendOp finished = std::move(req.ops.front());
-    req.ops.pop_front();
+    SendOp finished = pop_op(req);
     qp.sq.consumer = finished.wqe_index + finished.blocks;
     ++qp.counters.send_wqes;
     qp.counters.send_bytes += finished.length;

@@ -39,9 +39,11 @@ public:
   void requester_fault(uint32_t qpn, QueuePair& qp, const OdpFault& fault);
 
 private:
+  // An RTS QP with a WQE not yet started and room in its send window.
+  bool may_start(const QueuePair& qp) const;
   bool start_wqe(uint32_t qpn, QueuePair& qp);
   bool run_local_op(uint32_t qpn, QueuePair& qp, SendOp& op);
-  bool uc_may_send(QueuePair& qp);
+  bool uc_may_send(uint32_t qpn, QueuePair& qp);
   void send_rc_packet(uint32_t qpn, QueuePair& qp, SendOp& op, uint32_t psn);
   std::optional<ornic_wqe_av> ud_address(const QueuePair& qp, const SendOp& op) const;
   void send_ud(uint32_t qpn, QueuePair& qp, SendOp& op);

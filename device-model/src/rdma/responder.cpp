@@ -177,12 +177,10 @@ void Responder::on_rc_request(uint32_t qpn, QueuePair& qp, const roce::ParsedPac
                                              : execute_send(qpn, qp, packet, target);
   if (!done)
     return;
-  if (packet.description.bth.ack_request) {
-    acknowledge(qpn, qp);
-  } else {
-    resp.ack_pending = true;
-    schedule_ack(qpn);
-  }
+  // AckReq or not, one ACK per receive batch (roce.rst, "ACK"): the batch a port delivers
+  // ends before the ACK for everything in it goes out.
+  resp.ack_pending = true;
+  schedule_ack(qpn);
 }
 
 void Responder::on_duplicate(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet) {

@@ -1,6 +1,6 @@
 // The responder's coalesced ACKs (roce.rst, "Reliability (RC)"): a burst of requests
 // delivered by one handler is acknowledged once, after the handler returns, by the ACK for
-// everything executed so far.
+// everything executed so far, whether or not its packets asked for one (AckReq).
 #include "rdma/responder.hpp"
 #include "rdma/transport_engine.hpp"
 

@@ -26,6 +26,7 @@ void TransportEngine::reset() {
   lifetime_.invalidate();
   timer_.disarm();
   armed_deadline_ = 0;
+  timers_ = {};
   ready_.clear();
   responder_.reset();
   loopback_.clear();
@@ -115,14 +116,44 @@ void TransportEngine::run_scheduled() {
   update_timer();
 }
 
-void TransportEngine::update_timer() {
+namespace {
+
+int64_t earliest_deadline(const RequesterState& req) {
   int64_t earliest = 0;
-  for (auto& [qpn, qp] : core_.resources.qps) {
-    const RequesterState& req = qp.transport.req;
-    for (int64_t deadline : {req.ack_deadline, req.rnr_until, req.pace_until})
-      if (deadline != 0 && (earliest == 0 || deadline < earliest))
-        earliest = deadline;
+  for (int64_t deadline : {req.ack_deadline, req.rnr_until, req.pace_until})
+    if (deadline != 0 && (earliest == 0 || deadline < earliest))
+      earliest = deadline;
+  return earliest;
+}
+
+} // namespace
+
+void TransportEngine::watch(uint32_t qpn, QueuePair& qp) {
+  const int64_t due = earliest_deadline(qp.transport.req);
+  int64_t& queued = qp.transport.timer_queued;
+  // An entry that comes no later is there already: it re-queues the QP when it is reached.
+  if (due == 0 || (queued != 0 && queued <= due))
+    return;
+  queued = due;
+  timers_.push(TimerEntry{due, qpn});
+}
+
+void TransportEngine::update_timer() {
+  // Until the top entry is exactly its QP's earliest deadline: the device timer then fires
+  // for the earliest deadline of all (every other entry is at or before its QP's own).
+  while (!timers_.empty()) {
+    const TimerEntry top = timers_.top();
+    QueuePair* qp = core_.resources.qps.find(top.qpn);
+    if (qp != nullptr && qp->transport.timer_queued == top.deadline &&
+        earliest_deadline(qp->transport.req) == top.deadline)
+      break;
+    timers_.pop();
+    if (qp != nullptr && qp->transport.timer_queued == top.deadline) {
+      qp->transport.timer_queued = 0;
+      watch(top.qpn, *qp); // moved later (or gone: nothing)
+    }
   }
+  const int64_t earliest = timers_.empty() ? 0 : timers_.top().deadline;
   if (earliest == armed_deadline_)
     return;
   armed_deadline_ = earliest;
@@ -141,26 +172,32 @@ void TransportEngine::on_timer() {
   if (core_.fatal())
     return; // no retransmission, no RNR retry: the timer stays off
   const int64_t now = timer_.now_ns();
-  std::vector<uint32_t> qpns;
-  for (auto& [qpn, qp] : core_.resources.qps)
-    qpns.push_back(qpn);
-  for (uint32_t qpn : qpns) {
-    QueuePair* qp = core_.resources.qps.find(qpn);
-    if (qp == nullptr)
-      continue;
-    RequesterState& req = qp->transport.req;
-    if (req.rnr_until != 0 && now >= req.rnr_until) {
-      req.rnr_until = 0;
-      schedule(qpn);
-    }
-    if (req.pace_until != 0 && now >= req.pace_until) {
-      req.pace_until = 0;
-      schedule(qpn);
-    }
-    if (req.ack_deadline != 0 && now >= req.ack_deadline)
-      completer_.on_ack_timeout(qpn, *qp, now);
+  while (!timers_.empty() && timers_.top().deadline <= now) {
+    const TimerEntry due = timers_.top();
+    timers_.pop();
+    QueuePair* qp = core_.resources.qps.find(due.qpn);
+    if (qp == nullptr || qp->transport.timer_queued != due.deadline)
+      continue; // stale
+    qp->transport.timer_queued = 0;
+    fire_due(due.qpn, *qp, now);
+    if ((qp = core_.resources.qps.find(due.qpn)) != nullptr)
+      watch(due.qpn, *qp); // its next deadline, if any
   }
   update_timer();
+}
+
+void TransportEngine::fire_due(uint32_t qpn, QueuePair& qp, int64_t now) {
+  RequesterState& req = qp.transport.req;
+  if (req.rnr_until != 0 && now >= req.rnr_until) {
+    req.rnr_until = 0;
+    schedule(qpn);
+  }
+  if (req.pace_until != 0 && now >= req.pace_until) {
+    req.pace_until = 0;
+    schedule(qpn);
+  }
+  if (req.ack_deadline != 0 && now >= req.ack_deadline)
+    completer_.on_ack_timeout(qpn, qp, now);
 }
 
 bool TransportEngine::transmit_backlogged() const {

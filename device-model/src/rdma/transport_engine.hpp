@@ -10,6 +10,8 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
+#include <queue>
 #include <set>
 #include <span>
 #include <vector>
@@ -30,11 +32,13 @@ class Port;
 
 class TransportEngine final : public TransportHooks {
 public:
-  // Packets one QP may have sent and not had acknowledged: keeps one QP from flooding the
-  // link and bounds what a loss costs to resend.
-  static constexpr uint32_t kSendWindow = 64;
-  // The requester asks for an ACK at least this often within a long message.
-  static constexpr uint32_t kAckRequestInterval = 16;
+  // PSNs one QP may have sent and not had acknowledged (roce.rst, "Send window"): enough
+  // for a stream of small messages to go on while ACKs are on their way, and a bound on
+  // what one QP puts on the link and what a loss costs to resend.
+  static constexpr uint32_t kSendWindow = 1024;
+  // The requester sets AckReq at least once per quarter window, so the window reopens a
+  // quarter at a time while the rest is in flight.
+  static constexpr uint32_t kAckRequestInterval = kSendWindow / 4;
   // Packets the whole engine sends per EventLoop turn before yielding.
   static constexpr unsigned kPacketsPerTurn = 64;
   // UC has no window: a UC QP sends while the port holds fewer frames than this waiting for
@@ -74,8 +78,13 @@ private:
   // Scheduling (transport_engine.cpp): a QP with work gets a turn.
   void schedule(uint32_t qpn);
   void run_scheduled();
+  // The transport timer: the QPs' deadlines (ACK timeout, RNR wait, pacing) wait in a
+  // min-heap, so a frame or turn costs O(log QPs), not a look at every QP. Whoever sets a
+  // deadline calls watch(); update_timer() arms the device timer for the earliest one.
+  void watch(uint32_t qpn, QueuePair& qp);
   void update_timer();
   void on_timer();
+  void fire_due(uint32_t qpn, QueuePair& qp, int64_t now);
   // Dispatch. `from_wire`: received from the port, not looped back by this NIC.
   void process_frame(std::span<const uint8_t> frame, bool from_wire);
   // roce.rst, "Connected peer": an RC/UC packet from the QP's own peer, not to a group MAC.
@@ -103,6 +112,16 @@ private:
   Completer completer_;
 
   std::set<uint32_t> ready_; // QPs with work to send
+  // An entry per QP with a deadline: the earliest one when it was queued (the QP's
+  // QpTransport::timer_queued). A deadline that moved later leaves its entry, which is
+  // re-queued at the real deadline when it comes to the top; one of a QP gone, reset or
+  // queued again since is dropped there.
+  struct TimerEntry {
+    int64_t deadline;
+    uint32_t qpn;
+    bool operator>(const TimerEntry& other) const { return deadline > other.deadline; }
+  };
+  std::priority_queue<TimerEntry, std::vector<TimerEntry>, std::greater<>> timers_;
   bool run_posted_ = false;
   std::deque<std::vector<uint8_t>> loopback_;
   uint64_t loopback_dropped_ = 0;

@@ -6,10 +6,25 @@
 
 namespace ornic::test {
 
+namespace {
+
+std::unique_ptr<MemfdRam> make_ram(GuestRam ram) {
+  if (ram == GuestRam::fake)
+    return nullptr;
+  return std::make_unique<MemfdRam>(DriverHarness::kMemoryBase, DriverHarness::kMemorySize);
+}
+
+} // namespace
+
 DriverHarness::DriverHarness(Port* wire, TransportTimer* timer, const MacAddress& mac,
-                             const FaultInjection& faults)
-    : device(loop, NicConfig{mac, wire != nullptr ? wire : &port, timer, faults}) {
-  device.attach(memory, irqs);
+                             const FaultInjection& faults, GuestRam ram)
+    : memfd_ram(make_ram(ram)), memory(memfd_ram ? FakeGuestMemory(kMemoryBase, memfd_ram->bytes())
+                                                 : FakeGuestMemory(kMemoryBase, kMemorySize)),
+      device(loop, NicConfig{mac, wire != nullptr ? wire : &port, timer, faults}) {
+  if (memfd_ram)
+    device.attach(memfd_ram->dma(), irqs);
+  else
+    device.attach(memory, irqs);
 }
 
 uint64_t DriverHarness::alloc(size_t size, size_t align) {
@@ -136,20 +151,20 @@ uint32_t DriverHarness::alloc_pd() {
 }
 
 uint32_t DriverHarness::create_qp(uint32_t pd, uint32_t cqn, ornic_qp_type type, uint32_t db_page,
-                                  uint64_t* sq, uint64_t* rq) {
+                                  uint64_t* sq, uint64_t* rq, unsigned log_depth) {
   ornic_admin_create_qp command{};
   command.hdr.opcode = ORNIC_ADMIN_CREATE_QP;
   const size_t record = (qp_flags & ORNIC_QP_FLAG_DB_RECORD) ? sizeof(ornic_db_record) : 0;
-  command.sq_mem = contiguous_ring((size_t{ORNIC_WQE_BLOCK_SIZE} << 6) + record);
-  command.rq_mem = contiguous_ring((size_t{ORNIC_WQE_BLOCK_SIZE} << 6) + record);
+  command.sq_mem = contiguous_ring((size_t{ORNIC_WQE_BLOCK_SIZE} << log_depth) + record);
+  command.rq_mem = contiguous_ring((size_t{ORNIC_WQE_BLOCK_SIZE} << log_depth) + record);
   command.flags = qp_flags;
   command.pd = to_le(pd);
   command.send_cqn = to_le(cqn);
   command.recv_cqn = to_le(cqn);
   command.db_page = to_le(static_cast<uint16_t>(db_page));
   command.qp_type = static_cast<uint8_t>(type);
-  command.sq_log_depth = 6;
-  command.rq_log_depth = 6;
+  command.sq_log_depth = static_cast<uint8_t>(log_depth);
+  command.rq_log_depth = static_cast<uint8_t>(log_depth);
   if (sq)
     *sq = le(command.sq_mem.addr);
   if (rq)

@@ -20,8 +20,8 @@ inline constexpr MacAddress kMacA = {0x02, 0, 0, 0, 0, 0x0a};
 inline constexpr MacAddress kMacB = {0x02, 0, 0, 0, 0, 0x0b};
 
 struct Node {
-  Node(Port* port, TransportTimer* timer, const MacAddress& node_mac)
-      : h(port, timer, node_mac), mac(node_mac) {}
+  Node(Port* port, TransportTimer* timer, const MacAddress& node_mac, GuestRam ram = GuestRam::fake)
+      : h(port, timer, node_mac, {}, ram), mac(node_mac) {}
   DriverHarness h;
   MacAddress mac;
   uint32_t eqn = 0, cqn = 0, pd = 0;
@@ -44,7 +44,8 @@ struct Qp {
   uint32_t db_page = ORNIC_DB_PAGE_KERNEL;
   uint64_t sq = 0, rq = 0;
   uint32_t sq_prod = 0, rq_prod = 0;
-  static constexpr uint32_t kDepth = 64; // blocks
+  static constexpr uint32_t kDepth = 64; // blocks, unless create_qp was given another depth
+  uint32_t depth = kDepth;
   // Created with ORNIC_QP_FLAG_DB_RECORD: posts write the records and ring only on kick.
   bool records = false;
   uint32_t doorbells_rung = 0, doorbells_saved = 0;
@@ -88,13 +89,19 @@ inline ornic_send_wqe send_wqe(uint8_t opcode, uint64_t wr_id,
 
 class RdmaPair {
 public:
+  struct Options {
+    bool ipv6 = false;
+    GuestRam ram = GuestRam::fake;
+    unsigned cq_log_depth = 8;
+  };
   explicit RdmaPair(bool ipv6 = false);
+  explicit RdmaPair(const Options& options);
   // On ports of the test's own (e.g. a real AF_UNIX link) and the EventLoop's real clock;
   // `poll_ports` runs whatever drives those ports and says whether anything happened.
   RdmaPair(Port& port_a, Port& port_b, std::function<bool()> poll_ports);
 
   Qp create_qp(Node& node, ornic_qp_type type = ORNIC_QPT_RC,
-               uint32_t db_page = ORNIC_DB_PAGE_KERNEL);
+               uint32_t db_page = ORNIC_DB_PAGE_KERNEL, unsigned log_depth = 6);
   // A doorbell page of the kind user space gets (ALLOC_DB_PAGE).
   uint32_t alloc_db_page(Node& node);
   // RESET -> INIT -> RTR -> RTS towards `peer` on `peer_node`.
@@ -129,7 +136,7 @@ public:
   std::function<bool()> poll_ports;
 
 private:
-  void setup(Node& node, uint8_t last_octet);
+  void setup(Node& node, uint8_t last_octet, unsigned cq_log_depth = 8);
 };
 
 } // namespace ornic::test

@@ -42,9 +42,9 @@ void Qp::write_send(ornic_send_wqe wqe, const ornic_wqe_av* av, uint32_t data_bl
   wqe.num_blocks = static_cast<uint8_t>(header_blocks + data_blocks);
   if (av != nullptr) {
     wqe.flags |= ORNIC_WQE_FLAG_AV;
-    h.write(sq + uint64_t{(sq_prod + 1) % kDepth} * 64, *av);
+    h.write(sq + uint64_t{(sq_prod + 1) % depth} * 64, *av);
   }
-  h.write(sq + uint64_t{sq_prod % kDepth} * 64, wqe);
+  h.write(sq + uint64_t{sq_prod % depth} * 64, wqe);
   fill(sq_prod + header_blocks);
   sq_prod += header_blocks + data_blocks;
   if (ring_doorbell && record_says_ring(sq))
@@ -56,7 +56,7 @@ void Qp::write_send(ornic_send_wqe wqe, const ornic_wqe_av* av, uint32_t data_bl
 bool Qp::record_says_ring(uint64_t ring) {
   if (!records)
     return true;
-  const uint64_t record = ring + uint64_t{kDepth} * ORNIC_WQE_BLOCK_SIZE;
+  const uint64_t record = ring + uint64_t{depth} * ORNIC_WQE_BLOCK_SIZE;
   DriverHarness& h = node->h;
   auto r = h.read<ornic_db_record>(record);
   r.producer = to_le(ring == sq ? sq_prod : rq_prod);
@@ -68,16 +68,18 @@ bool Qp::record_says_ring(uint64_t ring) {
 
 namespace {
 
-void write_sges(DriverHarness& h, uint64_t sq, uint32_t first, const std::vector<ornic_sge>& sges) {
+void write_sges(DriverHarness& h, uint64_t sq, uint32_t depth, uint32_t first,
+                const std::vector<ornic_sge>& sges) {
   for (size_t i = 0; i < sges.size(); ++i) {
-    const uint32_t block = (first + static_cast<uint32_t>(i / 4)) % Qp::kDepth;
+    const uint32_t block = (first + static_cast<uint32_t>(i / 4)) % depth;
     h.write(sq + uint64_t{block} * 64 + (i % 4) * 16, sges[i]);
   }
 }
 
-void write_inline(DriverHarness& h, uint64_t sq, uint32_t first, const std::vector<uint8_t>& data) {
+void write_inline(DriverHarness& h, uint64_t sq, uint32_t depth, uint32_t first,
+                  const std::vector<uint8_t>& data) {
   for (size_t i = 0; i < data.size(); ++i) {
-    const uint32_t block = (first + static_cast<uint32_t>(i / 64)) % Qp::kDepth;
+    const uint32_t block = (first + static_cast<uint32_t>(i / 64)) % depth;
     *h.memory.at(sq + uint64_t{block} * 64 + i % 64) = std::byte{data[i]};
   }
 }
@@ -98,33 +100,33 @@ ornic_send_wqe with_inline(ornic_send_wqe wqe, const std::vector<uint8_t>& data)
 void Qp::post_send(ornic_send_wqe wqe, const std::vector<ornic_sge>& sges, bool ring_doorbell) {
   write_send(
       with_sges(wqe, sges), nullptr, static_cast<uint32_t>((sges.size() + 3) / 4),
-      [&](uint32_t first) { write_sges(node->h, sq, first, sges); }, ring_doorbell);
+      [&](uint32_t first) { write_sges(node->h, sq, depth, first, sges); }, ring_doorbell);
 }
 
 void Qp::post_send_inline(ornic_send_wqe wqe, const std::vector<uint8_t>& data) {
   write_send(
       with_inline(wqe, data), nullptr, static_cast<uint32_t>((data.size() + 63) / 64),
-      [&](uint32_t first) { write_inline(node->h, sq, first, data); }, true);
+      [&](uint32_t first) { write_inline(node->h, sq, depth, first, data); }, true);
 }
 
 void Qp::post_send_av(ornic_send_wqe wqe, const ornic_wqe_av& av,
                       const std::vector<ornic_sge>& sges) {
   write_send(
       with_sges(wqe, sges), &av, static_cast<uint32_t>((sges.size() + 3) / 4),
-      [&](uint32_t first) { write_sges(node->h, sq, first, sges); }, true);
+      [&](uint32_t first) { write_sges(node->h, sq, depth, first, sges); }, true);
 }
 
 void Qp::post_send_av_inline(ornic_send_wqe wqe, const ornic_wqe_av& av,
                              const std::vector<uint8_t>& data) {
   write_send(
       with_inline(wqe, data), &av, static_cast<uint32_t>((data.size() + 63) / 64),
-      [&](uint32_t first) { write_inline(node->h, sq, first, data); }, true);
+      [&](uint32_t first) { write_inline(node->h, sq, depth, first, data); }, true);
 }
 
 void Qp::post_reg_mr(ornic_send_wqe wqe, const ornic_wqe_reg_mr_ext& ext, bool ring_doorbell) {
   write_send(
       wqe, nullptr, 1,
-      [&](uint32_t first) { node->h.write(sq + uint64_t{first % kDepth} * 64, ext); },
+      [&](uint32_t first) { node->h.write(sq + uint64_t{first % depth} * 64, ext); },
       ring_doorbell);
 }
 
@@ -138,9 +140,9 @@ void Qp::post_recv(uint64_t wr_id, const std::vector<ornic_sge>& sges) {
   w.num_sge = static_cast<uint8_t>(sges.size());
   for (size_t i = 0; i < sges.size() && i < 3; ++i)
     w.sge[i] = sges[i];
-  h.write(rq + uint64_t{rq_prod % kDepth} * 64, w);
+  h.write(rq + uint64_t{rq_prod % depth} * 64, w);
   for (size_t i = 3; i < sges.size(); ++i) {
-    const uint32_t block = (rq_prod + 1 + static_cast<uint32_t>((i - 3) / 4)) % kDepth;
+    const uint32_t block = (rq_prod + 1 + static_cast<uint32_t>((i - 3) / 4)) % depth;
     h.write(rq + uint64_t{block} * 64 + ((i - 3) % 4) * 16, sges[i]);
   }
   rq_prod += blocks;
@@ -172,10 +174,13 @@ ornic_qp_attr Qp::attr() {
   return h.read<ornic_qp_attr>(buffer);
 }
 
-RdmaPair::RdmaPair(bool use_ipv6)
-    : a(&wire.end(0), &timer_a, kMacA), b(&wire.end(1), &timer_b, kMacB), ipv6(use_ipv6) {
-  setup(a, 1);
-  setup(b, 2);
+RdmaPair::RdmaPair(bool use_ipv6) : RdmaPair(Options{.ipv6 = use_ipv6}) {}
+
+RdmaPair::RdmaPair(const Options& options)
+    : a(&wire.end(0), &timer_a, kMacA, options.ram), b(&wire.end(1), &timer_b, kMacB, options.ram),
+      ipv6(options.ipv6) {
+  setup(a, 1, options.cq_log_depth);
+  setup(b, 2, options.cq_log_depth);
 }
 
 RdmaPair::RdmaPair(Port& port_a, Port& port_b, std::function<bool()> poll)
@@ -185,10 +190,11 @@ RdmaPair::RdmaPair(Port& port_a, Port& port_b, std::function<bool()> poll)
   setup(b, 2);
 }
 
-void RdmaPair::setup(Node& node, uint8_t last_octet) {
+void RdmaPair::setup(Node& node, uint8_t last_octet, unsigned cq_log_depth) {
   ASSERT_TRUE(node.h.bring_up(16, 64));
   node.eqn = node.h.create_eq(6, 1);
-  node.cqn = node.h.create_cq(node.eqn, 8, 0, &node.cq_ring);
+  node.cqn = node.h.create_cq(node.eqn, cq_log_depth, 0, &node.cq_ring);
+  node.cq_depth = uint32_t{1} << cq_log_depth;
   node.pd = node.h.alloc_pd();
   if (ipv6) {
     node.gid = {0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, last_octet};
@@ -202,11 +208,12 @@ void RdmaPair::setup(Node& node, uint8_t last_octet) {
   node.key = node.reg_mr(node.buffer, Node::kBufferBytes, ORNIC_ACCESS_ALL);
 }
 
-Qp RdmaPair::create_qp(Node& node, ornic_qp_type type, uint32_t db_page) {
+Qp RdmaPair::create_qp(Node& node, ornic_qp_type type, uint32_t db_page, unsigned log_depth) {
   Qp qp;
   qp.node = &node;
   qp.db_page = db_page;
-  qp.qpn = node.h.create_qp(node.pd, node.cqn, type, db_page, &qp.sq, &qp.rq);
+  qp.depth = uint32_t{1} << log_depth;
+  qp.qpn = node.h.create_qp(node.pd, node.cqn, type, db_page, &qp.sq, &qp.rq, log_depth);
   qp.records = (node.h.qp_flags & ORNIC_QP_FLAG_DB_RECORD) != 0;
   return qp;
 }

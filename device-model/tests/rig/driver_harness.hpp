@@ -4,18 +4,24 @@
 #pragma once
 
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <vector>
 
 #include "common/event_loop.hpp"
 #include "dma/fake_guest_memory.hpp"
 #include "fake_port.hpp"
+#include "memfd_ram.hpp"
 #include "nic/nic_device.hpp"
 #include "pci/recording_interrupt_sink.hpp"
 
 namespace ornic::test {
 
 inline constexpr MacAddress kTestMac = {0x02, 0x00, 0x00, 0x00, 0x00, 0x01};
+
+// What the device's DMA goes through: FakeGuestMemory itself (fault injection, counts), or
+// a memfd behind a real DMA map (MemfdRam), as QEMU's guest RAM is.
+enum class GuestRam : uint8_t { fake, memfd };
 
 class DriverHarness {
 public:
@@ -24,7 +30,8 @@ public:
 
   // With a port (and clock) of the test's own instead of the built-in FakePort.
   explicit DriverHarness(Port* wire = nullptr, TransportTimer* timer = nullptr,
-                         const MacAddress& mac = kTestMac, const FaultInjection& faults = {});
+                         const MacAddress& mac = kTestMac, const FaultInjection& faults = {},
+                         GuestRam ram = GuestRam::fake);
 
   // Registers.
   uint32_t reg(uint32_t offset) { return static_cast<uint32_t>(device.bar_read(0, offset, 4)); }
@@ -76,7 +83,8 @@ public:
                      uint64_t* ring = nullptr);
   uint32_t alloc_pd();
   uint32_t create_qp(uint32_t pd, uint32_t cqn, ornic_qp_type type = ORNIC_QPT_RC,
-                     uint32_t db_page = 0, uint64_t* sq = nullptr, uint64_t* rq = nullptr);
+                     uint32_t db_page = 0, uint64_t* sq = nullptr, uint64_t* rq = nullptr,
+                     unsigned log_depth = 6);
   // ORNIC_QP_FLAG_DB_RECORD here makes create_qp's rings one block longer, for the record.
   uint8_t qp_flags = 0;
   ornic_admin_cqe modify_qp(uint32_t qpn, const ornic_qp_attr& attr, uint32_t mask);
@@ -85,7 +93,9 @@ public:
   ornic_device_counters query_counters();
 
   EventLoop loop;
-  FakeGuestMemory memory{kMemoryBase, kMemorySize};
+  std::unique_ptr<MemfdRam> memfd_ram; // GuestRam::memfd only
+  // The test's view of guest memory (over memfd_ram's file with GuestRam::memfd).
+  FakeGuestMemory memory;
   RecordingInterruptSink irqs;
   FakePort port;
   NicDevice device;
