@@ -120,9 +120,10 @@ void Server::drop_client(const char* why) {
   spdlog::info("vfio-user: {}: dropped {} DMA maps, device reset, waiting for a client", why, maps);
   const SessionStats& st = session_->stats();
   spdlog::info("vfio-user: the session had {} requests, {} error replies, {} silent errors, "
-               "{} posted writes, {} DMA maps, {} unmaps, {} resets",
+               "{} posted writes, {} DMA maps ({} without an fd, not DMA-able), {} unmaps, "
+               "{} resets",
                st.requests, st.error_replies, st.silent_errors, st.posted_writes, st.dma_maps,
-               st.dma_unmaps, st.resets);
+               st.fdless_dma_maps, st.dma_unmaps, st.resets);
 }
 
 } // namespace ornic::vfio_user

@@ -190,14 +190,20 @@ Session::Outcome Session::on_dma_map(Frame& frame) {
   if ((flags & ~(kDmaMapFlagRead | kDmaMapFlagWrite)) != 0)
     return fail(EINVAL);
   if (frame.fds.empty()) {
-    // QEMU also offers fd-less ROM areas (BIOS, option ROMs); refusing those is harmless,
-    // refusing guest RAM means the VM was started without shareable fd-backed memory.
-    fdless_map_log_.error("vfio-user: DMA_MAP [{:#x}, +{:#x}) without a file descriptor "
-                          "refused: the device can only DMA to fd-backed shared memory (QEMU: "
-                          "-object memory-backend-memfd,id=mem,share=on,size=... -machine "
-                          "memory-backend=mem); harmless for ROM areas",
-                          iova, size);
-    return fail(ENOTSUP);
+    // QEMU offers fd-less ROM areas (BIOS, option ROMs) with every boot. The map is
+    // acknowledged but not entered: the device cannot reach such memory, so DMA there
+    // fails as DMA to any unmapped address does. Not an error reply: QEMU 11.1 sends
+    // these maps asynchronously and aborts (error_setv assertion in vfio_user_wait_reqs)
+    // when it finds two failed ones pending at once, which a device reset or a server
+    // dying can make happen. Guest RAM without an fd means the VM was started without
+    // shareable fd-backed memory: the log says how to fix that.
+    fdless_map_log_.warn("vfio-user: DMA_MAP [{:#x}, +{:#x}) without a file descriptor "
+                         "acknowledged but not DMA-able: the device reaches only fd-backed "
+                         "shared memory (QEMU: -object memory-backend-memfd,id=mem,share=on,"
+                         "size=... -machine memory-backend=mem); harmless for ROM areas",
+                         iova, size);
+    ++stats_.fdless_dma_maps;
+    return {};
   }
   if (frame.fds.size() != 1)
     return fail(EINVAL);

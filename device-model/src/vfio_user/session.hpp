@@ -29,6 +29,7 @@ struct SessionStats {
   uint64_t silent_errors = 0; // bad NO_REPLY messages: nobody to tell
   uint64_t posted_writes = 0; // REGION_WRITE with NO_REPLY, and each WRITE_MULTI entry
   uint64_t dma_maps = 0;
+  uint64_t fdless_dma_maps = 0; // acknowledged, not DMA-able (firmware ROM areas)
   uint64_t dma_unmaps = 0;
   uint64_t resets = 0;
 };
