@@ -42,24 +42,6 @@ UniqueFd open_seqpacket_socket() {
   return fd;
 }
 
-// Replace a socket file left by a dead process, never a live one or a regular file.
-void remove_stale_socket_file(const std::string& path, const UnixAddress& address) {
-  struct stat st;
-  if (::lstat(path.c_str(), &st) != 0) {
-    if (errno == ENOENT)
-      return;
-    throw_errno(errno, "port local path '" + path + "'");
-  }
-  if (!S_ISSOCK(st.st_mode))
-    throw std::runtime_error("port local path '" + path +
-                             "' exists and is not a socket; refusing to replace it");
-  UniqueFd probe = open_seqpacket_socket();
-  if (::connect(probe.get(), address.get(), address.length) == 0 || errno != ECONNREFUSED)
-    throw std::runtime_error("port local path '" + path + "' is in use by a running process");
-  if (::unlink(path.c_str()) != 0 && errno != ENOENT)
-    throw_errno(errno, "removing stale socket '" + path + "'");
-}
-
 UniqueFd make_eventfd() {
   UniqueFd fd(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC));
   if (!fd)
@@ -95,7 +77,7 @@ ShmPort::ShmPort(EventLoop& loop, std::string local_path, std::string peer_path)
     throw std::invalid_argument("port local and peer path are both '" + local_path_ + "'");
 
   if (!dialer_) {
-    remove_stale_socket_file(local_path_, local_address);
+    remove_stale_socket_file(local_path_, local_address, SOCK_SEQPACKET);
     UniqueFd socket = open_seqpacket_socket();
     if (::bind(socket.get(), local_address.get(), local_address.length) != 0)
       throw_errno(errno, "binding port socket to '" + local_path_ + "'");

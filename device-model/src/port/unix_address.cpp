@@ -1,9 +1,16 @@
 #include "port/unix_address.hpp"
 
+#include <cerrno>
 #include <cstddef>
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <system_error>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/unique_fd.hpp"
 
 namespace ornic {
 
@@ -24,6 +31,30 @@ UnixAddress make_unix_address(std::string_view path, std::string_view what) {
   std::memcpy(result.address.sun_path, path.data(), path.size());
   result.length = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + path.size() + 1);
   return result;
+}
+
+void remove_stale_socket_file(const std::string& path, const UnixAddress& address,
+                              int socket_type) {
+  const auto fail = [&path](const std::string& what) {
+    throw std::system_error(errno, std::generic_category(), what + " '" + path + "'");
+  };
+  struct stat st;
+  if (::lstat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT)
+      return;
+    fail("port local path");
+  }
+  if (!S_ISSOCK(st.st_mode))
+    throw std::runtime_error("port local path '" + path +
+                             "' exists and is not a socket; refusing to replace it");
+  UniqueFd probe(::socket(AF_UNIX, socket_type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+  if (!probe)
+    fail("probing socket for");
+  if (::connect(probe.get(), address.get(), address.length) == 0 || errno != ECONNREFUSED)
+    throw std::runtime_error("port local path '" + path +
+                             "' is in use by a running process (another model or QEMU?)");
+  if (::unlink(path.c_str()) != 0 && errno != ENOENT)
+    fail("removing stale socket");
 }
 
 } // namespace ornic

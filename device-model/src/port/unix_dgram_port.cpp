@@ -22,26 +22,6 @@ UniqueFd open_datagram_socket() {
   return fd;
 }
 
-// A socket file outlives the process that bound it. Replace it only when nobody is bound
-// to it any more (connect says ECONNREFUSED); never touch a live socket or a regular file.
-void remove_stale_socket_file(const std::string& path, const UnixAddress& address) {
-  struct stat st;
-  if (::lstat(path.c_str(), &st) != 0) {
-    if (errno == ENOENT)
-      return;
-    throw_errno(errno, "port local path '" + path + "'");
-  }
-  if (!S_ISSOCK(st.st_mode))
-    throw std::runtime_error("port local path '" + path +
-                             "' exists and is not a socket; refusing to replace it");
-  UniqueFd probe = open_datagram_socket();
-  if (::connect(probe.get(), address.get(), address.length) == 0 || errno != ECONNREFUSED)
-    throw std::runtime_error("port local path '" + path +
-                             "' is in use by a running process (another model or QEMU?)");
-  if (::unlink(path.c_str()) != 0 && errno != ENOENT)
-    throw_errno(errno, "removing stale socket '" + path + "'");
-}
-
 } // namespace
 
 UnixDgramPort::UnixDgramPort(EventLoop& loop, std::string local_path, std::string peer_path,
@@ -53,7 +33,7 @@ UnixDgramPort::UnixDgramPort(EventLoop& loop, std::string local_path, std::strin
   if (local_path_ == peer_path_)
     throw std::invalid_argument("port local and peer path are both '" + local_path_ + "'");
 
-  remove_stale_socket_file(local_path_, local_address);
+  remove_stale_socket_file(local_path_, local_address, SOCK_DGRAM);
   UniqueFd socket = open_datagram_socket();
   if (::bind(socket.get(), local_address.get(), local_address.length) != 0)
     throw_errno(errno, "binding port socket to '" + local_path_ + "'");
