@@ -50,3 +50,15 @@ have_devs() {
 have_ibdevs() {
 	[ "$(ornic_ibdevs | wc -l)" = "$1" ]
 }
+
+# port_active IBDEV: port 1 is ACTIVE (for wait_for).  Not piped into grep -q:
+# under pipefail rdma's SIGPIPE would turn a match into a failure.
+port_active() { [[ $(rdma link show "$1/1" 2>/dev/null) == *"state ACTIVE"* ]]; }
+
+# uverbs_of IBDEV: its /dev/infiniband/uverbsN.
+uverbs_of() {
+	local f
+	for f in /sys/class/infiniband/"$1"/device/infiniband_verbs/*; do
+		[ -e "$f" ] && echo "/dev/infiniband/${f##*/}"
+	done
+}

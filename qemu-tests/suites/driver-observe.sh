@@ -31,14 +31,6 @@ ip link set "$nd0" up
 ip netns exec peer ip addr add 10.1.0.2/24 dev "$nd1"
 ip netns exec peer ip link set "$nd1" up
 
-# shellcheck disable=SC2329 # called through wait_for
-port_active() { rdma link show "$1/1" 2>/dev/null | grep -q 'state ACTIVE'; }
-uverbs_of() { # uverbs_of IBDEV: its /dev/infiniband/uverbsN
-	local f
-	for f in /sys/class/infiniband/"$1"/device/infiniband_verbs/*; do
-		[ -e "$f" ] && echo "/dev/infiniband/${f##*/}"
-	done
-}
 if ! wait_for port_active "$ib0" || ! wait_gid "$ib0" 10.1.0.1; then
 	fail observe-setup "$ib0 not ACTIVE with a GID for 10.1.0.1: $(rdma link show 2>&1 | tr '\n' ' ')"
 	exit 1

@@ -27,16 +27,6 @@ nd0=${nds[0]} ib0=${ibs[0]}
 ip addr add 10.1.0.1/24 dev "$nd0"
 ip link set "$nd0" up
 
-# shellcheck disable=SC2329 # called through wait_for
-port_active() { rdma link show "$1/1" 2>/dev/null | grep -q 'state ACTIVE'; }
-
-uverbs_of() { # uverbs_of IBDEV: its /dev/infiniband/uverbsN
-	local f
-	for f in /sys/class/infiniband/"$1"/device/infiniband_verbs/*; do
-		[ -e "$f" ] && echo "/dev/infiniband/${f##*/}"
-	done
-}
-
 if ! wait_for port_active "$ib0" || ! wait_gid "$ib0" 10.1.0.1; then
 	fail verbs-setup "$ib0 not ACTIVE with a GID for 10.1.0.1: $(rdma link show 2>&1 | tr '\n' ' ')"
 	exit 1
