@@ -320,3 +320,25 @@ void pair_free(struct pair *p)
 	p->ca = p->cb = NULL;
 }
 
+long long hw_counter(const char *dev, const char *name)
+{
+	char path[256];
+	long long v = -1;
+	FILE *f;
+
+	/*
+	 * The RDMA core serves hw_counters from a snapshot up to 10 ms old
+	 * (rdma_hw_stats.lifespan): wait that out so the value is read after
+	 * what came before.
+	 */
+	usleep(30 * 1000);
+	snprintf(path, sizeof(path),
+		 "/sys/class/infiniband/%s/ports/1/hw_counters/%s", dev, name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%lld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}

@@ -70,4 +70,7 @@ void pair_free(struct pair *p);
 /* provider-data.c */
 void data_tests(struct side *a, struct side *b, const char *tag);
 
+/* DEV's port-1 device counter NAME (hw_counters), -1 where it has none. */
+long long hw_counter(const char *dev, const char *name);
+
 #endif /* PROVIDER_LIB_H */

@@ -27,26 +27,6 @@ struct bufs {
 	uint8_t *s, *d;
 };
 
-/* ornic's device counter @name (hw_counters), or -1 where there is none. */
-static long long hw_counter(const char *dev, const char *name)
-{
-	char path[256];
-	long long v = -1;
-	FILE *f;
-
-	/* hw_counters is a snapshot up to 10 ms old: wait that out. */
-	usleep(30 * 1000);
-	snprintf(path, sizeof(path),
-		 "/sys/class/infiniband/%s/ports/1/hw_counters/%s", dev, name);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (fscanf(f, "%lld", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
-}
-
 static int bufs_open(struct bufs *m, struct side *a, struct side *b)
 {
 	int acc = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;

@@ -71,31 +71,6 @@ static void skip(const char *name, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* A device's hw counter, or -1 when it has none of that name. */
-static long long hw_counter(const struct side *s, const char *name)
-{
-	char path[256];
-	long long v = -1;
-	FILE *f;
-
-	/*
-	 * The RDMA core serves hw_counters from a snapshot up to 10 ms old
-	 * (rdma_hw_stats.lifespan): wait that out so the value is read after
-	 * what came before.
-	 */
-	usleep(30 * 1000);
-	snprintf(path, sizeof(path),
-		 "/sys/class/infiniband/%s/ports/1/hw_counters/%s", s->name,
-		 name);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (fscanf(f, "%lld", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
-}
-
 /*
  * The next completion on @cq must be @wr_id with @op, SUCCESS, @qpn, and on
  * a receive @len bytes and IBV_WC_WITH_IMM as in @flags (byte_len and
@@ -504,8 +479,8 @@ out:
 static void test_drops(struct uc_pair *p)
 {
 	struct side *a = p->a, *b = p->b;
-	long long no_recv = hw_counter(b, "rx_uc_no_recv");
-	long long dropped = hw_counter(b, "rx_uc_dropped");
+	long long no_recv = hw_counter(b->name, "rx_uc_no_recv");
+	long long dropped = hw_counter(b->name, "rx_uc_dropped");
 	struct ibv_qp_attr attr;
 	struct ibv_qp_init_attr init;
 	struct ibv_wc wc;
@@ -526,7 +501,7 @@ static void test_drops(struct uc_pair *p)
 		      ibv_wc_status_str(wc.status));
 	} else if (send_check(p, "no-recv-then-send", 0x301, IBV_WR_SEND, 0,
 			      2500) == 0) {
-		long long now = hw_counter(b, "rx_uc_no_recv");
+		long long now = hw_counter(b->name, "rx_uc_no_recv");
 
 		char delta[48] = "";
 
@@ -551,7 +526,7 @@ static void test_drops(struct uc_pair *p)
 		/* reported */
 	} else if (send_check(p, "bad-rkey-then-send", 0x311, IBV_WR_SEND, 0,
 			      1500) == 0) {
-		long long now = hw_counter(b, "rx_uc_dropped");
+		long long now = hw_counter(b->name, "rx_uc_dropped");
 		char delta[48] = "";
 
 		if (dropped >= 0)
@@ -618,8 +593,8 @@ static void test_many(struct uc_pair *p)
 {
 	struct side *a = p->a, *b = p->b;
 	const uint32_t len = 2000, n = 100, ahead = 16, rslot = 2048;
-	long long no_recv = hw_counter(b, "rx_uc_no_recv");
-	long long dropped = hw_counter(b, "rx_uc_dropped");
+	long long no_recv = hw_counter(b->name, "rx_uc_no_recv");
+	long long dropped = hw_counter(b->name, "rx_uc_dropped");
 	uint32_t posted = 0, sent = 0, done = 0, errors = 0;
 	long long end = now_ms() + 60000;
 	uint8_t *expect = a->buf + 65536 - len, *got;
@@ -664,9 +639,9 @@ static void test_many(struct uc_pair *p)
 			      ibv_wc_status_str(wc.status), wc.byte_len,
 			      memcmp(expect, got, len) ? "DIFFERS" : "equal",
 			      no_recv < 0 ? 0 :
-					    hw_counter(b, "rx_uc_no_recv") - no_recv,
+					    hw_counter(b->name, "rx_uc_no_recv") - no_recv,
 			      dropped < 0 ? 0 :
-					    hw_counter(b, "rx_uc_dropped") - dropped);
+					    hw_counter(b->name, "rx_uc_dropped") - dropped);
 			return;
 		}
 		done++;
