@@ -33,4 +33,30 @@ run_vm() {
 	shift 3
 	"$(dirname "${BASH_SOURCE[0]}")/vm.sh" --name "$RUN_NAME/$name" --flavour "$flavour" --allow-splat "$@" || rc=$?
 	guest_results "$prefix$name" "$RUNS/$name" "$rc"
+	guest_times "$name" "$RUNS/$name"
+}
+
+# Where a guest run's time went (reported, not judged): the guest stamps each
+# result with its uptime (suites/lib.sh); a step is the time since the one
+# before it, the first one includes the boot.
+guest_times() { # guest_times NAME OUT_DIR
+	[ -s "$2/timing.txt" ] || return 0
+	sort -n "$2/timing.txt" | awk -v run="$1" '
+		{ d[NR] = $1 - prev; n[NR] = $2; prev = $1 }
+		END {
+			line = sprintf("TIME: guest/%s %.0f s to its last result; slowest:", run, prev)
+			for (k = 0; k < 5 && k < NR; k++) {
+				m = 0
+				for (i = 1; i <= NR; i++) if (!(i in used) && (m == 0 || d[i] > d[m])) m = i
+				used[m] = 1
+				line = line sprintf(" %s %.0f s,", n[m], d[m])
+			}
+			sub(/,$/, "", line)
+			print line
+		}' >>"$(dirname "$RESULTS")/times.txt"
+}
+
+# group_time NAME START_EPOCH: a group's wall time, into the run's times.txt.
+group_time() {
+	echo "TIME: group/$1 $(($(date +%s) - $2)) s" >>"$(dirname "$RESULTS")/times.txt"
 }

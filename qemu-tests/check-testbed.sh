@@ -28,12 +28,27 @@ wanted() { [ -z "${ORNIC_CHECK_ONLY:-}" ] || [[ " $ORNIC_CHECK_ONLY " == *" $1 "
 # shellcheck source=qemu-tests/check-lib.sh
 . "$here/check-lib.sh"
 
+# group NAME...: the next group of the run (groups sharing a guest), true
+# when one of them is wanted; the group before it ends here and its wall
+# time goes to the run's times.txt.
+group_name="" group_started=0
+group_end() { [ -z "$group_name" ] || group_time "$group_name" "$group_started"; group_name=""; }
+group() {
+	local g
+	group_end
+	for g in "$@"; do
+		wanted "$g" && group_name+="${group_name:+ }$g"
+	done
+	[ -n "$group_name" ] || return 1
+	group_started=$(date +%s)
+}
+
 build_selftest_module() {
 	make -s -C "$kdir" M=/src/qemu-tests/selftest MO="$BUILD/selftest" modules >"$BUILD/selftest.log" 2>&1
 }
 
 # --- lint: checkpatch --strict, clang-format, shellcheck on committed files ---
-if wanted lint; then
+if group lint; then
 	LINT_TRACKED=1 "$here/lint.sh" >"$BUILD/lint.log" 2>&1
 	grep -E '^(PASS|FAIL): lint/' "$BUILD/lint.log" | tee -a "$RESULTS"
 	grep -q -E '^(PASS|FAIL): lint/shellcheck' "$BUILD/lint.log" ||
@@ -41,12 +56,12 @@ if wanted lint; then
 fi
 
 # --- device model: unit tests (ASan/UBSan) and short fuzz runs ----------------
-if wanted model && [ -f "$ORNIC_SRC/device-model/CMakeLists.txt" ]; then
+if group model && [ -f "$ORNIC_SRC/device-model/CMakeLists.txt" ]; then
 	BUILD=$BUILD "$here/check-model.sh" || true
 fi
 
 # --- device model attached to a guest: PCI identity, BARs, MSI-X, registers --
-if wanted model-guest && [ -x "$MODEL_BIN" ]; then
+if group model-guest && [ -x "$MODEL_BIN" ]; then
 	# shellcheck source=qemu-tests/models.sh
 	. "$here/models.sh"
 	mkdir -p "$BUILD/tools"
@@ -75,37 +90,37 @@ elif wanted model-guest && [ -f "$ORNIC_SRC/device-model/CMakeLists.txt" ]; then
 fi
 
 # --- kernel driver: module build, KUnit, guest suites (check-driver.sh) -------
-if wanted driver && [ -x "$here/check-driver.sh" ]; then
+if group driver && [ -x "$here/check-driver.sh" ]; then
 	RESULTS=$RESULTS KDIR=$kdir FLAVOUR=$flavour "$here/check-driver.sh" || true
 fi
 
 # --- rdma-core provider: build, ibverbs tools in a guest (check-provider.sh) --
-if wanted provider && [ -x "$here/check-provider.sh" ]; then
+if group provider && [ -x "$here/check-provider.sh" ]; then
 	RESULTS=$RESULTS KDIR=$kdir FLAVOUR=$flavour BUILD=$BUILD "$here/check-provider.sh" || true
 fi
 
 # --- verbs data path: pingpongs, perftest, negative tests, capture (check-datapath.sh)
-if wanted datapath && [ -x "$here/check-datapath.sh" ]; then
+if group datapath && [ -x "$here/check-datapath.sh" ]; then
 	RESULTS=$RESULTS KDIR=$kdir FLAVOUR=$flavour BUILD=$BUILD "$here/check-datapath.sh" || true
 fi
 
 # --- rdma-core's pyverbs suite on ornic and rxe (check-pyverbs.sh) -----------
-if wanted pyverbs && [ -x "$here/check-pyverbs.sh" ]; then
+if group pyverbs && [ -x "$here/check-pyverbs.sh" ]; then
 	RESULTS=$RESULTS FLAVOUR=$flavour BUILD=$BUILD "$here/check-pyverbs.sh" || true
 fi
 
 # --- ornic and rxe on one Ethernet link, both ways (check-interop.sh) --------
-if wanted interop && [ -x "$here/check-interop.sh" ]; then
+if group interop && [ -x "$here/check-interop.sh" ]; then
 	RESULTS=$RESULTS FLAVOUR=$flavour BUILD=$BUILD "$here/check-interop.sh" || true
 fi
 
 # --- two guests linked as two hosts: udp, udp + netem, tap + bridge to rxe ----
-if wanted twoguests && [ -x "$here/check-twoguests.sh" ]; then
+if group twoguests && [ -x "$here/check-twoguests.sh" ]; then
 	RESULTS=$RESULTS FLAVOUR=$flavour BUILD=$BUILD "$here/check-twoguests.sh" || true
 fi
 
 # --- churn: rmmod and kill -9 under RDMA traffic (check-soak.sh) --------------
-if wanted soak && [ -x "$here/check-soak.sh" ]; then
+if group soak && [ -x "$here/check-soak.sh" ]; then
 	RESULTS=$RESULTS FLAVOUR=$flavour BUILD=$BUILD "$here/check-soak.sh" || true
 fi
 
@@ -113,7 +128,7 @@ fi
 # With the stock group in the run, its guests (Debian's kernels) do what the
 # deb group's guest would: the DKMS-built module loaded by its modalias, the
 # provider installed by dpkg, both devices listed; one boot less.
-if wanted deb && [ -x "$here/check-deb.sh" ]; then
+if group deb && [ -x "$here/check-deb.sh" ]; then
 	guest_in_stock=0
 	wanted stock && guest_in_stock=1
 	RESULTS=$RESULTS KDIR=$kdir FLAVOUR=$flavour BUILD=$BUILD DEB_GUEST_IN_STOCK=$guest_in_stock \
@@ -121,17 +136,17 @@ if wanted deb && [ -x "$here/check-deb.sh" ]; then
 fi
 
 # --- Debian's own kernels: the packages installed, DKMS, RDMA, NVMe-oF --------
-if wanted stock && [ -x "$here/check-stock.sh" ]; then
+if group stock && [ -x "$here/check-stock.sh" ]; then
 	RESULTS=$RESULTS BUILD=$BUILD "$here/check-stock.sh" || true
 fi
 
 # --- the user guide's recipes: two VMs, libvirt and QEMU (check-guide.sh) ----
-if wanted guide && [ -x "$here/check-guide.sh" ]; then
+if group guide && [ -x "$here/check-guide.sh" ]; then
 	RESULTS=$RESULTS FLAVOUR=$flavour BUILD=$BUILD "$here/check-guide.sh" || true
 fi
 
 # --- VM runner self-test ------------------------------------------------------
-if wanted runner; then
+if group runner; then
 	if build_selftest_module; then
 		rc=0
 		"$here/vm.sh" --name "$RUN_NAME/runner-warn" --flavour "$flavour" --timeout 300 -- \
@@ -156,8 +171,9 @@ fi
 
 # --- software RDMA baseline: rxe and siw -------------------------------------
 for kind in rxe siw; do
-	wanted "$kind" || continue
+	group "$kind" || continue
 	run_vm vm/ "soft-$kind" "$flavour" --timeout 900 -- /src/qemu-tests/suites/soft-rdma.sh "$kind"
 	[ -f "$RUNS/soft-$kind/$kind-perf.txt" ] && cp "$RUNS/soft-$kind/$kind-perf.txt" "$(dirname "$RESULTS")/"
 done
+group_end
 exit 0

@@ -18,6 +18,7 @@ resdir=$ORNIC_CACHE/results/$stamp
 mkdir -p "$resdir"
 results=$resdir/results.txt
 : >"$results"
+echo "TIME: setup/testbed-and-kernel $(( $(date +%s) - start )) s" >"$resdir/times.txt"
 
 # The testbed is ready now; a second update with nothing changed must succeed
 # without any network (a fresh network namespace has none).
@@ -72,6 +73,8 @@ echo "=== ornic make check ($flavour kernel) ==="
 grep -E '^(PASS|FAIL|SKIP): ' "$results"
 # Measurements against a peer in the same run (reported, not judged).
 [ -s "$resdir/compare.txt" ] && { echo; cat "$resdir/compare.txt"; echo; }
+# Where the time went: each group, and the slowest steps of each guest.
+[ -s "$resdir/times.txt" ] && { cat "$resdir/times.txt"; echo; }
 passed=$(grep -c '^PASS: ' "$results")
 failed=$(grep -c '^FAIL: ' "$results")
 skipped=$(grep -c '^SKIP: ' "$results")

@@ -7,10 +7,14 @@
 RESULTS=/out/results.txt
 SUITE=${SUITE:-guest}
 
+# Each result is also stamped with the guest's uptime in /out/timing.txt, so
+# the host can tell which tests the run's time went to (check-lib.sh).
 result() { # result PASS|FAIL|SKIP NAME DETAILS...
-	local status=$1 name=$2
+	local status=$1 name=$2 up
 	shift 2
 	echo "$status: $SUITE/$name${*:+ $*}" | tee -a "$RESULTS"
+	read -r up _ </proc/uptime
+	echo "$up $SUITE/$name" >>/out/timing.txt
 }
 pass() { result PASS "$@"; }
 fail() { result FAIL "$@"; }
