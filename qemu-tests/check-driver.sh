@@ -179,37 +179,22 @@ else
 	models_stop >/dev/null
 fi
 
-# Two linked models, one guest: MRs, CQs, QPs, SRQs, AHs, bad input,
-# objects left behind by a killed process and by rmmod.
+# Two linked models, one guest, two suites.  driver-verbs.sh: MRs, CQs, QPs,
+# SRQs, AHs, bad input, objects left behind by a killed process and by
+# rmmod.  Then driver-observe.sh, what an operator sees: ethtool -i/-S, rdma
+# statistic and res -dd, debugfs, the debug messages of refused requests,
+# and the models' JSON state: the guest asks (file dump-model in its /out),
+# we send model 0 a SIGUSR1 and it writes model0-state.json there; at exit
+# both write theirs.
 mdir=/tmp/driver-verbs-models
-if [ -n "$verbs" ] && models_up "$mdir"; then
-	mapfile -t margs < <(models_vm_args)
-	driver_vm driver-verbs --timeout 900 "${margs[@]}" -- \
-		/src/qemu-tests/suites/driver-verbs.sh "$MO" "$verbs"
-	if why=$(models_stop); then
-		record PASS driver/verbs-models-survive "both models alive after the verbs suite"
-	else
-		record FAIL driver/verbs-models-survive "$why"
-	fi
-	cp "$mdir"/model*.log "$RUNS/driver-verbs/" 2>/dev/null
-elif [ -n "$verbs" ]; then
-	record FAIL driver/verbs-models-start "models did not start; see $mdir"
-	models_stop >/dev/null
-fi
-
-# What an operator sees: ethtool -i/-S, rdma statistic and res -dd,
-# debugfs, the debug messages of refused requests, and the models' JSON
-# state: the guest asks (file dump-model in its /out), we send model 0 a
-# SIGUSR1 and it writes model0-state.json there; at exit both write theirs.
-mdir=/tmp/driver-observe-models
-out=$RUNS/driver-observe
+out=$RUNS/driver-verbs
 mkdir -p "$out"
 rm -f "$out/dump-model" "$out"/model*-state.json
 if [ -n "$verbs" ] && MODEL_STATE_DIR=$out models_up "$mdir"; then
 	mapfile -t margs < <(models_vm_args)
 	dumper=${MODEL_PIDS[0]}
 	(
-		for _ in $(seq 18000); do
+		for _ in $(seq 36000); do
 			if [ -e "$out/dump-model" ]; then
 				rm -f "$out/dump-model"
 				kill -USR1 "$dumper"
@@ -218,14 +203,16 @@ if [ -n "$verbs" ] && MODEL_STATE_DIR=$out models_up "$mdir"; then
 		done
 	) &
 	watcher=$!
-	driver_vm driver-observe --timeout 900 "${margs[@]}" -- \
-		/src/qemu-tests/suites/driver-observe.sh "$MO" "$verbs"
+	# shellcheck disable=SC2016 # the guest's shell expands $1 and $2
+	driver_vm driver-verbs --timeout 1500 "${margs[@]}" -- bash -c \
+		'/src/qemu-tests/suites/driver-verbs.sh "$1" "$2"; v=$?; /src/qemu-tests/suites/driver-observe.sh "$1" "$2" || exit 1; exit $v' \
+		suites "$MO" "$verbs"
 	kill "$watcher" 2>/dev/null
 	wait "$watcher" 2>/dev/null
 	if why=$(models_stop); then
-		record PASS driver/observe-models-survive "both models alive after the observe suite, SIGUSR1 included"
+		record PASS driver/verbs-models-survive "both models alive after the verbs and observe suites, SIGUSR1 included"
 	else
-		record FAIL driver/observe-models-survive "$why"
+		record FAIL driver/verbs-models-survive "$why"
 	fi
 	# At exit each model wrote its state once more.
 	if why=$(python3 - "$out"/model0-state.json "$out"/model1-state.json <<'PY' 2>&1
@@ -243,7 +230,7 @@ PY
 	fi
 	cp "$mdir"/model*.log "$out/" 2>/dev/null
 elif [ -n "$verbs" ]; then
-	record FAIL driver/observe-models-start "models did not start; see $mdir"
+	record FAIL driver/verbs-models-start "models did not start; see $mdir"
 	models_stop >/dev/null
 fi
 
