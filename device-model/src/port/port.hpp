@@ -42,7 +42,8 @@ inline constexpr size_t kMaxFrameBytes = 9216;
 struct PortCounters {
   uint64_t tx_frames = 0; // handed to the wire
   uint64_t tx_bytes = 0;
-  uint64_t rx_frames = 0; // delivered to the receiver
+  uint64_t tx_in_place = 0; // of tx_frames: built where the peer reads them (reserve_tx)
+  uint64_t rx_frames = 0;   // delivered to the receiver
   uint64_t rx_bytes = 0;
 
   uint64_t tx_dropped_no_peer = 0;     // link down: no peer, tap down or gone, or spec "none"

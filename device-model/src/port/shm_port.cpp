@@ -69,8 +69,7 @@ ShmPort::Hello expected_hello() {
 
 ShmPort::ShmPort(EventLoop& loop, std::string local_path, std::string peer_path)
     : loop_(loop), local_path_(std::move(local_path)), peer_path_(std::move(peer_path)),
-      name_("shm:" + local_path_), dialer_(local_path_ < peer_path_), rx_buffer_(kMaxFrameBytes),
-      link_notifier_(loop) {
+      name_("shm:" + local_path_), dialer_(local_path_ < peer_path_), link_notifier_(loop) {
   const UnixAddress local_address = make_unix_address(local_path_, "port local path");
   make_unix_address(peer_path_, "port peer path");
   if (local_path_ == peer_path_)
@@ -323,6 +322,8 @@ void ShmPort::teardown(const std::string& why) {
     return;
   loop_.remove_fd(session_->socket.get());
   loop_.remove_fd(session_->own_kick.get());
+  if (delivering_)
+    retired_session_ = std::move(session_); // a frame in its ring is being parsed
   session_.reset();
   counters_.tx_dropped_no_peer += tx_queue_.size();
   tx_queue_.clear();
@@ -425,7 +426,8 @@ void ShmPort::commit_tx(size_t length) {
   }
   if (!admit_tx_frame(length, counters_))
     return; // the slot stays unpublished
-  handle_push(session_->tx.commit(length), length);
+  if (handle_push(session_->tx.commit(length), length))
+    ++counters_.tx_in_place;
 }
 
 void ShmPort::enqueue(std::span<const std::byte> frame) {
@@ -475,7 +477,8 @@ void ShmPort::drain_rx() {
       return;
     }
     uint32_t length = 0;
-    switch (session_->rx.pop(rx_buffer_, length)) {
+    std::span<const std::byte> frame;
+    switch (session_->rx.peek(frame, length)) {
     case shm::RingConsumer::Pop::empty:
       if (session_->rx.take_room_request())
         kick_peer();
@@ -494,18 +497,34 @@ void ShmPort::drain_rx() {
       rx_drop_log_.warn("port {}: dropped a ring slot of length {}: not an Ethernet frame of "
                         "{}..{} bytes",
                         name_, length, kMinFrameBytes, kMaxFrameBytes);
+      session_->rx.release();
       break;
     case shm::RingConsumer::Pop::frame:
-      if (!receiver_) {
-        ++counters_.rx_dropped_no_receiver;
-        break;
-      }
-      ++counters_.rx_frames;
-      counters_.rx_bytes += length;
-      receiver_(std::span<const std::byte>(rx_buffer_.data(), length));
+      deliver_in_place(frame);
       break;
     }
   }
+}
+
+// The receiver parses the frame where it lies in the ring and copies its payload once,
+// into guest memory; the slot is freed after. Whatever the receiver sends meanwhile may
+// find the ring corrupt and tear the session down: the mapping then lives on in
+// retired_session_ until the receiver is done with the frame.
+void ShmPort::deliver_in_place(std::span<const std::byte> frame) {
+  if (!receiver_) {
+    ++counters_.rx_dropped_no_receiver;
+    session_->rx.release();
+    return;
+  }
+  ++counters_.rx_frames;
+  counters_.rx_bytes += frame.size();
+  Session* const session = session_.get();
+  delivering_ = true;
+  receiver_(frame);
+  delivering_ = false;
+  if (session_.get() == session)
+    session_->rx.release();
+  retired_session_.reset();
 }
 
 } // namespace ornic

@@ -25,7 +25,9 @@
 // order; the port then asks the consumer for a kick when it frees a slot. Only beyond
 // kMaxQueuedFrames is a frame dropped ("would block"), as in DatagramPort. Receive: at
 // most kMaxFramesPerWakeup frames per turn of the event loop, so a flooding peer cannot
-// starve the vfio-user socket; frames are copied out of the ring before delivery.
+// starve the vfio-user socket; a frame is handed to the receiver where it lies in its
+// ring slot (the peer may still scribble on it: see shm_ring.hpp) and the slot is freed
+// when the receiver returns, so a RoCE payload is copied once, into guest memory.
 #pragma once
 
 #include <chrono>
@@ -119,6 +121,7 @@ private:
   void kick_peer();
   void drain_tx();
   void drain_rx();
+  void deliver_in_place(std::span<const std::byte> frame);
   void schedule_rx();
   void enqueue(std::span<const std::byte> frame);
   bool handle_push(shm::RingProducer::Push result, size_t bytes);
@@ -141,7 +144,8 @@ private:
   // Posted callbacks hold a weak reference: they do nothing once the port is gone.
   std::shared_ptr<int> alive_ = std::make_shared<int>(0);
   std::deque<std::vector<std::byte>> tx_queue_;
-  std::vector<std::byte> rx_buffer_;
+  bool delivering_ = false;                  // the receiver holds a frame in the rx ring
+  std::unique_ptr<Session> retired_session_; // torn down while delivering_
   Receiver receiver_;
   PortCounters counters_;
   LinkNotifier link_notifier_;

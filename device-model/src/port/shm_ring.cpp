@@ -153,7 +153,7 @@ RingConsumer::RingConsumer(std::byte* ring) : ring_(ring) {
   tail_ = word(ring_, kTailOffset).load();
 }
 
-RingConsumer::Pop RingConsumer::pop(std::span<std::byte> buffer, uint32_t& length) {
+RingConsumer::Pop RingConsumer::peek(std::span<const std::byte>& frame, uint32_t& length) {
   const uint32_t head = word(ring_, kHeadOffset).load();
   const uint32_t available = head - tail_;
   if (available == 0)
@@ -163,13 +163,26 @@ RingConsumer::Pop RingConsumer::pop(std::span<std::byte> buffer, uint32_t& lengt
   std::byte* s = slot(ring_, tail_);
   // Read once: the value checked is the value used.
   length = word(s, 0).load(std::memory_order_relaxed);
-  Pop result = Pop::bad_length;
-  if (length >= kMinFrameBytes && length <= kMaxFrameBytes && length <= buffer.size()) {
-    std::memcpy(buffer.data(), s + kSlotDataOffset, length);
-    result = Pop::frame;
-  }
+  if (length < kMinFrameBytes || length > kMaxFrameBytes)
+    return Pop::bad_length;
+  frame = {s + kSlotDataOffset, length};
+  return Pop::frame;
+}
+
+void RingConsumer::release() {
   ++tail_;
   word(ring_, kTailOffset).store(tail_); // seq_cst: paired with request_room()
+}
+
+RingConsumer::Pop RingConsumer::pop(std::span<std::byte> buffer, uint32_t& length) {
+  std::span<const std::byte> frame;
+  Pop result = peek(frame, length);
+  if (result == Pop::frame && length > buffer.size())
+    result = Pop::bad_length;
+  else if (result == Pop::frame)
+    std::memcpy(buffer.data(), frame.data(), length);
+  if (result == Pop::frame || result == Pop::bad_length)
+    release();
   return result;
 }
 

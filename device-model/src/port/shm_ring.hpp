@@ -27,9 +27,11 @@
 // producer validates tail and the consumer validates head every time they read them
 // (the distance head - tail must be within 0..kSlotCount, otherwise the ring is corrupt),
 // each side keeps its own index privately and only publishes it, and a frame length
-// outside the Ethernet length rule drops that frame. Frames are copied out of the ring
-// before anyone parses them, so a peer that scribbles over a slot being read can only
-// garble that frame's bytes, never a length or an offset we use.
+// outside the Ethernet length rule drops that frame. A frame is parsed where it lies in its
+// slot (peek/release) or copied out first (pop); either way its length is read once, and
+// a peer that scribbles over a slot being read can only garble that frame's bytes, never
+// a length or an offset we use (the parser reads each header field once, from a copy of
+// the headers: roce/parser.cpp).
 #pragma once
 
 #include <cstddef>
@@ -142,6 +144,12 @@ public:
 
   // Copies the next frame into `buffer` (at least kMaxFrameBytes) and frees its slot.
   Pop pop(std::span<std::byte> buffer, uint32_t& length);
+  // Zero-copy form: on Pop::frame `frame` is the next frame where it lies in its slot, of
+  // the length read (once) and checked here; its bytes stay the peer's to scribble on, so
+  // whoever parses them reads each field once. The slot stays ours until release(), which
+  // must follow every frame and bad_length result before the next peek().
+  Pop peek(std::span<const std::byte>& frame, uint32_t& length);
+  void release();
   // Before sleeping: sets consumer_waiting and looks again. True if the ring is still
   // empty (sleep; the producer will kick), false if a frame arrived meanwhile (or the ring
   // is corrupt): pop on.

@@ -125,7 +125,7 @@ void Responder::send_resource_response(uint32_t qpn, QueuePair& qp, ReadResource
       roce::roce_udp_source_port(le(qp.attr.udp_sport), qpn, le(qp.attr.dest_qpn) & roce::kQpnMask);
   out.bth.destination_qp = le(qp.attr.dest_qpn) & roce::kQpnMask;
   out.bth.psn = roce::psn_add(entry.pass_psn, index);
-  std::span<const uint8_t> payload;
+  bool sent = false; // a READ response's payload was read into the frame as it went out
   if (entry.kind == Kind::atomic) {
     out.bth.opcode = wire_opcode(qp, Opcode::rc_atomic_acknowledge);
     out.aeth = roce::Aeth{roce::make_ack_syndrome(), entry.msn & roce::kPsnMask};
@@ -142,7 +142,6 @@ void Responder::send_resource_response(uint32_t qpn, QueuePair& qp, ReadResource
     out.bth.opcode = wire_opcode(qp, read_response_opcode(index, entry.pass_count));
     if (index == 0 || index + 1 == entry.pass_count)
       out.aeth = roce::Aeth{roce::make_ack_syndrome(), entry.msn & roce::kPsnMask};
-    payload_.resize(piece);
     if (piece != 0) {
       // Checked again for every packet: the MR or window may be gone since the request.
       const auto reached =
@@ -161,7 +160,20 @@ void Responder::send_resource_response(uint32_t qpn, QueuePair& qp, ReadResource
         entry.pending = false;
         return;
       }
-      if (!mr_read(core_.memory(), mr, va, payload_)) {
+      // Read straight into the frame as it goes out (TransportEngine::transmit); a packet
+      // that cannot be addressed is lost on the way, but its memory is still read.
+      const auto read_into = [&](std::span<uint8_t> area) {
+        return mr_read(core_.memory(), mr, va, area);
+      };
+      bool read = false;
+      if (addressed) {
+        read = engine_.transmit(qp, out, piece, read_into);
+        sent = read;
+      } else {
+        payload_.resize(piece);
+        read = read_into(payload_);
+      }
+      if (!read) {
         core_.counters.inc(ORNIC_CNT_DMA_ERRORS);
         entry.pending = false;
         if (!entry.answered)
@@ -170,14 +182,13 @@ void Responder::send_resource_response(uint32_t qpn, QueuePair& qp, ReadResource
         return;
       }
     }
-    payload = payload_;
   }
   if (++entry.next >= entry.pass_count) {
     entry.pending = false;
     entry.answered = true;
   }
-  if (addressed)
-    engine_.transmit(qp, out, payload);
+  if (addressed && !sent)
+    engine_.transmit(qp, out, {});
 }
 
 } // namespace ornic

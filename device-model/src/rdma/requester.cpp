@@ -251,6 +251,7 @@ void Requester::send_rc_packet(uint32_t qpn, QueuePair& qp, SendOp& op, uint32_t
   if (qp.type == ORNIC_QPT_XRC_INI)
     packet.xrceth = roce::Xrceth{op.xrc_srqn};
   std::span<const uint8_t> payload;
+  bool sent_in_place = false; // the payload was gathered into the frame as it went out
 
   if (is_read(op)) {
     const uint64_t offset = uint64_t{index} * mtu;
@@ -309,8 +310,21 @@ void Requester::send_rc_packet(uint32_t qpn, QueuePair& qp, SendOp& op, uint32_t
     if (!op.inline_data.empty()) {
       payload = std::span<const uint8_t>(op.inline_data).subspan(offset, length);
     } else {
-      payload_.resize(length);
-      const SgeOutcome got = gather(core_, qp.pd, op.sges, offset, payload_);
+      // Gathered straight into the frame (TransportEngine::transmit). A packet that cannot
+      // be addressed is lost on the way out, but its payload is still read, so that a
+      // failing SGE fails as always.
+      SgeOutcome got;
+      const auto gather_into = [&](std::span<uint8_t> area) {
+        got = gather(core_, qp.pd, op.sges, offset, area);
+        return got.result == SgeResult::ok;
+      };
+      if (addressed) {
+        sent_in_place = true;
+        engine_.transmit(qp, packet, length, gather_into);
+      } else {
+        payload_.resize(length);
+        gather_into(payload_);
+      }
       if (got.result == SgeResult::page_fault) {
         // Invalidated since the WQE started: this packet goes out after ODP_RESUME.
         return requester_fault(qpn, qp, got.fault);
@@ -323,7 +337,6 @@ void Requester::send_rc_packet(uint32_t qpn, QueuePair& qp, SendOp& op, uint32_t
         ++qp.counters.wqe_errors;
         return fail_started(qpn, qp, op, status, got.vendor_err);
       }
-      payload = payload_;
     }
     op.next_send_psn = roce::psn_add(psn, 1);
   }
@@ -337,7 +350,7 @@ void Requester::send_rc_packet(uint32_t qpn, QueuePair& qp, SendOp& op, uint32_t
   if (high < roce::psn_from_una(req.una_psn, op.next_send_psn))
     req.send_high = op.next_send_psn;
   op.sent_once = true;
-  if (addressed)
+  if (addressed && !sent_in_place)
     engine_.transmit(qp, packet, payload);
   if (qp.type == ORNIC_QPT_UC) {
     // Nothing is acknowledged: the message is done once its last packet is out.
@@ -390,10 +403,14 @@ void Requester::send_ud(uint32_t qpn, QueuePair& qp, SendOp& op) {
   packet.deth = roce::Deth{qkey, qpn};
   if (imm)
     packet.immdt = roce::ImmDt{wire_to_number(op.imm_data)};
-  std::span<const uint8_t> payload = op.inline_data;
-  if (op.inline_data.empty()) {
-    payload_.resize(op.length);
-    const SgeOutcome got = gather(core_, qp.pd, op.sges, 0, payload_);
+  if (!op.inline_data.empty()) {
+    engine_.transmit(qp, packet, op.inline_data);
+  } else {
+    SgeOutcome got;
+    engine_.transmit(qp, packet, op.length, [&](std::span<uint8_t> area) {
+      got = gather(core_, qp.pd, op.sges, 0, area);
+      return got.result == SgeResult::ok;
+    });
     if (got.result != SgeResult::ok) {
       core_.counters.inc(ORNIC_CNT_WQE_ERRORS);
       ++qp.counters.wqe_errors;
@@ -402,9 +419,7 @@ void Requester::send_ud(uint32_t qpn, QueuePair& qp, SendOp& op) {
                                                     : ORNIC_CQE_LOC_PROT_ERR,
                        got.vendor_err);
     }
-    payload = payload_;
   }
-  engine_.transmit(qp, packet, payload);
   qp.sq.consumer = op.wqe_index + op.blocks;
   ++qp.counters.send_wqes;
   qp.counters.send_bytes += op.length;

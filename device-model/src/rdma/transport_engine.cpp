@@ -223,42 +223,81 @@ bool TransportEngine::address_rc(const QueuePair& qp, roce::PacketDescription& p
 
 void TransportEngine::transmit(QueuePair& qp, const roce::PacketDescription& packet,
                                std::span<const uint8_t> payload) {
-  if (roce::build_frame(packet, payload, frame_) != roce::BuildError::ok) {
+  transmit(qp, packet, payload.size(), [payload](std::span<uint8_t> area) {
+    std::copy(payload.begin(), payload.end(), area.begin());
+    return true;
+  });
+}
+
+bool TransportEngine::transmit(QueuePair& qp, const roce::PacketDescription& packet,
+                               size_t payload_bytes, PayloadWriter write_payload) {
+  roce::FramePlan plan;
+  if (roce::plan_frame(packet, payload_bytes, plan) != roce::BuildError::ok) {
     // Only a GID pair of mixed families gets here: the packet is lost, as on a bad route.
+    // Its payload is still read, so a source that fails fails the WQE all the same.
+    frame_.resize(payload_bytes);
+    if (!write_payload(frame_))
+      return false;
     core_.log.warn("rdma: cannot build a {} packet (GID families differ?)",
                    static_cast<int>(packet.bth.opcode));
-    return;
+    return true;
   }
+  // Where the frame goes: to the wire (through the port), back to this NIC, or both (a
+  // multicast group with members here).
+  const bool multicast = roce::is_multicast(packet.destination_gid);
+  const bool to_self = multicast ? core_.resources.mcast.has_group(packet.destination_gid)
+                                 : is_local_gid(packet.destination_gid);
+  const bool to_wire = multicast || !to_self;
+  // Built in the port's own buffer (a ring slot the peer reads, or the port's scratch
+  // buffer); only a frame the port cannot take in place (longer than any frame) or one
+  // that never reaches a port is built in frame_ first.
+  std::span<uint8_t> buffer;
+  bool reserved = false;
+  if (to_wire && port_ != nullptr) {
+    const std::span<std::byte> slot = port_->reserve_tx(plan.frame_bytes);
+    if (slot.size() >= plan.frame_bytes) {
+      buffer = {reinterpret_cast<uint8_t*>(slot.data()), plan.frame_bytes};
+      reserved = true;
+    }
+  }
+  if (!reserved) {
+    frame_.resize(plan.frame_bytes);
+    buffer = frame_;
+  }
+  if (!write_payload(roce::write_headers(packet, plan, buffer)))
+    return false; // a reserved slot is simply not committed: nothing is sent
+  roce::seal_frame(packet, plan, buffer);
+
   core_.counters.inc(ORNIC_CNT_TX_ROCE_PACKETS);
-  core_.counters.inc(ORNIC_CNT_TX_ROCE_BYTES, frame_.size());
+  core_.counters.inc(ORNIC_CNT_TX_ROCE_BYTES, buffer.size());
   ++qp.counters.packets_sent;
-  if (roce::is_multicast(packet.destination_gid)) {
-    // To the group's members on this port and to the wire for the others.
-    if (core_.resources.mcast.has_group(packet.destination_gid))
-      loop_back(frame_);
-  } else if (is_local_gid(packet.destination_gid)) {
-    loop_back(frame_);
-    return;
-  }
+  if (to_self)
+    loop_back(buffer); // a copy: the port's buffer is the port's once committed
+  if (!to_wire)
+    return true;
   if (port_ == nullptr) {
     core_.counters.inc(ORNIC_CNT_ETH_TX_LINK_DOWN);
-    return;
+    return true;
   }
   // Sent even while the port thinks the link is down: its view may be stale (the peer
   // appeared since the last probe), and a send is what refreshes it. A frame the port
   // cannot deliver is lost like any other and recovered by the transport.
   if (!port_->link_up())
     core_.counters.inc(ORNIC_CNT_ETH_TX_LINK_DOWN);
-  port_->send(std::as_bytes(std::span<const uint8_t>(frame_)));
+  if (reserved)
+    port_->commit_tx(buffer.size());
+  else
+    port_->send(std::as_bytes(buffer));
+  return true;
 }
 
-void TransportEngine::loop_back(const std::vector<uint8_t>& frame) {
+void TransportEngine::loop_back(std::span<const uint8_t> frame) {
   if (loopback_.size() >= kMaxLoopbackFrames) {
     if (loopback_dropped_++ == 0)
       core_.log.warn("rdma: loopback queue full ({} frames): dropping", kMaxLoopbackFrames);
     return;
   }
-  loopback_.push_back(frame);
+  loopback_.emplace_back(frame.begin(), frame.end());
   if (loopback_posted_)
     return;
   loopback_posted_ = true;

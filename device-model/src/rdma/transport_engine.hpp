@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "common/event_loop.hpp"
+#include "common/function_ref.hpp"
 #include "core/lifetime_token.hpp"
 #include "core/nic_core.hpp"
 #include "core/transport_hooks.hpp"
@@ -94,10 +95,19 @@ private:
 
   // The wire (transport_engine.cpp).
   bool address_rc(const QueuePair& qp, roce::PacketDescription& packet) const;
+  // A packet's payload source: copies exactly the span's size of payload into it (from
+  // guest memory); false if the source failed, and then the packet is not sent.
+  using PayloadWriter = FunctionRef<bool(std::span<uint8_t>)>;
+  // Builds the frame where the port sends it from (the shm: port's ring slot, else the
+  // port's scratch buffer) and has `write_payload` copy the payload straight into it, so
+  // the payload is copied once on its way to the wire. False only when write_payload
+  // failed: nothing was sent, and the caller reports its error as before.
+  bool transmit(QueuePair& qp, const roce::PacketDescription& packet, size_t payload_bytes,
+                PayloadWriter write_payload);
   void transmit(QueuePair& qp, const roce::PacketDescription& packet,
                 std::span<const uint8_t> payload);
   bool is_local_gid(const roce::Gid& gid) const;
-  void loop_back(const std::vector<uint8_t>& frame);
+  void loop_back(std::span<const uint8_t> frame);
   // The port (or the loopback queue) holds enough frames not yet on the wire.
   bool transmit_backlogged() const;
 
@@ -128,7 +138,7 @@ private:
   bool loopback_posted_ = false;
   int64_t armed_deadline_ = 0;
 
-  std::vector<uint8_t> frame_; // reused for every frame built
+  std::vector<uint8_t> frame_; // frames that do not go to the port (loopback, no port)
 };
 
 } // namespace ornic

@@ -35,8 +35,7 @@ size_t frame_size(IpFamily family, size_t transport_header_bytes, size_t payload
                                               pad_count_for(payload_bytes) + kIcrcSize);
 }
 
-BuildError build_frame(const PacketDescription& packet, std::span<const uint8_t> payload,
-                       std::vector<uint8_t>& frame) {
+BuildError plan_frame(const PacketDescription& packet, size_t payload_bytes, FramePlan& plan) {
   const std::optional<OpcodeInfo> info = lookup_opcode(packet.bth.opcode);
   if (!info)
     return BuildError::unknown_opcode;
@@ -48,34 +47,55 @@ BuildError build_frame(const PacketDescription& packet, std::span<const uint8_t>
     if (!info->carries(header) && present)
       return BuildError::unexpected_extension_header;
   }
-  if (!payload.empty() && !info->has(kPayload))
+  if (payload_bytes != 0 && !info->has(kPayload))
     return BuildError::unexpected_payload;
   const IpFamily family = packet.family();
   if (gid_family(packet.destination_gid) != family)
     return BuildError::mixed_gid_families;
 
   const size_t ip_header_bytes = family == IpFamily::ipv4 ? Ipv4Header::kSize : Ipv6Header::kSize;
-  const uint8_t pad_count = pad_count_for(payload.size());
+  const uint8_t pad_count = pad_count_for(payload_bytes);
+  // Checked before the sum so that no size_t wraps.
+  if (payload_bytes > 0xffff)
+    return BuildError::too_long;
   const size_t udp_bytes =
-      UdpHeader::kSize + info->header_bytes() + payload.size() + pad_count + kIcrcSize;
+      UdpHeader::kSize + info->header_bytes() + payload_bytes + pad_count + kIcrcSize;
   // IPv4 total length counts its own header; IPv6 payload length and UDP length do not.
   if (udp_bytes + (family == IpFamily::ipv4 ? ip_header_bytes : 0) > 0xffff)
     return BuildError::too_long;
+  const size_t payload_offset =
+      EthernetHeader::kSize + ip_header_bytes + UdpHeader::kSize + info->header_bytes();
+  plan = FramePlan{.family = family,
+                   .ip_header_bytes = ip_header_bytes,
+                   .udp_bytes = udp_bytes,
+                   .payload_offset = payload_offset,
+                   .payload_bytes = payload_bytes,
+                   .pad_count = pad_count,
+                   .frame_bytes = std::max(EthernetHeader::kSize + ip_header_bytes + udp_bytes,
+                                           kMinEthernetFrameBytes)};
+  return BuildError::ok;
+}
 
-  const size_t packet_bytes = EthernetHeader::kSize + ip_header_bytes + udp_bytes;
-  frame.assign(std::max(packet_bytes, kMinEthernetFrameBytes), 0);
-  const std::span<uint8_t> bytes(frame);
+std::span<uint8_t> write_headers(const PacketDescription& packet, const FramePlan& plan,
+                                 std::span<uint8_t> frame) {
+  const std::span<uint8_t> bytes = frame.first(plan.frame_bytes);
+  // Every header byte an encoder leaves alone is zero, as are pad and Ethernet padding.
+  std::fill_n(bytes.begin(), plan.payload_offset, uint8_t{0});
+  const size_t payload_end = plan.payload_offset + plan.payload_bytes;
+  std::fill(bytes.begin() + static_cast<std::ptrdiff_t>(payload_end), bytes.end(), uint8_t{0});
+
+  const IpFamily family = plan.family;
   EthernetHeader{.destination = packet.destination_mac,
                  .source = packet.source_mac,
                  .ether_type = family == IpFamily::ipv4 ? kEtherTypeIpv4 : kEtherTypeIpv6}
       .encode(bytes.first<EthernetHeader::kSize>());
 
   const std::span<uint8_t> ip_packet =
-      bytes.subspan(EthernetHeader::kSize, ip_header_bytes + udp_bytes);
+      bytes.subspan(EthernetHeader::kSize, plan.ip_header_bytes + plan.udp_bytes);
   if (family == IpFamily::ipv4) {
     Ipv4Header ipv4;
     ipv4.tos = packet.traffic_class;
-    ipv4.total_length = static_cast<uint16_t>(Ipv4Header::kSize + udp_bytes);
+    ipv4.total_length = static_cast<uint16_t>(Ipv4Header::kSize + plan.udp_bytes);
     ipv4.ttl = packet.hop_limit;
     ipv4.source = *ipv4_from_gid(packet.source_gid);
     ipv4.destination = *ipv4_from_gid(packet.destination_gid);
@@ -85,38 +105,54 @@ BuildError build_frame(const PacketDescription& packet, std::span<const uint8_t>
     Ipv6Header ipv6;
     ipv6.traffic_class = packet.traffic_class;
     ipv6.flow_label = packet.flow_label & 0xfffff;
-    ipv6.payload_length = static_cast<uint16_t>(udp_bytes);
+    ipv6.payload_length = static_cast<uint16_t>(plan.udp_bytes);
     ipv6.hop_limit = packet.hop_limit;
     ipv6.source = ipv6_from_gid(packet.source_gid);
     ipv6.destination = ipv6_from_gid(packet.destination_gid);
     ipv6.encode(ip_packet.first<Ipv6Header::kSize>());
   }
 
-  const std::span<uint8_t> udp_segment = ip_packet.subspan(ip_header_bytes);
+  const std::span<uint8_t> udp_segment = ip_packet.subspan(plan.ip_header_bytes);
   UdpHeader{.source_port = packet.udp_source_port,
             .destination_port = kRoceV2UdpPort,
-            .length = static_cast<uint16_t>(udp_bytes),
+            .length = static_cast<uint16_t>(plan.udp_bytes),
             .checksum = 0}
       .encode(udp_segment.first<UdpHeader::kSize>());
 
   const std::span<uint8_t> transport = udp_segment.subspan(UdpHeader::kSize);
   Bth bth = packet.bth;
-  bth.pad_count = pad_count;
+  bth.pad_count = plan.pad_count;
   bth.transport_version = kBthTransportVersion;
   bth.encode(transport.first<Bth::kSize>());
-  encode_extension_headers(packet, *info, transport);
-  std::copy(payload.begin(), payload.end(), transport.begin() + info->header_bytes());
+  encode_extension_headers(packet, *lookup_opcode(packet.bth.opcode), transport);
+  return bytes.subspan(plan.payload_offset, plan.payload_bytes);
+}
 
+void seal_frame(const PacketDescription& packet, const FramePlan& plan, std::span<uint8_t> frame) {
+  const std::span<uint8_t> ip_packet =
+      frame.subspan(EthernetHeader::kSize, plan.ip_header_bytes + plan.udp_bytes);
   const size_t icrc_offset = ip_packet.size() - kIcrcSize;
   store_icrc(ip_packet.subspan(icrc_offset).first<kIcrcSize>(),
-             compute_icrc(family, ip_packet.first(icrc_offset)));
+             compute_icrc(plan.family, ip_packet.first(icrc_offset)));
 
   // The ICRC treats the UDP checksum as ones, so it can be filled in last.
-  if (family == IpFamily::ipv6) {
+  if (plan.family == IpFamily::ipv6) {
+    const std::span<uint8_t> udp_segment = ip_packet.subspan(plan.ip_header_bytes);
     const uint16_t checksum = udp_checksum_ipv6(ipv6_from_gid(packet.source_gid),
                                                 ipv6_from_gid(packet.destination_gid), udp_segment);
     store_be16(udp_segment, 6, checksum);
   }
+}
+
+BuildError build_frame(const PacketDescription& packet, std::span<const uint8_t> payload,
+                       std::vector<uint8_t>& frame) {
+  FramePlan plan;
+  if (const BuildError error = plan_frame(packet, payload.size(), plan); error != BuildError::ok)
+    return error;
+  frame.resize(plan.frame_bytes);
+  const std::span<uint8_t> area = write_headers(packet, plan, frame);
+  std::copy(payload.begin(), payload.end(), area.begin());
+  seal_frame(packet, plan, frame);
   return BuildError::ok;
 }
 

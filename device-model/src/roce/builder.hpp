@@ -30,6 +30,28 @@ std::string_view build_error_name(BuildError error);
 BuildError build_frame(const PacketDescription& packet, std::span<const uint8_t> payload,
                        std::vector<uint8_t>& frame);
 
+// The same frame built in place, in three steps, for a sender that copies the payload
+// straight from its source into the buffer the frame goes out of (a port's reserved TX
+// slot): plan_frame checks the description and sizes the frame; write_headers fills
+// everything but the payload and the ICRC (zeroing pad and Ethernet padding, as the
+// buffer may hold an old frame) and returns the payload area of `payload_bytes`;
+// seal_frame, once the payload is in, writes the ICRC (and the IPv6 UDP checksum).
+// build_frame is these three steps with a copy in the middle.
+struct FramePlan {
+  IpFamily family{};
+  size_t ip_header_bytes = 0;
+  size_t udp_bytes = 0;      // UDP header through ICRC
+  size_t payload_offset = 0; // from the start of the frame
+  size_t payload_bytes = 0;
+  uint8_t pad_count = 0;
+  size_t frame_bytes = 0; // what is sent, Ethernet padding included
+};
+BuildError plan_frame(const PacketDescription& packet, size_t payload_bytes, FramePlan& plan);
+// `frame` holds at least plan.frame_bytes.
+std::span<uint8_t> write_headers(const PacketDescription& packet, const FramePlan& plan,
+                                 std::span<uint8_t> frame);
+void seal_frame(const PacketDescription& packet, const FramePlan& plan, std::span<uint8_t> frame);
+
 inline constexpr size_t kMinEthernetFrameBytes = 60; // 64 with the FCS
 
 // Frame size for a given opcode header size and payload, for callers sizing buffers/MTU.

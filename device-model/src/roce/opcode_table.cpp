@@ -1,5 +1,8 @@
 #include "roce/opcode_table.hpp"
 
+#include <array>
+#include <cstdint>
+
 #include "roce/transport_headers.hpp"
 
 namespace ornic::roce {
@@ -191,11 +194,25 @@ size_t OpcodeInfo::header_bytes() const {
   return bytes;
 }
 
+namespace {
+
+// Every opcode byte's entry in kOpcodes, or -1: every packet built or parsed looks its
+// opcode up, so this is an index, not a search.
+constexpr std::array<int16_t, 256> kOpcodeIndex = [] {
+  std::array<int16_t, 256> index{};
+  index.fill(-1);
+  for (size_t i = 0; i < kOpcodes.size(); ++i)
+    index[static_cast<uint8_t>(kOpcodes[i].opcode)] = static_cast<int16_t>(i);
+  return index;
+}();
+
+} // namespace
+
 std::optional<OpcodeInfo> lookup_opcode(uint8_t opcode) {
-  for (const OpcodeInfo& info : kOpcodes)
-    if (static_cast<uint8_t>(info.opcode) == opcode)
-      return info;
-  return std::nullopt;
+  const int16_t at = kOpcodeIndex[opcode];
+  if (at < 0)
+    return std::nullopt;
+  return kOpcodes[static_cast<size_t>(at)];
 }
 
 std::span<const OpcodeInfo> all_opcodes() {

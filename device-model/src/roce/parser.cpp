@@ -1,10 +1,22 @@
 #include "roce/parser.hpp"
 
+#include <algorithm>
+#include <array>
+#include <cstring>
+
 #include "roce/extension_headers.hpp"
 #include "roce/wire_bytes.hpp"
 
 namespace ornic::roce {
 namespace {
+
+// Ethernet, IPv6 (the longer IP header), UDP and, as a bound on any opcode's transport
+// headers, BTH with every extension header at once.
+constexpr size_t kAllTransportHeaderBytes = Bth::kSize + Xrceth::kSize + Deth::kSize + Feth::kSize +
+                                            Reth::kSize + AtomicEth::kSize + Aeth::kSize +
+                                            AtomicAckEth::kSize + ImmDt::kSize + Ieth::kSize;
+constexpr size_t kHeaderCopyBytes =
+    EthernetHeader::kSize + Ipv6Header::kSize + UdpHeader::kSize + kAllTransportHeaderBytes;
 
 // The IP layer's result: where the UDP segment is and what addressing it carried.
 struct IpLayer {
@@ -13,10 +25,12 @@ struct IpLayer {
   std::span<const uint8_t> ip_packet; // IP header through the end of the IP payload
 };
 
-ParseError parse_ipv4(std::span<const uint8_t> bytes, IpLayer& ip, PacketDescription& packet) {
+// `bytes` is the frame after the Ethernet header, `copy` the same bytes' header copy.
+ParseError parse_ipv4(std::span<const uint8_t> bytes, std::span<const uint8_t> copy, IpLayer& ip,
+                      PacketDescription& packet) {
   if (bytes.size() < Ipv4Header::kSize)
     return ParseError::ip_header_truncated;
-  const auto encoded = bytes.first<Ipv4Header::kSize>();
+  const auto encoded = copy.first<Ipv4Header::kSize>();
   const Ipv4Header header = Ipv4Header::decode(encoded);
   if (header.version != 4)
     return ParseError::ipv4_bad_version;
@@ -39,10 +53,11 @@ ParseError parse_ipv4(std::span<const uint8_t> bytes, IpLayer& ip, PacketDescrip
   return ParseError::ok;
 }
 
-ParseError parse_ipv6(std::span<const uint8_t> bytes, IpLayer& ip, PacketDescription& packet) {
+ParseError parse_ipv6(std::span<const uint8_t> bytes, std::span<const uint8_t> copy, IpLayer& ip,
+                      PacketDescription& packet) {
   if (bytes.size() < Ipv6Header::kSize)
     return ParseError::ip_header_truncated;
-  const Ipv6Header header = Ipv6Header::decode(bytes.first<Ipv6Header::kSize>());
+  const Ipv6Header header = Ipv6Header::decode(copy.first<Ipv6Header::kSize>());
   if (header.version != 6)
     return ParseError::ipv6_bad_version;
   if (header.payload_length > bytes.size() - Ipv6Header::kSize)
@@ -72,11 +87,12 @@ uint16_t udp_checksum_of(IpFamily family, const PacketDescription& packet,
                            segment);
 }
 
-ParseError parse_udp(const IpLayer& ip, PacketDescription& packet) {
+// `copy` is the IP packet's header copy.
+ParseError parse_udp(const IpLayer& ip, std::span<const uint8_t> copy, PacketDescription& packet) {
   const std::span<const uint8_t> segment = ip.ip_packet.subspan(ip.header_bytes);
   if (segment.size() < UdpHeader::kSize)
     return ParseError::udp_header_truncated;
-  const UdpHeader udp = UdpHeader::decode(segment.first<UdpHeader::kSize>());
+  const UdpHeader udp = UdpHeader::decode(copy.subspan(ip.header_bytes).first<UdpHeader::kSize>());
   if (udp.length != segment.size())
     return ParseError::udp_bad_length;
   // Zero means "not computed": optional on IPv4, and RoCE senders commonly leave it zero on
@@ -96,27 +112,38 @@ ParseError parse_frame(std::span<const uint8_t> frame, ParsedPacket& parsed) {
   PacketDescription& packet = parsed.description;
   if (frame.size() < EthernetHeader::kSize)
     return ParseError::frame_too_short;
-  const EthernetHeader ethernet = EthernetHeader::decode(frame.first<EthernetHeader::kSize>());
+  // The frame may lie in memory another process writes (an shm: port's ring slot): every
+  // header field is decoded from this private copy, so a length is read once and the value
+  // checked is the value used. The payload, the checksums and the ICRC are read from the
+  // frame itself; a peer that changes them meanwhile garbles only its own packet.
+  std::array<uint8_t, kHeaderCopyBytes> copy_bytes;
+  const size_t copied = std::min(frame.size(), copy_bytes.size());
+  std::memcpy(copy_bytes.data(), frame.data(), copied);
+  const std::span<const uint8_t> copy(copy_bytes.data(), copied);
+
+  const EthernetHeader ethernet = EthernetHeader::decode(copy.first<EthernetHeader::kSize>());
   packet.destination_mac = ethernet.destination;
   packet.source_mac = ethernet.source;
 
   IpLayer ip;
   const std::span<const uint8_t> after_ethernet = frame.subspan(EthernetHeader::kSize);
+  const std::span<const uint8_t> copy_after_ethernet = copy.subspan(EthernetHeader::kSize);
   ParseError error = ParseError::not_ip;
   if (ethernet.ether_type == kEtherTypeIpv4)
-    error = parse_ipv4(after_ethernet, ip, packet);
+    error = parse_ipv4(after_ethernet, copy_after_ethernet, ip, packet);
   else if (ethernet.ether_type == kEtherTypeIpv6)
-    error = parse_ipv6(after_ethernet, ip, packet);
+    error = parse_ipv6(after_ethernet, copy_after_ethernet, ip, packet);
   if (error != ParseError::ok)
     return error;
-  if ((error = parse_udp(ip, packet)) != ParseError::ok)
+  if ((error = parse_udp(ip, copy_after_ethernet, packet)) != ParseError::ok)
     return error;
 
+  const size_t transport_offset = EthernetHeader::kSize + ip.header_bytes + UdpHeader::kSize;
   const std::span<const uint8_t> transport =
       ip.ip_packet.subspan(ip.header_bytes + UdpHeader::kSize);
   if (transport.size() < Bth::kSize + kIcrcSize)
     return ParseError::bth_truncated;
-  packet.bth = Bth::decode(transport.first<Bth::kSize>());
+  packet.bth = Bth::decode(copy.subspan(transport_offset).first<Bth::kSize>());
   if (packet.bth.transport_version != kBthTransportVersion)
     return ParseError::bad_transport_version;
 
@@ -133,7 +160,9 @@ ParseError parse_frame(std::span<const uint8_t> frame, ParsedPacket& parsed) {
       transport.first(transport.size() - kIcrcSize);
   if (headers_and_payload.size() < info->header_bytes())
     return ParseError::extension_headers_truncated;
-  decode_extension_headers(headers_and_payload, *info, packet);
+  // Within the copy: transport_offset + header_bytes <= frame.size(), and kHeaderCopyBytes
+  // holds the longest headers there are.
+  decode_extension_headers(copy.subspan(transport_offset, info->header_bytes()), *info, packet);
 
   const std::span<const uint8_t> payload_and_pad =
       headers_and_payload.subspan(info->header_bytes());

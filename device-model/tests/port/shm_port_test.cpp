@@ -297,6 +297,66 @@ TEST_F(ShmPortTest, ReserveAndCommitBuildTheFrameInTheRingOrFallBackToSend) {
   EXPECT_EQ(a->counters().tx_frames, sent.size());
 }
 
+// Zero-copy receive: the receiver gets the frame where it lies in its ring slot, and the
+// slot is freed only when the receiver returns. The peer may rewrite the slot, its length
+// word included, while the receiver runs: the length was read once, the span the receiver
+// holds keeps its size, and the next frame is read from the next slot as always.
+TEST_F(ShmPortTest, TheReceiverReadsTheFrameInItsSlotWhileThePeerScribblesOnIt) {
+  auto a = make_a();
+  auto b = make_b();
+  ASSERT_TRUE(both_up(*a, *b));
+  std::byte* ring = a->shared_memory_for_test().data() + shm::kRingOffset[0]; // a -> b
+  const std::byte* slots =
+      b->shared_memory_for_test().data() + shm::kRingOffset[0] + shm::kControlBytes;
+  std::vector<Frame> seen;
+  std::vector<uint32_t> tails_during;
+  b->set_receiver([&](std::span<const std::byte> frame) {
+    EXPECT_GE(frame.data(), slots);
+    EXPECT_LT(frame.data(), slots + shm::kSlotCount * shm::kSlotBytes);
+    tails_during.push_back(field(ring + shm::kTailOffset).load());
+    const size_t size = frame.size();
+    // The hostile peer: a huge length in the slot's length word, garbage in the frame.
+    std::byte* slot = const_cast<std::byte*>(frame.data()) - shm::kSlotDataOffset;
+    field(slot).store(0xffffffff);
+    std::memset(const_cast<std::byte*>(frame.data()), 0x5a, frame.size());
+    EXPECT_EQ(frame.size(), size);
+    seen.emplace_back(frame.begin(), frame.end());
+  });
+  a->send(make_frame(60, 1));
+  a->send(make_frame(1514, 2));
+  ASSERT_TRUE(run_until(loop, [&] { return seen.size() == 2; }));
+  ASSERT_EQ(tails_during, (std::vector<uint32_t>{0, 1})); // the slot is still b's meanwhile
+  EXPECT_EQ(field(ring + shm::kTailOffset).load(), 2u);   // and freed after
+  EXPECT_EQ(seen[0], Frame(60, std::byte{0x5a}));
+  EXPECT_EQ(seen[1], Frame(1514, std::byte{0x5a}));
+  EXPECT_EQ(b->counters().rx_frames, 2u);
+  EXPECT_EQ(b->counters().rx_dropped_oversize, 0u);
+  exchange(*a, *b, 7);
+}
+
+// What the receiver sends while it holds a frame may find the ring corrupt and end the
+// session: the frame's memory stays mapped until the receiver returns.
+TEST_F(ShmPortTest, ASessionTornDownInsideTheReceiverKeepsTheFrameReadable) {
+  auto a = make_a();
+  auto b = make_b();
+  ASSERT_TRUE(both_up(*a, *b));
+  std::byte* ring_b_to_a = b->shared_memory_for_test().data() + shm::kRingOffset[1];
+  const Frame sent = make_frame(4096, 3);
+  Frame read_after;
+  b->set_receiver([&](std::span<const std::byte> frame) {
+    field(ring_b_to_a + shm::kTailOffset).store(99); // beyond b's head of 0
+    b->send(make_frame(60, 4));
+    EXPECT_FALSE(b->link_up());
+    read_after.assign(frame.begin(), frame.end());
+  });
+  a->send(sent);
+  ASSERT_TRUE(run_until(loop, [&] { return !read_after.empty(); }));
+  EXPECT_EQ(read_after, sent);
+  EXPECT_EQ(b->counters().tx_dropped_error, 1u);
+  ASSERT_TRUE(both_up(*a, *b));
+  exchange(*a, *b, 8);
+}
+
 // A stranger connects to the listener: a garbage hello, a hello with the wrong number of
 // descriptors, a hello whose memfd is not sealed. The live session stays.
 TEST_F(ShmPortTest, BadHellosAreRefusedAndTheLiveSessionStays) {

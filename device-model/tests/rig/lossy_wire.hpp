@@ -1,8 +1,12 @@
 // An in-process Ethernet link between two ports for transport tests: frames queue until
 // the test delivers them, and a per-frame policy may drop, duplicate, hold back (reorder)
-// or corrupt each one, so every loss pattern is exact and repeatable.
+// or corrupt each one, so every loss pattern is exact and repeatable. Like the shm: port,
+// an end lets the sender build a frame in place (reserve_tx/commit_tx) in a buffer that is
+// then carried as it is; delivered frames' buffers are reused, so a busy wire allocates
+// nothing per frame (the benchmarks measure the NIC, not the wire).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -24,7 +28,20 @@ public:
   public:
     End(LossyWire& wire, int side) : wire_(wire), side_(side) {}
     void send(std::span<const std::byte> frame) override {
-      wire_.carry(side_, Frame(frame.begin(), frame.end()));
+      Frame copy = wire_.spare_frame();
+      copy.assign(frame.begin(), frame.end());
+      wire_.carry(side_, std::move(copy));
+    }
+    std::span<std::byte> reserve_tx(size_t bytes) override {
+      reserved_ = wire_.spare_frame();
+      reserved_.resize(std::min(bytes, kMaxFrameBytes + 1));
+      return reserved_;
+    }
+    void commit_tx(size_t length) override {
+      reserved_.resize(std::min(length, reserved_.size()));
+      ++wire_.in_place[side_];
+      wire_.carry(side_, std::move(reserved_));
+      reserved_ = Frame();
     }
     void set_receiver(Receiver rx) override { receiver_ = std::move(rx); }
     bool link_up() const override { return wire_.up; }
@@ -35,6 +52,7 @@ public:
   private:
     LossyWire& wire_;
     int side_;
+    Frame reserved_;
   };
 
   LossyWire() : ends_{End(*this, 0), End(*this, 1)} {}
@@ -50,6 +68,8 @@ public:
         any = true;
         if (ends_[1 - side].receiver_)
           ends_[1 - side].receiver_(frame);
+        if (spare_.size() < kMaxSpareFrames)
+          spare_.push_back(std::move(frame));
       }
     }
     return any;
@@ -61,9 +81,20 @@ public:
   bool up = true;
   size_t backlog = 0; // what both ends report as their transmit backlog
   uint64_t sent[2] = {0, 0};
+  uint64_t in_place[2] = {0, 0}; // of those sent, built in place (commit_tx)
   uint64_t dropped = 0;
 
 private:
+  static constexpr size_t kMaxSpareFrames = 1024;
+
+  Frame spare_frame() {
+    if (spare_.empty())
+      return Frame();
+    Frame frame = std::move(spare_.back());
+    spare_.pop_back();
+    return frame;
+  }
+
   void carry(int side, Frame frame) {
     const uint64_t n = sent[side]++;
     if (!up)
@@ -94,6 +125,7 @@ private:
   End ends_[2];
   std::deque<Frame> queue_[2];
   std::vector<Frame> held_[2];
+  std::vector<Frame> spare_; // delivered frames' buffers, for the next ones
 };
 
 } // namespace ornic::test
