@@ -22,6 +22,7 @@
 #include "core/transport_hooks.hpp"
 #include "core/transport_timer.hpp"
 #include "rdma/completer.hpp"
+#include "rdma/congestion.hpp"
 #include "rdma/requester.hpp"
 #include "rdma/responder.hpp"
 #include "roce/parser.hpp"
@@ -74,6 +75,7 @@ private:
   friend class Requester;
   friend class Responder;
   friend class Completer;
+  friend class Congestion;
 
   // Scheduling (transport_engine.cpp): a QP with work gets a turn.
   void schedule(uint32_t qpn);
@@ -98,6 +100,8 @@ private:
                 std::span<const uint8_t> payload);
   bool is_local_gid(const roce::Gid& gid) const;
   void loop_back(const std::vector<uint8_t>& frame);
+  // A frame built outside transmit() (a CNP) to `destination`: looped back or to the port.
+  void send_frame(const std::vector<uint8_t>& frame, const roce::Gid& destination);
   // The port (or the loopback queue) holds enough frames not yet on the wire.
   bool transmit_backlogged() const;
 
@@ -110,6 +114,7 @@ private:
   Requester requester_;
   Responder responder_;
   Completer completer_;
+  Congestion cc_;
 
   std::set<uint32_t> ready_; // QPs with work to send
   // An entry per QP with a deadline: the earliest one when it was queued (the QP's
