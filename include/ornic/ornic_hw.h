@@ -616,7 +616,7 @@ struct ornic_qp_counters {
 	__le64 rnr_naks;
 	__le64 timeouts;
 	__le64 cc_rate_mbps;		/* DCQCN current rate, 0 = unlimited */
-	__le64 reserved[1];
+	__le64 reserved;
 };
 
 ORNIC_HW_ASSERT_SIZE(struct ornic_qp_counters, 128);
