@@ -11,6 +11,10 @@ MODEL_VNETS=()
 MODEL_FAULTS=()
 # MODEL_WIRE_FAULTS[i]: --wire-faults spec for model i (unset: none).
 MODEL_WIRE_FAULTS=()
+# MODEL_SHAPING[i]: link shaping options for model i's port, e.g.
+# "--link-rate 200 --link-queue 1048576 --ecn-threshold 65536": its
+# transmit queue becomes a bottleneck that marks ECN (unset: none).
+MODEL_SHAPING=()
 # MODEL_STATE_DIR: model i writes its counters and state as JSON to
 # MODEL_STATE_DIR/model<i>-state.json on SIGUSR1 and at exit (unset: to its log).
 MODEL_STATE_DIR=${MODEL_STATE_DIR:-}
@@ -46,14 +50,19 @@ models_start() {
 # model_add DIR I PORT MAC [NETNS]: start model I (socket DIR/model<I>.sock,
 # log DIR/model<I>.log, capture DIR/model<I>.pcap unless MODEL_PCAP=0) with
 # port PORT and MAC, in network namespace NETNS if given, with
-# --inject-faults MODEL_FAULTS[I] and --wire-faults MODEL_WIRE_FAULTS[I] when
-# set.  models_wait waits for the sockets.
+# --inject-faults MODEL_FAULTS[I], --wire-faults MODEL_WIRE_FAULTS[I] and
+# the options of MODEL_SHAPING[I] when set.  models_wait waits for the sockets.
 model_add() {
 	local dir=$1 i=$2 port=$3 mac=$4 ns=${5:-} nsx=() faults=() capture=()
 	[ -z "$ns" ] || nsx=(ip netns exec "$ns")
 	[ "$MODEL_PCAP" = 0 ] || capture=(--pcap "$dir/model$i.pcap")
 	[ -n "${MODEL_FAULTS[$i]:-}" ] && faults+=(--inject-faults "${MODEL_FAULTS[$i]}")
 	[ -n "${MODEL_WIRE_FAULTS[$i]:-}" ] && faults+=(--wire-faults "${MODEL_WIRE_FAULTS[$i]}")
+	if [ -n "${MODEL_SHAPING[$i]:-}" ]; then
+		local shaping=()
+		read -r -a shaping <<<"${MODEL_SHAPING[$i]}"
+		faults+=("${shaping[@]}")
+	fi
 	[ -n "$MODEL_STATE_DIR" ] && faults+=(--state-file "$MODEL_STATE_DIR/model$i-state.json")
 	rm -f "$dir/model$i.rc" "$dir/model$i.pid" "$dir/model$i.stopped"
 	# The wrapper records the model's exit status in model<i>.rc, so

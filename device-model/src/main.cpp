@@ -8,6 +8,8 @@
 //   --inject-faults qp-state,eq-storm           (TEST ONLY: a broken device, registers.rst)
 //   --state-file /run/ornic0.json               (counters and state as JSON on SIGUSR1 and at
 //                                                exit; without it they go to the log)
+//   --link-rate 200 --ecn-threshold 65536       (a bottleneck link that marks ECN CE,
+//                                                roce.rst "Congestion control")
 //
 // Start it before QEMU: QEMU does not retry the connection. It serves one QEMU at a
 // time; when QEMU goes away the device is reset and the next QEMU can attach.
@@ -120,6 +122,7 @@ int main(int argc, char** argv) {
   std::string log_level = "info";
   std::string fault_list = "none";
   std::string state_file;
+  ornic::LinkShaping shaping;
   app.set_version_flag("--version", std::string("ornic-model ") + ORNIC_MODEL_VERSION);
   app.add_option("--socket", socket_path, "vfio-user unix socket to listen on")->required();
   app.add_option("--port", port_spec,
@@ -146,7 +149,25 @@ int main(int argc, char** argv) {
   app.add_option("--state-file", state_file,
                  "write the counters and state as JSON to this file on SIGUSR1 and at exit "
                  "(default: to the log)");
+  app.add_option("--link-rate", shaping.rate_mbps,
+                 "make the port a bottleneck: its transmit queue drains at this many Mbit/s "
+                 "(0: as fast as the backend takes frames)")
+      ->check(CLI::Range(uint64_t{0}, uint64_t{400'000}))
+      ->capture_default_str();
+  app.add_option("--link-queue", shaping.queue_bytes,
+                 "with --link-rate: the transmit queue drops frames beyond this many bytes")
+      ->check(CLI::Range(size_t{9216}, size_t{1} << 30))
+      ->capture_default_str();
+  app.add_option("--ecn-threshold", shaping.ecn_threshold_bytes,
+                 "with --link-rate: mark ECN-capable frames CE while the transmit queue holds "
+                 "more than this many bytes (0: never)")
+      ->check(CLI::Range(size_t{0}, size_t{1} << 30))
+      ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
+  if (shaping.ecn_threshold_bytes != 0 && shaping.rate_mbps == 0) {
+    std::fprintf(stderr, "--ecn-threshold: needs --link-rate (only a queue can be congested)\n");
+    return 2;
+  }
 
   ornic::FaultInjection faults;
   try {
@@ -190,7 +211,7 @@ int main(int argc, char** argv) {
     ornic::EventLoop loop;
     std::unique_ptr<ornic::Port> port;
     try {
-      port = ornic::make_port(loop, port_spec, pcap_path, wire_faults);
+      port = ornic::make_port(loop, port_spec, pcap_path, wire_faults, shaping);
     } catch (const std::invalid_argument& e) {
       std::fprintf(stderr, "--port: %s\n", e.what());
       return 2;

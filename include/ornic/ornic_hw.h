@@ -208,6 +208,8 @@ enum ornic_fatal_code {
 #define ORNIC_CAP_CQE_TIMESTAMP		ORNIC_BIT_ULL(20)
 /* Doorbell records and doorbell suppression of SQs, RQs and SRQs. */
 #define ORNIC_CAP_DB_RECORD		ORNIC_BIT_ULL(21)
+/* ECN-capable RoCEv2, CNPs and DCQCN rate control (CC_CONFIG). */
+#define ORNIC_CAP_CC			ORNIC_BIT_ULL(22)
 
 /* ------------------------------------------------------------------------
  * 4. Doorbells (spec: doorbells.rst).  Each 4 KiB page of BAR2 holds one
@@ -349,6 +351,7 @@ enum ornic_admin_opcode {
 	ORNIC_ADMIN_ETH_SET_MTU		= 0x44,
 	ORNIC_ADMIN_ODP_INVALIDATE	= 0x48,	/* ORNIC_CAP_ODP */
 	ORNIC_ADMIN_ODP_RESUME		= 0x49,	/* ORNIC_CAP_ODP */
+	ORNIC_ADMIN_CC_CONFIG		= 0x4a,	/* ORNIC_CAP_CC */
 };
 
 enum ornic_admin_status {
@@ -581,7 +584,10 @@ enum ornic_counter_id {
 	/* 55..57: not assigned */
 	ORNIC_CNT_DB_WQ_WRITES		= 55,	/* SQ/RQ/SRQ doorbell writes */
 	ORNIC_CNT_DB_RECORD_ERRORS	= 56,	/* record unreadable / bad index */
-	ORNIC_CNT_COUNT			= 57,
+	ORNIC_CNT_CC_CE_RECEIVED	= 57,	/* RoCEv2 packets with ECN CE */
+	ORNIC_CNT_CC_CNPS_SENT		= 58,	/* notification point */
+	ORNIC_CNT_CC_CNPS_HANDLED	= 59,	/* reaction point */
+	ORNIC_CNT_COUNT			= 60,
 };
 
 #define ORNIC_DEVICE_COUNTERS_MAX	62
@@ -609,7 +615,8 @@ struct ornic_qp_counters {
 	__le64 naks_sent;
 	__le64 rnr_naks;
 	__le64 timeouts;
-	__le64 reserved[2];
+	__le64 cc_rate_mbps;		/* DCQCN current rate, 0 = unlimited */
+	__le64 reserved;
 };
 
 ORNIC_HW_ASSERT_SIZE(struct ornic_qp_counters, 128);
@@ -734,6 +741,72 @@ struct ornic_admin_odp_resume {
 };
 
 ORNIC_HW_ASSERT_SIZE(struct ornic_admin_odp_resume, 64);
+
+/*
+ * CC_CONFIG (ORNIC_CAP_CC; spec: roce.rst, "Congestion control"): QUERY
+ * writes the device's struct ornic_cc_params to params_addr, SET reads it
+ * from there and applies it whole (BAD_FIELD, nothing changed, if any field
+ * is out of range).  params_len >= sizeof(struct ornic_cc_params).
+ */
+enum ornic_cc_config_op {
+	ORNIC_CC_CONFIG_QUERY		= 0,
+	ORNIC_CC_CONFIG_SET		= 1,
+};
+
+struct ornic_admin_cc_config {
+	struct ornic_admin_hdr hdr;
+	__le64 params_addr;
+	__le32 params_len;
+	__u8 op;			/* enum ornic_cc_config_op */
+	__u8 reserved0[3];
+	__le32 reserved1[10];
+};
+
+ORNIC_HW_ASSERT_SIZE(struct ornic_admin_cc_config, 64);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_cc_config, op, 20);
+
+#define ORNIC_CC_FLAG_NP_ENABLE		ORNIC_BIT(0) /* send CNPs on CE */
+#define ORNIC_CC_FLAG_RP_ENABLE		ORNIC_BIT(1) /* DCQCN on CNPs */
+#define ORNIC_CC_FLAGS_ALL		(ORNIC_CC_FLAG_NP_ENABLE | ORNIC_CC_FLAG_RP_ENABLE)
+
+/* ECN field of every RoCEv2 packet the device sends (CNPs excepted). */
+enum ornic_cc_ect {
+	ORNIC_CC_ECT_AV			= 0,	/* the AV's traffic class as is */
+	ORNIC_CC_ECT_1			= 1,
+	ORNIC_CC_ECT_0			= 2,
+};
+
+#define ORNIC_CC_MAX_RATE_MBPS		400000U
+#define ORNIC_CC_MAX_TIME_US		1000000U
+#define ORNIC_CC_MAX_THRESHOLD		31U
+#define ORNIC_CC_MAX_GD			15U
+#define ORNIC_CC_ALPHA_ONE		1024U	/* alpha and g in 1/1024 */
+
+/* Rates in Mbit/s, times in microseconds (the mlx5 cc_params names). */
+struct ornic_cc_params {
+	__le32 flags;			/* ORNIC_CC_FLAG_* */
+	__u8 ect;			/* enum ornic_cc_ect */
+	__u8 np_cnp_dscp;		/* 0..63 */
+	__le16 reserved0;
+	__le32 np_min_time_between_cnps; /* per QP, 0..MAX_TIME_US */
+	__le32 rp_max_rate;		/* 1..MAX_RATE_MBPS: unlimited rate */
+	__le32 rp_min_rate;		/* 1..rp_max_rate */
+	__le32 rp_ai_rate;		/* 0..rp_max_rate */
+	__le32 rp_hai_rate;		/* 0..rp_max_rate */
+	__le32 rp_byte_reset;		/* bytes per stage, 0 = no byte counter */
+	__le32 rp_time_reset;		/* 1..MAX_TIME_US per stage */
+	__le32 rp_threshold;		/* F: 1..MAX_THRESHOLD stages */
+	__le32 rp_gd;			/* cut by alpha / 2^gd, 0..MAX_GD */
+	__le32 rp_initial_alpha_value;	/* 0..ALPHA_ONE */
+	__le32 rp_dce_tcp_g;		/* 0..ALPHA_ONE */
+	__le32 rp_dce_tcp_rtt;		/* alpha period, 1..MAX_TIME_US */
+	__le32 rp_rate_reduce_monitor_period; /* 0..MAX_TIME_US */
+	__le32 reserved1;
+};
+
+ORNIC_HW_ASSERT_SIZE(struct ornic_cc_params, 64);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_cc_params, rp_max_rate, 12);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_cc_params, rp_rate_reduce_monitor_period, 56);
 
 /* REG_MR flags */
 #define ORNIC_MR_FLAG_PHYSICAL		ORNIC_BIT(0) /* iova = DMA address */

@@ -143,6 +143,19 @@ static struct ibv_qp *ud_qp(struct side *s, uint32_t *psn)
 	return qp;
 }
 
+/*
+ * The traffic class as asked: the DSCP exactly; the ECN field as asked or an
+ * ECN-capable codepoint, ECT(0) or ECT(1), which a device with congestion
+ * control puts on all its RoCE traffic (ornic: roce.rst "Congestion control").
+ */
+static int tclass_ok(unsigned int got, unsigned int want)
+{
+	unsigned int ecn = got & 3;
+
+	return (got >> 2) == (want >> 2) &&
+	       (ecn == (want & 3) || ecn == 1 || ecn == 2);
+}
+
 /* Check the IP header the receiver got in its GRH buffer. */
 static int check_grh(const uint8_t *grh, int v4, const struct av_case *c,
 		     const union ibv_gid *sgid, char *why, size_t n)
@@ -150,7 +163,8 @@ static int check_grh(const uint8_t *grh, int v4, const struct av_case *c,
 	if (v4) {
 		const uint8_t *ip = grh + 20;
 
-		if (ip[1] != c->traffic_class || ip[8] != wire_ttl(c->hop_limit) ||
+		if (!tclass_ok(ip[1], c->traffic_class) ||
+		    ip[8] != wire_ttl(c->hop_limit) ||
 		    memcmp(ip + 12, sgid->raw + 12, 4)) {
 			snprintf(why, n, "IPv4 tos %u ttl %u src %u.%u.%u.%u, want tos %u ttl %d",
 				 ip[1], ip[8], ip[12], ip[13], ip[14], ip[15],
@@ -161,7 +175,8 @@ static int check_grh(const uint8_t *grh, int v4, const struct av_case *c,
 		uint32_t w = ntohl(*(const uint32_t *)grh);
 		uint32_t tc = (w >> 20) & 0xff, fl = w & 0xfffff;
 
-		if (tc != c->traffic_class || fl != (c->flow_label & 0xfffff) ||
+		if (!tclass_ok(tc, c->traffic_class) ||
+		    fl != (c->flow_label & 0xfffff) ||
 		    grh[7] != wire_ttl(c->hop_limit) ||
 		    memcmp(grh + 8, sgid->raw, 16)) {
 			snprintf(why, n, "IPv6 tclass %u flow %#x hlim %u, want %u %#x %d",

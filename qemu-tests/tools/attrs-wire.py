@@ -8,7 +8,7 @@ WIRE_FILE has one line per expectation, written by suites/attrs.c:
   <name> <dest QPN> <first PSN> <PSNs> <ipv4|ipv6> <tos> <ttl> <flow label> <sport>
 Every RoCEv2 request frame in CAPTURE whose BTH names that destination QP
 with a PSN in [first PSN, first PSN + PSNs) must carry: the IPv4 TOS / IPv6 traffic class
-<tos>, the TTL / hop limit <ttl>, (IPv6) the flow label <flow label>, and the
+<tos> (its ECN bits may be ECT(0) or ECT(1) instead), the TTL / hop limit <ttl>, (IPv6) the flow label <flow label>, and the
 UDP source port <sport> (-1: any port of the RoCE range 0xc000..0xffff).
 Prints "PASS|FAIL: PREFIX/wire-<name> ..." per expectation (FAIL also when no
 frame matched), using scapy's own dissectors.
@@ -71,7 +71,10 @@ def main():
                     continue
                 got = (pkt[IPv6].tc, pkt[IPv6].hlim, pkt[IPv6].fl)
             port = pkt[UDP].sport
-            if got != (tos, ttl, fl):
+            # The DSCP exactly; the ECN field as asked or ECT(0)/ECT(1), which a
+            # device with congestion control puts on all its RoCE traffic.
+            tc_ok = got[0] >> 2 == tos >> 2 and got[0] & 3 in (tos & 3, 1, 2)
+            if not tc_ok or got[1:] != (ttl, fl):
                 bad.append('tos/ttl/flow %s, want %s' % (got, (tos, ttl, fl)))
             if (sport >= 0 and port != sport) or not 0xc000 <= port <= 0xffff:
                 bad.append('UDP source port %#x, want %s' %

@@ -59,6 +59,7 @@ void NicCore::reset() {
   async_eq.reset();
   mac = permanent_mac;
   eth_mtu = limits::kDefaultEthMtu;
+  cc = cc::CcConfig{};
   fatal_code_ = ORNIC_FATAL_NONE;
   admin_stalled = false;
   flushes_left_.clear();

@@ -110,6 +110,8 @@ public:
   MacAddress mac;
   uint32_t eth_mtu;
   bool link_up = false;
+  // CC_CONFIG (roce.rst, "Congestion control"); back to the defaults on reset.
+  cc::CcConfig cc;
   TransportHooks* transport = nullptr; // the packet engine; not owned
   TransportTimer* clock = nullptr;     // the device clock's source; not owned
   // Test-only misbehaviour (--inject-faults); kept across resets.

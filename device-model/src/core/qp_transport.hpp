@@ -10,6 +10,7 @@
 #include <optional>
 #include <vector>
 
+#include "cc/cc_state.hpp"
 #include "core/hw.hpp"
 
 namespace ornic {
@@ -186,6 +187,8 @@ struct QpTransport {
   // The earliest of the requester's deadlines (ack_deadline, rnr_until, pace_until) the
   // engine's timer queue holds an entry for; 0 = none (transport_engine.cpp).
   int64_t timer_queued = 0;
+  // Congestion control (roce.rst, "Congestion control"): notification and reaction point.
+  cc::CcQpState cc;
 };
 
 // Every op enters and leaves the ops list through these, which keep the counts above.

@@ -59,6 +59,9 @@ private:
   AdminResult odp_invalidate(const ornic_admin_odp_invalidate& command);
   AdminResult odp_resume(const ornic_admin_odp_resume& command);
 
+  // admin_cc.cpp
+  AdminResult cc_config(const ornic_admin_cc_config& command);
+
   // admin_qp.cpp
   AdminResult create_qp(const ornic_admin_create_qp& command);
   AdminResult modify_qp(const ornic_admin_modify_qp& command);

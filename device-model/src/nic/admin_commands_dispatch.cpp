@@ -164,6 +164,8 @@ AdminResult AdminCommands::dispatch(const ornic_admin_sqe& c) {
     return odp_invalidate(as<ornic_admin_odp_invalidate>(c));
   case ORNIC_ADMIN_ODP_RESUME:
     return odp_resume(as<ornic_admin_odp_resume>(c));
+  case ORNIC_ADMIN_CC_CONFIG:
+    return cc_config(as<ornic_admin_cc_config>(c));
   default:
     return admin_status(ORNIC_ADMIN_STATUS_BAD_OPCODE);
   }

@@ -110,6 +110,10 @@ AdminResult AdminCommands::query_counters(const ornic_admin_query_counters& c) {
     out.naks_sent = to_le(qp->counters.naks_sent);
     out.rnr_naks = to_le(qp->counters.rnr_naks);
     out.timeouts = to_le(qp->counters.timeouts);
+    // As of the QP's last request packet or CNP (the rate moves on lazily, when it sends).
+    const auto& rate = qp->transport.cc.rate;
+    out.cc_rate_mbps =
+        to_le(rate && rate->limited() ? static_cast<uint64_t>(rate->current_mbps() + 0.5) : 0);
     return write_response(le(c.resp_addr), le(c.resp_len), bytes_of(out));
   }
   return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);

@@ -66,6 +66,9 @@ constexpr auto kCounterNames = std::to_array<std::string_view>({
     "rx_roce_peer_mismatch",
     "db_wq_writes",
     "db_record_errors",
+    "cc_ce_received",
+    "cc_cnps_sent",
+    "cc_cnps_handled",
 });
 static_assert(kCounterNames.size() == ORNIC_CNT_COUNT, "one name per ornic_counter_id");
 
@@ -90,6 +93,19 @@ nlohmann::json qp_counters_json(const QpCounters& c) {
           {"timeouts", c.timeouts}};
 }
 
+// Congestion control (roce.rst): the QP as notification and as reaction point.
+nlohmann::json cc_json(const cc::CcQpState& cc) {
+  nlohmann::json out = {{"ce_received", cc.ce_received},
+                        {"cnps_sent", cc.cnps_sent},
+                        {"cnps_handled", cc.cnps_handled}};
+  if (cc.rate) {
+    out["rate_mbps"] = cc.rate->current_mbps();
+    out["target_mbps"] = cc.rate->target_mbps();
+    out["alpha"] = cc.rate->alpha();
+  }
+  return out;
+}
+
 } // namespace
 
 std::string_view counter_name(ornic_counter_id id) {
@@ -112,7 +128,8 @@ nlohmann::json device_state(const NicCore& core) {
                    {"recv_cqn", qp.recv_cqn},
                    {"sq", ring_json(qp.sq)},
                    {"rq", ring_json(qp.rq)},
-                   {"counters", qp_counters_json(qp.counters)}});
+                   {"counters", qp_counters_json(qp.counters)},
+                   {"cc", cc_json(qp.transport.cc)}});
 
   const auto& m = core.mac;
   return {

@@ -27,6 +27,7 @@
 #include <string_view>
 #include <vector>
 
+#include "port/link_shaping.hpp"
 #include "port/wire_faults.hpp"
 
 namespace ornic {
@@ -104,7 +105,10 @@ private:
 // Throws std::invalid_argument with a helpful message on a bad spec, and
 // std::system_error / std::runtime_error when a valid spec cannot be set up (socket path
 // or UDP port in use, directory missing, no such tap, pcap file not writable).
+// `shaping` (when any()) puts a ShapedPort between the faults and the tap, so the pcap
+// records frames as the NIC sent them, before they queue and are marked.
 std::unique_ptr<Port> make_port(EventLoop& loop, std::string_view spec,
-                                std::string_view pcap_path = {}, const WireFaults& faults = {});
+                                std::string_view pcap_path = {}, const WireFaults& faults = {},
+                                const LinkShaping& shaping = {});
 
 } // namespace ornic

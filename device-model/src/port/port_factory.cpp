@@ -7,6 +7,7 @@
 #include "port/pcap_tap.hpp"
 #include "port/port.hpp"
 #include "port/port_spec.hpp"
+#include "port/shaped_port.hpp"
 #include "port/shm_port.hpp"
 #include "port/tap_port.hpp"
 #include "port/udp_port.hpp"
@@ -32,10 +33,12 @@ std::unique_ptr<Port> make_backend(EventLoop& loop, const PortSpec& spec) {
 } // namespace
 
 std::unique_ptr<Port> make_port(EventLoop& loop, std::string_view spec, std::string_view pcap_path,
-                                const WireFaults& faults) {
+                                const WireFaults& faults, const LinkShaping& shaping) {
   std::unique_ptr<Port> port = make_backend(loop, parse_port_spec(spec));
   if (faults.any())
     port = std::make_unique<FaultyPort>(loop, std::move(port), faults);
+  if (shaping.any())
+    port = std::make_unique<ShapedPort>(loop, std::move(port), shaping);
   if (pcap_path.empty())
     return port;
   return std::make_unique<PcapTap>(loop, std::move(port), std::string(pcap_path));

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "rdma/congestion.hpp"
 #include "roce/gid.hpp"
 
 namespace ornic {
@@ -43,7 +44,7 @@ bool address_packet(const NicCore& core, const ornic_wqe_av& av, roce::PacketDes
   else
     std::copy(std::begin(av.dmac), std::end(av.dmac), packet.destination_mac.begin());
   packet.source_mac = core.mac;
-  packet.traffic_class = av.traffic_class;
+  packet.traffic_class = Congestion::with_ect(core.cc, av.traffic_class);
   packet.flow_label = le(av.flow_label) & 0xfffff;
   packet.hop_limit = av.hop_limit != 0 ? av.hop_limit : 64;
   return true;

@@ -113,9 +113,14 @@ bool Requester::requester_work(uint32_t qpn, QueuePair& qp, unsigned& budget) {
         (void)start_wqe(qpn, qp); // started or not, look again: it may have failed the QP
         continue;
       }
+      if (!engine_.cc_.may_send(qpn, qp))
+        return false; // paced: the transport timer schedules the QP again
       looked_ahead = false;
       --budget;
+      // Charged by what the frame cost on the wire, whichever way it was built.
+      const uint64_t tx_bytes = core_.counters.get(ORNIC_CNT_TX_ROCE_BYTES);
       send_rc_packet(qpn, qp, *pending, pending->next_send_psn);
+      engine_.cc_.charge(qp, core_.counters.get(ORNIC_CNT_TX_ROCE_BYTES) - tx_bytes);
       continue;
     }
     // Out of known work: set kick and read the record once more; carry on if software

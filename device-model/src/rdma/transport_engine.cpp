@@ -14,7 +14,8 @@ namespace ornic {
 
 TransportEngine::TransportEngine(EventLoop& loop, NicCore& core, Port* port, TransportTimer& timer)
     : loop_(loop), core_(core), port_(port), timer_(timer), requester_(*this, core, port, timer),
-      responder_(*this, loop, core, timer), completer_(*this, core, timer) {}
+      responder_(*this, loop, core, timer), completer_(*this, core, timer),
+      cc_(*this, core, timer) {}
 
 // The engine does not plug itself into the core: NicDevice, which owns both, does.
 TransportEngine::~TransportEngine() {
@@ -291,6 +292,16 @@ bool TransportEngine::transmit(QueuePair& qp, const roce::PacketDescription& pac
   return true;
 }
 
+void TransportEngine::send_frame(std::span<const uint8_t> frame, const roce::Gid& destination) {
+  if (is_local_gid(destination))
+    return loop_back(frame);
+  if (port_ == nullptr) {
+    core_.counters.inc(ORNIC_CNT_ETH_TX_LINK_DOWN);
+    return;
+  }
+  port_->send(std::as_bytes(frame));
+}
+
 void TransportEngine::loop_back(std::span<const uint8_t> frame) {
   if (loopback_.size() >= kMaxLoopbackFrames) {
     if (loopback_dropped_++ == 0)
@@ -352,6 +363,9 @@ void TransportEngine::process_frame(std::span<const uint8_t> frame, bool from_wi
   roce::ParsedPacket packet;
   const roce::ParseError error = roce::parse_frame(frame, packet);
   if (error != roce::ParseError::ok) {
+    if (error == roce::ParseError::unknown_opcode &&
+        cc_.on_unknown_opcode(packet, frame, from_wire))
+      return;
     core_.counters.inc(error == roce::ParseError::icrc_mismatch ? ORNIC_CNT_RX_ROCE_BAD_ICRC
                                                                 : ORNIC_CNT_RX_ROCE_BAD_HEADER);
     return;
@@ -383,6 +397,7 @@ void TransportEngine::process_frame(std::span<const uint8_t> frame, bool from_wi
     return;
   }
   ++qp->counters.packets_received;
+  cc_.on_packet(qpn, *qp, packet);
   if (datagram)
     responder_.on_ud_request(qpn, *qp, packet, frame);
   else if (uc)

@@ -23,6 +23,7 @@
 #include "core/transport_hooks.hpp"
 #include "core/transport_timer.hpp"
 #include "rdma/completer.hpp"
+#include "rdma/congestion.hpp"
 #include "rdma/requester.hpp"
 #include "rdma/responder.hpp"
 #include "roce/parser.hpp"
@@ -75,6 +76,7 @@ private:
   friend class Requester;
   friend class Responder;
   friend class Completer;
+  friend class Congestion;
 
   // Scheduling (transport_engine.cpp): a QP with work gets a turn.
   void schedule(uint32_t qpn);
@@ -108,6 +110,8 @@ private:
                 std::span<const uint8_t> payload);
   bool is_local_gid(const roce::Gid& gid) const;
   void loop_back(std::span<const uint8_t> frame);
+  // A frame built outside transmit() (a CNP) to `destination`: looped back or to the port.
+  void send_frame(std::span<const uint8_t> frame, const roce::Gid& destination);
   // The port (or the loopback queue) holds enough frames not yet on the wire.
   bool transmit_backlogged() const;
 
@@ -120,6 +124,7 @@ private:
   Requester requester_;
   Responder responder_;
   Completer completer_;
+  Congestion cc_;
 
   std::set<uint32_t> ready_; // QPs with work to send
   // An entry per QP with a deadline: the earliest one when it was queued (the QP's

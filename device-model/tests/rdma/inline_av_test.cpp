@@ -112,7 +112,7 @@ TEST(InlineAv, Ipv4DatagramCarriesTheWqesAddressGrhAndSourceQpn) {
     EXPECT_EQ(*pair.b.at(i), std::byte{0}) << i;
   const auto* ip = reinterpret_cast<const uint8_t*>(pair.b.at(20));
   EXPECT_EQ(ip[0], 0x45);
-  EXPECT_EQ(ip[1], 0x28); // traffic class
+  EXPECT_EQ(ip[1], 0x2a); // traffic class, ECN ECT(0) (roce.rst, "Congestion control")
   EXPECT_EQ(ip[8], 64);   // hop_limit 0 -> TTL 64
   EXPECT_EQ(std::memcmp(ip + 12, pair.a.gid.data() + 12, 4), 0);
   EXPECT_EQ(std::memcmp(ip + 16, pair.b.gid.data() + 12, 4), 0);
@@ -156,7 +156,7 @@ TEST(InlineAv, Ipv6DatagramTakesFlowLabelHopLimitAndTrafficClass) {
   EXPECT_TRUE(same(pair.a, 0, pair.b, 40, 300));
   const auto* grh = reinterpret_cast<const uint8_t*>(pair.b.at(0));
   EXPECT_EQ(grh[0] >> 4, 6);
-  EXPECT_EQ(((grh[0] & 0xf) << 4) | (grh[1] >> 4), 0x10);              // class
+  EXPECT_EQ(((grh[0] & 0xf) << 4) | (grh[1] >> 4), 0x12);              // class, ECT(0)
   EXPECT_EQ(((grh[1] & 0xf) << 16) | (grh[2] << 8) | grh[3], 0x12345); // flow label
   EXPECT_EQ(grh[7], 7);                                                // hop limit
   EXPECT_EQ(std::memcmp(grh + 8, pair.a.gid.data(), 16), 0);

@@ -12,11 +12,13 @@
 #include <functional>
 #include <vector>
 
+#include "port/ecn_mark.hpp"
 #include "port/port.hpp"
 
 namespace ornic::test {
 
-enum class WireAction : uint8_t { deliver, drop, duplicate, delay, corrupt };
+// mark_ce: ECN Congestion Experienced on an ECN-capable frame, as a congested switch would.
+enum class WireAction : uint8_t { deliver, drop, duplicate, delay, corrupt, mark_ce };
 
 class LossyWire {
 public:
@@ -112,6 +114,9 @@ private:
       return;
     case WireAction::corrupt:
       frame[frame.size() / 2] ^= std::byte{0x40};
+      break;
+    case WireAction::mark_ce:
+      (void)mark_ecn_ce(frame);
       break;
     case WireAction::deliver:
       break;

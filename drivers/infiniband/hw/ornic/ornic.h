@@ -263,6 +263,11 @@ struct ornic_dev {
 	/* RDMA counters by id (ornic_counters.c; its own lock). */
 	struct xarray counters;
 	struct dentry *debugfs;		/* ornic_debugfs.c, or NULL */
+	/* The cc/ knob files' private data (ornic_cc.c). */
+	struct ornic_cc_file {
+		struct ornic_dev *dev;
+		unsigned int knob;	/* enum ornic_cc_knob */
+	} cc_files[ORNIC_CC_KNOB_COUNT];
 
 	struct net_device *netdev;
 	bool ib_registered;
@@ -350,6 +355,8 @@ extern const struct rdma_stat_desc ornic_counter_descs[ORNIC_STATS_COUNT];
 extern const struct ib_device_ops ornic_counter_ops;
 int ornic_read_device_counters(struct ornic_dev *dev,
 			       u64 val[ORNIC_CNT_COUNT]);
+/* The QP's DCQCN current rate in Mbit/s, 0 when not rate-limited. */
+int ornic_read_qp_cc_rate(struct ornic_dev *dev, u32 qpn, u64 *rate);
 int ornic_read_qp_counters(struct ornic_dev *dev, u32 qpn,
 			   u64 val[ORNIC_STATS_QP_COUNT]);
 
@@ -364,6 +371,8 @@ void ornic_debugfs_init(void);
 void ornic_debugfs_cleanup(void);
 void ornic_debugfs_add(struct ornic_dev *dev);
 void ornic_debugfs_remove(struct ornic_dev *dev);
+/* ornic_cc.c: the cc/ directory (ORNIC_CAP_CC only) */
+void ornic_cc_debugfs_add(struct ornic_dev *dev, struct dentry *parent);
 
 /* ornic_verbs.c */
 int ornic_ib_register(struct ornic_dev *dev);

@@ -74,6 +74,9 @@ const struct rdma_stat_desc ornic_counter_descs[ORNIC_STATS_COUNT] = {
 	[ORNIC_CNT_RX_ROCE_PEER_MISMATCH].name = "rx_roce_peer_mismatch",
 	[ORNIC_CNT_DB_WQ_WRITES].name = "db_wq_writes",
 	[ORNIC_CNT_DB_RECORD_ERRORS].name = "db_record_errors",
+	[ORNIC_CNT_CC_CE_RECEIVED].name = "cc_ce_received",
+	[ORNIC_CNT_CC_CNPS_SENT].name = "cc_cnps_sent",
+	[ORNIC_CNT_CC_CNPS_HANDLED].name = "cc_cnps_handled",
 	/* Per-QP counters (struct ornic_qp_counters), QPs bound to counters. */
 	[ORNIC_STAT_QP(send_wqes)].name = "qp_send_wqes",
 	[ORNIC_STAT_QP(recv_wqes)].name = "qp_recv_wqes",
@@ -173,6 +176,18 @@ int ornic_read_qp_counters(struct ornic_dev *dev, u32 qpn,
 	for (i = 0; i < ORNIC_STATS_QP_COUNT; i++)
 		val[i] = le64_to_cpu(v[i]);
 	return 0;
+}
+
+int ornic_read_qp_cc_rate(struct ornic_dev *dev, u32 qpn, u64 *rate)
+{
+	struct ornic_qp_counters c;
+	int err;
+
+	err = ornic_query_counters(dev, ORNIC_COUNTER_SCOPE_QP, qpn, &c,
+				   sizeof(c));
+	if (!err)
+		*rate = le64_to_cpu(c.cc_rate_mbps);
+	return err;
 }
 
 static struct rdma_hw_stats *ornic_alloc_hw_port_stats(struct ib_device *ibdev,

@@ -3,7 +3,8 @@
  * ornic: /sys/kernel/debug/ornic/<ibdev>/, the driver's view of the rings
  * it shares with the device, for whoever debugs a stuck queue: the admin
  * queue ("aq"), the event queues ("eqs"), the QPs ("qps", with the ring
- * indices of kernel QPs), the CQs ("cqs") and the Ethernet rings ("eth").
+ * indices of kernel QPs), the CQs ("cqs"), the Ethernet rings ("eth") and
+ * the congestion control knobs ("cc/", ornic_cc.c).
  * Values are snapshots taken under the lock that protects them where that
  * lock may be taken here; ring indices of kernel QPs and CQs are read
  * without their locks (a dump must never stall the data path).
@@ -160,6 +161,7 @@ void ornic_debugfs_add(struct ornic_dev *dev)
 	debugfs_create_file("qps", 0400, d, dev, &ornic_qps_fops);
 	debugfs_create_file("cqs", 0400, d, dev, &ornic_cqs_fops);
 	debugfs_create_file("eth", 0400, d, dev, &ornic_eth_fops);
+	ornic_cc_debugfs_add(dev, d);
 	dev->debugfs = d;
 }
 
