@@ -179,12 +179,13 @@ manifest() {
 # it in SERVERDIR, unmount, mount again (MOUNT_CMD), check it read back.
 # Unmounts at the end.  Status 1 when a step failed.
 fs_roundtrip() {
-	local n=$1 mnt=$2 sdir=$3 t0 t1 before
+	local n=$1 mnt=$2 sdir=$3 t0 t1 before l
 	shift 3
+	l=/out/ulp-${n//\//-}
 	before=$(snap)
 	t0=$(date +%s)
-	if ! timeout -s KILL "$T" cp -r "$TREE/." "$mnt/" 2>"/out/ulp-$K-$n.cp.log" || ! timeout -s KILL 60 sync; then
-		bad "$n-copy" "cp into $mnt: $(head -c 200 "/out/ulp-$K-$n.cp.log") $(klog 3)"
+	if ! timeout -s KILL "$T" cp -r "$TREE/." "$mnt/" 2>"$l.cp.log" || ! timeout -s KILL 60 sync; then
+		bad "$n-copy" "cp into $mnt: $(head -c 200 "$l.cp.log") $(klog 3)"
 		timeout 30 umount -f "$mnt"
 		return 1
 	fi
@@ -196,8 +197,8 @@ fs_roundtrip() {
 		timeout 30 umount -f "$mnt"
 		return 1
 	fi
-	if ! timeout 60 umount "$mnt" || ! timeout 120 "$@" >>"/out/ulp-$K-$n.mount.log" 2>&1; then
-		bad "$n-readback" "remount: $(tail -n 2 "/out/ulp-$K-$n.mount.log" | tr '\n' ' ') $(klog 3)"
+	if ! timeout 60 umount "$mnt" || ! timeout 120 "$@" >>"$l.mount.log" 2>&1; then
+		bad "$n-readback" "remount: $(tail -n 2 "$l.mount.log" | tr '\n' ' ') $(klog 3)"
 		return 1
 	fi
 	t0=$(date +%s)
@@ -243,24 +244,25 @@ disks() { for d in /sys/block/sd*; do [ -e "$d" ] && echo -n "${d##*/} "; done; 
 # them read back (O_DIRECT); the device then reads the same bytes as the
 # target's backing file holds.
 blk_verify() {
-	local n=$1 dev=$2 img=$3 before t0
+	local n=$1 dev=$2 img=$3 before t0 l
+	l=/out/ulp-${n//\//-}
 	before=$(snap)
 	t0=$(date +%s)
 	if timeout -s KILL "$T" fio --name=ulp --filename="$dev" --rw=write --bs=64k --size="${MIB}M" \
 		--ioengine=libaio --iodepth=8 --direct=1 --verify=crc32c --do_verify=1 --verify_fatal=1 \
-		--output="/out/ulp-$K-$n.fio.log" >/dev/null 2>&1 && grep -q 'err= 0' "/out/ulp-$K-$n.fio.log"; then
-		ok "$n-fio-verify" "fio: $MIB MiB written to $dev in 64 KiB O_DIRECT blocks and verified (crc32c) in $(($(date +%s) - t0)) s"
+		--output="$l.fio.log" >/dev/null 2>&1 && grep -q 'err= 0' "$l.fio.log"; then
+		ok "$n/fio-verify" "fio: $MIB MiB written to $dev in 64 KiB O_DIRECT blocks and verified (crc32c) in $(($(date +%s) - t0)) s"
 	else
-		bad "$n-fio-verify" "fio on $dev: $(grep -m2 -E 'err=|verify' "/out/ulp-$K-$n.fio.log" 2>/dev/null | tr '\n' ' ') $(klog 3)"
+		bad "$n/fio-verify" "fio on $dev: $(grep -m2 -E 'err=|verify' "$l.fio.log" 2>/dev/null | tr '\n' ' ') $(klog 3)"
 		return 1
 	fi
 	if cmp -s <(timeout -s KILL 60 dd if="$dev" bs=1M count="$MIB" iflag=direct status=none) \
 		<(head -c $((MIB * 1048576)) "$img"); then
-		ok "$n-backing" "$MIB MiB read from $dev equal the target's backing file"
+		ok "$n/backing" "$MIB MiB read from $dev equal the target's backing file"
 	else
-		bad "$n-backing" "$dev and the target's backing file differ"
+		bad "$n/backing" "$dev and the target's backing file differ"
 	fi
-	wire "$n-wire" "$before"
+	wire "$n/wire" "$before"
 }
 
 # lio_fileio NAME IMG: a LIO file backstore of $MIB MiB; prints its path.
@@ -278,7 +280,7 @@ nfs_start() {
 	# The shortest NFSv4 grace period: nothing to reclaim here.
 	echo 10 >/proc/fs/nfsd/nfsv4leasetime
 	echo 10 >/proc/fs/nfsd/nfsv4gracetime
-	echo "$SRV/nfs *(rw,no_root_squash,insecure,no_subtree_check,fsid=1)" >/etc/exports
+	echo "$SRV/nfs *(rw,no_root_squash,insecure,no_subtree_check,fsid=0)" >/etc/exports
 	pgrep -x rpcbind >/dev/null || rpcbind -w || return 1
 	exportfs -ra && rpc.mountd && rpc.nfsd 4 && echo "rdma 20049" >/proc/fs/nfsd/portlist
 }
@@ -302,18 +304,19 @@ nfs() {
 	fi
 	ok "nfs/$K/server" "nfsd exports $SRV/nfs, listening on rdma 20049 ($(tr '\n' ' ' </proc/fs/nfsd/portlist))"
 	for v in 3 4.2; do
-		o=rdma,port=20049,vers=$v
-		[ "$v" = 3 ] && o+=,nolock,mountproto=tcp
-		if ! timeout 120 mount -t nfs -o "$o" "$SIP:$SRV/nfs" "$mnt" >"/out/ulp-$K-v$v.mount.log" 2>&1; then
+		o=rdma,port=20049,vers=$v path=/
+		# NFSv3 mounts the export's path, NFSv4 its pseudo-root (fsid=0).
+		[ "$v" = 3 ] && o+=,nolock,mountproto=tcp path=$SRV/nfs
+		if ! timeout 120 mount -t nfs -o "$o" "$SIP:$path" "$mnt" >"/out/ulp-$K-v$v.mount.log" 2>&1; then
 			bad "nfs/$K/v${v/./}-mount" "mount -o $o: $(tail -n 2 "/out/ulp-$K-v$v.mount.log" | tr '\n' ' ') $(klog 3)"
 			continue
 		fi
 		if grep -q " $mnt nfs.*proto=rdma" /proc/mounts; then
-			ok "nfs/$K/v${v/./}-mount" "mount -t nfs -o $o $SIP:$SRV/nfs: $(grep " $mnt " /proc/mounts | grep -o 'vers=[^,]*,.*proto=rdma' | cut -c1-60)"
+			ok "nfs/$K/v${v/./}-mount" "mount -t nfs -o $o $SIP:$path: $(grep " $mnt " /proc/mounts | grep -o 'vers=[^,]*,.*proto=rdma' | cut -c1-60)"
 		else
 			bad "nfs/$K/v${v/./}-mount" "mounted, but not over rdma: $(grep " $mnt " /proc/mounts)"
 		fi
-		fs_roundtrip "nfs/$K/v${v/./}" "$mnt" "$SRV/nfs" mount -t nfs -o "$o" "$SIP:$SRV/nfs" "$mnt"
+		fs_roundtrip "nfs/$K/v${v/./}" "$mnt" "$SRV/nfs" mount -t nfs -o "$o" "$SIP:$path" "$mnt"
 	done
 	nfs_stop >>"/out/ulp-$K-nfsd.log" 2>&1
 	unload "nfs/$K/teardown" nfsv4 nfsv3 nfs nfsd rpcrdma &&
@@ -427,7 +430,7 @@ smb() {
 		read only = no
 		force user = ornicsmb
 	EOF
-	if ! ksmbd.adduser -a ornicsmb -p ornicpass >"/out/ulp-$K-ksmbd.log" 2>&1 ||
+	if ! ksmbd.adduser -p ornicpass ornicsmb >"/out/ulp-$K-ksmbd.log" 2>&1 ||
 		! ksmbd.mountd >>"/out/ulp-$K-ksmbd.log" 2>&1; then
 		bad "smb/$K/setup" "ksmbd: $(tail -n 2 "/out/ulp-$K-ksmbd.log" | tr '\n' ' ') $(klog 2)"
 		return
