@@ -3,7 +3,9 @@
 # The part of `make check` that runs inside the testbed: host unit tests,
 # module builds and guest suites.  Every test prints one
 # "PASS|FAIL|SKIP: name details" line into $RESULTS; the host side
-# (check.sh) prints the summary.  Selected groups: ORNIC_CHECK_ONLY="a b".
+# (check.sh) prints the summary.  Selected groups: ORNIC_CHECK_ONLY="a b"
+# (lint model model-guest driver provider datapath pyverbs interop ulp
+# twoguests soak deb stock guide runner rxe siw).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=qemu-tests/testbed/lib.sh
@@ -112,6 +114,11 @@ fi
 # --- ornic and rxe on one Ethernet link, both ways (check-interop.sh) --------
 if group interop && [ -x "$here/check-interop.sh" ]; then
 	RESULTS=$RESULTS FLAVOUR=$flavour BUILD=$BUILD "$here/check-interop.sh" || true
+fi
+
+# --- storage protocols over RDMA: NFS, iSER, SRP, SMB Direct (check-ulp.sh) ---
+if wanted ulp && [ -x "$here/check-ulp.sh" ]; then
+	RESULTS=$RESULTS FLAVOUR=$flavour BUILD=$BUILD "$here/check-ulp.sh" || true
 fi
 
 # --- two guests linked as two hosts: udp, udp + netem, tap + bridge to rxe ----
