@@ -12,7 +12,7 @@ help:
 	@echo "make bench        ornic, rxe and siw perftest numbers in one guest (release model): results/bench-<time>"
 	@echo "make check        build everything, run host unit tests and guest suites"
 	@echo "make check-debug  the same with the KASAN test kernel"
-	@echo "make compare      pyverbs and ornic's verbs tests on ornic and on rxe, side by side"
+	@echo "make compare      pyverbs, ornic's verbs tests and the storage protocols on ornic and on rxe, side by side"
 	@echo "make soak         100 rmmod and 50 kill -9 cycles under RDMA traffic (make check runs 3 and 6)"
 	@echo "make fuzz         every libFuzzer target for FUZZ_SECONDS (60) each: executions, coverage, crashes"
 	@echo "make lint         checkpatch --strict, clang-format, shellcheck"
@@ -37,10 +37,12 @@ check:
 check-debug:
 	ORNIC_FLAVOUR=kasan qemu-tests/check.sh
 
-# rxe next to ornic in the pyverbs group: a comparison that judges nothing,
-# so it is not part of `make check` (compare.txt in the results directory).
+# rxe next to ornic in the pyverbs and ulp groups: a comparison that judges
+# nothing, so it is not part of `make check` (compare.txt in the results
+# directory).
 compare:
-	ORNIC_CHECK_ONLY="model driver provider pyverbs" ORNIC_PYVERBS_KINDS="ornic rxe" qemu-tests/check.sh
+	ORNIC_CHECK_ONLY="model driver provider pyverbs ulp" ORNIC_PYVERBS_KINDS="ornic rxe" \
+		ORNIC_ULP_KINDS="ornic rxe" qemu-tests/check.sh
 
 # The soak group with the issue's cycle counts (make check runs fewer).
 soak:

@@ -117,7 +117,7 @@ if group interop && [ -x "$here/check-interop.sh" ]; then
 fi
 
 # --- storage protocols over RDMA: NFS, iSER, SRP, SMB Direct (check-ulp.sh) ---
-if wanted ulp && [ -x "$here/check-ulp.sh" ]; then
+if group ulp && [ -x "$here/check-ulp.sh" ]; then
 	RESULTS=$RESULTS FLAVOUR=$flavour BUILD=$BUILD "$here/check-ulp.sh" || true
 fi
 
