@@ -162,23 +162,17 @@ for s in "${sockets[@]}"; do
 	i=$((i + 1))
 done
 # One Ethernet frame per datagram, no vnet header: the model's port framing.
-# rxe runs on these NICs, and rxe frees received skbs with interrupts off
-# (drain_req_pkts under qp->state_lock, a QP in ERR); a page_pool page freed
-# there is a lockdep splat (page_pool_put_unrefed_netmem, 7.x). virtio_net
-# uses no page_pool in "big packets" mode: no mergeable buffers and an MTU
-# above 1500 (host_mtu; the suites set the MTU they test).
-virtio_opts=mrg_rxbuf=off,host_mtu=9000
 i=0
 for v in "${vnets[@]}"; do
 	IFS=, read -r vlocal vpeer vmac <<<"$v"
 	args+=(-netdev "dgram,id=vn$i,local.type=unix,local.path=$vlocal,remote.type=unix,remote.path=$vpeer"
-		-device "virtio-net-pci,netdev=vn$i,$virtio_opts${vmac:+,mac=$vmac}")
+		-device "virtio-net-pci,netdev=vn$i${vmac:+,mac=$vmac}")
 	i=$((i + 1))
 done
 for t in "${taps[@]}"; do
 	IFS=, read -r tif tmac <<<"$t"
 	args+=(-netdev "tap,id=vn$i,ifname=$tif,script=no,downscript=no,vnet_hdr=off"
-		-device "virtio-net-pci,netdev=vn$i,$virtio_opts${tmac:+,mac=$tmac}")
+		-device "virtio-net-pci,netdev=vn$i${tmac:+,mac=$tmac}")
 	i=$((i + 1))
 done
 qemu=(qemu-system-x86_64)
