@@ -323,8 +323,6 @@ void pair_free(struct pair *p)
 long long hw_counter(const char *dev, const char *name)
 {
 	char path[256];
-	long long v = -1;
-	FILE *f;
 
 	/*
 	 * The RDMA core serves hw_counters from a snapshot up to 10 ms old
@@ -334,6 +332,14 @@ long long hw_counter(const char *dev, const char *name)
 	usleep(30 * 1000);
 	snprintf(path, sizeof(path),
 		 "/sys/class/infiniband/%s/ports/1/hw_counters/%s", dev, name);
+	return read_number(path);
+}
+
+long long read_number(const char *path)
+{
+	long long v = -1;
+	FILE *f;
+
 	f = fopen(path, "r");
 	if (!f)
 		return -1;

@@ -72,5 +72,7 @@ void data_tests(struct side *a, struct side *b, const char *tag);
 
 /* DEV's port-1 device counter NAME (hw_counters), -1 where it has none. */
 long long hw_counter(const char *dev, const char *name);
+/* The number at the start of the file PATH (sysfs, debugfs), -1 if none. */
+long long read_number(const char *path);
 
 #endif /* PROVIDER_LIB_H */

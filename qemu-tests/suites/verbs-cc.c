@@ -105,18 +105,10 @@ static int knob_write(const char *dev, const char *knob, long long value)
 static long long knob_read(const char *dev, const char *knob)
 {
 	char path[256];
-	long long v = -1;
-	FILE *f;
 
 	if (knob_path(path, sizeof(path), dev, knob))
 		return -1;
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (fscanf(f, "%lld", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
+	return read_number(path);
 }
 
 /* The rate cc/qp_rates shows for QPN on DEV, -1 if it is not listed. */
