@@ -88,6 +88,11 @@ inline bool op_has_response(const SendOp& op) {
          op.opcode == ORNIC_WQE_OP_ATOMIC_WRITE;
 }
 
+// PSNs one RC/XRC QP may have sent and not had acknowledged (roce.rst, "Send window").
+inline constexpr uint32_t kRcSendWindow = 1024;
+// Where the window restarts after an ACK timeout (roce.rst, "Retransmission").
+inline constexpr uint32_t kRcRecoveryWindow = 8;
+
 struct RequesterState {
   std::deque<SendOp> ops; // started, not yet retired, in order
   // Up to a send window of ops may be outstanding, so nothing per packet or per WQE scans
@@ -102,6 +107,11 @@ struct RequesterState {
   uint32_t send_high = 0; // one past the highest PSN ever sent: below it is a retransmit
   uint8_t retries_left = 0;
   uint8_t rnr_retries_left = 0;
+  // PSNs past una_psn the requester may have in flight: the whole send window until an ACK
+  // timeout (kRcRecoveryWindow after it) or a NAK (half) shrinks it; every ACK that moves
+  // una_psn widens it again by what it acknowledged. A peer too slow to ACK in time is not
+  // buried under one window-sized retransmission after another.
+  uint32_t window = kRcSendWindow;
   uint32_t packets_since_ack_req = 0;
   int64_t ack_deadline = 0; // ns on the transport clock; 0 = not armed
   int64_t rnr_until = 0;    // ns; no (re)transmission before this

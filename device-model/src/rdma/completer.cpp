@@ -3,6 +3,7 @@
 // not acknowledged; RNR NAKs wait min_rnr_timer and retry.
 #include "rdma/completer.hpp"
 
+#include <algorithm>
 #include <array>
 
 #include "rdma/memory_access.hpp"
@@ -98,6 +99,7 @@ void Completer::acknowledge_up_to(QueuePair& qp, uint32_t psn) {
   // Only forward: anything else is stale.
   if (at(req, una) <= 0)
     return;
+  req.window = std::min(kRcSendWindow, req.window + static_cast<uint32_t>(at(req, una)));
   req.una_psn = una;
   req.retries_left = qp.attr.retry_cnt;
   req.rnr_retries_left = qp.attr.rnr_retry;
@@ -131,6 +133,7 @@ void Completer::on_ack_timeout(uint32_t qpn, QueuePair& qp, int64_t) {
     return;
   }
   --req.retries_left;
+  req.window = kRcRecoveryWindow;
   rewind(qp, restart_psn(req));
   restart_ack_timer(qpn, qp);
   engine_.schedule(qpn);
@@ -193,6 +196,7 @@ void Completer::on_response(uint32_t qpn, QueuePair& qp, const roce::ParsedPacke
         return;
       const auto code = static_cast<roce::NakCode>(roce::syndrome_value(syndrome));
       if (code == roce::NakCode::psn_sequence_error) {
+        req.window = std::max(kRcRecoveryWindow, req.window / 2);
         rewind(qp, psn);
         restart_ack_timer(qpn, qp);
         engine_.schedule(qpn);

@@ -101,7 +101,7 @@ bool Requester::requester_work(uint32_t qpn, QueuePair& qp, unsigned& budget) {
     SendOp* pending = req.sent_ops < req.ops.size() ? &req.ops[req.sent_ops] : nullptr;
     if (pending != nullptr) {
       if (qp_is_reliable(qp.type) && roce::psn_from_una(req.una_psn, pending->next_send_psn) >=
-                                         static_cast<int32_t>(TransportEngine::kSendWindow))
+                                         static_cast<int32_t>(req.window))
         return false; // the window opens on an ACK, which schedules the QP
       if (qp.type == ORNIC_QPT_UC && !uc_may_send(qpn, qp))
         return false;
@@ -307,8 +307,8 @@ void Requester::send_rc_packet(uint32_t qpn, QueuePair& qp, SendOp& op, uint32_t
     // window, and on the last packet of a message nothing is queued behind (the
     // requester looked ahead): the end of a burst, after which it waits for the ACK.
     const bool burst_ends = last && &op == &req.ops.back();
-    const bool window_fills = roce::psn_from_una(req.una_psn, roce::psn_add(psn, 1)) >=
-                              static_cast<int32_t>(TransportEngine::kSendWindow);
+    const bool window_fills =
+        roce::psn_from_una(req.una_psn, roce::psn_add(psn, 1)) >= static_cast<int32_t>(req.window);
     packet.bth.ack_request = qp_is_reliable(qp.type) &&
                              (++req.packets_since_ack_req >= TransportEngine::kAckRequestInterval ||
                               burst_ends || window_fills);

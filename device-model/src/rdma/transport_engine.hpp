@@ -37,7 +37,7 @@ public:
   // PSNs one QP may have sent and not had acknowledged (roce.rst, "Send window"): enough
   // for a stream of small messages to go on while ACKs are on their way, and a bound on
   // what one QP puts on the link and what a loss costs to resend.
-  static constexpr uint32_t kSendWindow = 1024;
+  static constexpr uint32_t kSendWindow = kRcSendWindow;
   // The requester sets AckReq at least once per quarter window, so the window reopens a
   // quarter at a time while the rest is in flight.
   static constexpr uint32_t kAckRequestInterval = kSendWindow / 4;

@@ -1,6 +1,7 @@
 // The send window and ACK policy (roce.rst, "Send window", "ACK"): up to 1024 PSNs in
 // flight, AckReq once per quarter window and at the end of a burst, one ACK per receive
-// batch at the responder, and go-back-N recovering a loss anywhere in a full window.
+// batch at the responder, go-back-N recovering a loss anywhere in a full window, and the
+// window shrinking after a timeout and growing back with ACKs.
 #include <gtest/gtest.h>
 
 #include "rdma/transport_engine.hpp"
@@ -136,6 +137,50 @@ TEST_F(SendWindowTest, ALostLastPacketOfTheWindowIsResentOnTheTimeout) {
   expect_completions(1);
   EXPECT_TRUE(arrived(0, kWindowBytes));
   EXPECT_GE(pair.a.counter(ORNIC_CNT_TIMEOUTS), 1u);
+}
+
+TEST_F(SendWindowTest, AfterATimeoutOnlyTheRecoveryWindowIsResent) {
+  // The responder got everything but its ACKs are lost (a peer too slow to answer in
+  // time looks the same): each timeout resends 8 packets, not a window of duplicates.
+  bool acks_lost = true;
+  pair.wire.policy = [&](int side, uint64_t, const LossyWire::Frame&) {
+    return side == kB && acks_lost ? WireAction::drop : WireAction::deliver;
+  };
+  write(1, 0, kWindowBytes);
+  pair.pump();
+  ASSERT_EQ(pair.wire.sent[kA], kWindow);
+  constexpr int64_t kTimeoutNs = int64_t{4096} << 14; // connect()'s timeout 14
+  pair.advance(kTimeoutNs + 1'000'000);
+  EXPECT_EQ(pair.wire.sent[kA], kWindow + kRcRecoveryWindow);
+  pair.advance(kTimeoutNs + 1'000'000);
+  EXPECT_EQ(pair.wire.sent[kA], kWindow + 2 * kRcRecoveryWindow);
+  EXPECT_EQ(pair.a.counter(ORNIC_CNT_TIMEOUTS), 2u);
+  acks_lost = false;
+  expect_completions(1);
+  EXPECT_TRUE(arrived(0, kWindowBytes));
+  EXPECT_LE(pair.a.counter(ORNIC_CNT_RETRANSMITS), 3u * kRcRecoveryWindow);
+}
+
+TEST_F(SendWindowTest, TheWindowDoublesPerAckAfterATimeout) {
+  // Packets 100..1023 are lost: the timeout resends from 100, 8 packets first, then twice
+  // as many per ACK, so the 924 come back in a few bursts, each resent once.
+  uint32_t asked_after = 0;
+  pair.wire.policy = [&](int side, uint64_t n, const LossyWire::Frame& frame) {
+    if (side != kA)
+      return WireAction::deliver;
+    if (n >= kWindow && ack_request(frame))
+      ++asked_after;
+    return n >= 100 && n < kWindow ? WireAction::drop : WireAction::deliver;
+  };
+  write(1, 0, kWindowBytes);
+  expect_completions(1);
+  EXPECT_TRUE(arrived(0, kWindowBytes));
+  EXPECT_EQ(pair.a.counter(ORNIC_CNT_TIMEOUTS), 1u);
+  EXPECT_EQ(pair.a.counter(ORNIC_CNT_RETRANSMITS), kWindow - 100);
+  // 8 + 16 + ... + 256 + the rest: a burst per ACK, each ending in AckReq (one resend of
+  // all 924 at once would ask only 4 times: per quarter window and at the end).
+  EXPECT_GE(asked_after, 7u);
+  EXPECT_LE(asked_after, 12u);
 }
 
 TEST_F(SendWindowTest, LostAcksAreCoveredByTheNextOne) {
