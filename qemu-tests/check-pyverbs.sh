@@ -74,6 +74,12 @@ done
 # --- the guest ----------------------------------------------------------------------
 mdir=/tmp/pyverbs-models
 rm -rf "$mdir"
+# Model 0's port is a bottleneck (a switch port of ORNIC_CC_LINK_MBIT) that
+# marks ECN CE past 64 KiB of backlog: verbs-cc's two senders on ornic_0
+# share it, with DCQCN off and on (cc/ lines).  Nothing else in this guest
+# moves enough data to queue there.
+cc_mbit=${ORNIC_CC_LINK_MBIT:-200}
+MODEL_SHAPING[0]="--link-rate $cc_mbit --link-queue 1048576 --ecn-threshold 65536"
 if ! models_start "$mdir" 2 link; then
 	record FAIL pyverbs/models-start "models did not start; see $mdir"
 	models_stop >/dev/null
@@ -82,7 +88,7 @@ fi
 sleep 0.5
 mapfile -t margs < <(models_vm_args)
 run_vm pyverbs/vm- pyverbs "$FLAVOUR" --timeout 5400 "${margs[@]}" -- \
-	env MODDIR="$MO" PROVIDER_DIR="$PDIR" MODULES="${ORNIC_PYVERBS_MODULES:-}" \
+	env MODDIR="$MO" PROVIDER_DIR="$PDIR" MODULES="${ORNIC_PYVERBS_MODULES:-}" ORNIC_CC_LINK_MBIT="$cc_mbit" \
 	TOOLS="${ORNIC_VERBS_TOOLS:-all}" \
 	/src/qemu-tests/suites/pyverbs.sh "$root" "$tools" "${kinds[@]}"
 if why=$(models_stop); then
