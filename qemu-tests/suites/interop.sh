@@ -11,7 +11,8 @@
 # bandwidth and send latency, rping -V, ucmatose, udaddy and ib_send_bw -R;
 # then a subset at MTU 9000 (RoCE path MTU 4096).  Finally both stacks'
 # error counters: ornic's (rdma statistic) and the kernel UDP stack's under
-# rxe (nstat) must show no ICRC or checksum error.
+# rxe (nstat) must show no ICRC or checksum error, and rxe's must show the
+# ECT(0) and CE-marked packets ornic's link sent it.
 # TESTS="pingpongs perftests cm jumbo" (the default) selects parts; the
 # groups are called through "$t".
 # shellcheck disable=SC2317,SC2329
@@ -178,6 +179,22 @@ setup() {
 	pass setup "$ODEV ($OND, $OIP) <-> rxe0 ($VND in netns $RNS, $RIP), MTU 1500, IP ping ok"
 }
 
+# ecn: ornic sends every RoCE v2 packet ECT(0), and the host starts its
+# model's port as a 1 Gbit/s link that marks CE past 16 KiB of backlog
+# (check-interop.sh), which the bandwidth tests build.  rxe has no
+# congestion control: it must ignore both, and every test above ran with
+# them.  Its namespace's IP layer counts what arrived (nstat, IpExt).
+ecn() {
+	local n=/out/rxe-nstat.txt ect ce
+	ect=$(awk '$1 == "IpExtInECT0Pkts" { print $2 }' "$n")
+	ce=$(awk '$1 == "IpExtInCEPkts" { print $2 }' "$n")
+	if [ "${ect:-0}" -gt 0 ] && { [ "${ce:-0}" -gt 0 ] || [[ " $tests " != *" perftests "* ]]; }; then
+		pass ecn "rxe's IP layer received $ect ECT(0) and $ce CE-marked packets from ornic's link and ignored the marks"
+	else
+		fail ecn "rxe's IP layer received ${ect:-?} ECT(0) and ${ce:-?} CE-marked packets (want both > 0 after the bandwidth tests)"
+	fi
+}
+
 # Status 1 only when the suite could not run: each tool has its own line,
 # and the host's line for this guest judges the kernel log.
 setup || exit 1
@@ -190,4 +207,5 @@ for d in ornic-rxe rxe-ornic; do
 done
 [[ " $tests " == *" jumbo "* ]] && jumbo
 counters
+ecn
 exit 0
