@@ -294,11 +294,8 @@ perf() {
 			fail "$DIR/$name$SFX" "no result row: $(tail_of "$name")"
 			return
 		fi
-		# The transfer completed, but perftest could not estimate the
-		# TSC rate (TCG's TSC is unstable) and so printed zeros: the
-		# measurement failed, not the wire.  Run it again (3 runs at most).
-		if [ "$try" = 3 ] || ! grep -q 'Correlation coefficient r^2' "$(log "$name" client)" ||
-			! awk -v r="$row" 'BEGIN { split(r, a); exit !(a[4] + 0 == 0 && a[5] + 0 == 0) }'; then
+		# Zeros from a failed TSC estimate: run it again (3 runs at most).
+		if [ "$try" = 3 ] || ! perftest_tsc_zeros "$(log "$name" client)" "$row"; then
 			break
 		fi
 		again+=" (run $try completed but printed zeros: perftest's TSC estimate failed)"
