@@ -90,7 +90,7 @@ inline bool op_has_response(const SendOp& op) {
 
 // PSNs one RC/XRC QP may have sent and not had acknowledged (roce.rst, "Send window").
 inline constexpr uint32_t kRcSendWindow = 1024;
-// Where the window restarts after an ACK timeout (roce.rst, "Retransmission").
+// Where the window restarts after an ACK timeout (roce.rst, "Send window").
 inline constexpr uint32_t kRcRecoveryWindow = 8;
 
 struct RequesterState {
