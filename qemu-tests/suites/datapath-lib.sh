@@ -11,17 +11,7 @@
 LIBDIR=/usr/lib/x86_64-linux-gnu/libibverbs
 
 # gid6_index DEV IP6: the index of DEV's RoCE v2 GID for a full IPv6 address.
-gid6_index() {
-	local dev=$1 want=$2 f i
-	for f in /sys/class/infiniband/"$dev"/ports/1/gids/*; do
-		i=${f##*/}
-		[ "$(cat "$f" 2>/dev/null)" = "$want" ] || continue
-		[ "$(cat /sys/class/infiniband/"$dev"/ports/1/gid_attrs/types/"$i" 2>/dev/null)" = "RoCE v2" ] || continue
-		echo "$i"
-		return 0
-	done
-	return 1
-}
+gid6_index() { gid_index_of "$1" "$2"; }
 
 # shellcheck disable=SC2329 # called through wait_for
 port_active() { [[ $(rdma link show "$1/1" 2>/dev/null) == *"state ACTIVE"* ]]; }

@@ -180,8 +180,9 @@ mc_pair() {
 	fi
 	timeout 120 mckey -m "$group" -b "$CIP" -s "$@" >"/out/$kind-$name.client.log" 2>&1 || rc=$?
 	# Every datagram has been sent now: a receiver still waiting after
-	# 30 s lost some, and would otherwise hold the suite for its timeout.
-	for _ in $(seq 60); do
+	# 10 s lost some, and would otherwise hold the suite for its timeout
+	# (ornic's receiver is done within a second of the sender).
+	for _ in $(seq 20); do
 		kill -0 "$spid" 2>/dev/null || break
 		sleep 0.5
 	done

@@ -120,15 +120,7 @@ else
 fi
 
 # --- GIDs ------------------------------------------------------------------------
-gid6() { # gid6 DEV GID: index of an IPv6 RoCE v2 GID
-	local f
-	for f in /sys/class/infiniband/"$1"/ports/1/gids/*; do
-		[ "$(cat "$f" 2>/dev/null)" = "$2" ] || continue
-		[ "$(cat /sys/class/infiniband/"$1"/ports/1/gid_attrs/types/"${f##*/}")" = "RoCE v2" ] && return 0
-	done
-	return 1
-}
-if wait_gid "$IB0" 10.1.0.1 && gid6 "$IB0" fd00:0000:0000:0000:0000:0000:0000:0001; then
+if wait_gid "$IB0" 10.1.0.1 && gid_index_of "$IB0" fd00:0000:0000:0000:0000:0000:0000:0001 >/dev/null; then
 	pass gids "$IB0: IPv4 GID index $(gid_index "$IB0" 10.1.0.1) and IPv6 fd00::1 (RoCE v2)"
 else
 	fail gids "$(grep -H . /sys/class/infiniband/"$IB0"/ports/1/gids/* 2>/dev/null | grep -v ':0000:0000:0000:0000:0000:0000:0000:0000' | tr '\n' ' ')"

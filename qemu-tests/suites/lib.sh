@@ -27,18 +27,23 @@ counter_value() { # counter_value FILE NAME
 
 # gid_index DEV IP: the index of DEV's port-1 RoCE v2 GID for IPv4 address IP.
 gid_index() {
-	local dev=$1 ip=$2 want gid f i a b c d
+	local ip=$2 a b c d
 	IFS=. read -r a b c d <<<"$ip"
-	want=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' "$a" "$b" "$c" "$d")
-	for f in /sys/class/infiniband/"$dev"/ports/1/gids/*; do
-		i=${f##*/}
-		gid=$(cat "$f" 2>/dev/null) || continue
+	gid_index_of "$1" "$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' "$a" "$b" "$c" "$d")"
+}
+
+# gid_index_of DEV GID: the index of DEV's RoCE v2 GID that reads GID (the
+# sysfs form, e.g. fd00:0000:...:0001).  Indices in order and no process per
+# entry: rxe has 1024 of them, which cost 40 s of forks under TCG.
+gid_index_of() {
+	local dir=/sys/class/infiniband/$1/ports/1 want=$2 i gid type
+	for ((i = 0; ; i++)); do
+		[ -e "$dir/gids/$i" ] || return 1
+		read -r gid 2>/dev/null <"$dir/gids/$i" || continue
 		[ "$gid" = "$want" ] || continue
-		[ "$(cat /sys/class/infiniband/"$dev"/ports/1/gid_attrs/types/"$i" 2>/dev/null)" = "RoCE v2" ] || continue
-		echo "$i"
-		return 0
+		read -r type 2>/dev/null <"$dir/gid_attrs/types/$i" || continue
+		[ "$type" = "RoCE v2" ] && { echo "$i"; return 0; }
 	done
-	return 1
 }
 
 # wait_gid DEV IP: wait up to 30 s for the GID of IP to appear on DEV.
