@@ -45,7 +45,7 @@ CC_WARNING='(\.[ch]:[0-9]+(:[0-9]+)?: (warning|error):|^WARNING: modpost:)'
 log=$BUILD/driver-build-$FLAVOUR.log
 # CONFIG_ORNIC_KUNIT_TEST=m: the KUnit suites too (ornic_kunit.ko, next to
 # the driver's objects; drivers/infiniband/hw/ornic/Kbuild).
-if make -C "$KDIR" M="$ORNIC_SRC" MO="$MO" W=1 -j2 CONFIG_ORNIC_KUNIT_TEST=m \
+if kmake -C "$KDIR" M="$ORNIC_SRC" MO="$MO" W=1 -j2 CONFIG_ORNIC_KUNIT_TEST=m \
 	modules >"$log" 2>&1; then
 	if grep -q -E "$CC_WARNING" "$log"; then
 		record FAIL driver/build "W=1 warnings: $(grep -m3 -E "$CC_WARNING" "$log" | tr '\n' ' ')"
@@ -90,7 +90,11 @@ stock_headers() { # stock_headers SERIES: print the unpacked headers dir
 build_stock() { # build_stock NAME HEADERS_DIR [MAKE_ARGS...]
 	local name=$1 hdr=$2 tmp log btf=()
 	shift 2
-	tmp=$(mktemp -d)
+	# A fixed path (this /tmp is the testbed run's own), so ccache finds
+	# the objects of the last run.
+	tmp=/tmp/ornic-stock-build-$name
+	rm -rf "$tmp"
+	mkdir -p "$tmp"
 	log=$BUILD/driver-build-$name.log
 	cp -r "$ORNIC_SRC/Kbuild" "$ORNIC_SRC/include" "$tmp/"
 	mkdir -p "$tmp/drivers/infiniband/hw" "$tmp/debian"
@@ -100,7 +104,7 @@ build_stock() { # build_stock NAME HEADERS_DIR [MAKE_ARGS...]
 	# shellcheck disable=SC2016 # expanded by the inner shell
 	if unshare --mount --propagation unchanged bash -c 'mount -t tmpfs tmpfs /usr/src &&
 		ln -s "$1"/* /usr/src/ && shift && exec "$@"' link "$(dirname "$hdr")" \
-		make -C "/usr/src/$(basename "$hdr")" M="$tmp" W=1 -j2 "${btf[@]}" "$@" modules \
+		env "${KMAKE_ENV[@]}" make -C "/usr/src/$(basename "$hdr")" M="$tmp" W=1 -j2 "${btf[@]}" "$@" modules \
 		>"$log" 2>&1 && [ -f "$tmp/drivers/infiniband/hw/ornic/ornic.ko" ] &&
 		! grep -q -E "$CC_WARNING" "$log"; then
 		record PASS "driver/build-$name" "against $(basename "$hdr"), W=1${*:+ $*}, no warnings"

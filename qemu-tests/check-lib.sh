@@ -4,6 +4,13 @@
 # Needs: RESULTS, RUNS and RUN_NAME.
 # shellcheck shell=bash
 
+# kmake ARGS...: make for the out-of-tree kernel module builds, with the
+# compilers behind ccache and its cache under $ORNIC_CACHE: a clean clone
+# whose module sources did not change compiles nothing again.  ccache hides
+# behind the compilers' own names, so Kbuild sees the kernel's compiler.
+KMAKE_ENV=(PATH="/usr/lib/ccache:$PATH" CCACHE_DIR="$ORNIC_CACHE/ccache")
+kmake() { env "${KMAKE_ENV[@]}" make "$@"; }
+
 record() { # record STATUS NAME DETAILS...
 	local s=$1 n=$2
 	shift 2
