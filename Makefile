@@ -37,12 +37,12 @@ check:
 check-debug:
 	ORNIC_FLAVOUR=kasan qemu-tests/check.sh
 
-# rxe next to ornic in the pyverbs and ulp groups: a comparison that judges
-# nothing, so it is not part of `make check` (compare.txt in the results
-# directory).
+# rxe next to ornic in the datapath, pyverbs and ulp groups, and the rxe and
+# siw baselines: comparisons that judge nothing, so they are not part of
+# `make check` (compare.txt in the results directory).
 compare:
-	ORNIC_CHECK_ONLY="model driver provider pyverbs ulp" ORNIC_PYVERBS_KINDS="ornic rxe" \
-		ORNIC_ULP_KINDS="ornic rxe" qemu-tests/check.sh
+	ORNIC_CHECK_ONLY="model driver provider datapath pyverbs ulp rxe siw" ORNIC_DATAPATH_KINDS="ornic rxe" \
+		ORNIC_PYVERBS_KINDS="ornic rxe" ORNIC_ULP_KINDS="ornic rxe" qemu-tests/check.sh
 
 # The soak group with the issue's cycle counts (make check runs fewer).
 soak:

@@ -4,10 +4,12 @@
 # check-testbed.sh with RESULTS, FLAVOUR and BUILD.  Uses what the model,
 # driver and provider groups built (ornic-model, ornic.ko, the provider),
 # boots one guest with two linked ornic models and runs suites/datapath.sh
-# for ornic and for rxe in the same guest; then checks the capture one model
-# took during the run: tshark decodes it with no malformed frame, and every
-# RoCEv2 frame's ICRC agrees with scapy's (tools/icrc-check.py).  Finally it
-# prints ornic's perftest numbers next to rxe's from the same guest.
+# for ornic; then checks the capture one model took during the run: tshark
+# decodes it with no malformed frame, and every RoCEv2 frame's ICRC agrees
+# with scapy's (tools/icrc-check.py).  ORNIC_DATAPATH_KINDS="ornic rxe" (make
+# compare) runs the same suite for rxe in the same guest afterwards and
+# prints ornic's perftest numbers next to rxe's: a comparison that judges
+# nothing about ornic, so make check leaves it out (3 minutes of TCG time).
 # ORNIC_DATAPATH_KINDS="rxe" runs only the rxe half (to try the suite);
 # ORNIC_DATAPATH_TESTS="cm" only some parts (pingpongs perftests cm kverbs
 # nvmeof negative).
@@ -30,7 +32,7 @@ fi
 PDIR=$BUILD/provider
 TOOLS=$BUILD/tools
 mkdir -p "$RUNS" "$TOOLS"
-kinds_list=${ORNIC_DATAPATH_KINDS:-ornic rxe}
+kinds_list=${ORNIC_DATAPATH_KINDS:-ornic}
 read -r -a kinds <<<"$kinds_list"
 
 # shellcheck source=qemu-tests/check-lib.sh
@@ -46,7 +48,7 @@ if ! gcc -std=gnu11 -O2 -Wall -Wextra -Werror -o "$TOOLS/datapath-neg" \
 	exit 0
 fi
 # The kernel verbs test module (suites/datapath.sh "kverbs").
-if ! make -C "${KDIR:?}" M="$here/kverbs" MO="$TOOLS/kverbs" W=1 modules \
+if ! kmake -C "${KDIR:?}" M="$here/kverbs" MO="$TOOLS/kverbs" W=1 modules \
 	>"$TOOLS/kverbs.log" 2>&1; then
 	record FAIL datapath/build-kverbs-module "$(grep -m 5 -E 'error|warning' "$TOOLS/kverbs.log" | tr '\n' ' ')"
 	exit 0
