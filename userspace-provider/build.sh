@@ -82,13 +82,16 @@ cmp -s "$src/include/uapi/rdma/ornic-abi.h" "$copy/kernel-headers/rdma/ornic-abi
 if [ ! -f "$copy/.configured" ]; then
 	mkdir -p "$copy/build"
 	log "configuring rdma-core $ver"
-	(cd "$copy/build" && cmake -GNinja -DNO_PYVERBS=1 -DNO_MAN_PAGES=1 ..) >"$out/configure.log" 2>&1 ||
+	(cd "$copy/build" && cmake -GNinja -DNO_PYVERBS=1 -DNO_MAN_PAGES=1 \
+		-DCMAKE_C_COMPILER_LAUNCHER=ccache ..) >"$out/configure.log" 2>&1 ||
 		{ tail -n 30 "$out/configure.log" >&2; exit 1; }
 	touch "$copy/.configured"
 fi
 
 log "building ornic-rdmav34"
-ninja -C "$copy/build" ornic-rdmav34 >"$out/ninja.log" 2>&1 ||
+# ccache keeps its objects in the cache dir: a clean clone compiles
+# rdma-core's libraries (the provider's dependencies) only once.
+CCACHE_DIR=$ORNIC_CACHE/ccache ninja -C "$copy/build" ornic-rdmav34 >"$out/ninja.log" 2>&1 ||
 	{ grep -E -A3 'error|warning' "$out/ninja.log" | head -n 40 >&2; tail -n 10 "$out/ninja.log" >&2; exit 1; }
 # rdma-core builds with -Wall -Wextra (minus sign-compare and
 # unused-parameter) and no -Werror: recompile our sources with its exact
