@@ -10,9 +10,6 @@
 # shellcheck shell=bash
 LIBDIR=/usr/lib/x86_64-linux-gnu/libibverbs
 
-# gid6_index DEV IP6: the index of DEV's RoCE v2 GID for a full IPv6 address.
-gid6_index() { gid_index_of "$1" "$2"; }
-
 # shellcheck disable=SC2329 # called through wait_for
 port_active() { [[ $(rdma link show "$1/1" 2>/dev/null) == *"state ACTIVE"* ]]; }
 

@@ -42,7 +42,7 @@ pingpongs() { # pingpongs KIND
 	else
 		fail "$k/rc_pingpong_events" "$(tail_of "$k-rc_pingpong_events")"
 	fi
-	if cg6=$(gid6_index "$CDEV" "$CIP6") && sg6=$(gid6_index "$SDEV" "$SIP6") &&
+	if cg6=$(gid_index_of "$CDEV" "$CIP6") && sg6=$(gid_index_of "$SDEV" "$SIP6") &&
 		pair "$k" rc_pingpong_ipv6 ibv_rc_pingpong -d "$SDEV" -g "$sg6" -c -n 50 -s 4096 -- \
 			-d "$CDEV" -g "$cg6" -c -n 50 -s 4096; then
 		pass "$k/rc_pingpong_ipv6" "50 x 4096 B over IPv6 GIDs ($cg6 -> $sg6), data checked"

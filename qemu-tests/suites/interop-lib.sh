@@ -255,7 +255,7 @@ pingpong() {
 	local name=$1 tool=$2 kind=$3 what=$4 cg sg
 	shift 4
 	if [ "$kind" = 6 ]; then
-		cg=$(at "$CNS" gid6_index "$CDEV" "$CIP6") sg=$(at "$SNS" gid6_index "$SDEV" "$SIP6")
+		cg=$(at "$CNS" gid_index_of "$CDEV" "$CIP6") sg=$(at "$SNS" gid_index_of "$SDEV" "$SIP6")
 	else
 		cg=$(at "$CNS" gid_index "$CDEV" "$CIP") sg=$(at "$SNS" gid_index "$SDEV" "$SIP")
 	fi
