@@ -79,6 +79,9 @@ for f in "$here"/CMakeLists.txt "$here"/*.[ch] "$src/include/ornic/ornic_hw.h"; 
 done
 cmp -s "$src/include/uapi/rdma/ornic-abi.h" "$copy/kernel-headers/rdma/ornic-abi.h" ||
 	cp "$src/include/uapi/rdma/ornic-abi.h" "$copy/kernel-headers/rdma/ornic-abi.h"
+# ccache keeps its objects in the cache dir: a clean clone compiles
+# rdma-core's libraries (the provider's dependencies) only once.
+export CCACHE_DIR=$ORNIC_CACHE/ccache
 if [ ! -f "$copy/.configured" ]; then
 	mkdir -p "$copy/build"
 	log "configuring rdma-core $ver"
@@ -89,9 +92,7 @@ if [ ! -f "$copy/.configured" ]; then
 fi
 
 log "building ornic-rdmav34"
-# ccache keeps its objects in the cache dir: a clean clone compiles
-# rdma-core's libraries (the provider's dependencies) only once.
-CCACHE_DIR=$ORNIC_CACHE/ccache ninja -C "$copy/build" ornic-rdmav34 >"$out/ninja.log" 2>&1 ||
+ninja -C "$copy/build" ornic-rdmav34 >"$out/ninja.log" 2>&1 ||
 	{ grep -E -A3 'error|warning' "$out/ninja.log" | head -n 40 >&2; tail -n 10 "$out/ninja.log" >&2; exit 1; }
 # rdma-core builds with -Wall -Wextra (minus sign-compare and
 # unused-parameter) and no -Werror: recompile our sources with its exact
