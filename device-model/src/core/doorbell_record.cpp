@@ -1,6 +1,7 @@
 #include "core/doorbell_record.hpp"
 
 #include <array>
+#include <atomic>
 #include <cstring>
 
 #include "core/hw.hpp"
@@ -58,10 +59,12 @@ bool DoorbellRecord::going_idle() {
     return false;
   if (refresh() == Read::advanced)
     return true;
-  // The kick write is visible before the read below (the model's DMA is in order): either
-  // software's next post sees kick, or this read sees its producer index, or both.
+  // Either software's next post sees kick, or the read below sees its producer index, or
+  // both. That needs the kick store visible before the load: a CPU may otherwise keep the
+  // store in its store buffer while the load runs (store-load reordering, allowed on x86).
   if (!set_kick(true))
     return false;
+  std::atomic_thread_fence(std::memory_order_seq_cst);
   return refresh() == Read::advanced;
 }
 
