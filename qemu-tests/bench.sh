@@ -11,7 +11,9 @@
 # point BENCH_REPS times).  While the guest runs one bandwidth point on ornic
 # twice, this script measures the two model processes: their CPU time
 # (/proc/PID/stat) during the first run and their system calls (strace -c -f)
-# during the second.  tools/bench-report.py then writes
+# during the second; then, while the guest runs one latency point
+# (BENCH_SCHED_POINT) on ornic, the scheduler's account of the models' and
+# QEMU's threads (/proc/.../schedstat).  tools/bench-report.py then writes
 # $ORNIC_CACHE/results/bench-<time>/: bench.json, bench.md (the table: ornic,
 # rxe, siw and ornic/rxe, medians; then the microbenchmarks), bench.png
 # (bandwidth against message size per stack) and ornic-bench.json (Google
@@ -24,6 +26,7 @@
 # per message], BENCH_POINTS [all; words, shell
 # patterns allowed, e.g. "write_bw_* send_lat_2"], BENCH_PROBE_POINT
 # [write_bw_64k], BENCH_PROBE_SECONDS [10; 0 skips the model measurement],
+# BENCH_SCHED_POINT [send_lat_2], BENCH_SCHED_ITERS [5000; 0 skips it],
 # BENCH_TIMEOUT [7200] seconds for the guest, BENCH_MICRO [1; 0 skips
 # ornic-bench], BENCH_MICRO_FILTER [all; a --benchmark_filter regex],
 # BENCH_MICRO_MIN_TIME [0.5s per benchmark].
@@ -32,8 +35,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=qemu-tests/testbed/lib.sh
 . "$here/testbed/lib.sh"
 BENCH_VARS=(BENCH_STACKS BENCH_MTUS BENCH_REPS BENCH_SECONDS BENCH_LAT_ITERS BENCH_CQ_MOD BENCH_POINTS
-	BENCH_PROBE_POINT BENCH_PROBE_SECONDS BENCH_TIMEOUT BENCH_MICRO BENCH_MICRO_FILTER
-	BENCH_MICRO_MIN_TIME)
+	BENCH_PROBE_POINT BENCH_PROBE_SECONDS BENCH_SCHED_POINT BENCH_SCHED_ITERS BENCH_TIMEOUT
+	BENCH_MICRO BENCH_MICRO_FILTER BENCH_MICRO_MIN_TIME)
 # bench_env: "NAME=VALUE" for each BENCH_VARS variable that is set, a line
 # each, for env(1): enter.sh and the guest pass on only what they know.
 bench_env() {
@@ -94,18 +97,11 @@ res=$ORNIC_CACHE/results/bench-$stamp
 # cpu_ticks PID: the process's user and system CPU time, in clock ticks.
 cpu_ticks() { sed 's/.*) //' "/proc/$1/stat" | awk '{ print $12, $13 }'; }
 
-# probe_serve DIR: answer suites/bench.sh's measurement requests in DIR
-# (the guest's /out/probe): "cpu" takes the models' CPU time before and
-# after, "strace" attaches strace -c -f to each model for the run.  Writes
+# probe_cpu DIR: the models' CPU time before and after the guest's run:
 # DIR/cpu.host ("model<i> utime stime" before and after, "wall" seconds,
-# "tck" ticks per second) and DIR/strace-model<i>.txt.
-probe_serve() {
-	local dir=$1 i t0 spids=()
-	# strace exits non-zero after SIGINT; nothing here may end the server.
-	set +e
-	# Stopped early (the guest ended): no strace may stay attached.
-	trap '[ ${#spids[@]} = 0 ] || kill -INT "${spids[@]}" 2>/dev/null; exit 0' TERM
-	until [ -e "$dir/cpu.start" ]; do sleep 0.2; done
+# "tck" ticks per second).
+probe_cpu() {
+	local dir=$1 i t0
 	{
 		t0=$(date +%s.%N)
 		for i in "${!MODEL_PIDS[@]}"; do
@@ -123,8 +119,12 @@ probe_serve() {
 	} >>"$dir/cpu.host.tmp"
 	mv "$dir/cpu.host.tmp" "$dir/cpu.host"
 	touch "$dir/cpu.done"
+}
 
-	until [ -e "$dir/strace.start" ]; do sleep 0.2; done
+# probe_strace DIR: strace -c -f attached to each model for the guest's run:
+# DIR/strace-model<i>.txt.
+probe_strace() {
+	local dir=$1 i
 	for i in "${!MODEL_PIDS[@]}"; do
 		strace -c -f -q -p "${MODEL_PIDS[$i]}" -o "$dir/strace-model$i.txt" 2>"$dir/strace-model$i.err" &
 		spids+=($!)
@@ -135,7 +135,63 @@ probe_serve() {
 	# On SIGINT strace detaches and writes its summary.
 	kill -INT "${spids[@]}" 2>/dev/null
 	wait "${spids[@]}" 2>/dev/null
+	spids=()
 	touch "$dir/strace.done"
+}
+
+# sched_tasks WHEN WHO PID: a line per thread of PID, "WHEN WHO TID COMM
+# run_ns wait_ns timeslices" (/proc/.../schedstat: time on a CPU, time
+# runnable but waiting for one, times run; COMM with _ for spaces).
+sched_tasks() {
+	local t comm stat
+	for t in /proc/"$3"/task/*; do
+		read -r comm <"$t/comm" 2>/dev/null || continue
+		read -r stat <"$t/schedstat" 2>/dev/null || continue
+		echo "$1 $2 ${t##*/} ${comm// /_} $stat"
+	done
+}
+
+# probe_sched DIR MODE: the scheduler's account of every thread of the
+# models and of QEMU, before and after the guest's run: DIR/MODE.host (those
+# lines, then "wall" seconds).
+probe_sched() {
+	local dir=$1 mode=$2 when i pid t0 qemu
+	qemu=$(pgrep -f '^[^ ]*qemu-system' | tr '\n' ' ')
+	for when in before after; do
+		if [ $when = after ]; then
+			touch "$dir/$mode.started"
+			until [ -e "$dir/$mode.stop" ]; do sleep 0.2; done
+		fi
+		for i in "${!MODEL_PIDS[@]}"; do
+			sched_tasks $when "model$i" "${MODEL_PIDS[$i]}"
+		done
+		for pid in $qemu; do
+			sched_tasks $when qemu "$pid"
+		done
+		[ $when = after ] || t0=$(date +%s.%N)
+	done >"$dir/$mode.host.tmp"
+	echo "wall $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f", b - a }')" >>"$dir/$mode.host.tmp"
+	mv "$dir/$mode.host.tmp" "$dir/$mode.host"
+	touch "$dir/$mode.done"
+}
+
+# probe_serve DIR: answer suites/bench.sh's measurement requests in DIR
+# (the guest's /out/probe), each MODE once, when MODE.start appears.
+probe_serve() {
+	local dir=$1 mode served=" "
+	spids=()
+	# strace exits non-zero after SIGINT; nothing here may end the server.
+	set +e
+	# Stopped early (the guest ended): no strace may stay attached.
+	trap '[ ${#spids[@]} = 0 ] || kill -INT "${spids[@]}" 2>/dev/null; exit 0' TERM
+	for (( ; ; )); do
+		for mode in cpu strace sched1 sched3; do
+			[ -e "$dir/$mode.start" ] && [[ $served != *" $mode "* ]] || continue
+			"probe_${mode%[0-9]}" "$dir" "$mode"
+			served+="$mode "
+		done
+		sleep 0.2
+	done
 }
 
 say "guest output: $out/guest-output.log; report: $res"

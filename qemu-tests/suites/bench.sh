@@ -26,7 +26,13 @@
 # models: their CPU time, then their system calls under strace.  The guest
 # asks through files in /out/probe (MODE.start, MODE.stop), the host answers
 # (MODE.started, MODE.done); the devices' packet counters before and after
-# (client tx, rx, server tx, rx) go to /out/probe/MODE.packets.
+# (client tx, rx, server tx, rx) go to /out/probe/MODE.packets.  Then one
+# latency point (BENCH_SCHED_POINT, default send_lat_2) runs on ornic for
+# BENCH_SCHED_ITERS iterations [5000; 0 skips it], then three times as many,
+# while the host reads the scheduler's account of the models' and QEMU's
+# threads (time run, time waiting for a CPU, times run); the difference
+# between the two runs is what the extra iterations cost, without the
+# processes' start and the connection: where a message's latency goes.
 # Numbers are never judged; the suite fails only when it cannot run.
 set -uo pipefail
 SUITE=bench
@@ -44,6 +50,8 @@ read -r -a MTUS <<<"${BENCH_MTUS:-1500 9000}"
 PATTERNS=${BENCH_POINTS:-*}
 PROBE_POINT=${BENCH_PROBE_POINT:-write_bw_64k}
 PROBE_SECS=${BENCH_PROBE_SECONDS:-10}
+SCHED_POINT=${BENCH_SCHED_POINT:-send_lat_2}
+SCHED_ITERS=${BENCH_SCHED_ITERS:-5000}
 # A run that hangs (a connection that never comes) costs a minute, not five.
 export CM_PAIR_TIMEOUT=$((SECS + PROBE_SECS + 60))
 RAW=/out/bench-raw.tsv
@@ -158,15 +166,16 @@ wait_file() {
 	return 1
 }
 
-# probe MODE: PROBE_POINT on ornic while the host measures the models (MODE
-# cpu: CPU time; strace: system calls).
+# probe MODE POINT [ITERATIONS]: POINT on ornic while the host measures the
+# models (MODE cpu: CPU time; strace: system calls; sched*: the scheduler's
+# account).  A bandwidth point runs PROBE_SECS, a latency point ITERATIONS.
 probe() {
-	local mode=$1 d=/out/probe p tool="" size extra before after row rc=0 args
+	local mode=$1 point=$2 iters=${3:-$LAT_ITERS} d=/out/probe p tool="" size extra before after row rc=0 args
 	for p in "${ALL_POINTS[@]}"; do
-		[ "${p%% *}" = "$PROBE_POINT" ] && read -r _ tool size extra <<<"$p"
+		[ "${p%% *}" = "$point" ] && read -r _ tool size extra <<<"$p"
 	done
-	if [[ $tool != *_bw ]]; then
-		echo "bench: probe: $PROBE_POINT is not a bandwidth point"
+	if [ -z "$tool" ]; then
+		echo "bench: probe: no point $point"
 		return 1
 	fi
 	use ornic
@@ -178,14 +187,14 @@ probe() {
 		return 1
 	fi
 	# shellcheck disable=SC2086 # extra holds words
-	read -r -a args <<<"$(SECS=$((PROBE_SECS - 2)) perftest_args "$tool" "$size" $extra)"
+	read -r -a args <<<"$(SECS=$((PROBE_SECS - 2)) LAT_ITERS=$iters perftest_args "$tool" "$size" $extra)"
 	cm_pair ornic "probe-$mode" 18515 "$tool" -d "$SDEV" "${args[@]}" -- -d "$CDEV" "${args[@]}" "$SIP" || rc=$?
 	echo stop >"$d/$mode.stop"
 	wait_file "$d/$mode.done" 60 || echo "bench: probe $mode: the host did not finish"
 	after=$(packets "$CDEV" "$SDEV")
 	row=$(perftest_row "/out/ornic-probe-$mode.client.log" | tr -s ' \t' ' ')
-	printf '%s\t%s\t%s\t%s\t%s\n' "$PROBE_POINT" "$rc" "$before" "$after" "$row" >"$d/$mode.packets"
-	echo "bench: probe $mode ($PROBE_POINT, ${PROBE_SECS}s): packets (client tx rx, server tx rx) $before -> $after; ${row:-no result (exit $rc)}"
+	printf '%s\t%s\t%s\t%s\t%s\n' "$point" "$rc" "$before" "$after" "$row" >"$d/$mode.packets"
+	echo "bench: probe $mode ($point): packets (client tx rx, server tx rx) $before -> $after; ${row:-no result (exit $rc)}"
 }
 
 stacks=()
@@ -211,8 +220,12 @@ done
 } >/out/bench-guest.txt
 
 if [[ " ${stacks[*]} " == *" ornic "* ]] && [ "$PROBE_SECS" -gt 2 ]; then
-	probe cpu
-	probe strace
+	probe cpu "$PROBE_POINT"
+	probe strace "$PROBE_POINT"
+fi
+if [[ " ${stacks[*]} " == *" ornic "* ]] && [ "$SCHED_ITERS" -gt 0 ]; then
+	probe sched1 "$SCHED_POINT" "$SCHED_ITERS"
+	probe sched3 "$SCHED_POINT" "$((3 * SCHED_ITERS))"
 fi
 
 for mtu in "${MTUS[@]}"; do

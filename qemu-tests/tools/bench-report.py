@@ -123,7 +123,7 @@ def probe_report(run, window):
     if not os.path.isdir(d):
         return None
     out = {}
-    for mode in ("cpu", "strace"):
+    for mode in ("cpu", "strace", "sched1", "sched3"):
         try:
             with open(os.path.join(d, f"{mode}.packets"), encoding="utf-8") as f:
                 point, rc, before, after, row = (f.readline().rstrip("\n").split("\t") + [""] * 5)[:5]
@@ -175,7 +175,65 @@ def probe_report(run, window):
         if st["tx_packets"] > 0:
             st["calls_per_packet"] = round(calls / st["tx_packets"], 2)
             st["calls_per_data_packet"] = round(calls / st["data_packets"], 2)
+    if "sched1" in out and "sched3" in out:
+        out["sched"] = sched_report(d, out.pop("sched1"), out.pop("sched3"))
     return out
+
+
+def sched_groups(path):
+    """Wall seconds and, per group of threads (each model; QEMU's vCPUs; the
+    rest of QEMU), [run ns, wait ns, timeslices] from the before and after
+    schedstat lines of PATH; None when the file is missing."""
+    before, after, wall = {}, {}, None
+    try:
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                cols = line.split()
+                if cols[:1] == ["wall"]:
+                    wall = float(cols[1])
+                elif len(cols) == 7 and cols[0] in ("before", "after"):
+                    snap = before if cols[0] == "before" else after
+                    snap[(cols[1], cols[2])] = (cols[3], [int(x) for x in cols[4:7]])
+    except FileNotFoundError:
+        return None
+    groups = {}
+    for key, (comm, a) in after.items():
+        b = before.get(key, (comm, [0, 0, 0]))[1]
+        who = key[0]
+        if who == "qemu":
+            # QEMU's TCG vCPU threads are named "CPU n/TCG"; the rest is the
+            # main loop (which carries the vfio-user client) and helpers.
+            who = "qemu vCPUs" if comm.startswith("CPU_") else "qemu other"
+        g = groups.setdefault(who, [0, 0, 0])
+        for i in range(3):
+            g[i] += a[i] - b[i]
+    return wall, groups
+
+
+def sched_report(d, short, long_):
+    """Per one-way message of a latency point run twice (SHORT, then LONG
+    with more iterations): the difference of the two runs' scheduler
+    accounts, so that starting the processes and connecting cancel out."""
+    res = {"point": long_["point"], "typical_us": value_of("lat", long_["row"]),
+           "typical_us_short": value_of("lat", short["row"])}
+    accounts = [sched_groups(os.path.join(d, f"{m}.host")) for m in ("sched1", "sched3")]
+    iters = []
+    for run in (short, long_):
+        cols = run["row"].split()
+        iters.append(int(cols[1]) if len(cols) > 1 and cols[1].isdigit() else 0)
+    if None in accounts or iters[1] <= iters[0]:
+        return res
+    (wall1, g1), (wall3, g3) = accounts
+    messages = 2 * (iters[1] - iters[0])  # a ping and a pong per iteration
+    res.update({"iterations": iters, "extra_messages": messages,
+                "extra_wall_s": round(wall3 - wall1, 3), "groups": {}})
+    for who in sorted(g3):
+        a, b = g3[who], g1.get(who, [0, 0, 0])
+        run_ns, wait_ns, slices = (x - y for x, y in zip(a, b))
+        res["groups"][who] = {"run_us_per_message": round(run_ns / 1e3 / messages, 2),
+                              "wait_us_per_message": round(wait_ns / 1e3 / messages, 2),
+                              "timeslices_per_message": round(slices / messages, 2)}
+    return res
 
 
 def micro_report(run):
@@ -312,6 +370,17 @@ def markdown(report):
                      f"({fmt(s['gbps'], 'Gb/s')} while traced): {s['calls']} calls for {s['tx_packets']} "
                      f"packets sent = {s.get('calls_per_packet', '-')} per packet, "
                      f"{s.get('calls_per_data_packet', '-')} per data packet (busiest: {busiest}).")
+        lines.append("")
+    if "sched" in pr and pr["sched"].get("groups"):
+        s = pr["sched"]
+        per = "; ".join(f"{who} ran {g['run_us_per_message']} us, waited {g['wait_us_per_message']} us "
+                        f"for a CPU, was scheduled {g['timeslices_per_message']} times"
+                        for who, g in s["groups"].items())
+        lines.append(f"Where {s['point']}'s time goes on ornic: two runs of {s['iterations'][0]} and "
+                     f"{s['iterations'][1]} iterations (typical {fmt(s['typical_us_short'], 'us')} and "
+                     f"{fmt(s['typical_us'], 'us')} one way); the difference of the threads' "
+                     f"/proc/.../schedstat between the two, {s['extra_wall_s']} s of wall time, divided by "
+                     f"the {s['extra_messages']} extra one-way messages: {per}.")
         lines.append("")
     if report.get("micro"):
         lines.append(micro_markdown(report["micro"]))
