@@ -107,6 +107,12 @@ if [[ " ${kinds[*]} " == *" ornic "* ]]; then
 		else
 			record FAIL datapath/pcap-tshark "$roce RoCEv2 of $total frames, $malformed malformed/error (see $out/tshark-malformed.txt); $(head -c 300 "$out/tshark.err")"
 		fi
+		# The checker first proves it catches a flipped bit.
+		if line=$(python3 "$here/tools/icrc-check.py" --self-test 2>&1); then
+			record PASS datapath/icrc-check-self-test "${line#PASS: self-test: }"
+		else
+			record FAIL datapath/icrc-check-self-test "$(echo "$line" | tail -n 3 | tr '\n' ' ')"
+		fi
 		if line=$(python3 "$here/tools/icrc-check.py" "$pcap" 2>&1); then
 			record PASS datapath/pcap-icrc-scapy "${line#PASS: }"
 		else
