@@ -121,12 +121,12 @@ perf_row() {
 # cm_wait_listen PORT: an rdma_cm listener on PORT, here or in $NS (30 s).
 cm_wait_listen() {
 	local _ ids
-	for _ in $(seq 60); do
+	for _ in $(seq 150); do
 		# Not piped into grep -q: with pipefail, rdma's SIGPIPE would
 		# turn a match into a failure.
 		ids=$({ rdma resource show cm_id; ip netns exec "$NS" rdma resource show cm_id; } 2>/dev/null)
 		[[ $ids == *"state LISTEN"*":$1 "* ]] && return 0
-		sleep 0.5
+		sleep 0.2
 	done
 	return 1
 }

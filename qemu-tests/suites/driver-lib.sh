@@ -34,9 +34,9 @@ ornic_ibdevs() {
 # wait_for CMD...: up to 20 s for CMD to succeed.
 wait_for() {
 	local _
-	for _ in $(seq 40); do
+	for _ in $(seq 100); do
 		"$@" && return 0
-		sleep 0.5
+		sleep 0.2
 	done
 	return 1
 }

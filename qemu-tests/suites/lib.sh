@@ -49,9 +49,9 @@ gid_index_of() {
 # wait_gid DEV IP: wait up to 30 s for the GID of IP to appear on DEV.
 wait_gid() {
 	local i
-	for i in $(seq 60); do
+	for i in $(seq 150); do
 		gid_index "$1" "$2" >/dev/null && return 0
-		sleep 0.5
+		sleep 0.2
 	done
 	return 1
 }
@@ -68,9 +68,9 @@ dmesg_has() {
 # wait_listen NETNS PORT: wait up to 60 s for a TCP listener on PORT in NETNS.
 wait_listen() {
 	local i
-	for i in $(seq 120); do
+	for i in $(seq 300); do
 		ip netns exec "$1" ss -Hltn "sport = :$2" | grep -q . && return 0
-		sleep 0.5
+		sleep 0.2
 	done
 	return 1
 }
