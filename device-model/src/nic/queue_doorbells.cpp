@@ -53,12 +53,13 @@ void QueueDoorbells::work_queue(const Doorbell& db) {
   }
 }
 
-// With a doorbell record, a doorbell index at or behind the device's producer (by at most a
-// ring) is stale: the device already read a later one from the record, and may have consumed
-// it (doorbells.rst, "Doorbell records"). It only wakes the queue. Without a record, indices
-// only move forward.
+// With a doorbell record, a doorbell index at or behind the device's producer (serial number
+// arithmetic) is stale: the device already read a later one from the record, and may have
+// consumed it (doorbells.rst, "Doorbell records"); software may have posted rings more while
+// the doorbell was on its way. It only wakes the queue. Without a record, indices only move
+// forward.
 bool QueueDoorbells::take_producer(RingState& ring, const Doorbell& db) {
-  if (ring.has_record && ring.producer - db.index <= ring.depth())
+  if (ring.has_record && ring.producer - db.index < (uint32_t{1} << 31))
     return true;
   if (!ring.producer_acceptable(db.index))
     return false;

@@ -234,14 +234,16 @@ TEST_F(NicDoorbellRecords, ErrorFlushTakesTheRecordAndStaleDoorbellsAreHarmless)
   to_error();
   EXPECT_EQ(flushed(), 3u);
   EXPECT_EQ(le(record(rq).kick), ORNIC_DB_RECORD_KICK);
-  // A doorbell behind what the device took from the record only wakes the queue.
+  // A doorbell behind what the device took from the record only wakes the queue, however
+  // far behind (software may have posted rings more while it was on its way).
   h.doorbell(0, ORNIC_DB_RQ, ORNIC_DB_VALUE(qpn, 0, 1));
+  h.doorbell(0, ORNIC_DB_RQ, ORNIC_DB_VALUE(qpn, 0, 3u - 5 * 64));
   EXPECT_EQ(h.counter(ORNIC_CNT_DB_BAD_INDEX), 0u);
   post_receives(rq, 3, 1);
   set_producer(rq, 4);
   h.doorbell(0, ORNIC_DB_RQ, ORNIC_DB_VALUE(qpn, 0, 4));
   EXPECT_EQ(flushed(), 4u);
-  EXPECT_EQ(h.counter(ORNIC_CNT_DB_WQ_WRITES), 2u);
+  EXPECT_EQ(h.counter(ORNIC_CNT_DB_WQ_WRITES), 3u);
   EXPECT_EQ(h.counter(ORNIC_CNT_DB_RECORD_ERRORS), 0u);
 }
 
