@@ -99,9 +99,11 @@ cpu_ticks() { sed 's/.*) //' "/proc/$1/stat" | awk '{ print $12, $13 }'; }
 
 # probe_cpu DIR: the models' CPU time before and after the guest's run:
 # DIR/cpu.host ("model<i> utime stime" before and after, "wall" seconds,
-# "tck" ticks per second).
+# "tck" ticks per second), and the scheduler's account of the models' and
+# QEMU's threads: DIR/cpu-sched.host (as probe_sched).
 probe_cpu() {
 	local dir=$1 i t0
+	sched_snapshot before >"$dir/cpu-sched.host"
 	{
 		t0=$(date +%s.%N)
 		for i in "${!MODEL_PIDS[@]}"; do
@@ -117,6 +119,7 @@ probe_cpu() {
 		echo "wall $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f", b - a }')"
 		echo "tck $(getconf CLK_TCK)"
 	} >>"$dir/cpu.host.tmp"
+	sched_snapshot after >>"$dir/cpu-sched.host"
 	mv "$dir/cpu.host.tmp" "$dir/cpu.host"
 	touch "$dir/cpu.done"
 }
@@ -151,26 +154,31 @@ sched_tasks() {
 	done
 }
 
+# sched_snapshot WHEN: sched_tasks of every thread of the models and of
+# QEMU.
+sched_snapshot() {
+	local i pid
+	for i in "${!MODEL_PIDS[@]}"; do
+		sched_tasks "$1" "model$i" "${MODEL_PIDS[$i]}"
+	done
+	for pid in $(pgrep -f '^[^ ]*qemu-system'); do
+		sched_tasks "$1" qemu "$pid"
+	done
+}
+
 # probe_sched DIR MODE: the scheduler's account of every thread of the
 # models and of QEMU, before and after the guest's run: DIR/MODE.host (those
 # lines, then "wall" seconds).
 probe_sched() {
-	local dir=$1 mode=$2 when i pid t0 qemu
-	qemu=$(pgrep -f '^[^ ]*qemu-system' | tr '\n' ' ')
-	for when in before after; do
-		if [ $when = after ]; then
-			touch "$dir/$mode.started"
-			until [ -e "$dir/$mode.stop" ]; do sleep 0.2; done
-		fi
-		for i in "${!MODEL_PIDS[@]}"; do
-			sched_tasks $when "model$i" "${MODEL_PIDS[$i]}"
-		done
-		for pid in $qemu; do
-			sched_tasks $when qemu "$pid"
-		done
-		[ $when = after ] || t0=$(date +%s.%N)
-	done >"$dir/$mode.host.tmp"
-	echo "wall $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f", b - a }')" >>"$dir/$mode.host.tmp"
+	local dir=$1 mode=$2 t0
+	{
+		sched_snapshot before
+		t0=$(date +%s.%N)
+		touch "$dir/$mode.started"
+		until [ -e "$dir/$mode.stop" ]; do sleep 0.2; done
+		sched_snapshot after
+		echo "wall $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f", b - a }')"
+	} >"$dir/$mode.host.tmp"
 	mv "$dir/$mode.host.tmp" "$dir/$mode.host"
 	touch "$dir/$mode.done"
 }

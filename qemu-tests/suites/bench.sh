@@ -26,7 +26,8 @@
 # models: their CPU time, then their system calls under strace.  The guest
 # asks through files in /out/probe (MODE.start, MODE.stop), the host answers
 # (MODE.started, MODE.done); the devices' packet counters before and after
-# (client tx, rx, server tx, rx) go to /out/probe/MODE.packets.  Then one
+# (client tx, rx, server tx, rx, and both devices' MMIO work-queue doorbell
+# writes) go to /out/probe/MODE.packets.  Then one
 # latency point (BENCH_SCHED_POINT, default send_lat_2) runs on ornic for
 # BENCH_SCHED_ITERS iterations [5000; 0 skips it], then three times as many,
 # while the host reads the scheduler's account of the models' and QEMU's
@@ -145,15 +146,17 @@ run_point() {
 	echo "bench: $(date +%T) $k mtu $mtu $name #$rep ($((SECONDS - t0)) s): ${row:-no result (exit $rc): $(tail -n 2 "/out/$k-$run.client.log" | tr '\n' ' ')}"
 }
 
-# packets DEV...: each device's RoCE packets sent and received.
+# packets DEV...: each device's RoCE packets sent and received, then the
+# MMIO writes to SQ/RQ/SRQ doorbells of all of them (db_wq_writes).
 packets() {
-	local d f out=()
+	local d f out=() db=0
 	for d in "$@"; do
 		f=/tmp/counters-$d
 		rdma statistic show link "$d/1" >"$f" 2>&1
 		out+=("$(counter_value "$f" tx_roce_packets)" "$(counter_value "$f" rx_roce_packets)")
+		db=$((db + $(counter_value "$f" db_wq_writes)))
 	done
-	echo "${out[*]}"
+	echo "${out[*]} $db"
 }
 
 # wait_file FILE SECONDS
@@ -194,7 +197,7 @@ probe() {
 	after=$(packets "$CDEV" "$SDEV")
 	row=$(perftest_row "/out/ornic-probe-$mode.client.log" | tr -s ' \t' ' ')
 	printf '%s\t%s\t%s\t%s\t%s\n' "$point" "$rc" "$before" "$after" "$row" >"$d/$mode.packets"
-	echo "bench: probe $mode ($point): packets (client tx rx, server tx rx) $before -> $after; ${row:-no result (exit $rc)}"
+	echo "bench: probe $mode ($point): packets (client tx rx, server tx rx, WQ doorbells) $before -> $after; ${row:-no result (exit $rc)}"
 }
 
 stacks=()

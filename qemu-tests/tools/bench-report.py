@@ -129,17 +129,21 @@ def probe_report(run, window):
                 point, rc, before, after, row = (f.readline().rstrip("\n").split("\t") + [""] * 5)[:5]
         except FileNotFoundError:
             continue
-        # client tx, rx, server tx, rx
-        b = ([int(x) for x in before.split()] + [0] * 4)[:4]
-        a = ([int(x) for x in after.split()] + [0] * 4)[:4]
-        d4 = [y - x for x, y in zip(b, a)]
+        # client tx, rx, server tx, rx, then (since 2026-12) both devices'
+        # MMIO work-queue doorbell writes
+        b = ([int(x) for x in before.split()] + [0] * 5)[:5]
+        a = ([int(x) for x in after.split()] + [0] * 5)[:5]
+        d5 = [y - x for x, y in zip(b, a)]
         out[mode] = {"point": point, "exit": int(rc or 0), "row": row,
-                     "client_tx_packets": d4[0], "server_tx_packets": d4[2],
-                     "tx_packets": d4[0] + d4[2],
+                     "client_tx_packets": d5[0], "server_tx_packets": d5[2],
+                     "tx_packets": d5[0] + d5[2],
                      # the data goes one way; the other way carries ACKs
                      # (or READ requests)
-                     "data_packets": max(d4[0], d4[2]),
+                     "data_packets": max(d5[0], d5[2]),
                      "gbps": value_of("bw", row, window)}
+        if len(before.split()) >= 5 and out[mode]["data_packets"]:
+            out[mode]["wq_doorbells"] = d5[4]
+            out[mode]["wq_doorbells_per_data_packet"] = round(d5[4] / out[mode]["data_packets"], 3)
     host = {}
     try:
         with open(os.path.join(d, "cpu.host"), encoding="utf-8") as f:
@@ -158,6 +162,13 @@ def probe_report(run, window):
         cpu = out["cpu"]
         cpu["wall_s"] = wall
         cpu["models"] = models
+        account = sched_groups(os.path.join(d, "cpu-sched.host"))
+        if account is not None:
+            # Share of the window each group of threads ran and waited for a
+            # CPU (100 % = one CPU all the time).
+            cpu["threads"] = {who: {"run_percent": round(100 * g[0] / 1e9 / wall, 1),
+                                    "wait_percent": round(100 * g[1] / 1e9 / wall, 1)}
+                              for who, g in sorted(account[1].items())}
         total = sum(v["user_s"] + v["system_s"] for v in models.values())
         cpu["cpu_s"] = total
         if cpu["tx_packets"] > 0:
@@ -199,6 +210,8 @@ def sched_groups(path):
     groups = {}
     for key, (comm, a) in after.items():
         b = before.get(key, (comm, [0, 0, 0]))[1]
+        if any(y < x for x, y in zip(b, a)):
+            b = [0, 0, 0]  # a thread that ended and a new one with its number
         who = key[0]
         if who == "qemu":
             # QEMU's TCG vCPU threads are named "CPU n/TCG"; the rest is the
@@ -357,7 +370,12 @@ def markdown(report):
                      f"start to the client's end, {fmt(c['gbps'], 'Gb/s')}; {c['tx_packets']} packets sent by "
                      f"the two NICs, {c['data_packets']} of them data): {per}; "
                      f"{c.get('cpu_us_per_packet', '-')} us of model CPU per packet sent, "
-                     f"{c.get('cpu_us_per_data_packet', '-')} per data packet.")
+                     f"{c.get('cpu_us_per_data_packet', '-')} per data packet; "
+                     f"{c.get('wq_doorbells', '-')} MMIO work-queue doorbells, "
+                     f"{c.get('wq_doorbells_per_data_packet', '-')} per data packet."
+                     + (" Threads (100 % = a CPU all the time): " + "; ".join(
+                         f"{who} ran {t['run_percent']} %, waited for a CPU {t['wait_percent']} %"
+                         for who, t in c["threads"].items()) + "." if c.get("threads") else ""))
         lines.append("")
     if "strace" in pr and pr["strace"].get("models"):
         s = pr["strace"]
