@@ -320,6 +320,9 @@ static int ornic_context_setup(struct ornic_context *ctx,
 	ctx->db_records = (resp->comp_mask &
 			   ORNIC_IBV_ALLOC_UCTX_RESP_DB_RECORD) &&
 			  (resp->caps & ORNIC_CAP_DB_RECORD);
+	ctx->cq_db_records = (resp->comp_mask &
+			      ORNIC_IBV_ALLOC_UCTX_RESP_CQ_DB_RECORD) &&
+			     (resp->caps & ORNIC_CAP_CQ_DB_RECORD);
 	ctx->max_inline_data = resp->max_inline_data;
 	ctx->max_wqe_blocks = resp->max_wqe_blocks;
 

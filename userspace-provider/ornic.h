@@ -54,6 +54,8 @@ struct ornic_context {
 	uint32_t max_wqe_blocks;
 	/* The kernel takes doorbell records (ORNIC_CAP_DB_RECORD). */
 	bool db_records;
+	/* The kernel takes CQ consumer records (ORNIC_CAP_CQ_DB_RECORD). */
+	bool cq_db_records;
 
 	/* Device limits, read once at context open. */
 	uint32_t max_qp_wr;		/* blocks */
@@ -124,6 +126,8 @@ struct ornic_cq {
 	uint32_t ci;			/* next CQE to look at */
 	uint32_t ci_reported;		/* last consumer index rung */
 	uint32_t db_batch;		/* ring the consumer index this often */
+	/* Consumer record past the ring (doorbells.rst), or NULL. */
+	struct ornic_cq_db_record *rec;
 	struct ornic_pd *parent_domain;	/* IBV_CQ_INIT_ATTR_MASK_PD */
 	/* CLOCK_REALTIME ns minus device clock, measured at creation. */
 	int64_t wallclock_offset;

@@ -12,6 +12,7 @@
  * CQs"), the ordinary CQE in the second half.
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -187,6 +188,18 @@ static bool ornic_cqe_of_xrc_srq(const struct ornic_cqe *cqe, uint32_t srqn)
  * dropped ones, each keeping the owner byte of the slot it lands in; the
  * device only writes past the last valid CQE, which does not move.
  */
+/*
+ * The consumer index into the CQ's record (doorbells.rst, "CQ consumer
+ * records"): the device reads it when the ring looks full to it.  Our reads
+ * of the entries before it come first (release), or the device could
+ * overwrite one we have not read.
+ */
+static void ornic_cq_write_record(struct ornic_cq *cq)
+{
+	atomic_thread_fence(memory_order_release);
+	*(volatile __le32 *)&cq->rec->consumer = htole32(cq->ci);
+}
+
 static void ornic_cq_drop(struct ornic_cq *cq,
 			  bool (*match)(const struct ornic_cqe *, uint32_t),
 			  uint32_t n)
@@ -210,6 +223,8 @@ static void ornic_cq_drop(struct ornic_cq *cq,
 		}
 	}
 	cq->ci += dropped;
+	if (dropped && cq->rec)
+		ornic_cq_write_record(cq);
 	pthread_spin_unlock(&cq->lock);
 }
 
@@ -271,7 +286,9 @@ static int ornic_cq_next(struct ornic_cq *cq)
 			cq->cur_ts = le64toh(((struct ornic_cqe_ts *)
 					      ornic_cq_entry(cq, cq->ci))->timestamp);
 		cq->ci++;
-		if (cq->ci - cq->ci_reported >= cq->db_batch) {
+		if (cq->rec) {
+			ornic_cq_write_record(cq);
+		} else if (cq->ci - cq->ci_reported >= cq->db_batch) {
 			udma_to_device_barrier();
 			ornic_cq_report_ci(cq, 0);
 		}
@@ -606,6 +623,19 @@ static uint32_t ornic_cq_log_depth(struct ornic_context *ctx, uint32_t cqe)
 	return (1U << log) < cqe ? 0 : log;
 }
 
+/* Bytes past a new CQ's ring for its consumer record, if it gets one. */
+static uint32_t ornic_cq_record_bytes(struct ornic_context *ctx)
+{
+	return ctx->cq_db_records ? sizeof(struct ornic_cq_db_record) : 0;
+}
+
+/* The consumer record just past the CQ's entries. */
+static struct ornic_cq_db_record *ornic_cq_record(struct ornic_cq *cq)
+{
+	return (struct ornic_cq_db_record *)((uint8_t *)cq->ring.buf +
+		((size_t)cq->cqe_size << cq->ring.log_depth));
+}
+
 static struct ornic_cq *
 ornic_cq_create(struct ibv_context *ibctx, const struct ibv_cq_init_attr_ex *in)
 {
@@ -642,12 +672,14 @@ ornic_cq_create(struct ibv_context *ibctx, const struct ibv_cq_init_attr_ex *in)
 		goto err_free;
 	}
 	err = ornic_ring_alloc(&cq->ring, pd, ORNIC_RES_TYPE_CQ, log,
-			       cq->cqe_size, 0);
+			       cq->cqe_size, ornic_cq_record_bytes(ctx));
 	if (err) {
 		errno = err;
 		goto err_free;
 	}
 
+	if (ctx->cq_db_records)
+		cmd.comp_mask |= ORNIC_IBV_CREATE_CQ_DB_RECORD;
 	cmd.log_depth = log;
 	cmd.buf_addr = (uintptr_t)cq->ring.buf;
 	cmd.buf_size = cq->ring.buf_size;
@@ -675,6 +707,8 @@ ornic_cq_create(struct ibv_context *ibctx, const struct ibv_cq_init_attr_ex *in)
 		goto err_ring;
 	}
 	cq->cqn = resp.cqn;
+	if (resp.comp_mask & ORNIC_IBV_CREATE_CQ_RESP_DB_RECORD)
+		cq->rec = ornic_cq_record(cq);
 	cq->db_batch = ornic_cq_db_batch(1U << log, in->cqe);
 	cq->vcq.cq.cqe = in->cqe;
 	if (pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE)) {
@@ -751,7 +785,8 @@ int ornic_resize_cq(struct ibv_cq *ibcq, int cqe)
 	err = ornic_ring_alloc(&ring,
 			       cq->parent_domain ? &cq->parent_domain->ibvpd :
 						   NULL,
-			       ORNIC_RES_TYPE_CQ, log, cq->cqe_size, 0);
+			       ORNIC_RES_TYPE_CQ, log, cq->cqe_size,
+			       cq->rec ? sizeof(*cq->rec) : 0);
 	if (err)
 		return err;
 
@@ -773,6 +808,8 @@ int ornic_resize_cq(struct ibv_cq *ibcq, int cqe)
 			  cq->cqn, resp.log_depth, log);
 	ornic_ring_free(&cq->ring);
 	cq->ring = ring;
+	if (cq->rec)
+		cq->rec = ornic_cq_record(cq); /* zeroed: consumer index 0 */
 	cq->ci = 0;
 	cq->ci_reported = 0;
 	cq->db_batch = ornic_cq_db_batch(1U << log, cqe);

@@ -210,6 +210,8 @@ enum ornic_fatal_code {
 #define ORNIC_CAP_DB_RECORD		ORNIC_BIT_ULL(21)
 /* ECN-capable RoCEv2, CNPs and DCQCN rate control (CC_CONFIG). */
 #define ORNIC_CAP_CC			ORNIC_BIT_ULL(22)
+/* CQ consumer records: a CQ's consumer index in host memory. */
+#define ORNIC_CAP_CQ_DB_RECORD		ORNIC_BIT_ULL(23)
 
 /* ------------------------------------------------------------------------
  * 4. Doorbells (spec: doorbells.rst).  Each 4 KiB page of BAR2 holds one
@@ -271,6 +273,22 @@ ORNIC_HW_ASSERT_OFFSET(struct ornic_db_record, producer, 0);
 ORNIC_HW_ASSERT_OFFSET(struct ornic_db_record, kick, 8);
 
 #define ORNIC_DB_RECORD_KICK		1U
+
+/*
+ * CQ consumer record (ORNIC_CAP_CQ_DB_RECORD; spec: doorbells.rst, "CQ
+ * consumer records").  A CQ created with ORNIC_CQ_FLAG_DB_RECORD has one
+ * in the 64-byte block just past its ring (byte entry size << log_depth of
+ * the ring's memory).  Software writes its consumer index there as it
+ * polls; the device reads it when the ring looks full to it, before it
+ * would declare an overflow, and never writes it.
+ */
+struct ornic_cq_db_record {
+	__le32 consumer;		/* software: consumer index */
+	__le32 reserved[15];
+};
+
+ORNIC_HW_ASSERT_SIZE(struct ornic_cq_db_record, 64);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_cq_db_record, consumer, 0);
 
 /* ------------------------------------------------------------------------
  * 5. Queue memory descriptor (spec: queues.rst), used by every command that
@@ -647,8 +665,11 @@ ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_create_eq, log_depth, 24);
 /*
  * CREATE_CQ flags.  TIMESTAMP (ORNIC_CAP_CQE_TIMESTAMP): the ring holds
  * 64-byte struct ornic_cqe_ts entries carrying the device clock.
+ * DB_RECORD (ORNIC_CAP_CQ_DB_RECORD): the ring's memory ends with a struct
+ * ornic_cq_db_record.
  */
 #define ORNIC_CQ_FLAG_TIMESTAMP		ORNIC_BIT(0)
+#define ORNIC_CQ_FLAG_DB_RECORD		ORNIC_BIT(1)
 
 /* CREATE_CQ: result0 = CQN (>= 1). */
 struct ornic_admin_create_cq {

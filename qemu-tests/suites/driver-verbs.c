@@ -393,10 +393,28 @@ static void check_cqs(void)
 	       "65 CQEs in 64 entries: %s", strerror(err));
 
 	bad = drv;
-	bad.comp_mask = 1;
+	bad.comp_mask = 1 << 1;
 	err = create_cq(64, &bad, sizeof(bad), &h, &resp);
-	result(err == EOPNOTSUPP, "cq-comp-mask-rejected", "comp_mask 1: %s",
+	result(err == EOPNOTSUPP, "cq-comp-mask-rejected", "comp_mask 2: %s",
 	       strerror(err));
+
+	/* A consumer record needs 64 bytes past the entries (doorbells.rst). */
+	bad = drv;
+	bad.comp_mask = ORNIC_IBV_CREATE_CQ_DB_RECORD;
+	bad.log_depth = 7;	/* 128 CQEs of 32 bytes: the whole page */
+	err = create_cq(128, &bad, sizeof(bad), &h, &resp);
+	result(err == EINVAL, "cq-record-needs-room",
+	       "DB_RECORD, 4 KiB for 128 CQEs: %s", strerror(err));
+	bad.buf_addr = (uintptr_t)pages(8192);
+	bad.buf_size = 8192;
+	err = create_cq(128, &bad, sizeof(bad), &h, &resp);
+	result(!err &&
+	       (resp.drv.comp_mask & ORNIC_IBV_CREATE_CQ_RESP_DB_RECORD),
+	       "cq-record-create",
+	       "DB_RECORD, 8 KiB for 128 CQEs: %s, resp comp_mask %#x",
+	       strerror(err), resp.drv.comp_mask);
+	if (!err)
+		destroy_cq(h);
 
 	err = create_cq(64, &drv, 8, &h, &resp);
 	result(err == EINVAL, "cq-short-udata-rejected",

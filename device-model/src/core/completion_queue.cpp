@@ -1,6 +1,9 @@
 #include "core/completion_queue.hpp"
 
+#include <array>
 #include <atomic>
+#include <cstddef>
+#include <cstring>
 #include <vector>
 
 namespace ornic {
@@ -10,7 +13,7 @@ CompletionQueue::PostResult CompletionQueue::post(GuestMemory& memory, DeviceCou
                                                   uint64_t clock_ns) {
   if (in_error_)
     return {Outcome::kDropped, false};
-  if (ring_.full()) {
+  if (ring_.full() && !room_from_record(memory, counters)) {
     // The entry cannot be written without destroying one software has not read.
     in_error_ = true;
     counters.inc(ORNIC_CNT_CQ_OVERFLOW);
@@ -44,6 +47,30 @@ CompletionQueue::PostResult CompletionQueue::post(GuestMemory& memory, DeviceCou
   return {Outcome::kWritten, notify};
 }
 
+bool CompletionQueue::room_from_record(GuestMemory& memory, DeviceCounters& counters) {
+  if (!ring_.has_record)
+    return false;
+  std::array<std::byte, 4> raw{};
+  const uint64_t at = uint64_t{entry_size(timestamped_)} << ring_.log_depth;
+  if (!memory_.read(memory, at + offsetof(ornic_cq_db_record, consumer), raw)) {
+    counters.inc(ORNIC_CNT_DB_RECORD_ERRORS);
+    return false;
+  }
+  uint32_t consumer = 0;
+  std::memcpy(&consumer, raw.data(), sizeof(consumer));
+  consumer = le(consumer);
+  if (consumer == ring_.consumer)
+    return false; // software has not polled since: a real overflow
+  // Forward from what the device knows and never past its producer; anything else is a
+  // software bug (or malice): ignored.
+  if (!ring_.consumer_acceptable(consumer)) {
+    counters.inc(ORNIC_CNT_DB_RECORD_ERRORS);
+    return false;
+  }
+  ring_.consumer = consumer;
+  return !ring_.full();
+}
+
 CompletionQueue::DoorbellResult CompletionQueue::doorbell(uint32_t consumer, uint32_t flags) {
   if (!ring_.consumer_acceptable(consumer))
     return {false, false};
@@ -71,6 +98,7 @@ CompletionQueue::ResizeResult CompletionQueue::resize(GuestMemory& guest, QueueM
     return {ORNIC_ADMIN_STATUS_BAD_FIELD, 0};
   RingState next;
   next.log_depth = log_depth;
+  next.has_record = ring_.has_record; // past the new ring, zeroed by software: consumer 0
   const uint32_t moved = ring_.producer - consumer;
   if (moved > next.depth())
     return {ORNIC_ADMIN_STATUS_BAD_FIELD, 0};

@@ -15,9 +15,10 @@ namespace ornic {
 class CompletionQueue {
 public:
   CompletionQueue(QueueMemory memory, unsigned log_depth, uint32_t eqn, uint32_t db_page,
-                  bool timestamped = false)
+                  bool timestamped = false, bool has_record = false)
       : memory_(std::move(memory)), eqn_(eqn), db_page_(db_page), timestamped_(timestamped) {
     ring_.log_depth = log_depth;
+    ring_.has_record = has_record;
   }
 
   // Bytes of one ring entry.
@@ -25,6 +26,13 @@ public:
     return timestamped ? ORNIC_CQE_TS_SIZE : ORNIC_CQE_SIZE;
   }
   bool timestamped() const { return timestamped_; }
+  // Bytes of the ring's memory: the entries and, with a consumer record (doorbells.rst,
+  // "CQ consumer records"), the 64-byte block past them.
+  static uint64_t ring_bytes(bool timestamped, unsigned log_depth, bool has_record) {
+    return (uint64_t{entry_size(timestamped)} << log_depth) +
+           (has_record ? sizeof(ornic_cq_db_record) : 0);
+  }
+  bool has_record() const { return ring_.has_record; }
 
   uint32_t eqn() const { return eqn_; }
   uint32_t db_page() const { return db_page_; }
@@ -60,6 +68,10 @@ public:
 
 private:
   enum class Arm { kNone, kNext, kSolicited };
+
+  // A ring that looks full: takes the consumer record's index if it is acceptable. True
+  // when the ring has room after all.
+  bool room_from_record(GuestMemory& memory, DeviceCounters& counters);
 
   QueueMemory memory_;
   RingState ring_;

@@ -70,10 +70,14 @@ AdminResult AdminCommands::destroy_eq(const ornic_admin_destroy& c) {
 }
 
 AdminResult AdminCommands::create_cq(const ornic_admin_create_cq& c) {
-  if (!field_is_zero(c.reserved1) || (c.flags & ~ORNIC_CQ_FLAG_TIMESTAMP) != 0)
+  if (!field_is_zero(c.reserved1) ||
+      (c.flags & ~(ORNIC_CQ_FLAG_TIMESTAMP | ORNIC_CQ_FLAG_DB_RECORD)) != 0)
     return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);
   const bool timestamped = (c.flags & ORNIC_CQ_FLAG_TIMESTAMP) != 0;
   if (timestamped && !(limits::kCaps & ORNIC_CAP_CQE_TIMESTAMP))
+    return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);
+  const bool has_record = (c.flags & ORNIC_CQ_FLAG_DB_RECORD) != 0;
+  if (has_record && !(limits::kCaps & ORNIC_CAP_CQ_DB_RECORD))
     return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);
   const unsigned log_depth = c.log_depth;
   const uint32_t eqn = le(c.eqn);
@@ -89,7 +93,8 @@ AdminResult AdminCommands::create_cq(const ornic_admin_create_cq& c) {
   if (core_.resources.cqs.size() >= limits::kMaxCq)
     return admin_status(ORNIC_ADMIN_STATUS_NO_RESOURCES);
   const uint32_t entry = CompletionQueue::entry_size(timestamped);
-  const MemDescRules rules{uint64_t{entry} << log_depth, entry, ORNIC_PBL_ENTRIES_PER_PAGE};
+  const MemDescRules rules{CompletionQueue::ring_bytes(timestamped, log_depth, has_record), entry,
+                           ORNIC_PBL_ENTRIES_PER_PAGE};
   auto mem = read_mem_desc(core_.memory(), c.mem, rules);
   if (mem.status != ORNIC_ADMIN_STATUS_SUCCESS)
     return admin_status(mem.status);
@@ -97,7 +102,7 @@ AdminResult AdminCommands::create_cq(const ornic_admin_create_cq& c) {
   if (!page_budget_allows(pages))
     return admin_status(ORNIC_ADMIN_STATUS_NO_RESOURCES);
   const auto cqn = core_.resources.cqs.insert(
-      CompletionQueue(std::move(mem.memory), log_depth, eqn, db_page, timestamped));
+      CompletionQueue(std::move(mem.memory), log_depth, eqn, db_page, timestamped, has_record));
   if (!cqn)
     return admin_status(ORNIC_ADMIN_STATUS_NO_RESOURCES);
   core_.resources.page_list_entries += pages;
@@ -137,7 +142,9 @@ AdminResult AdminCommands::resize_cq(const ornic_admin_resize_cq& c) {
     return admin_status(ORNIC_ADMIN_STATUS_BAD_HANDLE);
   // The new ring has the entries of the CQ's kind (timestamped CQEs stay 64 bytes).
   const uint32_t entry = CompletionQueue::entry_size(cq->timestamped());
-  const MemDescRules rules{uint64_t{entry} << log_depth, entry, ORNIC_PBL_ENTRIES_PER_PAGE};
+  const MemDescRules rules{
+      CompletionQueue::ring_bytes(cq->timestamped(), log_depth, cq->has_record()), entry,
+      ORNIC_PBL_ENTRIES_PER_PAGE};
   auto mem = read_mem_desc(core_.memory(), c.mem, rules);
   if (mem.status != ORNIC_ADMIN_STATUS_SUCCESS)
     return admin_status(mem.status);

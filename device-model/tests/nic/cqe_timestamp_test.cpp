@@ -109,7 +109,7 @@ TEST_F(NicCqeTimestamp, CreateCqChecksFlagsAndTheLargerRing) {
   // Unknown flag bits.
   auto c = cq_command(6, ORNIC_CQ_FLAG_TIMESTAMP | 0x80, size_t{ORNIC_CQE_TS_SIZE} << 6);
   EXPECT_EQ(h.execute(DriverHarness::as_sqe(c)).status, ORNIC_ADMIN_STATUS_BAD_FIELD);
-  c = cq_command(6, 0x02, size_t{ORNIC_CQE_TS_SIZE} << 6);
+  c = cq_command(6, 0x04, size_t{ORNIC_CQE_TS_SIZE} << 6);
   EXPECT_EQ(h.execute(DriverHarness::as_sqe(c)).status, ORNIC_ADMIN_STATUS_BAD_FIELD);
   // A ring sized for 32-byte CQEs is too small for timestamped ones (2 pages, needs 4).
   c = cq_command(8, ORNIC_CQ_FLAG_TIMESTAMP, size_t{ORNIC_CQE_SIZE} << 8);

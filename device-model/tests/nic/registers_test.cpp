@@ -27,10 +27,11 @@ TEST(NicRegisters, ResetValues) {
   DriverHarness h;
   EXPECT_EQ(h.reg(ORNIC_REG_MAGIC), ORNIC_MAGIC);
   EXPECT_EQ(h.reg(ORNIC_REG_VERSION), 0x00010000u);
-  EXPECT_EQ(h.reg(ORNIC_REG_CAPS_LO),
-            0xfffu | ORNIC_CAP_FLUSH | ORNIC_CAP_ATOMIC_WRITE | ORNIC_CAP_UC | ORNIC_CAP_MW |
-                ORNIC_CAP_RESIZE | ORNIC_CAP_MCAST | ORNIC_CAP_XRC | ORNIC_CAP_ODP |
-                ORNIC_CAP_CQE_TIMESTAMP | ORNIC_CAP_DB_RECORD | ORNIC_CAP_CC);
+  EXPECT_EQ(h.reg(ORNIC_REG_CAPS_LO), 0xfffu | ORNIC_CAP_FLUSH | ORNIC_CAP_ATOMIC_WRITE |
+                                          ORNIC_CAP_UC | ORNIC_CAP_MW | ORNIC_CAP_RESIZE |
+                                          ORNIC_CAP_MCAST | ORNIC_CAP_XRC | ORNIC_CAP_ODP |
+                                          ORNIC_CAP_CQE_TIMESTAMP | ORNIC_CAP_DB_RECORD |
+                                          ORNIC_CAP_CC | ORNIC_CAP_CQ_DB_RECORD);
   EXPECT_EQ(h.reg(ORNIC_REG_CAPS_HI), 0u);
   EXPECT_EQ(h.reg(ORNIC_REG_DEV_CTRL), 0u);
   EXPECT_EQ(h.reg(ORNIC_REG_DEV_STATUS), 0u);

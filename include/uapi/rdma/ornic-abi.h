@@ -41,6 +41,11 @@ enum ornic_ibv_alloc_ucontext_resp_comp_mask {
 	 * ORNIC_IBV_CREATE_SRQ_DB_RECORD (the device has ORNIC_CAP_DB_RECORD).
 	 */
 	ORNIC_IBV_ALLOC_UCTX_RESP_DB_RECORD = 1 << 0,
+	/*
+	 * The kernel takes ORNIC_IBV_CREATE_CQ_DB_RECORD (the device has
+	 * ORNIC_CAP_CQ_DB_RECORD).
+	 */
+	ORNIC_IBV_ALLOC_UCTX_RESP_CQ_DB_RECORD = 1 << 1,
 };
 
 struct ornic_ibv_alloc_ucontext_resp {
@@ -65,6 +70,22 @@ struct ornic_ibv_alloc_pd_resp {
  * page list.  Depths are powers of two; the kernel may round a depth up and
  * returns what it programmed.  Every queue uses the context's doorbell page.
  */
+
+/*
+ * CQ consumer records (doorbells.rst, "CQ consumer records"): with this
+ * request bit the ring buffer holds 64 bytes more than its entries, the
+ * struct ornic_cq_db_record where the provider writes its consumer index,
+ * and the response says the CQ has one (it keeps it across resize_cq, whose
+ * new buffer must have room for it too).  Only when the context's response
+ * carries ORNIC_IBV_ALLOC_UCTX_RESP_CQ_DB_RECORD.
+ */
+enum ornic_ibv_create_cq_comp_mask {
+	ORNIC_IBV_CREATE_CQ_DB_RECORD = 1 << 0,
+};
+
+enum ornic_ibv_create_cq_resp_comp_mask {
+	ORNIC_IBV_CREATE_CQ_RESP_DB_RECORD = 1 << 0,
+};
 
 /* create_cq */
 struct ornic_ibv_create_cq {

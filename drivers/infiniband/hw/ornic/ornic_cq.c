@@ -8,6 +8,8 @@
  * application wants completion timestamps) creates a timestamped CQ: 64-byte
  * CQEs carrying the device clock (ORNIC_CAP_CQE_TIMESTAMP).  With
  * ORNIC_CAP_RESIZE the provider can move a CQ to a new ring (RESIZE_CQ).
+ * With ORNIC_IBV_CREATE_CQ_DB_RECORD (ORNIC_CAP_CQ_DB_RECORD) the ring ends
+ * with a consumer record the provider writes as it polls.
  * Kernel CQs live in ornic_cq_kernel.c.
  */
 #include <rdma/ornic-abi.h>
@@ -45,6 +47,14 @@ static int ornic_user_cq_flags(struct ornic_dev *dev,
 	return flags;
 }
 
+/* Bytes of a user CQ's ring of 2^log_depth entries, with its record. */
+static size_t ornic_user_cq_bytes(const struct ornic_user_cq *ucq,
+				  u32 log_depth)
+{
+	return ((size_t)ucq->cqe_size << log_depth) +
+	       (ucq->db_record ? sizeof(struct ornic_cq_db_record) : 0);
+}
+
 /* The provider's ring must hold the CQEs asked for, within the limits. */
 static int ornic_user_cq_check(struct ornic_dev *dev,
 			       const struct ib_cq_init_attr *attr,
@@ -52,9 +62,13 @@ static int ornic_user_cq_check(struct ornic_dev *dev,
 {
 	u32 max_cqe = le32_to_cpu(dev->attr.max_cqe);
 
-	if (req->comp_mask) {
-		ibdev_dbg(&dev->ibdev, "CQ comp_mask %#x: none supported\n",
-			  req->comp_mask);
+	u32 known = 0;
+
+	if (dev->caps & ORNIC_CAP_CQ_DB_RECORD)
+		known |= ORNIC_IBV_CREATE_CQ_DB_RECORD;
+	if (req->comp_mask & ~known) {
+		ibdev_dbg(&dev->ibdev, "CQ comp_mask %#x: only %#x supported\n",
+			  req->comp_mask, known);
 		return -EOPNOTSUPP;
 	}
 	if (req->log_depth < 1 || req->log_depth > ORNIC_CQ_LOG_DEPTH_MAX ||
@@ -95,9 +109,13 @@ static int ornic_create_user_cq(struct ib_cq *ibcq,
 		return err;
 	uctx = rdma_udata_to_drv_context(udata, struct ornic_ucontext,
 					 ibucontext);
-	ucq->cqe_size = flags ? ORNIC_CQE_TS_SIZE : ORNIC_CQE_SIZE;
+	ucq->cqe_size = flags & ORNIC_CQ_FLAG_TIMESTAMP ? ORNIC_CQE_TS_SIZE :
+							   ORNIC_CQE_SIZE;
+	ucq->db_record = req.comp_mask & ORNIC_IBV_CREATE_CQ_DB_RECORD;
+	if (ucq->db_record)
+		flags |= ORNIC_CQ_FLAG_DB_RECORD;
 	ucq->umem = ornic_ring_pin(dev, req.buf_addr, req.buf_size,
-				   (size_t)ucq->cqe_size << req.log_depth,
+				   ornic_user_cq_bytes(ucq, req.log_depth),
 				   &desc, &pbl);
 	if (IS_ERR(ucq->umem))
 		return PTR_ERR(ucq->umem);
@@ -118,6 +136,8 @@ static int ornic_create_user_cq(struct ib_cq *ibcq,
 	ibcq->cqe = 1U << cq->log_depth;
 	resp.cqn = cq->cqn;
 	resp.log_depth = cq->log_depth;
+	if (ucq->db_record)
+		resp.comp_mask |= ORNIC_IBV_CREATE_CQ_RESP_DB_RECORD;
 	err = ornic_udata_out(udata, &resp, sizeof(resp));
 	if (err)
 		goto err_erase;
@@ -181,10 +201,13 @@ int ornic_resize_user_cq(struct ib_cq *ibcq, unsigned int cqe,
 		return -EINVAL;
 	}
 
-	/* A timestamped CQ stays one: its new ring has 64-byte entries too. */
+	/*
+	 * A timestamped CQ stays one: its new ring has 64-byte entries too;
+	 * one with a consumer record has its record past the new ring.
+	 */
 	umem = ornic_ring_pin(dev, req.buf_addr, req.buf_size,
-			      (size_t)cq->user.cqe_size << req.log_depth, &desc,
-			      &pbl);
+			      ornic_user_cq_bytes(&cq->user, req.log_depth),
+			      &desc, &pbl);
 	if (IS_ERR(umem))
 		return PTR_ERR(umem);
 	mutex_lock(&cq->user.resize_lock);

@@ -79,6 +79,7 @@ struct ornic_kernel_cq {
 struct ornic_user_cq {
 	struct ib_umem *umem;
 	u16 cqe_size;			/* ORNIC_CQE_SIZE or ORNIC_CQE_TS_SIZE */
+	bool db_record;			/* ring ends with a consumer record */
 	/* Serialises resizes (umem, log_depth). */
 	struct mutex resize_lock;
 };

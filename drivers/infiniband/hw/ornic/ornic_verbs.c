@@ -245,6 +245,8 @@ void ornic_ucontext_resp(struct ornic_ucontext *uctx,
 	resp->max_wqe_blocks = le32_to_cpu(dev->attr.max_wqe_blocks);
 	if (dev->caps & ORNIC_CAP_DB_RECORD)
 		resp->comp_mask |= ORNIC_IBV_ALLOC_UCTX_RESP_DB_RECORD;
+	if (dev->caps & ORNIC_CAP_CQ_DB_RECORD)
+		resp->comp_mask |= ORNIC_IBV_ALLOC_UCTX_RESP_CQ_DB_RECORD;
 }
 
 static int ornic_alloc_ucontext(struct ib_ucontext *ibuctx,
