@@ -23,6 +23,10 @@ inline constexpr uint32_t kMaxSendSge = 16;
 inline constexpr uint32_t kMaxRecvSge = 15;
 inline constexpr uint32_t kMaxCq = 1024;
 inline constexpr uint32_t kMaxCqLogDepth = 16;
+// The largest CQ ring (timestamped entries and a consumer record) in 4 KiB pages: more than
+// a DIRECT page list holds, so such a ring comes as an INDIRECT one (queues.rst).
+inline constexpr uint32_t kMaxPagesPerCq = static_cast<uint32_t>(
+    ((uint64_t{ORNIC_CQE_TS_SIZE} << kMaxCqLogDepth) + sizeof(ornic_cq_db_record) + 4095) / 4096);
 inline constexpr uint32_t kMaxMr = 4096; // key index 1..4095
 inline constexpr uint32_t kMaxPd = 1024;
 inline constexpr uint32_t kMaxSrq = 256;

@@ -94,7 +94,7 @@ AdminResult AdminCommands::create_cq(const ornic_admin_create_cq& c) {
     return admin_status(ORNIC_ADMIN_STATUS_NO_RESOURCES);
   const uint32_t entry = CompletionQueue::entry_size(timestamped);
   const MemDescRules rules{CompletionQueue::ring_bytes(timestamped, log_depth, has_record), entry,
-                           ORNIC_PBL_ENTRIES_PER_PAGE};
+                           limits::kMaxPagesPerCq};
   auto mem = read_mem_desc(core_.memory(), c.mem, rules);
   if (mem.status != ORNIC_ADMIN_STATUS_SUCCESS)
     return admin_status(mem.status);
@@ -144,7 +144,7 @@ AdminResult AdminCommands::resize_cq(const ornic_admin_resize_cq& c) {
   const uint32_t entry = CompletionQueue::entry_size(cq->timestamped());
   const MemDescRules rules{
       CompletionQueue::ring_bytes(cq->timestamped(), log_depth, cq->has_record()), entry,
-      ORNIC_PBL_ENTRIES_PER_PAGE};
+      limits::kMaxPagesPerCq};
   auto mem = read_mem_desc(core_.memory(), c.mem, rules);
   if (mem.status != ORNIC_ADMIN_STATUS_SUCCESS)
     return admin_status(mem.status);

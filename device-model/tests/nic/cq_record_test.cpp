@@ -101,6 +101,12 @@ TEST(CqRecordAdmin, CreateCqNeedsRoomForTheRecord) {
   EXPECT_EQ(h.execute(DriverHarness::as_sqe(c)).status, ORNIC_ADMIN_STATUS_SUCCESS);
   c.flags = 1u << 2; // unknown
   EXPECT_EQ(h.execute(DriverHarness::as_sqe(c)).status, ORNIC_ADMIN_STATUS_BAD_FIELD);
+  // The largest CQ with a record: one page more than a DIRECT page list holds.
+  c.flags = ORNIC_CQ_FLAG_DB_RECORD;
+  c.log_depth = 16;
+  c.mem = h.contiguous_ring((size_t{ORNIC_CQE_SIZE} << 16) + sizeof(ornic_cq_db_record));
+  EXPECT_EQ(le(c.mem.num_pages), ORNIC_PBL_ENTRIES_PER_PAGE + 1);
+  EXPECT_EQ(h.execute(DriverHarness::as_sqe(c)).status, ORNIC_ADMIN_STATUS_SUCCESS);
 }
 
 } // namespace
