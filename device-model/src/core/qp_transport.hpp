@@ -11,7 +11,10 @@
 #include <vector>
 
 #include "cc/cc_state.hpp"
+#include "core/device_limits.hpp"
+#include "core/fixed_vector.hpp"
 #include "core/hw.hpp"
+#include "core/ring_queue.hpp"
 
 namespace ornic {
 
@@ -46,6 +49,9 @@ struct BindMwRequest {
   uint32_t access = 0;
 };
 
+// A send WQE's SGEs, inline: a WQE started costs no allocation for them.
+using SendSges = FixedVector<WqeSge, limits::kMaxSendSge>;
+
 // A send WQE the requester has validated and started.
 struct SendOp {
   uint32_t wqe_index = 0; // first block
@@ -60,7 +66,7 @@ struct SendOp {
   uint32_t rkey = 0;
   uint64_t compare_add = 0;
   uint64_t swap = 0;
-  std::vector<WqeSge> sges;
+  SendSges sges;
   std::vector<uint8_t> inline_data;
   uint32_t length = 0;
   // UD/GSI with ORNIC_WQE_FLAG_AV: the address vector of block 1, used instead of an AH.
@@ -94,7 +100,7 @@ inline constexpr uint32_t kRcSendWindow = 1024;
 inline constexpr uint32_t kRcRecoveryWindow = 8;
 
 struct RequesterState {
-  std::deque<SendOp> ops; // started, not yet retired, in order
+  RingQueue<SendOp> ops; // started, not yet retired, in order
   // Up to a send window of ops may be outstanding, so nothing per packet or per WQE scans
   // them: the leading ops known to have every packet sent (a lower bound: a rewind resets
   // it), and how many ops are read-class.
@@ -202,16 +208,20 @@ struct QpTransport {
 };
 
 // Every op enters and leaves the ops list through these, which keep the counts above.
-inline void push_op(RequesterState& req, SendOp op) {
+inline void push_op(RequesterState& req, SendOp&& op) {
   req.response_ops += op_has_response(op) ? 1 : 0;
   req.ops.push_back(std::move(op));
 }
-inline SendOp pop_op(RequesterState& req) {
-  SendOp op = std::move(req.ops.front());
+// Drops the oldest op; for a caller done with it, which saves moving it out.
+inline void drop_op(RequesterState& req) {
+  req.response_ops -= op_has_response(req.ops.front()) ? 1 : 0;
   req.ops.pop_front();
-  req.response_ops -= op_has_response(op) ? 1 : 0;
   if (req.sent_ops > 0)
     --req.sent_ops;
+}
+inline SendOp pop_op(RequesterState& req) {
+  SendOp op = std::move(req.ops.front());
+  drop_op(req);
   return op;
 }
 

@@ -28,7 +28,7 @@ VendorErr check(const MemoryRegion* mr, uint32_t pd, uint64_t addr, uint64_t len
 }
 
 template <typename Copy>
-SgeOutcome walk_sges(NicCore& core, uint32_t pd, const std::vector<WqeSge>& sges, uint64_t offset,
+SgeOutcome walk_sges(NicCore& core, uint32_t pd, std::span<const WqeSge> sges, uint64_t offset,
                      uint64_t length, uint32_t access, Copy&& copy, bool probing = false) {
   uint64_t position = 0; // message offset where the current SGE starts
   uint64_t done = 0;
@@ -162,7 +162,7 @@ bool mr_persist(GuestMemory& memory, const MemoryRegion& mr, uint64_t addr, uint
   return mr.pages.persist(memory, mr.first_page_offset + (addr - mr.iova), length);
 }
 
-SgeOutcome gather(NicCore& core, uint32_t pd, const std::vector<WqeSge>& sges, uint64_t offset,
+SgeOutcome gather(NicCore& core, uint32_t pd, std::span<const WqeSge> sges, uint64_t offset,
                   std::span<uint8_t> out) {
   return walk_sges(core, pd, sges, offset, out.size(), 0,
                    [&](const MemoryRegion& mr, uint64_t addr, uint64_t at, uint64_t n) {
@@ -170,7 +170,7 @@ SgeOutcome gather(NicCore& core, uint32_t pd, const std::vector<WqeSge>& sges, u
                    });
 }
 
-SgeOutcome scatter(NicCore& core, uint32_t pd, const std::vector<WqeSge>& sges, uint64_t offset,
+SgeOutcome scatter(NicCore& core, uint32_t pd, std::span<const WqeSge> sges, uint64_t offset,
                    std::span<const uint8_t> in) {
   return walk_sges(core, pd, sges, offset, in.size(), ORNIC_ACCESS_LOCAL_WRITE,
                    [&](const MemoryRegion& mr, uint64_t addr, uint64_t at, uint64_t n) {
@@ -178,7 +178,7 @@ SgeOutcome scatter(NicCore& core, uint32_t pd, const std::vector<WqeSge>& sges, 
                    });
 }
 
-SgeOutcome probe_sges(NicCore& core, uint32_t pd, const std::vector<WqeSge>& sges, uint64_t length,
+SgeOutcome probe_sges(NicCore& core, uint32_t pd, std::span<const WqeSge> sges, uint64_t length,
                       bool write) {
   const SgeOutcome outcome = walk_sges(
       core, pd, sges, 0, length, write ? ORNIC_ACCESS_LOCAL_WRITE : 0,

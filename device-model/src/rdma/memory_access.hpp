@@ -60,13 +60,13 @@ struct SgeOutcome {
 // Copies bytes [offset, offset + out.size()) of the message described by `sges` out of
 // guest memory (gather) or into it (scatter, which needs LOCAL_WRITE). Zero-length SGEs
 // are skipped. Every SGE touched is checked again: an MR may be gone since the WQE began.
-SgeOutcome gather(NicCore& core, uint32_t pd, const std::vector<WqeSge>& sges, uint64_t offset,
+SgeOutcome gather(NicCore& core, uint32_t pd, std::span<const WqeSge> sges, uint64_t offset,
                   std::span<uint8_t> out);
-SgeOutcome scatter(NicCore& core, uint32_t pd, const std::vector<WqeSge>& sges, uint64_t offset,
+SgeOutcome scatter(NicCore& core, uint32_t pd, std::span<const WqeSge> sges, uint64_t offset,
                    std::span<const uint8_t> in);
 // Only looks: page_fault when an ODP page of the first `length` bytes is missing, ok
 // otherwise (other errors are left to the access itself).
-SgeOutcome probe_sges(NicCore& core, uint32_t pd, const std::vector<WqeSge>& sges, uint64_t length,
+SgeOutcome probe_sges(NicCore& core, uint32_t pd, std::span<const WqeSge> sges, uint64_t length,
                       bool write);
 
 // For an ODP MR (already checked): whether [addr, addr + length) may be accessed now.

@@ -434,6 +434,10 @@ void Requester::send_ud(uint32_t qpn, QueuePair& qp, SendOp& op) {
 
 void Requester::complete_send(uint32_t qpn, QueuePair& qp, const SendOp& op, uint8_t status,
                               uint8_t vendor_err) {
+  core_.complete(qp.send_cqn, send_cqe(qpn, op, status, vendor_err));
+}
+
+ornic_cqe Requester::send_cqe(uint32_t qpn, const SendOp& op, uint8_t status, uint8_t vendor_err) {
   ornic_cqe cqe{};
   cqe.wr_id = to_le(op.wr_id);
   cqe.byte_len = to_le(is_atomic(op) ? uint32_t{8} : op.length);
@@ -442,7 +446,7 @@ void Requester::complete_send(uint32_t qpn, QueuePair& qp, const SendOp& op, uin
   cqe.opcode = cqe_opcode_for_send(op.opcode);
   cqe.status = status;
   cqe.vendor_err = vendor_err;
-  core_.complete(qp.send_cqn, cqe);
+  return cqe;
 }
 
 // `op` is no longer in the ops list; everything before it has been retired.
@@ -481,12 +485,14 @@ void Requester::retire(uint32_t qpn, QueuePair& qp) {
                                        : roce::psn_from_una(req.una_psn, end_psn(op)) <= 0;
     if (!done)
       break;
-    SendOp finished = pop_op(req);
-    qp.sq.consumer = finished.wqe_index + finished.blocks;
+    qp.sq.consumer = op.wqe_index + op.blocks;
     ++qp.counters.send_wqes;
-    qp.counters.send_bytes += finished.length;
-    if (finished.flags & ORNIC_WQE_FLAG_SIGNALED)
-      complete_send(qpn, qp, finished, ORNIC_CQE_SUCCESS, ORNIC_VERR_NONE);
+    qp.counters.send_bytes += op.length;
+    const bool signaled = (op.flags & ORNIC_WQE_FLAG_SIGNALED) != 0;
+    const ornic_cqe cqe = send_cqe(qpn, op, ORNIC_CQE_SUCCESS, ORNIC_VERR_NONE);
+    drop_op(req); // `op` is gone: the CQE holds what completing it needs
+    if (signaled)
+      core_.complete(qp.send_cqn, cqe);
     if (qp.state == ORNIC_QPS_ERR)
       return;
   }

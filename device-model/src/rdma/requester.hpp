@@ -49,6 +49,7 @@ private:
   void send_ud(uint32_t qpn, QueuePair& qp, SendOp& op);
   void complete_send(uint32_t qpn, QueuePair& qp, const SendOp& op, uint8_t status,
                      uint8_t vendor_err);
+  static ornic_cqe send_cqe(uint32_t qpn, const SendOp& op, uint8_t status, uint8_t vendor_err);
 
   TransportEngine& engine_; // scheduling, the wire and the completer
   NicCore& core_;

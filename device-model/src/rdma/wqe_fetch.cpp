@@ -51,9 +51,11 @@ bool segment_reserved_clear(const ornic_send_wqe& w, bool ud) {
 }
 
 // Reads `count` SGEs starting in block `first_block` (relative to `index`) at SGE slot
-// `first_slot`, four per 64-byte block.
+// `first_slot`, four per 64-byte block, appending them to `sges` (a std::vector or a
+// SendSges with room for them).
+template <typename Sges>
 bool read_sges(NicCore& core, const QueueMemory& memory, const RingState& ring, uint32_t index,
-               uint32_t first_block, uint32_t count, std::vector<WqeSge>& sges) {
+               uint32_t first_block, uint32_t count, Sges& sges) {
   std::array<ornic_sge, ORNIC_SGES_PER_BLOCK> block{};
   for (uint32_t i = 0; i < count; ++i) {
     const uint32_t slot = i % ORNIC_SGES_PER_BLOCK;
