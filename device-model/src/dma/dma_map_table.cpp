@@ -18,6 +18,7 @@ int DmaMapTable::add(uint64_t iova, uint64_t size, std::byte* host, bool readabl
     return EEXIST;
   if (maps_.size() >= max_maps_)
     return ENOSPC;
+  last_found_.map = nullptr;
   maps_.emplace(iova, DmaMapping{iova, last, host, readable, writable, std::move(backing)});
   return 0;
 }
@@ -29,6 +30,7 @@ uint64_t DmaMapTable::remove(uint64_t iova, uint64_t size) {
   const uint64_t last = size - 1 > max - iova ? max : iova + (size - 1);
 
   uint64_t removed = 0;
+  last_found_.map = nullptr; // it may be erased or split below
   // Start at the map that may straddle iova.
   auto it = maps_.upper_bound(iova);
   if (it != maps_.begin())
@@ -60,11 +62,17 @@ uint64_t DmaMapTable::remove(uint64_t iova, uint64_t size) {
 }
 
 const DmaMapping* DmaMapTable::find(uint64_t iova) const {
+  if (const DmaMapping* last = last_found_.map;
+      last != nullptr && last->first <= iova && iova <= last->last)
+    return last;
   auto it = maps_.upper_bound(iova);
   if (it == maps_.begin())
     return nullptr;
   --it;
-  return it->second.last >= iova ? &it->second : nullptr;
+  if (it->second.last < iova)
+    return nullptr;
+  last_found_.map = &it->second;
+  return &it->second;
 }
 
 } // namespace ornic

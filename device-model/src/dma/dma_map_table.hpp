@@ -34,7 +34,10 @@ public:
   // range. Unmapped holes are fine. A range that wraps past 2^64 is clipped at 2^64-1.
   // Returns the number of bytes unmapped. size 0 removes nothing.
   uint64_t remove(uint64_t iova, uint64_t size);
-  void clear() { maps_.clear(); }
+  void clear() {
+    maps_.clear();
+    last_found_.map = nullptr;
+  }
 
   // The map containing iova, or nullptr.
   const DmaMapping* find(uint64_t iova) const;
@@ -45,6 +48,19 @@ public:
 private:
   size_t max_maps_;
   std::map<uint64_t, DmaMapping> maps_; // keyed by first
+  // The map find() returned last: the data path's accesses mostly land in the same map
+  // (guest RAM), so most lookups need no tree walk. Forgotten whenever the maps change,
+  // and never copied: it points into this table's own nodes.
+  struct FoundCache {
+    const DmaMapping* map = nullptr;
+    FoundCache() = default;
+    FoundCache(const FoundCache&) {}
+    FoundCache& operator=(const FoundCache&) {
+      map = nullptr;
+      return *this;
+    }
+  };
+  mutable FoundCache last_found_;
 };
 
 } // namespace ornic

@@ -3,7 +3,6 @@
 #include <csetjmp>
 #include <csignal>
 #include <cstring>
-#include <mutex>
 
 #include <pthread.h>
 
@@ -29,9 +28,12 @@ void install_handler() {
   sigaction(SIGBUS, &sa, &g_previous_handler);
 }
 
-// One flag for every guarded access: a second install would save our own handler as the
-// "previous" one.
-std::once_flag g_installed;
+// Installs the handler once for every guarded access: a second install would save our own
+// handler as the "previous" one. A function-local static, not std::call_once: its check on
+// every later copy is one load, where call_once sets thread-locals and calls pthread_once.
+void ensure_handler() {
+  [[maybe_unused]] static const bool installed = (install_handler(), true);
+}
 
 // The jump buffer does not save the signal mask: saving it is a system call on every copy of
 // the data path. The kernel blocks SIGBUS while the handler runs, so the jump out of it
@@ -45,7 +47,7 @@ void unblock_sigbus() {
 
 template <typename Access>
 bool guarded(Access&& access) {
-  std::call_once(g_installed, install_handler);
+  ensure_handler();
   sigjmp_buf recovery;
   if (sigsetjmp(recovery, 0) != 0) {
     t_recovery = nullptr;

@@ -30,6 +30,11 @@ template <typename Copy>
 bool MappedGuestMemory::access(uint64_t iova, size_t size, bool need_write, Copy copy) {
   if (size == 0)
     return true;
+  // Nearly every access lies in one map: checked and copied after a single lookup.
+  if (const DmaMapping* map = table_.find(iova); map != nullptr &&
+                                                 (need_write ? map->writable : map->readable) &&
+                                                 map->last - iova >= size - 1)
+    return copy(map->host + (iova - map->first), size_t{0}, size);
   if (!covered(iova, size, need_write))
     return false;
   // Pass 2: copy piece by piece.
