@@ -178,20 +178,32 @@ std::string_view extension_header_name(ExtensionHeader header) {
   return kExtensionNames[static_cast<size_t>(header)];
 }
 
+namespace {
+
+// The BTH plus the extension headers in a mask, for every mask: builder and parser ask for
+// an opcode's header bytes and header offsets several times per packet.
+constexpr std::array<uint8_t, size_t{1} << kExtensionHeaderCount> kHeaderBytesByMask = [] {
+  std::array<uint8_t, size_t{1} << kExtensionHeaderCount> bytes{};
+  for (size_t mask = 0; mask < bytes.size(); ++mask) {
+    size_t sum = Bth::kSize;
+    for (size_t index = 0; index < kExtensionHeaderCount; ++index)
+      if (mask & (size_t{1} << index))
+        sum += kExtensionSizes[index];
+    bytes[mask] = static_cast<uint8_t>(sum);
+  }
+  return bytes;
+}();
+
+} // namespace
+
+// The headers before `header` are those of the mask's lower bits.
 size_t OpcodeInfo::offset_of(ExtensionHeader header) const {
-  size_t offset = Bth::kSize;
-  for (size_t index = 0; index < static_cast<size_t>(header); ++index)
-    if (extension_mask & (1u << index))
-      offset += kExtensionSizes[index];
-  return offset;
+  const unsigned below = (1u << static_cast<unsigned>(header)) - 1;
+  return kHeaderBytesByMask[extension_mask & below];
 }
 
 size_t OpcodeInfo::header_bytes() const {
-  size_t bytes = Bth::kSize;
-  for (size_t index = 0; index < kExtensionHeaderCount; ++index)
-    if (extension_mask & (1u << index))
-      bytes += kExtensionSizes[index];
-  return bytes;
+  return kHeaderBytesByMask[extension_mask & (kHeaderBytesByMask.size() - 1)];
 }
 
 namespace {
