@@ -39,14 +39,11 @@ BuildError plan_frame(const PacketDescription& packet, size_t payload_bytes, Fra
   const std::optional<OpcodeInfo> info = lookup_opcode(packet.bth.opcode);
   if (!info)
     return BuildError::unknown_opcode;
-  for (size_t index = 0; index < kExtensionHeaderCount; ++index) {
-    const auto header = static_cast<ExtensionHeader>(index);
-    const bool present = extension_header_present(packet, header);
-    if (info->carries(header) && !present)
-      return BuildError::missing_extension_header;
-    if (!info->carries(header) && present)
-      return BuildError::unexpected_extension_header;
-  }
+  // The first header (in wire order) the packet and the opcode disagree on decides the error.
+  if (const unsigned differ = extension_headers_present(packet) ^ info->extension_mask; differ != 0)
+    return (info->extension_mask & (differ & -differ)) != 0
+               ? BuildError::missing_extension_header
+               : BuildError::unexpected_extension_header;
   if (payload_bytes != 0 && !info->has(kPayload))
     return BuildError::unexpected_payload;
   const IpFamily family = packet.family();

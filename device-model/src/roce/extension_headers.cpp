@@ -39,6 +39,18 @@ bool extension_header_present(const PacketDescription& packet, ExtensionHeader h
   return false;
 }
 
+unsigned extension_headers_present(const PacketDescription& packet) {
+  const auto bit = [](bool present, ExtensionHeader header) {
+    return present ? 1u << static_cast<unsigned>(header) : 0u;
+  };
+  using enum ExtensionHeader;
+  return bit(packet.xrceth.has_value(), xrceth) | bit(packet.deth.has_value(), deth) |
+         bit(packet.feth.has_value(), feth) | bit(packet.reth.has_value(), reth) |
+         bit(packet.atomic_eth.has_value(), atomic_eth) | bit(packet.aeth.has_value(), aeth) |
+         bit(packet.atomic_ack_eth.has_value(), atomic_ack_eth) |
+         bit(packet.immdt.has_value(), immdt) | bit(packet.ieth.has_value(), ieth);
+}
+
 void encode_extension_headers(const PacketDescription& packet, const OpcodeInfo& info,
                               std::span<uint8_t> bytes) {
   using enum ExtensionHeader;

@@ -11,6 +11,8 @@
 namespace ornic::roce {
 
 bool extension_header_present(const PacketDescription& packet, ExtensionHeader header);
+// Those present, as an OpcodeInfo::extension_mask.
+unsigned extension_headers_present(const PacketDescription& packet);
 
 // `transport_headers` starts at the BTH and holds at least info.header_bytes() bytes.
 void encode_extension_headers(const PacketDescription& packet, const OpcodeInfo& info,
