@@ -182,13 +182,6 @@ static bool ornic_cqe_of_xrc_srq(const struct ornic_cqe *cqe, uint32_t srqn)
 }
 
 /*
- * Drop the unpolled CQEs of a QP (or XRC SRQ) that is being reset or
- * destroyed, so that they are neither reported after the reset nor taken
- * for a later object with the same number.  The other CQEs slide up over the
- * dropped ones, each keeping the owner byte of the slot it lands in; the
- * device only writes past the last valid CQE, which does not move.
- */
-/*
  * The consumer index into the CQ's record (doorbells.rst, "CQ consumer
  * records"): the device reads it when the ring looks full to it.  Our reads
  * of the entries before it come first (release), or the device could
@@ -200,6 +193,13 @@ static void ornic_cq_write_record(struct ornic_cq *cq)
 	*(volatile __le32 *)&cq->rec->consumer = htole32(cq->ci);
 }
 
+/*
+ * Drop the unpolled CQEs of a QP (or XRC SRQ) that is being reset or
+ * destroyed, so that they are neither reported after the reset nor taken
+ * for a later object with the same number.  The other CQEs slide up over the
+ * dropped ones, each keeping the owner byte of the slot it lands in; the
+ * device only writes past the last valid CQE, which does not move.
+ */
 static void ornic_cq_drop(struct ornic_cq *cq,
 			  bool (*match)(const struct ornic_cqe *, uint32_t),
 			  uint32_t n)
