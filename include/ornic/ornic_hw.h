@@ -212,6 +212,13 @@ enum ornic_fatal_code {
 #define ORNIC_CAP_CC			ORNIC_BIT_ULL(22)
 /* CQ consumer records: a CQ's consumer index in host memory. */
 #define ORNIC_CAP_CQ_DB_RECORD		ORNIC_BIT_ULL(23)
+/*
+ * An InfiniBand port (spec: infiniband.rst): the device's subnet management
+ * and performance management agents (MAD_IFC), MODIFY_PORT, the SMI QP,
+ * LID address vectors and PORT_CHANGE events.  Set exactly when the port's
+ * link layer is ORNIC_LINK_LAYER_IB.
+ */
+#define ORNIC_CAP_IB			ORNIC_BIT_ULL(24)
 
 /* ------------------------------------------------------------------------
  * 4. Doorbells (spec: doorbells.rst).  Each 4 KiB page of BAR2 holds one
@@ -370,6 +377,8 @@ enum ornic_admin_opcode {
 	ORNIC_ADMIN_ODP_INVALIDATE	= 0x48,	/* ORNIC_CAP_ODP */
 	ORNIC_ADMIN_ODP_RESUME		= 0x49,	/* ORNIC_CAP_ODP */
 	ORNIC_ADMIN_CC_CONFIG		= 0x4a,	/* ORNIC_CAP_CC */
+	ORNIC_ADMIN_MAD_IFC		= 0x4c,	/* ORNIC_CAP_IB */
+	ORNIC_ADMIN_MODIFY_PORT		= 0x4d,	/* ORNIC_CAP_IB */
 };
 
 enum ornic_admin_status {
@@ -481,7 +490,9 @@ struct ornic_device_attr {
 	__le32 max_mcast_grp;		/* ORNIC_CAP_MCAST: groups */
 	__le32 max_mcast_qp_attach;	/* QPs attached to one group */
 	__le32 max_total_mcast_qp_attach; /* attachments of all groups */
-	__le32 reserved2[28];
+	__le32 reserved2[4];
+	__be64 node_guid;		/* NodeInfo.NodeGUID (infiniband.rst) */
+	__le32 reserved3[22];
 };
 
 ORNIC_HW_ASSERT_SIZE(struct ornic_device_attr, 256);
@@ -490,10 +501,19 @@ ORNIC_HW_ASSERT_OFFSET(struct ornic_device_attr, max_mcast_grp, 132);
 ORNIC_HW_ASSERT_OFFSET(struct ornic_device_attr, max_total_mcast_qp_attach, 140);
 ORNIC_HW_ASSERT_OFFSET(struct ornic_device_attr, max_qp, 32);
 ORNIC_HW_ASSERT_OFFSET(struct ornic_device_attr, atomic_cap, 124);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_device_attr, node_guid, 160);
 
 enum ornic_port_state {
-	ORNIC_PORT_DOWN			= 1,
-	ORNIC_PORT_ACTIVE		= 4,	/* same values as IB port states */
+	ORNIC_PORT_DOWN			= 1,	/* same values as IB port states */
+	ORNIC_PORT_INIT			= 2,	/* IB ports only */
+	ORNIC_PORT_ARMED		= 3,	/* IB ports only */
+	ORNIC_PORT_ACTIVE		= 4,
+};
+
+/* The port's link layer, fixed when the device starts. */
+enum ornic_link_layer {
+	ORNIC_LINK_LAYER_ETH		= 0,	/* RoCE (roce.rst) */
+	ORNIC_LINK_LAYER_IB		= 1,	/* InfiniBand (infiniband.rst) */
 };
 
 enum ornic_mtu {
@@ -508,18 +528,21 @@ struct ornic_port_attr {
 	__u8 state;			/* enum ornic_port_state */
 	__u8 max_mtu;			/* enum ornic_mtu */
 	__u8 active_mtu;		/* enum ornic_mtu */
-	__u8 reserved0;
+	__u8 link_layer;		/* enum ornic_link_layer */
 	__le32 speed_gbps;
 	__le32 gid_tbl_len;
-	__le32 pkey_tbl_len;		/* 1 */
+	__le32 pkey_tbl_len;		/* 1 on Ethernet; IB: P_Key table */
 	__le32 eth_mtu;			/* current Ethernet MTU (bytes) */
 	__le32 max_eth_mtu;
 	__u8 mac[6];
 	__le16 reserved1;
-	__le32 reserved2[8];
+	__be64 port_guid;		/* IB: PortInfo's GUID, GUIDInfo 0 */
+	__le32 reserved2[6];
 };
 
 ORNIC_HW_ASSERT_SIZE(struct ornic_port_attr, 64);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_port_attr, link_layer, 3);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_port_attr, port_guid, 32);
 
 /* QUERY_COUNTERS (spec: counters.rst) */
 enum ornic_counter_scope {
@@ -608,7 +631,7 @@ enum ornic_counter_id {
 	ORNIC_CNT_COUNT			= 60,
 };
 
-#define ORNIC_DEVICE_COUNTERS_MAX	62
+#define ORNIC_DEVICE_COUNTERS_MAX	126
 
 struct ornic_device_counters {
 	__le32 num_counters;		/* ORNIC_CNT_COUNT of this device */
@@ -616,7 +639,7 @@ struct ornic_device_counters {
 	__le64 counter[ORNIC_DEVICE_COUNTERS_MAX + 1];
 };
 
-ORNIC_HW_ASSERT_SIZE(struct ornic_device_counters, 512);
+ORNIC_HW_ASSERT_SIZE(struct ornic_device_counters, 1024);
 
 struct ornic_qp_counters {
 	__le64 send_wqes;
@@ -829,6 +852,74 @@ ORNIC_HW_ASSERT_SIZE(struct ornic_cc_params, 64);
 ORNIC_HW_ASSERT_OFFSET(struct ornic_cc_params, rp_max_rate, 12);
 ORNIC_HW_ASSERT_OFFSET(struct ornic_cc_params, rp_rate_reduce_monitor_period, 56);
 
+/*
+ * MAD_IFC (ORNIC_CAP_IB; spec: infiniband.rst, "Management agents"): one
+ * 256-byte MAD for the device's SMA or PMA.  The device reads the MAD at
+ * in_addr and, when it answers, writes the 256-byte response to out_addr.
+ * The status of the command is about the command; what the agent thinks of
+ * the MAD (unsupported attribute, bad M_Key) is in the response MAD or in
+ * the absence of one.  result0 = enum ornic_mad_ifc_result.
+ */
+#define ORNIC_MAD_SIZE			256
+
+/* The MAD comes from the driver itself: no M_Key check (query_port etc.). */
+#define ORNIC_MAD_IFC_FLAG_IGNORE_MKEY	ORNIC_BIT(0)
+/* slid..dlid_path_bits describe how the MAD arrived (a work completion). */
+#define ORNIC_MAD_IFC_FLAG_HAS_WC	ORNIC_BIT(1)
+#define ORNIC_MAD_IFC_FLAGS_ALL		0x03U
+
+enum ornic_mad_ifc_result {
+	ORNIC_MAD_IFC_NOT_HANDLED	= 0,	/* not for the device's agents */
+	ORNIC_MAD_IFC_REPLY		= 1,	/* response written to out_addr */
+	ORNIC_MAD_IFC_CONSUMED		= 2,	/* taken, and no response is due */
+};
+
+struct ornic_admin_mad_ifc {
+	struct ornic_admin_hdr hdr;
+	__le64 in_addr;			/* ORNIC_MAD_SIZE bytes */
+	__le64 out_addr;		/* ORNIC_MAD_SIZE bytes */
+	__le32 flags;			/* ORNIC_MAD_IFC_FLAG_* */
+	__le32 src_qp;			/* HAS_WC: source QP (24 bits) */
+	__le16 slid;			/* HAS_WC: LRH source LID */
+	__le16 pkey_index;		/* HAS_WC: P_Key index of the MAD */
+	__u8 sl;			/* HAS_WC: service level */
+	__u8 dlid_path_bits;		/* HAS_WC */
+	__u8 port;			/* 1 */
+	__u8 reserved0;
+	__le32 reserved1[5];
+};
+
+ORNIC_HW_ASSERT_SIZE(struct ornic_admin_mad_ifc, 64);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_mad_ifc, flags, 24);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_mad_ifc, slid, 32);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_mad_ifc, port, 38);
+
+/*
+ * MODIFY_PORT (ORNIC_CAP_IB; spec: infiniband.rst): software's part of
+ * PortInfo.CapabilityMask (bits in ORNIC_PORT_CAP_SW_MASK: IsSM, IsCM, ...)
+ * and the Q_Key violation counter.  Bits set in both masks, or outside
+ * ORNIC_PORT_CAP_SW_MASK, are BAD_FIELD.
+ */
+/*
+ * IsSM, IsSMDisabled, IsCM, IsSNMPTunneling, IsDeviceManagement,
+ * IsVendorClass, IsBootManagement (PortInfo bit numbers, as IB_PORT_*).
+ */
+#define ORNIC_PORT_CAP_SW_MASK		0x009b0402U
+#define ORNIC_MODIFY_PORT_RESET_QKEY_CNTR ORNIC_BIT(0)
+
+struct ornic_admin_modify_port {
+	struct ornic_admin_hdr hdr;
+	__le32 set_cap_mask;		/* PortInfo.CapabilityMask bits to set */
+	__le32 clr_cap_mask;		/* ... and to clear */
+	__le32 flags;			/* ORNIC_MODIFY_PORT_* */
+	__u8 port;			/* 1 */
+	__u8 reserved0[3];
+	__le32 reserved1[10];
+};
+
+ORNIC_HW_ASSERT_SIZE(struct ornic_admin_modify_port, 64);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_modify_port, port, 20);
+
 /* REG_MR flags */
 #define ORNIC_MR_FLAG_PHYSICAL		ORNIC_BIT(0) /* iova = DMA address */
 /*
@@ -928,11 +1019,14 @@ enum ornic_qp_type {
 	/* ORNIC_CAP_XRC (spec: xrc.rst): the send and the receive side of XRC */
 	ORNIC_QPT_XRC_INI		= 5,	/* initiator: SQ only */
 	ORNIC_QPT_XRC_TGT		= 6,	/* target: no queues, an XRCD */
+	/* ORNIC_CAP_IB (spec: infiniband.rst): QPN 0, VL15, UD semantics */
+	ORNIC_QPT_SMI			= 7,
 };
 
 #define ORNIC_QP_FLAG_USE_SRQ		ORNIC_BIT(0)
 /* ORNIC_CAP_DB_RECORD: the SQ and RQ rings end with a doorbell record. */
 #define ORNIC_QP_FLAG_DB_RECORD		ORNIC_BIT(1)
+#define ORNIC_QPN_SMI			0
 #define ORNIC_QPN_GSI			1
 #define ORNIC_QPN_MASK			0x00ffffffU
 
@@ -981,7 +1075,7 @@ enum ornic_qp_state {
 #define ORNIC_QP_ATTR_ACCESS_FLAGS	ORNIC_BIT(1)
 #define ORNIC_QP_ATTR_PKEY_INDEX	ORNIC_BIT(2)
 #define ORNIC_QP_ATTR_QKEY		ORNIC_BIT(3)
-#define ORNIC_QP_ATTR_AV		ORNIC_BIT(4)  /* dgid..udp_sport */
+#define ORNIC_QP_ATTR_AV		ORNIC_BIT(4)  /* dgid..udp_sport, dlid..static_rate */
 #define ORNIC_QP_ATTR_PATH_MTU		ORNIC_BIT(5)
 #define ORNIC_QP_ATTR_TIMEOUT		ORNIC_BIT(6)
 #define ORNIC_QP_ATTR_RETRY_CNT		ORNIC_BIT(7)
@@ -1006,7 +1100,7 @@ struct ornic_qp_attr {
 	__le32 sq_psn;			/* 24 bits */
 	__le32 rq_psn;			/* 24 bits */
 	__le32 access_flags;		/* ORNIC_ACCESS_REMOTE_* */
-	__le16 pkey_index;		/* 0 */
+	__le16 pkey_index;		/* 0; IB: < pkey_tbl_len */
 	__u8 timeout;			/* 4.096 us * 2^timeout, 0 = infinite */
 	__u8 retry_cnt;			/* 0..7 */
 	__u8 rnr_retry;			/* 0..7, 7 = infinite */
@@ -1021,10 +1115,22 @@ struct ornic_qp_attr {
 	__u8 traffic_class;
 	__u8 sq_draining;		/* QUERY only */
 	__u8 reserved0;
-	__le32 reserved1[16];
+	/* IB ports (infiniband.rst, "Address vectors"); 0 on Ethernet */
+	__le16 dlid;
+	__u8 sl;			/* 0..15 */
+	__u8 src_path_bits;		/* below the port's LMC */
+	__u8 av_flags;			/* ORNIC_AV_FLAG_* */
+	__u8 static_rate;		/* IB rate enum, 0 = port rate */
+	__le16 reserved2;
+	__le32 reserved1[14];
 };
 
 ORNIC_HW_ASSERT_SIZE(struct ornic_qp_attr, 128);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_qp_attr, dlid, 64);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_qp_attr, av_flags, 68);
+
+/* IB address vectors: the packets carry a GRH (dgid, sgid_index, ...). */
+#define ORNIC_AV_FLAG_GRH		ORNIC_BIT(0)
 ORNIC_HW_ASSERT_OFFSET(struct ornic_qp_attr, dgid, 32);
 ORNIC_HW_ASSERT_OFFSET(struct ornic_qp_attr, flow_label, 56);
 
@@ -1120,11 +1226,19 @@ struct ornic_admin_create_ah {
 	__u8 traffic_class;
 	__u8 reserved0;
 	__le16 udp_sport;		/* 0 = device chooses */
-	__le32 reserved1[5];
+	/* IB ports (infiniband.rst, "Address vectors"); 0 on Ethernet */
+	__le16 dlid;
+	__u8 sl;
+	__u8 src_path_bits;
+	__u8 av_flags;			/* ORNIC_AV_FLAG_* */
+	__u8 static_rate;
+	__le16 reserved2;
+	__le32 reserved1[3];
 };
 
 ORNIC_HW_ASSERT_SIZE(struct ornic_admin_create_ah, 64);
 ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_create_ah, dgid, 16);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_create_ah, dlid, 44);
 
 enum ornic_gid_type {
 	ORNIC_GID_TYPE_ROCE_V2_IPV4	= 1,	/* ::ffff:a.b.c.d */
@@ -1215,7 +1329,15 @@ enum ornic_eqe_type {
 	ORNIC_EQE_PORT_STATE		= 0x10,	/* data = enum ornic_port_state */
 	ORNIC_EQE_DEVICE_FATAL		= 0x11,	/* data = enum ornic_fatal_code */
 	ORNIC_EQE_PAGE_FAULT		= 0x12,	/* struct ornic_eqe_page_fault */
+	ORNIC_EQE_PORT_CHANGE		= 0x13,	/* data = ORNIC_PORT_CHANGE_* */
 };
+
+/* PORT_CHANGE (ORNIC_CAP_IB): what the subnet manager changed. */
+#define ORNIC_PORT_CHANGE_LID		ORNIC_BIT(0)	/* LID or LMC */
+#define ORNIC_PORT_CHANGE_PKEY		ORNIC_BIT(1)	/* P_Key table */
+#define ORNIC_PORT_CHANGE_SM		ORNIC_BIT(2)	/* SM LID or SM SL */
+#define ORNIC_PORT_CHANGE_CLIENT_REREG	ORNIC_BIT(3)	/* ClientReregister */
+#define ORNIC_PORT_CHANGE_GID		ORNIC_BIT(4)	/* GID prefix */
 
 enum ornic_cq_error {
 	ORNIC_CQ_ERROR_OVERFLOW		= 1,
@@ -1320,7 +1442,9 @@ struct ornic_wqe_ud_seg {
 	__le32 ah;			/* AH index */
 	__le32 remote_qpn;
 	__le32 qkey;			/* bit 31 set: use the QP's Q_Key */
-	__le32 reserved[5];
+	__le16 pkey_index;		/* GSI/SMI on IB: the datagram's P_Key */
+	__le16 reserved0;
+	__le32 reserved[4];
 };
 
 ORNIC_HW_ASSERT_SIZE(struct ornic_wqe_ud_seg, 32);
@@ -1428,10 +1552,18 @@ struct ornic_wqe_av {
 	__u8 dgid[16];
 	__u8 dmac[6];
 	__le16 udp_sport;		/* 0 = device chooses */
-	__le32 reserved1[8];
+	/* IB ports (infiniband.rst, "Address vectors"); 0 on Ethernet */
+	__le16 dlid;
+	__u8 sl;
+	__u8 src_path_bits;
+	__u8 av_flags;			/* ORNIC_AV_FLAG_* */
+	__u8 static_rate;
+	__le16 reserved2;
+	__le32 reserved1[6];
 };
 
 ORNIC_HW_ASSERT_SIZE(struct ornic_wqe_av, 64);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_wqe_av, dlid, 32);
 ORNIC_HW_ASSERT_OFFSET(struct ornic_wqe_av, dgid, 8);
 ORNIC_HW_ASSERT_OFFSET(struct ornic_wqe_av, dmac, 24);
 ORNIC_HW_ASSERT_OFFSET(struct ornic_wqe_av, udp_sport, 30);
@@ -1622,17 +1754,26 @@ ORNIC_HW_ASSERT_OFFSET(struct ornic_cqe, owner, 31);
 /*
  * The entry of a CQ created with ORNIC_CQ_FLAG_TIMESTAMP: the timestamp
  * half first, then the ordinary CQE, so that the owner byte stays the last
- * byte of the entry (written last).
+ * byte of the entry (written last).  On an IB port the first half also
+ * carries how a receive arrived (every CQ of an IB port has 64-byte
+ * entries; spec: infiniband.rst, "Completions").
  */
 #define ORNIC_CQE_TS_SIZE		64
 
 struct ornic_cqe_ts {
 	__le64 timestamp;		/* device clock (ns) at the CQE write */
-	__le64 reserved[3];
+	__le16 slid;			/* IB receives: LRH source LID */
+	__le16 pkey_index;		/* IB receives: index of the P_Key */
+	__u8 sl;			/* IB receives: LRH service level */
+	__u8 dlid_path_bits;		/* IB receives: DLID below the LMC */
+	__le16 reserved0;
+	__le64 reserved[2];
 	struct ornic_cqe cqe;
 };
 
 ORNIC_HW_ASSERT_SIZE(struct ornic_cqe_ts, ORNIC_CQE_TS_SIZE);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_cqe_ts, slid, 8);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_cqe_ts, sl, 12);
 ORNIC_HW_ASSERT_OFFSET(struct ornic_cqe_ts, cqe, 32);
 
 /* Detail for an error CQE (vendor_err). */

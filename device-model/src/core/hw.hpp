@@ -62,6 +62,14 @@ bool field_is_zero(const Field& field) {
   return all_zero(bytes_of(field));
 }
 
+// The InfiniBand fields of an address vector (qp_attr, create_ah, wqe_av): reserved until
+// the port is an IB port (infiniband.rst, "Address vectors").
+template <typename Av>
+bool ib_av_fields_zero(const Av& av) {
+  return av.dlid == 0 && av.sl == 0 && av.src_path_bits == 0 && av.av_flags == 0 &&
+         av.static_rate == 0 && av.reserved2 == 0;
+}
+
 inline bool is_power_of_two(uint64_t v) {
   return v != 0 && (v & (v - 1)) == 0;
 }

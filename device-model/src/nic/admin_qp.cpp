@@ -143,7 +143,7 @@ AdminResult AdminCommands::create_xrc_tgt_qp(const ornic_admin_create_qp& c) {
 // Range checks of every attribute the mask selects (qp.rst, "Attribute ranges").
 static ornic_admin_status check_qp_attr(const NicCore& core, const ornic_qp_attr& a,
                                         uint32_t mask) {
-  if (a.reserved0 != 0 || !field_is_zero(a.reserved1))
+  if (a.reserved0 != 0 || !field_is_zero(a.reserved1) || !ib_av_fields_zero(a))
     return ORNIC_ADMIN_STATUS_BAD_FIELD;
   if ((mask & ORNIC_QP_ATTR_STATE) && !qp_state_valid(a.state))
     return ORNIC_ADMIN_STATUS_BAD_FIELD;

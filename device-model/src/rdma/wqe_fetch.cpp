@@ -42,7 +42,7 @@ bool is_atomic(uint8_t opcode) {
 // The opcode segment's own reserved words must be zero where the opcode uses it.
 bool segment_reserved_clear(const ornic_send_wqe& w, bool ud) {
   if (ud)
-    return all_zero(bytes_of(w.ud.reserved));
+    return w.ud.pkey_index == 0 && w.ud.reserved0 == 0 && all_zero(bytes_of(w.ud.reserved));
   if (is_rdma(w.opcode))
     return all_zero(bytes_of(w.rdma.reserved));
   if (is_atomic(w.opcode))
@@ -78,7 +78,8 @@ std::optional<WqeError> fetch_av(NicCore& core, const QueuePair& qp, const ornic
   ornic_wqe_av av{};
   if (!read_block(core, qp.sq_memory, qp.sq, index + 1, bytes_of(av)))
     return WqeError{ORNIC_CQE_LOC_ACCESS_ERR, ORNIC_VERR_DMA, true};
-  if (av.reserved0 != 0 || !all_zero(bytes_of(av.reserved1)) || le(av.flow_label) > 0xfffff)
+  if (av.reserved0 != 0 || !all_zero(bytes_of(av.reserved1)) || !ib_av_fields_zero(av) ||
+      le(av.flow_label) > 0xfffff)
     return op_error(ORNIC_VERR_RESERVED_NONZERO);
   op.av = av;
   return std::nullopt;
