@@ -137,6 +137,10 @@ TEST_F(NicObjects, RcQueuePairWalksTheStateMachine) {
   attr.path_mtu = ORNIC_MTU_4096;
   EXPECT_EQ(h.modify_qp(qpn, attr, rtr_mask).status, ORNIC_ADMIN_STATUS_BAD_FIELD);
   attr.path_mtu = ORNIC_MTU_1024;
+  // An InfiniBand address on an Ethernet port (infiniband.rst, "Address vectors").
+  attr.dlid = to_le<uint16_t>(5);
+  EXPECT_EQ(h.modify_qp(qpn, attr, rtr_mask).status, ORNIC_ADMIN_STATUS_BAD_FIELD);
+  attr.dlid = 0;
   ASSERT_EQ(h.modify_qp(qpn, attr, rtr_mask).status, ORNIC_ADMIN_STATUS_SUCCESS);
 
   attr.state = ORNIC_QPS_RTS;
@@ -237,6 +241,9 @@ TEST_F(NicObjects, SrqAhAndGidTable) {
   ah.sgid_index = 0; // empty entry
   EXPECT_EQ(h.execute(DriverHarness::as_sqe(ah)).status, ORNIC_ADMIN_STATUS_BAD_FIELD);
   ah.sgid_index = 1;
+  ah.sl = 3; // InfiniBand only
+  EXPECT_EQ(h.execute(DriverHarness::as_sqe(ah)).status, ORNIC_ADMIN_STATUS_BAD_FIELD);
+  ah.sl = 0;
   cqe = h.execute(DriverHarness::as_sqe(ah));
   ASSERT_EQ(cqe.status, ORNIC_ADMIN_STATUS_SUCCESS);
   EXPECT_EQ(h.execute(DriverHarness::simple(ORNIC_ADMIN_DESTROY_AH, le(cqe.result0))).status,

@@ -266,7 +266,9 @@ TEST(InlineAvErrors, ReservedBitsSet) {
   RdmaPair& pair = p.pair;
   const std::vector<std::function<void(ornic_wqe_av&)>> spoil = {
       [](ornic_wqe_av& av) { av.reserved0 = 1; },
-      [](ornic_wqe_av& av) { av.reserved1[7] = to_le(0x100u); },
+      [](ornic_wqe_av& av) { av.reserved1[5] = to_le(0x100u); },
+      [](ornic_wqe_av& av) { av.dlid = to_le<uint16_t>(1); }, // InfiniBand only
+      [](ornic_wqe_av& av) { av.av_flags = ORNIC_AV_FLAG_GRH; },
       [](ornic_wqe_av& av) { av.flow_label = to_le(0x100000u); }, // beyond 20 bits
   };
   for (const auto& change : spoil) {
