@@ -9,10 +9,10 @@
 
 #include <gtest/gtest.h>
 
+#include "iba/opcode_table.hpp"
+#include "iba/wire_bytes.hpp"
 #include "rdma_pair.hpp"
-#include "roce/opcode_table.hpp"
 #include "roce/parser.hpp"
-#include "roce/wire_bytes.hpp"
 
 namespace ornic::test {
 namespace {
@@ -42,15 +42,15 @@ std::string with_rkey_masked(const LossyWire::Frame& frame, uint32_t rkey) {
                                        frame.size());
   if (roce::parse_frame(bytes, parsed) != roce::ParseError::ok)
     return hex; // a CNP: no rkey
-  const roce::OpcodeInfo& info = parsed.opcode_info;
+  const iba::OpcodeInfo& info = parsed.opcode_info;
   const size_t bth = frame.size() - parsed.payload.size() - parsed.description.bth.pad_count -
                      roce::kIcrcSize - info.header_bytes();
-  for (const roce::ExtensionHeader header :
-       {roce::ExtensionHeader::reth, roce::ExtensionHeader::atomic_eth}) {
+  for (const iba::ExtensionHeader header :
+       {iba::ExtensionHeader::reth, iba::ExtensionHeader::atomic_eth}) {
     if (!info.carries(header))
       continue;
     const size_t at = bth + info.offset_of(header) + 8; // after the virtual address
-    EXPECT_EQ(roce::load_be32(bytes, at), rkey) << hex;
+    EXPECT_EQ(iba::load_be32(bytes, at), rkey) << hex;
     hex.replace(at * 2, 8, "rkey____");
     hex.replace(hex.size() - 8, 8, "icrc____");
     if (parsed.description.family() == roce::IpFamily::ipv6)
