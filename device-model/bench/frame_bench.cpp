@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "bench_util.hpp"
+#include "iba/opcode_table.hpp"
 #include "roce/builder.hpp"
-#include "roce/opcode_table.hpp"
 #include "roce/parser.hpp"
 
 namespace ornic::bench {
@@ -19,11 +19,11 @@ roce::PacketDescription write_only() {
   packet.source_mac = {0x02, 0, 0, 0, 0, 0x0a};
   packet.source_gid = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 10, 0, 0, 1};
   packet.destination_gid = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 10, 0, 0, 2};
-  packet.bth.opcode = static_cast<uint8_t>(roce::Opcode::rc_rdma_write_only);
+  packet.bth.opcode = static_cast<uint8_t>(iba::Opcode::rc_rdma_write_only);
   packet.bth.destination_qp = 0x12;
   packet.bth.psn = 0x100;
   packet.bth.ack_request = true;
-  packet.reth = roce::Reth{0x10000000, 0x1234, 0};
+  packet.reth = iba::Reth{0x10000000, 0x1234, 0};
   return packet;
 }
 

@@ -20,11 +20,12 @@
 #include <vector>
 
 #include "engine_rig.hpp"
+#include "iba/wire_bytes.hpp"
 #include "roce/builder.hpp"
 #include "roce/parser.hpp"
-#include "roce/wire_bytes.hpp"
 
 using namespace ornic::roce;
+using namespace ornic::iba;
 
 namespace {
 

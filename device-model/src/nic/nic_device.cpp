@@ -4,19 +4,24 @@
 
 #include "core/device_limits.hpp"
 #include "port/port.hpp"
+#include "rdma/transport_engine.hpp"
+#include "roce/roce_v2_framing.hpp"
 
 namespace ornic {
 
 // The composition root: the core (core/) holds the state every part shares and knows the
-// packet engine (rdma/) and the device clock only through interfaces; this is where the
-// concrete ones are built and plugged in, so no layer below includes one above it.
+// transport (rdma/) and the device clock only through interfaces, and the transport knows
+// its fabric's framing (roce/) only through iba::Framing; this is where the concrete ones
+// are built and plugged in, so no layer below includes one above it.
 NicDevice::NicDevice(EventLoop& loop, const NicConfig& config)
     : port_(config.port), core_(config.mac), commands_(core_), admin_(loop, core_, commands_),
       eth_(loop, core_, config.port), doorbells_(core_, eth_),
       own_timer_(config.timer ? nullptr : std::make_unique<EventLoopTransportTimer>(loop)),
-      engine_(loop, core_, config.port, config.timer ? *config.timer : *own_timer_) {
+      framing_(std::make_unique<roce::RoceV2Framing>(core_)),
+      transport_(std::make_unique<TransportEngine>(
+          loop, core_, config.port, config.timer ? *config.timer : *own_timer_, *framing_)) {
   core_.clock = config.timer ? config.timer : own_timer_.get();
-  core_.transport = &engine_;
+  core_.transport = transport_.get();
   core_.faults = config.faults;
   core_.post_work = [&loop, ticket = lifetime_.ticket()](std::function<void()> work) {
     loop.post([ticket, work = std::move(work)] {
@@ -38,7 +43,7 @@ NicDevice::NicDevice(EventLoop& loop, const NicConfig& config)
 }
 
 NicDevice::~NicDevice() {
-  core_.transport = nullptr; // the engine goes first (members are destroyed in reverse)
+  core_.transport = nullptr; // the transport goes first (members are destroyed in reverse)
   lifetime_.invalidate();
   if (port_ != nullptr) {
     port_->set_receiver(nullptr);
@@ -200,7 +205,7 @@ nlohmann::json NicDevice::state() const {
 void NicDevice::reset() {
   admin_.stop();
   eth_.reset();
-  engine_.reset();
+  transport_->reset();
   core_.reset();
   registers_.reset();
   doorbell_decoder_.reset();

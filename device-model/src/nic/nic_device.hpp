@@ -1,6 +1,8 @@
 // The ornic RNIC as a PCI function (Documentation/hardware/ornic/): BAR0 registers, BAR2
 // doorbell pages, MSI-X on BAR4, the admin queue, event queues, object tables and the
-// Ethernet function on one Port, and the RoCEv2 packet engine on the same Port.
+// Ethernet function on one Port, and the RDMA transport on the same Port: the IB transport
+// engine framed as RoCEv2, held through the TransportHooks interface so another transport
+// (iWARP) or another framing (IB, RoCEv1) can take its place.
 #pragma once
 
 #include <array>
@@ -10,7 +12,9 @@
 #include "common/event_loop.hpp"
 #include "core/lifetime_token.hpp"
 #include "core/nic_core.hpp"
+#include "core/transport_hooks.hpp"
 #include "core/transport_timer.hpp"
+#include "iba/framing.hpp"
 #include "nic/admin_commands.hpp"
 #include "nic/admin_queue.hpp"
 #include "nic/doorbell_decoder.hpp"
@@ -19,7 +23,6 @@
 #include "nic/register_file.hpp"
 #include "nic/state_dump.hpp"
 #include "pci/function.hpp"
-#include "rdma/transport_engine.hpp"
 
 namespace ornic {
 
@@ -73,7 +76,8 @@ private:
   EthFunction eth_;
   QueueDoorbells doorbells_;
   std::unique_ptr<TransportTimer> own_timer_;
-  TransportEngine engine_;
+  std::unique_ptr<iba::Framing> framing_;     // what the transport's packets look like
+  std::unique_ptr<TransportHooks> transport_; // uses framing_
   LifetimeToken lifetime_; // for callbacks the Port runs after the device is gone
 };
 

@@ -6,11 +6,11 @@
 #include <algorithm>
 #include <array>
 
+#include "iba/aeth_syndrome.hpp"
+#include "iba/psn.hpp"
 #include "rdma/memory_access.hpp"
 #include "rdma/qp_wire.hpp"
 #include "rdma/transport_engine.hpp"
-#include "roce/aeth_syndrome.hpp"
-#include "roce/psn.hpp"
 
 namespace ornic {
 namespace {
@@ -30,16 +30,16 @@ bool has_response(const SendOp& op) {
 }
 
 uint32_t end_psn(const SendOp& op) {
-  return roce::psn_add(op.first_psn, op.packets);
+  return iba::psn_add(op.first_psn, op.packets);
 }
 
 bool contains(const SendOp& op, uint32_t psn) {
-  return roce::psn_offset(op.first_psn, psn) < op.packets;
+  return iba::psn_offset(op.first_psn, psn) < op.packets;
 }
 
 // Ordering of PSNs a requester has outstanding: relative to its oldest unacknowledged.
 int32_t at(const RequesterState& req, uint32_t psn) {
-  return roce::psn_from_una(req.una_psn, psn);
+  return iba::psn_from_una(req.una_psn, psn);
 }
 
 // IBA table 45: the RNR NAK timer codes, in microseconds (code 0 is the longest).
@@ -53,7 +53,7 @@ constexpr std::array<uint32_t, 32> kRnrTimerUs = {
 uint32_t restart_psn(const RequesterState& req) {
   for (const SendOp& op : req.ops) {
     if (has_response(op))
-      return roce::psn_add(op.first_psn, op.responses);
+      return iba::psn_add(op.first_psn, op.responses);
     if (at(req, end_psn(op)) > 0)
       return at(req, op.first_psn) < 0 ? req.una_psn : op.first_psn;
   }
@@ -75,7 +75,7 @@ void Completer::restart_ack_timer(uint32_t qpn, QueuePair& qp) {
 
 void Completer::acknowledge_up_to(QueuePair& qp, uint32_t psn) {
   RequesterState& req = qp.transport.req;
-  const uint32_t next = roce::psn_add(psn, 1);
+  const uint32_t next = iba::psn_add(psn, 1);
   // Never past what was sent: anything else is bogus.
   if (at(req, next) > at(req, req.send_high))
     return;
@@ -90,7 +90,7 @@ void Completer::acknowledge_up_to(QueuePair& qp, uint32_t psn) {
     if (at(req, op.first_psn) >= at(req, una))
       break;
     if (has_response(op) && op.responses < (is_atomic(op) ? 1u : op.packets)) {
-      const uint32_t missing = roce::psn_add(op.first_psn, op.responses);
+      const uint32_t missing = iba::psn_add(op.first_psn, op.responses);
       if (at(req, missing) < at(req, una))
         una = missing;
       break;
@@ -112,7 +112,7 @@ void Completer::rewind(QueuePair& qp, uint32_t psn) {
     if (at(req, end_psn(op)) <= at(req, psn))
       continue; // wholly before the restart point
     if (has_response(op))
-      op.next_send_psn = roce::psn_add(op.first_psn, op.responses);
+      op.next_send_psn = iba::psn_add(op.first_psn, op.responses);
     else
       op.next_send_psn = at(req, op.first_psn) < at(req, psn) ? psn : op.first_psn;
   }
@@ -151,25 +151,25 @@ bool Completer::odp_resume(uint32_t qpn, QueuePair& qp) {
   return true;
 }
 
-void Completer::on_response(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet) {
+void Completer::on_response(uint32_t qpn, QueuePair& qp, const iba::ReceivedPacket& packet) {
   RequesterState& req = qp.transport.req;
-  const roce::PacketDescription& d = packet.description;
+  const iba::ReceivedPacket& d = packet;
   const uint32_t psn = d.bth.psn;
-  const roce::OpcodeInfo& info = packet.opcode_info;
+  const iba::OpcodeInfo& info = packet.opcode_info;
   // Responses name PSNs this QP has sent; anything else is stale or forged.
   if (at(req, psn) >= at(req, req.send_high) ||
       at(req, psn) < -static_cast<int32_t>(TransportEngine::kSendWindow)) {
     core_.counters.inc(ORNIC_CNT_RX_ROCE_PSN_ERRORS);
     return;
   }
-  const uint8_t syndrome = d.aeth ? d.aeth->syndrome : roce::make_ack_syndrome();
-  const roce::AckKind kind = roce::ack_kind(syndrome);
-  const uint32_t before = roce::psn_add(psn, roce::kPsnMask);
+  const uint8_t syndrome = d.aeth ? d.aeth->syndrome : iba::make_ack_syndrome();
+  const iba::AckKind kind = iba::ack_kind(syndrome);
+  const uint32_t before = iba::psn_add(psn, iba::kPsnMask);
 
-  if (roce::rc_equivalent(d.bth.opcode) == static_cast<uint8_t>(roce::Opcode::rc_acknowledge)) {
-    if (kind == roce::AckKind::ack) {
+  if (iba::rc_equivalent(d.bth.opcode) == static_cast<uint8_t>(iba::Opcode::rc_acknowledge)) {
+    if (kind == iba::AckKind::ack) {
       acknowledge_up_to(qp, psn);
-    } else if (kind == roce::AckKind::rnr_nak) {
+    } else if (kind == iba::AckKind::rnr_nak) {
       acknowledge_up_to(qp, before);
       engine_.requester_.retire(qpn, qp);
       if (qp.state == ORNIC_QPS_ERR || req.ops.empty())
@@ -184,18 +184,18 @@ void Completer::on_response(uint32_t qpn, QueuePair& qp, const roce::ParsedPacke
       }
       rewind(qp, psn);
       req.ack_deadline = 0;
-      req.rnr_until = timer_.now_ns() + int64_t{kRnrTimerUs[roce::syndrome_value(syndrome)]} * 1000;
+      req.rnr_until = timer_.now_ns() + int64_t{kRnrTimerUs[iba::syndrome_value(syndrome)]} * 1000;
       engine_.watch(qpn, qp);
       return;
-    } else if (kind == roce::AckKind::nak) {
+    } else if (kind == iba::AckKind::nak) {
       core_.counters.inc(ORNIC_CNT_NAKS_RECEIVED);
       ++qp.counters.naks_received;
       acknowledge_up_to(qp, before);
       engine_.requester_.retire(qpn, qp);
       if (qp.state == ORNIC_QPS_ERR || req.ops.empty())
         return;
-      const auto code = static_cast<roce::NakCode>(roce::syndrome_value(syndrome));
-      if (code == roce::NakCode::psn_sequence_error) {
+      const auto code = static_cast<iba::NakCode>(iba::syndrome_value(syndrome));
+      if (code == iba::NakCode::psn_sequence_error) {
         req.window = std::max(kRcRecoveryWindow, req.window / 2);
         rewind(qp, psn);
         restart_ack_timer(qpn, qp);
@@ -203,9 +203,9 @@ void Completer::on_response(uint32_t qpn, QueuePair& qp, const roce::ParsedPacke
         return;
       }
       uint8_t status = ORNIC_CQE_REM_OP_ERR;
-      if (code == roce::NakCode::invalid_request)
+      if (code == iba::NakCode::invalid_request)
         status = ORNIC_CQE_REM_INV_REQ_ERR;
-      else if (code == roce::NakCode::remote_access_error)
+      else if (code == iba::NakCode::remote_access_error)
         status = ORNIC_CQE_REM_ACCESS_ERR;
       core_.log.warn("qp {}: NAK code {} at PSN {:#x} — QP to error", qpn, static_cast<int>(code),
                      psn);
@@ -221,12 +221,12 @@ void Completer::on_response(uint32_t qpn, QueuePair& qp, const roce::ParsedPacke
         op = &candidate;
         break;
       }
-    if (op == nullptr || !has_response(*op) || psn != roce::psn_add(op->first_psn, op->responses)) {
+    if (op == nullptr || !has_response(*op) || psn != iba::psn_add(op->first_psn, op->responses)) {
       core_.counters.inc(ORNIC_CNT_RX_ROCE_PSN_ERRORS); // duplicate or out of order
       // A response beyond the next one expected means some were lost: read the rest
       // again at once (once per gap) instead of waiting for the ACK timeout.
       if (op != nullptr && op->opcode == ORNIC_WQE_OP_RDMA_READ) {
-        const uint32_t expected = roce::psn_add(op->first_psn, op->responses);
+        const uint32_t expected = iba::psn_add(op->first_psn, op->responses);
         if (at(req, expected) < at(req, psn) &&
             !(req.read_gap_pending && req.read_gap_psn == expected)) {
           req.read_gap_pending = true;
@@ -240,13 +240,13 @@ void Completer::on_response(uint32_t qpn, QueuePair& qp, const roce::ParsedPacke
     }
     req.read_gap_pending = false;
     const bool atomic_op = is_atomic(*op);
-    if (atomic_op != info.has(roce::kAtomic)) {
+    if (atomic_op != info.has(iba::kAtomic)) {
       core_.counters.inc(ORNIC_CNT_RX_ROCE_BAD_HEADER);
       return;
     }
     if (answered_by_empty_read_response(*op)) {
       // Nothing to place: the response only says the FLUSH / ATOMIC WRITE was executed.
-      if (d.bth.opcode != static_cast<uint8_t>(roce::Opcode::rc_rdma_read_response_only) ||
+      if (d.bth.opcode != static_cast<uint8_t>(iba::Opcode::rc_rdma_read_response_only) ||
           !packet.payload.empty()) {
         core_.counters.inc(ORNIC_CNT_RX_ROCE_BAD_HEADER);
         return;
@@ -269,7 +269,7 @@ void Completer::on_response(uint32_t qpn, QueuePair& qp, const roce::ParsedPacke
             put.vendor_err);
       }
     } else {
-      const uint32_t mtu = path_mtu_bytes(core_, qp);
+      const uint32_t mtu = path_mtu_bytes(engine_.framing_, qp);
       const uint32_t index = op->responses;
       const bool first = index == 0, last = index + 1 == op->packets;
       const uint64_t offset = uint64_t{index} * mtu;
@@ -277,7 +277,7 @@ void Completer::on_response(uint32_t qpn, QueuePair& qp, const roce::ParsedPacke
       // A READ retried from its middle is answered as a new, shorter READ (FIRST or ONLY
       // again), so only where the message ends is checked.
       (void)first;
-      if (info.has(roce::kLast) != last || packet.payload.size() != expected) {
+      if (info.has(iba::kLast) != last || packet.payload.size() != expected) {
         core_.counters.inc(ORNIC_CNT_RX_ROCE_BAD_HEADER);
         return;
       }

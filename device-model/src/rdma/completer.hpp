@@ -11,7 +11,7 @@
 #include "core/nic_core.hpp"
 #include "core/qp_transport.hpp"
 #include "core/transport_timer.hpp"
-#include "roce/parser.hpp"
+#include "iba/framing.hpp"
 
 namespace ornic {
 
@@ -25,7 +25,7 @@ public:
   Completer& operator=(const Completer&) = delete;
 
   // An ACK, NAK or response for a QP that is sending.
-  void on_response(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet);
+  void on_response(uint32_t qpn, QueuePair& qp, const iba::ReceivedPacket& packet);
   void on_ack_timeout(uint32_t qpn, QueuePair& qp, int64_t now);
   // ODP_RESUME: the stalled send queue goes on from its oldest unanswered PSN; false when
   // it was not stalled.

@@ -1,20 +1,12 @@
 #include "rdma/congestion.hpp"
 
-#include "cc/cnp.hpp"
 #include "core/qp_type.hpp"
 #include "rdma/transport_engine.hpp"
-#include "roce/builder.hpp"
 
 namespace ornic {
 
-uint8_t Congestion::with_ect(const cc::CcConfig& config, uint8_t traffic_class) {
-  if (config.ect == ORNIC_CC_ECT_AV)
-    return traffic_class;
-  return static_cast<uint8_t>((traffic_class & ~cc::kEcnMask) | config.ect);
-}
-
-void Congestion::on_packet(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet) {
-  if (!cc::ce_marked(packet.description.traffic_class))
+void Congestion::on_packet(uint32_t qpn, QueuePair& qp, const iba::ReceivedPacket& packet) {
+  if (!packet.congestion_experienced)
     return;
   core_.counters.inc(ORNIC_CNT_CC_CE_RECEIVED);
   ++qp.transport.cc.ce_received;
@@ -31,54 +23,44 @@ void Congestion::on_packet(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket
 }
 
 void Congestion::send_cnp(uint32_t qpn, QueuePair& qp) {
-  roce::PacketDescription addressing;
-  if (!engine_.address_rc(qp, addressing))
+  iba::Route route;
+  if (!engine_.address_rc(qpn, qp, route))
     return; // no route back: as for an ACK, nothing goes out
-  const uint32_t peer_qpn = le(qp.attr.dest_qpn) & roce::kQpnMask;
-  addressing.udp_source_port = roce::roce_udp_source_port(le(qp.attr.udp_sport), qpn, peer_qpn);
-  // Not ECN-capable: a CNP is never marked, and a mark on one would mean nothing.
-  const auto traffic_class = static_cast<uint8_t>(core_.cc.np_cnp_dscp << 2);
-  if (!cc::build_cnp(addressing, peer_qpn, traffic_class, frame_))
+  const uint32_t peer_qpn = le(qp.attr.dest_qpn) & iba::kQpnMask;
+  if (!engine_.framing_.build_congestion_notification(route, peer_qpn, frame_))
     return;
   core_.counters.inc(ORNIC_CNT_CC_CNPS_SENT);
   core_.counters.inc(ORNIC_CNT_TX_ROCE_PACKETS);
   core_.counters.inc(ORNIC_CNT_TX_ROCE_BYTES, frame_.size());
   ++qp.transport.cc.cnps_sent;
-  engine_.send_frame(frame_, addressing.destination_gid);
+  engine_.send_frame(frame_, route);
 }
 
-bool Congestion::on_unknown_opcode(const roce::ParsedPacket& packet, std::span<const uint8_t> frame,
-                                   bool from_wire) {
-  if (packet.description.bth.opcode != cc::kCnpOpcode)
-    return false;
-  if (!cc::is_cnp(packet.description, frame)) {
-    core_.counters.inc(ORNIC_CNT_RX_ROCE_BAD_HEADER);
-    return true;
-  }
-  const uint32_t qpn = packet.description.bth.destination_qp;
+void Congestion::on_notification(const iba::ReceivedPacket& packet, bool from_wire) {
+  const uint32_t qpn = packet.bth.destination_qp;
   QueuePair* qp = core_.resources.qps.find(qpn);
   if (qp == nullptr || is_datagram_qp(qp->type) ||
       (qp->state != ORNIC_QPS_RTS && qp->state != ORNIC_QPS_SQD)) {
     core_.counters.inc(ORNIC_CNT_RX_ROCE_UNKNOWN_QP);
-    return true;
+    return;
   }
   // Only the peer may slow a QP down (roce.rst, "Connected peer").
-  if (!engine_.from_connected_peer(*qp, packet.description, from_wire)) {
+  if (!engine_.framing_.from_connected_peer(qp->attr, packet, from_wire)) {
     core_.counters.inc(ORNIC_CNT_RX_ROCE_PEER_MISMATCH);
-    return true;
+    return;
   }
   core_.counters.inc(ORNIC_CNT_CC_CNPS_HANDLED);
   cc::CcQpState& state = qp->transport.cc;
   ++state.cnps_handled;
   if (!core_.cc.rp_enabled)
-    return true;
+    return;
   const int64_t now = timer_.now_ns();
   if (!state.rate) {
     state.rate.emplace(core_.cc.rp, now);
     state.bucket = cc::TokenBucket{};
   }
   state.rate->on_cnp(now);
-  return true;
+  return;
 }
 
 bool Congestion::may_send(uint32_t qpn, QueuePair& qp) {

@@ -13,7 +13,7 @@
 
 #include "core/nic_core.hpp"
 #include "core/transport_timer.hpp"
-#include "roce/parser.hpp"
+#include "iba/framing.hpp"
 
 namespace ornic {
 
@@ -27,19 +27,15 @@ public:
   Congestion& operator=(const Congestion&) = delete;
 
   // Notification point: `packet` was accepted for QP `qpn`.
-  void on_packet(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet);
-  // Reaction point: a frame the parser refused as an unknown opcode. True if it was a CNP
-  // (acted on, or dropped and counted); false if it is some other unknown opcode.
-  bool on_unknown_opcode(const roce::ParsedPacket& packet, std::span<const uint8_t> frame,
-                         bool from_wire);
+  void on_packet(uint32_t qpn, QueuePair& qp, const iba::ReceivedPacket& packet);
+  // Reaction point: the framing parsed a congestion notification (a CNP) for
+  // packet.bth.destination_qp; acted on, or dropped and counted.
+  void on_notification(const iba::ReceivedPacket& packet, bool from_wire);
   // Before a request packet: true if the QP's rate lets it go now; otherwise the QP's
   // pace_until is set and watched, and the timer schedules it again.
   bool may_send(uint32_t qpn, QueuePair& qp);
   // After a request packet of `bytes` frame bytes went out.
   void charge(QueuePair& qp, uint64_t bytes);
-
-  // The ECN field ornic puts on what it sends (the device-wide ect setting).
-  static uint8_t with_ect(const cc::CcConfig& config, uint8_t traffic_class);
 
 private:
   void send_cnp(uint32_t qpn, QueuePair& qp);

@@ -7,19 +7,18 @@
 #include <algorithm>
 
 #include "core/qp_type.hpp"
+#include "iba/aeth_syndrome.hpp"
+#include "iba/psn.hpp"
 #include "rdma/memory_access.hpp"
 #include "rdma/odp.hpp"
 #include "rdma/qp_wire.hpp"
 #include "rdma/responder.hpp"
 #include "rdma/transport_engine.hpp"
-#include "roce/aeth_syndrome.hpp"
-#include "roce/builder.hpp"
-#include "roce/psn.hpp"
 
 namespace ornic {
 namespace {
 
-using roce::Opcode;
+using iba::Opcode;
 
 Opcode read_response_opcode(uint32_t index, uint32_t count) {
   if (count == 1)
@@ -52,7 +51,7 @@ ReadResource* Responder::admit_resource(uint32_t qpn, QueuePair& qp, uint32_t ps
     if (free == ring.end()) {
       core_.log.warn("qp {}: READ/atomic at PSN {:#x} beyond max_dest_rd_atomic {}", qpn, psn,
                      static_cast<unsigned>(qp.attr.max_dest_rd_atomic));
-      nak_and_fail(qpn, qp, static_cast<uint8_t>(roce::NakCode::invalid_request), psn,
+      nak_and_fail(qpn, qp, static_cast<uint8_t>(iba::NakCode::invalid_request), psn,
                    ORNIC_EQE_QP_REQ_ERR);
       return nullptr;
     }
@@ -65,7 +64,7 @@ ReadResource* Responder::admit_resource(uint32_t qpn, QueuePair& qp, uint32_t ps
 
 ReadResource* Responder::find_resource(QueuePair& qp, uint32_t psn, ReadResource::Kind kind) {
   for (ReadResource& entry : qp.transport.resp.resources) {
-    if (entry.kind == kind && roce::psn_offset(entry.psn, psn) < entry.packets)
+    if (entry.kind == kind && iba::psn_offset(entry.psn, psn) < entry.packets)
       return &entry;
   }
   return nullptr;
@@ -84,7 +83,7 @@ void Responder::acknowledge(uint32_t qpn, QueuePair& qp) {
     return;
   }
   resp.ack_pending = false;
-  send_ack(qpn, qp, roce::make_ack_syndrome(), roce::psn_add(resp.epsn, roce::kPsnMask));
+  send_ack(qpn, qp, iba::make_ack_syndrome(), iba::psn_add(resp.epsn, iba::kPsnMask));
 }
 
 bool Responder::responder_work(uint32_t qpn, QueuePair& qp, unsigned& budget) {
@@ -99,7 +98,7 @@ bool Responder::responder_work(uint32_t qpn, QueuePair& qp, unsigned& budget) {
     if (entry == resp.resources.end()) {
       if (resp.ack_pending) {
         resp.ack_pending = false;
-        send_ack(qpn, qp, roce::make_ack_syndrome(), roce::psn_add(resp.epsn, roce::kPsnMask));
+        send_ack(qpn, qp, iba::make_ack_syndrome(), iba::psn_add(resp.epsn, iba::kPsnMask));
       }
       return false;
     }
@@ -118,30 +117,28 @@ bool Responder::responder_work(uint32_t qpn, QueuePair& qp, unsigned& budget) {
 
 void Responder::send_resource_response(uint32_t qpn, QueuePair& qp, ReadResource& entry) {
   using Kind = ReadResource::Kind;
-  roce::PacketDescription out;
+  iba::OutboundPacket out;
   const uint32_t index = entry.next;
-  const bool addressed = engine_.address_rc(qp, out);
-  out.udp_source_port =
-      roce::roce_udp_source_port(le(qp.attr.udp_sport), qpn, le(qp.attr.dest_qpn) & roce::kQpnMask);
-  out.bth.destination_qp = le(qp.attr.dest_qpn) & roce::kQpnMask;
-  out.bth.psn = roce::psn_add(entry.pass_psn, index);
+  const bool addressed = engine_.address_rc(qpn, qp, out.route);
+  out.bth.destination_qp = le(qp.attr.dest_qpn) & iba::kQpnMask;
+  out.bth.psn = iba::psn_add(entry.pass_psn, index);
   bool sent = false; // a READ response's payload was read into the frame as it went out
   if (entry.kind == Kind::atomic) {
     out.bth.opcode = wire_opcode(qp, Opcode::rc_atomic_acknowledge);
-    out.aeth = roce::Aeth{roce::make_ack_syndrome(), entry.msn & roce::kPsnMask};
-    out.atomic_ack_eth = roce::AtomicAckEth{entry.original};
+    out.aeth = iba::Aeth{iba::make_ack_syndrome(), entry.msn & iba::kPsnMask};
+    out.atomic_ack_eth = iba::AtomicAckEth{entry.original};
   } else if (entry.kind != Kind::read) {
     // FLUSH / ATOMIC WRITE: an empty READ Response Only (IBTA 1.5).
     out.bth.opcode = static_cast<uint8_t>(Opcode::rc_rdma_read_response_only);
-    out.aeth = roce::Aeth{roce::make_ack_syndrome(), entry.msn & roce::kPsnMask};
+    out.aeth = iba::Aeth{iba::make_ack_syndrome(), entry.msn & iba::kPsnMask};
   } else {
-    const uint32_t mtu = path_mtu_bytes(core_, qp);
+    const uint32_t mtu = path_mtu_bytes(engine_.framing_, qp);
     const uint64_t offset = uint64_t{index} * mtu;
     const uint64_t piece = std::min<uint64_t>(mtu, entry.pass_length - offset);
     const uint64_t va = entry.pass_va + offset;
     out.bth.opcode = wire_opcode(qp, read_response_opcode(index, entry.pass_count));
     if (index == 0 || index + 1 == entry.pass_count)
-      out.aeth = roce::Aeth{roce::make_ack_syndrome(), entry.msn & roce::kPsnMask};
+      out.aeth = iba::Aeth{iba::make_ack_syndrome(), entry.msn & iba::kPsnMask};
     if (piece != 0) {
       // Checked again for every packet: the MR or window may be gone since the request.
       const auto reached =
@@ -149,7 +146,7 @@ void Responder::send_resource_response(uint32_t qpn, QueuePair& qp, ReadResource
       if (!reached || *reached == nullptr) {
         entry.pending = false;
         if (!entry.answered)
-          nak_and_fail(qpn, qp, static_cast<uint8_t>(roce::NakCode::remote_access_error),
+          nak_and_fail(qpn, qp, static_cast<uint8_t>(iba::NakCode::remote_access_error),
                        out.bth.psn, ORNIC_EQE_QP_ACCESS_ERR);
         return; // a replay that fails its checks now is dropped
       }
@@ -177,7 +174,7 @@ void Responder::send_resource_response(uint32_t qpn, QueuePair& qp, ReadResource
         core_.counters.inc(ORNIC_CNT_DMA_ERRORS);
         entry.pending = false;
         if (!entry.answered)
-          nak_and_fail(qpn, qp, static_cast<uint8_t>(roce::NakCode::remote_operational_error),
+          nak_and_fail(qpn, qp, static_cast<uint8_t>(iba::NakCode::remote_operational_error),
                        out.bth.psn, ORNIC_EQE_QP_FATAL);
         return;
       }

@@ -6,18 +6,18 @@
 #include <bit>
 
 #include "core/qp_type.hpp"
+#include "iba/psn.hpp"
 #include "port/port.hpp"
 #include "rdma/address_vector.hpp"
 #include "rdma/fast_reg.hpp"
 #include "rdma/memory_access.hpp"
 #include "rdma/qp_wire.hpp"
 #include "rdma/transport_engine.hpp"
-#include "roce/psn.hpp"
 
 namespace ornic {
 namespace {
 
-using roce::Opcode;
+using iba::Opcode;
 
 bool is_read(const SendOp& op) {
   return op.opcode == ORNIC_WQE_OP_RDMA_READ;
@@ -33,7 +33,7 @@ bool has_response(const SendOp& op) {
   return op_has_response(op);
 }
 uint32_t end_psn(const SendOp& op) {
-  return roce::psn_add(op.first_psn, op.packets);
+  return iba::psn_add(op.first_psn, op.packets);
 }
 
 // The ImmDt number of a WQE's imm_data, which the WQE holds in wire byte order.
@@ -100,7 +100,7 @@ bool Requester::requester_work(uint32_t qpn, QueuePair& qp, unsigned& budget) {
       ++req.sent_ops;
     SendOp* pending = req.sent_ops < req.ops.size() ? &req.ops[req.sent_ops] : nullptr;
     if (pending != nullptr) {
-      if (qp_is_reliable(qp.type) && roce::psn_from_una(req.una_psn, pending->next_send_psn) >=
+      if (qp_is_reliable(qp.type) && iba::psn_from_una(req.una_psn, pending->next_send_psn) >=
                                          static_cast<int32_t>(req.window))
         return false; // the window opens on an ACK, which schedules the QP
       if (qp.type == ORNIC_QPT_UC && !uc_may_send(qpn, qp))
@@ -108,7 +108,7 @@ bool Requester::requester_work(uint32_t qpn, QueuePair& qp, unsigned& budget) {
       if (budget == 0)
         return true;
       if (!looked_ahead && pending == &req.ops.back() &&
-          roce::psn_add(pending->next_send_psn, 1) == end_psn(*pending) && may_start(qp)) {
+          iba::psn_add(pending->next_send_psn, 1) == end_psn(*pending) && may_start(qp)) {
         looked_ahead = true;
         (void)start_wqe(qpn, qp); // started or not, look again: it may have failed the QP
         continue;
@@ -152,7 +152,7 @@ bool Requester::may_start(const QueuePair& qp) const {
   if (qp.state != ORNIC_QPS_RTS || req.sq_next == qp.sq.producer)
     return false;
   // Only RC and XRC wait for ACKs; UC and UD have none, so their PSNs never open a window.
-  return !qp_is_reliable(qp.type) || roce::psn_from_una(req.una_psn, req.next_psn) <
+  return !qp_is_reliable(qp.type) || iba::psn_from_una(req.una_psn, req.next_psn) <
                                          static_cast<int32_t>(TransportEngine::kSendWindow);
 }
 
@@ -197,12 +197,12 @@ bool Requester::start_wqe(uint32_t qpn, QueuePair& qp) {
     send_ud(qpn, qp, op);
     return qp.state == ORNIC_QPS_RTS || qp.state == ORNIC_QPS_SQD;
   }
-  const uint32_t mtu = path_mtu_bytes(core_, qp);
+  const uint32_t mtu = path_mtu_bytes(engine_.framing_, qp);
   op.first_psn = op.next_send_psn = req.next_psn;
   op.packets = is_atomic(op) || is_flush_or_atomic_write(op)
                    ? 1
                    : std::max<uint32_t>(1, (op.length + mtu - 1) / mtu);
-  req.next_psn = roce::psn_add(req.next_psn, op.packets);
+  req.next_psn = iba::psn_add(req.next_psn, op.packets);
   push_op(req, std::move(op));
   return true;
 }
@@ -244,17 +244,15 @@ bool Requester::uc_may_send(uint32_t qpn, QueuePair& qp) {
 // One packet of an RC or UC message (UC: no AckReq, nothing to wait for).
 void Requester::send_rc_packet(uint32_t qpn, QueuePair& qp, SendOp& op, uint32_t psn) {
   RequesterState& req = qp.transport.req;
-  const uint32_t mtu = path_mtu_bytes(core_, qp);
-  const uint32_t index = roce::psn_offset(op.first_psn, psn);
-  roce::PacketDescription packet;
-  const bool addressed = engine_.address_rc(qp, packet);
-  packet.udp_source_port =
-      roce::roce_udp_source_port(le(qp.attr.udp_sport), qpn, le(qp.attr.dest_qpn) & roce::kQpnMask);
-  packet.bth.destination_qp = le(qp.attr.dest_qpn) & roce::kQpnMask;
+  const uint32_t mtu = path_mtu_bytes(engine_.framing_, qp);
+  const uint32_t index = iba::psn_offset(op.first_psn, psn);
+  iba::OutboundPacket packet;
+  const bool addressed = engine_.address_rc(qpn, qp, packet.route);
+  packet.bth.destination_qp = le(qp.attr.dest_qpn) & iba::kQpnMask;
   packet.bth.psn = psn;
   // Every XRC request packet names the remote XRC SRQ of its WQE (xrc.rst).
   if (qp.type == ORNIC_QPT_XRC_INI)
-    packet.xrceth = roce::Xrceth{op.xrc_srqn};
+    packet.xrceth = iba::Xrceth{op.xrc_srqn};
   std::span<const uint8_t> payload;
   bool sent_in_place = false; // the payload was gathered into the frame as it went out
 
@@ -263,27 +261,27 @@ void Requester::send_rc_packet(uint32_t qpn, QueuePair& qp, SendOp& op, uint32_t
     packet.bth.opcode = wire_opcode(qp, Opcode::rc_rdma_read_request);
     packet.bth.ack_request = true;
     packet.reth =
-        roce::Reth{op.remote_addr + offset, op.rkey,
-                   static_cast<uint32_t>(op.length - std::min<uint64_t>(offset, op.length))};
+        iba::Reth{op.remote_addr + offset, op.rkey,
+                  static_cast<uint32_t>(op.length - std::min<uint64_t>(offset, op.length))};
     op.next_send_psn = end_psn(op);
   } else if (is_atomic(op)) {
     const bool swap = op.opcode == ORNIC_WQE_OP_ATOMIC_CMP_SWP;
     packet.bth.opcode = wire_opcode(qp, swap ? Opcode::rc_compare_swap : Opcode::rc_fetch_add);
     packet.bth.ack_request = true;
-    packet.atomic_eth = roce::AtomicEth{op.remote_addr, op.rkey, swap ? op.swap : op.compare_add,
-                                        swap ? op.compare_add : 0};
+    packet.atomic_eth = iba::AtomicEth{op.remote_addr, op.rkey, swap ? op.swap : op.compare_add,
+                                       swap ? op.compare_add : 0};
     op.next_send_psn = end_psn(op);
   } else if (op.opcode == ORNIC_WQE_OP_FLUSH) {
     packet.bth.opcode = static_cast<uint8_t>(Opcode::rc_flush);
     packet.bth.ack_request = true;
-    packet.feth = roce::Feth{
+    packet.feth = iba::Feth{
         .placement_type = op.flush_type, .selectivity_level = op.flush_level, .reserved = 0};
-    packet.reth = roce::Reth{op.remote_addr, op.rkey, op.flush_length};
+    packet.reth = iba::Reth{op.remote_addr, op.rkey, op.flush_length};
     op.next_send_psn = end_psn(op);
   } else if (op.opcode == ORNIC_WQE_OP_ATOMIC_WRITE) {
     packet.bth.opcode = static_cast<uint8_t>(Opcode::rc_atomic_write);
     packet.bth.ack_request = true;
-    packet.reth = roce::Reth{op.remote_addr, op.rkey, 8};
+    packet.reth = iba::Reth{op.remote_addr, op.rkey, 8};
     payload = op.atomic_write_data;
     op.next_send_psn = end_psn(op);
   } else {
@@ -293,22 +291,22 @@ void Requester::send_rc_packet(uint32_t qpn, QueuePair& qp, SendOp& op, uint32_t
     const uint32_t length = std::min(mtu, op.length - offset);
     const Opcode rc = position_opcode(op.opcode, first, last);
     packet.bth.opcode =
-        qp.type == ORNIC_QPT_UC ? static_cast<uint8_t>(roce::uc_opcode(rc)) : wire_opcode(qp, rc);
+        qp.type == ORNIC_QPT_UC ? static_cast<uint8_t>(iba::uc_opcode(rc)) : wire_opcode(qp, rc);
     const bool write =
         op.opcode == ORNIC_WQE_OP_RDMA_WRITE || op.opcode == ORNIC_WQE_OP_RDMA_WRITE_IMM;
     if (write && first)
-      packet.reth = roce::Reth{op.remote_addr, op.rkey, op.length};
+      packet.reth = iba::Reth{op.remote_addr, op.rkey, op.length};
     if (last && (op.opcode == ORNIC_WQE_OP_SEND_IMM || op.opcode == ORNIC_WQE_OP_RDMA_WRITE_IMM))
-      packet.immdt = roce::ImmDt{wire_to_number(op.imm_data)};
+      packet.immdt = iba::ImmDt{wire_to_number(op.imm_data)};
     if (last && op.opcode == ORNIC_WQE_OP_SEND_INV)
-      packet.ieth = roce::Ieth{op.invalidate_rkey};
+      packet.ieth = iba::Ieth{op.invalidate_rkey};
     packet.bth.solicited = last && (op.flags & ORNIC_WQE_FLAG_SOLICITED);
     // AckReq (roce.rst, "ACK"): once per quarter window, on the packet that fills the
     // window, and on the last packet of a message nothing is queued behind (the
     // requester looked ahead): the end of a burst, after which it waits for the ACK.
     const bool burst_ends = last && &op == &req.ops.back();
     const bool window_fills =
-        roce::psn_from_una(req.una_psn, roce::psn_add(psn, 1)) >= static_cast<int32_t>(req.window);
+        iba::psn_from_una(req.una_psn, iba::psn_add(psn, 1)) >= static_cast<int32_t>(req.window);
     packet.bth.ack_request = qp_is_reliable(qp.type) &&
                              (++req.packets_since_ack_req >= TransportEngine::kAckRequestInterval ||
                               burst_ends || window_fills);
@@ -343,16 +341,16 @@ void Requester::send_rc_packet(uint32_t qpn, QueuePair& qp, SendOp& op, uint32_t
         return fail_started(qpn, qp, op, status, got.vendor_err);
       }
     }
-    op.next_send_psn = roce::psn_add(psn, 1);
+    op.next_send_psn = iba::psn_add(psn, 1);
   }
   if (packet.bth.ack_request)
     req.packets_since_ack_req = 0;
-  const int32_t high = roce::psn_from_una(req.una_psn, req.send_high);
-  if (roce::psn_from_una(req.una_psn, psn) < high) {
+  const int32_t high = iba::psn_from_una(req.una_psn, req.send_high);
+  if (iba::psn_from_una(req.una_psn, psn) < high) {
     core_.counters.inc(ORNIC_CNT_RETRANSMITS);
     ++qp.counters.retransmits;
   }
-  if (high < roce::psn_from_una(req.una_psn, op.next_send_psn))
+  if (high < iba::psn_from_una(req.una_psn, op.next_send_psn))
     req.send_high = op.next_send_psn;
   op.sent_once = true;
   if (addressed && !sent_in_place)
@@ -382,32 +380,31 @@ std::optional<ornic_wqe_av> Requester::ud_address(const QueuePair& qp, const Sen
 
 void Requester::send_ud(uint32_t qpn, QueuePair& qp, SendOp& op) {
   RequesterState& req = qp.transport.req;
-  roce::PacketDescription packet;
+  iba::OutboundPacket packet;
   const std::optional<ornic_wqe_av> av = ud_address(qp, op);
-  if (!av || !address_packet(core_, *av, packet)) {
+  const uint32_t remote_qpn = static_cast<uint32_t>(op.remote_addr) & iba::kQpnMask;
+  if (!av || !engine_.framing_.route(*av, qpn, remote_qpn, packet.route)) {
     core_.counters.inc(ORNIC_CNT_WQE_ERRORS);
     ++qp.counters.wqe_errors;
     return fail_send(qpn, qp, op, ORNIC_CQE_LOC_QP_OP_ERR, ORNIC_VERR_BAD_AH);
   }
-  if (op.length > path_mtu_bytes(core_, qp)) {
+  if (op.length > path_mtu_bytes(engine_.framing_, qp)) {
     core_.counters.inc(ORNIC_CNT_WQE_ERRORS);
     ++qp.counters.wqe_errors;
     return fail_send(qpn, qp, op, ORNIC_CQE_LOC_LEN_ERR, ORNIC_VERR_MSG_TOO_LONG);
   }
-  const uint32_t remote_qpn = static_cast<uint32_t>(op.remote_addr) & roce::kQpnMask;
-  packet.udp_source_port = roce::roce_udp_source_port(le(av->udp_sport), qpn, remote_qpn);
   const bool imm = op.opcode == ORNIC_WQE_OP_SEND_IMM;
   packet.bth.opcode =
       static_cast<uint8_t>(imm ? Opcode::ud_send_only_with_immediate : Opcode::ud_send_only);
   packet.bth.destination_qp = remote_qpn;
   packet.bth.psn = req.next_psn;
   packet.bth.solicited = (op.flags & ORNIC_WQE_FLAG_SOLICITED) != 0;
-  req.next_psn = roce::psn_add(req.next_psn, 1);
+  req.next_psn = iba::psn_add(req.next_psn, 1);
   const uint32_t qkey_field = static_cast<uint32_t>(op.compare_add);
   const uint32_t qkey = (qkey_field & 0x80000000u) ? le(qp.attr.qkey) : qkey_field;
-  packet.deth = roce::Deth{qkey, qpn};
+  packet.deth = iba::Deth{qkey, qpn};
   if (imm)
-    packet.immdt = roce::ImmDt{wire_to_number(op.imm_data)};
+    packet.immdt = iba::ImmDt{wire_to_number(op.imm_data)};
   if (!op.inline_data.empty()) {
     engine_.transmit(qp, packet, op.inline_data);
   } else {
@@ -482,7 +479,7 @@ void Requester::retire(uint32_t qpn, QueuePair& qp) {
   while (!req.ops.empty()) {
     const SendOp& op = req.ops.front();
     const bool done = has_response(op) ? op.responses == (is_atomic(op) ? 1u : op.packets)
-                                       : roce::psn_from_una(req.una_psn, end_psn(op)) <= 0;
+                                       : iba::psn_from_una(req.una_psn, end_psn(op)) <= 0;
     if (!done)
       break;
     qp.sq.consumer = op.wqe_index + op.blocks;

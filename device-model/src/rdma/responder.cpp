@@ -10,19 +10,17 @@
 
 #include "core/device_limits.hpp"
 #include "core/qp_type.hpp"
+#include "iba/aeth_syndrome.hpp"
+#include "iba/psn.hpp"
 #include "rdma/fast_reg.hpp"
 #include "rdma/memory_access.hpp"
 #include "rdma/qp_wire.hpp"
 #include "rdma/transport_engine.hpp"
-#include "roce/aeth_syndrome.hpp"
-#include "roce/builder.hpp"
-#include "roce/gid.hpp"
-#include "roce/psn.hpp"
 
 namespace ornic {
 namespace {
 
-using roce::Opcode;
+using iba::Opcode;
 
 uint32_t number_to_wire(uint32_t number) {
   return std::endian::native == std::endian::little ? __builtin_bswap32(number) : number;
@@ -31,28 +29,26 @@ uint32_t number_to_wire(uint32_t number) {
 } // namespace
 
 void Responder::send_ack(uint32_t qpn, QueuePair& qp, uint8_t syndrome, uint32_t psn) {
-  roce::PacketDescription packet;
-  if (!engine_.address_rc(qp, packet))
+  iba::OutboundPacket packet;
+  if (!engine_.address_rc(qpn, qp, packet.route))
     return;
-  packet.udp_source_port =
-      roce::roce_udp_source_port(le(qp.attr.udp_sport), qpn, le(qp.attr.dest_qpn) & roce::kQpnMask);
   packet.bth.opcode = wire_opcode(qp, Opcode::rc_acknowledge);
-  packet.bth.destination_qp = le(qp.attr.dest_qpn) & roce::kQpnMask;
+  packet.bth.destination_qp = le(qp.attr.dest_qpn) & iba::kQpnMask;
   packet.bth.psn = psn;
-  packet.aeth = roce::Aeth{syndrome, qp.transport.resp.msn & roce::kPsnMask};
-  const roce::AckKind kind = roce::ack_kind(syndrome);
+  packet.aeth = iba::Aeth{syndrome, qp.transport.resp.msn & iba::kPsnMask};
+  const iba::AckKind kind = iba::ack_kind(syndrome);
   const bool fatal =
-      kind == roce::AckKind::nak && static_cast<roce::NakCode>(roce::syndrome_value(syndrome)) !=
-                                        roce::NakCode::psn_sequence_error;
+      kind == iba::AckKind::nak &&
+      static_cast<iba::NakCode>(iba::syndrome_value(syndrome)) != iba::NakCode::psn_sequence_error;
   if (!fatal && responses_pending(qp.transport.resp)) {
     // Nothing may overtake the READ responses still to go (roce.rst, "Responder
     // resources"): an ACK waits for them, an RNR or PSN sequence NAK is not sent (the
     // requester's timeout recovers).
-    if (kind == roce::AckKind::ack)
+    if (kind == iba::AckKind::ack)
       qp.transport.resp.ack_pending = true;
     return;
   }
-  if (kind == roce::AckKind::nak) {
+  if (kind == iba::AckKind::nak) {
     core_.counters.inc(ORNIC_CNT_NAKS_SENT);
     ++qp.counters.naks_sent;
   }
@@ -62,12 +58,12 @@ void Responder::send_ack(uint32_t qpn, QueuePair& qp, uint8_t syndrome, uint32_t
 void Responder::nak_and_fail(uint32_t qpn, QueuePair& qp, uint8_t nak_code, uint32_t psn,
                              ornic_eqe_type event) {
   core_.log.warn("qp {}: request at PSN {:#x} refused (NAK {}) — QP to error", qpn, psn, nak_code);
-  send_ack(qpn, qp, roce::make_nak_syndrome(static_cast<roce::NakCode>(nak_code)), psn);
+  send_ack(qpn, qp, iba::make_nak_syndrome(static_cast<iba::NakCode>(nak_code)), psn);
   core_.post_async_event(event, qpn, 0);
   core_.move_qp_to_error(qpn);
 }
 
-void Responder::refuse(uint32_t qpn, QueuePair& qp, roce::NakCode code, uint32_t psn,
+void Responder::refuse(uint32_t qpn, QueuePair& qp, iba::NakCode code, uint32_t psn,
                        ornic_eqe_type event) {
   if (qp.type != ORNIC_QPT_UC)
     return nak_and_fail(qpn, qp, static_cast<uint8_t>(code), psn, event);
@@ -96,7 +92,7 @@ void Responder::responder_fault(uint32_t qpn, QueuePair& qp, const OdpFault& fau
   }
   core_.counters.inc(ORNIC_CNT_RNR_NAKS);
   ++qp.counters.rnr_naks;
-  send_ack(qpn, qp, roce::make_rnr_nak_syndrome(qp.attr.min_rnr_timer), psn);
+  send_ack(qpn, qp, iba::make_rnr_nak_syndrome(qp.attr.min_rnr_timer), psn);
 }
 
 bool Responder::responder_odp_ready(uint32_t qpn, QueuePair& qp, uint32_t rkey, uint64_t va,
@@ -113,40 +109,40 @@ bool Responder::responder_odp_ready(uint32_t qpn, QueuePair& qp, uint32_t rkey, 
     return false;
   case OdpProbe::error:
     if (!duplicate)
-      nak_and_fail(qpn, qp, static_cast<uint8_t>(roce::NakCode::remote_access_error), psn,
+      nak_and_fail(qpn, qp, static_cast<uint8_t>(iba::NakCode::remote_access_error), psn,
                    ORNIC_EQE_QP_ACCESS_ERR);
     return false;
   case OdpProbe::table:
     if (!duplicate)
-      nak_and_fail(qpn, qp, static_cast<uint8_t>(roce::NakCode::remote_operational_error), psn,
+      nak_and_fail(qpn, qp, static_cast<uint8_t>(iba::NakCode::remote_operational_error), psn,
                    ORNIC_EQE_QP_FATAL);
     return false;
   }
   return false;
 }
 
-void Responder::on_rc_request(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet) {
+void Responder::on_rc_request(uint32_t qpn, QueuePair& qp, const iba::ReceivedPacket& packet) {
   ResponderState& resp = qp.transport.resp;
-  const uint32_t psn = packet.description.bth.psn;
-  const int32_t distance = roce::psn_distance(resp.epsn, psn);
+  const uint32_t psn = packet.bth.psn;
+  const int32_t distance = iba::psn_distance(resp.epsn, psn);
   if (distance < 0)
     return on_duplicate(qpn, qp, packet);
   if (distance > 0) {
     core_.counters.inc(ORNIC_CNT_RX_ROCE_PSN_ERRORS);
     if (!resp.nak_sent && !responses_pending(resp)) {
       resp.nak_sent = true;
-      send_ack(qpn, qp, roce::make_nak_syndrome(roce::NakCode::psn_sequence_error), resp.epsn);
+      send_ack(qpn, qp, iba::make_nak_syndrome(iba::NakCode::psn_sequence_error), resp.epsn);
     }
     return;
   }
   resp.nak_sent = false;
-  const roce::OpcodeInfo& info = packet.opcode_info;
+  const iba::OpcodeInfo& info = packet.opcode_info;
   using InMessage = ResponderState::InMessage;
-  const bool starts = info.has(roce::kStartsMessage);
-  const InMessage kind = info.has(roce::kWrite) ? InMessage::write : InMessage::send;
+  const bool starts = info.has(iba::kStartsMessage);
+  const InMessage kind = info.has(iba::kWrite) ? InMessage::write : InMessage::send;
   if (starts ? resp.in_message != InMessage::none
-             : (!info.has(roce::kRead) && !info.has(roce::kAtomic) && resp.in_message != kind))
-    return nak_and_fail(qpn, qp, static_cast<uint8_t>(roce::NakCode::invalid_request), psn,
+             : (!info.has(iba::kRead) && !info.has(iba::kAtomic) && resp.in_message != kind))
+    return nak_and_fail(qpn, qp, static_cast<uint8_t>(iba::NakCode::invalid_request), psn,
                         ORNIC_EQE_QP_REQ_ERR);
   RequestTarget target = own_target(qp);
   if (qp.type == ORNIC_QPT_XRC_TGT) {
@@ -155,23 +151,23 @@ void Responder::on_rc_request(uint32_t qpn, QueuePair& qp, const roce::ParsedPac
     const auto xrc = xrc_target(qp, packet);
     if (!xrc || (!starts && *xrc->xrc_srqn != resp.message_srqn)) {
       core_.log.warn("qp {}: XRC request names SRQ {} outside its domain {}", qpn,
-                     packet.description.xrceth->srqn, qp.xrcd);
-      return nak_and_fail(qpn, qp, static_cast<uint8_t>(roce::NakCode::invalid_request), psn,
+                     packet.xrceth->srqn, qp.xrcd);
+      return nak_and_fail(qpn, qp, static_cast<uint8_t>(iba::NakCode::invalid_request), psn,
                           ORNIC_EQE_QP_REQ_ERR);
     }
     target = *xrc;
     if (starts)
       resp.message_srqn = *xrc->xrc_srqn;
   }
-  if (info.has(roce::kRead))
+  if (info.has(iba::kRead))
     return execute_read(qpn, qp, packet, target, false);
-  if (info.has(roce::kAtomic)) {
+  if (info.has(iba::kAtomic)) {
     (void)execute_atomic(qpn, qp, packet, target);
     return;
   }
-  if (info.has(roce::kFlush))
+  if (info.has(iba::kFlush))
     return execute_flush(qpn, qp, packet, false);
-  if (info.has(roce::kAtomicWrite))
+  if (info.has(iba::kAtomicWrite))
     return execute_atomic_write(qpn, qp, packet);
   const bool done = kind == InMessage::write ? execute_write(qpn, qp, packet, target)
                                              : execute_send(qpn, qp, packet, target);
@@ -183,10 +179,10 @@ void Responder::on_rc_request(uint32_t qpn, QueuePair& qp, const roce::ParsedPac
   schedule_ack(qpn);
 }
 
-void Responder::on_duplicate(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet) {
-  const roce::OpcodeInfo& info = packet.opcode_info;
-  const uint32_t psn = packet.description.bth.psn;
-  if (info.has(roce::kRead)) {
+void Responder::on_duplicate(uint32_t qpn, QueuePair& qp, const iba::ReceivedPacket& packet) {
+  const iba::OpcodeInfo& info = packet.opcode_info;
+  const uint32_t psn = packet.bth.psn;
+  if (info.has(iba::kRead)) {
     // Answered again after the checks of a new READ if still held; an XRC SRQ gone since
     // is not answered.
     std::optional<RequestTarget> target = own_target(qp);
@@ -197,14 +193,14 @@ void Responder::on_duplicate(uint32_t qpn, QueuePair& qp, const roce::ParsedPack
     return;
   }
   // A FLUSH changes no data: executing it again is harmless and answers it.
-  if (info.has(roce::kFlush))
+  if (info.has(iba::kFlush))
     return execute_flush(qpn, qp, packet, true);
   // An atomic or ATOMIC WRITE is never executed twice (a later store may have followed
   // it): its saved answer goes out again while its entry is in the ring; an older one is
   // dropped and the requester's timeout gives up eventually.
-  if (info.has(roce::kAtomicWrite) || info.has(roce::kAtomic)) {
+  if (info.has(iba::kAtomicWrite) || info.has(iba::kAtomic)) {
     const auto kind =
-        info.has(roce::kAtomic) ? ReadResource::Kind::atomic : ReadResource::Kind::atomic_write;
+        info.has(iba::kAtomic) ? ReadResource::Kind::atomic : ReadResource::Kind::atomic_write;
     if (ReadResource* entry = find_resource(qp, psn, kind))
       answer_resource(qpn, *entry);
     return;
@@ -213,10 +209,10 @@ void Responder::on_duplicate(uint32_t qpn, QueuePair& qp, const roce::ParsedPack
 }
 
 std::optional<Responder::RequestTarget>
-Responder::xrc_target(const QueuePair& qp, const roce::ParsedPacket& packet) const {
-  if (!packet.description.xrceth)
+Responder::xrc_target(const QueuePair& qp, const iba::ReceivedPacket& packet) const {
+  if (!packet.xrceth)
     return std::nullopt;
-  const uint32_t srqn = packet.description.xrceth->srqn;
+  const uint32_t srqn = packet.xrceth->srqn;
   const SharedReceiveQueue* srq = core_.resources.srqs.find(srqn);
   if (srq == nullptr || !srq->is_xrc() || srq->xrcd != qp.xrcd)
     return std::nullopt;
@@ -230,7 +226,7 @@ bool Responder::take_receive_or_rnr(uint32_t qpn, QueuePair& qp, const RequestTa
   if (qp.transport.resp.recv.active) {
     if (qp.transport.resp.recv.xrc_srqn == target.xrc_srqn)
       return true;
-    nak_and_fail(qpn, qp, static_cast<uint8_t>(roce::NakCode::invalid_request), psn,
+    nak_and_fail(qpn, qp, static_cast<uint8_t>(iba::NakCode::invalid_request), psn,
                  ORNIC_EQE_QP_REQ_ERR);
     return false;
   }
@@ -245,7 +241,7 @@ bool Responder::take_receive_or_rnr(uint32_t qpn, QueuePair& qp, const RequestTa
   if (took == Take::none) {
     core_.counters.inc(ORNIC_CNT_RNR_NAKS);
     ++qp.counters.rnr_naks;
-    send_ack(qpn, qp, roce::make_rnr_nak_syndrome(qp.attr.min_rnr_timer), psn);
+    send_ack(qpn, qp, iba::make_rnr_nak_syndrome(qp.attr.min_rnr_timer), psn);
     return false;
   }
   begin_receive(qp, target, wqe);
@@ -386,9 +382,8 @@ void Responder::fail_receive(uint32_t qpn, QueuePair& qp, const SgeOutcome& outc
     }
     return;
   }
-  const auto code = outcome.result == SgeResult::too_small
-                        ? roce::NakCode::invalid_request
-                        : roce::NakCode::remote_operational_error;
+  const auto code = outcome.result == SgeResult::too_small ? iba::NakCode::invalid_request
+                                                           : iba::NakCode::remote_operational_error;
   nak_and_fail(qpn, qp, static_cast<uint8_t>(code), psn, ORNIC_EQE_QP_REQ_ERR);
 }
 
@@ -404,28 +399,28 @@ void Responder::fail_invalidate(uint32_t qpn, QueuePair& qp, ReceiveResult resul
                  vendor_err);
   qp.transport.resp.in_message = ResponderState::InMessage::none;
   complete_receive(qpn, qp, result);
-  nak_and_fail(qpn, qp, static_cast<uint8_t>(roce::NakCode::invalid_request), psn,
+  nak_and_fail(qpn, qp, static_cast<uint8_t>(iba::NakCode::invalid_request), psn,
                ORNIC_EQE_QP_REQ_ERR);
 }
 
-bool Responder::execute_send(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet,
+bool Responder::execute_send(uint32_t qpn, QueuePair& qp, const iba::ReceivedPacket& packet,
                              const RequestTarget& target) {
   ResponderState& resp = qp.transport.resp;
-  const roce::OpcodeInfo& info = packet.opcode_info;
-  const uint32_t psn = packet.description.bth.psn;
-  const uint32_t mtu = path_mtu_bytes(core_, qp);
-  const bool last = info.has(roce::kLast);
+  const iba::OpcodeInfo& info = packet.opcode_info;
+  const uint32_t psn = packet.bth.psn;
+  const uint32_t mtu = path_mtu_bytes(engine_.framing_, qp);
+  const bool last = info.has(iba::kLast);
   if (packet.payload.size() > mtu || (!last && packet.payload.size() != mtu)) {
-    refuse(qpn, qp, roce::NakCode::invalid_request, psn, ORNIC_EQE_QP_REQ_ERR);
+    refuse(qpn, qp, iba::NakCode::invalid_request, psn, ORNIC_EQE_QP_REQ_ERR);
     return false;
   }
   // A message longer than max_msg_sz (a SEND that never ends) is an invalid request.
-  if (!info.has(roce::kStartsMessage) &&
+  if (!info.has(iba::kStartsMessage) &&
       resp.recv.offset + packet.payload.size() > limits::kMaxMsgSize) {
-    refuse(qpn, qp, roce::NakCode::invalid_request, psn, ORNIC_EQE_QP_REQ_ERR);
+    refuse(qpn, qp, iba::NakCode::invalid_request, psn, ORNIC_EQE_QP_REQ_ERR);
     return false;
   }
-  if (info.has(roce::kStartsMessage)) {
+  if (info.has(iba::kStartsMessage)) {
     if (!take_receive_or_rnr(qpn, qp, target, psn))
       return false;
     resp.in_message = ResponderState::InMessage::send;
@@ -434,7 +429,7 @@ bool Responder::execute_send(uint32_t qpn, QueuePair& qp, const roce::ParsedPack
   const SgeOutcome put = scatter(core_, recv.pd, recv.sges, recv.offset, packet.payload);
   if (put.result == SgeResult::page_fault) {
     // The retry of a first packet starts the message again, with the same receive WQE.
-    if (info.has(roce::kStartsMessage))
+    if (info.has(iba::kStartsMessage))
       resp.in_message = ResponderState::InMessage::none;
     responder_fault(qpn, qp, put.fault, psn);
     return false;
@@ -444,17 +439,17 @@ bool Responder::execute_send(uint32_t qpn, QueuePair& qp, const roce::ParsedPack
     return false;
   }
   recv.offset += packet.payload.size();
-  resp.epsn = roce::psn_add(psn, 1);
+  resp.epsn = iba::psn_add(psn, 1);
   if (last) {
     ReceiveResult result;
     result.byte_len = static_cast<uint32_t>(recv.offset); // at most kMaxMsgSize
-    result.solicited = packet.description.bth.solicited;
-    if (packet.description.immdt) {
+    result.solicited = packet.bth.solicited;
+    if (packet.immdt) {
       result.flags |= ORNIC_CQE_FLAG_IMM;
-      result.immediate = packet.description.immdt->immediate;
-    } else if (packet.description.ieth) {
+      result.immediate = packet.immdt->immediate;
+    } else if (packet.ieth) {
       result.flags |= ORNIC_CQE_FLAG_INV;
-      result.immediate = packet.description.ieth->rkey;
+      result.immediate = packet.ieth->rkey;
       // The MR is FREE before the CQE that reports it is written (IB remote invalidate).
       const uint8_t why = remote_invalidate(core_.resources, qpn, recv.pd, result.immediate);
       if (why != ORNIC_VERR_NONE) {
@@ -463,7 +458,7 @@ bool Responder::execute_send(uint32_t qpn, QueuePair& qp, const roce::ParsedPack
       }
     }
     resp.in_message = ResponderState::InMessage::none;
-    resp.msn = roce::psn_add(resp.msn, 1);
+    resp.msn = iba::psn_add(resp.msn, 1);
     complete_receive(qpn, qp, result);
   }
   return qp.state != ORNIC_QPS_ERR;
@@ -484,31 +479,31 @@ std::optional<const MemoryRegion*> Responder::remote_allowed(uint32_t qpn, const
   return reached.mr;
 }
 
-bool Responder::execute_write(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet,
+bool Responder::execute_write(uint32_t qpn, QueuePair& qp, const iba::ReceivedPacket& packet,
                               const RequestTarget& target) {
   ResponderState& resp = qp.transport.resp;
-  const roce::OpcodeInfo& info = packet.opcode_info;
-  const roce::PacketDescription& d = packet.description;
+  const iba::OpcodeInfo& info = packet.opcode_info;
+  const iba::ReceivedPacket& d = packet;
   const uint32_t psn = d.bth.psn;
-  const uint32_t mtu = path_mtu_bytes(core_, qp);
-  const bool last = info.has(roce::kLast);
-  const bool first = info.has(roce::kStartsMessage);
+  const uint32_t mtu = path_mtu_bytes(engine_.framing_, qp);
+  const bool last = info.has(iba::kLast);
+  const bool first = info.has(iba::kStartsMessage);
   const uint32_t length = static_cast<uint32_t>(packet.payload.size());
   if (first && d.reth->dma_length > limits::kMaxMsgSize) {
-    refuse(qpn, qp, roce::NakCode::invalid_request, psn, ORNIC_EQE_QP_REQ_ERR);
+    refuse(qpn, qp, iba::NakCode::invalid_request, psn, ORNIC_EQE_QP_REQ_ERR);
     return false;
   }
   if (first) {
     if (!remote_allowed(qpn, qp, target.pd, d.reth->rkey, d.reth->virtual_address,
                         d.reth->dma_length, ORNIC_ACCESS_REMOTE_WRITE)) {
-      refuse(qpn, qp, roce::NakCode::remote_access_error, psn, ORNIC_EQE_QP_ACCESS_ERR);
+      refuse(qpn, qp, iba::NakCode::remote_access_error, psn, ORNIC_EQE_QP_ACCESS_ERR);
       return false;
     }
   }
   const uint32_t remaining = first ? d.reth->dma_length : resp.write_remaining;
   if (length > mtu || (!last && length != mtu) || length > remaining ||
       (last && length != remaining)) {
-    refuse(qpn, qp, roce::NakCode::invalid_request, psn, ORNIC_EQE_QP_REQ_ERR);
+    refuse(qpn, qp, iba::NakCode::invalid_request, psn, ORNIC_EQE_QP_REQ_ERR);
     return false;
   }
   // ODP: the first packet asks for the whole message's pages, later ones for their own
@@ -519,7 +514,7 @@ bool Responder::execute_write(uint32_t qpn, QueuePair& qp, const roce::ParsedPac
     return false;
   // The receive WQE of a WRITE with immediate is taken before any data moves, so an RNR
   // NAK leaves nothing half done.
-  if (info.has(roce::kImmediate)) {
+  if (info.has(iba::kImmediate)) {
     if (!take_receive_or_rnr(qpn, qp, target, psn))
       return false;
   }
@@ -534,23 +529,23 @@ bool Responder::execute_write(uint32_t qpn, QueuePair& qp, const roce::ParsedPac
                                               resp.write_va, length, ORNIC_ACCESS_REMOTE_WRITE);
     const MemoryRegion* mr = reached.mr;
     if (reached.why != ORNIC_VERR_NONE || mr == nullptr) {
-      refuse(qpn, qp, roce::NakCode::remote_access_error, psn, ORNIC_EQE_QP_ACCESS_ERR);
+      refuse(qpn, qp, iba::NakCode::remote_access_error, psn, ORNIC_EQE_QP_ACCESS_ERR);
       return false;
     }
     if (!mr_write(core_.memory(), *mr, resp.write_va, packet.payload)) {
       core_.counters.inc(ORNIC_CNT_DMA_ERRORS);
-      refuse(qpn, qp, roce::NakCode::remote_operational_error, psn, ORNIC_EQE_QP_FATAL);
+      refuse(qpn, qp, iba::NakCode::remote_operational_error, psn, ORNIC_EQE_QP_FATAL);
       return false;
     }
   }
   resp.write_va += length;
   resp.write_remaining = remaining - length;
-  resp.epsn = roce::psn_add(psn, 1);
+  resp.epsn = iba::psn_add(psn, 1);
   resp.in_message = last ? ResponderState::InMessage::none : ResponderState::InMessage::write;
   if (last) {
-    resp.msn = roce::psn_add(resp.msn, 1);
+    resp.msn = iba::psn_add(resp.msn, 1);
     qp.counters.recv_bytes += resp.write_length;
-    if (info.has(roce::kImmediate)) {
+    if (info.has(iba::kImmediate)) {
       ReceiveResult result;
       result.byte_len = resp.write_length;
       result.write_imm = true;
@@ -566,33 +561,33 @@ bool Responder::execute_write(uint32_t qpn, QueuePair& qp, const roce::ParsedPac
 // A new READ takes an entry of the read-resource ring and is answered from it, a bounded
 // number of packets per turn (read_resources.cpp). A duplicate is answered again, from its
 // own PSN and RETH, only while its READ is still in the ring and only for a part of it.
-void Responder::execute_read(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet,
+void Responder::execute_read(uint32_t qpn, QueuePair& qp, const iba::ReceivedPacket& packet,
                              const RequestTarget& target, bool duplicate) {
   ResponderState& resp = qp.transport.resp;
-  const roce::PacketDescription& d = packet.description;
+  const iba::ReceivedPacket& d = packet;
   const uint32_t psn = d.bth.psn;
   const uint64_t va = d.reth->virtual_address;
   const uint64_t length = d.reth->dma_length;
   const uint32_t rkey = d.reth->rkey;
   if (length > limits::kMaxMsgSize) {
     if (!duplicate)
-      nak_and_fail(qpn, qp, static_cast<uint8_t>(roce::NakCode::invalid_request), psn,
+      nak_and_fail(qpn, qp, static_cast<uint8_t>(iba::NakCode::invalid_request), psn,
                    ORNIC_EQE_QP_REQ_ERR);
     return;
   }
-  const uint32_t mtu = path_mtu_bytes(core_, qp);
+  const uint32_t mtu = path_mtu_bytes(engine_.framing_, qp);
   const uint32_t count = static_cast<uint32_t>(std::max<uint64_t>(1, (length + mtu - 1) / mtu));
   ReadResource* held = nullptr;
   if (duplicate) {
     held = find_resource(qp, psn, ReadResource::Kind::read);
     if (held == nullptr || held->rkey != rkey || va < held->va || length > held->length ||
         va - held->va > held->length - length ||
-        uint64_t{roce::psn_offset(held->psn, psn)} + count > held->packets)
+        uint64_t{iba::psn_offset(held->psn, psn)} + count > held->packets)
       return; // not (or no longer) held, or not a part of what was asked: dropped
   }
   if (!remote_allowed(qpn, qp, target.pd, rkey, va, length, ORNIC_ACCESS_REMOTE_READ)) {
     if (!duplicate)
-      nak_and_fail(qpn, qp, static_cast<uint8_t>(roce::NakCode::remote_access_error), psn,
+      nak_and_fail(qpn, qp, static_cast<uint8_t>(iba::NakCode::remote_access_error), psn,
                    ORNIC_EQE_QP_ACCESS_ERR);
     return;
   }
@@ -602,8 +597,8 @@ void Responder::execute_read(uint32_t qpn, QueuePair& qp, const roce::ParsedPack
     held = admit_resource(qpn, qp, psn);
     if (held == nullptr)
       return;
-    resp.epsn = roce::psn_add(psn, count);
-    resp.msn = roce::psn_add(resp.msn, 1);
+    resp.epsn = iba::psn_add(psn, count);
+    resp.msn = iba::psn_add(resp.msn, 1);
     held->kind = ReadResource::Kind::read;
     held->packets = count;
     held->msn = resp.msn;
@@ -619,21 +614,21 @@ void Responder::execute_read(uint32_t qpn, QueuePair& qp, const roce::ParsedPack
   answer_resource(qpn, *held);
 }
 
-bool Responder::execute_atomic(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet,
+bool Responder::execute_atomic(uint32_t qpn, QueuePair& qp, const iba::ReceivedPacket& packet,
                                const RequestTarget& target) {
   ResponderState& resp = qp.transport.resp;
-  const roce::PacketDescription& d = packet.description;
+  const iba::ReceivedPacket& d = packet;
   const uint32_t psn = d.bth.psn;
-  const roce::AtomicEth& a = *d.atomic_eth;
+  const iba::AtomicEth& a = *d.atomic_eth;
   if (a.virtual_address % 8 != 0) {
-    nak_and_fail(qpn, qp, static_cast<uint8_t>(roce::NakCode::invalid_request), psn,
+    nak_and_fail(qpn, qp, static_cast<uint8_t>(iba::NakCode::invalid_request), psn,
                  ORNIC_EQE_QP_REQ_ERR);
     return false;
   }
   const auto reached =
       remote_allowed(qpn, qp, target.pd, a.rkey, a.virtual_address, 8, ORNIC_ACCESS_REMOTE_ATOMIC);
   if (!reached) {
-    nak_and_fail(qpn, qp, static_cast<uint8_t>(roce::NakCode::remote_access_error), psn,
+    nak_and_fail(qpn, qp, static_cast<uint8_t>(iba::NakCode::remote_access_error), psn,
                  ORNIC_EQE_QP_ACCESS_ERR);
     return false;
   }
@@ -650,7 +645,7 @@ bool Responder::execute_atomic(uint32_t qpn, QueuePair& qp, const roce::ParsedPa
     std::memcpy(&original, bytes.data(), 8);
     original = le(original);
     const bool swap =
-        roce::rc_equivalent(d.bth.opcode) == static_cast<uint8_t>(Opcode::rc_compare_swap);
+        iba::rc_equivalent(d.bth.opcode) == static_cast<uint8_t>(Opcode::rc_compare_swap);
     const uint64_t updated =
         swap ? (original == a.compare ? a.swap_or_add : original) : original + a.swap_or_add;
     const uint64_t stored = to_le(updated);
@@ -659,12 +654,12 @@ bool Responder::execute_atomic(uint32_t qpn, QueuePair& qp, const roce::ParsedPa
   }
   if (!ok) {
     core_.counters.inc(ORNIC_CNT_DMA_ERRORS);
-    nak_and_fail(qpn, qp, static_cast<uint8_t>(roce::NakCode::remote_operational_error), psn,
+    nak_and_fail(qpn, qp, static_cast<uint8_t>(iba::NakCode::remote_operational_error), psn,
                  ORNIC_EQE_QP_FATAL);
     return false;
   }
-  resp.epsn = roce::psn_add(psn, 1);
-  resp.msn = roce::psn_add(resp.msn, 1);
+  resp.epsn = iba::psn_add(psn, 1);
+  resp.msn = iba::psn_add(resp.msn, 1);
   entry->kind = ReadResource::Kind::atomic;
   entry->msn = resp.msn;
   entry->original = original;
@@ -673,15 +668,13 @@ bool Responder::execute_atomic(uint32_t qpn, QueuePair& qp, const roce::ParsedPa
 }
 
 void Responder::send_empty_read_response(uint32_t qpn, QueuePair& qp, uint32_t psn) {
-  roce::PacketDescription response;
-  if (!engine_.address_rc(qp, response))
+  iba::OutboundPacket response;
+  if (!engine_.address_rc(qpn, qp, response.route))
     return;
-  response.udp_source_port =
-      roce::roce_udp_source_port(le(qp.attr.udp_sport), qpn, le(qp.attr.dest_qpn) & roce::kQpnMask);
   response.bth.opcode = static_cast<uint8_t>(Opcode::rc_rdma_read_response_only);
-  response.bth.destination_qp = le(qp.attr.dest_qpn) & roce::kQpnMask;
+  response.bth.destination_qp = le(qp.attr.dest_qpn) & iba::kQpnMask;
   response.bth.psn = psn;
-  response.aeth = roce::Aeth{roce::make_ack_syndrome(), qp.transport.resp.msn & roce::kPsnMask};
+  response.aeth = iba::Aeth{iba::make_ack_syndrome(), qp.transport.resp.msn & iba::kPsnMask};
   engine_.transmit(qp, response, {});
 }
 
@@ -689,17 +682,17 @@ void Responder::send_empty_read_response(uint32_t qpn, QueuePair& qp, uint32_t p
 // already been stored into guest memory, so global visibility needs only ordering; for
 // persistence the memory behind the range is also written back to its file. A duplicate
 // is executed again after the same checks (one that fails them now is dropped).
-void Responder::execute_flush(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet,
+void Responder::execute_flush(uint32_t qpn, QueuePair& qp, const iba::ReceivedPacket& packet,
                               bool duplicate) {
   ResponderState& resp = qp.transport.resp;
-  const roce::PacketDescription& d = packet.description;
+  const iba::ReceivedPacket& d = packet;
   const uint32_t psn = d.bth.psn;
-  const roce::Feth& feth = *d.feth;
+  const iba::Feth& feth = *d.feth;
   const uint8_t type = feth.placement_type;
   if (feth.reserved != 0 || type == 0 || (type & ~ORNIC_FLUSH_TYPE_MASK) != 0 ||
       feth.selectivity_level > ORNIC_FLUSH_MR) {
     if (!duplicate)
-      nak_and_fail(qpn, qp, static_cast<uint8_t>(roce::NakCode::invalid_request), psn,
+      nak_and_fail(qpn, qp, static_cast<uint8_t>(iba::NakCode::invalid_request), psn,
                    ORNIC_EQE_QP_REQ_ERR);
     return;
   }
@@ -718,7 +711,7 @@ void Responder::execute_flush(uint32_t qpn, QueuePair& qp, const roce::ParsedPac
   const MemoryRegion* mr = target.mr;
   if ((le(qp.attr.access_flags) & access) != access || target.why != ORNIC_VERR_NONE) {
     if (!duplicate)
-      nak_and_fail(qpn, qp, static_cast<uint8_t>(roce::NakCode::remote_access_error), psn,
+      nak_and_fail(qpn, qp, static_cast<uint8_t>(iba::NakCode::remote_access_error), psn,
                    ORNIC_EQE_QP_ACCESS_ERR);
     return;
   }
@@ -734,7 +727,7 @@ void Responder::execute_flush(uint32_t qpn, QueuePair& qp, const roce::ParsedPac
       !mr_persist(core_.memory(), *mr, va, length)) {
     core_.counters.inc(ORNIC_CNT_DMA_ERRORS);
     if (!duplicate)
-      nak_and_fail(qpn, qp, static_cast<uint8_t>(roce::NakCode::remote_operational_error), psn,
+      nak_and_fail(qpn, qp, static_cast<uint8_t>(iba::NakCode::remote_operational_error), psn,
                    ORNIC_EQE_QP_FATAL);
     return;
   }
@@ -747,8 +740,8 @@ void Responder::execute_flush(uint32_t qpn, QueuePair& qp, const roce::ParsedPac
       send_empty_read_response(qpn, qp, psn);
     return;
   }
-  resp.epsn = roce::psn_add(psn, 1);
-  resp.msn = roce::psn_add(resp.msn, 1);
+  resp.epsn = iba::psn_add(psn, 1);
+  resp.msn = iba::psn_add(resp.msn, 1);
   entry->kind = ReadResource::Kind::flush;
   entry->msn = resp.msn;
   answer_resource(qpn, *entry);
@@ -757,25 +750,25 @@ void Responder::execute_flush(uint32_t qpn, QueuePair& qp, const roce::ParsedPac
 // ATOMIC WRITE: checks in rxe's order (length, key/rights/bounds, alignment), then the 8
 // bytes as one store; the PSN is kept so that a duplicate is answered, not executed.
 void Responder::execute_atomic_write(uint32_t qpn, QueuePair& qp,
-                                     const roce::ParsedPacket& packet) {
+                                     const iba::ReceivedPacket& packet) {
   ResponderState& resp = qp.transport.resp;
-  const roce::PacketDescription& d = packet.description;
+  const iba::ReceivedPacket& d = packet;
   const uint32_t psn = d.bth.psn;
   const uint64_t va = d.reth->virtual_address;
   if (d.reth->dma_length != 8 || packet.payload.size() != 8) {
-    nak_and_fail(qpn, qp, static_cast<uint8_t>(roce::NakCode::invalid_request), psn,
+    nak_and_fail(qpn, qp, static_cast<uint8_t>(iba::NakCode::invalid_request), psn,
                  ORNIC_EQE_QP_REQ_ERR);
     return;
   }
   const auto target =
       remote_allowed(qpn, qp, qp.pd, d.reth->rkey, va, 8, ORNIC_ACCESS_REMOTE_WRITE);
   if (!target) {
-    nak_and_fail(qpn, qp, static_cast<uint8_t>(roce::NakCode::remote_access_error), psn,
+    nak_and_fail(qpn, qp, static_cast<uint8_t>(iba::NakCode::remote_access_error), psn,
                  ORNIC_EQE_QP_ACCESS_ERR);
     return;
   }
   if (va % 8 != 0) {
-    nak_and_fail(qpn, qp, static_cast<uint8_t>(roce::NakCode::invalid_request), psn,
+    nak_and_fail(qpn, qp, static_cast<uint8_t>(iba::NakCode::invalid_request), psn,
                  ORNIC_EQE_QP_REQ_ERR);
     return;
   }
@@ -787,21 +780,21 @@ void Responder::execute_atomic_write(uint32_t qpn, QueuePair& qp,
   const MemoryRegion* mr = *target;
   if (!mr_write_atomic64(core_.memory(), *mr, va, packet.payload.first<8>())) {
     core_.counters.inc(ORNIC_CNT_DMA_ERRORS);
-    nak_and_fail(qpn, qp, static_cast<uint8_t>(roce::NakCode::remote_operational_error), psn,
+    nak_and_fail(qpn, qp, static_cast<uint8_t>(iba::NakCode::remote_operational_error), psn,
                  ORNIC_EQE_QP_FATAL);
     return;
   }
-  resp.epsn = roce::psn_add(psn, 1);
-  resp.msn = roce::psn_add(resp.msn, 1);
+  resp.epsn = iba::psn_add(psn, 1);
+  resp.msn = iba::psn_add(resp.msn, 1);
   qp.counters.recv_bytes += 8;
   entry->kind = ReadResource::Kind::atomic_write;
   entry->msn = resp.msn;
   answer_resource(qpn, *entry);
 }
 
-bool Responder::on_ud_request(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet,
+bool Responder::on_ud_request(uint32_t qpn, QueuePair& qp, const iba::ReceivedPacket& packet,
                               std::span<const uint8_t> frame) {
-  const roce::PacketDescription& d = packet.description;
+  const iba::ReceivedPacket& d = packet;
   if (d.deth->qkey != le(qp.attr.qkey)) {
     core_.counters.inc(ORNIC_CNT_RX_ROCE_QKEY_ERRORS);
     return false;
@@ -816,26 +809,21 @@ bool Responder::on_ud_request(uint32_t qpn, QueuePair& qp, const roce::ParsedPac
     }
     begin_receive(qp, target, wqe);
   }
-  // The GRH area: an IPv6 header as is, or an IPv4 header in its last 20 bytes.
-  std::array<uint8_t, 40> grh{};
-  const bool ipv4 = d.family() == roce::IpFamily::ipv4;
-  const size_t ip_offset = roce::EthernetHeader::kSize;
-  if (ipv4)
-    std::copy_n(frame.begin() + ip_offset, 20, grh.begin() + 20);
-  else
-    std::copy_n(frame.begin() + ip_offset, 40, grh.begin());
+  // The receive buffer starts with 40 bytes of GRH, whether or not one came (IBA 11.4.1.1).
+  const iba::UdGrh grh = engine_.framing_.ud_grh(packet, frame);
   ReceiveResult result;
-  result.byte_len = static_cast<uint32_t>(grh.size() + packet.payload.size());
+  result.byte_len = static_cast<uint32_t>(grh.bytes.size() + packet.payload.size());
   result.src_qp = d.deth->source_qp;
   result.solicited = d.bth.solicited;
-  result.flags = ORNIC_CQE_FLAG_GRH | (ipv4 ? ORNIC_CQE_FLAG_IPV4 : 0);
+  result.flags = static_cast<uint8_t>((grh.present ? ORNIC_CQE_FLAG_GRH : 0) |
+                                      (grh.ipv4 ? ORNIC_CQE_FLAG_IPV4 : 0));
   if (d.immdt) {
     result.flags |= ORNIC_CQE_FLAG_IMM;
     result.immediate = d.immdt->immediate;
   }
-  SgeOutcome put = scatter(core_, qp.pd, qp.transport.resp.recv.sges, 0, grh);
+  SgeOutcome put = scatter(core_, qp.pd, qp.transport.resp.recv.sges, 0, grh.bytes);
   if (put.result == SgeResult::ok)
-    put = scatter(core_, qp.pd, qp.transport.resp.recv.sges, grh.size(), packet.payload);
+    put = scatter(core_, qp.pd, qp.transport.resp.recv.sges, grh.bytes.size(), packet.payload);
   if (put.result == SgeResult::page_fault) {
     // UD has no RNR: this datagram is lost, the WQE waits for the next one, which finds
     // the pages the driver made resident meanwhile.
@@ -854,14 +842,15 @@ bool Responder::on_ud_request(uint32_t qpn, QueuePair& qp, const roce::ParsedPac
   return true;
 }
 
-void Responder::on_multicast(const roce::ParsedPacket& packet, std::span<const uint8_t> frame) {
-  const roce::PacketDescription& d = packet.description;
+void Responder::on_multicast(const iba::ReceivedPacket& packet, std::span<const uint8_t> frame) {
+  const iba::ReceivedPacket& d = packet;
   // The IBA's multicast QPN: a datagram to a group names no single QP.
-  if (!packet.opcode_info.has(roce::kDatagram) || d.bth.destination_qp != ORNIC_QPN_MULTICAST) {
+  if (!packet.opcode_info.has(iba::kDatagram) || d.bth.destination_qp != ORNIC_QPN_MULTICAST) {
     core_.counters.inc(ORNIC_CNT_RX_ROCE_BAD_HEADER);
     return;
   }
-  const std::vector<uint32_t> members = core_.resources.mcast.members(d.destination_gid);
+  const std::vector<uint32_t> members =
+      core_.resources.mcast.members(d.route.global.destination_gid);
   if (members.empty()) {
     core_.counters.inc(ORNIC_CNT_RX_MCAST_NO_GROUP);
     return;

@@ -16,10 +16,10 @@
 #include "core/nic_core.hpp"
 #include "core/qp_transport.hpp"
 #include "core/transport_timer.hpp"
+#include "iba/aeth_syndrome.hpp"
+#include "iba/framing.hpp"
 #include "rdma/memory_access.hpp"
 #include "rdma/wqe_fetch.hpp"
-#include "roce/aeth_syndrome.hpp"
-#include "roce/parser.hpp"
 
 namespace ornic {
 
@@ -37,14 +37,14 @@ public:
   // The QP left the states that acknowledge (RESET, ERR): no ACK of it is due any more.
   void forget(uint32_t qpn) { ack_pending_.erase(qpn); }
 
-  void on_rc_request(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet);
+  void on_rc_request(uint32_t qpn, QueuePair& qp, const iba::ReceivedPacket& packet);
   // True when the datagram took a receive WQE (placed, or completed in error).
-  bool on_ud_request(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet,
+  bool on_ud_request(uint32_t qpn, QueuePair& qp, const iba::ReceivedPacket& packet,
                      std::span<const uint8_t> frame);
   // A datagram to a multicast group: one copy to every attached QP (roce.rst, "Multicast").
-  void on_multicast(const roce::ParsedPacket& packet, std::span<const uint8_t> frame);
+  void on_multicast(const iba::ReceivedPacket& packet, std::span<const uint8_t> frame);
   // UC (uc_responder.cpp): PSN and sequence checks without NAKs, message drops.
-  void on_uc_request(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet);
+  void on_uc_request(uint32_t qpn, QueuePair& qp, const iba::ReceivedPacket& packet);
   // Sends pending responses in PSN order within `budget`; true when some are left.
   bool responder_work(uint32_t qpn, QueuePair& qp, unsigned& budget);
 
@@ -69,27 +69,28 @@ private:
   // Coalesced ACKs: sent once the handler that delivered this burst of frames returns.
   void schedule_ack(uint32_t qpn);
   void flush_acks();
-  void on_duplicate(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet);
+  void on_duplicate(uint32_t qpn, QueuePair& qp, const iba::ReceivedPacket& packet);
   void drop_uc_message(QueuePair& qp, ornic_counter_id why);
   // The XRC SRQ an XRC target's request names, if it may use it (xrc.rst, "Responder").
   std::optional<RequestTarget> xrc_target(const QueuePair& qp,
-                                          const roce::ParsedPacket& packet) const;
+                                          const iba::ReceivedPacket& packet) const;
   // The target of a request to any other QP: its own PD and receive queue.
   static RequestTarget own_target(const QueuePair& qp) { return RequestTarget{qp.pd, {}}; }
-  bool execute_send(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet,
+  bool execute_send(uint32_t qpn, QueuePair& qp, const iba::ReceivedPacket& packet,
                     const RequestTarget& target);
-  bool execute_write(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet,
+  bool execute_write(uint32_t qpn, QueuePair& qp, const iba::ReceivedPacket& packet,
                      const RequestTarget& target);
-  void execute_read(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet,
+  void execute_read(uint32_t qpn, QueuePair& qp, const iba::ReceivedPacket& packet,
                     const RequestTarget& target, bool duplicate);
-  bool execute_atomic(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet,
+  bool execute_atomic(uint32_t qpn, QueuePair& qp, const iba::ReceivedPacket& packet,
                       const RequestTarget& target);
   // The MR a remote request of QP `qpn` reaches in PD `pd` (nullptr for a zero-length
   // request), or nothing when the QP's rights or the key's checks refuse it.
   std::optional<const MemoryRegion*> remote_allowed(uint32_t qpn, const QueuePair& qp, uint32_t pd,
                                                     uint32_t rkey, uint64_t va, uint64_t length,
                                                     uint32_t access) const;
-  void execute_flush(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet, bool duplicate);
+  void execute_flush(uint32_t qpn, QueuePair& qp, const iba::ReceivedPacket& packet,
+                     bool duplicate);
   // Read-resource ring (read_resources.cpp). A new read-class request takes an entry, or
   // is NAKed (invalid request, QP to ERR) when max_dest_rd_atomic entries still wait for
   // their responses; nullptr then.
@@ -102,7 +103,7 @@ private:
   // The ACK for everything executed so far, or later if READ responses still wait: an ACK
   // must not overtake the responses of the requests before it.
   void acknowledge(uint32_t qpn, QueuePair& qp);
-  void execute_atomic_write(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet);
+  void execute_atomic_write(uint32_t qpn, QueuePair& qp, const iba::ReceivedPacket& packet);
   // The answer to a FLUSH or ATOMIC WRITE: READ Response Only, AETH, no payload.
   void send_empty_read_response(uint32_t qpn, QueuePair& qp, uint32_t psn);
   Take take_receive(uint32_t qpn, QueuePair& qp, const RequestTarget& target, RecvWqe& wqe);
@@ -126,7 +127,7 @@ private:
                     ornic_eqe_type event);
   // A request the responder will not execute: nak_and_fail on RC; on UC (no NAKs) the
   // message is dropped and counted, unless `event` is QP_FATAL (the device's own failure).
-  void refuse(uint32_t qpn, QueuePair& qp, roce::NakCode code, uint32_t psn, ornic_eqe_type event);
+  void refuse(uint32_t qpn, QueuePair& qp, iba::NakCode code, uint32_t psn, ornic_eqe_type event);
 
   TransportEngine& engine_; // scheduling, the wire and the engine's lifetime
   EventLoop& loop_;

@@ -3,19 +3,18 @@
 #include <algorithm>
 
 #include "core/qp_type.hpp"
+#include "iba/aeth_syndrome.hpp"
+#include "iba/psn.hpp"
 #include "port/port.hpp"
 #include "rdma/address_vector.hpp"
-#include "roce/aeth_syndrome.hpp"
-#include "roce/builder.hpp"
-#include "roce/gid.hpp"
-#include "roce/psn.hpp"
 
 namespace ornic {
 
-TransportEngine::TransportEngine(EventLoop& loop, NicCore& core, Port* port, TransportTimer& timer)
-    : loop_(loop), core_(core), port_(port), timer_(timer), requester_(*this, core, port, timer),
-      responder_(*this, loop, core, timer), completer_(*this, core, timer),
-      cc_(*this, core, timer) {}
+TransportEngine::TransportEngine(EventLoop& loop, NicCore& core, Port* port, TransportTimer& timer,
+                                 const iba::Framing& framing)
+    : loop_(loop), core_(core), port_(port), timer_(timer), framing_(framing),
+      requester_(*this, core, port, timer), responder_(*this, loop, core, timer),
+      completer_(*this, core, timer), cc_(*this, core, timer) {}
 
 // The engine does not plug itself into the core: NicDevice, which owns both, does.
 TransportEngine::~TransportEngine() {
@@ -50,13 +49,13 @@ void TransportEngine::qp_modified(uint32_t qpn, ornic_qp_state from, ornic_qp_st
   }
   if (to == ORNIC_QPS_RTR && from != ORNIC_QPS_RTR) {
     qp->transport.resp = ResponderState{};
-    qp->transport.resp.epsn = le(qp->attr.rq_psn) & roce::kPsnMask;
+    qp->transport.resp.epsn = le(qp->attr.rq_psn) & iba::kPsnMask;
   }
   if (to == ORNIC_QPS_RTS && from == ORNIC_QPS_RTR) {
     RequesterState& req = qp->transport.req;
     req = RequesterState{};
     req.next_psn = req.una_psn = req.acked_psn = req.send_high =
-        le(qp->attr.sq_psn) & roce::kPsnMask;
+        le(qp->attr.sq_psn) & iba::kPsnMask;
     req.sq_next = qp->sq.consumer;
   }
   RequesterState& req = qp->transport.req;
@@ -212,17 +211,12 @@ void TransportEngine::odp_resume(uint32_t qpn) {
     update_timer();
 }
 
-bool TransportEngine::is_local_gid(const roce::Gid& gid) const {
-  return std::any_of(
-      core_.resources.gids.begin(), core_.resources.gids.end(),
-      [&](const std::optional<GidEntry>& entry) { return entry && entry->gid == gid; });
+bool TransportEngine::address_rc(uint32_t qpn, const QueuePair& qp, iba::Route& route) const {
+  return framing_.route(address_vector_of(qp.attr), qpn, le(qp.attr.dest_qpn) & iba::kQpnMask,
+                        route);
 }
 
-bool TransportEngine::address_rc(const QueuePair& qp, roce::PacketDescription& packet) const {
-  return address_packet(core_, address_vector_of(qp.attr), packet);
-}
-
-void TransportEngine::transmit(QueuePair& qp, const roce::PacketDescription& packet,
+void TransportEngine::transmit(QueuePair& qp, const iba::OutboundPacket& packet,
                                std::span<const uint8_t> payload) {
   transmit(qp, packet, payload.size(), [payload](std::span<uint8_t> area) {
     std::copy(payload.begin(), payload.end(), area.begin());
@@ -230,24 +224,25 @@ void TransportEngine::transmit(QueuePair& qp, const roce::PacketDescription& pac
   });
 }
 
-bool TransportEngine::transmit(QueuePair& qp, const roce::PacketDescription& packet,
+bool TransportEngine::transmit(QueuePair& qp, const iba::OutboundPacket& packet,
                                size_t payload_bytes, PayloadWriter write_payload) {
-  roce::FramePlan plan;
-  if (roce::plan_frame(packet, payload_bytes, plan) != roce::BuildError::ok) {
-    // Only a GID pair of mixed families gets here: the packet is lost, as on a bad route.
+  iba::FramePlan plan;
+  if (!framing_.plan(packet, payload_bytes, plan)) {
+    // Only a route the fabric cannot frame gets here: the packet is lost, as on a bad route.
     // Its payload is still read, so a source that fails fails the WQE all the same.
     frame_.resize(payload_bytes);
     if (!write_payload(frame_))
       return false;
-    core_.log.warn("rdma: cannot build a {} packet (GID families differ?)",
+    core_.log.warn("rdma: cannot frame a {} packet (GID families differ?)",
                    static_cast<int>(packet.bth.opcode));
     return true;
   }
   // Where the frame goes: to the wire (through the port), back to this NIC, or both (a
   // multicast group with members here).
-  const bool multicast = roce::is_multicast(packet.destination_gid);
-  const bool to_self = multicast ? core_.resources.mcast.has_group(packet.destination_gid)
-                                 : is_local_gid(packet.destination_gid);
+  const bool multicast = framing_.is_multicast(packet.route);
+  const bool to_self = multicast
+                           ? core_.resources.mcast.has_group(packet.route.global.destination_gid)
+                           : framing_.is_local(packet.route);
   const bool to_wire = multicast || !to_self;
   // Built in the port's own buffer (a ring slot the peer reads, or the port's scratch
   // buffer); only a frame the port cannot take in place (longer than any frame) or one
@@ -265,9 +260,9 @@ bool TransportEngine::transmit(QueuePair& qp, const roce::PacketDescription& pac
     frame_.resize(plan.frame_bytes);
     buffer = frame_;
   }
-  if (!write_payload(roce::write_headers(packet, plan, buffer)))
+  if (!write_payload(framing_.write_headers(packet, plan, buffer)))
     return false; // a reserved slot is simply not committed: nothing is sent
-  roce::seal_frame(packet, plan, buffer);
+  framing_.seal(packet, plan, buffer);
 
   core_.counters.inc(ORNIC_CNT_TX_ROCE_PACKETS);
   core_.counters.inc(ORNIC_CNT_TX_ROCE_BYTES, buffer.size());
@@ -292,8 +287,8 @@ bool TransportEngine::transmit(QueuePair& qp, const roce::PacketDescription& pac
   return true;
 }
 
-void TransportEngine::send_frame(std::span<const uint8_t> frame, const roce::Gid& destination) {
-  if (is_local_gid(destination))
+void TransportEngine::send_frame(std::span<const uint8_t> frame, const iba::Route& route) {
+  if (framing_.is_local(route))
     return loop_back(frame);
   if (port_ == nullptr) {
     core_.counters.inc(ORNIC_CNT_ETH_TX_LINK_DOWN);
@@ -335,48 +330,40 @@ void TransportEngine::receive(std::span<const std::byte> frame) {
   update_timer();
 }
 
-bool TransportEngine::from_connected_peer(const QueuePair& qp,
-                                          const roce::PacketDescription& packet,
-                                          bool from_wire) const {
-  // A group MAC can only be a mistake or an attempt to reach QPs of several hosts at once.
-  if (from_wire && (packet.destination_mac[0] & 1) != 0)
-    return false;
-  return std::equal(std::begin(qp.attr.dgid), std::end(qp.attr.dgid), packet.source_gid.begin());
-}
-
 // Each transport reaches only the QPs that speak it (roce.rst, xrc.rst): UD packets UD and
 // GSI QPs, RC packets RC QPs, UC packets UC QPs, XRC requests XRC targets and XRC responses
 // XRC initiators.
-bool TransportEngine::transport_matches(ornic_qp_type type, const roce::OpcodeInfo& info) {
-  if (info.has(roce::kDatagram))
+bool TransportEngine::transport_matches(ornic_qp_type type, const iba::OpcodeInfo& info) {
+  if (info.has(iba::kDatagram))
     return is_datagram_qp(type);
-  if (info.has(roce::kUnreliable))
+  if (info.has(iba::kUnreliable))
     return type == ORNIC_QPT_UC;
-  if (info.has(roce::kXrc))
-    return type == (info.has(roce::kResponse) ? ORNIC_QPT_XRC_INI : ORNIC_QPT_XRC_TGT);
+  if (info.has(iba::kXrc))
+    return type == (info.has(iba::kResponse) ? ORNIC_QPT_XRC_INI : ORNIC_QPT_XRC_TGT);
   return type == ORNIC_QPT_RC;
 }
 
 void TransportEngine::process_frame(std::span<const uint8_t> frame, bool from_wire) {
   core_.counters.inc(ORNIC_CNT_RX_ROCE_PACKETS);
   core_.counters.inc(ORNIC_CNT_RX_ROCE_BYTES, frame.size());
-  roce::ParsedPacket packet;
-  const roce::ParseError error = roce::parse_frame(frame, packet);
-  if (error != roce::ParseError::ok) {
-    if (error == roce::ParseError::unknown_opcode &&
-        cc_.on_unknown_opcode(packet, frame, from_wire))
-      return;
-    core_.counters.inc(error == roce::ParseError::icrc_mismatch ? ORNIC_CNT_RX_ROCE_BAD_ICRC
-                                                                : ORNIC_CNT_RX_ROCE_BAD_HEADER);
-    return;
+  iba::ReceivedPacket packet;
+  switch (framing_.parse(frame, packet)) {
+  case iba::ParseStatus::packet:
+    break;
+  case iba::ParseStatus::congestion_notification:
+    return cc_.on_notification(packet, from_wire);
+  case iba::ParseStatus::bad_icrc:
+    return core_.counters.inc(ORNIC_CNT_RX_ROCE_BAD_ICRC);
+  case iba::ParseStatus::bad_header:
+    return core_.counters.inc(ORNIC_CNT_RX_ROCE_BAD_HEADER);
   }
-  if (roce::is_multicast(packet.description.destination_gid))
+  if (framing_.is_multicast(packet.route))
     return responder_.on_multicast(packet, frame);
-  const uint32_t qpn = packet.description.bth.destination_qp;
+  const uint32_t qpn = packet.bth.destination_qp;
   QueuePair* qp = core_.resources.qps.find(qpn);
-  const roce::OpcodeInfo& info = packet.opcode_info;
-  const bool datagram = info.has(roce::kDatagram);
-  const bool uc = info.has(roce::kUnreliable);
+  const iba::OpcodeInfo& info = packet.opcode_info;
+  const bool datagram = info.has(iba::kDatagram);
+  const bool uc = info.has(iba::kUnreliable);
   if (qp == nullptr || !transport_matches(qp->type, info)) {
     core_.counters.inc(ORNIC_CNT_RX_ROCE_UNKNOWN_QP);
     return;
@@ -385,15 +372,15 @@ void TransportEngine::process_frame(std::span<const uint8_t> frame, bool from_wi
   const bool receiving = state == ORNIC_QPS_RTR || state == ORNIC_QPS_RTS ||
                          state == ORNIC_QPS_SQD || state == ORNIC_QPS_SQE;
   const bool sending = state == ORNIC_QPS_RTS || state == ORNIC_QPS_SQD;
-  if (info.has(roce::kResponse) ? !sending : !receiving) {
+  if (info.has(iba::kResponse) ? !sending : !receiving) {
     core_.counters.inc(ORNIC_CNT_RX_ROCE_UNKNOWN_QP);
     return;
   }
   // Before any PSN, key or state is looked at: a stranger's packet changes nothing.
-  if (!datagram && !from_connected_peer(*qp, packet.description, from_wire)) {
+  if (!datagram && !framing_.from_connected_peer(qp->attr, packet, from_wire)) {
     core_.counters.inc(ORNIC_CNT_RX_ROCE_PEER_MISMATCH);
     core_.log.warn("rdma: QP {}: dropped a packet (opcode {:#x}) not from its peer", qpn,
-                   static_cast<unsigned>(packet.description.bth.opcode));
+                   static_cast<unsigned>(packet.bth.opcode));
     return;
   }
   ++qp->counters.packets_received;
@@ -402,7 +389,7 @@ void TransportEngine::process_frame(std::span<const uint8_t> frame, bool from_wi
     responder_.on_ud_request(qpn, *qp, packet, frame);
   else if (uc)
     responder_.on_uc_request(qpn, *qp, packet);
-  else if (info.has(roce::kResponse))
+  else if (info.has(iba::kResponse))
     completer_.on_response(qpn, *qp, packet);
   else
     responder_.on_rc_request(qpn, *qp, packet);

@@ -1,11 +1,14 @@
-// The RoCEv2 packet engine (roce.rst, qp.rst, wqe.rst, cqe.rst, errors.rst): three roles,
+// The IB transport engine (roce.rst, qp.rst, wqe.rst, cqe.rst, errors.rst): three roles,
 // each owning its part of the work — the Requester turns SQ WQEs into packets, the
 // Responder executes incoming requests and acknowledges them, the Completer retires WQEs on
 // ACKs/responses and recovers from loss with timeouts and go-back-N. UC QPs use the
 // requester and responder without any of the acknowledging. The engine itself is the
 // TransportHooks the core calls, the dispatcher that routes frames, doorbells and timer
 // expiries to the roles, and the owner of what they share: the QPs' turns on the EventLoop
-// (bounded batches), the transport timer and the wire (port and loopback queue).
+// (bounded batches), the transport timer and the wire (port and loopback queue). What the
+// fabric adds — addressing, headers below the BTH, CRCs, what a group or a peer is — it
+// leaves to the iba::Framing it is given (RoCEv2: RoceV2Framing, in the roce layer), so the same
+// engine runs over any fabric that carries the IB transport.
 #pragma once
 
 #include <cstdint>
@@ -22,11 +25,11 @@
 #include "core/nic_core.hpp"
 #include "core/transport_hooks.hpp"
 #include "core/transport_timer.hpp"
+#include "iba/framing.hpp"
 #include "rdma/completer.hpp"
 #include "rdma/congestion.hpp"
 #include "rdma/requester.hpp"
 #include "rdma/responder.hpp"
-#include "roce/parser.hpp"
 
 namespace ornic {
 
@@ -54,7 +57,9 @@ public:
   // dropped (and counted) like frames the wire loses: RC recovers them by retransmission.
   static constexpr size_t kMaxLoopbackFrames = 4096;
 
-  TransportEngine(EventLoop& loop, NicCore& core, Port* port, TransportTimer& timer);
+  // `framing` outlives the engine.
+  TransportEngine(EventLoop& loop, NicCore& core, Port* port, TransportTimer& timer,
+                  const iba::Framing& framing);
   ~TransportEngine() override;
   TransportEngine(const TransportEngine&) = delete;
   TransportEngine& operator=(const TransportEngine&) = delete;
@@ -65,7 +70,7 @@ public:
   void receive(std::span<const std::byte> frame) override;
   void odp_resume(uint32_t qpn) override;
   // Device reset: scheduled work and frames in flight are forgotten.
-  void reset();
+  void reset() override;
 
   // Looped-back frames waiting for the next turn, and those dropped because too many did.
   size_t loopback_backlog() const { return loopback_.size(); }
@@ -90,13 +95,10 @@ private:
   void fire_due(uint32_t qpn, QueuePair& qp, int64_t now);
   // Dispatch. `from_wire`: received from the port, not looped back by this NIC.
   void process_frame(std::span<const uint8_t> frame, bool from_wire);
-  // roce.rst, "Connected peer": an RC/UC packet from the QP's own peer, not to a group MAC.
-  bool from_connected_peer(const QueuePair& qp, const roce::PacketDescription& packet,
-                           bool from_wire) const;
-  static bool transport_matches(ornic_qp_type type, const roce::OpcodeInfo& info);
+  static bool transport_matches(ornic_qp_type type, const iba::OpcodeInfo& info);
 
-  // The wire (transport_engine.cpp).
-  bool address_rc(const QueuePair& qp, roce::PacketDescription& packet) const;
+  // The wire (transport_engine.cpp). The route of connected QP `qpn` to its peer.
+  bool address_rc(uint32_t qpn, const QueuePair& qp, iba::Route& route) const;
   // A packet's payload source: copies exactly the span's size of payload into it (from
   // guest memory); false if the source failed, and then the packet is not sent.
   using PayloadWriter = FunctionRef<bool(std::span<uint8_t>)>;
@@ -104,14 +106,12 @@ private:
   // port's scratch buffer) and has `write_payload` copy the payload straight into it, so
   // the payload is copied once on its way to the wire. False only when write_payload
   // failed: nothing was sent, and the caller reports its error as before.
-  bool transmit(QueuePair& qp, const roce::PacketDescription& packet, size_t payload_bytes,
+  bool transmit(QueuePair& qp, const iba::OutboundPacket& packet, size_t payload_bytes,
                 PayloadWriter write_payload);
-  void transmit(QueuePair& qp, const roce::PacketDescription& packet,
-                std::span<const uint8_t> payload);
-  bool is_local_gid(const roce::Gid& gid) const;
+  void transmit(QueuePair& qp, const iba::OutboundPacket& packet, std::span<const uint8_t> payload);
   void loop_back(std::span<const uint8_t> frame);
-  // A frame built outside transmit() (a CNP) to `destination`: looped back or to the port.
-  void send_frame(std::span<const uint8_t> frame, const roce::Gid& destination);
+  // A frame built outside transmit() (a CNP) along `route`: looped back or to the port.
+  void send_frame(std::span<const uint8_t> frame, const iba::Route& route);
   // The port (or the loopback queue) holds enough frames not yet on the wire.
   bool transmit_backlogged() const;
 
@@ -119,6 +119,7 @@ private:
   NicCore& core_;
   Port* port_;
   TransportTimer& timer_;
+  const iba::Framing& framing_;
   LifetimeToken lifetime_;
 
   Requester requester_;

@@ -3,9 +3,9 @@
 // the responder resynchronizes at the next FIRST/ONLY packet; the packets that pass are
 // executed by the same code as RC's (execute_send / execute_write), whose refusals drop the
 // message on a UC QP instead of NAKing.
+#include "iba/psn.hpp"
 #include "rdma/responder.hpp"
 #include "rdma/transport_engine.hpp"
-#include "roce/psn.hpp"
 
 namespace ornic {
 
@@ -19,12 +19,12 @@ void Responder::drop_uc_message(QueuePair& qp, ornic_counter_id why) {
   resp.recv.offset = 0;
 }
 
-void Responder::on_uc_request(uint32_t qpn, QueuePair& qp, const roce::ParsedPacket& packet) {
+void Responder::on_uc_request(uint32_t qpn, QueuePair& qp, const iba::ReceivedPacket& packet) {
   using InMessage = ResponderState::InMessage;
   ResponderState& resp = qp.transport.resp;
-  const roce::OpcodeInfo& info = packet.opcode_info;
-  const uint32_t psn = packet.description.bth.psn;
-  const int32_t distance = roce::psn_distance(resp.epsn, psn);
+  const iba::OpcodeInfo& info = packet.opcode_info;
+  const uint32_t psn = packet.bth.psn;
+  const int32_t distance = iba::psn_distance(resp.epsn, psn);
   if (distance < 0) {
     // A duplicate or a late packet of an earlier message: a UC requester never goes back,
     // so it is stale, and the message in progress goes on without it.
@@ -37,10 +37,10 @@ void Responder::on_uc_request(uint32_t qpn, QueuePair& qp, const roce::ParsedPac
     if (resp.in_message != InMessage::none)
       drop_uc_message(qp, ORNIC_CNT_RX_UC_DROPPED);
   }
-  resp.epsn = roce::psn_add(psn, 1);
+  resp.epsn = iba::psn_add(psn, 1);
 
-  const InMessage kind = info.has(roce::kWrite) ? InMessage::write : InMessage::send;
-  if (info.has(roce::kStartsMessage)) {
+  const InMessage kind = info.has(iba::kWrite) ? InMessage::write : InMessage::send;
+  if (info.has(iba::kStartsMessage)) {
     // A new message; one its sender never finished is dropped.
     if (resp.in_message == InMessage::send || resp.in_message == InMessage::write)
       drop_uc_message(qp, ORNIC_CNT_RX_UC_DROPPED);

@@ -2,11 +2,13 @@
 
 #include <algorithm>
 
-#include "roce/extension_headers.hpp"
-#include "roce/opcode_table.hpp"
-#include "roce/wire_bytes.hpp"
+#include "iba/extension_headers.hpp"
+#include "iba/opcode_table.hpp"
+#include "iba/wire_bytes.hpp"
 
 namespace ornic::roce {
+
+using namespace iba;
 
 std::string_view build_error_name(BuildError error) {
   switch (error) {
@@ -35,19 +37,21 @@ size_t frame_size(IpFamily family, size_t transport_header_bytes, size_t payload
                                               pad_count_for(payload_bytes) + kIcrcSize);
 }
 
-BuildError plan_frame(const PacketDescription& packet, size_t payload_bytes, FramePlan& plan) {
-  const std::optional<OpcodeInfo> info = lookup_opcode(packet.bth.opcode);
+BuildError plan_frame(const TransportHeaders& headers, const Addressing& addressing,
+                      size_t payload_bytes, FramePlan& plan) {
+  const std::optional<OpcodeInfo> info = lookup_opcode(headers.bth.opcode);
   if (!info)
     return BuildError::unknown_opcode;
   // The first header (in wire order) the packet and the opcode disagree on decides the error.
-  if (const unsigned differ = extension_headers_present(packet) ^ info->extension_mask; differ != 0)
+  if (const unsigned differ = extension_headers_present(headers) ^ info->extension_mask;
+      differ != 0)
     return (info->extension_mask & (differ & -differ)) != 0
                ? BuildError::missing_extension_header
                : BuildError::unexpected_extension_header;
   if (payload_bytes != 0 && !info->has(kPayload))
     return BuildError::unexpected_payload;
-  const IpFamily family = packet.family();
-  if (gid_family(packet.destination_gid) != family)
+  const IpFamily family = addressing.family();
+  if (gid_family(addressing.destination_gid) != family)
     return BuildError::mixed_gid_families;
 
   const size_t ip_header_bytes = family == IpFamily::ipv4 ? Ipv4Header::kSize : Ipv6Header::kSize;
@@ -73,8 +77,8 @@ BuildError plan_frame(const PacketDescription& packet, size_t payload_bytes, Fra
   return BuildError::ok;
 }
 
-std::span<uint8_t> write_headers(const PacketDescription& packet, const FramePlan& plan,
-                                 std::span<uint8_t> frame) {
+std::span<uint8_t> write_headers(const TransportHeaders& headers, const Addressing& packet,
+                                 const FramePlan& plan, std::span<uint8_t> frame) {
   const std::span<uint8_t> bytes = frame.first(plan.frame_bytes);
   // Every header byte an encoder leaves alone is zero, as are pad and Ethernet padding.
   std::fill_n(bytes.begin(), plan.payload_offset, uint8_t{0});
@@ -117,15 +121,15 @@ std::span<uint8_t> write_headers(const PacketDescription& packet, const FramePla
       .encode(udp_segment.first<UdpHeader::kSize>());
 
   const std::span<uint8_t> transport = udp_segment.subspan(UdpHeader::kSize);
-  Bth bth = packet.bth;
+  Bth bth = headers.bth;
   bth.pad_count = plan.pad_count;
   bth.transport_version = kBthTransportVersion;
   bth.encode(transport.first<Bth::kSize>());
-  encode_extension_headers(packet, *lookup_opcode(packet.bth.opcode), transport);
+  encode_extension_headers(headers, *lookup_opcode(headers.bth.opcode), transport);
   return bytes.subspan(plan.payload_offset, plan.payload_bytes);
 }
 
-void seal_frame(const PacketDescription& packet, const FramePlan& plan, std::span<uint8_t> frame) {
+void seal_frame(const Addressing& packet, const FramePlan& plan, std::span<uint8_t> frame) {
   const std::span<uint8_t> ip_packet =
       frame.subspan(EthernetHeader::kSize, plan.ip_header_bytes + plan.udp_bytes);
   const size_t icrc_offset = ip_packet.size() - kIcrcSize;

@@ -46,11 +46,23 @@ struct FramePlan {
   uint8_t pad_count = 0;
   size_t frame_bytes = 0; // what is sent, Ethernet padding included
 };
-BuildError plan_frame(const PacketDescription& packet, size_t payload_bytes, FramePlan& plan);
+// The transport headers and the addressing may come separately (the RoCEv2 framing keeps
+// the engine's headers where they are) or as one PacketDescription.
+BuildError plan_frame(const iba::TransportHeaders& headers, const Addressing& addressing,
+                      size_t payload_bytes, FramePlan& plan);
 // `frame` holds at least plan.frame_bytes.
-std::span<uint8_t> write_headers(const PacketDescription& packet, const FramePlan& plan,
-                                 std::span<uint8_t> frame);
-void seal_frame(const PacketDescription& packet, const FramePlan& plan, std::span<uint8_t> frame);
+std::span<uint8_t> write_headers(const iba::TransportHeaders& headers, const Addressing& addressing,
+                                 const FramePlan& plan, std::span<uint8_t> frame);
+void seal_frame(const Addressing& addressing, const FramePlan& plan, std::span<uint8_t> frame);
+
+inline BuildError plan_frame(const PacketDescription& packet, size_t payload_bytes,
+                             FramePlan& plan) {
+  return plan_frame(packet, packet, payload_bytes, plan);
+}
+inline std::span<uint8_t> write_headers(const PacketDescription& packet, const FramePlan& plan,
+                                        std::span<uint8_t> frame) {
+  return write_headers(packet, packet, plan, frame);
+}
 
 inline constexpr size_t kMinEthernetFrameBytes = 60; // 64 with the FCS
 

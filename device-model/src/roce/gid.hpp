@@ -8,12 +8,13 @@
 #include <string>
 #include <string_view>
 
+#include "iba/gid.hpp"
 #include "roce/icrc.hpp"
 #include "roce/network_headers.hpp"
 
 namespace ornic::roce {
 
-using Gid = std::array<uint8_t, 16>;
+using Gid = iba::Gid; // RoCEv2 names ports and groups by IB GIDs
 
 bool is_ipv4_mapped(const Gid& gid);
 // The IP family a GID selects for encapsulation.

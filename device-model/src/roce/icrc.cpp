@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <array>
 
+#include "iba/transport_headers.hpp"
 #include "roce/crc32.hpp"
 #include "roce/network_headers.hpp"
-#include "roce/transport_headers.hpp"
 
 namespace ornic::roce {
+
+using namespace iba;
 namespace {
 
 constexpr size_t kMaxMaskedBytes = Ipv6Header::kSize + UdpHeader::kSize + Bth::kSize;

@@ -7,11 +7,13 @@
 #include <cstdint>
 #include <span>
 
+#include "iba/transport_packet.hpp"
+
 namespace ornic::roce {
 
 enum class IpFamily : uint8_t { ipv4, ipv6 };
 
-inline constexpr size_t kIcrcSize = 4;
+inline constexpr size_t kIcrcSize = iba::kIcrcSize;
 
 // `ip_packet` runs from the first byte of the IP header to the last pad byte (the ICRC
 // itself excluded) and must hold at least the IP, UDP and BTH headers.

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 
-#include "roce/wire_bytes.hpp"
+#include "iba/wire_bytes.hpp"
 
 namespace ornic::roce {
+
+using namespace iba;
 namespace {
 
 // RFC 1071 ones'-complement sum, not yet folded or inverted, so pieces can be chained.

@@ -4,10 +4,12 @@
 #include <array>
 #include <cstring>
 
-#include "roce/extension_headers.hpp"
-#include "roce/wire_bytes.hpp"
+#include "iba/extension_headers.hpp"
+#include "iba/wire_bytes.hpp"
 
 namespace ornic::roce {
+
+using namespace iba;
 namespace {
 
 // Ethernet, IPv6 (the longer IP header), UDP and, as a bound on any opcode's transport
@@ -27,7 +29,7 @@ struct IpLayer {
 
 // `bytes` is the frame after the Ethernet header, `copy` the same bytes' header copy.
 ParseError parse_ipv4(std::span<const uint8_t> bytes, std::span<const uint8_t> copy, IpLayer& ip,
-                      PacketDescription& packet) {
+                      Addressing& packet) {
   if (bytes.size() < Ipv4Header::kSize)
     return ParseError::ip_header_truncated;
   const auto encoded = copy.first<Ipv4Header::kSize>();
@@ -54,7 +56,7 @@ ParseError parse_ipv4(std::span<const uint8_t> bytes, std::span<const uint8_t> c
 }
 
 ParseError parse_ipv6(std::span<const uint8_t> bytes, std::span<const uint8_t> copy, IpLayer& ip,
-                      PacketDescription& packet) {
+                      Addressing& packet) {
   if (bytes.size() < Ipv6Header::kSize)
     return ParseError::ip_header_truncated;
   const Ipv6Header header = Ipv6Header::decode(copy.first<Ipv6Header::kSize>());
@@ -78,7 +80,7 @@ ParseError parse_ipv6(std::span<const uint8_t> bytes, std::span<const uint8_t> c
   return ParseError::ok;
 }
 
-uint16_t udp_checksum_of(IpFamily family, const PacketDescription& packet,
+uint16_t udp_checksum_of(IpFamily family, const Addressing& packet,
                          std::span<const uint8_t> segment) {
   if (family == IpFamily::ipv4)
     return udp_checksum_ipv4(*ipv4_from_gid(packet.source_gid),
@@ -88,7 +90,7 @@ uint16_t udp_checksum_of(IpFamily family, const PacketDescription& packet,
 }
 
 // `copy` is the IP packet's header copy.
-ParseError parse_udp(const IpLayer& ip, std::span<const uint8_t> copy, PacketDescription& packet) {
+ParseError parse_udp(const IpLayer& ip, std::span<const uint8_t> copy, Addressing& packet) {
   const std::span<const uint8_t> segment = ip.ip_packet.subspan(ip.header_bytes);
   if (segment.size() < UdpHeader::kSize)
     return ParseError::udp_header_truncated;
@@ -109,7 +111,13 @@ ParseError parse_udp(const IpLayer& ip, std::span<const uint8_t> copy, PacketDes
 
 ParseError parse_frame(std::span<const uint8_t> frame, ParsedPacket& parsed) {
   parsed = ParsedPacket{};
-  PacketDescription& packet = parsed.description;
+  return parse_frame(frame, parsed.description, parsed.description, parsed.opcode_info,
+                     parsed.payload);
+}
+
+ParseError parse_frame(std::span<const uint8_t> frame, TransportHeaders& headers,
+                       Addressing& packet, OpcodeInfo& opcode_info,
+                       std::span<const uint8_t>& payload) {
   if (frame.size() < EthernetHeader::kSize)
     return ParseError::frame_too_short;
   // The frame may lie in memory another process writes (an shm: port's ring slot): every
@@ -143,8 +151,8 @@ ParseError parse_frame(std::span<const uint8_t> frame, ParsedPacket& parsed) {
       ip.ip_packet.subspan(ip.header_bytes + UdpHeader::kSize);
   if (transport.size() < Bth::kSize + kIcrcSize)
     return ParseError::bth_truncated;
-  packet.bth = Bth::decode(copy.subspan(transport_offset).first<Bth::kSize>());
-  if (packet.bth.transport_version != kBthTransportVersion)
+  headers.bth = Bth::decode(copy.subspan(transport_offset).first<Bth::kSize>());
+  if (headers.bth.transport_version != kBthTransportVersion)
     return ParseError::bad_transport_version;
 
   const size_t icrc_offset = ip.ip_packet.size() - kIcrcSize;
@@ -152,26 +160,26 @@ ParseError parse_frame(std::span<const uint8_t> frame, ParsedPacket& parsed) {
       compute_icrc(ip.family, ip.ip_packet.first(icrc_offset)))
     return ParseError::icrc_mismatch;
 
-  const std::optional<OpcodeInfo> info = lookup_opcode(packet.bth.opcode);
+  const std::optional<OpcodeInfo> info = lookup_opcode(headers.bth.opcode);
   if (!info)
     return ParseError::unknown_opcode;
-  parsed.opcode_info = *info;
+  opcode_info = *info;
   const std::span<const uint8_t> headers_and_payload =
       transport.first(transport.size() - kIcrcSize);
   if (headers_and_payload.size() < info->header_bytes())
     return ParseError::extension_headers_truncated;
   // Within the copy: transport_offset + header_bytes <= frame.size(), and kHeaderCopyBytes
   // holds the longest headers there are.
-  decode_extension_headers(copy.subspan(transport_offset, info->header_bytes()), *info, packet);
+  decode_extension_headers(copy.subspan(transport_offset, info->header_bytes()), *info, headers);
 
   const std::span<const uint8_t> payload_and_pad =
       headers_and_payload.subspan(info->header_bytes());
-  if (packet.bth.pad_count > payload_and_pad.size())
+  if (headers.bth.pad_count > payload_and_pad.size())
     return ParseError::pad_exceeds_payload;
   if (payload_and_pad.size() % 4 != 0)
     return ParseError::payload_misaligned;
-  parsed.payload = payload_and_pad.first(payload_and_pad.size() - packet.bth.pad_count);
-  if (!parsed.payload.empty() && !info->has(kPayload))
+  payload = payload_and_pad.first(payload_and_pad.size() - headers.bth.pad_count);
+  if (!payload.empty() && !info->has(kPayload))
     return ParseError::unexpected_payload;
   return ParseError::ok;
 }

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <span>
 
-#include "roce/opcode_table.hpp"
+#include "iba/opcode_table.hpp"
 #include "roce/packet.hpp"
 #include "roce/parse_error.hpp"
 
@@ -15,11 +15,16 @@ namespace ornic::roce {
 
 struct ParsedPacket {
   PacketDescription description;
-  OpcodeInfo opcode_info;
+  iba::OpcodeInfo opcode_info;
   std::span<const uint8_t> payload; // into the frame; pad and ICRC excluded
 };
 
 // On error `parsed` is left in an unspecified state.
 ParseError parse_frame(std::span<const uint8_t> frame, ParsedPacket& parsed);
+// The same into the parts a caller keeps separately (the RoCEv2 framing parses straight
+// into the engine's packet); the parts start as they are given, so pass them fresh.
+ParseError parse_frame(std::span<const uint8_t> frame, iba::TransportHeaders& headers,
+                       Addressing& addressing, iba::OpcodeInfo& opcode_info,
+                       std::span<const uint8_t>& payload);
 
 } // namespace ornic::roce

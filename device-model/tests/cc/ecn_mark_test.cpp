@@ -23,7 +23,7 @@ std::vector<uint8_t> roce_frame(roce::IpFamily family, uint8_t traffic_class) {
   }
   p.traffic_class = traffic_class;
   p.flow_label = 0x12345;
-  p.bth.opcode = static_cast<uint8_t>(roce::Opcode::rc_send_only);
+  p.bth.opcode = static_cast<uint8_t>(iba::Opcode::rc_send_only);
   p.bth.destination_qp = 17;
   const std::vector<uint8_t> payload(100, 0x5a);
   std::vector<uint8_t> frame;

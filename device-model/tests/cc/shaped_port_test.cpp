@@ -29,7 +29,7 @@ std::vector<std::byte> frame(size_t payload, uint8_t ecn) {
   p.source_gid = roce::gid_from_ipv4({10, 0, 0, 1});
   p.destination_gid = roce::gid_from_ipv4({10, 0, 0, 2});
   p.traffic_class = ecn;
-  p.bth.opcode = static_cast<uint8_t>(roce::Opcode::rc_send_only);
+  p.bth.opcode = static_cast<uint8_t>(iba::Opcode::rc_send_only);
   std::vector<uint8_t> bytes;
   EXPECT_EQ(roce::build_frame(p, std::vector<uint8_t>(payload, 1), bytes), roce::BuildError::ok);
   const auto* b = reinterpret_cast<const std::byte*>(bytes.data());

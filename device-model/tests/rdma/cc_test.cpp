@@ -4,9 +4,10 @@
 // validates it all, and CNPs nobody should act on are dropped and counted.
 #include <gtest/gtest.h>
 
-#include "cc/cnp.hpp"
 #include "rdma_pair.hpp"
 #include "roce/builder.hpp"
+#include "roce/cnp.hpp"
+#include "roce/ecn.hpp"
 #include "roce/parser.hpp"
 
 namespace ornic::test {
@@ -39,7 +40,7 @@ protected:
         a_traffic_classes.push_back(p.description.traffic_class);
         if (mark_a)
           return WireAction::mark_ce;
-      } else if (p.description.bth.opcode == cc::kCnpOpcode) {
+      } else if (p.description.bth.opcode == roce::kCnpOpcode) {
         cnps.push_back(p.description);
       }
       return WireAction::deliver;
@@ -111,7 +112,7 @@ TEST_F(Cc, EverySentPacketIsEct0AndNoCnpWithoutCe) {
   EXPECT_TRUE(arrived());
   ASSERT_FALSE(a_traffic_classes.empty());
   for (uint8_t tc : a_traffic_classes)
-    EXPECT_EQ(tc & cc::kEcnMask, cc::kEcnEct0);
+    EXPECT_EQ(tc & roce::kEcnMask, roce::kEcnEct0);
   EXPECT_TRUE(cnps.empty());
   EXPECT_EQ(pair.b.counter(ORNIC_CNT_CC_CE_RECEIVED), 0u);
   EXPECT_EQ(rate_of(qa), 0u);
@@ -124,14 +125,14 @@ TEST_F(Cc, EctChoiceIsConfigurable) {
   write(1);
   ASSERT_EQ(pair.wait_cqes(pair.a, 1).size(), 1u);
   for (uint8_t tc : a_traffic_classes)
-    EXPECT_EQ(tc & cc::kEcnMask, cc::kEcnEct1);
+    EXPECT_EQ(tc & roce::kEcnMask, roce::kEcnEct1);
   p.ect = ORNIC_CC_ECT_AV; // the AV's traffic class (0 here) as it is: not ECN-capable
   ASSERT_EQ(cc_config(pair.a, ORNIC_CC_CONFIG_SET, &p).status, ORNIC_ADMIN_STATUS_SUCCESS);
   a_traffic_classes.clear();
   write(2);
   ASSERT_EQ(pair.wait_cqes(pair.a, 1).size(), 1u);
   for (uint8_t tc : a_traffic_classes)
-    EXPECT_EQ(tc & cc::kEcnMask, cc::kEcnNotEct);
+    EXPECT_EQ(tc & roce::kEcnMask, roce::kEcnNotEct);
 }
 
 TEST_F(Cc, CeMarkedPacketsGetOneCnpPerIntervalAndTheSenderSlowsDown) {
@@ -277,28 +278,28 @@ TEST_F(Cc, CnpsNobodyShouldActOnAreDroppedAndCounted) {
     pair.pump();
   };
   // ... to a QP that does not exist,
-  ASSERT_TRUE(cc::build_cnp(from_b, 0xabcdef, 0, frame));
+  ASSERT_TRUE(roce::build_cnp(from_b, 0xabcdef, 0, frame));
   inject(frame);
   EXPECT_EQ(pair.a.counter(ORNIC_CNT_RX_ROCE_UNKNOWN_QP), 1u);
   // from a stranger's GID,
   roce::PacketDescription stranger = from_b;
   stranger.source_gid[15] ^= 0x55;
-  ASSERT_TRUE(cc::build_cnp(stranger, qa.qpn, 0, frame));
+  ASSERT_TRUE(roce::build_cnp(stranger, qa.qpn, 0, frame));
   inject(frame);
   EXPECT_EQ(pair.a.counter(ORNIC_CNT_RX_ROCE_PEER_MISMATCH), 1u);
   // with the reserved bytes cut short (ICRC recomputed: only the length is wrong),
-  ASSERT_TRUE(cc::build_cnp(from_b, qa.qpn, 0, frame));
+  ASSERT_TRUE(roce::build_cnp(from_b, qa.qpn, 0, frame));
   std::vector<uint8_t> short_cnp(frame);
   {
     // Rebuild as an IPv4 packet 4 bytes shorter: lengths, checksum and ICRC follow.
     roce::PacketDescription d = from_b;
-    d.bth.opcode = static_cast<uint8_t>(roce::Opcode::rc_send_only);
+    d.bth.opcode = static_cast<uint8_t>(iba::Opcode::rc_send_only);
     d.bth.destination_qp = qa.qpn;
     std::vector<uint8_t> twelve(12, 0);
     ASSERT_EQ(roce::build_frame(d, twelve, short_cnp), roce::BuildError::ok);
     // Turn the SEND ONLY into opcode 0x81 and fix the ICRC over the changed byte.
     const size_t bth = 14 + 20 + 8;
-    short_cnp[bth] = cc::kCnpOpcode;
+    short_cnp[bth] = roce::kCnpOpcode;
     const size_t ip_end = short_cnp.size() - 4;
     const auto ip = std::span<uint8_t>(short_cnp).subspan(14, ip_end - 14);
     roce::store_icrc(std::span<uint8_t>(short_cnp).subspan(ip_end).first<4>(),

@@ -161,7 +161,7 @@ TEST_F(Ibta15, FlushIsAnsweredOnlyAfterEarlierWritesArePlaced) {
   bool placed_before_response = false;
   pair.wire.policy = [&](int side, uint64_t, const LossyWire::Frame& frame) {
     if (side == kB &&
-        opcode_of(frame) == static_cast<uint8_t>(roce::Opcode::rc_rdma_read_response_only)) {
+        opcode_of(frame) == static_cast<uint8_t>(iba::Opcode::rc_rdma_read_response_only)) {
       ++responses_seen;
       placed_before_response = std::memcmp(pair.a.at(0), pair.b.at(65536), 3000) == 0;
     }
@@ -299,7 +299,7 @@ TEST_F(Ibta15, FlushesRespectMaxRdAtomic) {
   connect();
   int flushes_sent = 0;
   pair.wire.policy = [&](int side, uint64_t, const LossyWire::Frame& frame) {
-    if (side == kA && opcode_of(frame) == static_cast<uint8_t>(roce::Opcode::rc_flush))
+    if (side == kA && opcode_of(frame) == static_cast<uint8_t>(iba::Opcode::rc_flush))
       ++flushes_sent;
     return side == kB ? WireAction::drop : WireAction::deliver; // no responses yet
   };
@@ -338,14 +338,14 @@ TEST_F(Ibta15, FencedSendWaitsForTheFlush) {
 }
 
 // Malformed FLUSH packets from a peer: invalid requests.
-class BadFeth : public Ibta15, public ::testing::WithParamInterface<roce::Feth> {};
+class BadFeth : public Ibta15, public ::testing::WithParamInterface<iba::Feth> {};
 
 TEST_P(BadFeth, IsAnInvalidRequest) {
   connect();
   roce::PacketDescription packet;
-  packet.bth.opcode = static_cast<uint8_t>(roce::Opcode::rc_flush);
+  packet.bth.opcode = static_cast<uint8_t>(iba::Opcode::rc_flush);
   packet.feth = GetParam();
-  packet.reth = roce::Reth{pair.b.buffer, pair.b.key, 64};
+  packet.reth = iba::Reth{pair.b.buffer, pair.b.key, 64};
   inject(packet);
   EXPECT_EQ(qb.state(), ORNIC_QPS_ERR);
   EXPECT_TRUE(find_event(pair.b, ORNIC_EQE_QP_REQ_ERR).has_value());
@@ -355,10 +355,9 @@ TEST_P(BadFeth, IsAnInvalidRequest) {
 
 INSTANTIATE_TEST_SUITE_P(
     Ibta15, BadFeth,
-    ::testing::Values(roce::Feth{.placement_type = 0}, roce::Feth{.placement_type = 0x4},
-                      roce::Feth{.placement_type = 0x2, .selectivity_level = 2},
-                      roce::Feth{
-                          .placement_type = 0x1, .selectivity_level = 0, .reserved = 0x100}));
+    ::testing::Values(iba::Feth{.placement_type = 0}, iba::Feth{.placement_type = 0x4},
+                      iba::Feth{.placement_type = 0x2, .selectivity_level = 2},
+                      iba::Feth{.placement_type = 0x1, .selectivity_level = 0, .reserved = 0x100}));
 
 struct BadWqe {
   const char* name;
@@ -547,8 +546,8 @@ TEST_P(BadAtomicWriteLength, IsAnInvalidRequestAndStoresNothing) {
   connect();
   std::memset(pair.b.at(0), 0xee, 16);
   roce::PacketDescription packet;
-  packet.bth.opcode = static_cast<uint8_t>(roce::Opcode::rc_atomic_write);
-  packet.reth = roce::Reth{pair.b.buffer, pair.b.key, dma_length};
+  packet.bth.opcode = static_cast<uint8_t>(iba::Opcode::rc_atomic_write);
+  packet.reth = iba::Reth{pair.b.buffer, pair.b.key, dma_length};
   const std::vector<uint8_t> payload(payload_bytes, 0x42);
   inject(packet, payload);
   EXPECT_EQ(qb.state(), ORNIC_QPS_ERR);

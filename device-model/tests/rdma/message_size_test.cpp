@@ -6,10 +6,10 @@
 
 #include <gtest/gtest.h>
 
+#include "iba/aeth_syndrome.hpp"
+#include "iba/opcode_table.hpp"
 #include "rdma_pair.hpp"
-#include "roce/aeth_syndrome.hpp"
 #include "roce/builder.hpp"
-#include "roce/opcode_table.hpp"
 #include "roce/parser.hpp"
 
 namespace ornic::test {
@@ -93,15 +93,15 @@ TEST_F(MessageSize, WriteLongerThanMaxMessageIsAnInvalidRequest) {
   const uint32_t rkey = register_huge(pair.b, backing);
   captured = kB;
   roce::PacketDescription write;
-  write.bth.opcode = static_cast<uint8_t>(roce::Opcode::rc_rdma_write_first);
+  write.bth.opcode = static_cast<uint8_t>(iba::Opcode::rc_rdma_write_first);
   write.bth.destination_qp = qb.qpn;
   write.bth.psn = 0x100 + qa.qpn;
-  write.reth = roce::Reth{kHugeIova, rkey, static_cast<uint32_t>(kMaxMsg + 1024)};
+  write.reth = iba::Reth{kHugeIova, rkey, static_cast<uint32_t>(kMaxMsg + 1024)};
   queue(pair.a, pair.b, kA, write, std::vector<uint8_t>(1024, 0x77));
   pair.pump();
   ASSERT_EQ(frames.size(), 1u);
-  EXPECT_EQ(frames[0].opcode, static_cast<uint8_t>(roce::Opcode::rc_acknowledge));
-  EXPECT_EQ(frames[0].syndrome, roce::make_nak_syndrome(roce::NakCode::invalid_request));
+  EXPECT_EQ(frames[0].opcode, static_cast<uint8_t>(iba::Opcode::rc_acknowledge));
+  EXPECT_EQ(frames[0].syndrome, iba::make_nak_syndrome(iba::NakCode::invalid_request));
   EXPECT_EQ(*pair.b.h.memory.at(backing), std::byte{0}) << "placed a part of it";
   EXPECT_EQ(qb.state(), ORNIC_QPS_ERR);
 }
@@ -112,10 +112,10 @@ TEST_F(MessageSize, WriteOfExactlyMaxMessageIsExecuted) {
   const uint32_t rkey = register_huge(pair.b, backing);
   captured = kB;
   roce::PacketDescription write;
-  write.bth.opcode = static_cast<uint8_t>(roce::Opcode::rc_rdma_write_first);
+  write.bth.opcode = static_cast<uint8_t>(iba::Opcode::rc_rdma_write_first);
   write.bth.destination_qp = qb.qpn;
   write.bth.psn = 0x100 + qa.qpn;
-  write.reth = roce::Reth{kHugeIova, rkey, static_cast<uint32_t>(kMaxMsg)};
+  write.reth = iba::Reth{kHugeIova, rkey, static_cast<uint32_t>(kMaxMsg)};
   queue(pair.a, pair.b, kA, write, std::vector<uint8_t>(1024, 0x77));
   pair.pump();
   EXPECT_EQ(*pair.b.h.memory.at(backing), std::byte{0x77});
@@ -139,7 +139,7 @@ TEST_F(MessageSize, ReadOfTwoToTheTwentyThreePacketsKeepsThePsnWindow) {
   pair.pump();
   const uint32_t first = 0x100 + qa.qpn;
   ASSERT_EQ(frames.size(), 1u) << "the SEND went out 2^23 PSNs ahead of the unacknowledged READ";
-  EXPECT_EQ(frames[0].opcode, static_cast<uint8_t>(roce::Opcode::rc_rdma_read_request));
+  EXPECT_EQ(frames[0].opcode, static_cast<uint8_t>(iba::Opcode::rc_rdma_read_request));
   EXPECT_EQ(frames[0].psn, first);
 
   std::vector<uint8_t> data(256);
@@ -147,12 +147,12 @@ TEST_F(MessageSize, ReadOfTwoToTheTwentyThreePacketsKeepsThePsnWindow) {
     data[i] = static_cast<uint8_t>(i * 5 + 3);
   for (uint32_t n = 0; n < 2; ++n) {
     roce::PacketDescription response;
-    response.bth.opcode = static_cast<uint8_t>(n == 0 ? roce::Opcode::rc_rdma_read_response_first
-                                                      : roce::Opcode::rc_rdma_read_response_middle);
+    response.bth.opcode = static_cast<uint8_t>(n == 0 ? iba::Opcode::rc_rdma_read_response_first
+                                                      : iba::Opcode::rc_rdma_read_response_middle);
     response.bth.destination_qp = qa.qpn;
-    response.bth.psn = (first + n) & roce::kPsnMask;
+    response.bth.psn = (first + n) & iba::kPsnMask;
     if (n == 0)
-      response.aeth = roce::Aeth{roce::make_ack_syndrome(), 1};
+      response.aeth = iba::Aeth{iba::make_ack_syndrome(), 1};
     queue(pair.b, pair.a, kB, response, data);
   }
   pair.pump();

@@ -7,10 +7,10 @@
 
 #include <gtest/gtest.h>
 
+#include "iba/aeth_syndrome.hpp"
+#include "iba/opcode_table.hpp"
 #include "rdma_pair.hpp"
-#include "roce/aeth_syndrome.hpp"
 #include "roce/builder.hpp"
-#include "roce/opcode_table.hpp"
 
 namespace ornic::test {
 namespace {
@@ -44,14 +44,14 @@ protected:
   // A WRITE Only to `to` on b with everything right (QPN, expected PSN, rkey, range), sent
   // from `source` with Ethernet destination `dmac`, as if a sent it.
   void inject_write(const Qp& to, uint32_t psn, const roce::Gid& source, const MacAddress& dmac,
-                    uint8_t opcode = static_cast<uint8_t>(roce::Opcode::rc_rdma_write_only),
+                    uint8_t opcode = static_cast<uint8_t>(iba::Opcode::rc_rdma_write_only),
                     uint8_t payload_seed = 0x77) {
     roce::PacketDescription packet;
     packet.bth.opcode = opcode;
     packet.bth.destination_qp = to.qpn;
     packet.bth.psn = psn;
     packet.bth.ack_request = true;
-    packet.reth = roce::Reth{pair.b.buffer + kTarget, pair.b.key, kLength};
+    packet.reth = iba::Reth{pair.b.buffer + kTarget, pair.b.key, kLength};
     packet.source_gid = source;
     packet.source_mac = source == roce::Gid(pair.a.gid) ? pair.a.mac : kMacStranger;
     packet.destination_gid = roce::Gid(pair.b.gid);
@@ -127,12 +127,12 @@ TEST_P(PeerCheck, SpoofedUcWriteIsDroppedToo) {
   auto [qa, qb] = pair.uc_pair();
   const auto before = b_target();
   inject_write(qb, 0x100 + qa.qpn, stranger_gid(), pair.b.mac,
-               static_cast<uint8_t>(roce::Opcode::uc_rdma_write_only));
+               static_cast<uint8_t>(iba::Opcode::uc_rdma_write_only));
   EXPECT_EQ(b_target(), before);
   EXPECT_EQ(pair.b.counter(ORNIC_CNT_RX_ROCE_PEER_MISMATCH), 1u);
   EXPECT_EQ(pair.b.counter(ORNIC_CNT_RX_UC_DROPPED), 0u) << "not even seen as a message";
   inject_write(qb, 0x100 + qa.qpn, roce::Gid(pair.a.gid), kBroadcast,
-               static_cast<uint8_t>(roce::Opcode::uc_rdma_write_only));
+               static_cast<uint8_t>(iba::Opcode::uc_rdma_write_only));
   EXPECT_EQ(b_target(), before);
   EXPECT_EQ(pair.b.counter(ORNIC_CNT_RX_ROCE_PEER_MISMATCH), 2u);
   real_write_succeeds(qa, 3);
@@ -154,10 +154,10 @@ TEST_P(PeerCheck, SpoofedNakCannotFailTheRequester) {
 
   // A NAK (remote access error) for exactly that PSN, from a third address to qa.
   roce::PacketDescription nak;
-  nak.bth.opcode = static_cast<uint8_t>(roce::Opcode::rc_acknowledge);
+  nak.bth.opcode = static_cast<uint8_t>(iba::Opcode::rc_acknowledge);
   nak.bth.destination_qp = qa.qpn;
   nak.bth.psn = 0x100 + qa.qpn;
-  nak.aeth = roce::Aeth{roce::make_nak_syndrome(roce::NakCode::remote_access_error), 0};
+  nak.aeth = iba::Aeth{iba::make_nak_syndrome(iba::NakCode::remote_access_error), 0};
   nak.source_gid = stranger_gid();
   nak.source_mac = kMacStranger;
   nak.destination_gid = roce::Gid(pair.a.gid);
@@ -187,9 +187,9 @@ TEST_P(PeerCheck, UdAcceptsDatagramsFromAnyAddress) {
   pair.bring_up_ud(qb, 0x1234);
   qb.post_recv(1, {sge(pair.b.buffer + kTarget, 4096, pair.b.key)});
   roce::PacketDescription packet;
-  packet.bth.opcode = static_cast<uint8_t>(roce::Opcode::ud_send_only);
+  packet.bth.opcode = static_cast<uint8_t>(iba::Opcode::ud_send_only);
   packet.bth.destination_qp = qb.qpn;
-  packet.deth = roce::Deth{0x1234, 77};
+  packet.deth = iba::Deth{0x1234, 77};
   packet.source_gid = stranger_gid();
   packet.source_mac = kMacStranger;
   packet.destination_gid = roce::Gid(pair.b.gid);

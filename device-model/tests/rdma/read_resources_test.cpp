@@ -8,11 +8,11 @@
 
 #include <gtest/gtest.h>
 
+#include "iba/aeth_syndrome.hpp"
+#include "iba/opcode_table.hpp"
 #include "rdma/transport_engine.hpp"
 #include "rdma_pair.hpp"
-#include "roce/aeth_syndrome.hpp"
 #include "roce/builder.hpp"
-#include "roce/opcode_table.hpp"
 #include "roce/parser.hpp"
 
 namespace ornic::test {
@@ -51,17 +51,17 @@ protected:
   }
 
   // A request to qb as qa would send it, queued on the wire (delivered by the caller).
-  void queue_request(const Qp& to, roce::Opcode opcode, uint32_t psn, uint64_t va, uint32_t rkey,
+  void queue_request(const Qp& to, iba::Opcode opcode, uint32_t psn, uint64_t va, uint32_t rkey,
                      uint32_t length) {
     roce::PacketDescription packet;
     packet.bth.opcode = static_cast<uint8_t>(opcode);
     packet.bth.destination_qp = to.qpn;
     packet.bth.psn = psn;
     packet.bth.ack_request = true;
-    if (opcode == roce::Opcode::rc_compare_swap)
-      packet.atomic_eth = roce::AtomicEth{va, rkey, 1, 0};
+    if (opcode == iba::Opcode::rc_compare_swap)
+      packet.atomic_eth = iba::AtomicEth{va, rkey, 1, 0};
     else
-      packet.reth = roce::Reth{va, rkey, length};
+      packet.reth = iba::Reth{va, rkey, length};
     packet.source_gid = roce::Gid(pair.a.gid);
     packet.source_mac = pair.a.mac;
     packet.destination_gid = roce::Gid(pair.b.gid);
@@ -71,7 +71,7 @@ protected:
     pair.wire.end(kA).send(std::as_bytes(std::span<const uint8_t>(frame)));
   }
 
-  uint32_t psn_of_a(uint32_t n) const { return (0x100 + qa.qpn + n) & roce::kPsnMask; }
+  uint32_t psn_of_a(uint32_t n) const { return (0x100 + qa.qpn + n) & iba::kPsnMask; }
 
   RdmaPair pair;
   Qp qa, qb;
@@ -111,7 +111,7 @@ TEST_F(ReadResources, GigabyteReadIsAnsweredABoundedNumberOfPacketsPerTurn) {
   uint64_t backing = 0;
   const uint32_t rkey = register_gigabyte(pair.b, kIova, backing);
   capture = true;
-  queue_request(qb, roce::Opcode::rc_rdma_read_request, psn_of_a(0), kIova, rkey, 1u << 30);
+  queue_request(qb, iba::Opcode::rc_rdma_read_request, psn_of_a(0), kIova, rkey, 1u << 30);
   pair.wire.deliver(); // b takes the request
   EXPECT_LE(from_b.size(), TransportEngine::kPacketsPerTurn) << "answered all at once";
   ASSERT_LT(from_b.size(), 1000u);
@@ -126,8 +126,8 @@ TEST_F(ReadResources, GigabyteReadIsAnsweredABoundedNumberOfPacketsPerTurn) {
   for (size_t i = 0; i < total; ++i) {
     EXPECT_EQ(from_b[i].psn, psn_of_a(static_cast<uint32_t>(i)));
     EXPECT_EQ(from_b[i].opcode,
-              static_cast<uint8_t>(i == 0 ? roce::Opcode::rc_rdma_read_response_first
-                                          : roce::Opcode::rc_rdma_read_response_middle));
+              static_cast<uint8_t>(i == 0 ? iba::Opcode::rc_rdma_read_response_first
+                                          : iba::Opcode::rc_rdma_read_response_middle));
     ASSERT_EQ(from_b[i].payload.size(), 1024u);
     const uint64_t at = (i * 1024) % (2 << 20);
     EXPECT_EQ(std::memcmp(from_b[i].payload.data(), pair.b.h.memory.at(backing + at), 1024), 0);
@@ -176,22 +176,22 @@ TEST_F(ReadResources, DuplicateReadIsAnsweredFromItsPsnOnlyWhileHeld) {
 
   // The part from PSN 2: answered as a READ of two packets from there.
   capture = true;
-  queue_request(qb, roce::Opcode::rc_rdma_read_request, psn_of_a(2), pair.b.buffer + 2048,
+  queue_request(qb, iba::Opcode::rc_rdma_read_request, psn_of_a(2), pair.b.buffer + 2048,
                 pair.b.key, 2048);
   pair.pump();
   ASSERT_EQ(from_b.size(), 2u);
   EXPECT_EQ(from_b[0].psn, psn_of_a(2));
-  EXPECT_EQ(from_b[0].opcode, static_cast<uint8_t>(roce::Opcode::rc_rdma_read_response_first));
+  EXPECT_EQ(from_b[0].opcode, static_cast<uint8_t>(iba::Opcode::rc_rdma_read_response_first));
   EXPECT_EQ(from_b[1].psn, psn_of_a(3));
-  EXPECT_EQ(from_b[1].opcode, static_cast<uint8_t>(roce::Opcode::rc_rdma_read_response_last));
+  EXPECT_EQ(from_b[1].opcode, static_cast<uint8_t>(iba::Opcode::rc_rdma_read_response_last));
   EXPECT_EQ(std::memcmp(from_b[0].payload.data(), pair.b.at(2048), 1024), 0);
   EXPECT_EQ(std::memcmp(from_b[1].payload.data(), pair.b.at(3072), 1024), 0);
 
   // Not a part of what that READ asked for: dropped.
   from_b.clear();
-  queue_request(qb, roce::Opcode::rc_rdma_read_request, psn_of_a(0), pair.b.buffer + 8192,
+  queue_request(qb, iba::Opcode::rc_rdma_read_request, psn_of_a(0), pair.b.buffer + 8192,
                 pair.b.key, 4096);
-  queue_request(qb, roce::Opcode::rc_rdma_read_request, psn_of_a(1), pair.b.buffer, pair.b.key,
+  queue_request(qb, iba::Opcode::rc_rdma_read_request, psn_of_a(1), pair.b.buffer, pair.b.key,
                 4096);
   pair.pump();
   EXPECT_TRUE(from_b.empty());
@@ -201,16 +201,16 @@ TEST_F(ReadResources, DuplicateReadIsAnsweredFromItsPsnOnlyWhileHeld) {
   for (uint64_t n = 0; n < 4; ++n)
     read(2 + n, 1024 * n, 1024);
   capture = true;
-  queue_request(qb, roce::Opcode::rc_rdma_read_request, psn_of_a(0), pair.b.buffer, pair.b.key,
+  queue_request(qb, iba::Opcode::rc_rdma_read_request, psn_of_a(0), pair.b.buffer, pair.b.key,
                 4096);
   pair.pump();
   EXPECT_TRUE(from_b.empty()) << from_b.size() << " responses to a READ no longer held";
   // The newest is still held.
-  queue_request(qb, roce::Opcode::rc_rdma_read_request, psn_of_a(7), pair.b.buffer + 3072,
+  queue_request(qb, iba::Opcode::rc_rdma_read_request, psn_of_a(7), pair.b.buffer + 3072,
                 pair.b.key, 1024);
   pair.pump();
   ASSERT_EQ(from_b.size(), 1u);
-  EXPECT_EQ(from_b[0].opcode, static_cast<uint8_t>(roce::Opcode::rc_rdma_read_response_only));
+  EXPECT_EQ(from_b[0].opcode, static_cast<uint8_t>(iba::Opcode::rc_rdma_read_response_only));
   EXPECT_EQ(qb.state(), ORNIC_QPS_RTS);
 }
 
@@ -220,16 +220,16 @@ TEST_F(ReadResources, ReadBeyondMaxDestRdAtomicIsNakedInvalidRequest) {
   std::tie(qa, qb) = pair.rc_pair(ORNIC_MTU_1024);
   capture = true;
   for (uint32_t n = 0; n < 5; ++n)
-    queue_request(qb, roce::Opcode::rc_rdma_read_request, psn_of_a(n * 4), pair.b.buffer,
-                  pair.b.key, 4096);
+    queue_request(qb, iba::Opcode::rc_rdma_read_request, psn_of_a(n * 4), pair.b.buffer, pair.b.key,
+                  4096);
   pair.pump();
   const auto nak = std::find_if(from_b.begin(), from_b.end(), [](const Seen& s) {
-    return s.opcode == static_cast<uint8_t>(roce::Opcode::rc_acknowledge);
+    return s.opcode == static_cast<uint8_t>(iba::Opcode::rc_acknowledge);
   });
   ASSERT_NE(nak, from_b.end()) << "no NAK among " << from_b.size() << " frames";
   EXPECT_EQ(nak->psn, psn_of_a(16));
   ASSERT_TRUE(nak->syndrome.has_value());
-  EXPECT_EQ(*nak->syndrome, roce::make_nak_syndrome(roce::NakCode::invalid_request));
+  EXPECT_EQ(*nak->syndrome, iba::make_nak_syndrome(iba::NakCode::invalid_request));
   EXPECT_EQ(qb.state(), ORNIC_QPS_ERR);
 }
 
@@ -238,17 +238,16 @@ TEST_F(ReadResources, AtomicBeyondMaxDestRdAtomicIsNakedAndNotExecuted) {
   std::memset(pair.b.at(8192), 0, 8);
   capture = true;
   for (uint32_t n = 0; n < 4; ++n)
-    queue_request(qb, roce::Opcode::rc_rdma_read_request, psn_of_a(n), pair.b.buffer, pair.b.key,
+    queue_request(qb, iba::Opcode::rc_rdma_read_request, psn_of_a(n), pair.b.buffer, pair.b.key,
                   1024);
-  queue_request(qb, roce::Opcode::rc_compare_swap, psn_of_a(4), pair.b.buffer + 8192, pair.b.key,
-                8);
+  queue_request(qb, iba::Opcode::rc_compare_swap, psn_of_a(4), pair.b.buffer + 8192, pair.b.key, 8);
   pair.pump();
   uint64_t value = 1;
   std::memcpy(&value, pair.b.at(8192), 8);
   EXPECT_EQ(value, 0u) << "the refused atomic was executed";
   ASSERT_FALSE(from_b.empty());
-  EXPECT_EQ(from_b.back().opcode, static_cast<uint8_t>(roce::Opcode::rc_acknowledge));
-  EXPECT_EQ(from_b.back().syndrome, roce::make_nak_syndrome(roce::NakCode::invalid_request));
+  EXPECT_EQ(from_b.back().opcode, static_cast<uint8_t>(iba::Opcode::rc_acknowledge));
+  EXPECT_EQ(from_b.back().syndrome, iba::make_nak_syndrome(iba::NakCode::invalid_request));
   EXPECT_EQ(qb.state(), ORNIC_QPS_ERR);
 }
 

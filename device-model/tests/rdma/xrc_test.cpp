@@ -232,7 +232,7 @@ TEST_F(Xrc, EveryRequestPacketCarriesTheXrcethOfItsWqe) {
       EXPECT_FALSE(d.xrceth.has_value());
     }
   }
-  using roce::Opcode;
+  using iba::Opcode;
   EXPECT_EQ(requests, (std::vector<uint8_t>{static_cast<uint8_t>(Opcode::xrc_send_first),
                                             static_cast<uint8_t>(Opcode::xrc_send_middle),
                                             static_cast<uint8_t>(Opcode::xrc_send_last)}));
@@ -503,12 +503,12 @@ TEST_F(Xrc, AMessageMayNotSwitchSrqs) {
         roce::parse_frame(
             std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(frame.data()), frame.size()),
             packet) != roce::ParseError::ok ||
-        packet.description.bth.opcode != static_cast<uint8_t>(roce::Opcode::xrc_send_last))
+        packet.description.bth.opcode != static_cast<uint8_t>(iba::Opcode::xrc_send_last))
       return WireAction::deliver;
     // Forge the LAST packet again naming srq2, and drop the original.
     rewritten = true;
     roce::PacketDescription d = packet.description;
-    d.xrceth = roce::Xrceth{srq2.srqn};
+    d.xrceth = iba::Xrceth{srq2.srqn};
     std::vector<uint8_t> forged;
     EXPECT_EQ(roce::build_frame(d, packet.payload, forged), roce::BuildError::ok);
     pair.wire.end(0).send(std::as_bytes(std::span<const uint8_t>(forged)));
@@ -538,22 +538,22 @@ TEST_F(Xrc, RcPacketsDoNotReachATargetNorXrcPacketsAnRcQp) {
   d.destination_mac = pair.b.mac;
   std::copy(pair.a.gid.begin(), pair.a.gid.end(), d.source_gid.begin());
   std::copy(pair.b.gid.begin(), pair.b.gid.end(), d.destination_gid.begin());
-  d.bth.opcode = static_cast<uint8_t>(roce::Opcode::rc_send_only);
+  d.bth.opcode = static_cast<uint8_t>(iba::Opcode::rc_send_only);
   d.bth.destination_qp = tgt.qpn;
   d.bth.psn = 0x100 + ini.qpn;
   std::vector<uint8_t> frame;
   ASSERT_EQ(roce::build_frame(d, {}, frame), roce::BuildError::ok);
   pair.wire.end(0).send(std::as_bytes(std::span<const uint8_t>(frame)));
-  d.bth.opcode = static_cast<uint8_t>(roce::Opcode::xrc_send_only);
+  d.bth.opcode = static_cast<uint8_t>(iba::Opcode::xrc_send_only);
   d.bth.destination_qp = rc.qpn;
-  d.xrceth = roce::Xrceth{srq1.srqn};
+  d.xrceth = iba::Xrceth{srq1.srqn};
   ASSERT_EQ(roce::build_frame(d, {}, frame), roce::BuildError::ok);
   pair.wire.end(0).send(std::as_bytes(std::span<const uint8_t>(frame)));
   // An XRC response to a target is not for it either.
-  d.bth.opcode = static_cast<uint8_t>(roce::Opcode::xrc_acknowledge);
+  d.bth.opcode = static_cast<uint8_t>(iba::Opcode::xrc_acknowledge);
   d.bth.destination_qp = tgt.qpn;
   d.xrceth.reset();
-  d.aeth = roce::Aeth{0x1f, 0};
+  d.aeth = iba::Aeth{0x1f, 0};
   ASSERT_EQ(roce::build_frame(d, {}, frame), roce::BuildError::ok);
   pair.wire.end(0).send(std::as_bytes(std::span<const uint8_t>(frame)));
   pair.pump();

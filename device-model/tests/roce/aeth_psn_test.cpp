@@ -1,9 +1,11 @@
 #include <gtest/gtest.h>
 
-#include "roce/aeth_syndrome.hpp"
-#include "roce/psn.hpp"
+#include "iba/aeth_syndrome.hpp"
+#include "iba/psn.hpp"
 
 namespace ornic::roce {
+
+using namespace iba;
 namespace {
 
 TEST(RoceAethSyndrome, EncodingsOfTheSpec) {

@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <span>
 
+#include "iba/wire_bytes.hpp"
 #include "roce/icrc.hpp"
 #include "roce/network_headers.hpp"
-#include "roce/wire_bytes.hpp"
 
 namespace ornic::roce::testing {
+
+using namespace iba;
 
 bool is_ipv4_frame(const std::vector<uint8_t>& frame) {
   return load_be16(frame, 12) == kEtherTypeIpv4;

@@ -3,6 +3,8 @@
 #include "roce/gid.hpp"
 
 namespace ornic::roce {
+
+using namespace iba;
 namespace {
 
 TEST(RoceGid, Ipv4MappedRoundTrip) {

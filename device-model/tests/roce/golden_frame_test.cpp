@@ -11,6 +11,8 @@
 #include "sample_packets.hpp"
 
 namespace ornic::roce {
+
+using namespace iba;
 namespace {
 
 // Compared as hex text so a failure shows the differing bytes.

@@ -6,10 +6,12 @@
 
 #include <gtest/gtest.h>
 
+#include "iba/transport_headers.hpp"
 #include "roce/network_headers.hpp"
-#include "roce/transport_headers.hpp"
 
 namespace ornic::roce {
+
+using namespace iba;
 namespace {
 
 template <typename Header>

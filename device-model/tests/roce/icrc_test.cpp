@@ -12,6 +12,8 @@
 #include "sample_packets.hpp"
 
 namespace ornic::roce {
+
+using namespace iba;
 namespace {
 
 std::vector<uint8_t> sample_frame(IpFamily family) {

@@ -15,6 +15,8 @@
 #include "sample_packets.hpp"
 
 namespace ornic::roce {
+
+using namespace iba;
 namespace {
 
 TEST(InPlaceBuild, EqualsBuildFrameOverAnyOldContents) {

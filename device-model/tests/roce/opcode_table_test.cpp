@@ -5,9 +5,11 @@
 
 #include <gtest/gtest.h>
 
-#include "roce/opcode_table.hpp"
+#include "iba/opcode_table.hpp"
 
 namespace ornic::roce {
+
+using namespace iba;
 namespace {
 
 using enum ExtensionHeader;

@@ -6,12 +6,14 @@
 #include <gtest/gtest.h>
 
 #include "frame_surgery.hpp"
+#include "iba/wire_bytes.hpp"
 #include "roce/builder.hpp"
 #include "roce/parser.hpp"
-#include "roce/wire_bytes.hpp"
 #include "sample_packets.hpp"
 
 namespace ornic::roce {
+
+using namespace iba;
 namespace {
 
 using testing::bth_offset;

@@ -8,6 +8,8 @@
 #include "sample_packets.hpp"
 
 namespace ornic::roce {
+
+using namespace iba;
 namespace {
 
 class RoceRoundTrip : public ::testing::TestWithParam<IpFamily> {};

@@ -6,6 +6,8 @@
 
 namespace ornic::roce::testing {
 
+using namespace iba;
+
 PacketDescription sample_packet(const OpcodeInfo& info, IpFamily family) {
   PacketDescription packet;
   packet.destination_mac = {0x02, 0x00, 0x00, 0x00, 0x00, 0x02};

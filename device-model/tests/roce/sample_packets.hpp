@@ -5,17 +5,18 @@
 #include <cstdint>
 #include <vector>
 
-#include "roce/opcode_table.hpp"
+#include "iba/opcode_table.hpp"
 #include "roce/packet.hpp"
 
 namespace ornic::roce::testing {
 
 // A description with distinctive values in every field and exactly the extension headers
 // `info` carries.
-PacketDescription sample_packet(const OpcodeInfo& info, IpFamily family);
+PacketDescription sample_packet(const iba::OpcodeInfo& info, IpFamily family);
 
 // A payload of `bytes` bytes counting up from `first`, or none for opcodes without payload.
-std::vector<uint8_t> sample_payload(const OpcodeInfo& info, size_t bytes, uint8_t first = 0x10);
+std::vector<uint8_t> sample_payload(const iba::OpcodeInfo& info, size_t bytes,
+                                    uint8_t first = 0x10);
 
 // One built frame per (opcode, family, payload length in {0, 1, 5, 8}).
 std::vector<std::vector<uint8_t>> all_sample_frames();

@@ -1,5 +1,6 @@
-// The one table of RoCEv2 opcodes the device speaks (RC, UC, UD and XRC): which extension headers
-// each carries, where they sit after the BTH, and what kind of packet it is.
+// The one table of InfiniBand transport opcodes the device speaks (RC, UC, UD and XRC), on
+// every fabric: which extension headers each carries, where they sit after the BTH, and what kind
+// of packet it is.
 //
 // Extension headers always appear in the same relative order (IBA 9.2, A14): XRCETH, DETH,
 // FETH, RETH, AtomicETH, AETH, AtomicAckETH, ImmDt, IETH (FETH from IBTA 1.5, before the
@@ -13,7 +14,7 @@
 #include <span>
 #include <string_view>
 
-namespace ornic::roce {
+namespace ornic::iba {
 
 enum class Opcode : uint8_t {
   rc_send_first = 0x00,
@@ -166,4 +167,4 @@ inline std::optional<OpcodeInfo> lookup_opcode(Opcode opcode) {
 // Every implemented opcode, for tests that must cover them all.
 std::span<const OpcodeInfo> all_opcodes();
 
-} // namespace ornic::roce
+} // namespace ornic::iba

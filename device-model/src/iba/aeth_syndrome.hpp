@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-namespace ornic::roce {
+namespace ornic::iba {
 
 enum class AckKind : uint8_t { ack = 0, rnr_nak = 1, reserved = 2, nak = 3 };
 
@@ -38,4 +38,4 @@ constexpr uint8_t syndrome_value(uint8_t syndrome) {
   return syndrome & 0x1f;
 }
 
-} // namespace ornic::roce
+} // namespace ornic::iba

@@ -1,6 +1,6 @@
-#include "roce/extension_headers.hpp"
+#include "iba/extension_headers.hpp"
 
-namespace ornic::roce {
+namespace ornic::iba {
 namespace {
 
 template <typename Header>
@@ -15,7 +15,7 @@ Header decode_at(std::span<const uint8_t> bytes, size_t offset) {
 
 } // namespace
 
-bool extension_header_present(const PacketDescription& packet, ExtensionHeader header) {
+bool extension_header_present(const TransportHeaders& packet, ExtensionHeader header) {
   switch (header) {
   case ExtensionHeader::xrceth:
     return packet.xrceth.has_value();
@@ -39,7 +39,7 @@ bool extension_header_present(const PacketDescription& packet, ExtensionHeader h
   return false;
 }
 
-unsigned extension_headers_present(const PacketDescription& packet) {
+unsigned extension_headers_present(const TransportHeaders& packet) {
   const auto bit = [](bool present, ExtensionHeader header) {
     return present ? 1u << static_cast<unsigned>(header) : 0u;
   };
@@ -51,7 +51,7 @@ unsigned extension_headers_present(const PacketDescription& packet) {
          bit(packet.immdt.has_value(), immdt) | bit(packet.ieth.has_value(), ieth);
 }
 
-void encode_extension_headers(const PacketDescription& packet, const OpcodeInfo& info,
+void encode_extension_headers(const TransportHeaders& packet, const OpcodeInfo& info,
                               std::span<uint8_t> bytes) {
   using enum ExtensionHeader;
   if (info.carries(xrceth))
@@ -75,7 +75,7 @@ void encode_extension_headers(const PacketDescription& packet, const OpcodeInfo&
 }
 
 void decode_extension_headers(std::span<const uint8_t> bytes, const OpcodeInfo& info,
-                              PacketDescription& packet) {
+                              TransportHeaders& packet) {
   using enum ExtensionHeader;
   if (info.carries(xrceth))
     packet.xrceth = decode_at<Xrceth>(bytes, info.offset_of(xrceth));
@@ -97,4 +97,4 @@ void decode_extension_headers(std::span<const uint8_t> bytes, const OpcodeInfo& 
     packet.ieth = decode_at<Ieth>(bytes, info.offset_of(ieth));
 }
 
-} // namespace ornic::roce
+} // namespace ornic::iba

@@ -10,31 +10,20 @@
 
 #include "roce/packet.hpp"
 
-namespace ornic::cc {
+namespace ornic::roce {
 
 inline constexpr uint8_t kCnpOpcode = 0x81;
 inline constexpr size_t kCnpReservedBytes = 16;
 
-// IP ECN codepoints (RFC 3168), the low two bits of the IPv4 TOS / IPv6 traffic class.
-inline constexpr uint8_t kEcnMask = 0x03;
-inline constexpr uint8_t kEcnNotEct = 0x00;
-inline constexpr uint8_t kEcnEct1 = 0x01;
-inline constexpr uint8_t kEcnEct0 = 0x02;
-inline constexpr uint8_t kEcnCe = 0x03;
-
-inline bool ce_marked(uint8_t traffic_class) {
-  return (traffic_class & kEcnMask) == kEcnCe;
-}
-
 // The CNP for `addressing` (MACs, GIDs, flow label, hop limit, UDP source port: the
 // reverse of the marked packet) to `destination_qp`, with traffic class `traffic_class`.
 // False (and `frame` untouched) only for a GID pair of mixed families.
-bool build_cnp(const roce::PacketDescription& addressing, uint32_t destination_qp,
-               uint8_t traffic_class, std::vector<uint8_t>& frame);
+bool build_cnp(const PacketDescription& addressing, uint32_t destination_qp, uint8_t traffic_class,
+               std::vector<uint8_t>& frame);
 
-// Whether a frame the parser refused as roce::ParseError::unknown_opcode (so its addressing,
+// Whether a frame the parser refused as ParseError::unknown_opcode (so its addressing,
 // BTH and ICRC are checked and in `parsed`) is a well-formed CNP: opcode 0x81, no pad, and
 // exactly the 16 reserved bytes between BTH and ICRC.
-bool is_cnp(const roce::PacketDescription& parsed, std::span<const uint8_t> frame);
+bool is_cnp(const PacketDescription& parsed, std::span<const uint8_t> frame);
 
-} // namespace ornic::cc
+} // namespace ornic::roce

@@ -1,21 +1,21 @@
-#include "cc/cnp.hpp"
+#include "roce/cnp.hpp"
 
 #include <algorithm>
 
+#include "iba/wire_bytes.hpp"
 #include "roce/builder.hpp"
-#include "roce/wire_bytes.hpp"
 
-namespace ornic::cc {
+namespace ornic::roce {
+
+using namespace iba;
 namespace {
 
-constexpr size_t kCnpUdpBytes =
-    roce::UdpHeader::kSize + roce::Bth::kSize + kCnpReservedBytes + roce::kIcrcSize;
+constexpr size_t kCnpUdpBytes = UdpHeader::kSize + Bth::kSize + kCnpReservedBytes + kIcrcSize;
 
 } // namespace
 
-bool build_cnp(const roce::PacketDescription& addressing, uint32_t destination_qp,
-               uint8_t traffic_class, std::vector<uint8_t>& frame) {
-  using namespace roce;
+bool build_cnp(const PacketDescription& addressing, uint32_t destination_qp, uint8_t traffic_class,
+               std::vector<uint8_t>& frame) {
   const IpFamily family = addressing.family();
   if (gid_family(addressing.destination_gid) != family)
     return false;
@@ -71,8 +71,7 @@ bool build_cnp(const roce::PacketDescription& addressing, uint32_t destination_q
   return true;
 }
 
-bool is_cnp(const roce::PacketDescription& parsed, std::span<const uint8_t> frame) {
-  using namespace roce;
+bool is_cnp(const PacketDescription& parsed, std::span<const uint8_t> frame) {
   if (parsed.bth.opcode != kCnpOpcode || parsed.bth.pad_count != 0)
     return false;
   const size_t ip_header_bytes =
@@ -84,4 +83,4 @@ bool is_cnp(const roce::PacketDescription& parsed, std::span<const uint8_t> fram
   return load_be16(frame, udp_offset + 4) == kCnpUdpBytes;
 }
 
-} // namespace ornic::cc
+} // namespace ornic::roce

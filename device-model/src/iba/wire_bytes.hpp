@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <span>
 
-namespace ornic::roce {
+namespace ornic::iba {
 
 inline uint16_t load_be16(std::span<const uint8_t> bytes, size_t offset) {
   return static_cast<uint16_t>(bytes[offset] << 8 | bytes[offset + 1]);
@@ -47,4 +47,4 @@ inline void store_be64(std::span<uint8_t> bytes, size_t offset, uint64_t value) 
   store_be32(bytes, offset + 4, static_cast<uint32_t>(value));
 }
 
-} // namespace ornic::roce
+} // namespace ornic::iba

@@ -1,11 +1,11 @@
-#include "roce/opcode_table.hpp"
+#include "iba/opcode_table.hpp"
 
 #include <array>
 #include <cstdint>
 
-#include "roce/transport_headers.hpp"
+#include "iba/transport_headers.hpp"
 
-namespace ornic::roce {
+namespace ornic::iba {
 namespace {
 
 constexpr uint16_t bit(ExtensionHeader header) {
@@ -231,4 +231,4 @@ std::span<const OpcodeInfo> all_opcodes() {
   return kOpcodes;
 }
 
-} // namespace ornic::roce
+} // namespace ornic::iba

@@ -1,12 +1,12 @@
-// InfiniBand transport headers carried in a RoCEv2 UDP payload: the Base Transport Header
-// and the extension headers, with explicit network-order encode/decode.
+// The InfiniBand transport headers (IBA 9.2-9.3), as IB and RoCE carry them alike: the Base
+// Transport Header and the extension headers, with explicit network-order encode/decode.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <span>
 
-namespace ornic::roce {
+namespace ornic::iba {
 
 inline constexpr uint32_t kQpnMask = 0xffffff;
 inline constexpr uint32_t kPsnMask = 0xffffff;
@@ -136,4 +136,4 @@ struct Xrceth {
   bool operator==(const Xrceth&) const = default;
 };
 
-} // namespace ornic::roce
+} // namespace ornic::iba

@@ -4,9 +4,9 @@
 
 #include <cstdint>
 
-#include "roce/transport_headers.hpp"
+#include "iba/transport_headers.hpp"
 
-namespace ornic::roce {
+namespace ornic::iba {
 
 constexpr uint32_t psn_add(uint32_t psn, uint32_t count) {
   return (psn + count) & kPsnMask;
@@ -39,4 +39,4 @@ constexpr int32_t psn_from_una(uint32_t una, uint32_t psn) {
                                : static_cast<int32_t>(forward);
 }
 
-} // namespace ornic::roce
+} // namespace ornic::iba

@@ -1,8 +1,8 @@
-#include "roce/transport_headers.hpp"
+#include "iba/transport_headers.hpp"
 
-#include "roce/wire_bytes.hpp"
+#include "iba/wire_bytes.hpp"
 
-namespace ornic::roce {
+namespace ornic::iba {
 namespace {
 
 constexpr uint8_t kSolicitedBit = 0x80;
@@ -134,4 +134,4 @@ Xrceth Xrceth::decode(std::span<const uint8_t, kSize> in) {
   return Xrceth{.srqn = load_be24(in, 1)};
 }
 
-} // namespace ornic::roce
+} // namespace ornic::iba

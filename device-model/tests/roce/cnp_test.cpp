@@ -2,10 +2,11 @@
 // ICRC), is_cnp recognises it, and malformed look-alikes are refused.
 #include <gtest/gtest.h>
 
-#include "cc/cnp.hpp"
+#include "roce/cnp.hpp"
+#include "roce/ecn.hpp"
 #include "roce/parser.hpp"
 
-namespace ornic::cc {
+namespace ornic::roce {
 namespace {
 
 roce::PacketDescription addressing(roce::IpFamily family) {
@@ -80,4 +81,4 @@ TEST(Ecn, CodepointsFollowRfc3168) {
 }
 
 } // namespace
-} // namespace ornic::cc
+} // namespace ornic::roce

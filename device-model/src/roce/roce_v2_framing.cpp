@@ -1,0 +1,176 @@
+#include "roce/roce_v2_framing.hpp"
+
+#include <algorithm>
+
+#include "roce/builder.hpp"
+#include "roce/cnp.hpp"
+#include "roce/ecn.hpp"
+#include "roce/gid.hpp"
+#include "roce/parser.hpp"
+
+namespace ornic::roce {
+namespace {
+
+// FramePlan::network_kind: the IP family the plan was made for.
+constexpr uint8_t kind_of(IpFamily family) {
+  return static_cast<uint8_t>(family);
+}
+
+FramePlan roce_plan(const iba::FramePlan& plan) {
+  return FramePlan{.family = static_cast<IpFamily>(plan.network_kind),
+                   .ip_header_bytes = plan.network_header_bytes,
+                   .udp_bytes = plan.network_payload_bytes,
+                   .payload_offset = plan.payload_offset,
+                   .payload_bytes = plan.payload_bytes,
+                   .pad_count = plan.pad_count,
+                   .frame_bytes = plan.frame_bytes};
+}
+
+} // namespace
+
+Addressing RoceV2Framing::addressing_of(const iba::Route& route) {
+  return Addressing{.destination_mac = route.ethernet.destination_mac,
+                    .source_mac = route.ethernet.source_mac,
+                    .source_gid = route.global.source_gid,
+                    .destination_gid = route.global.destination_gid,
+                    .traffic_class = route.global.traffic_class,
+                    .flow_label = route.global.flow_label,
+                    .hop_limit = route.global.hop_limit,
+                    .udp_source_port = route.ethernet.flow_entropy};
+}
+
+iba::Route RoceV2Framing::route_of(const Addressing& addressing) {
+  iba::Route route;
+  route.global = iba::GlobalRoute{.source_gid = addressing.source_gid,
+                                  .destination_gid = addressing.destination_gid,
+                                  .traffic_class = addressing.traffic_class,
+                                  .flow_label = addressing.flow_label,
+                                  .hop_limit = addressing.hop_limit};
+  route.ethernet = iba::EthernetRoute{.destination_mac = addressing.destination_mac,
+                                      .source_mac = addressing.source_mac,
+                                      .flow_entropy = addressing.udp_source_port};
+  return route;
+}
+
+bool RoceV2Framing::route(const ornic_wqe_av& av, uint32_t source_qpn, uint32_t destination_qpn,
+                          iba::Route& route) const {
+  const auto& gids = core_.resources.gids;
+  if (av.sgid_index >= gids.size() || !gids[av.sgid_index])
+    return false;
+  iba::GlobalRoute& global = route.global;
+  global.source_gid = gids[av.sgid_index]->gid;
+  std::copy(std::begin(av.dgid), std::end(av.dgid), global.destination_gid.begin());
+  if (gid_family(global.source_gid) != gid_family(global.destination_gid))
+    return false;
+  iba::EthernetRoute& ethernet = route.ethernet;
+  if (roce::is_multicast(global.destination_gid)) // as IP multicast maps it, not from ARP/ND
+    ethernet.destination_mac = multicast_mac(global.destination_gid);
+  else
+    std::copy(std::begin(av.dmac), std::end(av.dmac), ethernet.destination_mac.begin());
+  ethernet.source_mac = core_.mac;
+  ethernet.flow_entropy = roce_udp_source_port(le(av.udp_sport), source_qpn, destination_qpn);
+  global.traffic_class = with_ect(core_.cc, av.traffic_class);
+  global.flow_label = le(av.flow_label) & 0xfffff;
+  global.hop_limit = av.hop_limit != 0 ? av.hop_limit : 64;
+  route.has_global = true;
+  return true;
+}
+
+bool RoceV2Framing::plan(const iba::OutboundPacket& packet, size_t payload_bytes,
+                         iba::FramePlan& plan) const {
+  FramePlan roce;
+  if (plan_frame(packet, addressing_of(packet.route), payload_bytes, roce) != BuildError::ok)
+    return false;
+  plan = iba::FramePlan{.frame_bytes = roce.frame_bytes,
+                        .payload_offset = roce.payload_offset,
+                        .payload_bytes = roce.payload_bytes,
+                        .pad_count = roce.pad_count,
+                        .network_kind = kind_of(roce.family),
+                        .network_header_bytes = roce.ip_header_bytes,
+                        .network_payload_bytes = roce.udp_bytes};
+  return true;
+}
+
+std::span<uint8_t> RoceV2Framing::write_headers(const iba::OutboundPacket& packet,
+                                                const iba::FramePlan& plan,
+                                                std::span<uint8_t> frame) const {
+  return roce::write_headers(packet, addressing_of(packet.route), roce_plan(plan), frame);
+}
+
+void RoceV2Framing::seal(const iba::OutboundPacket& packet, const iba::FramePlan& plan,
+                         std::span<uint8_t> frame) const {
+  seal_frame(addressing_of(packet.route), roce_plan(plan), frame);
+}
+
+iba::ParseStatus RoceV2Framing::parse(std::span<const uint8_t> frame,
+                                      iba::ReceivedPacket& packet) const {
+  Addressing addressing;
+  const ParseError error =
+      parse_frame(frame, packet, addressing, packet.opcode_info, packet.payload);
+  if (error == ParseError::icrc_mismatch)
+    return iba::ParseStatus::bad_icrc;
+  if (error == ParseError::unknown_opcode && packet.bth.opcode == kCnpOpcode) {
+    // Addressing, BTH and ICRC are checked: whether it is a CNP is all that is left.
+    PacketDescription description;
+    static_cast<iba::TransportHeaders&>(description) = packet;
+    static_cast<Addressing&>(description) = addressing;
+    if (!is_cnp(description, frame))
+      return iba::ParseStatus::bad_header;
+  } else if (error != ParseError::ok) {
+    return iba::ParseStatus::bad_header;
+  }
+  packet.route = route_of(addressing);
+  packet.link_multicast = (addressing.destination_mac[0] & 1) != 0;
+  packet.congestion_experienced = ce_marked(addressing.traffic_class);
+  return error == ParseError::ok ? iba::ParseStatus::packet
+                                 : iba::ParseStatus::congestion_notification;
+}
+
+bool RoceV2Framing::is_multicast(const iba::Route& route) const {
+  return roce::is_multicast(route.global.destination_gid);
+}
+
+bool RoceV2Framing::is_local(const iba::Route& route) const {
+  const Gid& gid = route.global.destination_gid;
+  return std::any_of(
+      core_.resources.gids.begin(), core_.resources.gids.end(),
+      [&](const std::optional<GidEntry>& entry) { return entry && entry->gid == gid; });
+}
+
+bool RoceV2Framing::from_connected_peer(const ornic_qp_attr& attr,
+                                        const iba::ReceivedPacket& packet, bool from_wire) const {
+  // A group MAC can only be a mistake or an attempt to reach QPs of several hosts at once.
+  if (from_wire && packet.link_multicast)
+    return false;
+  return std::equal(std::begin(attr.dgid), std::end(attr.dgid),
+                    packet.route.global.source_gid.begin());
+}
+
+iba::UdGrh RoceV2Framing::ud_grh(const iba::ReceivedPacket& packet,
+                                 std::span<const uint8_t> frame) const {
+  // The GRH area: an IPv6 header as is, or an IPv4 header in its last 20 bytes.
+  iba::UdGrh grh;
+  grh.present = true;
+  grh.ipv4 = gid_family(packet.route.global.source_gid) == IpFamily::ipv4;
+  const auto ip = frame.begin() + EthernetHeader::kSize;
+  if (grh.ipv4)
+    std::copy_n(ip, Ipv4Header::kSize, grh.bytes.begin() + (grh.bytes.size() - Ipv4Header::kSize));
+  else
+    std::copy_n(ip, Ipv6Header::kSize, grh.bytes.begin());
+  return grh;
+}
+
+uint32_t RoceV2Framing::ud_mtu_bytes() const {
+  return 128u << roce_active_mtu(core_.eth_mtu);
+}
+
+bool RoceV2Framing::build_congestion_notification(const iba::Route& route, uint32_t destination_qp,
+                                                  std::vector<uint8_t>& frame) const {
+  // Not ECN-capable: a CNP is never marked, and a mark on one would mean nothing.
+  const auto traffic_class = static_cast<uint8_t>(core_.cc.np_cnp_dscp << 2);
+  PacketDescription addressing;
+  static_cast<Addressing&>(addressing) = addressing_of(route);
+  return build_cnp(addressing, destination_qp, traffic_class, frame);
+}
+
+} // namespace ornic::roce

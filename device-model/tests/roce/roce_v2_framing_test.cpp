@@ -1,0 +1,232 @@
+// RoceV2Framing, the iba::Framing of RoCEv2, against a NicCore it reads the port's
+// addresses from: routes from address vectors (GID table, MACs, ECN, UDP source port),
+// frames in three steps identical to the builder's, and every answer a received frame
+// gets (status, peer, group, loopback, UD GRH, MTU, congestion mark and notification).
+#include <algorithm>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "roce/builder.hpp"
+#include "roce/cnp.hpp"
+#include "roce/ecn.hpp"
+#include "roce/roce_v2_framing.hpp"
+#include "sample_packets.hpp"
+
+namespace ornic::roce {
+namespace {
+
+using namespace iba;
+
+constexpr MacAddress kOwnMac = {0x02, 0, 0, 0, 0, 0x01};
+constexpr MacAddress kPeerMac = {0x02, 0, 0, 0, 0, 0x02};
+
+class RoceV2FramingTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    core.resources.gids[0] = GidEntry{ORNIC_GID_TYPE_ROCE_V2_IPV4, own_v4};
+    core.resources.gids[1] = GidEntry{ORNIC_GID_TYPE_ROCE_V2_IPV6, own_v6};
+  }
+  ornic_wqe_av av_to(const Gid& gid, uint8_t sgid_index) const {
+    ornic_wqe_av av{};
+    av.sgid_index = sgid_index;
+    std::copy(gid.begin(), gid.end(), av.dgid);
+    std::copy(kPeerMac.begin(), kPeerMac.end(), av.dmac);
+    av.traffic_class = 0x28;
+    av.hop_limit = 0;
+    av.flow_label = to_le<uint32_t>(0xfff12345);
+    return av;
+  }
+  OutboundPacket write_only(const Route& route) const {
+    OutboundPacket packet;
+    packet.route = route;
+    packet.bth.opcode = static_cast<uint8_t>(Opcode::rc_rdma_write_only);
+    packet.bth.destination_qp = 0x12;
+    packet.bth.psn = 7;
+    packet.reth = Reth{0x1000, 0x55, 5};
+    return packet;
+  }
+  // The frame the framing makes, in its three steps.
+  std::vector<uint8_t> frame_of(const OutboundPacket& packet, std::span<const uint8_t> payload) {
+    iba::FramePlan plan;
+    EXPECT_TRUE(framing.plan(packet, payload.size(), plan));
+    std::vector<uint8_t> frame(plan.frame_bytes, 0xaa);
+    const std::span<uint8_t> area = framing.write_headers(packet, plan, frame);
+    EXPECT_EQ(area.size(), payload.size());
+    std::copy(payload.begin(), payload.end(), area.begin());
+    framing.seal(packet, plan, frame);
+    return frame;
+  }
+
+  NicCore core{kOwnMac};
+  RoceV2Framing framing{core};
+  Gid own_v4 = gid_from_ipv4({10, 0, 0, 1});
+  Gid peer_v4 = gid_from_ipv4({10, 0, 0, 2});
+  Gid own_v6 = *gid_from_string("fd00::1");
+  Gid peer_v6 = *gid_from_string("fd00::2");
+};
+
+TEST_F(RoceV2FramingTest, RouteTakesTheGidTableTheMacsEcnAndTheFlowsUdpPort) {
+  Route route;
+  ASSERT_TRUE(framing.route(av_to(peer_v4, 0), 0x11, 0x22, route));
+  EXPECT_EQ(route.global.source_gid, own_v4);
+  EXPECT_EQ(route.global.destination_gid, peer_v4);
+  EXPECT_EQ(route.global.traffic_class, with_ect(core.cc, 0x28));
+  EXPECT_EQ(route.global.traffic_class & kEcnMask, kEcnEct0);
+  EXPECT_EQ(route.global.hop_limit, 64);
+  EXPECT_EQ(route.global.flow_label, 0x12345u);
+  EXPECT_EQ(route.ethernet.source_mac, kOwnMac);
+  EXPECT_EQ(route.ethernet.destination_mac, kPeerMac);
+  EXPECT_EQ(route.ethernet.flow_entropy, roce_udp_source_port(0, 0x11, 0x22));
+  EXPECT_TRUE(route.has_global);
+}
+
+TEST_F(RoceV2FramingTest, NoRouteFromAnEmptyGidEntryOrAcrossIpFamilies) {
+  Route route;
+  EXPECT_FALSE(framing.route(av_to(peer_v4, 2), 1, 2, route));   // empty entry
+  EXPECT_FALSE(framing.route(av_to(peer_v4, 200), 1, 2, route)); // beyond the table
+  EXPECT_FALSE(framing.route(av_to(peer_v6, 0), 1, 2, route));   // IPv4 to IPv6
+  EXPECT_FALSE(framing.route(av_to(peer_v4, 1), 1, 2, route));   // IPv6 to IPv4
+}
+
+TEST_F(RoceV2FramingTest, AGroupIsReachedAtItsIpMulticastMac) {
+  const Gid group = gid_from_ipv4({239, 1, 2, 3});
+  Route route;
+  ASSERT_TRUE(framing.route(av_to(group, 0), 1, ORNIC_QPN_MULTICAST, route));
+  EXPECT_TRUE(framing.is_multicast(route));
+  EXPECT_EQ(route.ethernet.destination_mac, multicast_mac(group));
+  ASSERT_TRUE(framing.route(av_to(peer_v4, 0), 1, 2, route));
+  EXPECT_FALSE(framing.is_multicast(route));
+}
+
+TEST_F(RoceV2FramingTest, LocalIsAnyGidOfThePort) {
+  Route route;
+  ASSERT_TRUE(framing.route(av_to(own_v6, 1), 1, 2, route));
+  EXPECT_TRUE(framing.is_local(route));
+  ASSERT_TRUE(framing.route(av_to(peer_v6, 1), 1, 2, route));
+  EXPECT_FALSE(framing.is_local(route));
+}
+
+TEST_F(RoceV2FramingTest, FramesAreTheBuildersAndParseBack) {
+  for (const uint8_t sgid : {0, 1}) {
+    Route route;
+    ASSERT_TRUE(framing.route(av_to(sgid == 0 ? peer_v4 : peer_v6, sgid), 0x11, 0x22, route));
+    const OutboundPacket packet = write_only(route);
+    const std::vector<uint8_t> payload = {1, 2, 3, 4, 5};
+    const std::vector<uint8_t> frame = frame_of(packet, payload);
+
+    PacketDescription description;
+    static_cast<TransportHeaders&>(description) = packet;
+    static_cast<Addressing&>(description) = RoceV2Framing::addressing_of(route);
+    std::vector<uint8_t> built;
+    ASSERT_EQ(build_frame(description, payload, built), BuildError::ok);
+    EXPECT_EQ(frame, built);
+
+    ReceivedPacket received;
+    ASSERT_EQ(framing.parse(frame, received), ParseStatus::packet);
+    EXPECT_EQ(received.route.global.source_gid, route.global.source_gid);
+    EXPECT_EQ(received.route.ethernet.flow_entropy, route.ethernet.flow_entropy);
+    EXPECT_EQ(received.reth, packet.reth);
+    EXPECT_EQ(received.bth.psn, 7u);
+    EXPECT_EQ(std::vector<uint8_t>(received.payload.begin(), received.payload.end()), payload);
+    EXPECT_FALSE(received.link_multicast);
+    EXPECT_FALSE(received.congestion_experienced);
+  }
+}
+
+TEST_F(RoceV2FramingTest, NoPlanAcrossIpFamilies) {
+  Route route;
+  ASSERT_TRUE(framing.route(av_to(peer_v4, 0), 1, 2, route));
+  route.global.destination_gid = peer_v6;
+  iba::FramePlan plan;
+  EXPECT_FALSE(framing.plan(write_only(route), 0, plan));
+}
+
+TEST_F(RoceV2FramingTest, ParseSaysWhatIsWrongAndMarksCongestion) {
+  Route route;
+  ASSERT_TRUE(framing.route(av_to(peer_v4, 0), 1, 2, route));
+  std::vector<uint8_t> frame = frame_of(write_only(route), std::vector<uint8_t>{9, 9});
+  ReceivedPacket received;
+  std::vector<uint8_t> bad_icrc = frame;
+  bad_icrc[bad_icrc.size() - 1] ^= 1;
+  EXPECT_EQ(framing.parse(bad_icrc, received), ParseStatus::bad_icrc);
+  EXPECT_EQ(framing.parse(std::span(frame).first(20), received), ParseStatus::bad_header);
+
+  // CE in the IPv4 header (the ICRC does not cover it, the header checksum does).
+  route.global.traffic_class = kEcnCe;
+  frame = frame_of(write_only(route), std::vector<uint8_t>{9, 9});
+  ReceivedPacket marked;
+  ASSERT_EQ(framing.parse(frame, marked), ParseStatus::packet);
+  EXPECT_TRUE(marked.congestion_experienced);
+}
+
+TEST_F(RoceV2FramingTest, CongestionNotificationIsACnpBackAlongTheRoute) {
+  core.cc.np_cnp_dscp = 46;
+  Route route;
+  ASSERT_TRUE(framing.route(av_to(peer_v6, 1), 0x11, 0x22, route));
+  std::vector<uint8_t> cnp;
+  ASSERT_TRUE(framing.build_congestion_notification(route, 0x22, cnp));
+  ReceivedPacket received;
+  ASSERT_EQ(framing.parse(cnp, received), ParseStatus::congestion_notification);
+  EXPECT_EQ(received.bth.opcode, kCnpOpcode);
+  EXPECT_EQ(received.bth.destination_qp, 0x22u);
+  EXPECT_EQ(received.route.global.source_gid, own_v6);
+  EXPECT_EQ(received.route.global.traffic_class, 46 << 2); // never ECN-capable
+  EXPECT_EQ(received.route.ethernet.flow_entropy, route.ethernet.flow_entropy);
+  // A CNP cut short is refused like any broken frame.
+  std::vector<uint8_t> longer;
+  PacketDescription description;
+  static_cast<Addressing&>(description) = RoceV2Framing::addressing_of(route);
+  ASSERT_TRUE(build_cnp(description, 0x22, 0, longer));
+  EXPECT_EQ(framing.parse(std::span(longer).first(longer.size() - 1), received),
+            ParseStatus::bad_header);
+}
+
+TEST_F(RoceV2FramingTest, ThePeerIsTheQpsDgidAndNeverAGroupMac) {
+  Route route;
+  ASSERT_TRUE(framing.route(av_to(peer_v4, 0), 1, 2, route));
+  // A packet from the peer: its source is the peer's GID.
+  std::swap(route.global.source_gid, route.global.destination_gid);
+  const std::vector<uint8_t> frame = frame_of(write_only(route), {});
+  ReceivedPacket received;
+  ASSERT_EQ(framing.parse(frame, received), ParseStatus::packet);
+  ornic_qp_attr attr{};
+  std::copy(peer_v4.begin(), peer_v4.end(), attr.dgid);
+  EXPECT_TRUE(framing.from_connected_peer(attr, received, true));
+  received.link_multicast = true;
+  EXPECT_FALSE(framing.from_connected_peer(attr, received, true));
+  EXPECT_TRUE(framing.from_connected_peer(attr, received, false)); // looped back here
+  received.link_multicast = false;
+  std::copy(own_v4.begin(), own_v4.end(), attr.dgid);
+  EXPECT_FALSE(framing.from_connected_peer(attr, received, true));
+}
+
+TEST_F(RoceV2FramingTest, UdGrhIsTheIpHeaderAndUdMtuTheEthernetOnes) {
+  for (const uint8_t sgid : {0, 1}) {
+    Route route;
+    ASSERT_TRUE(framing.route(av_to(sgid == 0 ? peer_v4 : peer_v6, sgid), 1, 2, route));
+    OutboundPacket packet;
+    packet.route = route;
+    packet.bth.opcode = static_cast<uint8_t>(Opcode::ud_send_only);
+    packet.deth = Deth{0x22, 1};
+    const std::vector<uint8_t> frame = frame_of(packet, std::vector<uint8_t>{1, 2, 3});
+    ReceivedPacket received;
+    ASSERT_EQ(framing.parse(frame, received), ParseStatus::packet);
+    const UdGrh grh = framing.ud_grh(received, frame);
+    EXPECT_TRUE(grh.present);
+    EXPECT_EQ(grh.ipv4, sgid == 0);
+    std::array<uint8_t, 40> expected{};
+    if (sgid == 0)
+      std::copy_n(frame.begin() + 14, 20, expected.begin() + 20);
+    else
+      std::copy_n(frame.begin() + 14, 40, expected.begin());
+    EXPECT_EQ(grh.bytes, expected);
+  }
+  core.eth_mtu = 1500;
+  EXPECT_EQ(framing.ud_mtu_bytes(), 1024u);
+  core.eth_mtu = 9000;
+  EXPECT_EQ(framing.ud_mtu_bytes(), 4096u);
+}
+
+} // namespace
+} // namespace ornic::roce
