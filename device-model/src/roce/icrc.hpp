@@ -13,7 +13,8 @@ namespace ornic::roce {
 
 enum class IpFamily : uint8_t { ipv4, ipv6 };
 
-inline constexpr size_t kIcrcSize = iba::kIcrcSize;
+// The same constant as the transport's, so code using both namespaces sees one name.
+using iba::kIcrcSize;
 
 // `ip_packet` runs from the first byte of the IP header to the last pad byte (the ICRC
 // itself excluded) and must hold at least the IP, UDP and BTH headers.
