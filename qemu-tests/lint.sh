@@ -28,6 +28,32 @@ if [ ${#kfiles[@]} -gt 0 ]; then
 	verdict checkpatch $rc "checkpatch --strict, ${#kfiles[@]} files"
 fi
 
+# The driver's layering: ornic_main.c is the top (probe and remove) and no
+# other file calls a function it defines (lower layers report upward through
+# handlers it registers); the liveness layer at the bottom includes no
+# driver header but its own.
+drv=drivers/infiniband/hw/ornic
+layering_bad=()
+mapfile -t main_funcs < <(grep -v '^static' "$drv/ornic_main.c" |
+	sed -n -E 's/^[a-z][a-z0-9_ ]*[ *](ornic_[a-z0-9_]+)\(.*/\1/p' | sort -u)
+for f in "$drv"/*.[ch]; do
+	[ "$f" = "$drv/ornic_main.c" ] && continue
+	for fn in "${main_funcs[@]}"; do
+		grep -q -w -- "$fn" "$f" && layering_bad+=("$(basename "$f") names $fn of ornic_main.c")
+	done
+done
+while IFS= read -r inc; do
+	case $inc in
+	'"ornic_liveness.h"' | '"ornic/ornic_hw.h"') ;;
+	*) layering_bad+=("ornic_liveness.c includes $inc") ;;
+	esac
+done < <(sed -n -E 's/^#include ("[^"]+").*/\1/p' "$drv/ornic_liveness.c")
+if [ ${#layering_bad[@]} = 0 ]; then
+	verdict driver-layering 0 "no driver file calls into ornic_main.c (${#main_funcs[@]} non-static functions there); ornic_liveness.c stands alone"
+else
+	verdict driver-layering 1 "$(printf '%s; ' "${layering_bad[@]}")"
+fi
+
 mapfile -t cxx < <(git ls-files "${lint_files[@]}" -- 'device-model/*.cpp' 'device-model/*.hpp' \
 	'device-model/*.cc' 'device-model/*.h')
 if [ ${#cxx[@]} -gt 0 ]; then

@@ -5,11 +5,13 @@
  * This header's one job: the device.  struct ornic_dev and what it owns
  * itself (admin queue, event queues, the completion rings it polls, the
  * Ethernet rings, and the PD and user context that every verbs object hangs
- * off), register and doorbell access, what the device-level files
- * (ornic_main.c, ornic_admin.c, ornic_eq.c, ornic_eth.c, ornic_verbs.c)
- * offer each other, and the event handlers they call in the verbs objects'
- * files.  The verbs
- * objects are ornic_res.h's; logic that touches no hardware is
+ * off), what the device-level files (ornic_admin.c, ornic_eq.c,
+ * ornic_eth.c, ornic_verbs.c) offer each other and ornic_main.c, and the
+ * event handlers of the verbs objects' files that ornic_main.c registers
+ * with the EQs.  Layers, bottom up: ornic_liveness.h (register and doorbell
+ * access, the dead state, the reset), the admin queue and the EQs, the
+ * verbs objects and the netdev, and ornic_main.c on top, which nothing
+ * calls.  The verbs objects are ornic_res.h's; logic that touches no hardware is
  * ornic_lib.h's (device interface) and ornic_verbs_lib.h's (verbs).
  */
 #ifndef ORNIC_H
@@ -31,6 +33,7 @@
 #include "ornic/ornic_hw.h"
 #include "ornic_compat.h"
 #include "ornic_lib.h"
+#include "ornic_liveness.h"
 
 #define ORNIC_DRV_NAME		"ornic"
 
@@ -54,15 +57,19 @@
 #define ORNIC_EQ_BUDGET		64
 #define ORNIC_EQ_STORM_RUNS	256	/* 16384 events */
 #define ORNIC_EQ_STORM_MS	2000
-#define ORNIC_DEV_ERR_LIMIT	8
 
 /* ornic_dev.flags */
 enum ornic_dev_flag {
-	ORNIC_FLAG_DEAD,	/* device gone or fatal: no more commands */
 	ORNIC_FLAG_REMOVING,	/* remove() started: no new deferred work */
-	ORNIC_FLAG_FATAL_EVENT,	/* DEVICE_FATAL still to be reported */
-	ORNIC_FLAG_LINK_EVENT,	/* link state to be re-read */
-	ORNIC_FLAG_RESET_DONE,	/* after DEAD: the reset was seen complete */
+};
+
+/* ornic_aq.state */
+enum ornic_aq_state {
+	/*
+	 * Commands may be submitted: set once the rings are programmed,
+	 * cleared (under aq->lock) when the device dies or the queue is freed.
+	 */
+	ORNIC_AQ_STATE_RUNNING,
 };
 
 struct ornic_dev;
@@ -84,11 +91,12 @@ struct ornic_aq {
 	unsigned int timeout_ms;
 
 	/*
-	 * Protects sq_tail, cq_head, seq, the slot allocator and every ctx's
-	 * busy/err/cqe fields: taken by submitters and by the vector 0
-	 * interrupt handler.
+	 * Protects state's changes, sq_tail, cq_head, seq, the slot allocator
+	 * and every ctx's busy/err/cqe fields: taken by submitters, by the
+	 * vector 0 interrupt handler and when the device dies.
 	 */
 	spinlock_t lock;
+	unsigned long state;	/* enum ornic_aq_state, atomic bitops */
 	u32 sq_tail;
 	u32 cq_head;
 	u32 seq;
@@ -201,15 +209,14 @@ struct ornic_user_mmap_entry {
 struct ornic_dev {
 	struct ib_device ibdev;		/* first: ib_alloc_device() */
 	struct pci_dev *pdev;
-	void __iomem *regs;		/* BAR0 */
-	void __iomem *db;		/* BAR2 page 0, the kernel's */
+	/* BAR access, the dead state and the reset (ornic_liveness.c). */
+	struct ornic_liveness live;
 	resource_size_t db_bar_start;	/* bus address of BAR2 */
 	u32 db_pages;
 
 	unsigned long flags;		/* enum ornic_dev_flag, atomic bitops */
 	u64 caps;
 	u32 version;
-	unsigned int reset_timeout_ms;
 
 	struct ornic_aq aq;
 	/*
@@ -219,10 +226,8 @@ struct ornic_dev {
 	spinlock_t aeq_lock;
 	struct ornic_eq aeq;
 	struct work_struct aeq_work;	/* the rest of a run past its budget */
-	/* Invalid values the device wrote (ornic_device_error()). */
-	atomic_t dev_errors;
-	/* Serialises waiting for the reset after death. */
-	struct mutex reset_lock;
+	/* Where the EQs hand their events (ornic_main.c's table). */
+	const struct ornic_eq_handlers *eq_handlers;
 	struct ornic_eq *ceqs;
 	unsigned int num_ceqs;
 	unsigned int num_vectors;
@@ -230,13 +235,7 @@ struct ornic_dev {
 	struct ornic_device_attr attr;
 	struct ornic_port_attr port;
 	bool link_up;			/* last LINK_STATUS.UP seen */
-	bool ib_port_active;		/* last port event sent; event work */
-
-	/*
-	 * Serialises doorbells on page 0 written as two 32-bit halves, which
-	 * only 32-bit CPUs do (ornic_ring_db()).
-	 */
-	spinlock_t db_lock;
+	bool ib_port_active;		/* last port event; link_work */
 
 	/*
 	 * The driver's own completion rings (Ethernet CQ, kernel verbs CQs)
@@ -273,7 +272,8 @@ struct ornic_dev {
 	bool ib_registered;
 
 	struct delayed_work health_work;
-	struct work_struct event_work;
+	struct work_struct fatal_work;	/* reports the death upward */
+	struct work_struct link_work;	/* re-reads the link (ornic_eth.c) */
 };
 
 static inline struct ornic_dev *to_odev(struct ib_device *ibdev)
@@ -281,34 +281,18 @@ static inline struct ornic_dev *to_odev(struct ib_device *ibdev)
 	return container_of(ibdev, struct ornic_dev, ibdev);
 }
 
-static inline bool ornic_dead(struct ornic_dev *dev)
-{
-	return test_bit(ORNIC_FLAG_DEAD, &dev->flags);
-}
-
-static inline u32 ornic_rd32(struct ornic_dev *dev, u32 reg)
-{
-	return readl(dev->regs + reg);
-}
-
-static inline void ornic_wr32(struct ornic_dev *dev, u32 reg, u32 val)
-{
-	writel(val, dev->regs + reg);
-}
-
-/* ornic_main.c */
-void ornic_set_dead(struct ornic_dev *dev, const char *why);
-void ornic_wait_reset_done(struct ornic_dev *dev);
-void ornic_device_error(struct ornic_dev *dev, const char *what, u64 value,
-			u64 limit);
-void ornic_ring_db(struct ornic_dev *dev, u32 offset, u64 val);
-void ornic_queue_event(struct ornic_dev *dev, int flag);
+/*
+ * ornic_main.c: probe and remove; nothing else calls into it.  What the
+ * lower layers report reaches it through the handlers it registers:
+ * struct ornic_liveness_ops (ornic_liveness.h) and struct
+ * ornic_eq_handlers (below).
+ */
 
 /* ornic_admin.c */
 int ornic_aq_init(struct ornic_dev *dev);
 void ornic_aq_destroy(struct ornic_dev *dev);
 void ornic_aq_fail_all(struct ornic_dev *dev);
-irqreturn_t ornic_admin_irq(int irq, void *data);
+void ornic_aq_process(struct ornic_dev *dev);
 int ornic_admin_exec(struct ornic_dev *dev, struct ornic_admin_sqe *sqe,
 		     struct ornic_admin_cqe *cqe);
 int ornic_admin_simple(struct ornic_dev *dev, struct ornic_admin_sqe *sqe,
@@ -317,7 +301,25 @@ int ornic_admin_query(struct ornic_dev *dev, u8 opcode, void *resp, u32 len);
 int ornic_admin_destroy(struct ornic_dev *dev, u8 opcode, u32 handle);
 
 /* ornic_eq.c */
-int ornic_aeq_init(struct ornic_dev *dev);
+
+/*
+ * Where the EQs hand what they read, registered by ornic_main.c with
+ * ornic_aeq_init() (the EQ code knows no verbs object).  @async: one
+ * handler per async EQE type, called under dev->aeq_lock with interrupts
+ * off; a type without one is an invalid value from the device.
+ * DEVICE_FATAL is the EQ's own: it declares the device dead.
+ * @completion: a COMPLETION EQE naming none of the driver's own rings (a
+ * user CQ), from the completion EQ's interrupt handler.
+ */
+struct ornic_eq_handlers {
+	void (*async[ORNIC_EQE_PAGE_FAULT + 1])(struct ornic_dev *dev,
+						const struct ornic_eqe *eqe);
+	void (*completion)(struct ornic_dev *dev, struct ornic_eq *eq,
+			   u32 cqn);
+};
+
+int ornic_aeq_init(struct ornic_dev *dev,
+		   const struct ornic_eq_handlers *handlers);
 void ornic_aeq_destroy(struct ornic_dev *dev);
 void ornic_aeq_arm(struct ornic_dev *dev);
 void ornic_aeq_process(struct ornic_dev *dev);
@@ -338,6 +340,8 @@ struct ornic_cqe *ornic_cq_ring_next(struct ornic_cq_ring *cq);
 /* ornic_eth.c */
 int ornic_eth_register(struct ornic_dev *dev);
 void ornic_eth_unregister(struct ornic_dev *dev);
+void ornic_eth_link_init(struct ornic_dev *dev);
+void ornic_eth_link_changed(struct ornic_dev *dev);
 void ornic_eth_link_update(struct ornic_dev *dev);
 
 /*
@@ -380,12 +384,14 @@ void ornic_ib_unregister(struct ornic_dev *dev);
 void ornic_ib_port_event(struct ornic_dev *dev, bool active);
 void ornic_ib_fatal_event(struct ornic_dev *dev);
 
-/* Event delivery to verbs objects (ornic_cq.c, ornic_qp.c, ornic_srq.c). */
+/*
+ * Event handlers of the verbs objects (ornic_cq.c, ornic_qp.c,
+ * ornic_srq.c), registered in ornic_main.c's struct ornic_eq_handlers.
+ */
 void ornic_cq_comp_event(struct ornic_dev *dev, struct ornic_eq *eq, u32 cqn);
-void ornic_cq_async_event(struct ornic_dev *dev, u32 cqn, u32 code);
-void ornic_qp_async_event(struct ornic_dev *dev, u32 qpn,
-			  enum ib_event_type type);
-void ornic_srq_async_event(struct ornic_dev *dev, u32 srqn,
-			   enum ib_event_type type);
+void ornic_cq_async_event(struct ornic_dev *dev, const struct ornic_eqe *eqe);
+void ornic_qp_async_event(struct ornic_dev *dev, const struct ornic_eqe *eqe);
+void ornic_srq_async_event(struct ornic_dev *dev,
+			   const struct ornic_eqe *eqe);
 
 #endif /* ORNIC_H */

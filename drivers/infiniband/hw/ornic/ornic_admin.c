@@ -3,8 +3,9 @@
  * ornic: admin queue (spec: admin.rst).  Many commands in flight, each
  * waiting on its own completion; completions arrive on MSI-X vector 0 and
  * are matched by command id.  A command that does not complete within
- * ADMIN_TIMEOUT_MS declares the device dead: every outstanding and later
- * command then fails with -EIO at once.
+ * ADMIN_TIMEOUT_MS declares the device dead (ornic_liveness.c), whose
+ * owner then calls ornic_aq_fail_all(): the queue stops RUNNING, every
+ * outstanding and later command fails with -EIO at once.
  */
 #include <linux/dma-mapping.h>
 #include <linux/slab.h>
@@ -19,6 +20,7 @@ int ornic_aq_init(struct ornic_dev *dev)
 	u32 i;
 
 	aq->log_depth = ORNIC_AQ_LOG_DEPTH;
+	aq->state = 0;
 	spin_lock_init(&aq->lock);
 	sema_init(&aq->avail, depth);
 	ornic_id_alloc_init(&aq->slots, aq->slot_map, depth);
@@ -42,11 +44,16 @@ int ornic_aq_init(struct ornic_dev *dev)
 		goto err_sq;
 
 	/* Only written while DEV_CTRL.ENABLE is 0 (spec: registers.rst). */
-	ornic_wr32(dev, ORNIC_REG_AQ_SQ_BASE_LO, lower_32_bits(aq->sq_dma));
-	ornic_wr32(dev, ORNIC_REG_AQ_SQ_BASE_HI, upper_32_bits(aq->sq_dma));
-	ornic_wr32(dev, ORNIC_REG_AQ_CQ_BASE_LO, lower_32_bits(aq->cq_dma));
-	ornic_wr32(dev, ORNIC_REG_AQ_CQ_BASE_HI, upper_32_bits(aq->cq_dma));
-	ornic_wr32(dev, ORNIC_REG_AQ_DEPTH, depth);
+	ornic_wr32(&dev->live, ORNIC_REG_AQ_SQ_BASE_LO,
+		   lower_32_bits(aq->sq_dma));
+	ornic_wr32(&dev->live, ORNIC_REG_AQ_SQ_BASE_HI,
+		   upper_32_bits(aq->sq_dma));
+	ornic_wr32(&dev->live, ORNIC_REG_AQ_CQ_BASE_LO,
+		   lower_32_bits(aq->cq_dma));
+	ornic_wr32(&dev->live, ORNIC_REG_AQ_CQ_BASE_HI,
+		   upper_32_bits(aq->cq_dma));
+	ornic_wr32(&dev->live, ORNIC_REG_AQ_DEPTH, depth);
+	set_bit(ORNIC_AQ_STATE_RUNNING, &aq->state);
 	return 0;
 
 err_sq:
@@ -64,6 +71,7 @@ void ornic_aq_destroy(struct ornic_dev *dev)
 	struct device *dmadev = &dev->pdev->dev;
 	u32 depth = 1U << aq->log_depth;
 
+	clear_bit(ORNIC_AQ_STATE_RUNNING, &aq->state);
 	dma_free_coherent(dmadev, depth * ORNIC_AQ_CQE_SIZE, aq->cq,
 			  aq->cq_dma);
 	dma_free_coherent(dmadev, depth * ORNIC_AQ_SQE_SIZE, aq->sq,
@@ -72,13 +80,22 @@ void ornic_aq_destroy(struct ornic_dev *dev)
 	aq->ctx = NULL;
 }
 
+static bool ornic_aq_running(struct ornic_dev *dev)
+{
+	return test_bit(ORNIC_AQ_STATE_RUNNING, &dev->aq.state) &&
+	       !ornic_dead(&dev->live);
+}
+
 /*
  * Consume completions; called with aq->lock held.  At most one ring's worth
  * per call: no more commands can be outstanding, so more would be a device
- * writing completions nobody asked for, each counted by
- * ornic_device_error().  The rest waits for the next interrupt.
+ * writing completions nobody asked for.  Those are counted in *@stray (the
+ * last one's id in *@stray_id), for the caller to report with
+ * ornic_device_error() once it dropped the lock (the device may die of it,
+ * and its death takes aq->lock).  The rest waits for the next interrupt.
  */
-static void ornic_aq_poll_locked(struct ornic_dev *dev)
+static void ornic_aq_poll_locked(struct ornic_dev *dev, u32 *stray,
+				 u16 *stray_id)
 {
 	struct ornic_aq *aq = &dev->aq;
 	struct ornic_admin_cqe *cqe;
@@ -86,7 +103,8 @@ static void ornic_aq_poll_locked(struct ornic_dev *dev)
 	u32 slot, n;
 	u16 id;
 
-	for (n = 0; n < (1U << aq->log_depth) && !ornic_dead(dev); n++) {
+	*stray = 0;
+	for (n = 0; n < (1U << aq->log_depth) && ornic_aq_running(dev); n++) {
 		cqe = &aq->cq[ornic_ring_slot(aq->cq_head, aq->log_depth)];
 		if (!ornic_ring_owned(READ_ONCE(cqe->flags), aq->cq_head,
 				      aq->log_depth))
@@ -102,29 +120,34 @@ static void ornic_aq_poll_locked(struct ornic_dev *dev)
 			complete(&ctx->done);
 		} else {
 			/* Stale, never issued, or already completed. */
-			ornic_device_error(dev, "admin completion command id",
-					   id, U16_MAX);
+			(*stray)++;
+			*stray_id = id;
 		}
 		aq->cq_head++;
 	}
 }
 
-irqreturn_t ornic_admin_irq(int irq, void *data)
+/* Take the completions that arrived (vector 0, and a waiter's last look). */
+void ornic_aq_process(struct ornic_dev *dev)
 {
-	struct ornic_dev *dev = data;
 	unsigned long flags;
+	u32 stray;
+	u16 id = 0;
 
-	if (ornic_dead(dev))
-		return IRQ_HANDLED;	/* reset: the rings are stale */
+	if (!ornic_aq_running(dev))
+		return;		/* reset: the rings are stale */
 	spin_lock_irqsave(&dev->aq.lock, flags);
-	ornic_aq_poll_locked(dev);
+	ornic_aq_poll_locked(dev, &stray, &id);
 	spin_unlock_irqrestore(&dev->aq.lock, flags);
-
-	ornic_aeq_process(dev);
-	return IRQ_HANDLED;
+	while (stray--)
+		ornic_device_error(&dev->live, "admin completion command id",
+				   id, U16_MAX);
 }
 
-/* The device died: every waiter returns -EIO now. */
+/*
+ * The device died (the owner's liveness handler, any context): the queue
+ * stops RUNNING and every waiter returns -EIO now.
+ */
 void ornic_aq_fail_all(struct ornic_dev *dev)
 {
 	struct ornic_aq *aq = &dev->aq;
@@ -134,6 +157,7 @@ void ornic_aq_fail_all(struct ornic_dev *dev)
 	if (!aq->ctx)
 		return;
 	spin_lock_irqsave(&aq->lock, flags);
+	clear_bit(ORNIC_AQ_STATE_RUNNING, &aq->state);
 	for (i = 0; i < (1U << aq->log_depth); i++) {
 		if (!aq->ctx[i].busy)
 			continue;
@@ -146,8 +170,8 @@ void ornic_aq_fail_all(struct ornic_dev *dev)
 
 /*
  * Put @sqe on the admin SQ with a free slot's command id (the caller holds
- * one count of aq->avail): the slot, -ENODEV when the device is dead, -EIO
- * when no slot is free after all.
+ * one count of aq->avail): the slot, -ENODEV when the queue no longer runs
+ * (the device died), -EIO when no slot is free after all.
  */
 static int ornic_admin_submit(struct ornic_dev *dev,
 			      struct ornic_admin_sqe *sqe)
@@ -158,7 +182,7 @@ static int ornic_admin_submit(struct ornic_dev *dev,
 	int slot;
 
 	spin_lock_irqsave(&aq->lock, flags);
-	if (ornic_dead(dev)) {
+	if (!test_bit(ORNIC_AQ_STATE_RUNNING, &aq->state)) {
 		spin_unlock_irqrestore(&aq->lock, flags);
 		return -ENODEV;
 	}
@@ -177,7 +201,7 @@ static int ornic_admin_submit(struct ornic_dev *dev,
 	       sizeof(*sqe));
 	aq->sq_tail++;
 	/* writel() orders the SQE stores before the doorbell. */
-	ornic_wr32(dev, ORNIC_REG_AQ_SQ_TAIL, aq->sq_tail);
+	ornic_wr32(&dev->live, ORNIC_REG_AQ_SQ_TAIL, aq->sq_tail);
 	spin_unlock_irqrestore(&aq->lock, flags);
 	return slot;
 }
@@ -191,26 +215,23 @@ static bool ornic_admin_wait(struct ornic_dev *dev,
 			     struct ornic_admin_ctx *ctx)
 {
 	struct ornic_aq *aq = &dev->aq;
-	unsigned long flags;
 
 	if (wait_for_completion_timeout(&ctx->done,
 					msecs_to_jiffies(aq->timeout_ms)))
 		return true;
 	/* A lost interrupt is not a dead device: look once more. */
-	spin_lock_irqsave(&aq->lock, flags);
-	ornic_aq_poll_locked(dev);
-	spin_unlock_irqrestore(&aq->lock, flags);
+	ornic_aq_process(dev);
 	if (try_wait_for_completion(&ctx->done))
 		return true;
 	dev_err(&dev->pdev->dev,
 		"admin command %s (id %#x) timed out after %u ms\n",
 		ornic_admin_opcode_str(sqe->hdr.opcode), ctx->cmd_id,
 		aq->timeout_ms);
-	ornic_set_dead(dev, "admin command timeout");
+	ornic_set_dead(&dev->live, "admin command timeout");
 	/*
-	 * ornic_set_dead() failed every waiter including us; consume that
-	 * completion.  The slot is never reused: the device is dead until it
-	 * is reset.
+	 * Its death failed every waiter including us (ornic_aq_fail_all());
+	 * consume that completion.  The slot is never reused: the device is
+	 * dead until it is reset.
 	 */
 	wait_for_completion(&ctx->done);
 	return false;
@@ -230,7 +251,7 @@ int ornic_admin_exec(struct ornic_dev *dev, struct ornic_admin_sqe *sqe,
 	int slot, err;
 
 	might_sleep();
-	if (ornic_dead(dev))
+	if (!ornic_aq_running(dev))
 		goto dead;
 	if (down_timeout(&aq->avail, msecs_to_jiffies(aq->timeout_ms)))
 		return -EBUSY;
@@ -263,7 +284,8 @@ dead:
 	 * The caller frees what the command pointed to (or the object's
 	 * memory) when it sees -EIO: only once the device stopped DMA.
 	 */
-	ornic_wait_reset_done(dev);
+	if (ornic_dead(&dev->live))
+		ornic_wait_reset_done(&dev->live);
 	return -EIO;
 }
 
@@ -306,7 +328,7 @@ int ornic_admin_query(struct ornic_dev *dev, u8 opcode, void *resp, u32 len)
 	if (!err)
 		memcpy(resp, buf, len);
 	/*
-	 * After a timeout the device is reset by ornic_set_dead() before we
+	 * After a timeout the device was reset (ornic_admin_exec()) before we
 	 * get here, so it can no longer write the buffer.
 	 */
 	dma_free_coherent(dmadev, PAGE_SIZE, buf, dma);

@@ -277,7 +277,7 @@ void ornic_cq_comp_event(struct ornic_dev *dev, struct ornic_eq *eq, u32 cqn)
 		return;		/* destroyed meanwhile, or never existed */
 	/* Alive: destroy waits for every EQ (ornic_ceqs_sync()). */
 	if (cq->eq != eq) {
-		ornic_device_error(dev, "CQN on the wrong EQ", cqn,
+		ornic_device_error(&dev->live, "CQN on the wrong EQ", cqn,
 				   cq->eq->eqn);
 		return;
 	}
@@ -285,16 +285,18 @@ void ornic_cq_comp_event(struct ornic_dev *dev, struct ornic_eq *eq, u32 cqn)
 		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
 }
 
-/* Async EQ (under dev->aeq_lock): CQ_ERROR. */
-void ornic_cq_async_event(struct ornic_dev *dev, u32 cqn, u32 code)
+/* Async EQ (under dev->aeq_lock): CQ_ERROR, its code in data. */
+void ornic_cq_async_event(struct ornic_dev *dev, const struct ornic_eqe *eqe)
 {
+	u32 cqn = le32_to_cpu(eqe->object);
 	struct ornic_cq *cq = xa_load(&dev->cqs, cqn);
 	struct ib_event ev = {
 		.device = &dev->ibdev,
 		.event = IB_EVENT_CQ_ERR,
 	};
 
-	dev_err_ratelimited(&dev->pdev->dev, "CQ %u error %u\n", cqn, code);
+	dev_err_ratelimited(&dev->pdev->dev, "CQ %u error %u\n", cqn,
+			    le32_to_cpu(eqe->data));
 	if (!cq || !cq->ibcq.event_handler)
 		return;
 	ev.element.cq = &cq->ibcq;

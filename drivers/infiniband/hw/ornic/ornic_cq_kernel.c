@@ -100,7 +100,7 @@ void ornic_destroy_kernel_cq(struct ornic_cq *cq)
 
 static void ornic_cq_report_ci(struct ornic_cq *cq, u64 arm)
 {
-	ornic_ring_db(cq->kern.ring.dev, ORNIC_DB_CQ,
+	ornic_ring_db(&cq->kern.ring.dev->live, ORNIC_DB_CQ,
 		      ornic_db_value(cq->cqn, arm, cq->kern.ring.ci));
 	cq->kern.ci_reported = cq->kern.ring.ci;
 }
@@ -202,7 +202,7 @@ ornic_kernel_cqe_check(struct ornic_dev *dev, struct ornic_cq *cq,
 	struct ornic_qp *qp;
 
 	if (kind != ORNIC_CQE_KIND_SEND && kind != ORNIC_CQE_KIND_RECV) {
-		ornic_device_error(dev, "kernel CQE opcode", cqe->opcode,
+		ornic_device_error(&dev->live, "kernel CQE opcode", cqe->opcode,
 				   ORNIC_CQE_OP_RECV_RDMA_IMM);
 		return NULL;
 	}
@@ -215,14 +215,14 @@ ornic_kernel_cqe_check(struct ornic_dev *dev, struct ornic_cq *cq,
 	if (!qp || !qp->kernel ||
 	    (kind == ORNIC_CQE_KIND_RECV ? qp->ibqp.recv_cq :
 					   qp->ibqp.send_cq) != &cq->ibcq) {
-		ornic_device_error(dev, "CQE QPN not on this CQ", qpn,
+		ornic_device_error(&dev->live, "CQE QPN not on this CQ", qpn,
 				   ORNIC_QPN_MASK);
 		return NULL;
 	}
 	if (!ornic_kwq_retire(kind == ORNIC_CQE_KIND_RECV ? &qp->kern.rq :
 			      &qp->kern.sq, wqe_index, posted)) {
-		ornic_device_error(dev, "CQE wqe_index not posted", wqe_index,
-				   U16_MAX);
+		ornic_device_error(&dev->live, "CQE wqe_index not posted",
+				   wqe_index, U16_MAX);
 		return NULL;
 	}
 	return qp;
@@ -325,14 +325,14 @@ int ornic_poll_cq(struct ib_cq *ibcq, int ne, struct ib_wc *wc)
 		/* More than the receive buffers hold: not data to trust. */
 		if (ornic_cqe_kind(cqe.opcode) == ORNIC_CQE_KIND_RECV &&
 		    wc[n].status == IB_WC_SUCCESS && wc[n].byte_len > posted.len) {
-			ornic_device_error(dev, "CQE byte_len", wc[n].byte_len,
-					   posted.len);
+			ornic_device_error(&dev->live, "CQE byte_len",
+					   wc[n].byte_len, posted.len);
 			wc[n].status = IB_WC_GENERAL_ERR;
 			wc[n].byte_len = 0;
 		}
 		n++;
 	}
-	if (n < ne && ornic_dead(dev))
+	if (n < ne && ornic_dead(&dev->live))
 		n += ornic_kernel_cq_flush(dev, cq, wc + n, ne - n);
 	spin_unlock_irqrestore(&kcq->lock, flags);
 	return n;
@@ -354,7 +354,7 @@ int ornic_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 			       ORNIC_DB_FLAG_ARM_NEXT);
 	if ((flags & IB_CQ_REPORT_MISSED_EVENTS) &&
 	    (ornic_cq_ring_next(&cq->kern.ring) ||
-	     (ornic_dead(to_odev(ibcq->device)) &&
+	     (ornic_dead(&to_odev(ibcq->device)->live) &&
 	      ornic_kernel_cq_flush(to_odev(ibcq->device), cq, NULL, 1))))
 		missed = 1;
 	spin_unlock_irqrestore(&cq->kern.lock, irqflags);

@@ -29,14 +29,18 @@ static int ornic_aq_show(struct seq_file *s, void *unused)
 	struct ornic_dev *dev = s->private;
 	struct ornic_aq *aq = &dev->aq;
 	u32 depth = 1U << aq->log_depth, busy = 0, i;
+	const char *reason;
 
 	spin_lock_irq(&aq->lock);
 	for (i = 0; i < depth; i++)
 		busy += aq->ctx[i].busy;
 	seq_printf(s, "depth %u sq_tail %u cq_head %u seq %u outstanding %u timeout_ms %u dead %d\n",
 		   depth, aq->sq_tail, aq->cq_head, aq->seq, busy,
-		   aq->timeout_ms, ornic_dead(dev));
+		   aq->timeout_ms, ornic_dead(&dev->live));
 	spin_unlock_irq(&aq->lock);
+	reason = READ_ONCE(dev->live.reason);
+	if (reason)
+		seq_printf(s, "dead because: %s\n", reason);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(ornic_aq);

@@ -10,6 +10,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "ornic_lib.h"
+#include "ornic_liveness.h"
 #include "ornic_verbs_lib.h"
 
 static void ornic_devval_qp_state(struct kunit *test)

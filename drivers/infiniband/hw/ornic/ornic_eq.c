@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
  * ornic: the async event queue (EQ 0, vector 0), completion event queues
- * (one per vector 1..n) and the kernel's own CQs.
+ * (one per vector 1..n) and the kernel's own CQs.  What an EQE names is
+ * handed to the handlers ornic_main.c registered (struct
+ * ornic_eq_handlers); a device writing nonsense is reported to the
+ * liveness layer.
  */
 #include <linux/dma-mapping.h>
 #include <linux/slab.h>
@@ -58,7 +61,7 @@ static bool ornic_eq_run_again(struct ornic_eq *eq, bool exhausted)
 {
 	struct ornic_dev *dev = eq->dev;
 
-	if (!exhausted || ornic_dead(dev)) {
+	if (!exhausted || ornic_dead(&dev->live)) {
 		eq->busy_since = 0;
 		eq->busy_runs = 0;
 		return false;
@@ -74,7 +77,7 @@ static bool ornic_eq_run_again(struct ornic_eq *eq, bool exhausted)
 			  "EQ %u not empty after %u runs of %u events in %u ms: event storm\n",
 			  eq->eqn, eq->busy_runs, ORNIC_EQ_BUDGET,
 			  jiffies_to_msecs(jiffies - eq->busy_since));
-		ornic_set_dead(dev, "event storm");
+		ornic_set_dead(&dev->live, "event storm");
 		return false;
 	}
 	return true;
@@ -84,20 +87,22 @@ static bool ornic_eq_run_again(struct ornic_eq *eq, bool exhausted)
 
 static void ornic_aeq_work(struct work_struct *work);
 
-int ornic_aeq_init(struct ornic_dev *dev)
+int ornic_aeq_init(struct ornic_dev *dev,
+		   const struct ornic_eq_handlers *handlers)
 {
 	struct ornic_eq *eq = &dev->aeq;
 	int err;
 
+	dev->eq_handlers = handlers;
 	spin_lock_init(&dev->aeq_lock);
 	INIT_WORK(&dev->aeq_work, ornic_aeq_work);
 	err = ornic_eq_alloc(dev, eq, ORNIC_AEQ_LOG_DEPTH);
 	if (err)
 		return err;
 	eq->eqn = 0;
-	ornic_wr32(dev, ORNIC_REG_AEQ_BASE_LO, lower_32_bits(eq->dma));
-	ornic_wr32(dev, ORNIC_REG_AEQ_BASE_HI, upper_32_bits(eq->dma));
-	ornic_wr32(dev, ORNIC_REG_AEQ_DEPTH, 1U << eq->log_depth);
+	ornic_wr32(&dev->live, ORNIC_REG_AEQ_BASE_LO, lower_32_bits(eq->dma));
+	ornic_wr32(&dev->live, ORNIC_REG_AEQ_BASE_HI, upper_32_bits(eq->dma));
+	ornic_wr32(&dev->live, ORNIC_REG_AEQ_DEPTH, 1U << eq->log_depth);
 	return 0;
 }
 
@@ -113,68 +118,33 @@ void ornic_aeq_arm(struct ornic_dev *dev)
 {
 	u32 val = (dev->aeq.ci & ORNIC_AEQ_DB_INDEX_MASK) | ORNIC_AEQ_DB_ARM;
 
-	if (!ornic_dead(dev))
-		ornic_wr32(dev, ORNIC_REG_AEQ_DB, val);
+	ornic_wr32_alive(&dev->live, ORNIC_REG_AEQ_DB, val);
 }
 
 /* Report the consumer index without arming: the device may post again. */
 static void ornic_aeq_update_ci(struct ornic_dev *dev)
 {
-	if (!ornic_dead(dev))
-		ornic_wr32(dev, ORNIC_REG_AEQ_DB,
-			   dev->aeq.ci & ORNIC_AEQ_DB_INDEX_MASK);
+	ornic_wr32_alive(&dev->live, ORNIC_REG_AEQ_DB,
+			 dev->aeq.ci & ORNIC_AEQ_DB_INDEX_MASK);
 }
 
 static void ornic_aeq_handle(struct ornic_dev *dev, struct ornic_eqe *eqe)
 {
-	u32 object = le32_to_cpu(eqe->object);
-	u32 data = le32_to_cpu(eqe->data);
+	const struct ornic_eq_handlers *h = dev->eq_handlers;
 
-	switch (eqe->type) {
-	case ORNIC_EQE_PORT_STATE:
-		ornic_queue_event(dev, ORNIC_FLAG_LINK_EVENT);
-		break;
-	case ORNIC_EQE_DEVICE_FATAL:
+	if (eqe->type == ORNIC_EQE_DEVICE_FATAL) {
 		dev_err(&dev->pdev->dev, "device reported fatal error %u\n",
-			data);
-		ornic_set_dead(dev, "DEVICE_FATAL event");
-		break;
-	case ORNIC_EQE_CQ_ERROR:
-		ornic_cq_async_event(dev, object, data);
-		break;
-	case ORNIC_EQE_QP_FATAL:
-		ornic_qp_async_event(dev, object, IB_EVENT_QP_FATAL);
-		break;
-	case ORNIC_EQE_QP_REQ_ERR:
-		ornic_qp_async_event(dev, object, IB_EVENT_QP_REQ_ERR);
-		break;
-	case ORNIC_EQE_QP_ACCESS_ERR:
-		ornic_qp_async_event(dev, object, IB_EVENT_QP_ACCESS_ERR);
-		break;
-	case ORNIC_EQE_QP_COMM_EST:
-		ornic_qp_async_event(dev, object, IB_EVENT_COMM_EST);
-		break;
-	case ORNIC_EQE_QP_SQ_DRAINED:
-		ornic_qp_async_event(dev, object, IB_EVENT_SQ_DRAINED);
-		break;
-	case ORNIC_EQE_QP_LAST_WQE_REACHED:
-		ornic_qp_async_event(dev, object, IB_EVENT_QP_LAST_WQE_REACHED);
-		break;
-	case ORNIC_EQE_SRQ_ERROR:
-		ornic_srq_async_event(dev, object, IB_EVENT_SRQ_ERR);
-		break;
-	case ORNIC_EQE_SRQ_LIMIT:
-		ornic_srq_async_event(dev, object, IB_EVENT_SRQ_LIMIT_REACHED);
-		break;
-	case ORNIC_EQE_PAGE_FAULT:
-		ornic_odp_page_fault_event(dev, eqe);
-		break;
-	default:
-		/* COMPLETION belongs on a completion EQ; others are unknown. */
-		ornic_device_error(dev, "async EQE type", eqe->type,
-				   ORNIC_EQE_PAGE_FAULT);
-		break;
+			le32_to_cpu(eqe->data));
+		ornic_set_dead(&dev->live, "DEVICE_FATAL event");
+		return;
 	}
+	/* COMPLETION belongs on a completion EQ; others are unknown. */
+	if (eqe->type >= ARRAY_SIZE(h->async) || !h->async[eqe->type]) {
+		ornic_device_error(&dev->live, "async EQE type", eqe->type,
+				   ORNIC_EQE_PAGE_FAULT);
+		return;
+	}
+	h->async[eqe->type](dev, eqe);
 }
 
 /*
@@ -191,7 +161,7 @@ void ornic_aeq_process(struct ornic_dev *dev)
 	spin_lock_irqsave(&dev->aeq_lock, flags);
 	if (!dev->aeq.ring)
 		goto out;
-	while (n < ORNIC_EQ_BUDGET && !ornic_dead(dev) &&
+	while (n < ORNIC_EQ_BUDGET && !ornic_dead(&dev->live) &&
 	       (eqe = ornic_eq_next(&dev->aeq))) {
 		ornic_aeq_handle(dev, eqe);
 		dev->aeq.ci++;
@@ -218,14 +188,14 @@ static void ornic_aeq_work(struct work_struct *work)
 
 static void ornic_ceq_arm(struct ornic_eq *eq)
 {
-	ornic_ring_db(eq->dev, ORNIC_DB_EQ,
+	ornic_ring_db(&eq->dev->live, ORNIC_DB_EQ,
 		      ornic_db_value(eq->eqn, ORNIC_DB_FLAG_ARM_NEXT, eq->ci));
 }
 
 /* Report the consumer index without arming: the device may post again. */
 static void ornic_ceq_update_ci(struct ornic_eq *eq)
 {
-	ornic_ring_db(eq->dev, ORNIC_DB_EQ,
+	ornic_ring_db(&eq->dev->live, ORNIC_DB_EQ,
 		      ornic_db_value(eq->eqn, 0, eq->ci));
 }
 
@@ -237,7 +207,7 @@ static void ornic_ceq_handle(struct ornic_eq *eq, const struct ornic_eqe *eqe)
 	struct ornic_cq_ring *cq;
 
 	if (eqe->type != ORNIC_EQE_COMPLETION) {
-		ornic_device_error(dev, "completion EQE type", eqe->type,
+		ornic_device_error(&dev->live, "completion EQE type", eqe->type,
 				   ORNIC_EQE_COMPLETION);
 		return;
 	}
@@ -245,13 +215,13 @@ static void ornic_ceq_handle(struct ornic_eq *eq, const struct ornic_eqe *eqe)
 	if (cq) {
 		/* Alive: destroy waits for every EQ (ornic_ceqs_sync()). */
 		if (cq->eq != eq)
-			ornic_device_error(dev, "CQN on the wrong EQ", cqn,
-					   cq->eq->eqn);
+			ornic_device_error(&dev->live, "CQN on the wrong EQ",
+					   cqn, cq->eq->eqn);
 		else
 			cq->comp_handler(cq);
 		return;
 	}
-	ornic_cq_comp_event(dev, eq, cqn);
+	dev->eq_handlers->completion(dev, eq, cqn);
 }
 
 /* One bounded run; called with eq->lock held and interrupts off. */
@@ -260,7 +230,7 @@ static void ornic_ceq_poll_locked(struct ornic_eq *eq)
 	struct ornic_eqe *eqe;
 	u32 n = 0;
 
-	while (n < ORNIC_EQ_BUDGET && !ornic_dead(eq->dev) &&
+	while (n < ORNIC_EQ_BUDGET && !ornic_dead(&eq->dev->live) &&
 	       (eqe = ornic_eq_next(eq))) {
 		ornic_ceq_handle(eq, eqe);
 		eq->ci++;
@@ -494,6 +464,6 @@ struct ornic_cqe *ornic_cq_ring_next(struct ornic_cq_ring *cq)
 /* Report the consumer index and ask for an event on the next CQE. */
 void ornic_cq_ring_arm(struct ornic_cq_ring *cq)
 {
-	ornic_ring_db(cq->dev, ORNIC_DB_CQ,
+	ornic_ring_db(&cq->dev->live, ORNIC_DB_CQ,
 		      ornic_db_value(cq->cqn, ORNIC_DB_FLAG_ARM_NEXT, cq->ci));
 }

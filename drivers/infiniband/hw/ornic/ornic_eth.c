@@ -104,7 +104,7 @@ static void ornic_rx_refill(struct ornic_eth *eth)
 		return;
 	/* Descriptors visible before the doorbell. */
 	dma_wmb();
-	ornic_ring_db(eth->dev, ORNIC_DB_ETH_RX,
+	ornic_ring_db(&eth->dev->live, ORNIC_DB_ETH_RX,
 		      ornic_db_value(r->id, 0, r->prod));
 }
 
@@ -121,7 +121,7 @@ static void ornic_rx_complete(struct ornic_eth *eth, struct ornic_cqe *cqe)
 	if (unlikely(idx != r->cons || !skb)) {
 		netdev_err_once(eth->netdev, "RX completion %u, expected %u\n",
 				idx, r->cons);
-		ornic_device_error(eth->dev, "RX completion index", idx,
+		ornic_device_error(&eth->dev->live, "RX completion index", idx,
 				   r->cons);
 		return;
 	}
@@ -176,7 +176,7 @@ static void ornic_tx_complete(struct ornic_eth *eth, struct ornic_cqe *cqe,
 	if (unlikely(idx != r->cons || !buf->skb)) {
 		netdev_err_once(eth->netdev, "TX completion %u, expected %u\n",
 				idx, r->cons);
-		ornic_device_error(eth->dev, "TX completion index", idx,
+		ornic_device_error(&eth->dev->live, "TX completion index", idx,
 				   r->cons);
 		return;
 	}
@@ -227,7 +227,7 @@ static netdev_tx_t ornic_start_xmit(struct sk_buff *skb,
 		goto dropped;
 	if (skb_linearize(skb))
 		goto drop;
-	if (ornic_dead(eth->dev))
+	if (ornic_dead(&eth->dev->live))
 		goto drop;
 
 	dma = dma_map_single(dmadev, skb->data, skb->len, DMA_TO_DEVICE);
@@ -247,7 +247,7 @@ static netdev_tx_t ornic_start_xmit(struct sk_buff *skb,
 	r->prod++;
 	skb_tx_timestamp(skb);
 	dma_wmb();
-	ornic_ring_db(eth->dev, ORNIC_DB_ETH_TX,
+	ornic_ring_db(&eth->dev->live, ORNIC_DB_ETH_TX,
 		      ornic_db_value(r->id, 0, r->prod));
 
 	/* Pairs with smp_store_release() in ornic_tx_complete(). */
@@ -295,7 +295,7 @@ static int ornic_eth_poll(struct napi_struct *napi, int budget)
 	 * Every CQE counts against the budget, TX and bogus ones too: a
 	 * device writing endless CQEs must not keep us here.
 	 */
-	while (done < budget && !ornic_dead(eth->dev) &&
+	while (done < budget && !ornic_dead(&eth->dev->live) &&
 	       (cqe = ornic_cq_ring_next(&eth->cq))) {
 		switch (cqe->opcode) {
 		case ORNIC_CQE_OP_ETH_RX:
@@ -305,8 +305,9 @@ static int ornic_eth_poll(struct napi_struct *napi, int budget)
 			ornic_tx_complete(eth, cqe, budget);
 			break;
 		default:
-			ornic_device_error(eth->dev, "Ethernet CQE opcode",
-					   cqe->opcode, ORNIC_CQE_OP_ETH_RX);
+			ornic_device_error(&eth->dev->live,
+					   "Ethernet CQE opcode", cqe->opcode,
+					   ORNIC_CQE_OP_ETH_RX);
 			break;
 		}
 		eth->cq.ci++;
@@ -319,14 +320,14 @@ static int ornic_eth_poll(struct napi_struct *napi, int budget)
 		netif_wake_queue(eth->netdev);
 
 	/* A dead device: stop polling, nothing will be armed again. */
-	if (ornic_dead(eth->dev)) {
+	if (ornic_dead(&eth->dev->live)) {
 		napi_complete_done(napi, 0);
 		return 0;
 	}
 	if (done < budget && napi_complete_done(napi, done))
 		ornic_cq_ring_arm(&eth->cq);
 	else
-		ornic_ring_db(eth->dev, ORNIC_DB_CQ,
+		ornic_ring_db(&eth->dev->live, ORNIC_DB_CQ,
 			      ornic_db_value(eth->cq.cqn, 0, eth->cq.ci));
 	return done;
 }
@@ -398,8 +399,10 @@ err_free_tx:
 
 /*
  * Carrier follows the device's link while the interface is up.  Runs from
- * the event work; the matching IB port event goes out after RTNL is
- * dropped (the RDMA core's event handlers may want it themselves).
+ * dev->link_work (and from the work that reports the device's death, which
+ * flushes link_work first: one runs at a time); the matching IB port event
+ * goes out after RTNL is dropped (the RDMA core's event handlers may want
+ * it themselves).
  */
 void ornic_eth_link_update(struct ornic_dev *dev)
 {
@@ -409,8 +412,9 @@ void ornic_eth_link_update(struct ornic_dev *dev)
 	if (!netdev)
 		return;
 	rtnl_lock();
-	up = !ornic_dead(dev) &&
-	     (ornic_rd32(dev, ORNIC_REG_LINK_STATUS) & ORNIC_LINK_STATUS_UP);
+	up = !ornic_dead(&dev->live) &&
+	     (ornic_rd32(&dev->live, ORNIC_REG_LINK_STATUS) &
+	      ORNIC_LINK_STATUS_UP);
 	dev->link_up = up;
 	if (up && netif_running(netdev))
 		netif_carrier_on(netdev);
@@ -425,23 +429,45 @@ void ornic_eth_link_update(struct ornic_dev *dev)
 	}
 }
 
+static void ornic_eth_link_work(struct work_struct *work)
+{
+	ornic_eth_link_update(container_of(work, struct ornic_dev,
+					   link_work));
+}
+
+void ornic_eth_link_init(struct ornic_dev *dev)
+{
+	INIT_WORK(&dev->link_work, ornic_eth_link_work);
+}
+
+/*
+ * The link may have changed (a PORT_STATE event, the health check, the
+ * interface going up or down): re-read it from process context, outside
+ * RTNL and interrupt context, unless remove() has begun.  Any context.
+ */
+void ornic_eth_link_changed(struct ornic_dev *dev)
+{
+	if (!test_bit(ORNIC_FLAG_REMOVING, &dev->flags))
+		schedule_work(&dev->link_work);
+}
+
 static int ornic_eth_open(struct net_device *netdev)
 {
 	struct ornic_eth *eth = netdev_priv(netdev);
 	struct ornic_dev *dev = eth->dev;
 	int err;
 
-	if (ornic_dead(dev))
+	if (ornic_dead(&dev->live))
 		return -EIO;
 	err = ornic_eth_rings_up(eth);
 	if (err)
 		return err;
 	netif_start_queue(netdev);
-	dev->link_up = ornic_rd32(dev, ORNIC_REG_LINK_STATUS) &
+	dev->link_up = ornic_rd32(&dev->live, ORNIC_REG_LINK_STATUS) &
 		       ORNIC_LINK_STATUS_UP;
 	if (dev->link_up)
 		netif_carrier_on(netdev);
-	ornic_queue_event(dev, ORNIC_FLAG_LINK_EVENT);
+	ornic_eth_link_changed(dev);
 	return 0;
 }
 
@@ -452,7 +478,7 @@ static int ornic_eth_stop(struct net_device *netdev)
 	netif_carrier_off(netdev);
 	netif_tx_disable(netdev);
 	ornic_eth_rings_down(eth);
-	ornic_queue_event(eth->dev, ORNIC_FLAG_LINK_EVENT);
+	ornic_eth_link_changed(eth->dev);
 	return 0;
 }
 
@@ -530,7 +556,7 @@ static void ornic_eth_tx_timeout(struct net_device *netdev,
 
 	netdev_warn(netdev, "TX stalled (prod %u, cons %u): ringing again\n",
 		    eth->tx.prod, READ_ONCE(eth->tx.cons));
-	ornic_ring_db(eth->dev, ORNIC_DB_ETH_TX,
+	ornic_ring_db(&eth->dev->live, ORNIC_DB_ETH_TX,
 		      ornic_db_value(eth->tx.id, 0, eth->tx.prod));
 	napi_schedule(&eth->napi);
 }
@@ -569,8 +595,8 @@ int ornic_eth_register(struct ornic_dev *dev)
 	u64_stats_init(&eth->rx_stats.syncp);
 	u64_stats_init(&eth->xmit_stats.syncp);
 
-	lo = ornic_rd32(dev, ORNIC_REG_MAC_LO);
-	hi = ornic_rd32(dev, ORNIC_REG_MAC_HI);
+	lo = ornic_rd32(&dev->live, ORNIC_REG_MAC_LO);
+	hi = ornic_rd32(&dev->live, ORNIC_REG_MAC_HI);
 	mac[0] = lo;
 	mac[1] = lo >> 8;
 	mac[2] = lo >> 16;

@@ -930,11 +930,3 @@ bool ornic_wq_index_resolve(u16 wqe_index, u32 ci, u32 pi, u32 *idx)
 	return true;
 }
 EXPORT_SYMBOL_IF_KUNIT(ornic_wq_index_resolve);
-
-bool ornic_reset_done(u32 status)
-{
-	return status == ~0U ||
-	       !(status & (ORNIC_DEV_STATUS_READY | ORNIC_DEV_STATUS_FATAL |
-			   ORNIC_DEV_STATUS_RESETTING));
-}
-EXPORT_SYMBOL_IF_KUNIT(ornic_reset_done);

@@ -342,11 +342,4 @@ enum ornic_cqe_kind ornic_cqe_kind(u8 opcode);
  */
 bool ornic_wq_index_resolve(u16 wqe_index, u32 ci, u32 pi, u32 *idx);
 
-/*
- * Whether DEV_STATUS @status shows a completed reset (READY, FATAL and
- * RESETTING all clear) or a device that is gone (all-ones): either way it
- * no longer writes host memory (spec: registers.rst "Reset").
- */
-bool ornic_reset_done(u32 status);
-
 #endif /* ORNIC_LIB_H */

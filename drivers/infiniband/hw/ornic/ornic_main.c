@@ -7,7 +7,6 @@
  */
 #include <linux/delay.h>
 #include <linux/dma-mapping.h>
-#include <linux/io-64-nonatomic-lo-hi.h>
 #include <linux/iopoll.h>
 #include <linux/module.h>
 #include <linux/slab.h>
@@ -25,129 +24,77 @@ static const struct pci_device_id ornic_pci_tbl[] = {
 };
 MODULE_DEVICE_TABLE(pci, ornic_pci_tbl);
 
-/* --- doorbells ------------------------------------------------------------ */
+/* --- what the lower layers report ---------------------------------------- */
 
 /*
- * Ring a doorbell on the kernel's page 0 (spec: doorbells.rst).  A 64-bit
- * CPU does it with one 64-bit write, which needs no lock.  A 32-bit CPU
- * writes two 32-bit halves, low first (the high write commits), which only
- * a device with ORNIC_CAP_DB_32BIT_PAIR accepts (ornic_check_identity()
- * refuses the others) and which writers of the page must not interleave:
- * db_lock serialises them.
+ * The device died (ornic_liveness.c, any context): every admin command
+ * fails now, the rest is reported from process context.
  */
-void ornic_ring_db(struct ornic_dev *dev, u32 offset, u64 val)
+static void ornic_dev_dead(struct ornic_liveness *live)
 {
-	unsigned long flags;
+	struct ornic_dev *dev = container_of(live, struct ornic_dev, live);
 
-	if (ornic_dead(dev))
-		return;
-	if (IS_ENABLED(CONFIG_64BIT)) {
-		writeq(val, dev->db + offset);
-		return;
-	}
-	spin_lock_irqsave(&dev->db_lock, flags);
-	lo_hi_writeq(val, dev->db + offset);
-	spin_unlock_irqrestore(&dev->db_lock, flags);
-}
-
-/* --- liveness ---------------------------------------------------------------- */
-
-static void ornic_reset_request(struct ornic_dev *dev)
-{
-	ornic_wr32(dev, ORNIC_REG_DEV_CTRL, ORNIC_DEV_CTRL_RESET);
-}
-
-/*
- * The device is gone or fatal (spec: registers.rst "Liveness"): fail every
- * admin command, stop touching it except to reset it, and report
- * IB_EVENT_DEVICE_FATAL from process context.  Any context; idempotent.
- */
-void ornic_set_dead(struct ornic_dev *dev, const char *why)
-{
-	if (test_and_set_bit(ORNIC_FLAG_DEAD, &dev->flags))
-		return;
-	dev_err(&dev->pdev->dev, "device dead (%s): failing all commands\n",
-		why);
-	/* Stop any DMA to memory we are about to free (best effort). */
-	ornic_reset_request(dev);
 	ornic_aq_fail_all(dev);
-	ornic_queue_event(dev, ORNIC_FLAG_FATAL_EVENT);
-}
-
-/*
- * After ornic_set_dead(): wait until the reset it posted has taken effect,
- * so that the device no longer writes host memory, before the caller frees
- * DMA memory or unpins user pages (spec: registers.rst "Reset").  The read
- * of DEV_STATUS flushes the posted DEV_CTRL write; the reset is done when
- * READY, FATAL and RESETTING are all clear, or the device is gone (all-ones).
- * If it does not finish within RESET_TIMEOUT_MS, bus mastering is turned off
- * instead.  Process context; returns at once after the first success.
- */
-void ornic_wait_reset_done(struct ornic_dev *dev)
-{
-	u32 status;
-	int err;
-
-	might_sleep();
-	if (test_bit(ORNIC_FLAG_RESET_DONE, &dev->flags))
-		return;
-	mutex_lock(&dev->reset_lock);
-	if (test_bit(ORNIC_FLAG_RESET_DONE, &dev->flags))
-		goto out;
-	err = readl_poll_timeout(dev->regs + ORNIC_REG_DEV_STATUS, status,
-				 ornic_reset_done(status), 1000,
-				 dev->reset_timeout_ms * 1000);
-	if (err) {
-		dev_err(&dev->pdev->dev,
-			"reset after death not done in %u ms (DEV_STATUS %#x): disabling bus mastering\n",
-			dev->reset_timeout_ms, status);
-		pci_clear_master(dev->pdev);
-	} else {
-		dev_info(&dev->pdev->dev,
-			 "reset after death complete (DEV_STATUS %#x)\n", status);
-	}
-	set_bit(ORNIC_FLAG_RESET_DONE, &dev->flags);
-out:
-	mutex_unlock(&dev->reset_lock);
-}
-
-/*
- * The device wrote @what = @value where the spec allows at most @limit (or
- * something else it does not allow).  The caller has not used the value
- * and dropped or failed what it came with; after ORNIC_DEV_ERR_LIMIT such
- * values the device is declared dead.  Any context.
- */
-void ornic_device_error(struct ornic_dev *dev, const char *what, u64 value,
-			u64 limit)
-{
-	ibdev_err_ratelimited(&dev->ibdev,
-			      "invalid value from the device: %s %llu (limit %llu)\n",
-			      what, value, limit);
-	if (atomic_inc_return(&dev->dev_errors) == ORNIC_DEV_ERR_LIMIT)
-		ornic_set_dead(dev, "device keeps writing invalid values");
-}
-
-void ornic_queue_event(struct ornic_dev *dev, int flag)
-{
-	set_bit(flag, &dev->flags);
 	if (!test_bit(ORNIC_FLAG_REMOVING, &dev->flags))
-		schedule_work(&dev->event_work);
+		schedule_work(&dev->fatal_work);
 }
 
-static void ornic_event_work(struct work_struct *work)
+static const struct ornic_liveness_ops ornic_liveness_ops = {
+	.dead = ornic_dev_dead,
+};
+
+/*
+ * After death: the link goes down (its port event first; link_work runs
+ * it, so one link re-read runs at a time), IB_EVENT_DEVICE_FATAL goes out
+ * and every armed kernel CQ is told.
+ */
+static void ornic_fatal_work(struct work_struct *work)
 {
 	struct ornic_dev *dev = container_of(work, struct ornic_dev,
-					     event_work);
+					     fatal_work);
 
 	if (test_bit(ORNIC_FLAG_REMOVING, &dev->flags))
 		return;
-	if (test_and_clear_bit(ORNIC_FLAG_FATAL_EVENT, &dev->flags)) {
-		ornic_eth_link_update(dev);
-		ornic_ib_fatal_event(dev);
-		ornic_cq_rings_kick(dev);
-	}
-	if (test_and_clear_bit(ORNIC_FLAG_LINK_EVENT, &dev->flags))
-		ornic_eth_link_update(dev);
+	ornic_eth_link_changed(dev);
+	flush_work(&dev->link_work);
+	ornic_ib_fatal_event(dev);
+	ornic_cq_rings_kick(dev);
+}
+
+static void ornic_port_state_event(struct ornic_dev *dev,
+				   const struct ornic_eqe *eqe)
+{
+	ornic_eth_link_changed(dev);
+}
+
+/* Who gets what the EQs read (ornic_eq.c knows no verbs object). */
+static const struct ornic_eq_handlers ornic_eq_handlers = {
+	.async = {
+		[ORNIC_EQE_QP_FATAL] = ornic_qp_async_event,
+		[ORNIC_EQE_QP_REQ_ERR] = ornic_qp_async_event,
+		[ORNIC_EQE_QP_ACCESS_ERR] = ornic_qp_async_event,
+		[ORNIC_EQE_QP_COMM_EST] = ornic_qp_async_event,
+		[ORNIC_EQE_QP_SQ_DRAINED] = ornic_qp_async_event,
+		[ORNIC_EQE_QP_LAST_WQE_REACHED] = ornic_qp_async_event,
+		[ORNIC_EQE_CQ_ERROR] = ornic_cq_async_event,
+		[ORNIC_EQE_SRQ_ERROR] = ornic_srq_async_event,
+		[ORNIC_EQE_SRQ_LIMIT] = ornic_srq_async_event,
+		[ORNIC_EQE_PORT_STATE] = ornic_port_state_event,
+		[ORNIC_EQE_PAGE_FAULT] = ornic_odp_page_fault_event,
+	},
+	.completion = ornic_cq_comp_event,
+};
+
+/* Vector 0: admin completions and async events. */
+static irqreturn_t ornic_admin_vector_irq(int irq, void *data)
+{
+	struct ornic_dev *dev = data;
+
+	if (ornic_dead(&dev->live))
+		return IRQ_HANDLED;	/* reset: the rings are stale */
+	ornic_aq_process(dev);
+	ornic_aeq_process(dev);
+	return IRQ_HANDLED;
 }
 
 /* Periodic check: a vanished device reads all-ones and never interrupts. */
@@ -155,28 +102,15 @@ static void ornic_health_work(struct work_struct *work)
 {
 	struct ornic_dev *dev = container_of(to_delayed_work(work),
 					     struct ornic_dev, health_work);
-	u32 magic, status, link;
+	u32 link;
 
-	if (ornic_dead(dev))
+	if (!ornic_liveness_check(&dev->live))
 		return;
-	magic = ornic_rd32(dev, ORNIC_REG_MAGIC);
-	status = ornic_rd32(dev, ORNIC_REG_DEV_STATUS);
-	if (magic != ORNIC_MAGIC) {
-		ornic_set_dead(dev, magic == ~0U ? "device gone (reads all-ones)" :
-			       "MAGIC changed");
-		return;
-	}
-	if (status & ORNIC_DEV_STATUS_FATAL) {
-		dev_err(&dev->pdev->dev, "DEV_STATUS.FATAL, code %u\n",
-			ornic_rd32(dev, ORNIC_REG_FATAL_CODE));
-		ornic_set_dead(dev, "DEV_STATUS.FATAL");
-		return;
-	}
 	/* Missed events cost at most one period. */
 	ornic_aeq_process(dev);
-	link = ornic_rd32(dev, ORNIC_REG_LINK_STATUS);
+	link = ornic_rd32(&dev->live, ORNIC_REG_LINK_STATUS);
 	if (!!(link & ORNIC_LINK_STATUS_UP) != dev->link_up)
-		ornic_queue_event(dev, ORNIC_FLAG_LINK_EVENT);
+		ornic_eth_link_changed(dev);
 	schedule_delayed_work(&dev->health_work,
 			      msecs_to_jiffies(ORNIC_HEALTH_PERIOD_MS));
 }
@@ -188,7 +122,7 @@ static int ornic_check_identity(struct ornic_dev *dev)
 	struct device *d = &dev->pdev->dev;
 	u32 magic, major, minor;
 
-	magic = ornic_rd32(dev, ORNIC_REG_MAGIC);
+	magic = ornic_rd32(&dev->live, ORNIC_REG_MAGIC);
 	if (magic == ~0U) {
 		dev_err(d, "BAR0 reads all-ones: device not responding\n");
 		return -ENODEV;
@@ -198,7 +132,7 @@ static int ornic_check_identity(struct ornic_dev *dev)
 			magic, ORNIC_MAGIC);
 		return -ENODEV;
 	}
-	dev->version = ornic_rd32(dev, ORNIC_REG_VERSION);
+	dev->version = ornic_rd32(&dev->live, ORNIC_REG_VERSION);
 	major = ORNIC_VERSION_MAJOR(dev->version);
 	minor = ORNIC_VERSION_MINOR(dev->version);
 	if (major != ORNIC_SPEC_VERSION_MAJOR) {
@@ -206,8 +140,8 @@ static int ornic_check_identity(struct ornic_dev *dev)
 			major, minor, ORNIC_SPEC_VERSION_MAJOR);
 		return -EOPNOTSUPP;
 	}
-	dev->caps = ornic_rd32(dev, ORNIC_REG_CAPS_LO) |
-		    (u64)ornic_rd32(dev, ORNIC_REG_CAPS_HI) << 32;
+	dev->caps = ornic_rd32(&dev->live, ORNIC_REG_CAPS_LO) |
+		    (u64)ornic_rd32(&dev->live, ORNIC_REG_CAPS_HI) << 32;
 	/* Without 64-bit MMIO a doorbell is two halves (ornic_ring_db()). */
 	if (!IS_ENABLED(CONFIG_64BIT) &&
 	    !(dev->caps & ORNIC_CAP_DB_32BIT_PAIR)) {
@@ -215,32 +149,16 @@ static int ornic_check_identity(struct ornic_dev *dev)
 			dev->caps);
 		return -EOPNOTSUPP;
 	}
-	dev->reset_timeout_ms = ornic_rd32(dev, ORNIC_REG_RESET_TIMEOUT_MS);
-	dev->aq.timeout_ms = ornic_rd32(dev, ORNIC_REG_ADMIN_TIMEOUT_MS);
-	dev->db_pages = ornic_rd32(dev, ORNIC_REG_DB_PAGES);
+	dev->live.reset_timeout_ms = ornic_rd32(&dev->live,
+						ORNIC_REG_RESET_TIMEOUT_MS);
+	dev->aq.timeout_ms = ornic_rd32(&dev->live, ORNIC_REG_ADMIN_TIMEOUT_MS);
+	dev->db_pages = ornic_rd32(&dev->live, ORNIC_REG_DB_PAGES);
 	/* Guard against absurd values; the spec's are 1000 and 2000 ms. */
-	dev->reset_timeout_ms = clamp(dev->reset_timeout_ms, 100U, 60000U);
+	dev->live.reset_timeout_ms = clamp(dev->live.reset_timeout_ms, 100U,
+					   60000U);
 	dev->aq.timeout_ms = clamp(dev->aq.timeout_ms, 100U, 60000U);
 	dev_info(d, "ornic spec %u.%u, caps %#llx, %u doorbell pages\n",
 		 major, minor, dev->caps, dev->db_pages);
-	return 0;
-}
-
-static int ornic_reset(struct ornic_dev *dev)
-{
-	u32 status;
-	int err;
-
-	ornic_reset_request(dev);
-	err = readl_poll_timeout(dev->regs + ORNIC_REG_DEV_STATUS, status,
-				 !(status & ORNIC_DEV_STATUS_RESETTING) ||
-				 status == ~0U,
-				 1000, dev->reset_timeout_ms * 1000);
-	if (err || status == ~0U) {
-		dev_err(&dev->pdev->dev, "reset did not complete in %u ms\n",
-			dev->reset_timeout_ms);
-		return -ETIMEDOUT;
-	}
 	return 0;
 }
 
@@ -251,13 +169,13 @@ static int ornic_enable(struct ornic_dev *dev)
 	u32 status;
 	int err;
 
-	ornic_wr32(dev, ORNIC_REG_DEV_CTRL, ORNIC_DEV_CTRL_ENABLE);
-	err = readl_poll_timeout(dev->regs + ORNIC_REG_DEV_STATUS, status,
+	ornic_wr32(&dev->live, ORNIC_REG_DEV_CTRL, ORNIC_DEV_CTRL_ENABLE);
+	err = readl_poll_timeout(dev->live.regs + ORNIC_REG_DEV_STATUS, status,
 				 status & mask, 1000,
-				 dev->reset_timeout_ms * 1000);
+				 dev->live.reset_timeout_ms * 1000);
 	if (err) {
 		dev_err(&dev->pdev->dev, "device not ready after %u ms\n",
-			dev->reset_timeout_ms);
+			dev->live.reset_timeout_ms);
 		return -ETIMEDOUT;
 	}
 	if (status != ~0U && (status & ORNIC_DEV_STATUS_READY) &&
@@ -265,15 +183,15 @@ static int ornic_enable(struct ornic_dev *dev)
 		return 0;
 	dev_err(&dev->pdev->dev,
 		"enable failed: status %#x, fatal code %u (AQ %#x%08x/%#x%08x depth %u, AEQ %#x%08x depth %u)\n",
-		status, ornic_rd32(dev, ORNIC_REG_FATAL_CODE),
-		ornic_rd32(dev, ORNIC_REG_AQ_SQ_BASE_HI),
-		ornic_rd32(dev, ORNIC_REG_AQ_SQ_BASE_LO),
-		ornic_rd32(dev, ORNIC_REG_AQ_CQ_BASE_HI),
-		ornic_rd32(dev, ORNIC_REG_AQ_CQ_BASE_LO),
-		ornic_rd32(dev, ORNIC_REG_AQ_DEPTH),
-		ornic_rd32(dev, ORNIC_REG_AEQ_BASE_HI),
-		ornic_rd32(dev, ORNIC_REG_AEQ_BASE_LO),
-		ornic_rd32(dev, ORNIC_REG_AEQ_DEPTH));
+		status, ornic_rd32(&dev->live, ORNIC_REG_FATAL_CODE),
+		ornic_rd32(&dev->live, ORNIC_REG_AQ_SQ_BASE_HI),
+		ornic_rd32(&dev->live, ORNIC_REG_AQ_SQ_BASE_LO),
+		ornic_rd32(&dev->live, ORNIC_REG_AQ_CQ_BASE_HI),
+		ornic_rd32(&dev->live, ORNIC_REG_AQ_CQ_BASE_LO),
+		ornic_rd32(&dev->live, ORNIC_REG_AQ_DEPTH),
+		ornic_rd32(&dev->live, ORNIC_REG_AEQ_BASE_HI),
+		ornic_rd32(&dev->live, ORNIC_REG_AEQ_BASE_LO),
+		ornic_rd32(&dev->live, ORNIC_REG_AEQ_DEPTH));
 	return -EIO;
 }
 
@@ -282,12 +200,12 @@ static void ornic_disable(struct ornic_dev *dev)
 {
 	u32 status;
 
-	ornic_wr32(dev, ORNIC_REG_DEV_CTRL, 0);
-	if (readl_poll_timeout(dev->regs + ORNIC_REG_DEV_STATUS, status,
+	ornic_wr32(&dev->live, ORNIC_REG_DEV_CTRL, 0);
+	if (readl_poll_timeout(dev->live.regs + ORNIC_REG_DEV_STATUS, status,
 			       !(status & (ORNIC_DEV_STATUS_READY |
 					   ORNIC_DEV_STATUS_RESETTING)) ||
 			       status == ~0U,
-			       1000, dev->reset_timeout_ms * 1000))
+			       1000, dev->live.reset_timeout_ms * 1000))
 		dev_warn(&dev->pdev->dev, "device did not disable\n");
 }
 
@@ -327,13 +245,13 @@ static int ornic_map_bars(struct ornic_dev *dev)
 		dev_err(&pdev->dev, "BARs too small\n");
 		return -ENODEV;
 	}
-	dev->regs = pci_iomap(pdev, ORNIC_BAR_REGS, ORNIC_BAR_REGS_SIZE);
-	if (!dev->regs)
+	dev->live.regs = pci_iomap(pdev, ORNIC_BAR_REGS, ORNIC_BAR_REGS_SIZE);
+	if (!dev->live.regs)
 		return -ENOMEM;
 	/* Only the kernel's doorbell page; user pages are mmap()ed. */
-	dev->db = pci_iomap(pdev, ORNIC_BAR_DOORBELL, ORNIC_DB_PAGE_SIZE);
-	if (!dev->db) {
-		pci_iounmap(pdev, dev->regs);
+	dev->live.db = pci_iomap(pdev, ORNIC_BAR_DOORBELL, ORNIC_DB_PAGE_SIZE);
+	if (!dev->live.db) {
+		pci_iounmap(pdev, dev->live.regs);
 		return -ENOMEM;
 	}
 	dev->db_bar_start = pci_resource_start(pdev, ORNIC_BAR_DOORBELL);
@@ -342,8 +260,8 @@ static int ornic_map_bars(struct ornic_dev *dev)
 
 static void ornic_unmap_bars(struct ornic_dev *dev)
 {
-	pci_iounmap(dev->pdev, dev->db);
-	pci_iounmap(dev->pdev, dev->regs);
+	pci_iounmap(dev->pdev, dev->live.db);
+	pci_iounmap(dev->pdev, dev->live.regs);
 }
 
 /*
@@ -422,11 +340,11 @@ static int ornic_admin_channel_init(struct ornic_dev *dev)
 	err = ornic_aq_init(dev);
 	if (err)
 		goto err_free_vectors;
-	err = ornic_aeq_init(dev);
+	err = ornic_aeq_init(dev, &ornic_eq_handlers);
 	if (err)
 		goto err_aq_destroy;
 	err = request_irq(pci_irq_vector(pdev, ORNIC_MSIX_VECTOR_ADMIN),
-			  ornic_admin_irq, 0, "ornic-admin", dev);
+			  ornic_admin_vector_irq, 0, "ornic-admin", dev);
 	if (err)
 		goto err_aeq_destroy;
 	return 0;
@@ -462,7 +380,7 @@ static int ornic_probe_device(struct ornic_dev *dev)
 	err = ornic_check_identity(dev);
 	if (err)
 		goto err_pci_fini;
-	err = ornic_reset(dev);
+	err = ornic_reset(&dev->live);
 	if (err)
 		goto err_pci_fini;
 	err = ornic_admin_channel_init(dev);
@@ -493,12 +411,16 @@ static void ornic_remove_device(struct ornic_dev *dev)
 
 /* --- the ib_device/netdev half -------------------------------------------- */
 
-/* Deferred work no longer touches the ib_device, netdev or CEQs. */
+/*
+ * Deferred work no longer touches the ib_device, netdev or CEQs (the
+ * health and fatal work queue link_work: it goes last).
+ */
 static void ornic_stop_deferred_work(struct ornic_dev *dev)
 {
 	set_bit(ORNIC_FLAG_REMOVING, &dev->flags);
 	cancel_delayed_work_sync(&dev->health_work);
-	cancel_work_sync(&dev->event_work);
+	cancel_work_sync(&dev->fatal_work);
+	cancel_work_sync(&dev->link_work);
 }
 
 /*
@@ -551,7 +473,7 @@ err_free_counters:
 	return err;
 }
 
-/* After ornic_stop_deferred_work(): the event work walks the CEQs. */
+/* After ornic_stop_deferred_work(): the fatal work walks the CEQs. */
 static void ornic_ib_resources_free(struct ornic_dev *dev)
 {
 	ornic_ceqs_destroy(dev);
@@ -597,7 +519,8 @@ static struct ornic_dev *ornic_dev_alloc(struct pci_dev *pdev)
 	if (!dev)
 		return NULL;
 	dev->pdev = pdev;
-	spin_lock_init(&dev->db_lock);
+	ornic_liveness_init(&dev->live, &pdev->dev, &dev->ibdev,
+			    &ornic_liveness_ops);
 	xa_init_flags(&dev->cq_rings, XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&dev->cqs, XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&dev->qps, XA_FLAGS_LOCK_IRQ);
@@ -605,25 +528,26 @@ static struct ornic_dev *ornic_dev_alloc(struct pci_dev *pdev)
 	xa_init_flags(&dev->odp_mrs, XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&dev->counters, XA_FLAGS_ALLOC1);
 	mutex_init(&dev->counters_lock);
-	mutex_init(&dev->reset_lock);
 	INIT_DELAYED_WORK(&dev->health_work, ornic_health_work);
-	INIT_WORK(&dev->event_work, ornic_event_work);
+	INIT_WORK(&dev->fatal_work, ornic_fatal_work);
+	ornic_eth_link_init(dev);
 	pci_set_drvdata(pdev, dev);
 	return dev;
 }
 
 static void ornic_dev_free(struct ornic_dev *dev)
 {
-	/* A late admin timeout may have queued the event work again. */
-	cancel_work_sync(&dev->event_work);
+	/* A late admin timeout may have queued the fatal work again. */
+	cancel_work_sync(&dev->fatal_work);
+	cancel_work_sync(&dev->link_work);
 	xa_destroy(&dev->cq_rings);
 	xa_destroy(&dev->cqs);
 	xa_destroy(&dev->qps);
 	xa_destroy(&dev->srqs);
 	xa_destroy(&dev->odp_mrs);
 	xa_destroy(&dev->counters);
-	mutex_destroy(&dev->reset_lock);
 	mutex_destroy(&dev->counters_lock);
+	ornic_liveness_destroy(&dev->live);
 	ib_dealloc_device(&dev->ibdev);
 }
 

@@ -387,7 +387,8 @@ static int ornic_qp_answer_check(struct ornic_dev *dev, u32 qpn, u8 opcode,
 	    (opcode == ORNIC_ADMIN_QUERY_QP && attr->state != state)) {
 		ibdev_dbg(&dev->ibdev, "QP %u: %s answered state %u\n", qpn,
 			  ornic_admin_opcode_str(opcode), state);
-		ornic_device_error(dev, "QP state", state, ORNIC_QPS_ERR);
+		ornic_device_error(&dev->live, "QP state", state,
+				   ORNIC_QPS_ERR);
 		return -EIO;
 	}
 	if (opcode != ORNIC_ADMIN_QUERY_QP)
@@ -396,7 +397,7 @@ static int ornic_qp_answer_check(struct ornic_dev *dev, u32 qpn, u8 opcode,
 	if (field) {
 		ibdev_dbg(&dev->ibdev, "QP %u: QUERY_QP answered %s %u\n",
 			  qpn, field, value);
-		ornic_device_error(dev, field, value, limit);
+		ornic_device_error(&dev->live, field, value, limit);
 		return -EIO;
 	}
 	return 0;
@@ -498,7 +499,7 @@ int ornic_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	 * it is, and the driver flushes kernel QPs itself (ornic_poll_cq()),
 	 * so that ib_drain_qp() works during a ULP's teardown.
 	 */
-	if (ornic_dead(dev) && next == IB_QPS_ERR) {
+	if (ornic_dead(&dev->live) && next == IB_QPS_ERR) {
 		WRITE_ONCE(qp->state, IB_QPS_ERR);
 		goto out;
 	}
@@ -551,11 +552,33 @@ int ornic_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	return 0;
 }
 
-/* Async EQ (under dev->aeq_lock): an event naming a QP. */
-void ornic_qp_async_event(struct ornic_dev *dev, u32 qpn,
-			  enum ib_event_type type)
+/* The IB event of a QP's async EQE type. */
+static enum ib_event_type ornic_qp_event_type(u8 type)
 {
-	struct ornic_qp *qp = xa_load(&dev->qps, qpn);
+	switch (type) {
+	case ORNIC_EQE_QP_FATAL:
+		return IB_EVENT_QP_FATAL;
+	case ORNIC_EQE_QP_REQ_ERR:
+		return IB_EVENT_QP_REQ_ERR;
+	case ORNIC_EQE_QP_ACCESS_ERR:
+		return IB_EVENT_QP_ACCESS_ERR;
+	case ORNIC_EQE_QP_COMM_EST:
+		return IB_EVENT_COMM_EST;
+	case ORNIC_EQE_QP_SQ_DRAINED:
+		return IB_EVENT_SQ_DRAINED;
+	default:
+		return IB_EVENT_QP_LAST_WQE_REACHED;
+	}
+}
+
+/*
+ * Async EQ (under dev->aeq_lock): an event naming a QP, registered for
+ * each ORNIC_EQE_QP_* type.
+ */
+void ornic_qp_async_event(struct ornic_dev *dev, const struct ornic_eqe *eqe)
+{
+	struct ornic_qp *qp = xa_load(&dev->qps, le32_to_cpu(eqe->object));
+	enum ib_event_type type = ornic_qp_event_type(eqe->type);
 	struct ib_event ev = {
 		.device = &dev->ibdev,
 		.event = type,

@@ -85,7 +85,7 @@ static void ornic_kwq_notify(struct ornic_dev *dev, struct ornic_kwq *wq,
 		    ORNIC_DB_RECORD_KICK)
 			return;
 	}
-	ornic_ring_db(dev, offset, ornic_db_value(qpn, 0, wq->pi));
+	ornic_ring_db(&dev->live, offset, ornic_db_value(qpn, 0, wq->pi));
 }
 
 static void ornic_kwq_free(struct ornic_dev *dev, struct ornic_kwq *wq)
@@ -605,7 +605,7 @@ int ornic_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		ornic_kwq_notify(dev, &qp->kern.sq, ORNIC_DB_SQ, qp->qpn);
 	spin_unlock_irqrestore(&qp->kern.sq.lock, flags);
 	/* A dead device flushes what was posted (ornic_poll_cq()). */
-	if (ornic_dead(dev) && qp->kern.sq.pi != start)
+	if (ornic_dead(&dev->live) && qp->kern.sq.pi != start)
 		ornic_kernel_cq_kick(ibqp->send_cq);
 	return err;
 }
@@ -667,7 +667,7 @@ int ornic_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	if (qp->kern.rq.pi != start)
 		ornic_kwq_notify(dev, &qp->kern.rq, ORNIC_DB_RQ, qp->qpn);
 	spin_unlock_irqrestore(&qp->kern.rq.lock, flags);
-	if (ornic_dead(dev) && qp->kern.rq.pi != start)
+	if (ornic_dead(&dev->live) && qp->kern.rq.pi != start)
 		ornic_kernel_cq_kick(ibqp->recv_cq);
 	return err;
 }

@@ -294,10 +294,13 @@ int ornic_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 }
 
 /* Async EQ (under dev->aeq_lock): SRQ_LIMIT or SRQ_ERROR. */
-void ornic_srq_async_event(struct ornic_dev *dev, u32 srqn,
-			   enum ib_event_type type)
+void ornic_srq_async_event(struct ornic_dev *dev,
+			   const struct ornic_eqe *eqe)
 {
-	struct ornic_srq *srq = xa_load(&dev->srqs, srqn);
+	struct ornic_srq *srq = xa_load(&dev->srqs, le32_to_cpu(eqe->object));
+	enum ib_event_type type = eqe->type == ORNIC_EQE_SRQ_LIMIT ?
+				  IB_EVENT_SRQ_LIMIT_REACHED :
+				  IB_EVENT_SRQ_ERR;
 	struct ib_event ev = {
 		.device = &dev->ibdev,
 		.event = type,

@@ -137,7 +137,7 @@ static int ornic_query_port(struct ib_device *ibdev, u32 port,
 	ornic_speed_to_ib(le32_to_cpu(dev->port.speed_gbps),
 			  &props->active_speed, &props->active_width);
 	/* A RoCE port is active while its netdev is up with carrier. */
-	if (netdev && !ornic_dead(dev) && netif_running(netdev) &&
+	if (netdev && !ornic_dead(&dev->live) && netif_running(netdev) &&
 	    netif_carrier_ok(netdev))
 		props->state = IB_PORT_ACTIVE;
 	else
