@@ -11,8 +11,12 @@
  * with the EQs.  Layers, bottom up: ornic_liveness.h (register and doorbell
  * access, the dead state, the reset), the admin queue and the EQs, the
  * verbs objects and the netdev, and ornic_main.c on top, which nothing
- * calls.  The verbs objects are ornic_res.h's; logic that touches no hardware is
- * ornic_lib.h's (device interface) and ornic_verbs_lib.h's (verbs).
+ * calls.  The verbs objects are ornic_res.h's.  Helpers that touch no
+ * hardware (command builders, translations, checks of what the device
+ * wrote) sit in the file of the object they serve, exported to its KUnit
+ * suite (ornic_<object>_kunit.c); those several files share have small
+ * headers of their own: ornic_ring.h, ornic_admin_cmd.h, ornic_cc_knob.h
+ * here, ornic_wq.h, ornic_qp_cmd.h and ornic_mr_cmd.h in ornic_res.h.
  */
 #ifndef ORNIC_H
 #define ORNIC_H
@@ -31,9 +35,11 @@
 #include <rdma/ib_verbs.h>
 
 #include "ornic/ornic_hw.h"
+#include "ornic_admin_cmd.h"
+#include "ornic_cc_knob.h"
 #include "ornic_compat.h"
-#include "ornic_lib.h"
 #include "ornic_liveness.h"
+#include "ornic_ring.h"
 
 #define ORNIC_DRV_NAME		"ornic"
 
@@ -325,10 +331,6 @@ void ornic_aeq_arm(struct ornic_dev *dev);
 void ornic_aeq_process(struct ornic_dev *dev);
 void ornic_cq_rings_kick(struct ornic_dev *dev);
 void ornic_ceqs_sync(struct ornic_dev *dev);
-
-/* ornic_odp.c */
-void ornic_odp_page_fault_event(struct ornic_dev *dev,
-				const struct ornic_eqe *eqe);
 int ornic_ceqs_create(struct ornic_dev *dev);
 void ornic_ceqs_destroy(struct ornic_dev *dev);
 int ornic_cq_ring_create(struct ornic_dev *dev, struct ornic_cq_ring *cq,
@@ -336,6 +338,43 @@ int ornic_cq_ring_create(struct ornic_dev *dev, struct ornic_cq_ring *cq,
 void ornic_cq_ring_destroy(struct ornic_dev *dev, struct ornic_cq_ring *cq);
 void ornic_cq_ring_arm(struct ornic_cq_ring *cq);
 struct ornic_cqe *ornic_cq_ring_next(struct ornic_cq_ring *cq);
+void ornic_cmd_create_eq(struct ornic_admin_sqe *sqe,
+			 const struct ornic_mem_desc *mem,
+			 unsigned int log_depth, u16 vector);
+/* Whether @type is an EQE type this driver knows (ORNIC_EQE_*). */
+bool ornic_eqe_type_valid(u8 type);
+
+/* ornic_cq.c: CQ commands, also for the driver's own rings */
+#define ORNIC_CQ_LOG_DEPTH_MAX		16	/* CREATE_CQ's largest */
+void ornic_cmd_create_cq(struct ornic_admin_sqe *sqe,
+			 const struct ornic_mem_desc *mem,
+			 unsigned int log_depth, u32 eqn, u16 db_page,
+			 u8 flags);
+void ornic_cmd_resize_cq(struct ornic_admin_sqe *sqe,
+			 const struct ornic_mem_desc *mem,
+			 unsigned int log_depth, u32 cqn, u32 consumer);
+
+/* ornic_odp.c: on-demand paging (spec: memory.rst "On-demand paging") */
+void ornic_odp_page_fault_event(struct ornic_dev *dev,
+				const struct ornic_eqe *eqe);
+
+/* A PAGE_FAULT EQE in host order. */
+struct ornic_page_fault {
+	u32 key;
+	u32 page;		/* first missing page, index within the MR */
+	u32 num_pages;
+	u32 qpn;
+	bool write;
+	bool requester;		/* the QP's send queue waits for ODP_RESUME */
+};
+
+void ornic_page_fault_decode(const struct ornic_eqe *eqe,
+			     struct ornic_page_fault *pf);
+/* The table entry of a resident page at @dma_addr. */
+__le64 ornic_odp_pte(u64 dma_addr, bool writable);
+void ornic_cmd_odp_invalidate(struct ornic_admin_sqe *sqe, u32 key,
+			      u32 first_page, u32 num_pages);
+void ornic_cmd_odp_resume(struct ornic_admin_sqe *sqe, u32 qpn);
 
 /* ornic_eth.c */
 int ornic_eth_register(struct ornic_dev *dev);
@@ -343,6 +382,11 @@ void ornic_eth_unregister(struct ornic_dev *dev);
 void ornic_eth_link_init(struct ornic_dev *dev);
 void ornic_eth_link_changed(struct ornic_dev *dev);
 void ornic_eth_link_update(struct ornic_dev *dev);
+void ornic_cmd_create_eth_ring(struct ornic_admin_sqe *sqe, bool tx,
+			       const struct ornic_mem_desc *mem,
+			       unsigned int log_depth, u32 cqn);
+void ornic_cmd_set_mac(struct ornic_admin_sqe *sqe, const u8 mac[6]);
+void ornic_cmd_set_mtu(struct ornic_admin_sqe *sqe, u32 mtu);
 
 /*
  * ornic_counters.c: the port's hw statistics are the device counters
@@ -363,6 +407,8 @@ int ornic_read_device_counters(struct ornic_dev *dev,
 int ornic_read_qp_cc_rate(struct ornic_dev *dev, u32 qpn, u64 *rate);
 int ornic_read_qp_counters(struct ornic_dev *dev, u32 qpn,
 			   u64 val[ORNIC_STATS_QP_COUNT]);
+void ornic_cmd_query_counters(struct ornic_admin_sqe *sqe, u8 scope,
+			      u32 handle, u64 resp_addr, u32 resp_len);
 
 /* ornic_ethtool.c */
 extern const struct ethtool_ops ornic_ethtool_ops;
@@ -383,6 +429,16 @@ int ornic_ib_register(struct ornic_dev *dev);
 void ornic_ib_unregister(struct ornic_dev *dev);
 void ornic_ib_port_event(struct ornic_dev *dev, bool active);
 void ornic_ib_fatal_event(struct ornic_dev *dev);
+/* Whether @gid is an IPv4-mapped IPv6 address (::ffff:a.b.c.d). */
+bool ornic_gid_is_v4(const u8 gid[16]);
+int ornic_cmd_gid(struct ornic_admin_sqe *sqe, bool add, u32 index,
+		  const u8 gid[16], bool ipv4);
+/* IB MTU enum (1..5) for RoCE over an Ethernet IP MTU (spec: ETH_SET_MTU). */
+int ornic_roce_mtu(u32 eth_mtu);
+/* IB speed/width pair for a link of @gbps Gb/s. */
+void ornic_speed_to_ib(u32 gbps, u16 *speed, u8 *width);
+/* ib_device_attr.device_cap_flags for a device with ORNIC_CAP_* @caps. */
+u64 ornic_device_cap_flags(u64 caps);
 
 /*
  * Event handlers of the verbs objects (ornic_cq.c, ornic_qp.c,

@@ -6,6 +6,7 @@
  * A kernel AH is only its address vector, which post_send puts in the WQE:
  * the CM creates AHs under a spinlock.
  */
+#include <kunit/visibility.h>
 #include <rdma/ib_cache.h>
 #include <rdma/ornic-abi.h>
 
@@ -104,3 +105,22 @@ int ornic_destroy_ah(struct ib_ah *ibah, u32 flags)
 				  ORNIC_ADMIN_DESTROY_AH, to_oah(ibah)->index);
 	return err == -EIO ? 0 : err;
 }
+
+/* --- the AH command (KUnit: ornic_ah_kunit.c) ----------------------------- */
+
+void ornic_cmd_create_ah(struct ornic_admin_sqe *sqe, u32 pdn,
+			 const struct ornic_av *av)
+{
+	struct ornic_admin_create_ah *c = (struct ornic_admin_create_ah *)sqe;
+
+	ornic_cmd_init(sqe, ORNIC_ADMIN_CREATE_AH);
+	c->pd = cpu_to_le32(pdn);
+	c->flow_label = cpu_to_le32(av->flow_label);
+	memcpy(c->dgid, av->dgid, sizeof(c->dgid));
+	memcpy(c->dmac, av->dmac, sizeof(c->dmac));
+	c->sgid_index = av->sgid_index;
+	c->hop_limit = av->hop_limit;
+	c->traffic_class = av->traffic_class;
+	c->udp_sport = cpu_to_le16(av->udp_sport);
+}
+EXPORT_SYMBOL_IF_KUNIT(ornic_cmd_create_ah);

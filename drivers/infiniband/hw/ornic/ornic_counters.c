@@ -9,6 +9,7 @@
  * that left it had counted.  The port's qp_* values are therefore those
  * of the QPs in counters (the core adds the counters to the port's 0s).
  */
+#include <kunit/visibility.h>
 #include <linux/slab.h>
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
@@ -402,3 +403,19 @@ const struct ib_device_ops ornic_counter_ops = {
 	INIT_RDMA_OBJ_SIZE(rdma_counter, ornic_rdma_counter, ibcounter),
 #endif
 };
+
+/* --- QUERY_COUNTERS (KUnit: ornic_counters_kunit.c) ----------------------- */
+
+void ornic_cmd_query_counters(struct ornic_admin_sqe *sqe, u8 scope,
+			      u32 handle, u64 resp_addr, u32 resp_len)
+{
+	struct ornic_admin_query_counters *q =
+		(struct ornic_admin_query_counters *)sqe;
+
+	ornic_cmd_init(sqe, ORNIC_ADMIN_QUERY_COUNTERS);
+	q->resp_addr = cpu_to_le64(resp_addr);
+	q->resp_len = cpu_to_le32(resp_len);
+	q->scope = scope;
+	q->handle = cpu_to_le32(handle);
+}
+EXPORT_SYMBOL_IF_KUNIT(ornic_cmd_query_counters);

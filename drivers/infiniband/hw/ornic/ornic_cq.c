@@ -12,6 +12,7 @@
  * with a consumer record the provider writes as it polls.
  * Kernel CQs live in ornic_cq_kernel.c.
  */
+#include <kunit/visibility.h>
 #include <rdma/ornic-abi.h>
 #include <rdma/uverbs_ioctl.h>
 
@@ -302,3 +303,39 @@ void ornic_cq_async_event(struct ornic_dev *dev, const struct ornic_eqe *eqe)
 	ev.element.cq = &cq->ibcq;
 	cq->ibcq.event_handler(&ev, cq->ibcq.cq_context);
 }
+
+/*
+ * the CQ commands (also for the driver's own rings)
+ * (KUnit: ornic_cq_kunit.c).
+ */
+
+/* @flags: ORNIC_CQ_FLAG_* (TIMESTAMP: 64-byte timestamped CQEs). */
+void ornic_cmd_create_cq(struct ornic_admin_sqe *sqe,
+			 const struct ornic_mem_desc *mem,
+			 unsigned int log_depth, u32 eqn, u16 db_page,
+			 u8 flags)
+{
+	struct ornic_admin_create_cq *c = (struct ornic_admin_create_cq *)sqe;
+
+	ornic_cmd_init(sqe, ORNIC_ADMIN_CREATE_CQ);
+	c->mem = *mem;
+	c->eqn = cpu_to_le32(eqn);
+	c->db_page = cpu_to_le16(db_page);
+	c->log_depth = log_depth;
+	c->flags = flags;
+}
+EXPORT_SYMBOL_IF_KUNIT(ornic_cmd_create_cq);
+
+void ornic_cmd_resize_cq(struct ornic_admin_sqe *sqe,
+			 const struct ornic_mem_desc *mem,
+			 unsigned int log_depth, u32 cqn, u32 consumer)
+{
+	struct ornic_admin_resize_cq *c = (struct ornic_admin_resize_cq *)sqe;
+
+	ornic_cmd_init(sqe, ORNIC_ADMIN_RESIZE_CQ);
+	c->mem = *mem;
+	c->cqn = cpu_to_le32(cqn);
+	c->consumer = cpu_to_le32(consumer);
+	c->log_depth = log_depth;
+}
+EXPORT_SYMBOL_IF_KUNIT(ornic_cmd_resize_cq);

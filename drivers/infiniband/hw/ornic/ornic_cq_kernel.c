@@ -6,6 +6,7 @@
  * their QP's queue and reports the consumer index back every half ring
  * and whenever the CQ is armed.
  */
+#include <kunit/visibility.h>
 #include <rdma/ib_verbs.h>
 
 #include "ornic_res.h"
@@ -398,3 +399,31 @@ void ornic_kernel_cq_clean(struct ornic_cq *cq, u32 qpn)
 	cq->kern.ring.ci += dropped;
 	spin_unlock_irqrestore(&cq->kern.lock, flags);
 }
+
+/* --- what a CQE's opcode completes (KUnit: ornic_cq_kunit.c) -------------- */
+
+enum ornic_cqe_kind ornic_cqe_kind(u8 opcode)
+{
+	switch (opcode) {
+	case ORNIC_CQE_OP_SEND:
+	case ORNIC_CQE_OP_RDMA_WRITE:
+	case ORNIC_CQE_OP_RDMA_READ:
+	case ORNIC_CQE_OP_COMP_SWAP:
+	case ORNIC_CQE_OP_FETCH_ADD:
+	case ORNIC_CQE_OP_REG_MR:
+	case ORNIC_CQE_OP_LOCAL_INV:
+	case ORNIC_CQE_OP_FLUSH:
+	case ORNIC_CQE_OP_ATOMIC_WRITE:
+	case ORNIC_CQE_OP_BIND_MW:
+		return ORNIC_CQE_KIND_SEND;
+	case ORNIC_CQE_OP_RECV:
+	case ORNIC_CQE_OP_RECV_RDMA_IMM:
+		return ORNIC_CQE_KIND_RECV;
+	case ORNIC_CQE_OP_ETH_TX:
+	case ORNIC_CQE_OP_ETH_RX:
+		return ORNIC_CQE_KIND_ETH;
+	default:
+		return ORNIC_CQE_KIND_INVALID;
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(ornic_cqe_kind);

@@ -6,6 +6,7 @@
  * ornic_eq_handlers); a device writing nonsense is reported to the
  * liveness layer.
  */
+#include <kunit/visibility.h>
 #include <linux/dma-mapping.h>
 #include <linux/slab.h>
 
@@ -467,3 +468,44 @@ void ornic_cq_ring_arm(struct ornic_cq_ring *cq)
 	ornic_ring_db(&cq->dev->live, ORNIC_DB_CQ,
 		      ornic_db_value(cq->cqn, ORNIC_DB_FLAG_ARM_NEXT, cq->ci));
 }
+
+/*
+ * the EQ's command and the EQE types the driver knows
+ * (KUnit: ornic_eq_kunit.c).
+ */
+
+void ornic_cmd_create_eq(struct ornic_admin_sqe *sqe,
+			 const struct ornic_mem_desc *mem,
+			 unsigned int log_depth, u16 vector)
+{
+	struct ornic_admin_create_eq *c = (struct ornic_admin_create_eq *)sqe;
+
+	ornic_cmd_init(sqe, ORNIC_ADMIN_CREATE_EQ);
+	c->mem = *mem;
+	c->log_depth = log_depth;
+	c->msix_vector = cpu_to_le16(vector);
+}
+EXPORT_SYMBOL_IF_KUNIT(ornic_cmd_create_eq);
+
+bool ornic_eqe_type_valid(u8 type)
+{
+	switch (type) {
+	case ORNIC_EQE_COMPLETION:
+	case ORNIC_EQE_QP_FATAL:
+	case ORNIC_EQE_QP_REQ_ERR:
+	case ORNIC_EQE_QP_ACCESS_ERR:
+	case ORNIC_EQE_QP_COMM_EST:
+	case ORNIC_EQE_QP_SQ_DRAINED:
+	case ORNIC_EQE_QP_LAST_WQE_REACHED:
+	case ORNIC_EQE_CQ_ERROR:
+	case ORNIC_EQE_SRQ_ERROR:
+	case ORNIC_EQE_SRQ_LIMIT:
+	case ORNIC_EQE_PORT_STATE:
+	case ORNIC_EQE_DEVICE_FATAL:
+	case ORNIC_EQE_PAGE_FAULT:
+		return true;
+	default:
+		return false;
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(ornic_eqe_type_valid);

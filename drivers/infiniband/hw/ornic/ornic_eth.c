@@ -4,6 +4,7 @@
  * of 16-byte descriptors share one CQ on the first completion EQ; NAPI polls
  * that CQ.  Rings exist while the interface is up.
  */
+#include <kunit/visibility.h>
 #include <linux/dma-mapping.h>
 #include <linux/etherdevice.h>
 #include <linux/slab.h>
@@ -645,3 +646,40 @@ void ornic_eth_unregister(struct ornic_dev *dev)
 	netif_napi_del(&eth->napi);
 	free_netdev(netdev);
 }
+
+/* --- the Ethernet function's commands (KUnit: ornic_eth_kunit.c) ---------- */
+
+void ornic_cmd_create_eth_ring(struct ornic_admin_sqe *sqe, bool tx,
+			       const struct ornic_mem_desc *mem,
+			       unsigned int log_depth, u32 cqn)
+{
+	struct ornic_admin_create_eth_ring *c =
+		(struct ornic_admin_create_eth_ring *)sqe;
+
+	ornic_cmd_init(sqe, tx ? ORNIC_ADMIN_ETH_CREATE_TX_RING :
+				 ORNIC_ADMIN_ETH_CREATE_RX_RING);
+	c->mem = *mem;
+	c->cqn = cpu_to_le32(cqn);
+	c->log_depth = log_depth;
+}
+EXPORT_SYMBOL_IF_KUNIT(ornic_cmd_create_eth_ring);
+
+void ornic_cmd_set_mac(struct ornic_admin_sqe *sqe, const u8 mac[6])
+{
+	struct ornic_admin_eth_set_mac *c =
+		(struct ornic_admin_eth_set_mac *)sqe;
+
+	ornic_cmd_init(sqe, ORNIC_ADMIN_ETH_SET_MAC);
+	memcpy(c->mac, mac, sizeof(c->mac));
+}
+EXPORT_SYMBOL_IF_KUNIT(ornic_cmd_set_mac);
+
+void ornic_cmd_set_mtu(struct ornic_admin_sqe *sqe, u32 mtu)
+{
+	struct ornic_admin_eth_set_mtu *c =
+		(struct ornic_admin_eth_set_mtu *)sqe;
+
+	ornic_cmd_init(sqe, ORNIC_ADMIN_ETH_SET_MTU);
+	c->mtu = cpu_to_le32(mtu);
+}
+EXPORT_SYMBOL_IF_KUNIT(ornic_cmd_set_mtu);

@@ -7,6 +7,7 @@
  * paths; the checks here keep the driver safe on its own.  RoCE has no
  * multicast LIDs: @lid is ignored, as the RoCE annex says.
  */
+#include <kunit/visibility.h>
 #include "ornic.h"
 #include "ornic_res.h"
 
@@ -47,3 +48,33 @@ int ornic_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 	/* A dead device was reset: nothing is attached any more. */
 	return err == -EIO ? 0 : err;
 }
+
+/* --- multicast groups and their commands (KUnit: ornic_mcast_kunit.c) ----- */
+
+/*
+ * A multicast group's GID (spec: roce.rst "Multicast"): ff00::/8, or an
+ * IPv4-mapped 224.0.0.0/4 address.
+ */
+bool ornic_gid_is_mcast(const u8 gid[16])
+{
+	if (ornic_gid_is_v4(gid))
+		return (gid[12] & 0xf0) == 0xe0;
+	return gid[0] == 0xff;
+}
+EXPORT_SYMBOL_IF_KUNIT(ornic_gid_is_mcast);
+
+/* ATTACH_MCAST / DETACH_MCAST of QP @qpn to group @gid. */
+int ornic_cmd_mcast(struct ornic_admin_sqe *sqe, bool attach, u32 qpn,
+		    const u8 gid[16])
+{
+	struct ornic_admin_mcast *m = (struct ornic_admin_mcast *)sqe;
+
+	if (qpn & ~ORNIC_QPN_MASK || !ornic_gid_is_mcast(gid))
+		return -EINVAL;
+	ornic_cmd_init(sqe, attach ? ORNIC_ADMIN_ATTACH_MCAST :
+				     ORNIC_ADMIN_DETACH_MCAST);
+	m->qpn = cpu_to_le32(qpn);
+	memcpy(m->gid, gid, sizeof(m->gid));
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(ornic_cmd_mcast);

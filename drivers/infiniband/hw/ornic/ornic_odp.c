@@ -19,6 +19,7 @@
  * when it is freed.  dev->odp_wq is only torn down under dev->aeq_lock, so
  * the async EQ handler never queues on a destroyed workqueue.
  */
+#include <kunit/visibility.h>
 #include <linux/slab.h>
 
 #include "ornic_res.h"
@@ -514,3 +515,54 @@ int ornic_advise_mr(struct ib_pd *ibpd, enum ib_uverbs_advise_mr_advice advice,
 }
 
 #endif /* ORNIC_HAVE_ODP */
+
+/*
+ * the ODP commands, page table entries and PAGE_FAULT events, built with or without ODP
+ * (KUnit: ornic_odp_kunit.c).
+ */
+
+void ornic_cmd_odp_invalidate(struct ornic_admin_sqe *sqe, u32 key,
+			      u32 first_page, u32 num_pages)
+{
+	struct ornic_admin_odp_invalidate *c =
+		(struct ornic_admin_odp_invalidate *)sqe;
+
+	ornic_cmd_init(sqe, ORNIC_ADMIN_ODP_INVALIDATE);
+	c->key = cpu_to_le32(key);
+	c->first_page = cpu_to_le32(first_page);
+	c->num_pages = cpu_to_le32(num_pages);
+}
+EXPORT_SYMBOL_IF_KUNIT(ornic_cmd_odp_invalidate);
+
+void ornic_cmd_odp_resume(struct ornic_admin_sqe *sqe, u32 qpn)
+{
+	struct ornic_admin_odp_resume *c = (struct ornic_admin_odp_resume *)sqe;
+
+	ornic_cmd_init(sqe, ORNIC_ADMIN_ODP_RESUME);
+	c->qpn = cpu_to_le32(qpn);
+}
+EXPORT_SYMBOL_IF_KUNIT(ornic_cmd_odp_resume);
+
+__le64 ornic_odp_pte(u64 dma_addr, bool writable)
+{
+	u64 pte = (dma_addr & ORNIC_ODP_PTE_ADDR_MASK) | ORNIC_ODP_PTE_VALID;
+
+	if (writable)
+		pte |= ORNIC_ODP_PTE_WRITE;
+	return cpu_to_le64(pte);
+}
+EXPORT_SYMBOL_IF_KUNIT(ornic_odp_pte);
+
+void ornic_page_fault_decode(const struct ornic_eqe *eqe,
+			     struct ornic_page_fault *pf)
+{
+	const struct ornic_eqe_page_fault *e = (const void *)eqe;
+
+	pf->key = le32_to_cpu(e->key);
+	pf->page = le32_to_cpu(e->page);
+	pf->num_pages = le16_to_cpu(e->num_pages);
+	pf->qpn = e->qpn[0] | (u32)e->qpn[1] << 8 | (u32)e->qpn[2] << 16;
+	pf->write = e->flags & ORNIC_EQE_PF_WRITE;
+	pf->requester = e->flags & ORNIC_EQE_PF_REQUESTER;
+}
+EXPORT_SYMBOL_IF_KUNIT(ornic_page_fault_decode);

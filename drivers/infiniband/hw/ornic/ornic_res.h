@@ -24,7 +24,9 @@
 #include <rdma/ib_verbs.h>
 
 #include "ornic.h"
-#include "ornic_verbs_lib.h"
+#include "ornic_mr_cmd.h"
+#include "ornic_qp_cmd.h"
+#include "ornic_wq.h"
 
 /* A DIRECT or INDIRECT page list, only needed until its command ran. */
 struct ornic_pbl {
@@ -266,6 +268,25 @@ int ornic_pbl_alloc_table(struct ornic_dev *dev, struct ornic_pbl *pbl,
 struct ib_umem *ornic_ring_pin(struct ornic_dev *dev, u64 addr, u64 buf_size,
 			       size_t ring_bytes, struct ornic_mem_desc *desc,
 			       struct ornic_pbl *pbl);
+/* Page sizes of @page_size_cap the device can use for an MR. */
+u64 ornic_mr_pgsz_bitmap(u64 page_size_cap);
+/*
+ * Page sizes usable for a ring that must start at a page boundary at user
+ * address @addr: the sizes of @page_size_cap (bits 12..30) that @addr is
+ * aligned to.
+ */
+u64 ornic_ring_pgsz_bitmap(u64 page_size_cap, u64 addr);
+/* Which mode a list of @npages pages needs; -E2BIG when it cannot fit. */
+int ornic_pbl_mode(u32 npages);
+/* Number of 4 KiB pointer pages an INDIRECT list of @npages needs. */
+u32 ornic_pbl_ptr_pages(u32 npages);
+/*
+ * Write page @i of an INDIRECT list: which pointer page (@ptr) and which
+ * entry in it (@ent) hold page address number @i.
+ */
+void ornic_pbl_locate(u32 i, u32 *ptr, u32 *ent);
+/* Pages an MR of @length bytes at @iova needs with 2^@page_shift pages. */
+u64 ornic_mr_num_pages(u64 iova, u64 length, unsigned int page_shift);
 int ornic_udata_in(struct ib_udata *udata, void *req, size_t len);
 int ornic_udata_out(struct ib_udata *udata, void *resp, size_t len);
 void ornic_res_sync(struct ornic_dev *dev);
@@ -323,6 +344,16 @@ int ornic_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 void ornic_kernel_cq_clean(struct ornic_cq *cq, u32 qpn);
 void ornic_kernel_cq_kick(struct ib_cq *ibcq);
 
+/* What a CQE's opcode says it completes (a value from the device). */
+enum ornic_cqe_kind {
+	ORNIC_CQE_KIND_INVALID,
+	ORNIC_CQE_KIND_SEND,	/* a send queue WQE (incl. local operations) */
+	ORNIC_CQE_KIND_RECV,	/* a receive WQE (RQ or SRQ) */
+	ORNIC_CQE_KIND_ETH,	/* an Ethernet ring descriptor */
+};
+
+enum ornic_cqe_kind ornic_cqe_kind(u8 opcode);
+
 /* ornic_qp_kernel.c: QPs of kernel consumers (and the GSI QP) */
 int ornic_create_kernel_qp(struct ornic_qp *qp, struct ib_qp_init_attr *init);
 void ornic_destroy_kernel_qp(struct ornic_qp *qp);
@@ -363,6 +394,27 @@ int ornic_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 int ornic_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
 int ornic_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
 
+/* CREATE_SRQ in host order; @xrcdn and @cqn are sent only for SRQT_XRC. */
+struct ornic_srq_create_args {
+	struct ornic_mem_desc mem;
+	u32 pdn;
+	u32 limit;		/* SRQ_LIMIT threshold, 0 = off */
+	u32 xrcdn;
+	u32 cqn;
+	u16 db_page;
+	u8 log_depth;
+	u8 srq_type;		/* enum ornic_srq_type */
+	u32 flags;		/* ORNIC_SRQ_FLAG_* */
+};
+
+void ornic_cmd_create_srq(struct ornic_admin_sqe *sqe,
+			  const struct ornic_srq_create_args *args);
+/* MODIFY_SRQ: (re-)arm the SRQ_LIMIT event of @srqn at @limit WQEs. */
+void ornic_cmd_modify_srq(struct ornic_admin_sqe *sqe, u32 srqn, u32 limit);
+void ornic_cmd_resize_srq(struct ornic_admin_sqe *sqe,
+			  const struct ornic_mem_desc *mem,
+			  unsigned int log_depth, u32 srqn);
+
 /* ornic_xrc.c */
 int ornic_alloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata);
 int ornic_dealloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata);
@@ -371,10 +423,18 @@ int ornic_dealloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata);
 int ornic_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 		    struct ib_udata *udata);
 int ornic_destroy_ah(struct ib_ah *ibah, u32 flags);
-int ornic_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
-int ornic_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
 int ornic_roce_av(const struct rdma_ah_attr *ah_attr, u32 lqpn, u32 rqpn,
 		  struct ornic_av *av);
+void ornic_cmd_create_ah(struct ornic_admin_sqe *sqe, u32 pdn,
+			 const struct ornic_av *av);
+
+/* ornic_mcast.c */
+int ornic_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
+int ornic_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
+/* Whether @gid names a multicast group (ff00::/8 or IPv4 224.0.0.0/4). */
+bool ornic_gid_is_mcast(const u8 gid[16]);
+int ornic_cmd_mcast(struct ornic_admin_sqe *sqe, bool attach, u32 qpn,
+		    const u8 gid[16]);
 
 /* ornic_verbs.c */
 struct ornic_ibv_alloc_ucontext_resp;

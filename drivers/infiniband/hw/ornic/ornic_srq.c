@@ -8,6 +8,7 @@
  * complete on; requests reach it by the number the core reports as
  * ext.xrc.srq_num.
  */
+#include <kunit/visibility.h>
 #include <rdma/ornic-abi.h>
 #include <rdma/uverbs_ioctl.h>
 
@@ -314,3 +315,48 @@ void ornic_srq_async_event(struct ornic_dev *dev,
 	ev.element.srq = &srq->ibsrq;
 	srq->ibsrq.event_handler(&ev, srq->ibsrq.srq_context);
 }
+
+/* --- the SRQ commands (KUnit: ornic_srq_kunit.c) -------------------------- */
+
+void ornic_cmd_create_srq(struct ornic_admin_sqe *sqe,
+			  const struct ornic_srq_create_args *args)
+{
+	struct ornic_admin_create_srq *c = (struct ornic_admin_create_srq *)sqe;
+
+	ornic_cmd_init(sqe, ORNIC_ADMIN_CREATE_SRQ);
+	c->mem = args->mem;
+	c->pd = cpu_to_le32(args->pdn);
+	c->db_page = cpu_to_le16(args->db_page);
+	c->log_depth = args->log_depth;
+	c->limit = cpu_to_le32(args->limit);
+	c->flags = cpu_to_le32(args->flags);
+	if (args->srq_type == ORNIC_SRQT_XRC) {
+		c->srq_type = ORNIC_SRQT_XRC;
+		c->xrcd = cpu_to_le32(args->xrcdn);
+		c->cqn = cpu_to_le32(args->cqn);
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(ornic_cmd_create_srq);
+
+void ornic_cmd_modify_srq(struct ornic_admin_sqe *sqe, u32 srqn, u32 limit)
+{
+	struct ornic_admin_modify_srq *c = (struct ornic_admin_modify_srq *)sqe;
+
+	ornic_cmd_init(sqe, ORNIC_ADMIN_MODIFY_SRQ);
+	c->srqn = cpu_to_le32(srqn);
+	c->limit = cpu_to_le32(limit);
+}
+EXPORT_SYMBOL_IF_KUNIT(ornic_cmd_modify_srq);
+
+void ornic_cmd_resize_srq(struct ornic_admin_sqe *sqe,
+			  const struct ornic_mem_desc *mem,
+			  unsigned int log_depth, u32 srqn)
+{
+	struct ornic_admin_resize_srq *c = (struct ornic_admin_resize_srq *)sqe;
+
+	ornic_cmd_init(sqe, ORNIC_ADMIN_RESIZE_SRQ);
+	c->mem = *mem;
+	c->srqn = cpu_to_le32(srqn);
+	c->log_depth = log_depth;
+}
+EXPORT_SYMBOL_IF_KUNIT(ornic_cmd_resize_srq);

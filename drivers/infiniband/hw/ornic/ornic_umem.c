@@ -6,6 +6,7 @@
  * command runs, so the list is freed right after.  Also the small helpers
  * every verb shares: udata in/out and the event-handler barrier.
  */
+#include <kunit/visibility.h>
 #include <linux/dma-mapping.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
@@ -226,3 +227,61 @@ void ornic_wq_limits(struct ornic_dev *dev, struct ornic_wq_limits *l)
 	l->max_recv_sge = le32_to_cpu(a->max_recv_sge);
 	l->max_inline_data = le32_to_cpu(a->max_inline_data);
 }
+
+/*
+ * page arithmetic of pinned memory: page sizes, page lists, MR pages
+ * (KUnit: ornic_umem_kunit.c).
+ */
+
+u64 ornic_mr_pgsz_bitmap(u64 page_size_cap)
+{
+	return page_size_cap &
+	       GENMASK_ULL(ORNIC_PAGE_SHIFT_MAX, ORNIC_PAGE_SHIFT_MIN);
+}
+EXPORT_SYMBOL_IF_KUNIT(ornic_mr_pgsz_bitmap);
+
+u64 ornic_ring_pgsz_bitmap(u64 page_size_cap, u64 addr)
+{
+	u64 bitmap = ornic_mr_pgsz_bitmap(page_size_cap);
+
+	/* A page larger than addr's alignment would start before the ring. */
+	if (addr)
+		bitmap &= GENMASK_ULL(__ffs64(addr), 0);
+	return bitmap;
+}
+EXPORT_SYMBOL_IF_KUNIT(ornic_ring_pgsz_bitmap);
+
+int ornic_pbl_mode(u32 npages)
+{
+	if (!npages)
+		return -EINVAL;
+	if (npages <= ORNIC_PBL_ENTRIES_PER_PAGE)
+		return ORNIC_MEM_MODE_DIRECT;
+	if (npages <= ORNIC_PBL_ENTRIES_PER_PAGE * ORNIC_PBL_ENTRIES_PER_PAGE)
+		return ORNIC_MEM_MODE_INDIRECT;
+	return -E2BIG;
+}
+EXPORT_SYMBOL_IF_KUNIT(ornic_pbl_mode);
+
+u32 ornic_pbl_ptr_pages(u32 npages)
+{
+	return DIV_ROUND_UP(npages, ORNIC_PBL_ENTRIES_PER_PAGE);
+}
+EXPORT_SYMBOL_IF_KUNIT(ornic_pbl_ptr_pages);
+
+void ornic_pbl_locate(u32 i, u32 *ptr, u32 *ent)
+{
+	*ptr = i / ORNIC_PBL_ENTRIES_PER_PAGE;
+	*ent = i % ORNIC_PBL_ENTRIES_PER_PAGE;
+}
+EXPORT_SYMBOL_IF_KUNIT(ornic_pbl_locate);
+
+u64 ornic_mr_num_pages(u64 iova, u64 length, unsigned int page_shift)
+{
+	u64 offset = iova & ((1ULL << page_shift) - 1);
+
+	if (!length)
+		return 0;
+	return (offset + length + (1ULL << page_shift) - 1) >> page_shift;
+}
+EXPORT_SYMBOL_IF_KUNIT(ornic_mr_num_pages);

@@ -5,6 +5,7 @@
  * every user context owns one doorbell page, mapped with
  * rdma_user_mmap_entry.
  */
+#include <kunit/visibility.h>
 #include <linux/slab.h>
 #include <net/addrconf.h>
 #include <rdma/ib_cache.h>
@@ -563,3 +564,115 @@ void ornic_ib_fatal_event(struct ornic_dev *dev)
 	ibdev_err(&dev->ibdev, "reporting IB_EVENT_DEVICE_FATAL\n");
 	ornic_ib_event(dev, IB_EVENT_DEVICE_FATAL);
 }
+
+/*
+ * the port and the device: GIDs, MTU, speed, capabilities
+ * (KUnit: ornic_verbs_kunit.c).
+ */
+
+bool ornic_gid_is_v4(const u8 gid[16])
+{
+	static const u8 prefix[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+				       0xff, 0xff };
+
+	return !memcmp(gid, prefix, sizeof(prefix));
+}
+EXPORT_SYMBOL_IF_KUNIT(ornic_gid_is_v4);
+
+/*
+ * ADD_GID carries the GID and its type; DEL_GID only the index (gid and type
+ * must be zero).  An IPv4 type with a GID that is not IPv4-mapped is refused
+ * here rather than by the device.
+ */
+int ornic_cmd_gid(struct ornic_admin_sqe *sqe, bool add, u32 index,
+		  const u8 gid[16], bool ipv4)
+{
+	struct ornic_admin_gid *g = (struct ornic_admin_gid *)sqe;
+
+	ornic_cmd_init(sqe, add ? ORNIC_ADMIN_ADD_GID : ORNIC_ADMIN_DEL_GID);
+	g->index = cpu_to_le32(index);
+	if (!add)
+		return 0;
+	if (ipv4 && !ornic_gid_is_v4(gid))
+		return -EINVAL;
+	g->type = ipv4 ? ORNIC_GID_TYPE_ROCE_V2_IPV4 :
+			 ORNIC_GID_TYPE_ROCE_V2_IPV6;
+	memcpy(g->gid, gid, sizeof(g->gid));
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(ornic_cmd_gid);
+
+/*
+ * RoCE payload MTU over an IP MTU: IPv4 (20) + UDP (8) + BTH (12) +
+ * RETH (16) + ICRC (4) must fit too; the largest IB MTU that does, capped
+ * at 4096 (spec: admin.rst ETH_SET_MTU).
+ */
+int ornic_roce_mtu(u32 eth_mtu)
+{
+	u32 room = eth_mtu > 60 ? eth_mtu - 60 : 0;
+
+	if (room >= 4096)
+		return ORNIC_MTU_4096;
+	if (room >= 2048)
+		return ORNIC_MTU_2048;
+	if (room >= 1024)
+		return ORNIC_MTU_1024;
+	if (room >= 512)
+		return ORNIC_MTU_512;
+	return ORNIC_MTU_256;
+}
+EXPORT_SYMBOL_IF_KUNIT(ornic_roce_mtu);
+
+void ornic_speed_to_ib(u32 gbps, u16 *speed, u8 *width)
+{
+	if (gbps >= 400) {
+		*speed = IB_SPEED_NDR;
+		*width = IB_WIDTH_4X;
+	} else if (gbps >= 200) {
+		*speed = IB_SPEED_HDR;
+		*width = IB_WIDTH_4X;
+	} else if (gbps >= 100) {
+		*speed = IB_SPEED_EDR;
+		*width = IB_WIDTH_4X;
+	} else if (gbps >= 50) {
+		*speed = IB_SPEED_HDR;
+		*width = IB_WIDTH_1X;
+	} else if (gbps >= 40) {
+		*speed = IB_SPEED_QDR;
+		*width = IB_WIDTH_4X;
+	} else if (gbps >= 25) {
+		*speed = IB_SPEED_EDR;
+		*width = IB_WIDTH_1X;
+	} else if (gbps >= 10) {
+		*speed = IB_SPEED_FDR10;
+		*width = IB_WIDTH_1X;
+	} else {
+		*speed = IB_SPEED_SDR;
+		*width = IB_WIDTH_1X;
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(ornic_speed_to_ib);
+
+u64 ornic_device_cap_flags(u64 caps)
+{
+	u64 flags = IB_DEVICE_RC_RNR_NAK_GEN | IB_DEVICE_CHANGE_PHY_PORT |
+		    IB_DEVICE_SYS_IMAGE_GUID;
+
+	/* Fast registration: kernel ULPs (nvme-rdma, iSER, ...) need it. */
+	if (caps & ORNIC_CAP_FAST_REG)
+		flags |= IB_DEVICE_MEM_MGT_EXTENSIONS;
+	/* One device cap covers both placement types (roce.rst). */
+	if (caps & ORNIC_CAP_FLUSH)
+		flags |= IB_DEVICE_FLUSH_GLOBAL | IB_DEVICE_FLUSH_PERSISTENT;
+	if (caps & ORNIC_CAP_ATOMIC_WRITE)
+		flags |= IB_DEVICE_ATOMIC_WRITE;
+	if (caps & ORNIC_CAP_MW)
+		flags |= IB_DEVICE_MEM_WINDOW | IB_DEVICE_MEM_WINDOW_TYPE_2B;
+	if ((caps & ORNIC_CAP_RESIZE) && (caps & ORNIC_CAP_SRQ))
+		flags |= IB_DEVICE_SRQ_RESIZE;
+	/* XRC domains, XRC SRQs and XRC initiator/target QPs (xrc.rst). */
+	if (caps & ORNIC_CAP_XRC)
+		flags |= IB_DEVICE_XRC;
+	return flags;
+}
+EXPORT_SYMBOL_IF_KUNIT(ornic_device_cap_flags);

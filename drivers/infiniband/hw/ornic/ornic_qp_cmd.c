@@ -1,218 +1,62 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * ornic: pure logic of the data-path verbs (see ornic_verbs_lib.h).  What
- * its KUnit suites (ornic_verbs_lib_kunit.c, ornic_devval_kunit.c) call is
- * exported to them with EXPORT_SYMBOL_IF_KUNIT().
+ * ornic: what the QP commands carry (see ornic_qp_cmd.h).  What the KUnit
+ * suite calls is exported to it with EXPORT_SYMBOL_IF_KUNIT().
  */
 #include <kunit/visibility.h>
-#include <linux/bits.h>
 #include <linux/errno.h>
 #include <linux/export.h>
 #include <linux/kernel.h>
-#include <linux/log2.h>
 #include <linux/string.h>
 
-#include "ornic_verbs_lib.h"
+#include "ornic_admin_cmd.h"
+#include "ornic_mr_cmd.h"
+#include "ornic_qp_cmd.h"
 
-/* --- Queue depths (WQE block arithmetic: ornic_hw.h) ------------------- */
+/* --- commands ------------------------------------------------------------- */
 
-int ornic_wq_log_depth(u32 wrs, u32 blocks, const struct ornic_wq_limits *l)
+void ornic_cmd_create_qp(struct ornic_admin_sqe *sqe,
+			 const struct ornic_qp_create_args *args)
 {
-	u64 need = (u64)max(wrs, 1U) * blocks;
-	unsigned int log = 1;
+	struct ornic_admin_create_qp *c = (struct ornic_admin_create_qp *)sqe;
 
-	while ((1ULL << log) < need)
-		log++;
-	if (log > ORNIC_WQ_LOG_DEPTH_MAX || (1ULL << log) > l->max_qp_wr)
-		return -EINVAL;
-	return log;
+	ornic_cmd_init(sqe, ORNIC_ADMIN_CREATE_QP);
+	c->sq_mem = args->sq_mem;
+	c->rq_mem = args->rq_mem;
+	c->pd = cpu_to_le32(args->pdn);
+	c->send_cqn = cpu_to_le32(args->send_cqn);
+	c->recv_cqn = cpu_to_le32(args->recv_cqn);
+	if (args->qp_type == ORNIC_QPT_XRC_TGT)
+		c->xrcd = cpu_to_le32(args->xrcdn);
+	else if (args->flags & ORNIC_QP_FLAG_USE_SRQ)
+		c->srqn = cpu_to_le32(args->srqn);
+	c->db_page = cpu_to_le16(args->db_page);
+	c->qp_type = args->qp_type;
+	c->flags = args->flags;
+	c->sq_log_depth = args->sq_log_depth;
+	c->rq_log_depth = args->rq_log_depth;
 }
-EXPORT_SYMBOL_IF_KUNIT(ornic_wq_log_depth);
+EXPORT_SYMBOL_IF_KUNIT(ornic_cmd_create_qp);
 
-/* Whether the provider's @log_depth is legal and holds @need_log. */
-static int ornic_check_log_depth(unsigned int log_depth, int need_log,
-				 const struct ornic_wq_limits *l)
+void ornic_cmd_modify_qp(struct ornic_admin_sqe *sqe, u8 opcode, u32 qpn,
+			 u64 attr_addr, u32 attr_len, u32 mask,
+			 int cur_state)
 {
-	if (need_log < 0)
-		return need_log;
-	if (log_depth < (unsigned int)need_log ||
-	    log_depth > ORNIC_WQ_LOG_DEPTH_MAX ||
-	    (1ULL << log_depth) > l->max_qp_wr)
-		return -EINVAL;
-	return 0;
-}
+	struct ornic_admin_modify_qp *c = (struct ornic_admin_modify_qp *)sqe;
 
-int ornic_sq_caps(struct ib_qp_cap *cap, unsigned int log_depth,
-		  const struct ornic_wq_limits *l)
-{
-	u32 blocks;
-	int err;
-
-	if (cap->max_send_sge > l->max_send_sge ||
-	    cap->max_inline_data > l->max_inline_data)
-		return -EINVAL;
-	blocks = ornic_send_wqe_blocks(cap->max_send_sge,
-				       cap->max_inline_data);
-	if (blocks > l->max_wqe_blocks)
-		return -EINVAL;
-	err = ornic_check_log_depth(log_depth,
-				    ornic_wq_log_depth(cap->max_send_wr,
-						       blocks, l), l);
-	if (err)
-		return err;
-	cap->max_send_wr = (1U << log_depth) / blocks;
-	cap->max_send_sge = min(ornic_send_sges_fit(blocks), l->max_send_sge);
-	cap->max_inline_data = min(ornic_inline_fit(blocks),
-				   l->max_inline_data);
-	return 0;
-}
-EXPORT_SYMBOL_IF_KUNIT(ornic_sq_caps);
-
-int ornic_rq_caps(struct ib_qp_cap *cap, unsigned int log_depth,
-		  const struct ornic_wq_limits *l)
-{
-	u32 max_wr = cap->max_recv_wr, max_sge = cap->max_recv_sge;
-	int err;
-
-	err = ornic_srq_caps(&max_wr, &max_sge, log_depth, l);
-	if (err)
-		return err;
-	cap->max_recv_wr = max_wr;
-	cap->max_recv_sge = max_sge;
-	return 0;
-}
-EXPORT_SYMBOL_IF_KUNIT(ornic_rq_caps);
-
-int ornic_srq_caps(u32 *max_wr, u32 *max_sge, unsigned int log_depth,
-		   const struct ornic_wq_limits *l)
-{
-	u32 blocks;
-	int err;
-
-	if (*max_sge > l->max_recv_sge)
-		return -EINVAL;
-	blocks = ornic_recv_wqe_blocks(*max_sge);
-	if (blocks > l->max_wqe_blocks)
-		return -EINVAL;
-	err = ornic_check_log_depth(log_depth,
-				    ornic_wq_log_depth(*max_wr, blocks, l), l);
-	if (err)
-		return err;
-	*max_wr = (1U << log_depth) / blocks;
-	*max_sge = min(ornic_recv_sges_fit(blocks), l->max_recv_sge);
-	return 0;
-}
-EXPORT_SYMBOL_IF_KUNIT(ornic_srq_caps);
-
-/* --- page sizes ----------------------------------------------------------- */
-
-u64 ornic_mr_pgsz_bitmap(u64 page_size_cap)
-{
-	return page_size_cap &
-	       GENMASK_ULL(ORNIC_PAGE_SHIFT_MAX, ORNIC_PAGE_SHIFT_MIN);
-}
-EXPORT_SYMBOL_IF_KUNIT(ornic_mr_pgsz_bitmap);
-
-u64 ornic_ring_pgsz_bitmap(u64 page_size_cap, u64 addr)
-{
-	u64 bitmap = ornic_mr_pgsz_bitmap(page_size_cap);
-
-	/* A page larger than addr's alignment would start before the ring. */
-	if (addr)
-		bitmap &= GENMASK_ULL(__ffs64(addr), 0);
-	return bitmap;
-}
-EXPORT_SYMBOL_IF_KUNIT(ornic_ring_pgsz_bitmap);
-
-/* --- access flags --------------------------------------------------------- */
-
-int ornic_access_from_ib(int ib_access, bool atomics, bool flush,
-			 u32 *access)
-{
-	int flush_rights = IB_ACCESS_FLUSH_GLOBAL | IB_ACCESS_FLUSH_PERSISTENT;
-	int known = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
-		    IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC |
-		    flush_rights;
-
-	/* Optional flags (relaxed ordering) are hints a device may ignore. */
-	ib_access &= ~IB_ACCESS_OPTIONAL;
-	if (ib_access & ~known)
-		return -EOPNOTSUPP;
-	if ((ib_access & IB_ACCESS_REMOTE_ATOMIC) && !atomics)
-		return -EOPNOTSUPP;
-	if ((ib_access & flush_rights) && !flush)
-		return -EOPNOTSUPP;
-	*access = 0;
-	if (ib_access & IB_ACCESS_LOCAL_WRITE)
-		*access |= ORNIC_ACCESS_LOCAL_WRITE;
-	if (ib_access & IB_ACCESS_REMOTE_WRITE)
-		*access |= ORNIC_ACCESS_REMOTE_WRITE;
-	if (ib_access & IB_ACCESS_REMOTE_READ)
-		*access |= ORNIC_ACCESS_REMOTE_READ;
-	if (ib_access & IB_ACCESS_REMOTE_ATOMIC)
-		*access |= ORNIC_ACCESS_REMOTE_ATOMIC;
-	if (ib_access & IB_ACCESS_FLUSH_GLOBAL)
-		*access |= ORNIC_ACCESS_FLUSH_GLOBAL;
-	if (ib_access & IB_ACCESS_FLUSH_PERSISTENT)
-		*access |= ORNIC_ACCESS_FLUSH_PERSISTENT;
-	return 0;
-}
-EXPORT_SYMBOL_IF_KUNIT(ornic_access_from_ib);
-
-int ornic_mr_access_from_ib(int ib_access, bool atomics, bool flush, bool mw,
-			    u32 *access)
-{
-	int err;
-
-	if ((ib_access & IB_ACCESS_MW_BIND) && !mw)
-		return -EOPNOTSUPP;
-	err = ornic_access_from_ib(ib_access & ~IB_ACCESS_MW_BIND, atomics,
-				   flush, access);
-	if (err)
-		return err;
-	if (ib_access & IB_ACCESS_MW_BIND)
-		*access |= ORNIC_ACCESS_MW_BIND;
-	return 0;
-}
-EXPORT_SYMBOL_IF_KUNIT(ornic_mr_access_from_ib);
-
-int ornic_mw_type_from_ib(enum ib_mw_type type, u8 *hw)
-{
-	switch (type) {
-	case IB_MW_TYPE_1:
-		*hw = ORNIC_MW_TYPE_1;
-		return 0;
-	case IB_MW_TYPE_2:
-		*hw = ORNIC_MW_TYPE_2;
-		return 0;
-	default:
-		return -EINVAL;
+	ornic_cmd_init(sqe, opcode);
+	c->attr_addr = cpu_to_le64(attr_addr);
+	c->attr_len = cpu_to_le32(attr_len);
+	c->qpn = cpu_to_le32(qpn);
+	c->attr_mask = cpu_to_le32(mask);
+	if (cur_state >= 0) {
+		c->cur_state = cur_state;
+		c->flags = ORNIC_MODIFY_QP_FLAG_CUR_STATE;
 	}
 }
-EXPORT_SYMBOL_IF_KUNIT(ornic_mw_type_from_ib);
+EXPORT_SYMBOL_IF_KUNIT(ornic_cmd_modify_qp);
 
-/*
- * The parts of an MR a rereg_user_mr changes, as REREG_MR flags; -EINVAL
- * for none, -EOPNOTSUPP for a flag this driver does not know.
- */
-int ornic_rereg_flags_from_ib(int ib_flags, u8 *flags)
-{
-	if (!ib_flags)
-		return -EINVAL;
-	if (ib_flags & ~IB_MR_REREG_SUPPORTED)
-		return -EOPNOTSUPP;
-	*flags = 0;
-	if (ib_flags & IB_MR_REREG_TRANS)
-		*flags |= ORNIC_REREG_MR_TRANSLATION;
-	if (ib_flags & IB_MR_REREG_PD)
-		*flags |= ORNIC_REREG_MR_PD;
-	if (ib_flags & IB_MR_REREG_ACCESS)
-		*flags |= ORNIC_REREG_MR_ACCESS;
-	return 0;
-}
-EXPORT_SYMBOL_IF_KUNIT(ornic_rereg_flags_from_ib);
-
-/* --- QP types -------------------------------------------------------------- */
+/* --- QP types ------------------------------------------------------------- */
 
 int ornic_qp_type_to_hw(enum ib_qp_type type, u64 caps, u8 *hw)
 {
@@ -276,31 +120,7 @@ u32 ornic_qp_access_for_caps(u32 access, u64 caps)
 }
 EXPORT_SYMBOL_IF_KUNIT(ornic_qp_access_for_caps);
 
-u64 ornic_device_cap_flags(u64 caps)
-{
-	u64 flags = IB_DEVICE_RC_RNR_NAK_GEN | IB_DEVICE_CHANGE_PHY_PORT |
-		    IB_DEVICE_SYS_IMAGE_GUID;
-
-	/* Fast registration: kernel ULPs (nvme-rdma, iSER, ...) need it. */
-	if (caps & ORNIC_CAP_FAST_REG)
-		flags |= IB_DEVICE_MEM_MGT_EXTENSIONS;
-	/* One device cap covers both placement types (roce.rst). */
-	if (caps & ORNIC_CAP_FLUSH)
-		flags |= IB_DEVICE_FLUSH_GLOBAL | IB_DEVICE_FLUSH_PERSISTENT;
-	if (caps & ORNIC_CAP_ATOMIC_WRITE)
-		flags |= IB_DEVICE_ATOMIC_WRITE;
-	if (caps & ORNIC_CAP_MW)
-		flags |= IB_DEVICE_MEM_WINDOW | IB_DEVICE_MEM_WINDOW_TYPE_2B;
-	if ((caps & ORNIC_CAP_RESIZE) && (caps & ORNIC_CAP_SRQ))
-		flags |= IB_DEVICE_SRQ_RESIZE;
-	/* XRC domains, XRC SRQs and XRC initiator/target QPs (xrc.rst). */
-	if (caps & ORNIC_CAP_XRC)
-		flags |= IB_DEVICE_XRC;
-	return flags;
-}
-EXPORT_SYMBOL_IF_KUNIT(ornic_device_cap_flags);
-
-/* --- QP attributes --------------------------------------------------------- */
+/* --- QP attributes -------------------------------------------------------- */
 
 static const struct {
 	int ib;
@@ -430,6 +250,14 @@ void ornic_qp_av_to_hw(const struct ornic_av *av, struct ornic_qp_attr *oa)
 	oa->udp_sport = cpu_to_le16(av->udp_sport);
 }
 EXPORT_SYMBOL_IF_KUNIT(ornic_qp_av_to_hw);
+
+/* --- QUERY_QP's answer ------------------------------------------------------ */
+
+bool ornic_qp_state_valid(u32 state)
+{
+	return state <= ORNIC_QPS_ERR;
+}
+EXPORT_SYMBOL_IF_KUNIT(ornic_qp_state_valid);
 
 const char *ornic_qp_attr_invalid(const struct ornic_qp_attr *oa, u32 *value,
 				  u32 *limit)

@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * KUnit suite ornic_cq: the CQ commands (ornic_cq.c) and what a CQE's opcode completes
+ * (ornic_cq_kernel.c).
+ */
+#include <kunit/test.h>
+
+#include "ornic_kunit.h"
+#include "ornic_res.h"
+
+static void ornic_cmd_create_cq_layouts(struct kunit *test)
+{
+	struct ornic_admin_sqe sqe;
+	struct ornic_admin_create_cq *cq = (void *)&sqe;
+	struct ornic_mem_desc mem;
+
+	ornic_mem_desc_contig(&mem, 0x10000, 16 << 10, 12);
+	memset(&sqe, 0xff, sizeof(sqe));
+	ornic_cmd_create_cq(&sqe, &mem, 9, 2, 0, 0);
+	KUNIT_EXPECT_EQ(test, sqe.hdr.opcode, ORNIC_ADMIN_CREATE_CQ);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(cq->eqn), 2U);
+	KUNIT_EXPECT_EQ(test, le16_to_cpu(cq->db_page), 0);
+	KUNIT_EXPECT_EQ(test, cq->log_depth, 9);
+	KUNIT_EXPECT_EQ(test, cq->flags, 0);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(cq->mem.num_pages), 4U);
+	KUNIT_EXPECT_TRUE(test, ornic_all_zero(cq->reserved1,
+					       sizeof(cq->reserved1)));
+	ornic_cmd_create_cq(&sqe, &mem, 6, 3, 17, ORNIC_CQ_FLAG_TIMESTAMP);
+	KUNIT_EXPECT_EQ(test, cq->flags, ORNIC_CQ_FLAG_TIMESTAMP);
+	KUNIT_EXPECT_EQ(test, le16_to_cpu(cq->db_page), 17);
+	KUNIT_EXPECT_EQ(test, cq->log_depth, 6);
+}
+
+static void ornic_cmd_resize_cq_layout(struct kunit *test)
+{
+	struct ornic_admin_sqe sqe;
+	struct ornic_admin_resize_cq *cq = (void *)&sqe;
+	struct ornic_mem_desc mem;
+
+	ornic_mem_desc_contig(&mem, 0x20000, 8 << 10, 12);
+	memset(&sqe, 0xff, sizeof(sqe));
+	ornic_cmd_resize_cq(&sqe, &mem, 8, 5, 0xfffffffeU);
+	KUNIT_EXPECT_EQ(test, sqe.hdr.opcode, ORNIC_ADMIN_RESIZE_CQ);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(cq->cqn), 5U);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(cq->consumer), 0xfffffffeU);
+	KUNIT_EXPECT_EQ(test, cq->log_depth, 8);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(cq->mem.addr), 0x20000ULL);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(cq->mem.num_pages), 2U);
+	KUNIT_EXPECT_TRUE(test, ornic_all_zero(cq->reserved0,
+					       sizeof(cq->reserved0)));
+	KUNIT_EXPECT_TRUE(test, ornic_all_zero(cq->reserved1,
+					       sizeof(cq->reserved1)));
+	KUNIT_EXPECT_STREQ(test, ornic_admin_opcode_str(ORNIC_ADMIN_RESIZE_CQ),
+			   "RESIZE_CQ");
+}
+
+static void ornic_devval_cqe_kind(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, ornic_cqe_kind(ORNIC_CQE_OP_SEND),
+			ORNIC_CQE_KIND_SEND);
+	KUNIT_EXPECT_EQ(test, ornic_cqe_kind(ORNIC_CQE_OP_BIND_MW),
+			ORNIC_CQE_KIND_SEND);
+	KUNIT_EXPECT_EQ(test, ornic_cqe_kind(ORNIC_CQE_OP_RECV),
+			ORNIC_CQE_KIND_RECV);
+	KUNIT_EXPECT_EQ(test, ornic_cqe_kind(ORNIC_CQE_OP_RECV_RDMA_IMM),
+			ORNIC_CQE_KIND_RECV);
+	KUNIT_EXPECT_EQ(test, ornic_cqe_kind(ORNIC_CQE_OP_ETH_TX),
+			ORNIC_CQE_KIND_ETH);
+	KUNIT_EXPECT_EQ(test, ornic_cqe_kind(ORNIC_CQE_OP_ETH_RX),
+			ORNIC_CQE_KIND_ETH);
+	KUNIT_EXPECT_EQ(test, ornic_cqe_kind(0x0a), ORNIC_CQE_KIND_INVALID);
+	KUNIT_EXPECT_EQ(test, ornic_cqe_kind(0x82), ORNIC_CQE_KIND_INVALID);
+	KUNIT_EXPECT_EQ(test, ornic_cqe_kind(0xc2), ORNIC_CQE_KIND_INVALID);
+	KUNIT_EXPECT_EQ(test, ornic_cqe_kind(0xff), ORNIC_CQE_KIND_INVALID);
+}
+
+static struct kunit_case ornic_cq_cases[] = {
+	KUNIT_CASE(ornic_cmd_create_cq_layouts),
+	KUNIT_CASE(ornic_cmd_resize_cq_layout),
+	KUNIT_CASE(ornic_devval_cqe_kind),
+	{}
+};
+
+static struct kunit_suite ornic_cq_suite = {
+	.name = "ornic_cq",
+	.test_cases = ornic_cq_cases,
+};
+
+kunit_test_suites(&ornic_cq_suite);
