@@ -38,7 +38,8 @@ declare -A want=(
 		./usr/src/ornic-$version/drivers/infiniband/hw/ornic/ornic_main.c
 		./usr/src/ornic-$version/include/ornic/ornic_hw.h
 		./usr/src/ornic-$version/include/uapi/rdma/ornic-abi.h
-		./usr/src/ornic-$version/debian/changelog"
+		./usr/src/ornic-$version/debian/changelog
+		./usr/share/man/man4/ornic.4.gz"
 	[ibverbs-providers-ornic]="./usr/lib/$multiarch/libibverbs/libornic-rdmav34.so
 		./etc/libibverbs.d/ornic.driver"
 	[ornic-model]="./usr/sbin/ornic-model ./usr/share/man/man8/ornic-model.8.gz
