@@ -15,7 +15,7 @@ help:
 	@echo "make compare      pyverbs, ornic's verbs tests and the storage protocols on ornic and on rxe, side by side"
 	@echo "make soak         100 rmmod and 50 kill -9 cycles under RDMA traffic (make check runs 3 and 6)"
 	@echo "make fuzz         every libFuzzer target for FUZZ_SECONDS (60) each: executions, coverage, crashes"
-	@echo "make lint         checkpatch --strict, clang-format, shellcheck"
+	@echo "make lint         checkpatch --strict, clang-format, shellcheck, docs, README, man pages, version"
 	@echo "make docs         Documentation/ as HTML in build/docs/html (Sphinx, warnings are errors)"
 	@echo "make testbed      create/update the testbed root (cached)"
 	@echo "make kernel       build the guest test kernel (cached)"
