@@ -3,7 +3,7 @@
 # Debian 13 debootstrap under $(ORNIC_CACHE), default /var/cache/ornic),
 # created and updated by `make testbed`.
 
-.PHONY: all demo bench check check-debug compare soak fuzz testbed kernel kernel-kasan model modules deb lint shell clean help
+.PHONY: all demo bench check check-debug compare soak fuzz testbed kernel kernel-kasan model modules deb docs lint shell clean help
 
 all: model
 
@@ -15,7 +15,8 @@ help:
 	@echo "make compare      pyverbs, ornic's verbs tests and the storage protocols on ornic and on rxe, side by side"
 	@echo "make soak         100 rmmod and 50 kill -9 cycles under RDMA traffic (make check runs 3 and 6)"
 	@echo "make fuzz         every libFuzzer target for FUZZ_SECONDS (60) each: executions, coverage, crashes"
-	@echo "make lint         checkpatch --strict, clang-format, shellcheck"
+	@echo "make lint         checkpatch --strict, clang-format, shellcheck, docs, README, man pages, version"
+	@echo "make docs         Documentation/ as HTML in build/docs/html (Sphinx, warnings are errors)"
 	@echo "make testbed      create/update the testbed root (cached)"
 	@echo "make kernel       build the guest test kernel (cached)"
 	@echo "make model        build the device model"
@@ -81,6 +82,11 @@ deb: testbed
 
 lint: testbed
 	qemu-tests/lint.sh
+
+# Documentation/ as HTML with Sphinx, as the kernel's documentation is built:
+# every warning an error, every reference checked (qemu-tests/docs.sh).
+docs: testbed
+	qemu-tests/docs.sh
 
 shell: testbed
 	qemu-tests/testbed/enter.sh bash -i

@@ -5,7 +5,8 @@
 # ornic-dkms's module through DKMS against the test kernel ($KDIR), boot a
 # guest that loads it by modalias and finds the devices through the
 # installed provider package (with DEB_GUEST_IN_STOCK=1 the stock group's
-# guests do that on Debian's kernels instead), check the systemd unit and
+# guests do that on Debian's kernels instead), check that the packages, the
+# model and the module carry one version, check the systemd unit and
 # the service's configuration parsing.  Runs inside the testbed; one
 # "PASS|FAIL: deb/..." line per check into $RESULTS.  The packages stay in
 # $BUILD/deb for the stock group, with the run's name in .check-run.
@@ -37,7 +38,8 @@ declare -A want=(
 		./usr/src/ornic-$version/drivers/infiniband/hw/ornic/ornic_main.c
 		./usr/src/ornic-$version/include/ornic/ornic_hw.h
 		./usr/src/ornic-$version/include/uapi/rdma/ornic-abi.h
-		./usr/src/ornic-$version/debian/changelog"
+		./usr/src/ornic-$version/debian/changelog
+		./usr/share/man/man4/ornic.4.gz"
 	[ibverbs-providers-ornic]="./usr/lib/$multiarch/libibverbs/libornic-rdmav34.so
 		./etc/libibverbs.d/ornic.driver"
 	[ornic-model]="./usr/sbin/ornic-model ./usr/share/man/man8/ornic-model.8.gz
@@ -97,6 +99,7 @@ rm -rf "$so"
 # PCI alias that loads it when the device is present.
 d=$(mktemp -d)
 mkdir -p "$d/tree"
+rm -f "$out/guest/ornic.ko"	# this run's module or none
 kver=$(make -s -C "$KDIR" kernelrelease 2>/dev/null)
 if [ -f "$out/${debs[ornic-dkms]}" ] && dpkg-deb -x "$out/${debs[ornic-dkms]}" "$d/root"; then
 	t1=$(date +%s)
@@ -120,6 +123,27 @@ else
 	record FAIL deb/dkms-build "no ornic-dkms package"
 fi
 rm -rf "$d"
+
+# One version, debian/changelog's, in each package's control data, in the
+# packaged model (--version) and in the module DKMS built (MODULE_VERSION).
+# The firmware version the driver reports is checked in the guests
+# (deb/guest-versions here, stock/<series>/versions on Debian's kernels).
+got=""
+for pkg in ornic-dkms ibverbs-providers-ornic ornic-model; do
+	got+="$pkg $(dpkg-deb -f "$out/${debs[$pkg]}" Version 2>/dev/null), "
+done
+v=$(mktemp -d)
+dpkg-deb -x "$out/${debs[ornic-model]}" "$v" 2>/dev/null
+got+="ornic-model --version '$("$v/usr/sbin/ornic-model" --version 2>&1)', "
+rm -rf "$v"
+got+="modinfo ornic $(modinfo -F version "$out/guest/ornic.ko" 2>/dev/null)"
+expect="ornic-dkms $version, ibverbs-providers-ornic $version, ornic-model $version, "
+expect+="ornic-model --version 'ornic-model $version', modinfo ornic $version"
+if [ "$got" = "$expect" ]; then
+	record PASS deb/version "$version in the three packages, ornic-model --version and modinfo ornic"
+else
+	record FAIL deb/version "want $version everywhere: $got"
+fi
 
 # In a guest (test kernel): the DKMS-built module loaded by its modalias,
 # the provider package installed with dpkg, ibv_devices over two models of

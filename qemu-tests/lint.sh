@@ -1,7 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 # `make lint`: checkpatch --strict on the kernel C code (from the testbed's
-# kernel source), clang-format on the model's C++, shellcheck on scripts.
+# kernel source), clang-format on the model's C++, shellcheck on scripts;
+# the documentation built by Sphinx with no warning (make docs), the
+# README's commands and links, the man pages rendered by man --warnings,
+# and the release notes naming debian/changelog's version.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=qemu-tests/testbed/lib.sh
@@ -67,4 +70,45 @@ mapfile -t sh < <(git ls-files "${lint_files[@]}" -- '*.sh' '.ci/run' 'qemu-test
 rc=0
 shellcheck -x -P SCRIPTDIR -e SC1091 "${sh[@]}" || rc=$?
 verdict shellcheck $rc "${#sh[@]} files"
+
+# The documentation, as `make docs` builds it (into build/check/docs when
+# `make check` runs): a warning or an unresolved reference fails.
+docs_out=${DOCS_OUT:-$ORNIC_SRC/build/docs}
+mkdir -p "$(dirname "$docs_out")"
+rc=0
+"$here/docs.sh" "$docs_out" >"$docs_out.log" 2>&1 || rc=$?
+if [ $rc = 0 ]; then
+	verdict docs 0 "Sphinx -W -n: $(find "$docs_out/html" -name '*.html' | wc -l) pages, no warning, every reference resolved"
+else
+	cat "$docs_out.log"
+	verdict docs 1 "$(grep -c -E 'WARNING|ERROR' "$docs_out.log") warnings: $(grep -m 3 -E 'WARNING|ERROR' "$docs_out.log" | tr '\n' ' ')"
+fi
+
+# The README: its commands are Makefile targets `make help` lists, its
+# links resolve, no dated runs or commit hashes, at most 250 lines.
+rc=0
+out=$(python3 "$here/tools/readme-check.py" "$ORNIC_SRC" 2>&1) || rc=$?
+echo "$out"
+verdict readme $rc "$(echo "$out" | tail -n 1)"
+
+# The man pages, as lintian renders them: any warning of man/groff fails.
+mapfile -t man < <(git ls-files "${lint_files[@]}" -- 'Documentation/man/*.[1-9]')
+rc=0
+warned=""
+for page in "${man[@]}"; do
+	w=$(LC_ALL=C.UTF-8 MANROFFSEQ='' MANWIDTH=80 man --warnings -E UTF-8 -l -Tutf8 -Z "$page" 2>&1 >/dev/null)
+	[ -z "$w" ] || { echo "$page: $w"; warned+="$page: $(echo "$w" | head -n 1) "; rc=1; }
+done
+[ ${#man[@]} -gt 0 ] || { warned="no man pages in Documentation/man"; rc=1; }
+verdict man $rc "${warned:-man --warnings: ${man[*]##*/} render without a warning}"
+
+# One version: debian/changelog's (the model, the module, the packages and
+# the documentation read it there) heads the release notes.
+version=$(dpkg-parsechangelog -l debian/changelog -S Version 2>/dev/null)
+notes=$(awk 'prev ~ /^[0-9]/ && /^=+$/ { print prev; exit } { prev = $0 }' Documentation/changelog.rst)
+if [ -n "$version" ] && [ "$notes" = "$version" ]; then
+	verdict version 0 "debian/changelog $version = newest release in Documentation/changelog.rst"
+else
+	verdict version 1 "debian/changelog '$version', newest release notes '$notes'"
+fi
 exit $bad

@@ -18,6 +18,10 @@
 #include "ornic.h"
 #include "ornic_abi.h"
 
+/*
+ * fw_ver is the device's FW_VERSION register as the driver read it
+ * (identity.rst, "Versioning"); libibverbs leaves the string to providers.
+ */
 static int ornic_query_device_ex(struct ibv_context *ibctx,
 				 const struct ibv_query_device_ex_input *input,
 				 struct ibv_device_attr_ex *attr,
@@ -25,9 +29,18 @@ static int ornic_query_device_ex(struct ibv_context *ibctx,
 {
 	struct ib_uverbs_ex_query_device_resp resp;
 	size_t resp_size = sizeof(resp);
+	uint32_t fw;
+	int err;
 
-	return ibv_cmd_query_device_any(ibctx, input, attr, attr_size, &resp,
-					&resp_size);
+	err = ibv_cmd_query_device_any(ibctx, input, attr, attr_size, &resp,
+				       &resp_size);
+	if (err)
+		return err;
+	fw = (uint32_t)resp.base.fw_ver;
+	snprintf(attr->orig_attr.fw_ver, sizeof(attr->orig_attr.fw_ver),
+		 "%u.%u.%u", ORNIC_FW_VERSION_MAJOR(fw),
+		 ORNIC_FW_VERSION_MINOR(fw), ORNIC_FW_VERSION_PATCH(fw));
+	return 0;
 }
 
 /*

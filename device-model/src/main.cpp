@@ -33,6 +33,7 @@
 
 #include "common/event_loop.hpp"
 #include "common/logging.hpp"
+#include "common/release_version.hpp"
 #include "common/unique_fd.hpp"
 #include "nic/nic_device.hpp"
 #include "port/port.hpp"
@@ -76,7 +77,7 @@ std::optional<std::array<uint8_t, 6>> parse_mac(const std::string& text) {
 // through a temporary file and a rename, so a reader never sees half of it, or to the log.
 void dump_state(const ornic::NicDevice& nic, const std::string& path, const char* why) {
   nlohmann::json state = nic.state();
-  state["model_version"] = ORNIC_MODEL_VERSION;
+  state["model_version"] = ornic::release::kVersion;
   state["reason"] = why;
   const std::string text = state.dump(2);
   if (path.empty()) {
@@ -123,7 +124,7 @@ int main(int argc, char** argv) {
   std::string fault_list = "none";
   std::string state_file;
   ornic::LinkShaping shaping;
-  app.set_version_flag("--version", std::string("ornic-model ") + ORNIC_MODEL_VERSION);
+  app.set_version_flag("--version", std::string("ornic-model ") + ornic::release::kVersion);
   app.add_option("--socket", socket_path, "vfio-user unix socket to listen on")->required();
   app.add_option("--port", port_spec,
                  "Ethernet port, one frame per datagram as QEMU's -netdev dgram/tap: "

@@ -83,6 +83,28 @@
 #define ORNIC_SPEC_VERSION \
 	ORNIC_VERSION(ORNIC_SPEC_VERSION_MAJOR, ORNIC_SPEC_VERSION_MINOR)
 
+/*
+ * The FW_VERSION register: the version of the device's implementation (its
+ * "firmware"; for the behavioural model, the ornic release it was built
+ * from), major << 24 | minor << 16 | patch.  Independent of the spec version.
+ */
+#define ORNIC_FW_VERSION_MAJOR_SHIFT	24
+#define ORNIC_FW_VERSION_MAJOR_MASK	0xff000000U
+#define ORNIC_FW_VERSION_MINOR_SHIFT	16
+#define ORNIC_FW_VERSION_MINOR_MASK	0x00ff0000U
+#define ORNIC_FW_VERSION_PATCH_MASK	0x0000ffffU
+#define ORNIC_FW_VERSION(major, minor, patch) \
+	((((__u32)(major) << ORNIC_FW_VERSION_MAJOR_SHIFT) & \
+	  ORNIC_FW_VERSION_MAJOR_MASK) | \
+	 (((__u32)(minor) << ORNIC_FW_VERSION_MINOR_SHIFT) & \
+	  ORNIC_FW_VERSION_MINOR_MASK) | \
+	 ((__u32)(patch) & ORNIC_FW_VERSION_PATCH_MASK))
+#define ORNIC_FW_VERSION_MAJOR(v) \
+	(((__u32)(v) & ORNIC_FW_VERSION_MAJOR_MASK) >> ORNIC_FW_VERSION_MAJOR_SHIFT)
+#define ORNIC_FW_VERSION_MINOR(v) \
+	(((__u32)(v) & ORNIC_FW_VERSION_MINOR_MASK) >> ORNIC_FW_VERSION_MINOR_SHIFT)
+#define ORNIC_FW_VERSION_PATCH(v)	((__u32)(v) & ORNIC_FW_VERSION_PATCH_MASK)
+
 /* "ORNC" read as a little-endian 32-bit value. */
 #define ORNIC_MAGIC			0x434e524fU
 
@@ -125,6 +147,7 @@
 #define ORNIC_REG_SCRATCH		0x002c	/* RW, no side effect */
 #define ORNIC_REG_SCRATCH_WRITES	0x0030	/* RO writes to SCRATCH, wrapping */
 #define ORNIC_REG_BAR2_WRITES		0x0034	/* RO writes to BAR2, wrapping */
+#define ORNIC_REG_FW_VERSION		0x0038	/* RO ORNIC_FW_VERSION() */
 
 #define ORNIC_REG_AQ_SQ_BASE_LO		0x0040	/* RW */
 #define ORNIC_REG_AQ_SQ_BASE_HI		0x0044	/* RW */
@@ -142,6 +165,17 @@
 #define ORNIC_REG_LINK_STATUS		0x0080	/* RO */
 #define ORNIC_REG_MAC_LO		0x0084	/* RO MAC bytes 0..3 */
 #define ORNIC_REG_MAC_HI		0x0088	/* RO MAC bytes 4..5 */
+
+/* FW_VERSION: the aligned word after BAR2_WRITES, before the admin queue. */
+ORNIC_HW_STATIC_ASSERT((ORNIC_REG_FW_VERSION & 3) == 0 &&
+		       ORNIC_REG_FW_VERSION - ORNIC_REG_BAR2_WRITES == 4 &&
+		       ORNIC_REG_AQ_SQ_BASE_LO - ORNIC_REG_FW_VERSION >= 4,
+		       "FW_VERSION register offset");
+ORNIC_HW_STATIC_ASSERT(ORNIC_FW_VERSION(0xff, 0xff, 0xffff) == 0xffffffffU &&
+		       ORNIC_FW_VERSION_MAJOR(ORNIC_FW_VERSION(3, 2, 1)) == 3 &&
+		       ORNIC_FW_VERSION_MINOR(ORNIC_FW_VERSION(3, 2, 1)) == 2 &&
+		       ORNIC_FW_VERSION_PATCH(ORNIC_FW_VERSION(3, 2, 1)) == 1,
+		       "FW_VERSION field layout");
 
 /* DEV_CTRL */
 #define ORNIC_DEV_CTRL_ENABLE		ORNIC_BIT(0)

@@ -5,7 +5,8 @@
 # DKMS built from ornic-dkms for this kernel: it goes where DKMS installs
 # it, depmod indexes its PCI alias, and each PCI device's modalias is
 # loaded as udev does at boot.  PROVIDER_DEB is installed with dpkg; then
-# ibv_devices must list both devices with no file copied by hand.
+# ibv_devices must list both devices with no file copied by hand, and the
+# module, the provider's package and the firmware version agree.
 set -uo pipefail
 ko=$1
 provider_deb=$2
@@ -40,4 +41,18 @@ if grep -q ornic_0 <<<"$devs" && grep -q ornic_1 <<<"$devs" &&
 	pass guest-ibv-devices "ibv_devices lists ornic_0 and ornic_1, ibv_devinfo reads ornic_0"
 else
 	fail guest-ibv-devices "$(echo "$devs" | tr '\n' ' ')"
+fi
+
+# One release everywhere a user looks: the module (modinfo), the provider's
+# package (dpkg) and the firmware version ibv_devinfo prints, which is the
+# FW_VERSION of the ornic-model package's model.
+version=$(sed -n '1s/^[^(]*(\([^)]*\)).*/\1/p' /src/debian/changelog)
+fw=$(sed -n 's/^\([0-9]*\.[0-9]*\.[0-9]*\).*/\1/p' <<<"$version")
+mv=$(modinfo -F version ornic 2>/dev/null)
+pv=$(dpkg-query -W -f='${Version}' ibverbs-providers-ornic 2>/dev/null)
+dv=$(awk '$1 == "fw_ver:" { print $2; exit }' /out/ibv_devinfo.txt)
+if [ -n "$fw" ] && [ "$mv" = "$version" ] && [ "$pv" = "$version" ] && [ "$dv" = "$fw" ]; then
+	pass guest-versions "modinfo ornic $mv, ibverbs-providers-ornic $pv, ibv_devinfo fw_ver $dv"
+else
+	fail guest-versions "want $version: modinfo '$mv', provider package '$pv', ibv_devinfo fw_ver '$dv'"
 fi

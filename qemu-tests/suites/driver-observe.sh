@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 # driver-observe.sh MODDIR VERBS_TOOL: what an operator sees of ornic, with
 # two linked models: `ethtool -i` (driver, version from debian/changelog,
-# the device's spec version, bus), `ethtool -S` (the device's counters grow
+# the device's firmware version, which is the model's release, and spec
+# version, bus), the IB device's fw_ver in sysfs, `ethtool -S` (the device's counters grow
 # by what a ping and RDMA WRITEs sent), `rdma statistic` per-QP counters in
 # auto and manual mode matching the WRITEs, `rdma res show -dd` with the
 # driver's view of QPs, CQs and MRs, /sys/kernel/debug/ornic/<ibdev>/ read
@@ -49,14 +50,22 @@ lstat() { rdma statistic show link "$ib0/1" | tr ' ' '\n' | awk -v n="$1" 'p { p
 version=$(sed -n '1s/^[^(]*(\([^)]*\)).*/\1/p' /src/debian/changelog)
 hw=/src/include/ornic/ornic_hw.h
 spec="spec $(awk '$2 == "ORNIC_SPEC_VERSION_MAJOR" { print $3 }' $hw).$(awk '$2 == "ORNIC_SPEC_VERSION_MINOR" { print $3 }' $hw)"
+# The model's FW_VERSION is the release it was built from: MAJOR.MINOR.PATCH.
+fw=$(sed -n 's/^\([0-9]*\.[0-9]*\.[0-9]*\).*/\1/p' <<<"$version")
 bus=$(basename "$(readlink -f "/sys/class/net/$nd0/device")")
 ethtool -i "$nd0" >/out/ethtool-i.txt 2>&1
 field() { awk -v k="$1:" '$1 == k { $1 = ""; sub(/^ /, ""); print; exit }' /out/ethtool-i.txt; }
 if [ "$(field driver)" = ornic ] && [ -n "$version" ] && [ "$(field version)" = "$version" ] &&
-	[ "$(field firmware-version)" = "$spec" ] && [ "$(field bus-info)" = "$bus" ]; then
-	pass ethtool-i "driver ornic, version $version (debian/changelog), firmware-version $spec, bus-info $bus"
+	[ -n "$fw" ] && [ "$(field firmware-version)" = "$fw $spec" ] && [ "$(field bus-info)" = "$bus" ]; then
+	pass ethtool-i "driver ornic, version $version (debian/changelog), firmware-version $fw $spec, bus-info $bus"
 else
-	fail ethtool-i "want ornic/$version/$spec/$bus: $(tr '\n' ' ' </out/ethtool-i.txt)"
+	fail ethtool-i "want ornic/$version/$fw $spec/$bus: $(tr '\n' ' ' </out/ethtool-i.txt)"
+fi
+sfw=$(cat "/sys/class/infiniband/$ib0/fw_ver" 2>/dev/null)
+if [ -n "$fw" ] && [ "$sfw" = "$fw" ]; then
+	pass fw-ver "/sys/class/infiniband/$ib0/fw_ver: $sfw (the model's FW_VERSION, debian/changelog's)"
+else
+	fail fw-ver "sysfs fw_ver '$sfw', want '$fw'"
 fi
 mv=$(modinfo -F version ornic 2>/dev/null)
 sv=$(cat /sys/module/ornic/version 2>/dev/null)

@@ -3,7 +3,8 @@
 # provider-devinfo.sh MODDIR PROVIDER_DIR [VERBS_TOOL [NOSYSCALL_TOOL]]: with two linked ornic
 # models attached, install the rdma-core provider (libornic-rdmav34.so and
 # ornic.driver from PROVIDER_DIR) and the driver, then check with the stock
-# ibverbs tools: ibv_devices lists both devices, ibv_devinfo -v works and its
+# ibverbs tools: ibv_devices lists both devices, ibv_devinfo -v works, its
+# fw_ver is the model's release and its
 # limits equal what the device reported to the driver at probe (the driver's
 # "N QPs, N CQs, N MRs, N PDs" line, read through admin QUERY_DEVICE, not
 # through the provider).  VERBS_TOOL (provider-verbs.c) then runs the
@@ -96,6 +97,16 @@ else
 	else
 		fail devinfo-limits "ibv_devinfo: $got; device ($pci probe): $want"
 	fi
+fi
+
+# fw_ver: the device's FW_VERSION, formatted by the provider; the model's is
+# the release it was built from (debian/changelog), as sysfs shows it.
+want_fw=$(sed -n '1s/^[^(]*(\([0-9]*\.[0-9]*\.[0-9]*\).*/\1/p' /src/debian/changelog)
+sysfs_fw=$(cat "/sys/class/infiniband/$IB0/fw_ver" 2>/dev/null)
+if [ -n "$want_fw" ] && [ "$(field fw_ver)" = "$want_fw" ] && [ "$sysfs_fw" = "$want_fw" ]; then
+	pass devinfo-fw-ver "ibv_devinfo fw_ver $want_fw = sysfs fw_ver = debian/changelog's release"
+else
+	fail devinfo-fw-ver "ibv_devinfo fw_ver '$(field fw_ver)', sysfs '$sysfs_fw', debian/changelog '$want_fw'"
 fi
 
 # --- provider checks through libibverbs ---------------------------------------------

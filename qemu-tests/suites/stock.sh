@@ -79,6 +79,21 @@ else
 	fail ibv_devinfo "$(tr '\n' ' ' <<<"$devs") $(head -n 5 /out/ibv_devinfo-ornic_0.txt | tr '\n' ' ')"
 fi
 
+# One release everywhere a user looks: both packages as dpkg has them, the
+# module DKMS built, the firmware version ibv_devinfo prints (the packaged
+# model's FW_VERSION).
+rel=$(sed -n '1s/^[^(]*(\([^)]*\)).*/\1/p' /src/debian/changelog)
+fw=$(sed -n 's/^\([0-9]*\.[0-9]*\.[0-9]*\).*/\1/p' <<<"$rel")
+got="dkms $(dpkg-query -W -f='${Version}' ornic-dkms 2>/dev/null)"
+got+=" provider $(dpkg-query -W -f='${Version}' ibverbs-providers-ornic 2>/dev/null)"
+got+=" module $(modinfo -F version ornic 2>/dev/null)"
+got+=" fw_ver $(awk '$1 == "fw_ver:" { print $2; exit }' /out/ibv_devinfo-ornic_0.txt)"
+if [ -n "$fw" ] && [ "$got" = "dkms $rel provider $rel module $rel fw_ver $fw" ]; then
+	pass versions "$got"
+else
+	fail versions "want $rel everywhere (fw_ver $fw): $got"
+fi
+
 # ornic_compat.h offers on-demand paging only with the 7.x umem_odp (whose
 # header <linux/hmm-dma.h> the driver needs): what the device advertises
 # must follow the kernel DKMS built the module for.

@@ -1,5 +1,6 @@
 #include "nic/register_file.hpp"
 
+#include "common/release_version.hpp"
 #include "core/device_limits.hpp"
 
 namespace ornic {
@@ -23,6 +24,12 @@ bool ring_ok(uint64_t base, uint32_t depth, uint32_t min_depth, uint32_t max_dep
          depth <= max_depth;
 }
 
+constexpr uint32_t kFwVersion = ORNIC_FW_VERSION(release::kMajor, release::kMinor, release::kPatch);
+static_assert(ORNIC_FW_VERSION_MAJOR(kFwVersion) == release::kMajor &&
+                  ORNIC_FW_VERSION_MINOR(kFwVersion) == release::kMinor &&
+                  ORNIC_FW_VERSION_PATCH(kFwVersion) == release::kPatch,
+              "the release version does not fit FW_VERSION");
+
 } // namespace
 
 bool AdminQueueConfig::valid() const {
@@ -37,6 +44,8 @@ std::optional<uint32_t> RegisterFile::read(uint64_t offset, const RegisterView& 
     return ORNIC_MAGIC;
   case ORNIC_REG_VERSION:
     return ORNIC_SPEC_VERSION;
+  case ORNIC_REG_FW_VERSION:
+    return kFwVersion;
   case ORNIC_REG_CAPS_LO:
     return low(limits::kCaps);
   case ORNIC_REG_CAPS_HI:

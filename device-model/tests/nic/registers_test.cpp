@@ -1,6 +1,9 @@
 // BAR0 identity, reset values, enable / reset semantics (registers.rst).
+#include <string>
+
 #include <gtest/gtest.h>
 
+#include "common/release_version.hpp"
 #include "driver_harness.hpp"
 
 namespace ornic::test {
@@ -27,6 +30,13 @@ TEST(NicRegisters, ResetValues) {
   DriverHarness h;
   EXPECT_EQ(h.reg(ORNIC_REG_MAGIC), ORNIC_MAGIC);
   EXPECT_EQ(h.reg(ORNIC_REG_VERSION), 0x00010000u);
+  // FW_VERSION is the release the model was built from: MAJOR.MINOR.PATCH of debian/changelog.
+  const uint32_t fw = h.reg(ORNIC_REG_FW_VERSION);
+  const std::string version(release::kVersion);
+  EXPECT_EQ(std::to_string(ORNIC_FW_VERSION_MAJOR(fw)) + "." +
+                std::to_string(ORNIC_FW_VERSION_MINOR(fw)) + "." +
+                std::to_string(ORNIC_FW_VERSION_PATCH(fw)),
+            version.substr(0, version.find_first_not_of("0123456789.")));
   EXPECT_EQ(h.reg(ORNIC_REG_CAPS_LO), 0xfffu | ORNIC_CAP_FLUSH | ORNIC_CAP_ATOMIC_WRITE |
                                           ORNIC_CAP_UC | ORNIC_CAP_MW | ORNIC_CAP_RESIZE |
                                           ORNIC_CAP_MCAST | ORNIC_CAP_XRC | ORNIC_CAP_ODP |

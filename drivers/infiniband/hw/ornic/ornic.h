@@ -222,7 +222,8 @@ struct ornic_dev {
 
 	unsigned long flags;		/* enum ornic_dev_flag, atomic bitops */
 	u64 caps;
-	u32 version;
+	u32 version;			/* VERSION: spec major << 16 | minor */
+	u32 fw_version;			/* FW_VERSION: ORNIC_FW_VERSION() */
 
 	struct ornic_aq aq;
 	/*

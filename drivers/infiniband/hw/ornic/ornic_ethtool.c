@@ -2,8 +2,8 @@
 /*
  * ornic: ethtool on the Ethernet function's net_device.  `ethtool -i`
  * names the driver and its version (debian/changelog's, through Kbuild),
- * the device's specification version (its VERSION register, the "firmware"
- * of a device whose behaviour is its spec) and the PCI function;
+ * the device's firmware version (its FW_VERSION register) with the
+ * specification version it implements (VERSION) and the PCI function;
  * `ethtool -S` shows the device's counters (spec: counters.rst), RoCE
  * included, read with QUERY_COUNTERS each time.
  */
@@ -27,7 +27,11 @@ static void ornic_get_drvinfo(struct net_device *netdev,
 
 	strscpy(info->driver, ORNIC_DRV_NAME, sizeof(info->driver));
 	strscpy(info->version, ORNIC_DRV_VERSION, sizeof(info->version));
-	snprintf(info->fw_version, sizeof(info->fw_version), "spec %u.%u",
+	snprintf(info->fw_version, sizeof(info->fw_version),
+		 "%u.%u.%u spec %u.%u",
+		 ORNIC_FW_VERSION_MAJOR(dev->fw_version),
+		 ORNIC_FW_VERSION_MINOR(dev->fw_version),
+		 ORNIC_FW_VERSION_PATCH(dev->fw_version),
 		 ORNIC_VERSION_MAJOR(dev->version),
 		 ORNIC_VERSION_MINOR(dev->version));
 	strscpy(info->bus_info, pci_name(dev->pdev), sizeof(info->bus_info));

@@ -140,6 +140,7 @@ static int ornic_check_identity(struct ornic_dev *dev)
 			major, minor, ORNIC_SPEC_VERSION_MAJOR);
 		return -EOPNOTSUPP;
 	}
+	dev->fw_version = ornic_rd32(&dev->live, ORNIC_REG_FW_VERSION);
 	dev->caps = ornic_rd32(&dev->live, ORNIC_REG_CAPS_LO) |
 		    (u64)ornic_rd32(&dev->live, ORNIC_REG_CAPS_HI) << 32;
 	/* Without 64-bit MMIO a doorbell is two halves (ornic_ring_db()). */
@@ -157,8 +158,11 @@ static int ornic_check_identity(struct ornic_dev *dev)
 	dev->live.reset_timeout_ms = clamp(dev->live.reset_timeout_ms, 100U,
 					   60000U);
 	dev->aq.timeout_ms = clamp(dev->aq.timeout_ms, 100U, 60000U);
-	dev_info(d, "ornic spec %u.%u, caps %#llx, %u doorbell pages\n",
-		 major, minor, dev->caps, dev->db_pages);
+	dev_info(d, "ornic spec %u.%u, firmware %u.%u.%u, caps %#llx, %u doorbell pages\n",
+		 major, minor, ORNIC_FW_VERSION_MAJOR(dev->fw_version),
+		 ORNIC_FW_VERSION_MINOR(dev->fw_version),
+		 ORNIC_FW_VERSION_PATCH(dev->fw_version), dev->caps,
+		 dev->db_pages);
 	return 0;
 }
 

@@ -58,7 +58,8 @@ static int ornic_query_device(struct ib_device *ibdev,
 	ornic_wq_limits(dev, &lim);
 
 	memset(props, 0, sizeof(*props));
-	props->fw_ver = dev->version;
+	/* The provider formats it as ibv_devinfo's fw_ver (ornic.c). */
+	props->fw_ver = dev->fw_version;
 	props->vendor_id = dev->pdev->vendor;
 	props->vendor_part_id = dev->pdev->device;
 	props->hw_ver = dev->pdev->revision;
@@ -180,13 +181,15 @@ static int ornic_query_pkey(struct ib_device *ibdev, u32 port, u16 index,
 	return 0;
 }
 
+/* sysfs fw_ver: the device's FW_VERSION (identity.rst, "Versioning"). */
 static void ornic_get_dev_fw_str(struct ib_device *ibdev, char *str)
 {
 	struct ornic_dev *dev = to_odev(ibdev);
 
-	snprintf(str, IB_FW_VERSION_NAME_MAX, "spec %u.%u",
-		 ORNIC_VERSION_MAJOR(dev->version),
-		 ORNIC_VERSION_MINOR(dev->version));
+	snprintf(str, IB_FW_VERSION_NAME_MAX, "%u.%u.%u",
+		 ORNIC_FW_VERSION_MAJOR(dev->fw_version),
+		 ORNIC_FW_VERSION_MINOR(dev->fw_version),
+		 ORNIC_FW_VERSION_PATCH(dev->fw_version));
 }
 
 /* --- GIDs ------------------------------------------------------------------- */
