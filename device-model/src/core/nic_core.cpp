@@ -60,11 +60,45 @@ void NicCore::reset() {
   mac = permanent_mac;
   eth_mtu = limits::kDefaultEthMtu;
   cc = cc::CcConfig{};
+  ib.reset_config();
+  if (ib.enabled && link_up) {
+    ib.phys_state = IbPhysState::link_up;
+    ib.logical_state = ORNIC_PORT_INIT;
+  }
   fatal_code_ = ORNIC_FATAL_NONE;
   admin_stalled = false;
   flushes_left_.clear();
   flush_budget_ = limits::kFlushWqesPerTurn;
   flush_posted_ = false;
+}
+
+uint64_t NicCore::caps() const {
+  if (!ib.enabled)
+    return limits::kCaps;
+  // No Ethernet function, no IP GIDs, no ECN/DCQCN on an InfiniBand port.
+  return (limits::kCaps & ~(ORNIC_CAP_ETH | ORNIC_CAP_IPV6_GID | ORNIC_CAP_CC)) | ORNIC_CAP_IB;
+}
+
+void NicCore::set_ib_port_state(uint8_t state) {
+  if (ib.logical_state == state)
+    return;
+  const bool was_active = ib.active();
+  ib.logical_state = state;
+  if (was_active != ib.active())
+    post_async_event(ORNIC_EQE_PORT_STATE, 1, state);
+}
+
+void NicCore::ib_physical_link(bool up) {
+  if (up) {
+    ib.phys_state = IbPhysState::link_up;
+    if (ib.logical_state == ORNIC_PORT_DOWN)
+      set_ib_port_state(ORNIC_PORT_INIT);
+    return;
+  }
+  if (ib.phys_state == IbPhysState::link_up)
+    ++ib.counters.link_downed;
+  ib.phys_state = IbPhysState::polling;
+  set_ib_port_state(ORNIC_PORT_DOWN);
 }
 
 EventQueue* NicCore::event_queue(uint32_t eqn) {

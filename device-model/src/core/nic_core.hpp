@@ -17,6 +17,7 @@
 #include "core/event_queue.hpp"
 #include "core/fault_injection.hpp"
 #include "core/hw.hpp"
+#include "core/ib_port.hpp"
 #include "core/resources.hpp"
 #include "core/transport_hooks.hpp"
 #include "core/transport_timer.hpp"
@@ -76,6 +77,17 @@ public:
   // Runs work after the current handler (EventLoop::post); unset: flushes run to the end.
   std::function<void(std::function<void()>)> post_work;
 
+  // InfiniBand ports (infiniband.rst, "Port state"): the logical state the subnet manager
+  // moves (a PORT_STATE event when the port enters or leaves Active), and the physical
+  // link, which takes the port to Down or, from Down, to Init.
+  void set_ib_port_state(uint8_t state);
+  void ib_physical_link(bool up);
+  // PORT_CHANGE: what the subnet manager changed (ORNIC_PORT_CHANGE_*).
+  void post_port_change(uint32_t what) { post_async_event(ORNIC_EQE_PORT_CHANGE, 1, what); }
+  bool is_ib() const { return ib.enabled; }
+  // The capabilities this device reports (identity.rst): those of its link layer.
+  uint64_t caps() const;
+
   void enter_fatal(ornic_fatal_code code);
   bool fatal() const { return fatal_code_ != ORNIC_FATAL_NONE; }
   ornic_fatal_code fatal_code() const { return fatal_code_; }
@@ -110,6 +122,8 @@ public:
   MacAddress mac;
   uint32_t eth_mtu;
   bool link_up = false;
+  // The InfiniBand port (ib.enabled when the link layer is InfiniBand).
+  IbPort ib;
   // CC_CONFIG (roce.rst, "Congestion control"); back to the defaults on reset.
   cc::CcConfig cc;
   TransportHooks* transport = nullptr; // the packet engine; not owned
