@@ -97,7 +97,7 @@ struct IbPort {
   uint8_t resp_time_value = 8;
   uint8_t local_phy_errors_threshold = 8;
   uint8_t overrun_errors_threshold = 8;
-  uint8_t operational_vls = 1; // VL0 (and VL15, which is never counted)
+  uint8_t operational_vls = 1;       // VL0 (and VL15, which is never counted)
   uint8_t link_width_enabled = 0x02; // 4X
   uint8_t link_speed_enabled = 0x0f;
   uint8_t init_type_reply = 0;
@@ -129,6 +129,23 @@ struct IbPort {
     return (dlid & mask) == (lid & mask);
   }
   bool active() const { return logical_state == ORNIC_PORT_ACTIVE; }
+  // GID 0, the port's only one: the subnet prefix the SM set, then the port GUID.
+  std::array<uint8_t, 16> port_gid() const {
+    std::array<uint8_t, 16> gid{};
+    for (int i = 0; i < 8; ++i) {
+      gid[static_cast<size_t>(i)] = static_cast<uint8_t>(gid_prefix >> (56 - 8 * i));
+      gid[static_cast<size_t>(8 + i)] = static_cast<uint8_t>(port_guid >> (56 - 8 * i));
+    }
+    return gid;
+  }
+  // The SLID of a packet sent with `path_bits` (IBA 7.11.1): the base LID with the path
+  // bits below the LMC; the permissive LID while the port has none.
+  uint16_t source_lid(uint8_t path_bits) const {
+    if (!is_unicast_lid(lid))
+      return kPermissiveLid;
+    const uint16_t below = static_cast<uint16_t>((1u << lmc) - 1);
+    return static_cast<uint16_t>((lid & ~below) | (path_bits & below));
+  }
 };
 
 } // namespace ornic

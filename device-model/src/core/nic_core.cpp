@@ -60,11 +60,7 @@ void NicCore::reset() {
   mac = permanent_mac;
   eth_mtu = limits::kDefaultEthMtu;
   cc = cc::CcConfig{};
-  ib.reset_config();
-  if (ib.enabled && link_up) {
-    ib.phys_state = IbPhysState::link_up;
-    ib.logical_state = ORNIC_PORT_INIT;
-  }
+  ib.reset_config(); // the owner takes the logical state from the link (ib_physical_link)
   fatal_code_ = ORNIC_FATAL_NONE;
   admin_stalled = false;
   flushes_left_.clear();
@@ -107,7 +103,8 @@ EventQueue* NicCore::event_queue(uint32_t eqn) {
   return resources.eqs.find(eqn);
 }
 
-void NicCore::complete(uint32_t cqn, const ornic_cqe& entry, bool solicited) {
+void NicCore::complete(uint32_t cqn, const ornic_cqe& entry, bool solicited,
+                       const iba::ReceiveOrigin& origin) {
   CompletionQueue* cq = resources.cqs.find(cqn);
   if (cq == nullptr || fatal())
     return; // FATAL: no CQE is written any more
@@ -115,7 +112,7 @@ void NicCore::complete(uint32_t cqn, const ornic_cqe& entry, bool solicited) {
   if (faults.cqe)
     corrupt_cqe(cqe);
   const auto result =
-      cq->post(memory(), counters, cqe, solicited, cq->timestamped() ? clock_ns() : 0);
+      cq->post(memory(), counters, cqe, solicited, cq->timestamped() ? clock_ns() : 0, origin);
   switch (result.outcome) {
   case CompletionQueue::Outcome::kWritten:
     if (result.notify) {
