@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "bench_util.hpp"
-#include "roce/crc32.hpp"
+#include "iba/crc32.hpp"
 #include "roce/icrc.hpp"
 
 namespace ornic::bench {
@@ -44,11 +44,11 @@ void BM_Crc32(benchmark::State& state) {
   const auto bytes = pattern(static_cast<size_t>(state.range(0)));
   // Chaining is what the ICRC relies on: crc(a||b) == crc(crc(a), b).
   const std::span<const uint8_t> all(bytes);
-  const uint32_t whole = roce::crc32_update(0, all);
-  if (roce::crc32_update(roce::crc32_update(0, all.first(17)), all.subspan(17)) != whole)
+  const uint32_t whole = iba::crc32_update(0, all);
+  if (iba::crc32_update(iba::crc32_update(0, all.first(17)), all.subspan(17)) != whole)
     return fail(state, "CRC-32 does not chain");
   for (auto _ : state) {
-    uint32_t crc = roce::crc32_update(0, all);
+    uint32_t crc = iba::crc32_update(0, all);
     if (crc != whole)
       return fail(state, "the CRC changed between runs");
     benchmark::DoNotOptimize(crc);

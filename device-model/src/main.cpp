@@ -10,6 +10,9 @@
 //                                                exit; without it they go to the log)
 //   --link-rate 200 --ecn-threshold 65536       (a bottleneck link that marks ECN CE,
 //                                                roce.rst "Congestion control")
+//   --link-layer ib                             (an InfiniBand port: LRH/VCRC packets on the
+//                                                link, subnet management by an SM such as
+//                                                OpenSM; infiniband.rst)
 //
 // Start it before QEMU: QEMU does not retry the connection. It serves one QEMU at a
 // time; when QEMU goes away the device is reset and the next QEMU can attach.
@@ -112,7 +115,8 @@ ornic::UniqueFd usr1_signalfd() {
 } // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"ornic-model: behavioural model of the ornic RoCEv2 RNIC, served over vfio-user\n"
+  CLI::App app{"ornic-model: behavioural model of the ornic RDMA NIC (RoCEv2 or InfiniBand), "
+               "served over vfio-user\n"
                "(attach with QEMU: -device '{\"driver\":\"vfio-user-pci\",\"socket\":{\"path\":"
                "\"PATH\",\"type\":\"unix\"}}')"};
   std::string socket_path;
@@ -123,6 +127,8 @@ int main(int argc, char** argv) {
   std::string log_level = "info";
   std::string fault_list = "none";
   std::string state_file;
+  std::string link_layer_text = "eth";
+  std::string node_description;
   ornic::LinkShaping shaping;
   app.set_version_flag("--version", std::string("ornic-model ") + ornic::release::kVersion);
   app.add_option("--socket", socket_path, "vfio-user unix socket to listen on")->required();
@@ -150,6 +156,18 @@ int main(int argc, char** argv) {
   app.add_option("--state-file", state_file,
                  "write the counters and state as JSON to this file on SIGUSR1 and at exit "
                  "(default: to the log)");
+  app.add_option("--link-layer", link_layer_text,
+                 "the port's link layer: eth (Ethernet, RoCEv2) or ib (InfiniBand: the port is "
+                 "managed by a subnet manager and carries LRH/VCRC packets on a unix:, udp:, "
+                 "shm: or loopback link)")
+      ->check(CLI::IsMember({"eth", "ib"}))
+      ->capture_default_str();
+  app.add_option("--node-description", node_description,
+                 "InfiniBand: the NodeDescription the port's SMA reports (at most 64 bytes; "
+                 "default \"ornic <MAC>\")")
+      ->check([](const std::string& text) {
+        return text.size() <= 64 ? std::string() : std::string("longer than 64 bytes");
+      });
   app.add_option("--link-rate", shaping.rate_mbps,
                  "make the port a bottleneck: its transmit queue drains at this many Mbit/s "
                  "(0: as fast as the backend takes frames)")
@@ -167,6 +185,15 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   if (shaping.ecn_threshold_bytes != 0 && shaping.rate_mbps == 0) {
     std::fprintf(stderr, "--ecn-threshold: needs --link-rate (only a queue can be congested)\n");
+    return 2;
+  }
+  const bool infiniband = link_layer_text == "ib";
+  if (infiniband && shaping.ecn_threshold_bytes != 0) {
+    std::fprintf(stderr, "--ecn-threshold: an InfiniBand port has no ECN (infiniband.rst)\n");
+    return 2;
+  }
+  if (!infiniband && !node_description.empty()) {
+    std::fprintf(stderr, "--node-description: only an InfiniBand port has one\n");
     return 2;
   }
 
@@ -212,12 +239,20 @@ int main(int argc, char** argv) {
     ornic::EventLoop loop;
     std::unique_ptr<ornic::Port> port;
     try {
-      port = ornic::make_port(loop, port_spec, pcap_path, wire_faults, shaping);
+      port = ornic::make_port(loop, port_spec, pcap_path, wire_faults, shaping,
+                              infiniband ? ornic::PortFrames::infiniband
+                                         : ornic::PortFrames::ethernet);
     } catch (const std::invalid_argument& e) {
       std::fprintf(stderr, "--port: %s\n", e.what());
       return 2;
     }
-    ornic::NicDevice nic(loop, ornic::NicConfig{*mac, port.get(), nullptr, faults});
+    ornic::NicConfig config;
+    config.mac = *mac;
+    config.port = port.get();
+    config.link_layer = infiniband ? ORNIC_LINK_LAYER_IB : ORNIC_LINK_LAYER_ETH;
+    config.node_description = node_description;
+    config.faults = faults;
+    ornic::NicDevice nic(loop, config);
     ornic::vfio_user::Server server(loop, nic);
     server.listen(socket_path);
 
@@ -232,8 +267,9 @@ int main(int argc, char** argv) {
         while (read(usr1.get(), &info, sizeof(info)) == sizeof(info))
           dump_state(nic, state_file, "SIGUSR1");
       });
-    spdlog::info("ornic-model ready: socket {}, port {}, mac {}{}", socket_path, port_spec,
-                 mac_text, pcap_path.empty() ? "" : fmt::format(", pcap {}", pcap_path));
+    spdlog::info("ornic-model ready: socket {}, port {} ({}), mac {}{}", socket_path, port_spec,
+                 infiniband ? "InfiniBand" : "Ethernet", mac_text,
+                 pcap_path.empty() ? "" : fmt::format(", pcap {}", pcap_path));
     if (faults.any())
       spdlog::warn("ornic-model: injecting faults {} (test only)",
                    ornic::fault_list_string(faults));

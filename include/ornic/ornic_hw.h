@@ -662,7 +662,15 @@ enum ornic_counter_id {
 	ORNIC_CNT_CC_CE_RECEIVED	= 57,	/* RoCEv2 packets with ECN CE */
 	ORNIC_CNT_CC_CNPS_SENT		= 58,	/* notification point */
 	ORNIC_CNT_CC_CNPS_HANDLED	= 59,	/* reaction point */
-	ORNIC_CNT_COUNT			= 60,
+	/* InfiniBand ports (infiniband.rst) */
+	ORNIC_CNT_RX_BAD_VCRC		= 60,	/* variant CRC wrong: dropped */
+	ORNIC_CNT_RX_BAD_LRH		= 61,	/* LRH/GRH malformed: dropped */
+	ORNIC_CNT_RX_WRONG_DLID		= 62,	/* DLID not this port's */
+	ORNIC_CNT_RX_VL15_DROPPED	= 63,	/* VL15 not for a ready SMI QP */
+	ORNIC_CNT_RX_PKEY_ERRORS	= 64,	/* P_Key does not admit it */
+	ORNIC_CNT_RX_PORT_NOT_ACTIVE	= 65,	/* data VL while not Active */
+	ORNIC_CNT_TX_PORT_NOT_ACTIVE	= 66,	/* not sent: not Active */
+	ORNIC_CNT_COUNT			= 67,
 };
 
 #define ORNIC_DEVICE_COUNTERS_MAX	126

@@ -9,8 +9,8 @@
 namespace ornic {
 
 CompletionQueue::PostResult CompletionQueue::post(GuestMemory& memory, DeviceCounters& counters,
-                                                  ornic_cqe cqe, bool solicited,
-                                                  uint64_t clock_ns) {
+                                                  ornic_cqe cqe, bool solicited, uint64_t clock_ns,
+                                                  const iba::ReceiveOrigin& origin) {
   if (in_error_)
     return {Outcome::kDropped, false};
   if (ring_.full() && !room_from_record(memory, counters)) {
@@ -22,6 +22,10 @@ CompletionQueue::PostResult CompletionQueue::post(GuestMemory& memory, DeviceCou
   cqe.owner = ring_.phase(ring_.producer) ? ORNIC_CQE_OWNER_PHASE : 0;
   ornic_cqe_ts entry{};
   entry.timestamp = to_le(clock_ns);
+  entry.slid = to_le(origin.slid);
+  entry.pkey_index = to_le(origin.pkey_index);
+  entry.sl = origin.sl;
+  entry.dlid_path_bits = origin.dlid_path_bits;
   entry.cqe = cqe;
   std::span<const std::byte> bytes = timestamped_ ? bytes_of(entry) : bytes_of(cqe);
   const uint64_t offset = uint64_t{ring_.slot(ring_.producer)} * bytes.size();

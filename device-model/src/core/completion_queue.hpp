@@ -9,6 +9,7 @@
 #include "core/hw.hpp"
 #include "core/queue_memory.hpp"
 #include "core/ring_state.hpp"
+#include "iba/receive_origin.hpp"
 
 namespace ornic {
 
@@ -46,9 +47,9 @@ public:
     bool notify; // the CQ was armed for this CQE: write a COMPLETION EQE
   };
   // Fills in the owner bit and writes the CQE; a timestamped CQ stamps it with `clock_ns`,
-  // the device clock now.
+  // the device clock now, and with `origin` (a receive on an InfiniBand port).
   PostResult post(GuestMemory& memory, DeviceCounters& counters, ornic_cqe cqe, bool solicited,
-                  uint64_t clock_ns = 0);
+                  uint64_t clock_ns = 0, const iba::ReceiveOrigin& origin = {});
 
   struct DoorbellResult {
     bool accepted;

@@ -41,6 +41,19 @@ constexpr T to_le(T v) {
   return le(v);
 }
 
+// The few big-endian fields of the layouts (GUIDs, as IB sends them).
+template <typename T>
+constexpr T to_be(T v) {
+  if constexpr (std::endian::native == std::endian::big)
+    return v;
+  else
+    return byteswap_integer(v);
+}
+template <typename T>
+constexpr T be(T v) {
+  return to_be(v);
+}
+
 template <typename T>
 std::span<std::byte> bytes_of(T& object) {
   static_assert(std::is_trivially_copyable_v<T>);

@@ -60,11 +60,41 @@ void NicCore::reset() {
   mac = permanent_mac;
   eth_mtu = limits::kDefaultEthMtu;
   cc = cc::CcConfig{};
+  ib.reset_config(); // the owner takes the logical state from the link (ib_physical_link)
   fatal_code_ = ORNIC_FATAL_NONE;
   admin_stalled = false;
   flushes_left_.clear();
   flush_budget_ = limits::kFlushWqesPerTurn;
   flush_posted_ = false;
+}
+
+uint64_t NicCore::caps() const {
+  if (!ib.enabled)
+    return limits::kCaps;
+  // No Ethernet function, no IP GIDs, no ECN/DCQCN on an InfiniBand port.
+  return (limits::kCaps & ~(ORNIC_CAP_ETH | ORNIC_CAP_IPV6_GID | ORNIC_CAP_CC)) | ORNIC_CAP_IB;
+}
+
+void NicCore::set_ib_port_state(uint8_t state) {
+  if (ib.logical_state == state)
+    return;
+  const bool was_active = ib.active();
+  ib.logical_state = state;
+  if (was_active != ib.active())
+    post_async_event(ORNIC_EQE_PORT_STATE, 1, state);
+}
+
+void NicCore::ib_physical_link(bool up) {
+  if (up) {
+    ib.phys_state = IbPhysState::link_up;
+    if (ib.logical_state == ORNIC_PORT_DOWN)
+      set_ib_port_state(ORNIC_PORT_INIT);
+    return;
+  }
+  if (ib.phys_state == IbPhysState::link_up)
+    ++ib.counters.link_downed;
+  ib.phys_state = IbPhysState::polling;
+  set_ib_port_state(ORNIC_PORT_DOWN);
 }
 
 EventQueue* NicCore::event_queue(uint32_t eqn) {
@@ -73,7 +103,8 @@ EventQueue* NicCore::event_queue(uint32_t eqn) {
   return resources.eqs.find(eqn);
 }
 
-void NicCore::complete(uint32_t cqn, const ornic_cqe& entry, bool solicited) {
+void NicCore::complete(uint32_t cqn, const ornic_cqe& entry, bool solicited,
+                       const iba::ReceiveOrigin& origin) {
   CompletionQueue* cq = resources.cqs.find(cqn);
   if (cq == nullptr || fatal())
     return; // FATAL: no CQE is written any more
@@ -81,7 +112,7 @@ void NicCore::complete(uint32_t cqn, const ornic_cqe& entry, bool solicited) {
   if (faults.cqe)
     corrupt_cqe(cqe);
   const auto result =
-      cq->post(memory(), counters, cqe, solicited, cq->timestamped() ? clock_ns() : 0);
+      cq->post(memory(), counters, cqe, solicited, cq->timestamped() ? clock_ns() : 0, origin);
   switch (result.outcome) {
   case CompletionQueue::Outcome::kWritten:
     if (result.notify) {

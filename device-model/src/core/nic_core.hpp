@@ -17,10 +17,12 @@
 #include "core/event_queue.hpp"
 #include "core/fault_injection.hpp"
 #include "core/hw.hpp"
+#include "core/ib_port.hpp"
 #include "core/resources.hpp"
 #include "core/transport_hooks.hpp"
 #include "core/transport_timer.hpp"
 #include "dma/guest_memory.hpp"
+#include "iba/receive_origin.hpp"
 #include "pci/function.hpp"
 
 namespace ornic {
@@ -58,7 +60,9 @@ public:
 
   // Writes a CQE to CQ cqn and, if the CQ was armed for it, a COMPLETION EQE. A CQ that
   // overflows or cannot be written goes to error: CQ_ERROR event, its QPs to ERR.
-  void complete(uint32_t cqn, const ornic_cqe& cqe, bool solicited = false);
+  // `origin` (receives on an InfiniBand port) fills the first half of a 64-byte entry.
+  void complete(uint32_t cqn, const ornic_cqe& cqe, bool solicited = false,
+                const iba::ReceiveOrigin& origin = {});
 
   // Writes an EQE to the async EQ (EQ 0), if it is configured.
   void post_async_event(ornic_eqe_type type, uint32_t object, uint32_t data);
@@ -75,6 +79,26 @@ public:
   void flush_qp(uint32_t qpn);
   // Runs work after the current handler (EventLoop::post); unset: flushes run to the end.
   std::function<void(std::function<void()>)> post_work;
+
+  // InfiniBand ports (infiniband.rst, "Port state"): the logical state the subnet manager
+  // moves (a PORT_STATE event when the port enters or leaves Active), and the physical
+  // link, which takes the port to Down or, from Down, to Init.
+  void set_ib_port_state(uint8_t state);
+  void ib_physical_link(bool up);
+  // PORT_CHANGE: what the subnet manager changed (ORNIC_PORT_CHANGE_*).
+  void post_port_change(uint32_t what) { post_async_event(ORNIC_EQE_PORT_CHANGE, 1, what); }
+  bool is_ib() const { return ib.enabled; }
+  // The port's GID table entry `index` exists (an InfiniBand port has GID 0 only).
+  bool gid_index_valid(uint32_t index) const {
+    if (ib.enabled)
+      return index == 0;
+    return index < resources.gids.size() && resources.gids[index].has_value();
+  }
+  // The active MTU (enum ornic_mtu): the neighbour's on IB, what the Ethernet MTU holds on RoCE.
+  uint8_t active_mtu() const { return ib.enabled ? ib.neighbor_mtu : roce_active_mtu(eth_mtu); }
+  uint32_t pkey_table_size() const { return ib.enabled ? kIbPkeyTableSize : 1; }
+  // The capabilities this device reports (identity.rst): those of its link layer.
+  uint64_t caps() const;
 
   void enter_fatal(ornic_fatal_code code);
   bool fatal() const { return fatal_code_ != ORNIC_FATAL_NONE; }
@@ -110,6 +134,8 @@ public:
   MacAddress mac;
   uint32_t eth_mtu;
   bool link_up = false;
+  // The InfiniBand port (ib.enabled when the link layer is InfiniBand).
+  IbPort ib;
   // CC_CONFIG (roce.rst, "Congestion control"); back to the defaults on reset.
   cc::CcConfig cc;
   TransportHooks* transport = nullptr; // the packet engine; not owned
@@ -136,5 +162,19 @@ private:
   std::array<uint8_t, limits::kMaxMr> last_key_variant_{};
   ornic_fatal_code fatal_code_ = ORNIC_FATAL_NONE;
 };
+
+// The address fields of QP attributes, an AH or a WQE's own vector that the port's link
+// layer does not use are reserved (infiniband.rst, "Address vectors"): the InfiniBand ones
+// on an Ethernet port; on an InfiniBand port the Ethernet ones (MAC, UDP source port), with
+// the InfiniBand ones in range (the path bits are cut to the LMC when a packet is sent).
+template <typename Av>
+bool av_fields_valid(const NicCore& core, const Av& av) {
+  if (!core.is_ib())
+    return ib_av_fields_zero(av);
+  constexpr uint8_t kMaxStaticRate = 0x3f;
+  return av.reserved2 == 0 && av.sl <= 15 && av.src_path_bits < 0x80 &&
+         (av.av_flags & ~ORNIC_AV_FLAG_GRH) == 0 && av.static_rate <= kMaxStaticRate &&
+         av.udp_sport == 0 && field_is_zero(av.dmac);
+}
 
 } // namespace ornic

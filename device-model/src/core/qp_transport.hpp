@@ -18,9 +18,15 @@
 
 namespace ornic {
 
-// UD and GSI QPs address every datagram themselves; RC and UC QPs are connected to one peer.
+// UD, GSI and SMI QPs address every datagram themselves; RC and UC QPs are connected to one
+// peer.
 inline bool is_datagram_qp(ornic_qp_type type) {
-  return type == ORNIC_QPT_UD || type == ORNIC_QPT_GSI;
+  return type == ORNIC_QPT_UD || type == ORNIC_QPT_GSI || type == ORNIC_QPT_SMI;
+}
+
+// The management QPs (QP 0 and QP 1) take the P_Key of each datagram from its WQE.
+inline bool is_management_qp(ornic_qp_type type) {
+  return type == ORNIC_QPT_GSI || type == ORNIC_QPT_SMI;
 }
 
 struct WqeSge {
@@ -66,6 +72,7 @@ struct SendOp {
   uint32_t rkey = 0;
   uint64_t compare_add = 0;
   uint64_t swap = 0;
+  uint16_t pkey_index = 0; // GSI/SMI on an InfiniBand port: the datagram's P_Key entry
   SendSges sges;
   std::vector<uint8_t> inline_data;
   uint32_t length = 0;

@@ -20,7 +20,8 @@ constexpr bool qp_is_xrc(ornic_qp_type type) {
 // becomes an enum.
 constexpr bool qp_type_valid(uint32_t type) {
   return type == ORNIC_QPT_RC || type == ORNIC_QPT_UD || type == ORNIC_QPT_GSI ||
-         type == ORNIC_QPT_UC || type == ORNIC_QPT_XRC_INI || type == ORNIC_QPT_XRC_TGT;
+         type == ORNIC_QPT_UC || type == ORNIC_QPT_XRC_INI || type == ORNIC_QPT_XRC_TGT ||
+         type == ORNIC_QPT_SMI;
 }
 
 } // namespace ornic

@@ -19,6 +19,7 @@
 
 #include "iba/gid.hpp"
 #include "iba/opcode_table.hpp"
+#include "iba/receive_origin.hpp"
 #include "iba/transport_packet.hpp"
 #include "ornic/ornic_hw.h"
 
@@ -82,6 +83,8 @@ struct ReceivedPacket : TransportHeaders {
   bool link_multicast = false;
   // Marked on the way by a congested hop (RoCE: ECN CE; IB: BTH FECN).
   bool congestion_experienced = false;
+  // The P_Key table entry that admitted it (set by the transport: partition_admits).
+  uint16_t pkey_index = 0;
 };
 
 enum class ParseStatus : uint8_t {
@@ -151,6 +154,23 @@ public:
   virtual UdGrh ud_grh(const ReceivedPacket& packet, std::span<const uint8_t> frame) const = 0;
   // The largest UD payload: the port's active MTU in bytes.
   virtual uint32_t ud_mtu_bytes() const = 0;
+
+  // Partitions (IBA 10.9). The P_Key a packet carries when its QP (or, for the management
+  // QPs, its WQE) names P_Key table entry `pkey_index`; and whether a received packet's
+  // P_Key admits it to a QP whose entry is `qp_pkey_index` — or, with `any_entry` (the GSI
+  // QP), to any entry of the table, whose index goes to `matched_index`. A refusal is
+  // counted by the framing. Fabrics without partitions send the default P_Key and admit
+  // every packet.
+  virtual uint16_t partition_key(uint16_t pkey_index) const = 0;
+  virtual bool partition_admits(uint16_t qp_pkey_index, bool any_entry, uint16_t packet_pkey,
+                                uint16_t& matched_index) const = 0;
+  // A UD packet the transport refused for its Q_Key, and a packet it could not deliver (no
+  // such QP, a QP not receiving, no receive WQE), for the fabric's own accounting.
+  virtual void count_qkey_violation() const = 0;
+  virtual void count_undelivered(const ReceivedPacket& packet) const = 0;
+  // How a received packet arrived, in the terms a receive completion reports (zero on
+  // fabrics without local routes).
+  virtual ReceiveOrigin origin_of(const ReceivedPacket& packet) const = 0;
 
   // The congestion notification (RoCEv2: a CNP) back along `route` to `destination_qp`,
   // the sender whose packets were marked, built in `frame`. False if none can be built.

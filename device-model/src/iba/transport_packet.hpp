@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
 
 #include "iba/transport_headers.hpp"
 
@@ -36,5 +37,14 @@ constexpr uint8_t pad_count_for(size_t payload_bytes) {
 
 // The ICRC that ends every transport packet (IBA 7.8.1), on every fabric.
 inline constexpr size_t kIcrcSize = 4;
+
+// The ICRC goes on the wire least-significant byte first.
+inline void store_icrc(std::span<uint8_t, kIcrcSize> out, uint32_t icrc) {
+  for (size_t index = 0; index < kIcrcSize; ++index)
+    out[index] = static_cast<uint8_t>(icrc >> (8 * index));
+}
+inline uint32_t load_icrc(std::span<const uint8_t, kIcrcSize> in) {
+  return uint32_t{in[0]} | uint32_t{in[1]} << 8 | uint32_t{in[2]} << 16 | uint32_t{in[3]} << 24;
+}
 
 } // namespace ornic::iba

@@ -1,4 +1,5 @@
 #include <cstring>
+#include <optional>
 
 #include "nic/admin_commands.hpp"
 
@@ -82,7 +83,29 @@ void AdminCommands::inject_faults(const ornic_admin_sqe& command, AdminResult& r
   }
 }
 
+// What an InfiniBand port does not have (infiniband.rst): an Ethernet function and a GID
+// table software fills are a state the port is never in; DCQCN is a capability it lacks.
+static std::optional<ornic_admin_status> refused_on_ib_port(uint8_t opcode) {
+  switch (opcode) {
+  case ORNIC_ADMIN_ADD_GID:
+  case ORNIC_ADMIN_DEL_GID:
+  case ORNIC_ADMIN_ETH_CREATE_TX_RING:
+  case ORNIC_ADMIN_ETH_CREATE_RX_RING:
+  case ORNIC_ADMIN_ETH_DESTROY_RING:
+  case ORNIC_ADMIN_ETH_SET_MAC:
+  case ORNIC_ADMIN_ETH_SET_MTU:
+    return ORNIC_ADMIN_STATUS_BAD_STATE;
+  case ORNIC_ADMIN_CC_CONFIG:
+    return ORNIC_ADMIN_STATUS_BAD_OPCODE;
+  default:
+    return std::nullopt;
+  }
+}
+
 AdminResult AdminCommands::dispatch(const ornic_admin_sqe& c) {
+  if (core_.is_ib())
+    if (const auto refused = refused_on_ib_port(c.hdr.opcode))
+      return admin_status(*refused);
   switch (c.hdr.opcode) {
   case ORNIC_ADMIN_QUERY_DEVICE:
     return query_device(as<ornic_admin_query>(c));

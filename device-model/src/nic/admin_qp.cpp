@@ -37,7 +37,8 @@ AdminResult AdminCommands::create_qp(const ornic_admin_create_qp& c) {
   const auto type = static_cast<ornic_qp_type>(c.qp_type);
   // A type whose capability the device does not report does not exist for it.
   if ((type == ORNIC_QPT_UC && !(limits::kCaps & ORNIC_CAP_UC)) ||
-      (qp_is_xrc(type) && !(limits::kCaps & ORNIC_CAP_XRC)))
+      (qp_is_xrc(type) && !(limits::kCaps & ORNIC_CAP_XRC)) ||
+      (type == ORNIC_QPT_SMI && !core_.is_ib()))
     return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);
   if (type == ORNIC_QPT_XRC_TGT)
     return create_xrc_tgt_qp(c);
@@ -77,9 +78,14 @@ AdminResult AdminCommands::create_qp(const ornic_admin_create_qp& c) {
       return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);
     qp.srqn = le(c.srqn);
   }
-  if (!db_page_usable(qp.db_page) || (type == ORNIC_QPT_GSI && qp.db_page != ORNIC_DB_PAGE_KERNEL))
+  // The management QPs are the driver's, at their fixed QPNs, one of each.
+  const std::optional<uint32_t> fixed_qpn =
+      type == ORNIC_QPT_GSI   ? std::optional<uint32_t>(ORNIC_QPN_GSI)
+      : type == ORNIC_QPT_SMI ? std::optional<uint32_t>(ORNIC_QPN_SMI)
+                              : std::nullopt;
+  if (!db_page_usable(qp.db_page) || (fixed_qpn && qp.db_page != ORNIC_DB_PAGE_KERNEL))
     return admin_status(ORNIC_ADMIN_STATUS_PERMISSION);
-  if (type == ORNIC_QPT_GSI ? r.qps.find(ORNIC_QPN_GSI) != nullptr : r.qps.size() >= limits::kMaxQp)
+  if (fixed_qpn ? r.qps.find(*fixed_qpn) != nullptr : r.qps.size() >= limits::kMaxQp)
     return admin_status(ORNIC_ADMIN_STATUS_NO_RESOURCES);
 
   auto sq = read_mem_desc(core_.memory(), c.sq_mem, wqe_ring_rules(c.sq_log_depth, with_record));
@@ -106,9 +112,8 @@ AdminResult AdminCommands::create_qp(const ornic_admin_create_qp& c) {
   qp.page_list_charge = pages;
 
   std::optional<uint32_t> qpn;
-  if (type == ORNIC_QPT_GSI)
-    qpn = r.qps.insert_at(ORNIC_QPN_GSI, std::move(qp)) ? std::optional<uint32_t>(ORNIC_QPN_GSI)
-                                                        : std::nullopt;
+  if (fixed_qpn)
+    qpn = r.qps.insert_at(*fixed_qpn, std::move(qp)) ? fixed_qpn : std::nullopt;
   else
     qpn = r.qps.insert(std::move(qp));
   if (!qpn)
@@ -143,21 +148,20 @@ AdminResult AdminCommands::create_xrc_tgt_qp(const ornic_admin_create_qp& c) {
 // Range checks of every attribute the mask selects (qp.rst, "Attribute ranges").
 static ornic_admin_status check_qp_attr(const NicCore& core, const ornic_qp_attr& a,
                                         uint32_t mask) {
-  if (a.reserved0 != 0 || !field_is_zero(a.reserved1) || !ib_av_fields_zero(a))
+  if (a.reserved0 != 0 || !field_is_zero(a.reserved1) || !av_fields_valid(core, a))
     return ORNIC_ADMIN_STATUS_BAD_FIELD;
   if ((mask & ORNIC_QP_ATTR_STATE) && !qp_state_valid(a.state))
     return ORNIC_ADMIN_STATUS_BAD_FIELD;
   if ((mask & ORNIC_QP_ATTR_ACCESS_FLAGS) && (le(a.access_flags) & ~ORNIC_ACCESS_ALL))
     return ORNIC_ADMIN_STATUS_BAD_FIELD;
-  if ((mask & ORNIC_QP_ATTR_PKEY_INDEX) && le(a.pkey_index) != 0)
+  if ((mask & ORNIC_QP_ATTR_PKEY_INDEX) && le(a.pkey_index) >= core.pkey_table_size())
     return ORNIC_ADMIN_STATUS_BAD_FIELD;
   if ((mask & ORNIC_QP_ATTR_AV)) {
-    if (le(a.flow_label) > 0xfffff || a.sgid_index >= limits::kGidTableSize ||
-        !core.resources.gids[a.sgid_index])
+    if (le(a.flow_label) > 0xfffff || !core.gid_index_valid(a.sgid_index))
       return ORNIC_ADMIN_STATUS_BAD_FIELD;
   }
   if ((mask & ORNIC_QP_ATTR_PATH_MTU) &&
-      (a.path_mtu < ORNIC_MTU_256 || a.path_mtu > roce_active_mtu(core.eth_mtu)))
+      (a.path_mtu < ORNIC_MTU_256 || a.path_mtu > core.active_mtu()))
     return ORNIC_ADMIN_STATUS_BAD_FIELD;
   if ((mask & ORNIC_QP_ATTR_TIMEOUT) && a.timeout > 31)
     return ORNIC_ADMIN_STATUS_BAD_FIELD;

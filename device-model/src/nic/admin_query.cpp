@@ -27,7 +27,7 @@ AdminResult AdminCommands::query_device(const ornic_admin_query& c) {
     return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);
   ornic_device_attr attr{};
   attr.spec_version = to_le<uint32_t>(ORNIC_SPEC_VERSION);
-  attr.caps = to_le<uint64_t>(limits::kCaps);
+  attr.caps = to_le<uint64_t>(core_.caps());
   attr.max_mr_size = to_le<uint64_t>(limits::kMaxMrSize);
   attr.page_size_cap = to_le<uint64_t>(limits::kPageSizeCap);
   attr.max_qp = to_le(limits::kMaxQp);
@@ -60,6 +60,8 @@ AdminResult AdminCommands::query_device(const ornic_admin_query& c) {
   attr.atomic_cap = ORNIC_ATOMIC_HCA;
   attr.local_ca_ack_delay = limits::kLocalCaAckDelay;
   attr.num_ports = 1;
+  if (core_.is_ib())
+    attr.node_guid = to_be(core_.ib.node_guid);
   return write_response(le(c.resp_addr), le(c.resp_len), bytes_of(attr));
 }
 
@@ -67,15 +69,24 @@ AdminResult AdminCommands::query_port(const ornic_admin_query& c) {
   if (!query_reserved_zero(c))
     return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);
   ornic_port_attr attr{};
-  attr.state = core_.link_up ? ORNIC_PORT_ACTIVE : ORNIC_PORT_DOWN;
   attr.max_mtu = ORNIC_MTU_4096;
-  attr.active_mtu = roce_active_mtu(core_.eth_mtu);
+  attr.active_mtu = core_.active_mtu();
   attr.speed_gbps = to_le(limits::kSpeedGbps);
-  attr.gid_tbl_len = to_le(limits::kGidTableSize);
-  attr.pkey_tbl_len = to_le(1u);
-  attr.eth_mtu = to_le(core_.eth_mtu);
-  attr.max_eth_mtu = to_le(ORNIC_ETH_MTU_MAX);
+  attr.pkey_tbl_len = to_le(core_.pkey_table_size());
   std::copy(core_.mac.begin(), core_.mac.end(), attr.mac);
+  if (core_.is_ib()) {
+    // The subnet manager's view of the port (LIDs, P_Keys) is PortInfo's, through MAD_IFC.
+    attr.state = core_.ib.logical_state;
+    attr.link_layer = ORNIC_LINK_LAYER_IB;
+    attr.gid_tbl_len = to_le(1u);
+    attr.port_guid = to_be(core_.ib.port_guid);
+  } else {
+    attr.state = core_.link_up ? ORNIC_PORT_ACTIVE : ORNIC_PORT_DOWN;
+    attr.link_layer = ORNIC_LINK_LAYER_ETH;
+    attr.gid_tbl_len = to_le(limits::kGidTableSize);
+    attr.eth_mtu = to_le(core_.eth_mtu);
+    attr.max_eth_mtu = to_le(ORNIC_ETH_MTU_MAX);
+  }
   return write_response(le(c.resp_addr), le(c.resp_len), bytes_of(attr));
 }
 

@@ -76,6 +76,9 @@ AdminResult AdminCommands::create_cq(const ornic_admin_create_cq& c) {
   const bool timestamped = (c.flags & ORNIC_CQ_FLAG_TIMESTAMP) != 0;
   if (timestamped && !(limits::kCaps & ORNIC_CAP_CQE_TIMESTAMP))
     return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);
+  // A receive on an InfiniBand port reports its LIDs in the first half of a 64-byte entry.
+  if (!timestamped && core_.is_ib())
+    return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);
   const bool has_record = (c.flags & ORNIC_CQ_FLAG_DB_RECORD) != 0;
   if (has_record && !(limits::kCaps & ORNIC_CAP_CQ_DB_RECORD))
     return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);

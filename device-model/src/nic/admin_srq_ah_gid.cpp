@@ -153,11 +153,11 @@ AdminResult AdminCommands::resize_srq(const ornic_admin_resize_srq& c) {
 }
 
 AdminResult AdminCommands::create_ah(const ornic_admin_create_ah& c) {
-  if (c.reserved0 != 0 || !field_is_zero(c.reserved1) || !ib_av_fields_zero(c) ||
+  if (c.reserved0 != 0 || !field_is_zero(c.reserved1) || !av_fields_valid(core_, c) ||
       le(c.flow_label) > 0xfffff)
     return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);
   auto& r = core_.resources;
-  if (c.sgid_index >= limits::kGidTableSize || !r.gids[c.sgid_index])
+  if (!core_.gid_index_valid(c.sgid_index))
     return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);
   const uint32_t pdn = le(c.pd);
   if (r.pds.find(pdn) == nullptr)

@@ -1,23 +1,62 @@
 #include "nic/nic_device.hpp"
 
+#include <algorithm>
 #include <bit>
+#include <cstdio>
 
 #include "core/device_limits.hpp"
+#include "ib/ib_framing.hpp"
 #include "port/port.hpp"
 #include "rdma/transport_engine.hpp"
 #include "roce/roce_v2_framing.hpp"
 
 namespace ornic {
+namespace {
+
+// infiniband.rst, "Identity": EUI-64s from the MAC, the node GUID with the universal/local
+// bit inverted (as a RoCE port's), the port GUID without, so that the two differ.
+uint64_t eui64_of(const MacAddress& mac, bool invert_universal_local) {
+  const uint8_t first = invert_universal_local ? static_cast<uint8_t>(mac[0] ^ 0x02) : mac[0];
+  const std::array<uint8_t, 8> bytes{first, mac[1], mac[2], 0xff, 0xfe, mac[3], mac[4], mac[5]};
+  uint64_t guid = 0;
+  for (const uint8_t byte : bytes)
+    guid = guid << 8 | byte;
+  return guid;
+}
+
+void set_up_ib_port(NicCore& core, const NicConfig& config) {
+  core.ib.enabled = true;
+  core.ib.node_guid = eui64_of(config.mac, true);
+  core.ib.port_guid = eui64_of(config.mac, false);
+  core.ib.node_description = config.node_description;
+  if (core.ib.node_description.empty()) {
+    char text[32];
+    std::snprintf(text, sizeof(text), "ornic %02x:%02x:%02x:%02x:%02x:%02x", config.mac[0],
+                  config.mac[1], config.mac[2], config.mac[3], config.mac[4], config.mac[5]);
+    core.ib.node_description = text;
+  }
+  core.ib.node_description.resize(std::min<size_t>(core.ib.node_description.size(), 64));
+}
+
+// The framing of the port's link layer; an InfiniBand port's identity is set up first.
+std::unique_ptr<iba::Framing> make_framing(NicCore& core, const NicConfig& config) {
+  if (config.link_layer != ORNIC_LINK_LAYER_IB)
+    return std::make_unique<roce::RoceV2Framing>(core);
+  set_up_ib_port(core, config);
+  return std::make_unique<ib::IbFraming>(core);
+}
+
+} // namespace
 
 // The composition root: the core (core/) holds the state every part shares and knows the
 // transport (rdma/) and the device clock only through interfaces, and the transport knows
-// its fabric's framing (roce/) only through iba::Framing; this is where the concrete ones
+// its fabric's framing (roce/ or ib/) only through iba::Framing; this is where the concrete ones
 // are built and plugged in, so no layer below includes one above it.
 NicDevice::NicDevice(EventLoop& loop, const NicConfig& config)
     : port_(config.port), core_(config.mac), commands_(core_), admin_(loop, core_, commands_),
       eth_(loop, core_, config.port), doorbells_(core_, eth_),
       own_timer_(config.timer ? nullptr : std::make_unique<EventLoopTransportTimer>(loop)),
-      framing_(std::make_unique<roce::RoceV2Framing>(core_)),
+      framing_(make_framing(core_, config)),
       transport_(std::make_unique<TransportEngine>(
           loop, core_, config.port, config.timer ? *config.timer : *own_timer_, *framing_)) {
   core_.clock = config.timer ? config.timer : own_timer_.get();
@@ -30,10 +69,20 @@ NicDevice::NicDevice(EventLoop& loop, const NicConfig& config)
     });
   };
   core_.link_up = port_ != nullptr && port_->link_up();
+  if (core_.is_ib())
+    core_.ib_physical_link(core_.link_up);
   if (port_ != nullptr) {
+    // An InfiniBand port's every packet is the transport's; an Ethernet port's frames go
+    // to the Ethernet function, which hands RoCE to the transport.
     port_->set_receiver([this, ticket = lifetime_.ticket()](std::span<const std::byte> frame) {
-      if (ticket.valid())
-        eth_.receive(frame);
+      if (!ticket.valid())
+        return;
+      if (core_.is_ib()) {
+        if (ready() && core_.transport != nullptr)
+          core_.transport->receive(frame);
+        return;
+      }
+      eth_.receive(frame);
     });
     port_->set_link_listener([this, ticket = lifetime_.ticket()](bool up) {
       if (ticket.valid())
@@ -82,6 +131,7 @@ RegisterView NicDevice::register_view() const {
   view.link_up = core_.link_up;
   view.mac = core_.permanent_mac;
   view.bar2_writes = bar2_writes_;
+  view.caps = core_.caps();
   return view;
 }
 
@@ -192,6 +242,11 @@ void NicDevice::link_changed(bool up) {
   if (core_.link_up == up)
     return;
   core_.link_up = up;
+  if (core_.is_ib()) {
+    // The logical state follows (infiniband.rst, "Port state"); leaving Active is an event.
+    core_.ib_physical_link(up);
+    return;
+  }
   if (ready())
     core_.post_async_event(ORNIC_EQE_PORT_STATE, 1, up ? ORNIC_PORT_ACTIVE : ORNIC_PORT_DOWN);
 }
@@ -211,6 +266,8 @@ void NicDevice::reset() {
   doorbell_decoder_.reset();
   bar2_writes_ = 0;
   core_.link_up = port_ != nullptr && port_->link_up();
+  if (core_.is_ib())
+    core_.ib_physical_link(core_.link_up);
 }
 
 } // namespace ornic

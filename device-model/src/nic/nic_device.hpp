@@ -1,13 +1,14 @@
 // The ornic RNIC as a PCI function (Documentation/hardware/ornic/): BAR0 registers, BAR2
-// doorbell pages, MSI-X on BAR4, the admin queue, event queues, object tables and the
-// Ethernet function on one Port, and the RDMA transport on the same Port: the IB transport
-// engine framed as RoCEv2, held through the TransportHooks interface so another transport
-// (iWARP) or another framing (IB, RoCEv1) can take its place.
+// doorbell pages, MSI-X on BAR4, the admin queue, event queues, object tables, and on its one
+// Port either the Ethernet function and the IB transport framed as RoCEv2, or (an
+// InfiniBand port) the IB transport framed as InfiniBand. The transport is held through the
+// TransportHooks interface so another one (iWARP) can take its place.
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "common/event_loop.hpp"
 #include "core/lifetime_token.hpp"
@@ -35,6 +36,10 @@ struct NicConfig {
   TransportTimer* timer = nullptr;
   // Test-only misbehaviour (--inject-faults).
   FaultInjection faults{};
+  // The port's link layer, fixed for the device's life (infiniband.rst).
+  ornic_link_layer link_layer = ORNIC_LINK_LAYER_ETH;
+  // InfiniBand: NodeDescription (empty: "ornic <MAC>").
+  std::string node_description;
 };
 
 class NicDevice : public PciFunctionModel {

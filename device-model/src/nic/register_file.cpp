@@ -47,9 +47,9 @@ std::optional<uint32_t> RegisterFile::read(uint64_t offset, const RegisterView& 
   case ORNIC_REG_FW_VERSION:
     return kFwVersion;
   case ORNIC_REG_CAPS_LO:
-    return low(limits::kCaps);
+    return low(live.caps);
   case ORNIC_REG_CAPS_HI:
-    return high(limits::kCaps);
+    return high(live.caps);
   case ORNIC_REG_DEV_CTRL:
     return enabled_ ? ORNIC_DEV_CTRL_ENABLE : 0u;
   case ORNIC_REG_DEV_STATUS: {

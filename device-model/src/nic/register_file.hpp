@@ -18,6 +18,7 @@ struct RegisterView {
   bool link_up = false;
   MacAddress mac{};
   uint32_t bar2_writes = 0;
+  uint64_t caps = 0; // those of the port's link layer
 };
 
 enum class RegisterEffect { kNone, kBadAccess, kEnable, kDisable, kReset, kAqTail, kAeqDoorbell };

@@ -69,6 +69,13 @@ constexpr auto kCounterNames = std::to_array<std::string_view>({
     "cc_ce_received",
     "cc_cnps_sent",
     "cc_cnps_handled",
+    "rx_bad_vcrc",
+    "rx_bad_lrh",
+    "rx_wrong_dlid",
+    "rx_vl15_dropped",
+    "rx_pkey_errors",
+    "rx_port_not_active",
+    "tx_port_not_active",
 });
 static_assert(kCounterNames.size() == ORNIC_CNT_COUNT, "one name per ornic_counter_id");
 

@@ -1,5 +1,8 @@
-// Decorator that records every frame a port sends and receives to a pcap file (libpcap,
-// DLT_EN10MB) that Wireshark/tshark can read. Timestamps come from the real-time clock.
+// Decorator that records every frame a port sends and receives to a pcap file (libpcap) that
+// Wireshark/tshark can read: Ethernet frames as DLT_EN10MB; an InfiniBand port's packets as
+// DLT_ERF records of the ERF InfiniBand type, the encapsulation Wireshark decodes InfiniBand
+// from (its pcap reader knows no link type for bare IB packets). Timestamps come from the real-time
+// clock.
 //
 // Frames go into a large stdio buffer, not to the file one write per frame: a flush per
 // frame cost a system call on the data path. The buffer is flushed kFlushDelay after the
@@ -15,6 +18,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <pcap/pcap.h>
 
@@ -23,12 +27,20 @@
 
 namespace ornic {
 
+// `packet` as one ERF record of the InfiniBand type, stamped `when`, built in `out`: what a
+// DLT_ERF capture of an InfiniBand port holds per packet.
+std::span<const std::byte> erf_infiniband_record(std::span<const std::byte> packet,
+                                                 const timeval& when, std::vector<std::byte>& out);
+
 class PcapTap final : public Port {
 public:
   static constexpr std::chrono::milliseconds kFlushDelay{100};
 
+  enum class Records { ethernet, infiniband_erf };
+
   // Throws std::runtime_error if the file cannot be created.
-  PcapTap(EventLoop& loop, std::unique_ptr<Port> inner, const std::string& pcap_path);
+  PcapTap(EventLoop& loop, std::unique_ptr<Port> inner, const std::string& pcap_path,
+          Records records = Records::ethernet);
   ~PcapTap() override;
   PcapTap(const PcapTap&) = delete;
   PcapTap& operator=(const PcapTap&) = delete;
@@ -69,6 +81,8 @@ private:
   Receiver receiver_;
   std::span<std::byte> reserved_;
   std::unique_ptr<Port> inner_;
+  Records records_;
+  std::vector<std::byte> erf_record_;
 };
 
 } // namespace ornic

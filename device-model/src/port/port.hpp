@@ -102,6 +102,11 @@ private:
   std::vector<std::byte> tx_scratch_;
 };
 
+// What the frames of a port are: Ethernet frames (a RoCE port) or InfiniBand packets, LRH
+// through VCRC (infiniband.rst, "Framing"), which only the datagram backends carry and a
+// capture records as ERF InfiniBand records.
+enum class PortFrames { ethernet, infiniband };
+
 // Throws std::invalid_argument with a helpful message on a bad spec, and
 // std::system_error / std::runtime_error when a valid spec cannot be set up (socket path
 // or UDP port in use, directory missing, no such tap, pcap file not writable).
@@ -109,6 +114,7 @@ private:
 // records frames as the NIC sent them, before they queue and are marked.
 std::unique_ptr<Port> make_port(EventLoop& loop, std::string_view spec,
                                 std::string_view pcap_path = {}, const WireFaults& faults = {},
-                                const LinkShaping& shaping = {});
+                                const LinkShaping& shaping = {},
+                                PortFrames frames = PortFrames::ethernet);
 
 } // namespace ornic

@@ -1,4 +1,5 @@
 // make_port: spec string → backend, optionally wrapped in the pcap tap.
+#include <stdexcept>
 #include <string>
 
 #include "port/faulty_port.hpp"
@@ -33,15 +34,23 @@ std::unique_ptr<Port> make_backend(EventLoop& loop, const PortSpec& spec) {
 } // namespace
 
 std::unique_ptr<Port> make_port(EventLoop& loop, std::string_view spec, std::string_view pcap_path,
-                                const WireFaults& faults, const LinkShaping& shaping) {
-  std::unique_ptr<Port> port = make_backend(loop, parse_port_spec(spec));
+                                const WireFaults& faults, const LinkShaping& shaping,
+                                PortFrames frames) {
+  const PortSpec parsed = parse_port_spec(spec);
+  if (frames == PortFrames::infiniband && std::holds_alternative<TapPortSpec>(parsed))
+    throw std::invalid_argument("a tap device carries Ethernet frames; an InfiniBand port needs "
+                                "a datagram link (unix:, udp:, shm: or loopback)");
+  std::unique_ptr<Port> port = make_backend(loop, parsed);
   if (faults.any())
     port = std::make_unique<FaultyPort>(loop, std::move(port), faults);
   if (shaping.any())
     port = std::make_unique<ShapedPort>(loop, std::move(port), shaping);
   if (pcap_path.empty())
     return port;
-  return std::make_unique<PcapTap>(loop, std::move(port), std::string(pcap_path));
+  return std::make_unique<PcapTap>(loop, std::move(port), std::string(pcap_path),
+                                   frames == PortFrames::infiniband
+                                       ? PcapTap::Records::infiniband_erf
+                                       : PcapTap::Records::ethernet);
 }
 
 } // namespace ornic

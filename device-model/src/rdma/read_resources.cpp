@@ -117,7 +117,7 @@ bool Responder::responder_work(uint32_t qpn, QueuePair& qp, unsigned& budget) {
 
 void Responder::send_resource_response(uint32_t qpn, QueuePair& qp, ReadResource& entry) {
   using Kind = ReadResource::Kind;
-  iba::OutboundPacket out;
+  iba::OutboundPacket out = engine_.outbound(qp);
   const uint32_t index = entry.next;
   const bool addressed = engine_.address_rc(qpn, qp, out.route);
   out.bth.destination_qp = le(qp.attr.dest_qpn) & iba::kQpnMask;

@@ -246,7 +246,7 @@ void Requester::send_rc_packet(uint32_t qpn, QueuePair& qp, SendOp& op, uint32_t
   RequesterState& req = qp.transport.req;
   const uint32_t mtu = path_mtu_bytes(engine_.framing_, qp);
   const uint32_t index = iba::psn_offset(op.first_psn, psn);
-  iba::OutboundPacket packet;
+  iba::OutboundPacket packet = engine_.outbound(qp);
   const bool addressed = engine_.address_rc(qpn, qp, packet.route);
   packet.bth.destination_qp = le(qp.attr.dest_qpn) & iba::kQpnMask;
   packet.bth.psn = psn;
@@ -380,7 +380,9 @@ std::optional<ornic_wqe_av> Requester::ud_address(const QueuePair& qp, const Sen
 
 void Requester::send_ud(uint32_t qpn, QueuePair& qp, SendOp& op) {
   RequesterState& req = qp.transport.req;
-  iba::OutboundPacket packet;
+  // The management QPs name each datagram's partition in its WQE (wqe.rst).
+  iba::OutboundPacket packet =
+      is_management_qp(qp.type) ? engine_.outbound(op.pkey_index) : engine_.outbound(qp);
   const std::optional<ornic_wqe_av> av = ud_address(qp, op);
   const uint32_t remote_qpn = static_cast<uint32_t>(op.remote_addr) & iba::kQpnMask;
   if (!av || !engine_.framing_.route(*av, qpn, remote_qpn, packet.route)) {

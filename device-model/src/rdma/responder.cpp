@@ -29,7 +29,7 @@ uint32_t number_to_wire(uint32_t number) {
 } // namespace
 
 void Responder::send_ack(uint32_t qpn, QueuePair& qp, uint8_t syndrome, uint32_t psn) {
-  iba::OutboundPacket packet;
+  iba::OutboundPacket packet = engine_.outbound(qp);
   if (!engine_.address_rc(qpn, qp, packet.route))
     return;
   packet.bth.opcode = wire_opcode(qp, Opcode::rc_acknowledge);
@@ -357,7 +357,7 @@ void Responder::complete_receive(uint32_t qpn, QueuePair& qp, const ReceiveResul
     ++qp.counters.recv_wqes;
     qp.counters.recv_bytes += result.byte_len;
   }
-  core_.complete(cqn, cqe, result.solicited);
+  core_.complete(cqn, cqe, result.solicited, result.origin);
 }
 
 // Completes the receive in error, NAKs and moves the QP to ERR.
@@ -442,6 +442,7 @@ bool Responder::execute_send(uint32_t qpn, QueuePair& qp, const iba::ReceivedPac
   resp.epsn = iba::psn_add(psn, 1);
   if (last) {
     ReceiveResult result;
+    result.origin = engine_.framing_.origin_of(packet);
     result.byte_len = static_cast<uint32_t>(recv.offset); // at most kMaxMsgSize
     result.solicited = packet.bth.solicited;
     if (packet.immdt) {
@@ -547,6 +548,7 @@ bool Responder::execute_write(uint32_t qpn, QueuePair& qp, const iba::ReceivedPa
     qp.counters.recv_bytes += resp.write_length;
     if (info.has(iba::kImmediate)) {
       ReceiveResult result;
+      result.origin = engine_.framing_.origin_of(packet);
       result.byte_len = resp.write_length;
       result.write_imm = true;
       result.solicited = d.bth.solicited;
@@ -668,7 +670,7 @@ bool Responder::execute_atomic(uint32_t qpn, QueuePair& qp, const iba::ReceivedP
 }
 
 void Responder::send_empty_read_response(uint32_t qpn, QueuePair& qp, uint32_t psn) {
-  iba::OutboundPacket response;
+  iba::OutboundPacket response = engine_.outbound(qp);
   if (!engine_.address_rc(qpn, qp, response.route))
     return;
   response.bth.opcode = static_cast<uint8_t>(Opcode::rc_rdma_read_response_only);
@@ -795,8 +797,14 @@ void Responder::execute_atomic_write(uint32_t qpn, QueuePair& qp,
 bool Responder::on_ud_request(uint32_t qpn, QueuePair& qp, const iba::ReceivedPacket& packet,
                               std::span<const uint8_t> frame) {
   const iba::ReceivedPacket& d = packet;
-  if (d.deth->qkey != le(qp.attr.qkey)) {
+  const iba::Framing& framing = engine_.framing_;
+  uint16_t pkey_index = 0;
+  if (!engine_.partition_admits(qp, d.bth.partition_key, pkey_index))
+    return false;
+  // The SMI QP has no Q_Key (infiniband.rst, "Partitions and Q_Keys").
+  if (qp.type != ORNIC_QPT_SMI && d.deth->qkey != le(qp.attr.qkey)) {
     core_.counters.inc(ORNIC_CNT_RX_ROCE_QKEY_ERRORS);
+    framing.count_qkey_violation();
     return false;
   }
   // A receive WQE still taken is one whose datagram met an ODP page fault.
@@ -805,13 +813,16 @@ bool Responder::on_ud_request(uint32_t qpn, QueuePair& qp, const iba::ReceivedPa
     const RequestTarget target = own_target(qp);
     if (take_receive(qpn, qp, target, wqe) != Take::ok) {
       core_.counters.inc(ORNIC_CNT_RX_UD_NO_RECV); // UD has no RNR: the datagram is lost
+      framing.count_undelivered(packet);
       return false;
     }
     begin_receive(qp, target, wqe);
   }
   // The receive buffer starts with 40 bytes of GRH, whether or not one came (IBA 11.4.1.1).
-  const iba::UdGrh grh = engine_.framing_.ud_grh(packet, frame);
+  const iba::UdGrh grh = framing.ud_grh(packet, frame);
   ReceiveResult result;
+  result.origin = framing.origin_of(packet);
+  result.origin.pkey_index = pkey_index;
   result.byte_len = static_cast<uint32_t>(grh.bytes.size() + packet.payload.size());
   result.src_qp = d.deth->source_qp;
   result.solicited = d.bth.solicited;

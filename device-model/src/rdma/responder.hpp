@@ -65,6 +65,7 @@ private:
     uint8_t vendor_err = ORNIC_VERR_NONE;
     bool write_imm = false;
     bool solicited = false;
+    iba::ReceiveOrigin origin; // how the packet came (InfiniBand ports)
   };
   // Coalesced ACKs: sent once the handler that delivered this burst of frames returns.
   void schedule_ack(uint32_t qpn);

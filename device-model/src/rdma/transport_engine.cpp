@@ -211,6 +211,14 @@ void TransportEngine::odp_resume(uint32_t qpn) {
     update_timer();
 }
 
+bool TransportEngine::partition_admits(const QueuePair& qp, uint16_t packet_pkey,
+                                       uint16_t& index) const {
+  if (qp.type == ORNIC_QPT_SMI)
+    return true;
+  return framing_.partition_admits(le(qp.attr.pkey_index), qp.type == ORNIC_QPT_GSI, packet_pkey,
+                                   index);
+}
+
 bool TransportEngine::address_rc(uint32_t qpn, const QueuePair& qp, iba::Route& route) const {
   return framing_.route(address_vector_of(qp.attr), qpn, le(qp.attr.dest_qpn) & iba::kQpnMask,
                         route);
@@ -366,6 +374,7 @@ void TransportEngine::process_frame(std::span<const uint8_t> frame, bool from_wi
   const bool uc = info.has(iba::kUnreliable);
   if (qp == nullptr || !transport_matches(qp->type, info)) {
     core_.counters.inc(ORNIC_CNT_RX_ROCE_UNKNOWN_QP);
+    framing_.count_undelivered(packet);
     return;
   }
   const ornic_qp_state state = qp->state;
@@ -374,6 +383,7 @@ void TransportEngine::process_frame(std::span<const uint8_t> frame, bool from_wi
   const bool sending = state == ORNIC_QPS_RTS || state == ORNIC_QPS_SQD;
   if (info.has(iba::kResponse) ? !sending : !receiving) {
     core_.counters.inc(ORNIC_CNT_RX_ROCE_UNKNOWN_QP);
+    framing_.count_undelivered(packet);
     return;
   }
   // Before any PSN, key or state is looked at: a stranger's packet changes nothing.
@@ -383,6 +393,9 @@ void TransportEngine::process_frame(std::span<const uint8_t> frame, bool from_wi
                    static_cast<unsigned>(packet.bth.opcode));
     return;
   }
+  // Datagrams are admitted by the responder, which also does it for each group member.
+  if (!datagram && !partition_admits(*qp, packet.bth.partition_key, packet.pkey_index))
+    return;
   ++qp->counters.packets_received;
   cc_.on_packet(qpn, *qp, packet);
   if (datagram)

@@ -97,6 +97,20 @@ private:
   void process_frame(std::span<const uint8_t> frame, bool from_wire);
   static bool transport_matches(ornic_qp_type type, const iba::OpcodeInfo& info);
 
+  // A packet to fill, in the partition of the QP's P_Key table entry (or of entry
+  // `pkey_index`, a management QP's datagram).
+  iba::OutboundPacket outbound(const QueuePair& qp) const {
+    return outbound(le(qp.attr.pkey_index));
+  }
+  iba::OutboundPacket outbound(uint16_t pkey_index) const {
+    iba::OutboundPacket packet;
+    packet.bth.partition_key = framing_.partition_key(pkey_index);
+    return packet;
+  }
+  // Whether P_Key `packet_pkey` admits a packet to `qp` (IBA 10.9.3; the SMI QP checks
+  // none, the GSI QP takes any entry of the table); the entry that did goes to `index`.
+  bool partition_admits(const QueuePair& qp, uint16_t packet_pkey, uint16_t& index) const;
+
   // The wire (transport_engine.cpp). The route of connected QP `qpn` to its peer.
   bool address_rc(uint32_t qpn, const QueuePair& qp, iba::Route& route) const;
   // A packet's payload source: copies exactly the span's size of payload into it (from

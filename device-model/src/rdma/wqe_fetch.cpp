@@ -39,10 +39,17 @@ bool is_atomic(uint8_t opcode) {
   return opcode == ORNIC_WQE_OP_ATOMIC_CMP_SWP || opcode == ORNIC_WQE_OP_ATOMIC_FETCH_ADD;
 }
 
-// The opcode segment's own reserved words must be zero where the opcode uses it.
-bool segment_reserved_clear(const ornic_send_wqe& w, bool ud) {
-  if (ud)
-    return w.ud.pkey_index == 0 && w.ud.reserved0 == 0 && all_zero(bytes_of(w.ud.reserved));
+// The opcode segment's own reserved words must be zero where the opcode uses it. A UD
+// segment's P_Key index is the management QPs' on an InfiniBand port (wqe.rst), below the
+// P_Key table's length; elsewhere it is reserved.
+bool segment_reserved_clear(const NicCore& core, const QueuePair& qp, const ornic_send_wqe& w,
+                            bool ud) {
+  if (ud) {
+    const bool pkey_index_ok = core.is_ib() && is_management_qp(qp.type)
+                                   ? le(w.ud.pkey_index) < kIbPkeyTableSize
+                                   : w.ud.pkey_index == 0;
+    return pkey_index_ok && w.ud.reserved0 == 0 && all_zero(bytes_of(w.ud.reserved));
+  }
   if (is_rdma(w.opcode))
     return all_zero(bytes_of(w.rdma.reserved));
   if (is_atomic(w.opcode))
@@ -78,7 +85,7 @@ std::optional<WqeError> fetch_av(NicCore& core, const QueuePair& qp, const ornic
   ornic_wqe_av av{};
   if (!read_block(core, qp.sq_memory, qp.sq, index + 1, bytes_of(av)))
     return WqeError{ORNIC_CQE_LOC_ACCESS_ERR, ORNIC_VERR_DMA, true};
-  if (av.reserved0 != 0 || !all_zero(bytes_of(av.reserved1)) || !ib_av_fields_zero(av) ||
+  if (av.reserved0 != 0 || !all_zero(bytes_of(av.reserved1)) || !av_fields_valid(core, av) ||
       le(av.flow_label) > 0xfffff)
     return op_error(ORNIC_VERR_RESERVED_NONZERO);
   op.av = av;
@@ -158,7 +165,7 @@ std::optional<WqeError> fetch_send_wqe(NicCore& core, const QueuePair& qp, uint3
   if (qp.type == ORNIC_QPT_UC && (is_read_or_atomic(w.opcode) || w.opcode == ORNIC_WQE_OP_SEND_INV))
     return op_error(ORNIC_VERR_BAD_OPCODE);
   if ((w.flags & ~kKnownFlags) || w.reserved0 != 0 || w.reserved1 != 0 ||
-      !segment_reserved_clear(w, ud))
+      !segment_reserved_clear(core, qp, w, ud))
     return op_error(ORNIC_VERR_RESERVED_NONZERO);
 
   // The remote XRC SRQ travels with each XRC_INI WQE; elsewhere the field is reserved.
@@ -173,6 +180,7 @@ std::optional<WqeError> fetch_send_wqe(NicCore& core, const QueuePair& qp, uint3
     op.rkey = le(w.ud.ah); // UD: the AH index travels in rkey, remote QPN in remote_addr
     op.remote_addr = le(w.ud.remote_qpn);
     op.compare_add = le(w.ud.qkey);
+    op.pkey_index = le(w.ud.pkey_index);
   } else if (is_atomic(w.opcode)) {
     op.remote_addr = le(w.atomic.remote_addr);
     op.rkey = le(w.atomic.rkey);

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "iba/extension_headers.hpp"
 #include "iba/opcode_table.hpp"
+#include "iba/transport_codec.hpp"
 #include "iba/wire_bytes.hpp"
 
 namespace ornic::roce {
@@ -39,17 +39,19 @@ size_t frame_size(IpFamily family, size_t transport_header_bytes, size_t payload
 
 BuildError plan_frame(const TransportHeaders& headers, const Addressing& addressing,
                       size_t payload_bytes, FramePlan& plan) {
-  const std::optional<OpcodeInfo> info = lookup_opcode(headers.bth.opcode);
-  if (!info)
+  switch (check_transport_headers(headers, payload_bytes)) {
+  case TransportMismatch::none:
+    break;
+  case TransportMismatch::unknown_opcode:
     return BuildError::unknown_opcode;
-  // The first header (in wire order) the packet and the opcode disagree on decides the error.
-  if (const unsigned differ = extension_headers_present(headers) ^ info->extension_mask;
-      differ != 0)
-    return (info->extension_mask & (differ & -differ)) != 0
-               ? BuildError::missing_extension_header
-               : BuildError::unexpected_extension_header;
-  if (payload_bytes != 0 && !info->has(kPayload))
+  case TransportMismatch::missing_extension_header:
+    return BuildError::missing_extension_header;
+  case TransportMismatch::unexpected_extension_header:
+    return BuildError::unexpected_extension_header;
+  case TransportMismatch::unexpected_payload:
     return BuildError::unexpected_payload;
+  }
+  const std::optional<OpcodeInfo> info = lookup_opcode(headers.bth.opcode);
   const IpFamily family = addressing.family();
   if (gid_family(addressing.destination_gid) != family)
     return BuildError::mixed_gid_families;
@@ -120,12 +122,8 @@ std::span<uint8_t> write_headers(const TransportHeaders& headers, const Addressi
             .checksum = 0}
       .encode(udp_segment.first<UdpHeader::kSize>());
 
-  const std::span<uint8_t> transport = udp_segment.subspan(UdpHeader::kSize);
-  Bth bth = headers.bth;
-  bth.pad_count = plan.pad_count;
-  bth.transport_version = kBthTransportVersion;
-  bth.encode(transport.first<Bth::kSize>());
-  encode_extension_headers(headers, *lookup_opcode(headers.bth.opcode), transport);
+  write_transport_headers(headers, *lookup_opcode(headers.bth.opcode), plan.pad_count,
+                          udp_segment.subspan(UdpHeader::kSize));
   return bytes.subspan(plan.payload_offset, plan.payload_bytes);
 }
 

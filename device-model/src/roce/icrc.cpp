@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <array>
 
+#include "iba/crc32.hpp"
 #include "iba/transport_headers.hpp"
-#include "roce/crc32.hpp"
 #include "roce/network_headers.hpp"
 
 namespace ornic::roce {
@@ -72,15 +72,6 @@ uint32_t compute_icrc(IpFamily family, std::span<const uint8_t> ip_packet) {
   const uint32_t crc =
       crc32_update(kAfterLrhStandIn, std::span<const uint8_t>(masked).first(masked_size));
   return crc32_update(crc, ip_packet.subspan(masked_size));
-}
-
-void store_icrc(std::span<uint8_t, kIcrcSize> out, uint32_t icrc) {
-  for (size_t index = 0; index < kIcrcSize; ++index)
-    out[index] = static_cast<uint8_t>(icrc >> (8 * index));
-}
-
-uint32_t load_icrc(std::span<const uint8_t, kIcrcSize> in) {
-  return uint32_t{in[0]} | uint32_t{in[1]} << 8 | uint32_t{in[2]} << 16 | uint32_t{in[3]} << 24;
 }
 
 } // namespace ornic::roce

@@ -20,8 +20,7 @@ using iba::kIcrcSize;
 // itself excluded) and must hold at least the IP, UDP and BTH headers.
 uint32_t compute_icrc(IpFamily family, std::span<const uint8_t> ip_packet);
 
-// The ICRC goes on the wire least-significant byte first.
-void store_icrc(std::span<uint8_t, kIcrcSize> out, uint32_t icrc);
-uint32_t load_icrc(std::span<const uint8_t, kIcrcSize> in);
+using iba::load_icrc;
+using iba::store_icrc;
 
 } // namespace ornic::roce

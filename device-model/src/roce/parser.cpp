@@ -4,7 +4,7 @@
 #include <array>
 #include <cstring>
 
-#include "iba/extension_headers.hpp"
+#include "iba/transport_codec.hpp"
 #include "iba/wire_bytes.hpp"
 
 namespace ornic::roce {
@@ -160,28 +160,25 @@ ParseError parse_frame(std::span<const uint8_t> frame, TransportHeaders& headers
       compute_icrc(ip.family, ip.ip_packet.first(icrc_offset)))
     return ParseError::icrc_mismatch;
 
-  const std::optional<OpcodeInfo> info = lookup_opcode(headers.bth.opcode);
-  if (!info)
+  // kHeaderCopyBytes holds the longest transport headers there are after the longest
+  // network headers, so the copy holds the opcode's headers whenever the packet does.
+  switch (read_transport(copy.subspan(transport_offset),
+                         transport.first(transport.size() - kIcrcSize), headers, opcode_info,
+                         payload)) {
+  case TransportError::ok:
+    return ParseError::ok;
+  case TransportError::unknown_opcode:
     return ParseError::unknown_opcode;
-  opcode_info = *info;
-  const std::span<const uint8_t> headers_and_payload =
-      transport.first(transport.size() - kIcrcSize);
-  if (headers_and_payload.size() < info->header_bytes())
+  case TransportError::extension_headers_truncated:
     return ParseError::extension_headers_truncated;
-  // Within the copy: transport_offset + header_bytes <= frame.size(), and kHeaderCopyBytes
-  // holds the longest headers there are.
-  decode_extension_headers(copy.subspan(transport_offset, info->header_bytes()), *info, headers);
-
-  const std::span<const uint8_t> payload_and_pad =
-      headers_and_payload.subspan(info->header_bytes());
-  if (headers.bth.pad_count > payload_and_pad.size())
+  case TransportError::pad_exceeds_payload:
     return ParseError::pad_exceeds_payload;
-  if (payload_and_pad.size() % 4 != 0)
+  case TransportError::payload_misaligned:
     return ParseError::payload_misaligned;
-  payload = payload_and_pad.first(payload_and_pad.size() - headers.bth.pad_count);
-  if (!payload.empty() && !info->has(kPayload))
+  case TransportError::unexpected_payload:
     return ParseError::unexpected_payload;
-  return ParseError::ok;
+  }
+  return ParseError::unknown_opcode;
 }
 
 } // namespace ornic::roce

@@ -164,6 +164,25 @@ uint32_t RoceV2Framing::ud_mtu_bytes() const {
   return 128u << roce_active_mtu(core_.eth_mtu);
 }
 
+// A RoCE port has the default partition only (pkey_tbl_len 1) and checks no P_Key, as
+// before partitions were modelled; its receives report no LIDs.
+uint16_t RoceV2Framing::partition_key(uint16_t) const {
+  return kDefaultPkey;
+}
+
+bool RoceV2Framing::partition_admits(uint16_t, bool, uint16_t, uint16_t& matched_index) const {
+  matched_index = 0;
+  return true;
+}
+
+void RoceV2Framing::count_qkey_violation() const {}
+
+void RoceV2Framing::count_undelivered(const iba::ReceivedPacket&) const {}
+
+iba::ReceiveOrigin RoceV2Framing::origin_of(const iba::ReceivedPacket&) const {
+  return {};
+}
+
 bool RoceV2Framing::build_congestion_notification(const iba::Route& route, uint32_t destination_qp,
                                                   std::vector<uint8_t>& frame) const {
   // Not ECN-capable: a CNP is never marked, and a mark on one would mean nothing.

@@ -34,6 +34,12 @@ public:
   iba::UdGrh ud_grh(const iba::ReceivedPacket& packet,
                     std::span<const uint8_t> frame) const override;
   uint32_t ud_mtu_bytes() const override;
+  uint16_t partition_key(uint16_t pkey_index) const override;
+  bool partition_admits(uint16_t qp_pkey_index, bool any_entry, uint16_t packet_pkey,
+                        uint16_t& matched_index) const override;
+  void count_qkey_violation() const override;
+  void count_undelivered(const iba::ReceivedPacket& packet) const override;
+  iba::ReceiveOrigin origin_of(const iba::ReceivedPacket& packet) const override;
   bool build_congestion_notification(const iba::Route& route, uint32_t destination_qp,
                                      std::vector<uint8_t>& frame) const override;
 

@@ -78,6 +78,13 @@ const struct rdma_stat_desc ornic_counter_descs[ORNIC_STATS_COUNT] = {
 	[ORNIC_CNT_CC_CE_RECEIVED].name = "cc_ce_received",
 	[ORNIC_CNT_CC_CNPS_SENT].name = "cc_cnps_sent",
 	[ORNIC_CNT_CC_CNPS_HANDLED].name = "cc_cnps_handled",
+	[ORNIC_CNT_RX_BAD_VCRC].name = "rx_bad_vcrc",
+	[ORNIC_CNT_RX_BAD_LRH].name = "rx_bad_lrh",
+	[ORNIC_CNT_RX_WRONG_DLID].name = "rx_wrong_dlid",
+	[ORNIC_CNT_RX_VL15_DROPPED].name = "rx_vl15_dropped",
+	[ORNIC_CNT_RX_PKEY_ERRORS].name = "rx_pkey_errors",
+	[ORNIC_CNT_RX_PORT_NOT_ACTIVE].name = "rx_port_not_active",
+	[ORNIC_CNT_TX_PORT_NOT_ACTIVE].name = "tx_port_not_active",
 	/* Per-QP counters (struct ornic_qp_counters), QPs bound to counters. */
 	[ORNIC_STAT_QP(send_wqes)].name = "qp_send_wqes",
 	[ORNIC_STAT_QP(recv_wqes)].name = "qp_recv_wqes",

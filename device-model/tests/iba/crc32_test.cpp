@@ -9,9 +9,9 @@
 
 #include <gtest/gtest.h>
 
-#include "roce/crc32.hpp"
+#include "iba/crc32.hpp"
 
-namespace ornic::roce {
+namespace ornic::iba {
 namespace {
 
 uint32_t zlib_crc(uint32_t crc, std::span<const uint8_t> bytes) {
@@ -26,18 +26,18 @@ std::vector<uint8_t> random_bytes(size_t size, uint32_t seed) {
   return bytes;
 }
 
-TEST(RoceCrc32, EmptyInputKeepsTheCrc) {
+TEST(IbaCrc32, EmptyInputKeepsTheCrc) {
   EXPECT_EQ(crc32_update(0, {}), 0u);
   EXPECT_EQ(crc32_update(0x12345678, {}), 0x12345678u);
 }
 
-TEST(RoceCrc32, KnownCheckValue) {
+TEST(IbaCrc32, KnownCheckValue) {
   // The catalogued check value of CRC-32/ISO-HDLC over the ASCII digits 1..9.
   const std::vector<uint8_t> digits{'1', '2', '3', '4', '5', '6', '7', '8', '9'};
   EXPECT_EQ(crc32_update(0, digits), 0xcbf43926u);
 }
 
-TEST(RoceCrc32, MatchesZlibOnEveryLengthUpToAJumboFrame) {
+TEST(IbaCrc32, MatchesZlibOnEveryLengthUpToAJumboFrame) {
   const auto bytes = random_bytes(9100, 1);
   for (size_t size = 0; size <= 300; ++size)
     ASSERT_EQ(crc32_update(0, std::span(bytes).first(size)),
@@ -49,7 +49,7 @@ TEST(RoceCrc32, MatchesZlibOnEveryLengthUpToAJumboFrame) {
         << size << " bytes";
 }
 
-TEST(RoceCrc32, MatchesZlibAtEveryAlignment) {
+TEST(IbaCrc32, MatchesZlibAtEveryAlignment) {
   const auto bytes = random_bytes(4200, 2);
   for (size_t offset = 0; offset < 64; ++offset) {
     const auto piece = std::span(bytes).subspan(offset, 4096);
@@ -57,7 +57,7 @@ TEST(RoceCrc32, MatchesZlibAtEveryAlignment) {
   }
 }
 
-TEST(RoceCrc32, ChainsLikeZlib) {
+TEST(IbaCrc32, ChainsLikeZlib) {
   const auto bytes = random_bytes(5000, 3);
   const std::span<const uint8_t> all(bytes);
   const uint32_t whole = zlib_crc(0, all);
@@ -69,4 +69,4 @@ TEST(RoceCrc32, ChainsLikeZlib) {
 }
 
 } // namespace
-} // namespace ornic::roce
+} // namespace ornic::iba
