@@ -52,6 +52,8 @@ inline constexpr uint16_t kDefaultPkey = 0xffff;
 inline constexpr uint32_t kIbPkeyTableSize = 16;
 inline constexpr uint32_t kGsiQkey = 0x80010000u;
 inline constexpr uint8_t kSmiVirtualLane = 15;
+// Entries of each VLArbitrationTable (PortInfo.VLArbitrationLowCap and HighCap).
+inline constexpr uint32_t kIbVlArbitrationCap = 8;
 
 constexpr bool is_multicast_lid(uint16_t lid) {
   return lid >= kMulticastLidFirst && lid <= kMulticastLidLast;
@@ -99,7 +101,7 @@ struct IbPort {
   uint8_t overrun_errors_threshold = 8;
   uint8_t operational_vls = 1;       // VL0 (and VL15, which is never counted)
   uint8_t link_width_enabled = 0x02; // 4X
-  uint8_t link_speed_enabled = 0x0f;
+  uint8_t link_speed_enabled = 0x01; // SDR; the extended speed (EDR) is what runs
   uint8_t init_type_reply = 0;
   bool client_reregister = false;
   uint32_t sw_capability_mask = 0; // ORNIC_PORT_CAP_SW_MASK bits set by MODIFY_PORT
@@ -107,6 +109,14 @@ struct IbPort {
   uint16_t p_key_violations = 0;
   uint16_t q_key_violations = 0;
   std::array<uint16_t, kIbPkeyTableSize> pkeys{kDefaultPkey};
+  // VLArbitrationTable (IBA 14.2.5.9), as the subnet manager set it. With one data VL
+  // there is nothing to arbitrate: the tables are kept and reported, never applied.
+  struct VlArbitrationEntry {
+    uint8_t vl = 0;
+    uint8_t weight = 0;
+  };
+  std::array<VlArbitrationEntry, kIbVlArbitrationCap> vl_arbitration_low{};
+  std::array<VlArbitrationEntry, kIbVlArbitrationCap> vl_arbitration_high{};
 
   IbPortCounters counters;
 

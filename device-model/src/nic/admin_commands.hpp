@@ -89,6 +89,10 @@ private:
   // The checks ATTACH_MCAST and DETACH_MCAST share: SUCCESS when the command may go on.
   ornic_admin_status check_mcast(const ornic_admin_mcast& command) const;
 
+  // admin_ib.cpp
+  AdminResult mad_ifc(const ornic_admin_mad_ifc& command);
+  AdminResult modify_port(const ornic_admin_modify_port& command);
+
   // admin_eth.cpp
   AdminResult eth_create_ring(const ornic_admin_create_eth_ring& command, bool is_tx);
   AdminResult eth_destroy_ring(const ornic_admin_destroy& command);

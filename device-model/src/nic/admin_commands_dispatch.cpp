@@ -189,6 +189,10 @@ AdminResult AdminCommands::dispatch(const ornic_admin_sqe& c) {
     return odp_resume(as<ornic_admin_odp_resume>(c));
   case ORNIC_ADMIN_CC_CONFIG:
     return cc_config(as<ornic_admin_cc_config>(c));
+  case ORNIC_ADMIN_MAD_IFC:
+    return mad_ifc(as<ornic_admin_mad_ifc>(c));
+  case ORNIC_ADMIN_MODIFY_PORT:
+    return modify_port(as<ornic_admin_modify_port>(c));
   default:
     return admin_status(ORNIC_ADMIN_STATUS_BAD_OPCODE);
   }
