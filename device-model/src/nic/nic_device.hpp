@@ -39,7 +39,7 @@ struct NicConfig {
   // The port's link layer, fixed for the device's life (infiniband.rst).
   ornic_link_layer link_layer = ORNIC_LINK_LAYER_ETH;
   // InfiniBand: NodeDescription (empty: "ornic <MAC>").
-  std::string node_description;
+  std::string node_description{};
 };
 
 class NicDevice : public PciFunctionModel {
