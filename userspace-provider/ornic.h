@@ -134,6 +134,11 @@ struct ornic_cq {
 	/* ibv_cq_ex polling: the CQE start/next_poll stopped at. */
 	struct ornic_cqe cur;
 	uint64_t cur_ts;		/* its device timestamp (timestamped CQs) */
+	/* InfiniBand ports: how its receive came (the wide entry's half). */
+	uint16_t cur_slid;
+	uint16_t cur_pkey_index;
+	uint8_t cur_sl;
+	uint8_t cur_dlid_path_bits;
 	/* CQEs dropped as invalid (cqe.rst; index.rst "Trust"). */
 	uint64_t bad_cqes;
 };

@@ -282,9 +282,16 @@ static int ornic_cq_next(struct ornic_cq *cq)
 		cqe = ornic_cq_cqe(cq, cq->ci);
 		udma_from_device_barrier();
 		cq->cur = *cqe;
-		if (cq->cqe_size == ORNIC_CQE_TS_SIZE)
-			cq->cur_ts = le64toh(((struct ornic_cqe_ts *)
-					      ornic_cq_entry(cq, cq->ci))->timestamp);
+		if (cq->cqe_size == ORNIC_CQE_TS_SIZE) {
+			const struct ornic_cqe_ts *ts = (const void *)
+				ornic_cq_entry(cq, cq->ci);
+
+			cq->cur_ts = le64toh(ts->timestamp);
+			cq->cur_slid = le16toh(ts->slid);
+			cq->cur_pkey_index = le16toh(ts->pkey_index);
+			cq->cur_sl = ts->sl & 0xf;
+			cq->cur_dlid_path_bits = ts->dlid_path_bits;
+		}
 		cq->ci++;
 		if (cq->rec) {
 			ornic_cq_write_record(cq);
@@ -338,8 +345,10 @@ static int ornic_cq_next(struct ornic_cq *cq)
 	}
 }
 
-static void ornic_cqe_to_wc(const struct ornic_cqe *cqe, struct ibv_wc *wc)
+static void ornic_cqe_to_wc(const struct ornic_cq *cq, struct ibv_wc *wc)
 {
+	const struct ornic_cqe *cqe = &cq->cur;
+
 	memset(wc, 0, sizeof(*wc));
 	wc->wr_id = le64toh(cqe->wr_id);
 	wc->status = ornic_wc_status(cqe->status);
@@ -357,6 +366,11 @@ static void ornic_cqe_to_wc(const struct ornic_cqe *cqe, struct ibv_wc *wc)
 	/* With FLAG_XRC the field holds the SRQ, not a source QP. */
 	if (!ornic_cqe_is_xrc(cqe))
 		wc->src_qp = le32toh(cqe->src_qp) & ORNIC_QPN_MASK;
+	/* Zero on RoCE; an InfiniBand port's receives fill them (cqe.rst). */
+	wc->slid = cq->cur_slid;
+	wc->sl = cq->cur_sl;
+	wc->dlid_path_bits = cq->cur_dlid_path_bits;
+	wc->pkey_index = cq->cur_pkey_index;
 }
 
 int ornic_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
@@ -370,7 +384,7 @@ int ornic_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
 	for (n = 0; n < ne; n++) {
 		if (ornic_cq_next(cq))
 			break;
-		ornic_cqe_to_wc(&cq->cur, &wc[n]);
+		ornic_cqe_to_wc(cq, &wc[n]);
 	}
 	pthread_spin_unlock(&cq->lock);
 	return n;
@@ -468,19 +482,20 @@ static unsigned int ornic_read_wc_flags(struct ibv_cq_ex *ibcqx)
 	return ornic_wc_flags(&to_ornic_cq_ex(ibcqx)->cur);
 }
 
+/* Zero on RoCE, which has no LIDs; an InfiniBand port's receives fill them. */
 static uint32_t ornic_read_slid(struct ibv_cq_ex *ibcqx)
 {
-	return 0;	/* RoCE: no LIDs */
+	return to_ornic_cq_ex(ibcqx)->cur_slid;
 }
 
 static uint8_t ornic_read_sl(struct ibv_cq_ex *ibcqx)
 {
-	return 0;
+	return to_ornic_cq_ex(ibcqx)->cur_sl;
 }
 
 static uint8_t ornic_read_dlid_path_bits(struct ibv_cq_ex *ibcqx)
 {
-	return 0;
+	return to_ornic_cq_ex(ibcqx)->cur_dlid_path_bits;
 }
 
 /* Device clock ticks (ns, ORNIC_CLOCK_KHZ) when the device wrote the CQE. */
@@ -664,7 +679,9 @@ ornic_cq_create(struct ibv_context *ibctx, const struct ibv_cq_init_attr_ex *in)
 		errno = ENOMEM;
 		return NULL;
 	}
-	cq->cqe_size = ts_flags ? ORNIC_CQE_TS_SIZE : ORNIC_CQE_SIZE;
+	/* Every CQ of an InfiniBand port has 64-byte entries (cqe.rst). */
+	cq->cqe_size = ts_flags || (ctx->caps & ORNIC_CAP_IB) ?
+		       ORNIC_CQE_TS_SIZE : ORNIC_CQE_SIZE;
 
 	log = ornic_cq_log_depth(ctx, in->cqe);
 	if (!log) {

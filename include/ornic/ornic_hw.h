@@ -544,6 +544,9 @@ enum ornic_port_state {
 	ORNIC_PORT_ACTIVE		= 4,
 };
 
+/* P_Key table entries of an InfiniBand port (port_attr.pkey_tbl_len). */
+#define ORNIC_IB_PKEY_TABLE_LEN		16
+
 /* The port's link layer, fixed when the device starts. */
 enum ornic_link_layer {
 	ORNIC_LINK_LAYER_ETH		= 0,	/* RoCE (roce.rst) */
@@ -1380,6 +1383,7 @@ enum ornic_eqe_type {
 #define ORNIC_PORT_CHANGE_SM		ORNIC_BIT(2)	/* SM LID or SM SL */
 #define ORNIC_PORT_CHANGE_CLIENT_REREG	ORNIC_BIT(3)	/* ClientReregister */
 #define ORNIC_PORT_CHANGE_GID		ORNIC_BIT(4)	/* GID prefix */
+#define ORNIC_PORT_CHANGE_ALL		0x1fU
 
 enum ornic_cq_error {
 	ORNIC_CQ_ERROR_OVERFLOW		= 1,

@@ -49,7 +49,7 @@ inline constexpr uint16_t kPermissiveLid = 0xffff;
 inline constexpr uint16_t kMulticastLidFirst = 0xc000;
 inline constexpr uint16_t kMulticastLidLast = 0xfffe;
 inline constexpr uint16_t kDefaultPkey = 0xffff;
-inline constexpr uint32_t kIbPkeyTableSize = 16;
+inline constexpr uint32_t kIbPkeyTableSize = ORNIC_IB_PKEY_TABLE_LEN;
 inline constexpr uint32_t kGsiQkey = 0x80010000u;
 inline constexpr uint8_t kSmiVirtualLane = 15;
 // Entries of each VLArbitrationTable (PortInfo.VLArbitrationLowCap and HighCap).

@@ -201,6 +201,11 @@ static void apply_qp_attr(ornic_qp_attr& to, const ornic_qp_attr& from, uint32_t
     to.flow_label = from.flow_label;
     to.hop_limit = from.hop_limit;
     to.traffic_class = from.traffic_class;
+    to.dlid = from.dlid;
+    to.sl = from.sl;
+    to.src_path_bits = from.src_path_bits;
+    to.av_flags = from.av_flags;
+    to.static_rate = from.static_rate;
   }
   if (mask & ORNIC_QP_ATTR_PATH_MTU)
     to.path_mtu = from.path_mtu;

@@ -15,6 +15,11 @@ ornic_wqe_av copy_address_fields(const Source& s) {
   std::copy(std::begin(s.dgid), std::end(s.dgid), av.dgid);
   std::copy(std::begin(s.dmac), std::end(s.dmac), av.dmac);
   av.udp_sport = s.udp_sport;
+  av.dlid = s.dlid;
+  av.sl = s.sl;
+  av.src_path_bits = s.src_path_bits;
+  av.av_flags = s.av_flags;
+  av.static_rate = s.static_rate;
   return av;
 }
 

@@ -241,8 +241,9 @@ bool TransportEngine::transmit(QueuePair& qp, const iba::OutboundPacket& packet,
     frame_.resize(payload_bytes);
     if (!write_payload(frame_))
       return false;
-    core_.log.warn("rdma: cannot frame a {} packet (GID families differ?)",
-                   static_cast<int>(packet.bth.opcode));
+    core_.log.warn(
+        "rdma: cannot frame a {} packet (no route of this fabric, or the port is not up)",
+        static_cast<int>(packet.bth.opcode));
     return true;
   }
   // Where the frame goes: to the wire (through the port), back to this NIC, or both (a

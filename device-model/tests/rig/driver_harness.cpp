@@ -16,11 +16,23 @@ std::unique_ptr<MemfdRam> make_ram(GuestRam ram) {
 
 } // namespace
 
+namespace {
+
+NicConfig config_of(const MacAddress& mac, Port* port, TransportTimer* timer,
+                    const FaultInjection& faults, ornic_link_layer link_layer) {
+  NicConfig config{mac, port, timer, faults};
+  config.link_layer = link_layer;
+  return config;
+}
+
+} // namespace
+
 DriverHarness::DriverHarness(Port* wire, TransportTimer* timer, const MacAddress& mac,
-                             const FaultInjection& faults, GuestRam ram)
+                             const FaultInjection& faults, GuestRam ram,
+                             ornic_link_layer link_layer)
     : memfd_ram(make_ram(ram)), memory(memfd_ram ? FakeGuestMemory(kMemoryBase, memfd_ram->bytes())
                                                  : FakeGuestMemory(kMemoryBase, kMemorySize)),
-      device(loop, NicConfig{mac, wire != nullptr ? wire : &port, timer, faults}) {
+      device(loop, config_of(mac, wire != nullptr ? wire : &port, timer, faults, link_layer)) {
   if (memfd_ram)
     device.attach(memfd_ram->dma(), irqs);
   else
@@ -130,10 +142,12 @@ uint32_t DriverHarness::create_eq(unsigned log_depth, unsigned vector, uint64_t*
 }
 
 uint32_t DriverHarness::create_cq(uint32_t eqn, unsigned log_depth, uint32_t db_page,
-                                  uint64_t* ring) {
+                                  uint64_t* ring, uint8_t flags) {
   ornic_admin_create_cq command{};
   command.hdr.opcode = ORNIC_ADMIN_CREATE_CQ;
-  command.mem = contiguous_ring(size_t{ORNIC_CQE_SIZE} << log_depth);
+  const size_t entry = (flags & ORNIC_CQ_FLAG_TIMESTAMP) ? ORNIC_CQE_TS_SIZE : ORNIC_CQE_SIZE;
+  command.mem = contiguous_ring(entry << log_depth);
+  command.flags = flags;
   command.log_depth = static_cast<uint8_t>(log_depth);
   command.eqn = to_le(eqn);
   command.db_page = to_le(static_cast<uint16_t>(db_page));
@@ -142,6 +156,22 @@ uint32_t DriverHarness::create_cq(uint32_t eqn, unsigned log_depth, uint32_t db_
   const auto cqe = execute(as_sqe(command));
   EXPECT_EQ(cqe.status, ORNIC_ADMIN_STATUS_SUCCESS);
   return le(cqe.result0);
+}
+
+ornic_admin_cqe DriverHarness::mad_ifc(const std::array<uint8_t, ORNIC_MAD_SIZE>& in,
+                                       std::array<uint8_t, ORNIC_MAD_SIZE>& out, uint32_t flags) {
+  const uint64_t in_addr = alloc(ORNIC_MAD_SIZE);
+  const uint64_t out_addr = alloc(ORNIC_MAD_SIZE);
+  std::memcpy(memory.at(in_addr), in.data(), in.size());
+  ornic_admin_mad_ifc command{};
+  command.hdr.opcode = ORNIC_ADMIN_MAD_IFC;
+  command.in_addr = to_le(in_addr);
+  command.out_addr = to_le(out_addr);
+  command.flags = to_le(flags);
+  command.port = 1;
+  const auto cqe = execute(as_sqe(command));
+  std::memcpy(out.data(), memory.at(out_addr), out.size());
+  return cqe;
 }
 
 uint32_t DriverHarness::alloc_pd() {

@@ -3,6 +3,7 @@
 // reads completions and EQEs by their phase bits, exactly as a driver would.
 #pragma once
 
+#include <array>
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -31,7 +32,8 @@ public:
   // With a port (and clock) of the test's own instead of the built-in FakePort.
   explicit DriverHarness(Port* wire = nullptr, TransportTimer* timer = nullptr,
                          const MacAddress& mac = kTestMac, const FaultInjection& faults = {},
-                         GuestRam ram = GuestRam::fake);
+                         GuestRam ram = GuestRam::fake,
+                         ornic_link_layer link_layer = ORNIC_LINK_LAYER_ETH);
 
   // Registers.
   uint32_t reg(uint32_t offset) { return static_cast<uint32_t>(device.bar_read(0, offset, 4)); }
@@ -79,8 +81,13 @@ public:
   static ornic_admin_sqe simple(uint8_t opcode, uint32_t handle = 0);
   ornic_mem_desc contiguous_ring(size_t bytes);
   uint32_t create_eq(unsigned log_depth = 6, unsigned vector = 1, uint64_t* ring = nullptr);
+  // `flags`: ORNIC_CQ_FLAG_* (TIMESTAMP: 64-byte entries, as an InfiniBand port needs).
   uint32_t create_cq(uint32_t eqn, unsigned log_depth = 6, uint32_t db_page = 0,
-                     uint64_t* ring = nullptr);
+                     uint64_t* ring = nullptr, uint8_t flags = 0);
+  // MAD_IFC of one 256-byte MAD (InfiniBand ports): the command's completion, and the
+  // response in `out` when the agents answered.
+  ornic_admin_cqe mad_ifc(const std::array<uint8_t, ORNIC_MAD_SIZE>& in,
+                          std::array<uint8_t, ORNIC_MAD_SIZE>& out, uint32_t flags = 0);
   uint32_t alloc_pd();
   uint32_t create_qp(uint32_t pd, uint32_t cqn, ornic_qp_type type = ORNIC_QPT_RC,
                      uint32_t db_page = 0, uint64_t* sq = nullptr, uint64_t* rq = nullptr,

@@ -27,12 +27,73 @@ uint32_t Node::reg_mr(uint64_t iova, uint64_t length, uint32_t access, uint32_t 
 }
 
 std::optional<ornic_cqe> Node::poll() {
-  const auto cqe = h.read<ornic_cqe>(cq_ring + uint64_t{cq_head % cq_depth} * ORNIC_CQE_SIZE);
+  const uint64_t entry = ib ? ORNIC_CQE_TS_SIZE : ORNIC_CQE_SIZE;
+  const uint64_t at = cq_ring + uint64_t{cq_head % cq_depth} * entry;
+  const auto cqe = h.read<ornic_cqe>(at + entry - ORNIC_CQE_SIZE);
   if ((cqe.owner & ORNIC_CQE_OWNER_PHASE) != expected_phase(cq_head, cq_depth))
     return std::nullopt;
+  if (ib)
+    last_origin = h.read<ornic_cqe_ts>(at);
   ++cq_head;
   h.doorbell(0, ORNIC_DB_CQ, ORNIC_DB_VALUE(cqn, 0, cq_head));
   return cqe;
+}
+
+namespace {
+
+void put_be(Node::Mad& mad, size_t offset, size_t size, uint64_t value) {
+  for (size_t i = size; i-- > 0;) {
+    mad[offset + i] = static_cast<uint8_t>(value);
+    value >>= 8;
+  }
+}
+
+constexpr size_t kSmpData = 64; // the attribute in an SMP (IBA 14.2.1.1)
+constexpr uint16_t kAttrPortInfo = 0x0015;
+constexpr uint16_t kAttrPkeyTable = 0x0016;
+constexpr uint8_t kMethodGet = 0x01, kMethodSet = 0x02;
+
+} // namespace
+
+Node::Mad Node::smp(uint8_t method, uint16_t attribute, uint32_t modifier, const Mad* data_from) {
+  Mad in{};
+  in[0] = 1;    // base version
+  in[1] = 0x01; // SubnLid
+  in[2] = 1;    // class version
+  in[3] = method;
+  put_be(in, 8, 8, 0x0102030405060708ull);
+  put_be(in, 16, 2, attribute);
+  put_be(in, 20, 4, modifier);
+  if (data_from != nullptr)
+    std::copy_n(data_from->begin() + kSmpData, 64, in.begin() + kSmpData);
+  Mad out{};
+  const auto cqe = h.mad_ifc(in, out);
+  EXPECT_EQ(cqe.status, ORNIC_ADMIN_STATUS_SUCCESS);
+  EXPECT_EQ(le(cqe.result0), uint32_t{ORNIC_MAD_IFC_REPLY});
+  EXPECT_EQ(out[4] << 8 | out[5], 0) << "MAD status of attribute " << attribute;
+  return out;
+}
+
+void Node::configure_ib_port(uint16_t new_lid) {
+  Mad info = smp(kMethodGet, kAttrPortInfo, 1);
+  lid = new_lid;
+  put_be(info, kSmpData + 16, 2, new_lid);
+  // PortState (byte 32, low nibble) Armed, then Active; 0 elsewhere in the nibbles that
+  // Set reads as "no change" (PhysState, LinkSpeedEnabled 0 = no change is the SM's to use).
+  info[kSmpData + 32] = static_cast<uint8_t>((info[kSmpData + 32] & 0xf0) | ORNIC_PORT_ARMED);
+  info[kSmpData + 33] &= 0x0f;
+  info = smp(kMethodSet, kAttrPortInfo, 1, &info);
+  info[kSmpData + 32] = static_cast<uint8_t>((info[kSmpData + 32] & 0xf0) | ORNIC_PORT_ACTIVE);
+  info[kSmpData + 33] &= 0x0f;
+  info = smp(kMethodSet, kAttrPortInfo, 1, &info);
+  EXPECT_EQ(info[kSmpData + 32] & 0x0f, ORNIC_PORT_ACTIVE);
+}
+
+void Node::set_pkeys(const std::vector<uint16_t>& pkeys) {
+  Mad table = smp(kMethodGet, kAttrPkeyTable, 0);
+  for (size_t i = 0; i < pkeys.size(); ++i)
+    put_be(table, kSmpData + 2 * i, 2, pkeys[i]);
+  (void)smp(kMethodSet, kAttrPkeyTable, 0, &table);
 }
 
 void Qp::write_send(ornic_send_wqe wqe, const ornic_wqe_av* av, uint32_t data_blocks,
@@ -177,8 +238,8 @@ ornic_qp_attr Qp::attr() {
 RdmaPair::RdmaPair(bool use_ipv6) : RdmaPair(Options{.ipv6 = use_ipv6}) {}
 
 RdmaPair::RdmaPair(const Options& options)
-    : a(&wire.end(0), &timer_a, kMacA, options.ram), b(&wire.end(1), &timer_b, kMacB, options.ram),
-      ipv6(options.ipv6) {
+    : a(&wire.end(0), &timer_a, kMacA, options.ram, options.infiniband),
+      b(&wire.end(1), &timer_b, kMacB, options.ram, options.infiniband), ipv6(options.ipv6) {
   setup(a, 1, options.cq_log_depth);
   setup(b, 2, options.cq_log_depth);
 }
@@ -193,10 +254,17 @@ RdmaPair::RdmaPair(Port& port_a, Port& port_b, std::function<bool()> poll)
 void RdmaPair::setup(Node& node, uint8_t last_octet, unsigned cq_log_depth) {
   ASSERT_TRUE(node.h.bring_up(16, 64));
   node.eqn = node.h.create_eq(6, 1);
-  node.cqn = node.h.create_cq(node.eqn, cq_log_depth, 0, &node.cq_ring);
+  node.cqn = node.h.create_cq(node.eqn, cq_log_depth, 0, &node.cq_ring,
+                              node.ib ? ORNIC_CQ_FLAG_TIMESTAMP : 0);
   node.cq_depth = uint32_t{1} << cq_log_depth;
   node.pd = node.h.alloc_pd();
-  if (ipv6) {
+  if (node.ib) {
+    node.configure_ib_port(last_octet);
+    // GID 0: the default subnet prefix and the port GUID (infiniband.rst, "Identity").
+    node.gid = {0xfe, 0x80,        0,           0,           0,           0,
+                0,    0,           node.mac[0], node.mac[1], node.mac[2], 0xff,
+                0xfe, node.mac[3], node.mac[4], node.mac[5]};
+  } else if (ipv6) {
     node.gid = {0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, last_octet};
     ASSERT_EQ(node.h.add_gid(0, node.gid, ORNIC_GID_TYPE_ROCE_V2_IPV6).status,
               ORNIC_ADMIN_STATUS_SUCCESS);
@@ -230,6 +298,7 @@ void RdmaPair::connect(Qp& qp, const Qp& peer, uint8_t path_mtu, uint32_t access
   ornic_qp_attr attr{};
   attr.state = ORNIC_QPS_INIT;
   attr.access_flags = to_le(access);
+  attr.pkey_index = to_le(qp.pkey_index);
   ASSERT_EQ(h.modify_qp(qp.qpn, attr,
                         ORNIC_QP_ATTR_STATE | ORNIC_QP_ATTR_PKEY_INDEX | ORNIC_QP_ATTR_ACCESS_FLAGS)
                 .status,
@@ -240,10 +309,7 @@ void RdmaPair::connect(Qp& qp, const Qp& peer, uint8_t path_mtu, uint32_t access
   attr.rq_psn = to_le(0x100u + peer.qpn);
   attr.max_dest_rd_atomic = 4;
   attr.min_rnr_timer = 1; // 10 us
-  std::copy(peer.node->gid.begin(), peer.node->gid.end(), attr.dgid);
-  std::copy(peer.node->mac.begin(), peer.node->mac.end(), attr.dmac);
-  attr.sgid_index = 0;
-  attr.hop_limit = 64;
+  set_address(attr, *peer.node);
   ASSERT_EQ(h.modify_qp(qp.qpn, attr,
                         ORNIC_QP_ATTR_STATE | ORNIC_QP_ATTR_AV | ORNIC_QP_ATTR_PATH_MTU |
                             ORNIC_QP_ATTR_DEST_QPN | ORNIC_QP_ATTR_RQ_PSN |
@@ -284,9 +350,7 @@ void RdmaPair::connect_uc(Qp& qp, const Qp& peer, uint8_t path_mtu, uint32_t acc
   attr.path_mtu = path_mtu;
   attr.dest_qpn = to_le(peer.qpn);
   attr.rq_psn = to_le(0x100u + peer.qpn);
-  std::copy(peer.node->gid.begin(), peer.node->gid.end(), attr.dgid);
-  std::copy(peer.node->mac.begin(), peer.node->mac.end(), attr.dmac);
-  attr.hop_limit = 64;
+  set_address(attr, *peer.node);
   ASSERT_EQ(h.modify_qp(qp.qpn, attr,
                         ORNIC_QP_ATTR_STATE | ORNIC_QP_ATTR_AV | ORNIC_QP_ATTR_PATH_MTU |
                             ORNIC_QP_ATTR_DEST_QPN | ORNIC_QP_ATTR_RQ_PSN)
@@ -325,9 +389,7 @@ uint32_t RdmaPair::create_ah(Node& node, const Node& to) {
   ornic_admin_create_ah c{};
   c.hdr.opcode = ORNIC_ADMIN_CREATE_AH;
   c.pd = to_le(node.pd);
-  std::copy(to.gid.begin(), to.gid.end(), c.dgid);
-  std::copy(to.mac.begin(), to.mac.end(), c.dmac);
-  c.hop_limit = 64;
+  set_address(c, to);
   const auto cqe = node.h.execute(DriverHarness::as_sqe(c));
   EXPECT_EQ(cqe.status, ORNIC_ADMIN_STATUS_SUCCESS);
   return le(cqe.result0);
@@ -335,8 +397,8 @@ uint32_t RdmaPair::create_ah(Node& node, const Node& to) {
 
 ornic_wqe_av RdmaPair::inline_av(const Node& to) {
   ornic_wqe_av av{};
-  std::copy(to.gid.begin(), to.gid.end(), av.dgid);
-  std::copy(to.mac.begin(), to.mac.end(), av.dmac);
+  set_address(av, to);
+  av.hop_limit = 0;
   return av;
 }
 

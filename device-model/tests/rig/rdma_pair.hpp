@@ -20,10 +20,17 @@ inline constexpr MacAddress kMacA = {0x02, 0, 0, 0, 0, 0x0a};
 inline constexpr MacAddress kMacB = {0x02, 0, 0, 0, 0, 0x0b};
 
 struct Node {
-  Node(Port* port, TransportTimer* timer, const MacAddress& node_mac, GuestRam ram = GuestRam::fake)
-      : h(port, timer, node_mac, {}, ram), mac(node_mac) {}
+  Node(Port* port, TransportTimer* timer, const MacAddress& node_mac, GuestRam ram = GuestRam::fake,
+       bool infiniband = false)
+      : h(port, timer, node_mac, {}, ram, infiniband ? ORNIC_LINK_LAYER_IB : ORNIC_LINK_LAYER_ETH),
+        mac(node_mac), ib(infiniband) {}
   DriverHarness h;
   MacAddress mac;
+  // An InfiniBand port: its LID (set through its SMA, as a subnet manager does), 64-byte
+  // CQEs, and the first half of the last CQE polled (how a receive came).
+  bool ib = false;
+  uint16_t lid = 0;
+  ornic_cqe_ts last_origin{};
   uint32_t eqn = 0, cqn = 0, pd = 0;
   uint64_t cq_ring = 0;
   uint32_t cq_depth = 256, cq_head = 0;
@@ -36,12 +43,22 @@ struct Node {
   uint32_t reg_mr(uint64_t iova, uint64_t length, uint32_t access, uint32_t pd_override = 0);
   std::optional<ornic_cqe> poll();
   uint64_t counter(ornic_counter_id id) const { return h.counter(id); }
+
+  // InfiniBand: one SMP through MAD_IFC (as the local SM would send it); the response.
+  using Mad = std::array<uint8_t, ORNIC_MAD_SIZE>;
+  Mad smp(uint8_t method, uint16_t attribute, uint32_t modifier, const Mad* data_from = nullptr);
+  // PortInfo Get, then Sets that give the port `new_lid` and take it through Armed to
+  // Active (what OpenSM does to a port it brings up).
+  void configure_ib_port(uint16_t new_lid);
+  // P_KeyTable block 0 Set: `pkeys` from entry 0 on.
+  void set_pkeys(const std::vector<uint16_t>& pkeys);
 };
 
 struct Qp {
   Node* node = nullptr;
   uint32_t qpn = 0;
   uint32_t db_page = ORNIC_DB_PAGE_KERNEL;
+  uint16_t pkey_index = 0; // given at INIT by RdmaPair::connect
   uint64_t sq = 0, rq = 0;
   uint32_t sq_prod = 0, rq_prod = 0;
   static constexpr uint32_t kDepth = 64; // blocks, unless create_qp was given another depth
@@ -70,6 +87,19 @@ private:
                   const std::function<void(uint32_t first_data_block)>& fill, bool ring_doorbell);
 };
 
+// The address of `to` in a QP's attributes, an AH or a WQE's vector: its GID and MAC on
+// RoCE, its LID (SL 0, no GRH) on InfiniBand.
+template <typename Av>
+void set_address(Av& av, const Node& to) {
+  if (to.ib) {
+    av.dlid = to_le(to.lid);
+    return;
+  }
+  std::copy(to.gid.begin(), to.gid.end(), av.dgid);
+  std::copy(to.mac.begin(), to.mac.end(), av.dmac);
+  av.hop_limit = 64;
+}
+
 inline ornic_sge sge(uint64_t addr, uint32_t length, uint32_t lkey) {
   ornic_sge s{};
   s.addr = to_le(addr);
@@ -91,6 +121,7 @@ class RdmaPair {
 public:
   struct Options {
     bool ipv6 = false;
+    bool infiniband = false; // LIDs 1 and 2, ports Active
     GuestRam ram = GuestRam::fake;
     unsigned cq_log_depth = 8;
   };

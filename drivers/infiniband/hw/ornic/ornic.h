@@ -145,7 +145,12 @@ struct ornic_eq {
  */
 struct ornic_cq_ring {
 	struct ornic_dev *dev;
-	struct ornic_cqe *ring;
+	/*
+	 * struct ornic_cqe entries, or on an InfiniBand port struct
+	 * ornic_cqe_ts ones (wide): their first half says how a receive came.
+	 */
+	void *ring;
+	bool wide;
 	dma_addr_t dma;
 	unsigned int log_depth;
 	u32 cqn;
@@ -241,6 +246,13 @@ struct ornic_dev {
 
 	struct ornic_device_attr attr;
 	struct ornic_port_attr port;
+	/*
+	 * InfiniBand ports: MAD_IFC's in and out MADs (ornic_mad.c); the
+	 * mutex protects the buffer, one MAD at a time.
+	 */
+	struct mutex mad_lock;
+	void *mad_buf;
+	dma_addr_t mad_dma;
 	bool link_up;			/* last LINK_STATUS.UP seen */
 	bool ib_port_active;		/* last port event; link_work */
 
@@ -288,6 +300,12 @@ static inline struct ornic_dev *to_odev(struct ib_device *ibdev)
 	return container_of(ibdev, struct ornic_dev, ibdev);
 }
 
+/* An InfiniBand port (spec: infiniband.rst) rather than an Ethernet one. */
+static inline bool ornic_is_ib(const struct ornic_dev *dev)
+{
+	return dev->caps & ORNIC_CAP_IB;
+}
+
 /*
  * ornic_main.c: probe and remove; nothing else calls into it.  What the
  * lower layers report reaches it through the handlers it registers:
@@ -319,8 +337,8 @@ int ornic_admin_destroy(struct ornic_dev *dev, u8 opcode, u32 handle);
  * user CQ), from the completion EQ's interrupt handler.
  */
 struct ornic_eq_handlers {
-	void (*async[ORNIC_EQE_PAGE_FAULT + 1])(struct ornic_dev *dev,
-						const struct ornic_eqe *eqe);
+	void (*async[ORNIC_EQE_PORT_CHANGE + 1])(struct ornic_dev *dev,
+						 const struct ornic_eqe *eqe);
 	void (*completion)(struct ornic_dev *dev, struct ornic_eq *eq,
 			   u32 cqn);
 };
@@ -339,6 +357,16 @@ int ornic_cq_ring_create(struct ornic_dev *dev, struct ornic_cq_ring *cq,
 void ornic_cq_ring_destroy(struct ornic_dev *dev, struct ornic_cq_ring *cq);
 void ornic_cq_ring_arm(struct ornic_cq_ring *cq);
 struct ornic_cqe *ornic_cq_ring_next(struct ornic_cq_ring *cq);
+/* The CQE of ring slot @slot (the second half of a wide entry). */
+struct ornic_cqe *ornic_cq_ring_cqe(struct ornic_cq_ring *cq, u32 slot);
+
+/* The first half of a wide entry, whose second half is @cqe. */
+static inline const struct ornic_cqe_ts *
+ornic_cqe_ts_of(const struct ornic_cqe *cqe)
+{
+	return container_of(cqe, const struct ornic_cqe_ts, cqe);
+}
+
 void ornic_cmd_create_eq(struct ornic_admin_sqe *sqe,
 			 const struct ornic_mem_desc *mem,
 			 unsigned int log_depth, u16 vector);
@@ -425,9 +453,38 @@ void ornic_debugfs_remove(struct ornic_dev *dev);
 /* ornic_cc.c: the cc/ directory (ORNIC_CAP_CC only) */
 void ornic_cc_debugfs_add(struct ornic_dev *dev, struct dentry *parent);
 
+/* ornic_mad.c: an InfiniBand port's management (spec: infiniband.rst) */
+#define ORNIC_PORT_CHANGE_EVENTS_MAX	5
+int ornic_mad_init(struct ornic_dev *dev);
+void ornic_mad_destroy(struct ornic_dev *dev);
+void ornic_cmd_mad_ifc(struct ornic_admin_sqe *sqe, u64 in_addr, u64 out_addr,
+		       bool ignore_mkey, const struct ib_wc *wc);
+int ornic_cmd_modify_port(struct ornic_admin_sqe *sqe, u32 set, u32 clr,
+			  bool reset_qkey_cntr);
+struct ib_mad_hdr;
+bool ornic_mad_for_device(const struct ib_mad_hdr *hdr);
+int ornic_process_mad(struct ib_device *ibdev, int mad_flags, u32 port,
+		      const struct ib_wc *in_wc, const struct ib_grh *in_grh,
+		      const struct ib_mad *in, struct ib_mad *out,
+		      size_t *out_mad_size, u16 *out_mad_pkey_index);
+struct ib_smp;
+void ornic_port_info_speed(const struct ib_smp *smp, u16 *speed, u8 *width);
+int ornic_ib_query_port(struct ornic_dev *dev, struct ib_port_attr *props);
+int ornic_ib_query_pkey(struct ornic_dev *dev, u16 index, u16 *pkey);
+int ornic_ib_query_gid(struct ornic_dev *dev, int index, union ib_gid *gid);
+int ornic_ib_node_desc(struct ornic_dev *dev, char *desc);
+int ornic_modify_port(struct ib_device *ibdev, u32 port, int mask,
+		      struct ib_port_modify *props);
+unsigned int ornic_port_change_events(u32 bits, enum ib_event_type *events);
+void ornic_port_change_event(struct ornic_dev *dev,
+			     const struct ornic_eqe *eqe);
+void ornic_ib_port_state_event(struct ornic_dev *dev,
+			       const struct ornic_eqe *eqe);
+
 /* ornic_verbs.c */
 int ornic_ib_register(struct ornic_dev *dev);
 void ornic_ib_unregister(struct ornic_dev *dev);
+void ornic_ib_event(struct ornic_dev *dev, enum ib_event_type type);
 void ornic_ib_port_event(struct ornic_dev *dev, bool active);
 void ornic_ib_fatal_event(struct ornic_dev *dev);
 /* Whether @gid is an IPv4-mapped IPv6 address (::ffff:a.b.c.d). */

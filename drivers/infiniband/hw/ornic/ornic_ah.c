@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * ornic: address handles for UD sends and the RoCEv2 address vector shared
- * with RC QPs.  A user AH is the device's (CREATE_AH, an admin command that
+ * ornic: address handles for UD sends and the address vectors (RoCEv2's,
+ * InfiniBand's) shared with RC QPs.  A user AH is the device's (CREATE_AH, an admin command that
  * sleeps; user AHs are always created and destroyed in sleepable context).
  * A kernel AH is only its address vector, which post_send puts in the WQE:
  * the CM creates AHs under a spinlock.
@@ -55,6 +55,49 @@ int ornic_roce_av(const struct rdma_ah_attr *ah_attr, u32 lqpn, u32 rqpn,
 	return 0;
 }
 
+/*
+ * An InfiniBand address vector (spec: infiniband.rst "Address vectors"):
+ * DLID, SL, path bits and static rate, and the GRH's fields when the
+ * vector has one (a global route, or a multicast group).  The port has one
+ * GID (index 0).  DLID 0 is accepted, as the MAD layer makes an AH for an
+ * SM it does not know yet; the device sends nothing to it (a WQE error).
+ */
+int ornic_ib_av(const struct rdma_ah_attr *ah_attr, struct ornic_av *av)
+{
+	const struct ib_global_route *grh;
+
+	if (ah_attr->type != RDMA_AH_ATTR_TYPE_IB ||
+	    rdma_ah_get_port_num(ah_attr) != 1 ||
+	    rdma_ah_get_dlid(ah_attr) > U16_MAX || rdma_ah_get_sl(ah_attr) > 15)
+		return -EINVAL;
+	memset(av, 0, sizeof(*av));
+	av->dlid = rdma_ah_get_dlid(ah_attr);
+	av->sl = rdma_ah_get_sl(ah_attr);
+	av->src_path_bits = rdma_ah_get_path_bits(ah_attr) & 0x7f;
+	av->static_rate = rdma_ah_get_static_rate(ah_attr) & 0x3f;
+	if (!(rdma_ah_get_ah_flags(ah_attr) & IB_AH_GRH))
+		return 0;
+	grh = rdma_ah_read_grh(ah_attr);
+	if (grh->sgid_index)
+		return -EINVAL;
+	av->av_flags = ORNIC_AV_FLAG_GRH;
+	memcpy(av->dgid, grh->dgid.raw, sizeof(av->dgid));
+	av->hop_limit = grh->hop_limit;
+	av->traffic_class = grh->traffic_class;
+	av->flow_label = grh->flow_label & IB_GRH_FLOWLABEL_MASK;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(ornic_ib_av);
+
+int ornic_av_from_ah_attr(struct ornic_dev *dev,
+			  const struct rdma_ah_attr *ah_attr, u32 lqpn,
+			  u32 rqpn, struct ornic_av *av)
+{
+	if (ornic_is_ib(dev))
+		return ornic_ib_av(ah_attr, av);
+	return ornic_roce_av(ah_attr, lqpn, rqpn, av);
+}
+
 int ornic_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 		    struct ib_udata *udata)
 {
@@ -65,12 +108,12 @@ int ornic_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 	struct ornic_av av;
 	int err;
 
-	err = ornic_roce_av(init->ah_attr, 0, 0, &av);
+	err = ornic_av_from_ah_attr(dev, init->ah_attr, 0, 0, &av);
 	if (err)
 		return err;
+	ah->av = av;
 	if (!udata) {
 		ah->kernel = true;
-		ah->av = av;
 		return 0;
 	}
 	if (!(init->flags & RDMA_CREATE_AH_SLEEPABLE))
@@ -89,6 +132,42 @@ int ornic_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 		ornic_admin_destroy(dev, ORNIC_ADMIN_DESTROY_AH, ah->index);
 		return err;
 	}
+	return 0;
+}
+
+/*
+ * The MAD layer matches a response to its request by asking the request's
+ * AH where it went (rdma_query_ah()): the LIDs (and GRH) of an InfiniBand
+ * port's vectors, the GIDs and MAC of a RoCE port's.
+ */
+void ornic_av_to_ah_attr(const struct ornic_av *av, bool ib,
+			 struct rdma_ah_attr *attr)
+{
+	union ib_gid dgid;
+
+	memset(attr, 0, sizeof(*attr));
+	memcpy(dgid.raw, av->dgid, sizeof(dgid.raw));
+	attr->type = ib ? RDMA_AH_ATTR_TYPE_IB : RDMA_AH_ATTR_TYPE_ROCE;
+	rdma_ah_set_port_num(attr, 1);
+	if (ib) {
+		rdma_ah_set_dlid(attr, av->dlid);
+		rdma_ah_set_sl(attr, av->sl);
+		rdma_ah_set_path_bits(attr, av->src_path_bits);
+		rdma_ah_set_static_rate(attr, av->static_rate);
+		if (!(av->av_flags & ORNIC_AV_FLAG_GRH))
+			return;
+	} else {
+		memcpy(attr->roce.dmac, av->dmac, ETH_ALEN);
+	}
+	rdma_ah_set_grh(attr, &dgid, av->flow_label, av->sgid_index,
+			av->hop_limit, av->traffic_class);
+}
+EXPORT_SYMBOL_IF_KUNIT(ornic_av_to_ah_attr);
+
+int ornic_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr)
+{
+	ornic_av_to_ah_attr(&to_oah(ibah)->av, ornic_is_ib(to_odev(ibah->device)),
+			    attr);
 	return 0;
 }
 
@@ -122,5 +201,10 @@ void ornic_cmd_create_ah(struct ornic_admin_sqe *sqe, u32 pdn,
 	c->hop_limit = av->hop_limit;
 	c->traffic_class = av->traffic_class;
 	c->udp_sport = cpu_to_le16(av->udp_sport);
+	c->dlid = cpu_to_le16(av->dlid);
+	c->sl = av->sl;
+	c->src_path_bits = av->src_path_bits;
+	c->av_flags = av->av_flags;
+	c->static_rate = av->static_rate;
 }
 EXPORT_SYMBOL_IF_KUNIT(ornic_cmd_create_ah);

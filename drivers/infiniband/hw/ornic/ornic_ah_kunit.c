@@ -44,8 +44,65 @@ static void ornic_cmd_create_ah_layout(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, b[37], 0x2a);
 }
 
+/* An InfiniBand AH: the LID fields, and the GRH only when asked for. */
+static void ornic_ib_av_from_ah_attr(struct kunit *test)
+{
+	struct rdma_ah_attr attr = { .type = RDMA_AH_ATTR_TYPE_IB };
+	union ib_gid dgid = { .raw = { 0xff, 0x12, [15] = 0x01 } };
+	struct ornic_admin_sqe sqe;
+	struct ornic_admin_create_ah *c = (void *)&sqe;
+	struct ornic_av av;
+
+	rdma_ah_set_port_num(&attr, 1);
+	rdma_ah_set_dlid(&attr, 0xc001);
+	rdma_ah_set_sl(&attr, 5);
+	rdma_ah_set_path_bits(&attr, 1);
+	rdma_ah_set_static_rate(&attr, IB_RATE_100_GBPS);
+	KUNIT_ASSERT_EQ(test, ornic_ib_av(&attr, &av), 0);
+	KUNIT_EXPECT_EQ(test, av.dlid, 0xc001);
+	KUNIT_EXPECT_EQ(test, av.sl, 5);
+	KUNIT_EXPECT_EQ(test, av.src_path_bits, 1);
+	KUNIT_EXPECT_EQ(test, av.static_rate, IB_RATE_100_GBPS);
+	KUNIT_EXPECT_EQ(test, av.av_flags, 0);
+	KUNIT_EXPECT_TRUE(test, ornic_all_zero(av.dgid, sizeof(av.dgid)));
+
+	rdma_ah_set_grh(&attr, &dgid, 0xfffff123, 0, 1, 0x28);
+	KUNIT_ASSERT_EQ(test, ornic_ib_av(&attr, &av), 0);
+	KUNIT_EXPECT_EQ(test, av.av_flags, ORNIC_AV_FLAG_GRH);
+	KUNIT_EXPECT_EQ(test, av.flow_label, 0xff123U);
+	KUNIT_EXPECT_EQ(test, av.hop_limit, 1);
+	KUNIT_EXPECT_EQ(test, memcmp(av.dgid, dgid.raw, 16), 0);
+	ornic_cmd_create_ah(&sqe, 7, &av);
+	KUNIT_EXPECT_EQ(test, le16_to_cpu(c->dlid), 0xc001);
+	KUNIT_EXPECT_EQ(test, c->sl, 5);
+	KUNIT_EXPECT_EQ(test, c->av_flags, ORNIC_AV_FLAG_GRH);
+	KUNIT_EXPECT_TRUE(test, ornic_all_zero(c->dmac, sizeof(c->dmac)));
+
+	/* The vector as the MAD layer reads it back (rdma_query_ah()). */
+	{
+		struct rdma_ah_attr back;
+
+		ornic_av_to_ah_attr(&av, true, &back);
+		KUNIT_EXPECT_EQ(test, back.type, RDMA_AH_ATTR_TYPE_IB);
+		KUNIT_EXPECT_EQ(test, rdma_ah_get_dlid(&back), 0xc001U);
+		KUNIT_EXPECT_EQ(test, rdma_ah_get_sl(&back), 5);
+		KUNIT_EXPECT_EQ(test, rdma_ah_get_path_bits(&back), 1);
+		KUNIT_EXPECT_TRUE(test, rdma_ah_get_ah_flags(&back) & IB_AH_GRH);
+		KUNIT_EXPECT_EQ(test, rdma_ah_read_grh(&back)->flow_label,
+				0xff123U);
+	}
+
+	/* The port has GID 0 only; a RoCE AH is not an InfiniBand one. */
+	rdma_ah_set_grh(&attr, &dgid, 0, 1, 1, 0);
+	KUNIT_EXPECT_EQ(test, ornic_ib_av(&attr, &av), -EINVAL);
+	rdma_ah_set_ah_flags(&attr, 0);
+	attr.type = RDMA_AH_ATTR_TYPE_ROCE;
+	KUNIT_EXPECT_EQ(test, ornic_ib_av(&attr, &av), -EINVAL);
+}
+
 static struct kunit_case ornic_ah_cases[] = {
 	KUNIT_CASE(ornic_cmd_create_ah_layout),
+	KUNIT_CASE(ornic_ib_av_from_ah_attr),
 	{}
 };
 

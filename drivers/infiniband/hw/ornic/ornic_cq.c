@@ -40,6 +40,12 @@ static int ornic_user_cq_flags(struct ornic_dev *dev,
 		}
 		flags |= ORNIC_CQ_FLAG_TIMESTAMP;
 	}
+	/*
+	 * Every CQ of an InfiniBand port has 64-byte entries (spec:
+	 * infiniband.rst "Completions"); the provider sizes its ring so.
+	 */
+	if (ornic_is_ib(dev))
+		flags |= ORNIC_CQ_FLAG_TIMESTAMP;
 	if (!dev->num_ceqs || attr->comp_vector >= dev->num_ceqs) {
 		ibdev_dbg(&dev->ibdev, "CQ comp_vector %d (device has %u)\n",
 			  attr->comp_vector, dev->num_ceqs);

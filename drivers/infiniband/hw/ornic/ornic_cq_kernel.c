@@ -187,6 +187,25 @@ static void ornic_cqe_to_wc(const struct ornic_cqe *cqe, struct ornic_qp *qp,
 }
 
 /*
+ * An InfiniBand port's receive (spec: infiniband.rst "Completions"): the
+ * sender's LID and SL, the path bits and P_Key index it arrived with, and a
+ * GRH that is IB's own rather than an IP header.
+ */
+void ornic_cqe_origin_to_wc(const struct ornic_cqe_ts *ts, struct ib_wc *wc)
+{
+	if (wc->status != IB_WC_SUCCESS || (wc->opcode != IB_WC_RECV &&
+					    wc->opcode != IB_WC_RECV_RDMA_WITH_IMM))
+		return;
+	wc->slid = le16_to_cpu(ts->slid);
+	wc->sl = ts->sl & 0xf;
+	wc->dlid_path_bits = ts->dlid_path_bits;
+	wc->pkey_index = le16_to_cpu(ts->pkey_index);
+	wc->wc_flags &= ~IB_WC_WITH_NETWORK_HDR_TYPE;
+	wc->network_hdr_type = RDMA_NETWORK_IB;
+}
+EXPORT_SYMBOL_IF_KUNIT(ornic_cqe_origin_to_wc);
+
+/*
  * Check a CQE against what this CQ can hold: a known RDMA opcode, a live
  * kernel QP that completes on this CQ in that direction, and a WQE index
  * that names a posted WQE.  Returns that QP, with what was posted, or NULL
@@ -323,6 +342,9 @@ int ornic_poll_cq(struct ib_cq *ibcq, int ne, struct ib_wc *wc)
 		if (!qp)
 			continue;
 		ornic_cqe_to_wc(&cqe, qp, posted.wr_id, &wc[n]);
+		if (kcq->ring.wide)
+			ornic_cqe_origin_to_wc(ornic_cqe_ts_of(ring_cqe),
+					       &wc[n]);
 		/* More than the receive buffers hold: not data to trust. */
 		if (ornic_cqe_kind(cqe.opcode) == ORNIC_CQE_KIND_RECV &&
 		    wc[n].status == IB_WC_SUCCESS && wc[n].byte_len > posted.len) {
@@ -372,28 +394,37 @@ int ornic_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 void ornic_kernel_cq_clean(struct ornic_cq *cq, u32 qpn)
 {
 	u32 depth = 1U << cq->log_depth, end, i, dropped = 0;
-	struct ornic_cqe *ring = cq->kern.ring.ring;
+	struct ornic_cq_ring *ring = &cq->kern.ring;
 	unsigned long flags;
 
 	spin_lock_irqsave(&cq->kern.lock, flags);
-	for (end = cq->kern.ring.ci; end - cq->kern.ring.ci < depth; end++) {
-		u8 owner = READ_ONCE(ring[ornic_ring_slot(end,
-							  cq->log_depth)].owner);
+	for (end = ring->ci; end - ring->ci < depth; end++) {
+		struct ornic_cqe *cqe =
+			ornic_cq_ring_cqe(ring, ornic_ring_slot(end,
+								cq->log_depth));
 
-		if (!ornic_ring_owned(owner, end, cq->log_depth))
+		if (!ornic_ring_owned(READ_ONCE(cqe->owner), end,
+				      cq->log_depth))
 			break;
 	}
 	dma_rmb();
-	for (i = end; i != cq->kern.ring.ci; i--) {
-		struct ornic_cqe *src = &ring[ornic_ring_slot(i - 1,
-							      cq->log_depth)];
+	for (i = end; i != ring->ci; i--) {
+		struct ornic_cqe *src =
+			ornic_cq_ring_cqe(ring, ornic_ring_slot(i - 1,
+								cq->log_depth));
+		struct ornic_cqe *dst =
+			ornic_cq_ring_cqe(ring, ornic_ring_slot(i - 1 + dropped,
+								cq->log_depth));
 
 		if ((le32_to_cpu(src->qpn) & ORNIC_QPN_MASK) == qpn) {
 			dropped++;
 		} else if (dropped) {
-			memcpy(&ring[ornic_ring_slot(i - 1 + dropped,
-						     cq->log_depth)],
-			       src, offsetof(struct ornic_cqe, owner));
+			/* A wide entry moves whole, its owner byte stays. */
+			if (ring->wide)
+				memcpy((void *)ornic_cqe_ts_of(dst),
+				       ornic_cqe_ts_of(src),
+				       offsetof(struct ornic_cqe_ts, cqe));
+			memcpy(dst, src, offsetof(struct ornic_cqe, owner));
 		}
 	}
 	cq->kern.ring.ci += dropped;

@@ -397,9 +397,21 @@ void ornic_ceqs_destroy(struct ornic_dev *dev)
 
 /* --- the driver's completion rings --------------------------------------- */
 
+static size_t ornic_cq_ring_entry_bytes(const struct ornic_cq_ring *cq)
+{
+	return cq->wide ? ORNIC_CQE_TS_SIZE : ORNIC_CQE_SIZE;
+}
+
 static size_t ornic_cq_ring_bytes(struct ornic_cq_ring *cq)
 {
-	return (size_t)ORNIC_CQE_SIZE << cq->log_depth;
+	return ornic_cq_ring_entry_bytes(cq) << cq->log_depth;
+}
+
+struct ornic_cqe *ornic_cq_ring_cqe(struct ornic_cq_ring *cq, u32 slot)
+{
+	void *entry = cq->ring + ornic_cq_ring_entry_bytes(cq) * slot;
+
+	return cq->wide ? &((struct ornic_cqe_ts *)entry)->cqe : entry;
 }
 
 int ornic_cq_ring_create(struct ornic_dev *dev, struct ornic_cq_ring *cq,
@@ -414,6 +426,8 @@ int ornic_cq_ring_create(struct ornic_dev *dev, struct ornic_cq_ring *cq,
 	cq->eq = eq;
 	cq->log_depth = log_depth;
 	cq->ci = 0;
+	/* spec: infiniband.rst "Completions": every CQ of an IB port is wide. */
+	cq->wide = ornic_is_ib(dev);
 	cq->ring = dma_alloc_coherent(&dev->pdev->dev, ornic_cq_ring_bytes(cq),
 				      &cq->dma, GFP_KERNEL);
 	if (!cq->ring)
@@ -421,7 +435,8 @@ int ornic_cq_ring_create(struct ornic_dev *dev, struct ornic_cq_ring *cq,
 
 	ornic_mem_desc_contig(&mem, cq->dma, ornic_cq_ring_bytes(cq), PAGE_SHIFT);
 	ornic_cmd_create_cq(&sqe, &mem, log_depth, eq->eqn,
-			    ORNIC_DB_PAGE_KERNEL, 0);
+			    ORNIC_DB_PAGE_KERNEL,
+			    cq->wide ? ORNIC_CQ_FLAG_TIMESTAMP : 0);
 	err = ornic_admin_simple(dev, &sqe, &cqn);
 	if (err)
 		goto err_free;
@@ -453,8 +468,8 @@ void ornic_cq_ring_destroy(struct ornic_dev *dev, struct ornic_cq_ring *cq)
 
 struct ornic_cqe *ornic_cq_ring_next(struct ornic_cq_ring *cq)
 {
-	struct ornic_cqe *cqe = &cq->ring[ornic_ring_slot(cq->ci,
-							  cq->log_depth)];
+	struct ornic_cqe *cqe = ornic_cq_ring_cqe(cq, ornic_ring_slot(cq->ci,
+								     cq->log_depth));
 
 	if (!ornic_ring_owned(READ_ONCE(cqe->owner), cq->ci, cq->log_depth))
 		return NULL;
@@ -503,6 +518,7 @@ bool ornic_eqe_type_valid(u8 type)
 	case ORNIC_EQE_PORT_STATE:
 	case ORNIC_EQE_DEVICE_FATAL:
 	case ORNIC_EQE_PAGE_FAULT:
+	case ORNIC_EQE_PORT_CHANGE:
 		return true;
 	default:
 		return false;

@@ -61,10 +61,17 @@ static void ornic_fatal_work(struct work_struct *work)
 	ornic_cq_rings_kick(dev);
 }
 
+/*
+ * A RoCE port's state is its netdev's carrier, re-read from process
+ * context; an InfiniBand port's is the subnet manager's, in the event.
+ */
 static void ornic_port_state_event(struct ornic_dev *dev,
 				   const struct ornic_eqe *eqe)
 {
-	ornic_eth_link_changed(dev);
+	if (ornic_is_ib(dev))
+		ornic_ib_port_state_event(dev, eqe);
+	else
+		ornic_eth_link_changed(dev);
 }
 
 /* Who gets what the EQs read (ornic_eq.c knows no verbs object). */
@@ -81,6 +88,7 @@ static const struct ornic_eq_handlers ornic_eq_handlers = {
 		[ORNIC_EQE_SRQ_LIMIT] = ornic_srq_async_event,
 		[ORNIC_EQE_PORT_STATE] = ornic_port_state_event,
 		[ORNIC_EQE_PAGE_FAULT] = ornic_odp_page_fault_event,
+		[ORNIC_EQE_PORT_CHANGE] = ornic_port_change_event,
 	},
 	.completion = ornic_cq_comp_event,
 };
@@ -447,7 +455,8 @@ static int ornic_register(struct ornic_dev *dev)
 
 	schedule_delayed_work(&dev->health_work,
 			      msecs_to_jiffies(ORNIC_HEALTH_PERIOD_MS));
-	err = ornic_eth_register(dev);
+	/* An InfiniBand port has no Ethernet function (IPoIB gives ib0). */
+	err = ornic_is_ib(dev) ? 0 : ornic_eth_register(dev);
 	if (!err)
 		err = ornic_ib_register(dev);
 	if (err)
@@ -455,7 +464,10 @@ static int ornic_register(struct ornic_dev *dev)
 	return err;
 }
 
-/* The completion EQs and the DMA buffer QUERY_COUNTERS answers into. */
+/*
+ * The completion EQs, the DMA buffer QUERY_COUNTERS answers into and, on an
+ * InfiniBand port, MAD_IFC's.
+ */
 static int ornic_ib_resources_alloc(struct ornic_dev *dev)
 {
 	struct device *dmadev = &dev->pdev->dev;
@@ -469,8 +481,15 @@ static int ornic_ib_resources_alloc(struct ornic_dev *dev)
 	err = ornic_ceqs_create(dev);
 	if (err)
 		goto err_free_counters;
+	if (ornic_is_ib(dev)) {
+		err = ornic_mad_init(dev);
+		if (err)
+			goto err_ceqs_destroy;
+	}
 	return 0;
 
+err_ceqs_destroy:
+	ornic_ceqs_destroy(dev);
 err_free_counters:
 	dma_free_coherent(dmadev, sizeof(struct ornic_device_counters),
 			  dev->counters_buf, dev->counters_dma);
@@ -480,6 +499,8 @@ err_free_counters:
 /* After ornic_stop_deferred_work(): the fatal work walks the CEQs. */
 static void ornic_ib_resources_free(struct ornic_dev *dev)
 {
+	if (ornic_is_ib(dev))
+		ornic_mad_destroy(dev);
 	ornic_ceqs_destroy(dev);
 	dma_free_coherent(&dev->pdev->dev, sizeof(struct ornic_device_counters),
 			  dev->counters_buf, dev->counters_dma);

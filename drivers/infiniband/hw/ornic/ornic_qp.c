@@ -24,8 +24,8 @@ static int ornic_qp_check_init(struct ornic_dev *dev,
 	if (init->create_flags)
 		return -EOPNOTSUPP;
 	/*
-	 * RC, UC, UD and XRC as the device's caps say; GSI is the MAD layer's
-	 * QP1, never one of user space's.
+	 * RC, UC, UD and XRC as the device's caps say; GSI and SMI are the MAD
+	 * layer's QP1 and QP0, never user space's.
 	 */
 	err = ornic_qp_type_to_hw(init->qp_type, dev->caps, hw_type);
 	if (err) {
@@ -266,7 +266,7 @@ static int ornic_create_qp_user(struct ornic_dev *dev, struct ornic_qp *qp,
 	struct ib_qp_cap cap;
 	int err;
 
-	if (init->qp_type == IB_QPT_GSI)
+	if (init->qp_type == IB_QPT_GSI || init->qp_type == IB_QPT_SMI)
 		return -EINVAL;
 	err = ornic_udata_in(udata, &req, sizeof(req));
 	if (err)
@@ -478,9 +478,9 @@ int ornic_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 				  qp->qpn, ibqp->qp_type);
 			return -EINVAL;
 		}
-		err = ornic_roce_av(&attr->ah_attr, qp->qpn,
-				    (mask & IB_QP_DEST_QPN) ?
-				    attr->dest_qp_num : 0, &av);
+		err = ornic_av_from_ah_attr(dev, &attr->ah_attr, qp->qpn,
+					    (mask & IB_QP_DEST_QPN) ?
+					    attr->dest_qp_num : 0, &av);
 		if (err)
 			return err;
 		ornic_qp_av_to_hw(&av, &oa);
@@ -538,7 +538,8 @@ int ornic_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	ornic_qp_attr_to_ib(&oa, attr);
 	attr->cap = qp->cap;
 	/* A UD QP has no address vector of its own (its AHs do). */
-	if (ibqp->qp_type == IB_QPT_UD || ibqp->qp_type == IB_QPT_GSI)
+	if (ibqp->qp_type == IB_QPT_UD || ibqp->qp_type == IB_QPT_GSI ||
+	    ibqp->qp_type == IB_QPT_SMI)
 		memset(&attr->ah_attr, 0, sizeof(attr->ah_attr));
 
 	memset(init, 0, sizeof(*init));

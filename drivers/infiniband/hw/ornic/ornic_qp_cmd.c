@@ -69,6 +69,7 @@ int ornic_qp_type_to_hw(enum ib_qp_type type, u64 caps, u8 *hw)
 		{ IB_QPT_UC, ORNIC_QPT_UC, ORNIC_CAP_UC },
 		{ IB_QPT_UD, ORNIC_QPT_UD, ORNIC_CAP_UD },
 		{ IB_QPT_GSI, ORNIC_QPT_GSI, ORNIC_CAP_GSI },
+		{ IB_QPT_SMI, ORNIC_QPT_SMI, ORNIC_CAP_IB },
 		{ IB_QPT_XRC_INI, ORNIC_QPT_XRC_INI, ORNIC_CAP_XRC },
 		{ IB_QPT_XRC_TGT, ORNIC_QPT_XRC_TGT, ORNIC_CAP_XRC },
 	};
@@ -100,6 +101,7 @@ bool ornic_qp_type_has_op(u8 qpt, u8 op)
 		       op == ORNIC_WQE_OP_RDMA_WRITE_IMM;
 	case ORNIC_QPT_UD:
 	case ORNIC_QPT_GSI:
+	case ORNIC_QPT_SMI:
 		return op == ORNIC_WQE_OP_SEND || op == ORNIC_WQE_OP_SEND_IMM;
 	default:
 		return false;
@@ -189,10 +191,11 @@ int ornic_qp_attr_from_ib(const struct ib_qp_attr *ia, int ib_mask,
 		oa->access_flags = cpu_to_le32(access &
 					       ~ORNIC_ACCESS_LOCAL_WRITE);
 	}
+	/* Below the table's length, which the device checks (1 on RoCE). */
 	if (ib_mask & IB_QP_PKEY_INDEX) {
-		if (ia->pkey_index)
+		if (ia->pkey_index >= ORNIC_IB_PKEY_TABLE_LEN)
 			return -EINVAL;
-		oa->pkey_index = 0;
+		oa->pkey_index = cpu_to_le16(ia->pkey_index);
 	}
 	if (ib_mask & IB_QP_QKEY)
 		oa->qkey = cpu_to_le32(ia->qkey);
@@ -248,6 +251,11 @@ void ornic_qp_av_to_hw(const struct ornic_av *av, struct ornic_qp_attr *oa)
 	/* 20 bits on the wire: the rest is dropped, as rxe and mlx5 do. */
 	oa->flow_label = cpu_to_le32(av->flow_label & ORNIC_FLOW_LABEL_MASK);
 	oa->udp_sport = cpu_to_le16(av->udp_sport);
+	oa->dlid = cpu_to_le16(av->dlid);
+	oa->sl = av->sl;
+	oa->src_path_bits = av->src_path_bits;
+	oa->av_flags = av->av_flags;
+	oa->static_rate = av->static_rate;
 }
 EXPORT_SYMBOL_IF_KUNIT(ornic_qp_av_to_hw);
 
@@ -328,8 +336,22 @@ void ornic_qp_attr_to_ib(const struct ornic_qp_attr *oa,
 	ia->rnr_retry = oa->rnr_retry;
 
 	memcpy(dgid.raw, oa->dgid, sizeof(dgid.raw));
-	ia->ah_attr.type = RDMA_AH_ATTR_TYPE_ROCE;
 	rdma_ah_set_port_num(&ia->ah_attr, 1);
+	/* An InfiniBand port's vectors have a DLID; a RoCE port's never do. */
+	if (oa->dlid) {
+		ia->ah_attr.type = RDMA_AH_ATTR_TYPE_IB;
+		rdma_ah_set_dlid(&ia->ah_attr, le16_to_cpu(oa->dlid));
+		rdma_ah_set_sl(&ia->ah_attr, oa->sl);
+		rdma_ah_set_path_bits(&ia->ah_attr, oa->src_path_bits);
+		rdma_ah_set_static_rate(&ia->ah_attr, oa->static_rate);
+		if (oa->av_flags & ORNIC_AV_FLAG_GRH)
+			rdma_ah_set_grh(&ia->ah_attr, &dgid,
+					le32_to_cpu(oa->flow_label),
+					oa->sgid_index, oa->hop_limit,
+					oa->traffic_class);
+		return;
+	}
+	ia->ah_attr.type = RDMA_AH_ATTR_TYPE_ROCE;
 	rdma_ah_set_grh(&ia->ah_attr, &dgid, le32_to_cpu(oa->flow_label),
 			oa->sgid_index, oa->hop_limit, oa->traffic_class);
 	memcpy(ia->ah_attr.roce.dmac, oa->dmac, ETH_ALEN);

@@ -47,7 +47,11 @@ void ornic_cmd_modify_qp(struct ornic_admin_sqe *sqe, u8 opcode, u32 qpn,
 			 u64 attr_addr, u32 attr_len, u32 mask,
 			 int cur_state);
 
-/* A RoCEv2 address vector (of a QP's ORNIC_QP_ATTR_AV, or of an AH). */
+/*
+ * An address vector (of a QP's ORNIC_QP_ATTR_AV, or of an AH): RoCEv2's
+ * GIDs, MAC and UDP source port, or InfiniBand's LIDs with a GRH when
+ * av_flags has ORNIC_AV_FLAG_GRH (spec: infiniband.rst "Address vectors").
+ */
 struct ornic_av {
 	u8 dgid[16];
 	u8 dmac[ETH_ALEN];
@@ -56,6 +60,12 @@ struct ornic_av {
 	u8 traffic_class;
 	u32 flow_label;
 	u16 udp_sport;		/* 0: the device chooses */
+	/* InfiniBand only; 0 on RoCE */
+	u16 dlid;
+	u8 sl;
+	u8 src_path_bits;
+	u8 av_flags;		/* ORNIC_AV_FLAG_* */
+	u8 static_rate;
 };
 
 /*

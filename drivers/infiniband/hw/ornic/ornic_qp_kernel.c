@@ -17,7 +17,8 @@
 
 static bool ornic_qp_is_ud(const struct ornic_qp *qp)
 {
-	return qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI;
+	return qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI ||
+	       qp->ibqp.qp_type == IB_QPT_SMI;
 }
 
 /* The ring's blocks, and its doorbell record after them if it has one. */
@@ -199,8 +200,10 @@ int ornic_create_kernel_qp(struct ornic_qp *qp, struct ib_qp_init_attr *init)
 	err = ornic_admin_simple(dev, &sqe, &qp->qpn);
 	if (err)
 		goto err_free;
-	if (init->qp_type == IB_QPT_GSI && qp->qpn != ORNIC_QPN_GSI) {
-		ibdev_err(&dev->ibdev, "GSI QP created as QPN %u\n", qp->qpn);
+	if ((init->qp_type == IB_QPT_GSI && qp->qpn != ORNIC_QPN_GSI) ||
+	    (init->qp_type == IB_QPT_SMI && qp->qpn != ORNIC_QPN_SMI)) {
+		ibdev_err(&dev->ibdev, "management QP (type %d) created as QPN %u\n",
+			  init->qp_type, qp->qpn);
 		ornic_admin_destroy(dev, ORNIC_ADMIN_DESTROY_QP, qp->qpn);
 		err = -EIO;
 		goto err_free;
@@ -360,6 +363,11 @@ static void ornic_write_av(struct ornic_wqe_av *dst, const struct ornic_av *av)
 	memcpy(dst->dgid, av->dgid, sizeof(dst->dgid));
 	memcpy(dst->dmac, av->dmac, sizeof(dst->dmac));
 	dst->udp_sport = cpu_to_le16(av->udp_sport);
+	dst->dlid = cpu_to_le16(av->dlid);
+	dst->sl = av->sl;
+	dst->src_path_bits = av->src_path_bits;
+	dst->av_flags = av->av_flags;
+	dst->static_rate = av->static_rate;
 }
 
 /*
@@ -556,6 +564,10 @@ static int ornic_post_one_send(struct ornic_qp *qp,
 		return -ENOMEM;
 	ornic_send_hdr(qp, wr, h, hw, blocks);
 	ornic_send_op_fields(wq, h, wr, hw, ah);
+	/* The MAD layer's QPs name each MAD's partition (spec: wqe.rst). */
+	if (ah && qp->ibqp.qp_type != IB_QPT_UD &&
+	    ornic_is_ib(to_odev(qp->ibqp.device)))
+		h->ud.pkey_index = cpu_to_le16(ud_wr(wr)->pkey_index);
 
 	if (inl) {
 		h->flags |= ORNIC_WQE_FLAG_INLINE;

@@ -207,7 +207,7 @@ static void ornic_qp_attr_ranges(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, le32_to_cpu(oa.sq_psn), 0xabcdefU);
 	KUNIT_EXPECT_EQ(test, le32_to_cpu(oa.rq_psn), 0x123456U);
 	KUNIT_EXPECT_EQ(test, le32_to_cpu(oa.dest_qpn), 0x42U);
-	ia = (struct ib_qp_attr){ .pkey_index = 1 };
+	ia = (struct ib_qp_attr){ .pkey_index = ORNIC_IB_PKEY_TABLE_LEN };
 	KUNIT_EXPECT_EQ(test, ornic_qp_attr_from_ib(&ia, IB_QP_PKEY_INDEX,
 						    &oa), -EINVAL);
 	ia = (struct ib_qp_attr){ .path_mtu = 6 };

@@ -340,6 +340,7 @@ int ornic_create_kernel_cq(struct ib_cq *ibcq,
 			   const struct ib_cq_init_attr *attr);
 void ornic_destroy_kernel_cq(struct ornic_cq *cq);
 int ornic_poll_cq(struct ib_cq *ibcq, int ne, struct ib_wc *wc);
+void ornic_cqe_origin_to_wc(const struct ornic_cqe_ts *ts, struct ib_wc *wc);
 int ornic_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 void ornic_kernel_cq_clean(struct ornic_cq *cq, u32 qpn);
 void ornic_kernel_cq_kick(struct ib_cq *ibcq);
@@ -425,6 +426,14 @@ int ornic_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 int ornic_destroy_ah(struct ib_ah *ibah, u32 flags);
 int ornic_roce_av(const struct rdma_ah_attr *ah_attr, u32 lqpn, u32 rqpn,
 		  struct ornic_av *av);
+int ornic_ib_av(const struct rdma_ah_attr *ah_attr, struct ornic_av *av);
+void ornic_av_to_ah_attr(const struct ornic_av *av, bool ib,
+			 struct rdma_ah_attr *attr);
+int ornic_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr);
+/* The vector of the port's link layer (@lqpn, @rqpn: RoCE's entropy). */
+int ornic_av_from_ah_attr(struct ornic_dev *dev,
+			  const struct rdma_ah_attr *ah_attr, u32 lqpn,
+			  u32 rqpn, struct ornic_av *av);
 void ornic_cmd_create_ah(struct ornic_admin_sqe *sqe, u32 pdn,
 			 const struct ornic_av *av);
 

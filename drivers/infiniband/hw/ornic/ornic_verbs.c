@@ -90,7 +90,7 @@ static int ornic_query_device(struct ib_device *ibdev,
 	props->max_srq_sge = min_t(u32, le32_to_cpu(a->max_srq_sge),
 				   props->max_recv_sge);
 	props->max_ah = le32_to_cpu(a->max_ah);
-	props->max_pkeys = 1;
+	props->max_pkeys = ornic_is_ib(dev) ? ORNIC_IB_PKEY_TABLE_LEN : 1;
 	props->device_cap_flags = ornic_device_cap_flags(dev->caps);
 	if (dev->caps & ORNIC_CAP_FAST_REG)
 		props->max_fast_reg_page_list_len =
@@ -127,6 +127,9 @@ static int ornic_query_port(struct ib_device *ibdev, u32 port,
 	struct net_device *netdev = dev->netdev;
 	u32 mtu = netdev ? READ_ONCE(netdev->mtu) : 1500;
 
+	/* The subnet manager's view of an InfiniBand port: its PortInfo. */
+	if (ornic_is_ib(dev))
+		return ornic_ib_query_port(dev, props);
 	memset(props, 0, sizeof(*props));
 	props->gid_tbl_len = min_t(u32, le32_to_cpu(dev->port.gid_tbl_len),
 				   ORNIC_NUM_GIDS_MAX);
@@ -161,7 +164,9 @@ static int ornic_get_port_immutable(struct ib_device *ibdev, u32 port,
 		return err;
 	immutable->pkey_tbl_len = attr.pkey_tbl_len;
 	immutable->gid_tbl_len = attr.gid_tbl_len;
-	immutable->core_cap_flags = RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
+	immutable->core_cap_flags = ornic_is_ib(to_odev(ibdev)) ?
+				    RDMA_CORE_PORT_IBA_IB :
+				    RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
 	immutable->max_mad_size = IB_MGMT_MAD_SIZE;
 	return 0;
 }
@@ -169,16 +174,28 @@ static int ornic_get_port_immutable(struct ib_device *ibdev, u32 port,
 static enum rdma_link_layer ornic_get_link_layer(struct ib_device *ibdev,
 						 u32 port)
 {
-	return IB_LINK_LAYER_ETHERNET;
+	return ornic_is_ib(to_odev(ibdev)) ? IB_LINK_LAYER_INFINIBAND :
+					     IB_LINK_LAYER_ETHERNET;
 }
 
 static int ornic_query_pkey(struct ib_device *ibdev, u32 port, u16 index,
 			    u16 *pkey)
 {
+	struct ornic_dev *dev = to_odev(ibdev);
+
+	if (ornic_is_ib(dev))
+		return ornic_ib_query_pkey(dev, index, pkey);
 	if (index)
 		return -EINVAL;
 	*pkey = IB_DEFAULT_PKEY_FULL;
 	return 0;
+}
+
+/* InfiniBand ports only: a RoCE port's GIDs are the core's table. */
+static int ornic_query_gid(struct ib_device *ibdev, u32 port, int index,
+			   union ib_gid *gid)
+{
+	return ornic_ib_query_gid(to_odev(ibdev), index, gid);
 }
 
 /* sysfs fw_ver: the device's FW_VERSION (identity.rst, "Versioning"). */
@@ -441,6 +458,7 @@ static const struct ib_device_ops ornic_dev_ops = {
 	.poll_cq = ornic_poll_cq,
 	.post_recv = ornic_post_recv,
 	.post_send = ornic_post_send,
+	.query_ah = ornic_query_ah,
 	.query_device = ornic_query_device,
 	.query_pkey = ornic_query_pkey,
 	.query_port = ornic_query_port,
@@ -464,6 +482,16 @@ static const struct ib_device_ops ornic_dev_ops = {
 static const struct ib_device_ops ornic_resize_ops = {
 	.ORNIC_RESIZE_CQ_OP = ornic_resize_cq_op,
 	.rereg_user_mr = ornic_rereg_user_mr,
+};
+
+/*
+ * An InfiniBand port: its SMA and PMA answer MADs, the driver reports its
+ * GIDs, and the MAD layer sets software's capability bits (IsSM, IsCM).
+ */
+static const struct ib_device_ops ornic_ib_port_ops = {
+	.modify_port = ornic_modify_port,
+	.process_mad = ornic_process_mad,
+	.query_gid = ornic_query_gid,
 };
 
 /* Multicast verbs, only when the device has ORNIC_CAP_MCAST. */
@@ -499,9 +527,20 @@ int ornic_ib_register(struct ornic_dev *dev)
 	ibdev->phys_port_cnt = 1;
 	ibdev->num_comp_vectors = dev->num_ceqs;
 	ibdev->dev.parent = &dev->pdev->dev;
-	strscpy(ibdev->node_desc, "ornic RoCEv2 RNIC", sizeof(ibdev->node_desc));
-	addrconf_addr_eui48((u8 *)&ibdev->node_guid, dev->netdev->perm_addr);
 	ib_set_device_ops(ibdev, &ornic_dev_ops);
+	if (ornic_is_ib(dev)) {
+		/* The SMA's NodeInfo and NodeDescription are the device's. */
+		err = ornic_ib_node_desc(dev, ibdev->node_desc);
+		if (err)
+			return err;
+		ibdev->node_guid = dev->attr.node_guid;
+		ib_set_device_ops(ibdev, &ornic_ib_port_ops);
+	} else {
+		strscpy(ibdev->node_desc, "ornic RoCEv2 RNIC",
+			sizeof(ibdev->node_desc));
+		addrconf_addr_eui48((u8 *)&ibdev->node_guid,
+				    dev->netdev->perm_addr);
+	}
 	ib_set_device_ops(ibdev, &ornic_counter_ops);
 	ib_set_device_ops(ibdev, &ornic_restrack_ops);
 	ibdev->driver_def = ornic_uapi_defs;
@@ -519,15 +558,18 @@ int ornic_ib_register(struct ornic_dev *dev)
 		spin_unlock_irq(&dev->aeq_lock);
 	}
 
-	err = ib_device_set_netdev(ibdev, dev->netdev, 1);
-	if (err)
-		goto err_odp;
+	if (dev->netdev) {
+		err = ib_device_set_netdev(ibdev, dev->netdev, 1);
+		if (err)
+			goto err_odp;
+	}
 	err = ib_register_device(ibdev, "ornic_%d", &dev->pdev->dev);
 	if (err) {
 		dev_err(&dev->pdev->dev, "ib_register_device failed: %d\n",
 			err);
 		/* Drop the netdev reference, or unregister_netdev() waits. */
-		ib_device_set_netdev(ibdev, NULL, 1);
+		if (dev->netdev)
+			ib_device_set_netdev(ibdev, NULL, 1);
 		goto err_odp;
 	}
 	WRITE_ONCE(dev->ib_registered, true);
@@ -545,7 +587,7 @@ void ornic_ib_unregister(struct ornic_dev *dev)
 	ornic_odp_wq_destroy(dev);
 }
 
-static void ornic_ib_event(struct ornic_dev *dev, enum ib_event_type type)
+void ornic_ib_event(struct ornic_dev *dev, enum ib_event_type type)
 {
 	struct ib_event ev = {
 		.device = &dev->ibdev,
