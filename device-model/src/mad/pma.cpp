@@ -21,9 +21,10 @@ uint8_t saturate4(uint64_t value) {
   return static_cast<uint8_t>(std::min<uint64_t>(value, 0x0f));
 }
 
-// A channel adapter's one port, by number or through AllPortSelect.
+// A channel adapter's one port: by its number, through AllPortSelect, or as port 0, which
+// perfquery sends when it is given a LID and no port (a CA has no port 0 to mean otherwise).
 bool selects_this_port(uint8_t port_select) {
-  return port_select == 1 || port_select == kAllPortSelect;
+  return port_select <= 1 || port_select == kAllPortSelect;
 }
 
 uint16_t class_port_info(const IbPort& port, bool set, PmaData& out) {

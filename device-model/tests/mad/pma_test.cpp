@@ -155,8 +155,10 @@ TEST(Pma, PortCountersExtended) {
 TEST(Pma, RefusedRequests) {
   MadRig rig;
   EXPECT_EQ(rig.answer(pma(mad::kMethodGet, mad::kAttrPortCounters, 2)), mad::kStatusInvalidField);
-  EXPECT_EQ(rig.answer(pma(mad::kMethodSet, mad::kAttrPortCountersExtended, 0, 0xff)),
+  EXPECT_EQ(rig.answer(pma(mad::kMethodSet, mad::kAttrPortCountersExtended, 2, 0xff)),
             mad::kStatusInvalidField);
+  // perfquery given a LID and no port asks for port 0: a CA's one port.
+  EXPECT_EQ(rig.answer(pma(mad::kMethodGet, mad::kAttrPortCounters, 0)), 0);
   auto with_modifier = pma(mad::kMethodGet, mad::kAttrPortCounters);
   put_be(with_modifier, 20, 4, 1);
   EXPECT_EQ(rig.answer(with_modifier), mad::kStatusInvalidField);
