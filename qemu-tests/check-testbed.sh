@@ -4,7 +4,7 @@
 # module builds and guest suites.  Every test prints one
 # "PASS|FAIL|SKIP: name details" line into $RESULTS; the host side
 # (check.sh) prints the summary.  Selected groups: ORNIC_CHECK_ONLY="a b"
-# (lint model model-guest driver provider datapath pyverbs interop ulp
+# (lint model model-guest driver provider datapath ib pyverbs interop ulp
 # twoguests soak deb stock guide runner, and rxe siw: the software RDMA
 # baselines, which judge nothing about ornic and run only when named, as
 # `make compare` does).
@@ -111,6 +111,11 @@ fi
 # --- verbs data path: pingpongs, perftest, negative tests, capture (check-datapath.sh)
 if group datapath && [ -x "$here/check-datapath.sh" ]; then
 	RESULTS=$RESULTS KDIR=$kdir FLAVOUR=$flavour BUILD=$BUILD "$here/check-datapath.sh" || true
+fi
+
+# --- InfiniBand ports: OpenSM, the IB diagnostics, verbs by LID (check-ib.sh)
+if group ib && [ -x "$here/check-ib.sh" ]; then
+	RESULTS=$RESULTS KDIR=$kdir FLAVOUR=$flavour BUILD=$BUILD "$here/check-ib.sh" || true
 fi
 
 # --- rdma-core's pyverbs suite on ornic and rxe (check-pyverbs.sh) -----------

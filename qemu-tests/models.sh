@@ -18,6 +18,9 @@ MODEL_SHAPING=()
 # MODEL_STATE_DIR: model i writes its counters and state as JSON to
 # MODEL_STATE_DIR/model<i>-state.json on SIGUSR1 and at exit (unset: to its log).
 MODEL_STATE_DIR=${MODEL_STATE_DIR:-}
+# MODEL_LINK_LAYER=ib: every model's port is an InfiniBand port (--link-layer
+# ib: its capture is then ERF InfiniBand records); unset: Ethernet.
+MODEL_LINK_LAYER=${MODEL_LINK_LAYER:-}
 # MODEL_PCAP=0: no capture (make bench; a capture costs a write per frame).
 MODEL_PCAP=${MODEL_PCAP:-1}
 
@@ -63,6 +66,7 @@ model_add() {
 		read -r -a shaping <<<"${MODEL_SHAPING[$i]}"
 		faults+=("${shaping[@]}")
 	fi
+	[ -n "$MODEL_LINK_LAYER" ] && faults+=(--link-layer "$MODEL_LINK_LAYER")
 	[ -n "$MODEL_STATE_DIR" ] && faults+=(--state-file "$MODEL_STATE_DIR/model$i-state.json")
 	rm -f "$dir/model$i.rc" "$dir/model$i.pid" "$dir/model$i.stopped"
 	# The wrapper records the model's exit status in model<i>.rc, so

@@ -20,6 +20,12 @@ the record's length.
   ib-crc-check.py CAPTURE.pcap   check every packet; prints a summary and
                                  exits 1 on any mismatch, or if there is no
                                  packet at all
+  ib-crc-check.py --count-wrong CAPTURE.pcap
+                                 a capture that holds corrupted packets (a
+                                 port with wire faults): prints "TOTAL WRONG",
+                                 the packets and how many of them fail a
+                                 check, for the caller to compare with the
+                                 port's error counters
   ib-crc-check.py --self-test    a packet built here passes, the same with
                                  one payload bit or one VL bit flipped fails
                                  the right check
@@ -104,6 +110,15 @@ def opcode_of(data):
     return data[LRH + (GRH if data[1] & 3 == 3 else 0)]
 
 
+def count_wrong(path):
+    total = wrong = 0
+    for data in read_pcap(path):
+        total += 1
+        wrong += check_packet(data) is not None
+    print(total, wrong)
+    return 0 if total > 0 else 1
+
+
 def check_capture(path):
     counts = collections.Counter()
     bad = []
@@ -175,6 +190,12 @@ def self_test():
 def main(argv):
     if len(argv) == 2 and argv[1] == "--self-test":
         return self_test()
+    if len(argv) == 3 and argv[1] == "--count-wrong":
+        try:
+            return count_wrong(argv[2])
+        except (OSError, ValueError) as e:
+            print("%s: %s" % (argv[2], e))
+            return 1
     if len(argv) != 2:
         print(__doc__.strip(), file=sys.stderr)
         return 2
