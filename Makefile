@@ -9,6 +9,7 @@ all: model
 
 help:
 	@echo "make demo         boot a guest with two ornic NICs: ibv_devinfo, rdma link, perftest vs rxe"
+	@echo "                  (LINK_LAYER=ib: two InfiniBand HCAs, OpenSM, ibstat, perftest by LID)"
 	@echo "make bench        ornic, rxe and siw perftest numbers in one guest (release model): results/bench-<time>"
 	@echo "make check        build everything, run host unit tests and guest suites"
 	@echo "make check-debug  the same with the KASAN test kernel"
@@ -24,8 +25,9 @@ help:
 	@echo "make deb          Debian packages (ornic-dkms, ibverbs-providers-ornic, ornic-model) in build/deb"
 	@echo "make shell        a shell inside the testbed (checkout at /src)"
 
+# LINK_LAYER=ib: two InfiniBand HCAs under OpenSM instead of two RoCE NICs.
 demo:
-	qemu-tests/demo.sh
+	ORNIC_DEMO_LINK_LAYER=$(LINK_LAYER) qemu-tests/demo.sh
 
 # Numbers, never judged (not part of make check): BENCH_REPS, BENCH_SECONDS,
 # BENCH_POINTS, BENCH_MTUS, BENCH_STACKS ... (see qemu-tests/bench.sh).

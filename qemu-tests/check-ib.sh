@@ -60,11 +60,10 @@ mdir=/tmp/ib-models
 out=$RUNS/ib
 rm -rf "$mdir"
 mkdir -p "$out"
-rm -f "$out"/model*-state.json
 # Subnet B's wire: each direction loses 0.5 % and flips a bit in 1 %.
 MODEL_WIRE_FAULTS[2]="loss=0.5%,corrupt=1%,seed=2"
 MODEL_WIRE_FAULTS[3]="loss=0.5%,corrupt=1%,seed=3"
-if ! MODEL_LINK_LAYER=ib MODEL_STATE_DIR=$out models_start "$mdir" 4 link; then
+if ! MODEL_LINK_LAYER=ib models_start "$mdir" 4 link; then
 	record FAIL ib/models-start "models did not start; see $mdir"
 	models_stop >/dev/null
 	exit 0
@@ -117,21 +116,19 @@ else
 fi
 # Subnet B: the packets model 2 received corrupted are in its capture (the
 # capture sits outside the faulty wire); the outside CRC code must find as
-# many wrong packets as model 2 dropped for a bad VCRC or a bad LRH.
+# many wrong packets as model 2's port dropped for a bad VCRC or a bad LRH,
+# read by the guest (rdma statistic) once subnet B fell silent.
 pcap=$mdir/model2.pcap
+counters=$out/faulty-b0-counters.txt
 if read -r total wrong < <(python3 "$here/tools/ib-crc-check.py" --count-wrong "$pcap" 2>&1) &&
-	dropped=$(python3 - "$out/model2-state.json" <<'PY'
-import json, sys
-c = json.load(open(sys.argv[1]))["counters"]
-print(c["rx_bad_vcrc"] + c["rx_bad_lrh"])
-PY
-	); then
+	[ -s "$counters" ]; then
+	dropped=$(awk '{ for (i = 1; i < NF; i++) if ($i == "rx_bad_vcrc" || $i == "rx_bad_lrh") n += $(i + 1) } END { print n + 0 }' "$counters")
 	if [ "$wrong" -gt 0 ] && [ "$wrong" = "$dropped" ]; then
-		record PASS ib/faulty-wire-crcs "$wrong of $total packets in model 2's capture fail crcmod's CRCs; model 2 dropped $dropped for a bad VCRC or LRH"
+		record PASS ib/faulty-wire-crcs "$wrong of $total packets in model 2's capture fail crcmod's CRCs; its port dropped $dropped for a bad VCRC or LRH"
 	else
-		record FAIL ib/faulty-wire-crcs "crcmod finds $wrong wrong of $total; model 2 counted $dropped"
+		record FAIL ib/faulty-wire-crcs "crcmod finds $wrong wrong of $total; model 2's port counted $dropped"
 	fi
 else
-	record FAIL ib/faulty-wire-crcs "no capture or state of model 2: ${total:-} ${wrong:-} ${dropped:-}"
+	record FAIL ib/faulty-wire-crcs "no capture of model 2 or no counters from the guest: ${total:-} ${wrong:-}"
 fi
 exit 0

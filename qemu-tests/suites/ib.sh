@@ -12,107 +12,8 @@ tooldir=$1
 SUITE=ib
 . /src/qemu-tests/suites/lib.sh
 . /src/qemu-tests/suites/driver-lib.sh
-LIBDIR=/usr/lib/x86_64-linux-gnu/libibverbs
+. /src/qemu-tests/suites/ib-lib.sh
 M_KEY=0x0123456789abcdef
-
-port_file() { cat "/sys/class/infiniband/$1/ports/1/$2" 2>/dev/null; }
-port_state_is() { [[ $(port_file "$1" state) == *"$2"* ]]; }
-lid_of() { printf '%d' "$(port_file "$1" lid)"; }
-# The port GUID: the low 64 bits of GID 0.
-port_guid() { port_file "$1" gids/0 | sed 's/^fe80:0000:0000:0000://; s/://g; s/^/0x/'; }
-both_active() { port_state_is "$1" ACTIVE && port_state_is "$2" ACTIVE; }
-# smp_field NAME: NAME's value in smpquery's or perfquery's "Name:....value" output.
-smp_field() { awk -F':[.]*' -v f="$1" '$1 == f { print $2; exit }'; }
-# A GUID as the diagnostics print it: hex without 0x and leading zeros.
-bare_guid() { printf '%x' "$1"; }
-
-# The two subnets.
-setup() {
-	local ibs
-	install_modules "${MODDIR:?}" || { fail setup "cannot install modules"; return 1; }
-	if ! cp "${PROVIDER_DIR:?}/libornic-rdmav34.so" "$LIBDIR/" ||
-		! cp "$PROVIDER_DIR/ornic.driver" /etc/libibverbs.d/; then
-		fail setup "cannot install the provider"
-		return 1
-	fi
-	modprobe ib_umad
-	if ! modprobe ornic || ! wait_for have_ibdevs 4; then
-		fail setup "modprobe ornic: $(dmesg | grep -i ornic | tail -n 3 | tr '\n' ' ')"
-		return 1
-	fi
-	read -r -a ibs <<<"$(ornic_ibdevs | tr '\n' ' ')"
-	A0=${ibs[0]} A1=${ibs[1]} B0=${ibs[2]} B1=${ibs[3]}
-}
-
-# start_sm NAME DEV PRIORITY [CONFIG LINE...]: OpenSM on DEV's port with its
-# own configuration, cache and log under /out/sm-NAME; its PID in SM_PID[NAME].
-declare -A SM_PID
-start_sm() {
-	local name=$1 dev=$2 prio=$3 dir=/out/sm-$1
-	shift 3
-	mkdir -p "$dir/cache"
-	{
-		echo "guid $(port_guid "$dev")"
-		echo "sm_priority $prio"
-		# Sweeps and standby polls short enough for a test to wait for.
-		echo "sweep_interval 2"
-		echo "sminfo_polling_timeout 1000"
-		echo "polling_retry_number 2"
-		echo "log_file $dir/opensm.log"
-		echo "dump_files_dir $dir"
-		echo "partition_config_file $dir/partitions.conf"
-		printf '%s\n' "$@"
-	} >"$dir/opensm.conf"
-	[ -f "$dir/partitions.conf" ] || echo "Default=0x7fff, ipoib : ALL=full;" >"$dir/partitions.conf"
-	OSM_CACHE_DIR=$dir/cache opensm -F "$dir/opensm.conf" >>"$dir/opensm.stdout" 2>&1 &
-	SM_PID[$name]=$!
-}
-stop_sm() {
-	[ -n "${SM_PID[$1]:-}" ] || return 0
-	kill "${SM_PID[$1]}" 2>/dev/null
-	wait "${SM_PID[$1]}" 2>/dev/null
-	SM_PID[$1]=""
-}
-
-# wait_secs N CMD...: up to N seconds for CMD; prints the seconds it took.
-wait_secs() {
-	local n=$1 start=$SECONDS
-	shift
-	while ! "$@"; do
-		[ $((SECONDS - start)) -lt "$n" ] || return 1
-		sleep 0.5
-	done
-	echo $((SECONDS - start))
-}
-
-# sm_state CA LID: the state sminfo reads from the SM at LID through CA.
-sm_state() { sminfo -C "$1" "$2" 2>/dev/null | grep -o 'SMINFO_[A-Z]*'; }
-sm_is() { [ "$(sm_state "$1" "$2")" = "$3" ]; }
-master_lid_is() { [ "$(port_file "$1" sm_lid)" = "$(printf '0x%x' "$2")" ] && sm_is "$1" "$2" SMINFO_MASTER; }
-
-# ib_pair NAME TOOL SERVER_ARGS... -- CLIENT_ARGS...: a verbs tool's server
-# and client over loopback TCP for their exchange; the verbs traffic goes
-# between the ports they name.  Output in /out/NAME.{server,client}.log.
-ib_pair() {
-	local name=$1 tool=$2 sargs=() cargs=() spid rc=0 src=0
-	shift 2
-	while [ $# -gt 0 ] && [ "$1" != -- ]; do sargs+=("$1"); shift; done
-	shift
-	cargs=("$@")
-	timeout 300 "$tool" "${sargs[@]}" >"/out/$name.server.log" 2>&1 &
-	spid=$!
-	if ! wait_for listening 18515; then
-		kill "$spid" 2>/dev/null
-		echo "server did not start" >"/out/$name.client.log"
-		return 1
-	fi
-	timeout 300 "$tool" "${cargs[@]}" 127.0.0.1 >"/out/$name.client.log" 2>&1 || rc=$?
-	wait "$spid" || src=$?
-	[ "$rc" != 0 ] || rc=$src
-	return "$rc"
-}
-listening() { ss -Hltn "sport = :$1" | grep -q .; }
-tail_of() { tail -n 3 "/out/$1.client.log" "/out/$1.server.log" 2>/dev/null | tr '\n' ' '; }
 
 # --- before any SM: ports INIT with LID 0 -------------------------------------
 before_sm() {
@@ -162,7 +63,7 @@ subnets_up() {
 diags() {
 	local o guid0 guid1 ng
 	guid0=$(port_guid "$A0") guid1=$(port_guid "$A1")
-	ng=$(port_file "$A1" ../../node_guid | tr -d :)
+	ng=$(node_guid "$A1")
 	o=$(ibstat "$A0" 1 2>&1)
 	if [[ $o == *"State: Active"* && $o == *"Physical state: LinkUp"* && $o == *"Base lid: $LID_A0"* &&
 		$o == *"SM lid: $LID_A0"* && $o == *"Link layer: InfiniBand"* && $o == *"Port GUID: $guid0"* ]]; then
@@ -200,8 +101,8 @@ diags() {
 	fi
 	o=$(smpquery -C "$A0" nodeinfo "$LID_A1" 2>&1)
 	if [[ $o == *"NodeType:"*"Channel Adapter"* && $o == *"NumPorts:"*"1"* ]] &&
-		[ "$(smp_field NodeGuid <<<"$o")" = "0x$ng" ]; then
-		pass smpquery-nodeinfo "LID $LID_A1: Channel Adapter, 1 port, NodeGuid 0x$ng"
+		[ "$(smp_field Guid <<<"$o")" = "0x$ng" ]; then
+		pass smpquery-nodeinfo "LID $LID_A1: Channel Adapter, 1 port, node GUID 0x$ng"
 	else
 		fail smpquery-nodeinfo "$(tr '\n' ' ' <<<"$o" | head -c 400)"
 	fi
@@ -226,7 +127,7 @@ diags() {
 		fail smpquery-pkeys "$(tr '\n' ' ' <<<"$o" | head -c 400)"
 	fi
 	o=$(sminfo -C "$A1" 2>&1)
-	if [[ $o == *"sm lid $LID_A0 "* && $o == *"sm guid $guid0"* && $o == *SMINFO_MASTER* ]]; then
+	if [[ $o == *"sm lid $LID_A0 "* && $o == *"sm guid 0x$(bare_guid "$guid0"),"* && $o == *SMINFO_MASTER* ]]; then
 		pass sminfo "$o"
 	else
 		fail sminfo "$o"
@@ -238,15 +139,17 @@ diags() {
 		fail ibaddr "$o"
 	fi
 	o=$(ibtracert -C "$A0" "$LID_A0" "$LID_A1" 2>&1)
-	if [[ $o == *"From ca $guid0"* && $o == *"To ca $guid1"* ]]; then
+	if [[ $o == *"From ca {0x$(node_guid "$A0")} portnum 1 lid $LID_A0-$LID_A0 "* &&
+		$o == *"-> ca port {$guid1}[1] lid $LID_A1-$LID_A1 "* &&
+		$o == *"To ca {0x$(node_guid "$A1")} portnum 1 lid $LID_A1-$LID_A1 "* ]]; then
 		pass ibtracert "$(tr -s '\n' ' ' <<<"$o" | head -c 300)"
 	else
 		fail ibtracert "$(tr '\n' ' ' <<<"$o" | head -c 400)"
 	fi
 	saquery -C "$A1" NR >/out/saquery-nr.txt 2>&1
-	o=$(saquery -C "$A1" PR "$LID_A1" "$LID_A0" 2>&1)
+	o=$(saquery -C "$A1" --src-to-dst "$LID_A1:$LID_A0" 2>&1)
 	if [ "$(grep -c 'NodeRecord dump' /out/saquery-nr.txt)" = 2 ] &&
-		[[ $o == *"dlid"*"$(printf '0x%04X' "$LID_A0")"* || $o == *"dlid"*"$(printf '0x%04x' "$LID_A0")"* ]]; then
+		grep -Eq "^\s*dlid\.+$LID_A0\$" <<<"$o" && grep -Eq "^\s*slid\.+$LID_A1\$" <<<"$o"; then
 		pass saquery "2 NodeRecords; PathRecord $LID_A1 -> $LID_A0: $(grep -E 'mtu|rate' <<<"$o" | tr -s ' .\n' ' ')"
 	else
 		fail saquery "$(tr '\n' ' ' </out/saquery-nr.txt | head -c 200) / $(tr '\n' ' ' <<<"$o" | head -c 300)"
@@ -476,6 +379,10 @@ device_reset() {
 faulty_wire() {
 	local v0 v1
 	if ib_pair faulty_rc ibv_rc_pingpong -d "$B1" -c -n 300 -s 4096 -- -d "$B0" -c -n 300 -s 4096; then
+		# With the SM stopped nothing more crosses subnet B: the host
+		# compares these counters with what it finds in the capture.
+		stop_sm b0
+		sleep 1
 		rdma statistic show link "$B0/1" >/out/faulty-b0-counters.txt 2>&1
 		rdma statistic show link "$B1/1" >/out/faulty-b1-counters.txt 2>&1
 		v0=$(counter_value /out/faulty-b0-counters.txt rx_bad_vcrc)
@@ -490,7 +397,9 @@ faulty_wire() {
 	fi
 }
 
-if setup; then
+if ib_setup 4; then
+	read -r -a ibs <<<"$(ornic_ibdevs | tr '\n' ' ')"
+	A0=${ibs[0]} A1=${ibs[1]} B0=${ibs[2]} B1=${ibs[3]}
 	before_sm
 	if subnets_up; then
 		diags

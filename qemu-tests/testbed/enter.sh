@@ -71,5 +71,6 @@ chroot "$r" /usr/bin/env -i \
 	SOAK_RELOADS="${SOAK_RELOADS:-}" SOAK_KILLS="${SOAK_KILLS:-}" \
 	ORNIC_FAULTS_NVME="${ORNIC_FAULTS_NVME:-}" ORNIC_WIRE_FAULTS="${ORNIC_WIRE_FAULTS:-}" \
 	ORNIC_GUEST_LOGLEVEL="${ORNIC_GUEST_LOGLEVEL:-}" \
+	ORNIC_DEMO_LINK_LAYER="${ORNIC_DEMO_LINK_LAYER:-}" \
 	bash -c 'cd /src 2>/dev/null || cd /; exec "$@"' enter "$@" || rc=$?
 exit $rc
