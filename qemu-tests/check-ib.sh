@@ -7,7 +7,9 @@
 # and 1, a clean wire) and subnet B (models 2 and 3, a wire that loses and
 # corrupts packets).  suites/ib.sh runs OpenSM, the IB diagnostics, verbs
 # by LID, partitions and Q_Keys, refused MADs, a standby SM, SM and device
-# restarts.  Afterwards the captures are judged by code that is not ornic's:
+# restarts, and rdma-core's pyverbs suite on an InfiniBand port
+# (ORNIC_PYVERBS_MODULES picks its modules, as for the pyverbs group).
+# Afterwards the captures are judged by code that is not ornic's:
 # tshark decodes subnet A's, python3-crcmod recomputes every ICRC and VCRC
 # (tools/ib-crc-check.py), and on subnet B the packets it finds corrupted
 # are the ones the receiving model counted as bad.
@@ -46,6 +48,11 @@ for t in "ib-keys -libverbs" "ib-mad-neg -libumad"; do
 		exit 0
 	fi
 done
+pyroot=$BUILD/pyverbs-ib
+if ! why=$(pyverbs_unpack "$pyroot"); then
+	record FAIL ib/pyverbs-suite "$why"
+	exit 0
+fi
 missing=""
 [ -x "$MODEL_BIN" ] || missing+=" ornic-model"
 [ -f "$MO/drivers/infiniband/hw/ornic/ornic.ko" ] || missing+=" ornic.ko"
@@ -70,8 +77,9 @@ if ! MODEL_LINK_LAYER=ib models_start "$mdir" 4 link; then
 fi
 sleep 0.5
 mapfile -t margs < <(models_vm_args)
-run_vm ib/vm- ib "$FLAVOUR" --timeout 2400 "${margs[@]}" -- \
-	env MODDIR="$MO" PROVIDER_DIR="$PDIR" /src/qemu-tests/suites/ib.sh "$TOOLS"
+run_vm ib/vm- ib "$FLAVOUR" --timeout 4800 "${margs[@]}" -- \
+	env MODDIR="$MO" PROVIDER_DIR="$PDIR" PYVERBS_ROOT="$pyroot" PYVERBS_MODULES="${ORNIC_PYVERBS_MODULES:-}" \
+	/src/qemu-tests/suites/ib.sh "$TOOLS"
 if why=$(models_stop); then
 	record PASS ib/models-survive "all four models alive after the suite, clean exit"
 else

@@ -67,3 +67,18 @@ guest_times() { # guest_times NAME OUT_DIR
 group_time() {
 	echo "TIME: group/$1 $(($(date +%s) - $2)) s" >>"$(dirname "$RESULTS")/times.txt"
 }
+
+# pyverbs_unpack ROOT: rdma-core's pyverbs test suite (python3-pyverbs ships
+# it gzipped under /usr/share/doc/rdma-core/tests) unpacked as ROOT/tests;
+# prints why not on failure.
+pyverbs_unpack() {
+	local suite=/usr/share/doc/rdma-core/tests
+	if [ ! -e "$suite/run_tests.py" ] && [ ! -e "$suite/run_tests.py.gz" ]; then
+		echo "no pyverbs test suite in $suite (python3-pyverbs, testbed/packages.txt)"
+		return 1
+	fi
+	rm -rf "$1"
+	mkdir -p "$1"
+	cp -r "$suite" "$1/tests"
+	find "$1/tests" -name '*.gz' -exec gunzip -f {} +
+}

@@ -37,16 +37,11 @@ read -r -a kinds <<<"${ORNIC_PYVERBS_KINDS:-ornic}"
 [ -x "$MODEL_BIN" ] || MODEL_BIN=$BUILD/device-model/ornic-model
 
 # --- the suite ----------------------------------------------------------------------
-suite=/usr/share/doc/rdma-core/tests
 root=$BUILD/pyverbs
-if [ ! -e "$suite/run_tests.py" ] && [ ! -e "$suite/run_tests.py.gz" ]; then
-	record FAIL pyverbs/suite "no pyverbs test suite in $suite (python3-pyverbs, testbed/packages.txt)"
+if ! why=$(pyverbs_unpack "$root"); then
+	record FAIL pyverbs/suite "$why"
 	exit 0
 fi
-rm -rf "$root"
-mkdir -p "$root"
-cp -r "$suite" "$root/tests"
-find "$root/tests" -name '*.gz' -exec gunzip -f {} +
 record PASS pyverbs/suite "rdma-core $(dpkg-query -W -f='${Version}' python3-pyverbs) test suite, $(find "$root/tests" -name 'test_*.py' | wc -l) modules"
 
 missing=""

@@ -4,7 +4,9 @@
 # environment) in two back-to-back subnets: A (the first two devices, a
 # clean wire) and B (the other two, a wire that loses and corrupts).  Debian's
 # OpenSM manages both; infiniband-diags, the verbs tools and perftest judge
-# them by LID.  TOOLDIR holds ib-keys (UD datagrams with chosen P_Key
+# them by LID; rdma-core's pyverbs suite (unpacked at PYVERBS_ROOT, modules
+# PYVERBS_MODULES, "none" for none) runs on the first port as
+# "ib/pyverbs/...".  TOOLDIR holds ib-keys (UD datagrams with chosen P_Key
 # indices and Q_Keys) and ib-mad-neg (MADs the agents must refuse).
 # shellcheck disable=SC2317,SC2329 # functions called through wait_for
 set -uo pipefail
@@ -271,6 +273,14 @@ pma() {
 	fi
 }
 
+# --- rdma-core's pyverbs suite on the InfiniBand port ------------------------------
+pyverbs() {
+	local out=/out/pyverbs-ornic_ib.txt
+	MODULES=${PYVERBS_MODULES:-} TOOLS=none PREFIX=ib/pyverbs \
+		/src/qemu-tests/suites/pyverbs.sh "${PYVERBS_ROOT:?}" "$tooldir" ornic_ib >/out/pyverbs-ib.log 2>&1
+	[ -s "$out" ] || fail pyverbs "no result from the suite: $(tail -n 3 /out/pyverbs-ib.log | tr '\n' ' ')"
+}
+
 # --- MADs the agents refuse --------------------------------------------------------
 bad_mads() {
 	local o
@@ -406,6 +416,7 @@ if ib_setup 4; then
 		verbs
 		keys
 		pma
+		[ "${PYVERBS_MODULES:-}" = none ] || pyverbs
 		bad_mads
 		sm_failover
 		device_reset

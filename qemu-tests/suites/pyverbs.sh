@@ -7,7 +7,8 @@
 # one end of a veth pair).  The generic modules run in one python process;
 # a crash there cannot hide the others, since every module it kept from
 # starting then runs in a process of its own.  MODULES overrides the
-# list ("none": no pyverbs module), TOOLS=none skips the verbs-* tools.  Results of the first KIND are this suite's result lines
+# list ("none": no pyverbs module), TOOLS=none skips the verbs-* tools,
+# PREFIX names the result lines.  Results of the first KIND are this suite's result lines
 # ("pyverbs/<module>/<test>"); every KIND's lines also go to
 # /out/pyverbs-<kind>.txt for the side-by-side comparison the host prints.
 # Before pyverbs, every verbs-* tool in TOOLDIR (suites/verbs-*.c: ornic's
@@ -25,6 +26,9 @@ SUITE=pyverbs
 . /src/qemu-tests/suites/driver-lib.sh
 . /src/qemu-tests/suites/datapath-lib.sh
 RUNNER=/src/qemu-tests/tools/pyverbs-run.py
+# The result lines' prefix: ib.sh runs the suite on an InfiniBand port as
+# "ib/pyverbs/<module>/<test>".
+PREFIX=${PREFIX:-pyverbs}
 # One module's whole run; the longest (test_mr, test_qp) take a few minutes
 # under TCG.  All modules together take about five.
 MODULE_TIMEOUT=${MODULE_TIMEOUT:-900}
@@ -67,6 +71,17 @@ modules() {
 setup_pyverbs_ornic() {
 	setup_ornic || return 1
 	set_devs ornic
+}
+
+# ornic_ib: the first two ornic InfiniBand ports, driver and provider
+# installed and the ports brought ACTIVE by an SM (suites/ib.sh runs this
+# suite so); GID 0 is each port's link-local GID.
+# shellcheck disable=SC2329 # called as setup_pyverbs_$kind
+setup_pyverbs_ornic_ib() {
+	local ibs
+	read -r -a ibs <<<"$(ornic_ibdevs | tr '\n' ' ')"
+	DEV=${ibs[0]} DEV2=${ibs[1]} GID=0 GID2=0
+	port_active "$DEV" && port_active "$DEV2"
 }
 
 # shellcheck disable=SC2329 # called as setup_pyverbs_$kind
@@ -163,7 +178,7 @@ for kind in "$@"; do
 			crashed) mrc=$rc ;;
 			missing) suite_run "$raw" "/out/pyverbs-$kind-$m.log" "$MODULE_TIMEOUT" "$m" || mrc=$? ;;
 			esac
-			python3 "$RUNNER" report pyverbs "$m" "$raw" "$mrc" >>"$out"
+			python3 "$RUNNER" report "$PREFIX" "$m" "$raw" "$mrc" >>"$out"
 		done <"$all.states"
 	fi
 	if [ $first = 1 ]; then
