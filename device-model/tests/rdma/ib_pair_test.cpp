@@ -158,9 +158,9 @@ TEST_F(IbPair, PmaCountsWhatThePortSent) {
   in[0] = 1;
   in[1] = 0x04; // PerfMgt
   in[2] = 1;
-  in[3] = 0x01;    // Get
-  in[17] = 0x12;   // PortCounters
-  in[64 + 1] = 1;  // PortSelect
+  in[3] = 0x01;   // Get
+  in[17] = 0x12;  // PortCounters
+  in[64 + 1] = 1; // PortSelect
   Node::Mad before{}, after{};
   ASSERT_EQ(pair.a.h.mad_ifc(in, before).status, ORNIC_ADMIN_STATUS_SUCCESS);
   auto w = send_wqe(ORNIC_WQE_OP_RDMA_WRITE, 1);

@@ -430,11 +430,8 @@ int ornic_cq_ring_create(struct ornic_dev *dev, struct ornic_cq_ring *cq,
 	cq->wide = ornic_is_ib(dev);
 	cq->ring = dma_alloc_coherent(&dev->pdev->dev, ornic_cq_ring_bytes(cq),
 				      &cq->dma, GFP_KERNEL);
-	if (!cq->ring) {
-		dev_warn(&dev->pdev->dev, "no memory for a CQ ring of %zu bytes\n",
-			 ornic_cq_ring_bytes(cq));
+	if (!cq->ring)
 		return -ENOMEM;
-	}
 
 	ornic_mem_desc_contig(&mem, cq->dma, ornic_cq_ring_bytes(cq), PAGE_SHIFT);
 	ornic_cmd_create_cq(&sqe, &mem, log_depth, eq->eqn,
