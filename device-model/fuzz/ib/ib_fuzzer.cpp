@@ -20,11 +20,13 @@
 //   bit 4     time passes afterwards (retransmission timeouts, RNR waits)
 //   bit 5     PktLen (and a GRH's payload length) set from the input's length
 //   bit 6     the port is left Armed: the first data packet must make it Active
-//   bit 7     the CRCs as given (the rig's rewrites make them wrong): the NIC must drop it
+//   bit 7     the ICRC as given (the rig's rewrites make it wrong), only the VCRC repaired:
+//             a packet a link passes and the port must drop
 //
 // Random mutations almost never keep the VCRC and ICRC right, which would hide everything the
-// parser checks after them. So each input is parsed twice: as given, and with both repaired
-// wherever the PktLen in the input makes that possible.
+// parser checks after them. So each input is parsed three times: as given, with the VCRC
+// repaired (a packet damaged beyond the last link, which only the ICRC catches), and with
+// both repaired, wherever the PktLen in the input makes that possible.
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -75,8 +77,9 @@ size_t bth_offset(std::span<const uint8_t> frame) {
   return Lrh::kSize + (is_global(frame) ? Grh::kSize : 0);
 }
 
-// Best effort: leaves the CRCs alone wherever PktLen puts them outside the input.
-void repair_crcs(std::vector<uint8_t>& frame) {
+// Best effort: leaves the CRCs alone wherever PktLen puts them outside the input. The ICRC
+// first: the VCRC covers it.
+void repair_crcs(std::vector<uint8_t>& frame, bool icrc_too) {
   if (frame.size() < Lrh::kSize)
     return;
   const std::span<uint8_t> bytes(frame);
@@ -84,7 +87,7 @@ void repair_crcs(std::vector<uint8_t>& frame) {
   if (packet_bytes < Lrh::kSize || packet_bytes + kVcrcSize > frame.size())
     return;
   const bool global = is_global(frame);
-  if (packet_bytes >= bth_offset(frame) + Bth::kSize + kIcrcSize) {
+  if (icrc_too && packet_bytes >= bth_offset(frame) + Bth::kSize + kIcrcSize) {
     const size_t icrc_offset = packet_bytes - kIcrcSize;
     ornic::iba::store_icrc(bytes.subspan(icrc_offset).first<kIcrcSize>(),
                            compute_icrc(bytes.first(icrc_offset), global));
@@ -226,8 +229,7 @@ void feed_engine(std::span<const uint8_t> input) {
   address_to_rig(frame, control, rig);
   if ((control & 0x20) != 0)
     fit_lengths(frame);
-  if ((control & 0x80) == 0)
-    repair_crcs(frame);
+  repair_crcs(frame, (control & 0x80) == 0);
   rig.deliver(frame);
   if ((control & 8) != 0)
     rig.deliver(frame);
@@ -248,7 +250,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::span<const uint8_t> input(data, size);
   check_round_trip(input, framing_rig.framing);
   std::vector<uint8_t> repaired(input.begin(), input.end());
-  repair_crcs(repaired);
+  repair_crcs(repaired, false);
+  check_round_trip(repaired, framing_rig.framing);
+  repair_crcs(repaired, true);
   check_round_trip(repaired, framing_rig.framing);
   feed_engine(input);
   return 0;

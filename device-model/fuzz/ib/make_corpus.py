@@ -4,7 +4,8 @@ a GRH, for the packet codec and for the fuzzer's EngineRig (fuzz/common/engine_r
 InfiniBand port with LID 1 whose connected QPs' peer is LID 2): RC SEND, WRITE, READ,
 atomics and the responses the rig's outstanding WQEs wait for, UC, XRC, UD SEND with a
 DETH, a GSI MAD, SubnGet SMPs on QP 0 over VL15, and packets the port must drop (a bad
-VCRC, PktLen disagreeing with the length, a raw LNH, a VL15 packet for another QP...).
+VCRC or ICRC, PktLen disagreeing with the length, a pad count beyond the payload, a raw LNH,
+a VL15 packet for another QP...).
 
 Both CRCs are computed here, from IBA 7.8, with nothing of the model's: the ICRC is zlib's
 CRC-32 over the packet with the variant fields masked to ones (a local packet: the LRH's VL
@@ -40,7 +41,7 @@ TWICE = 0x08
 TIME_PASSES = 0x10
 FIT_LENGTHS = 0x20
 ARMED = 0x40
-CRCS_AS_GIVEN = 0x80
+ICRC_AS_GIVEN = 0x80
 
 
 def vcrc(data):
@@ -71,15 +72,17 @@ def icrc(data, global_):
 
 
 def packet(opcode, psn=0, headers=b"", payload=b"", control=RC, qpn=0, vl=0, sl=0,
-           dlid=LID, slid=PEER_LID, global_=False, pkey=0xFFFF, ack_req=True,
-           solicited=False, lnh=None, lver=0, extra_words=0, bad_vcrc=False):
+           dlid=LID, slid=PEER_LID, global_=False, pad=None, pkey=0xFFFF, ack_req=True,
+           solicited=False, lnh=None, lver=0, extra_words=0, bad_icrc=False, bad_vcrc=False):
     """An InfiniBand packet, LRH through VCRC. `qpn` is the destination QP's low 16 bits
-    (what the rig keeps with control OWN_QPN); `extra_words` makes PktLen disagree."""
-    pad = -len(payload) % 4
+    (what the rig keeps with control OWN_QPN); `extra_words` makes PktLen disagree, `pad`
+    a pad count other than the payload's."""
+    if pad is None:
+        pad = -len(payload) % 4
     bth = struct.pack(">BBHI", opcode, (0x80 if solicited else 0) | pad << 4, pkey,
                       (control << 16 | qpn) & 0xFFFFFF)
     bth += struct.pack(">I", (0x80000000 if ack_req else 0) | psn)
-    transport = bth + headers + payload + b"\0" * pad
+    transport = bth + headers + payload + b"\0" * (-len(payload) % 4)
     grh = b""
     if global_:
         grh = struct.pack(">IHBB", 6 << 28 | 0x12 << 20 | 0x345, len(transport) + 4, 0x1B, 64)
@@ -90,7 +93,7 @@ def packet(opcode, psn=0, headers=b"", payload=b"", control=RC, qpn=0, vl=0, sl=
     lrh = struct.pack(">BBHHH", vl << 4 | lver, sl << 4 | lnh, dlid,
                       length // 4 + extra_words, slid)
     body = lrh + grh + transport
-    body += struct.pack("<I", icrc(body, global_))
+    body += struct.pack("<I", icrc(body, global_) ^ (0x00010000 if bad_icrc else 0))
     check = vcrc(body) ^ (0x0001 if bad_vcrc else 0)
     return body + struct.pack("<H", check)
 
@@ -191,7 +194,14 @@ SEEDS = {
     # A data packet to a port left Armed: it makes the port Active.
     "rc-send-armed": packet(0x04, 0, payload=bytes(16), control=RC | ARMED),
     # Packets the port must drop, each for one reason.
-    "bad-vcrc": packet(0x04, 0, payload=bytes(16), control=RC | CRCS_AS_GIVEN, bad_vcrc=True),
+    # A bad VCRC (the rig repairs it: bit 7 leaves the ICRC wrong after its rewrites), a
+    # bad ICRC under a right VCRC (the rig repairs both), an ACK whose pad count exceeds
+    # its empty payload.
+    "bad-vcrc": packet(0x04, 0, payload=bytes(16), control=RC | ICRC_AS_GIVEN, bad_vcrc=True),
+    "bad-icrc": packet(0x04, 0, payload=bytes(16), bad_icrc=True),
+    "bad-icrc-grh": packet(0x64, 0, deth(0x1111, 0x20), bytes(8), control=UD | ICRC_AS_GIVEN,
+                           global_=True, ack_req=False, bad_icrc=True),
+    "ack-pad-exceeds-payload": packet(0x11, 2, aeth(0x1F, 1), pad=3),
     "pktlen-mismatch": packet(0x04, 0, payload=bytes(16), extra_words=1),
     "pktlen-mismatch-fitted": packet(0x04, 0, payload=bytes(16), control=RC | FIT_LENGTHS,
                                      extra_words=-1),
