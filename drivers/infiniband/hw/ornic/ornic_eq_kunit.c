@@ -30,11 +30,12 @@ static void ornic_devval_eqe_type(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, ornic_eqe_type_valid(ORNIC_EQE_QP_FATAL));
 	KUNIT_EXPECT_TRUE(test, ornic_eqe_type_valid(ORNIC_EQE_DEVICE_FATAL));
 	KUNIT_EXPECT_TRUE(test, ornic_eqe_type_valid(ORNIC_EQE_PAGE_FAULT));
+	KUNIT_EXPECT_TRUE(test, ornic_eqe_type_valid(ORNIC_EQE_PORT_CHANGE));
 	/* Holes and values past the last type. */
 	KUNIT_EXPECT_FALSE(test, ornic_eqe_type_valid(0x07));
 	KUNIT_EXPECT_FALSE(test, ornic_eqe_type_valid(0x0b));
 	KUNIT_EXPECT_FALSE(test, ornic_eqe_type_valid(0x0f));
-	KUNIT_EXPECT_FALSE(test, ornic_eqe_type_valid(0x13));
+	KUNIT_EXPECT_FALSE(test, ornic_eqe_type_valid(0x14));
 	KUNIT_EXPECT_FALSE(test, ornic_eqe_type_valid(0xff));
 }
 
