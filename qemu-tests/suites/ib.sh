@@ -452,10 +452,10 @@ ipoib() {
 	fi
 	for mode in datagram connected; do
 		if [ "$mode" = connected ]; then
+			# The mode sets the MTU: the largest the SRQ's
+			# scatter list can take.
 			echo connected >"/sys/class/net/$i0/mode"
 			ip netns exec ipoib sh -c "echo connected >/sys/class/net/$i1/mode"
-			ip link set "$i0" mtu 65520
-			ip netns exec ipoib ip link set "$i1" mtu 65520
 			sleep 1
 		fi
 		size=$([ "$mode" = datagram ] && echo 2000 || echo 60000)
