@@ -400,11 +400,21 @@ device_reset() {
 }
 
 # --- IPoIB: the kernel's ib_ipoib on the two ports of subnet A ---------------------
-# ipoib_dev IBDEV [NETNS]: IBDEV's IPoIB net_device (rdma link's "netdev").
+# ipoib_dev IBDEV [NETNS]: IBDEV's IPoIB net_device: one of type 32
+# (ARPHRD_INFINIBAND) on the same PCI function (IPoIB does not register its
+# net_device with the RDMA core, so rdma link does not name it).
 ipoib_dev() {
-	local nsx=()
-	[ -z "${2:-}" ] || nsx=(ip netns exec "$2")
-	"${nsx[@]}" rdma link show "$1/1" 2>/dev/null | sed -n 's/.* netdev \([^ ]*\).*/\1/p'
+	# shellcheck disable=SC2016 # expanded by the inner bash
+	local find='for n in /sys/class/net/*; do
+		[ "$(cat "$n/type")" = 32 ] &&
+			[ "$(readlink -f "$n/device")" = "$(readlink -f "/sys/class/infiniband/$0/device")" ] &&
+			echo "${n##*/}"
+	done'
+	if [ -n "${2:-}" ]; then
+		ip netns exec "$2" bash -c "$find" "$1" 2>/dev/null | head -n 1
+	else
+		bash -c "$find" "$1" 2>/dev/null | head -n 1
+	fi
 }
 # iperf_rate LABEL: a 20 MiB TCP stream to 10.10.0.2 (in
 # netns ipoib); prints the receiver's rate.
