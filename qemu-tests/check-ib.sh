@@ -120,6 +120,17 @@ else
 	else
 		record FAIL ib/pcap-crcs "$(echo "$line" | head -n 4 | tr '\n' ' ')"
 	fi
+	# mckey over IPoIB (suites/ib.sh): 20 UD datagrams of 1000 bytes to the
+	# multicast LID the SA assigned to the group, DQPN 0xffffff.
+	mc=$(tshark "${heur[@]}" -r "$pcap" -T fields -e infiniband.lrh.dlid \
+		-Y 'infiniband.lrh.dlid >= 0xc000 && infiniband.lrh.dlid < 0xffff && infiniband.bth.destqp == 0xffffff && frame.len > 1000' \
+		2>/dev/null | sort | uniq -c | sort -rn | head -n 1)
+	read -r n mlid <<<"$mc"
+	if [ "${n:-0}" -ge 20 ]; then
+		record PASS ib/pcap-multicast-mlid "tshark: $n UD datagrams of over 1000 bytes to multicast LID $mlid (DQPN 0xffffff)"
+	else
+		record FAIL ib/pcap-multicast-mlid "tshark finds ${n:-no} large datagrams to a multicast LID: '$mc'"
+	fi
 	tshark -r "$pcap" -c 2000 -w "$out/model0-head.pcap" 2>/dev/null
 fi
 # Subnet B: the packets model 2 received corrupted are in its capture (the
@@ -138,5 +149,20 @@ if read -r total wrong < <(python3 "$here/tools/ib-crc-check.py" --count-wrong "
 	fi
 else
 	record FAIL ib/faulty-wire-crcs "no capture of model 2 or no counters from the guest: ${total:-} ${wrong:-}"
+fi
+# --- the figures, next to RoCEv2's from the same run (reported, never judged) ------
+perf=$out/perf.txt
+if [ -s "$perf" ]; then
+	cp "$perf" "$(dirname "$RESULTS")/ib-perf.txt"
+	roce=$(dirname "$RESULTS")/datapath-perf.txt
+	while read -r kind test row; do
+		[ "$kind" = ib ] || { echo "INFO: ib/figures/$kind $test $row"; continue; }
+		r=$(awk -v t="$test" '$1 == "ornic" && $2 == t { $1 = $2 = ""; print; exit }' "$roce" 2>/dev/null)
+		case $test in
+		*_bw*) col=4 unit="Gb/s" ;;
+		*) col=5 unit="us typical" ;;
+		esac
+		echo "INFO: ib/figures/$test InfiniBand $(awk -v c=$col '{ print $c }' <<<"$row") $unit${r:+, RoCEv2 $(awk -v c=$col '{ print $c }' <<<"$r") $unit}"
+	done <"$perf" >>"$(dirname "$RESULTS")/compare.txt"
 fi
 exit 0

@@ -11,9 +11,13 @@
 # shellcheck disable=SC2317,SC2329 # functions called through wait_for
 set -uo pipefail
 tooldir=$1
+# IPoIB puts the second port in a network namespace of its own, which the
+# RDMA core allows only in exclusive mode, set before any namespace exists.
+rdma system set netns exclusive
 SUITE=ib
 . /src/qemu-tests/suites/lib.sh
 . /src/qemu-tests/suites/driver-lib.sh
+. /src/qemu-tests/suites/datapath-lib.sh
 . /src/qemu-tests/suites/ib-lib.sh
 M_KEY=0x0123456789abcdef
 
@@ -185,11 +189,21 @@ verbs() {
 			fail "${name}_pingpong" "$(tail_of "${name}_pingpong")"
 		fi
 	done
-	for name in write_bw read_bw send_bw atomic_bw write_lat send_lat; do
-		if ib_pair "$name" "ib_$name" -d "$A1" -n 200 -F -- -d "$A0" -n 200 -F; then
-			pass "ib_$name" "by LID: $(perftest_row "/out/$name.client.log" | tr -s ' ')"
+	# The datapath suite's sizes and names, so check-ib.sh can put the
+	# numbers next to RoCEv2's from the same run.
+	local t row
+	for t in "write_bw_64k ib_write_bw -s 65536 --report_gbits" "send_bw_64k ib_send_bw -s 65536 --report_gbits" \
+		"read_bw_64k ib_read_bw -s 65536 --report_gbits" "atomic_bw ib_atomic_bw --report_gbits" \
+		"send_lat_2b ib_send_lat -s 2" "write_lat_2b ib_write_lat -s 2" \
+		"read_lat_2b ib_read_lat -s 2" "atomic_lat ib_atomic_lat"; do
+		read -r name tool args <<<"$t"
+		# shellcheck disable=SC2086 # the tool's arguments, one word each
+		if ib_pair "$name" "$tool" -d "$A1" -n 200 -F $args -- -d "$A0" -n 200 -F $args &&
+			row=$(perftest_row "/out/$name.client.log") && [ -n "$row" ]; then
+			echo "ib $name $row" >>/out/perf.txt
+			pass "$name" "$tool by LID: $(tr -s ' \t' ' ' <<<"$row")"
 		else
-			fail "ib_$name" "$(tail_of "$name")"
+			fail "$name" "$(tail_of "$name")"
 		fi
 	done
 }
@@ -276,7 +290,7 @@ pma() {
 # --- rdma-core's pyverbs suite on the InfiniBand port ------------------------------
 pyverbs() {
 	local out=/out/pyverbs-ornic_ib.txt
-	MODULES=${PYVERBS_MODULES:-} TOOLS=none PREFIX=ib/pyverbs \
+	MODULES=${PYVERBS_MODULES:-} TOOLS=none PREFIX=ib/pyverbs IB_DEV=$A0 \
 		/src/qemu-tests/suites/pyverbs.sh "${PYVERBS_ROOT:?}" "$tooldir" ornic_ib >/out/pyverbs-ib.log 2>&1
 	[ -s "$out" ] || fail pyverbs "no result from the suite: $(tail -n 3 /out/pyverbs-ib.log | tr '\n' ' ')"
 }
@@ -385,6 +399,104 @@ device_reset() {
 	fi
 }
 
+# --- IPoIB: the kernel's ib_ipoib on the two ports of subnet A ---------------------
+# ipoib_dev IBDEV [NETNS]: IBDEV's IPoIB net_device: one of type 32
+# (ARPHRD_INFINIBAND) on the same PCI function (IPoIB does not register its
+# net_device with the RDMA core, so rdma link does not name it).
+ipoib_dev() {
+	# shellcheck disable=SC2016 # expanded by the inner bash
+	local find='for n in /sys/class/net/*; do
+		[ "$(cat "$n/type")" = 32 ] &&
+			[ "$(readlink -f "$n/device")" = "$(readlink -f "/sys/class/infiniband/$0/device")" ] &&
+			echo "${n##*/}"
+	done'
+	if [ -n "${2:-}" ]; then
+		ip netns exec "$2" bash -c "$find" "$1" 2>/dev/null | head -n 1
+	else
+		bash -c "$find" "$1" 2>/dev/null | head -n 1
+	fi
+}
+# iperf_rate LABEL: a 20 MiB TCP stream to 10.10.0.2 (in
+# netns ipoib); prints the receiver's rate.
+iperf_rate() {
+	local spid rate
+	ip netns exec ipoib iperf3 -s -1 -B 10.10.0.2 >"/out/iperf-$1.server.log" 2>&1 &
+	spid=$!
+	wait_listen ipoib 5201 || { kill "$spid"; return 1; }
+	timeout 120 iperf3 -c 10.10.0.2 -n 20M -f m >"/out/iperf-$1.client.log" 2>&1 || { kill "$spid"; return 1; }
+	wait "$spid"
+	rate=$(awk '/receiver/ { print $(NF-2), $(NF-1) }' "/out/iperf-$1.client.log")
+	[ -n "$rate" ] && echo "$rate"
+}
+has_ipoib() { [ -n "$(ipoib_dev "$@")" ]; }
+ipoib() {
+	local i0 i1 o r mode size
+	if ! modprobe ib_ipoib || ! wait_for has_ipoib "$A0"; then
+		fail ipoib-up "modprobe ib_ipoib: $(dmesg | grep -i ipoib | tail -n 3 | tr '\n' ' ')"
+		return 1
+	fi
+	i0=$(ipoib_dev "$A0")
+	ip netns add ipoib
+	if ! rdma dev set "$A1" netns ipoib || ! wait_for has_ipoib "$A1" ipoib; then
+		fail ipoib-up "rdma dev set $A1 netns ipoib: $(ip netns exec ipoib rdma link show 2>&1 | tr '\n' ' ')"
+		return 1
+	fi
+	i1=$(ipoib_dev "$A1" ipoib)
+	ip addr add 10.10.0.1/24 dev "$i0"
+	ip link set "$i0" up
+	ip netns exec ipoib ip addr add 10.10.0.2/24 dev "$i1"
+	ip netns exec ipoib ip link set "$i1" up
+	ip netns exec ipoib ip link set lo up
+	carrier() { [ "$(cat "/sys/class/net/$i0/carrier" 2>/dev/null)" = 1 ] &&
+		[ "$(ip netns exec ipoib cat "/sys/class/net/$i1/carrier" 2>/dev/null)" = 1 ]; }
+	if ! wait_secs 60 carrier >/dev/null; then
+		fail ipoib-up "$i0/$i1 no carrier (broadcast group not joined?): $(dmesg | grep -i ipoib | tail -n 3 | tr '\n' ' ')"
+		return 1
+	fi
+	pass ipoib-up "$i0 on $A0 and $i1 on $A1 (netns ipoib) up, mode $(cat "/sys/class/net/$i0/mode"), MTU $(cat "/sys/class/net/$i0/mtu")"
+	o=$(saquery -C "$A0" -g 2>&1)
+	if [[ $o == *"ff12:401b:ffff:0000:0000:0000:ffff:ffff"* || $o == *"ff12:401b:ffff::ffff:ffff"* ]]; then
+		pass ipoib-broadcast-group "the IPv4 broadcast group's MCMemberRecord at the SA: $(grep -m1 -i 'mlid' <<<"$o" | tr -s ' .\t' ' ')"
+	else
+		fail ipoib-broadcast-group "$(tr '\n' ' ' <<<"$o" | head -c 300)"
+	fi
+	for mode in datagram connected; do
+		if [ "$mode" = connected ]; then
+			# The mode sets the MTU: the largest the SRQ's
+			# scatter list can take.
+			echo connected >"/sys/class/net/$i0/mode"
+			ip netns exec ipoib sh -c "echo connected >/sys/class/net/$i1/mode"
+			sleep 1
+		fi
+		size=$([ "$mode" = datagram ] && echo 2000 || echo 60000)
+		if o=$(ping -c 5 -i 0.2 -s "$size" 10.10.0.2 2>&1) && [[ $o == *" 0% packet loss"* ]]; then
+			pass "ipoib-$mode-ping" "$(cat "/sys/class/net/$i0/mode") mode, MTU $(cat "/sys/class/net/$i0/mtu"), $size-byte pings: $(grep rtt <<<"$o")"
+		else
+			fail "ipoib-$mode-ping" "$(tail -n 2 <<<"$o" | tr '\n' ' ')"
+		fi
+		if r=$(iperf_rate "$mode"); then
+			pass "ipoib-$mode-tcp" "iperf3 over IPoIB ($mode): $r"
+			echo "ipoib $mode $r" >>/out/perf.txt
+		else
+			fail "ipoib-$mode-tcp" "$(tail -n 3 "/out/iperf-$mode.client.log" | tr '\n' ' ')"
+		fi
+	done
+}
+
+# --- rdma_cm and NVMe-oF over IPoIB addresses ---------------------------------------
+# The datapath suite's rdma_cm tests (datapath-lib.sh cm), between A0 (here,
+# 10.10.0.1) and A1 (netns ipoib, 10.10.0.2): the CM resolves IPoIB addresses
+# to GIDs and paths through the SA; mckey joins a multicast group at the SA
+# and its datagrams go to the MLID the SA gave.
+# (The host finds mckey's datagrams in the capture, sent to a multicast LID.)
+ipoib_ulps() {
+	CDEV=$A0 SDEV=$A1 CIP=10.10.0.1 SIP=10.10.0.2 NS=ipoib PERF=/out/perf.txt
+	cm ipoib
+	# nvmet-rdma and nvme-rdma both live in the initial namespace: the
+	# target listens on A0's IPoIB address and the host connects to it.
+	nvmeof ipoib
+}
+
 # --- subnet B: a wire that loses and corrupts packets ------------------------------
 faulty_wire() {
 	local v0 v1
@@ -416,10 +528,13 @@ if ib_setup 4; then
 		verbs
 		keys
 		pma
-		[ "${PYVERBS_MODULES:-}" = none ] || pyverbs
 		bad_mads
 		sm_failover
 		device_reset
+		if ipoib; then
+			ipoib_ulps
+		fi
+		[ "${PYVERBS_MODULES:-}" = none ] || pyverbs
 	fi
 	faulty_wire
 	stop_sm a0

@@ -73,15 +73,13 @@ setup_pyverbs_ornic() {
 	set_devs ornic
 }
 
-# ornic_ib: the first two ornic InfiniBand ports, driver and provider
-# installed and the ports brought ACTIVE by an SM (suites/ib.sh runs this
-# suite so); GID 0 is each port's link-local GID.
+# ornic_ib: the ornic InfiniBand port IB_DEV, driver and provider installed
+# and the port brought ACTIVE by an SM (suites/ib.sh runs this suite so);
+# GID 0 is its link-local GID.
 # shellcheck disable=SC2329 # called as setup_pyverbs_$kind
 setup_pyverbs_ornic_ib() {
-	local ibs
-	read -r -a ibs <<<"$(ornic_ibdevs | tr '\n' ' ')"
-	DEV=${ibs[0]} DEV2=${ibs[1]} GID=0 GID2=0
-	port_active "$DEV" && port_active "$DEV2"
+	DEV=${IB_DEV:?} DEV2=$IB_DEV GID=0 GID2=0
+	port_active "$DEV"
 }
 
 # shellcheck disable=SC2329 # called as setup_pyverbs_$kind

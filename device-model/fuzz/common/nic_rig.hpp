@@ -19,6 +19,7 @@
 #include "nic/nic_device.hpp"
 #include "pci/recording_interrupt_sink.hpp"
 #include "port/port.hpp"
+#include "step_timer.hpp"
 
 namespace ornic::fuzz {
 
@@ -47,27 +48,6 @@ public:
   Receiver receiver;
   EventLoop* reflect_to = nullptr;
   uint64_t sent = 0;
-};
-
-class StepTimer final : public TransportTimer {
-public:
-  int64_t now_ns() override { return now; }
-  void arm(int64_t deadline_ns, std::function<void()> fire) override {
-    deadline = deadline_ns;
-    pending = std::move(fire);
-  }
-  void disarm() override { pending = nullptr; }
-  void advance(int64_t ns) {
-    now += ns;
-    if (pending && deadline <= now) {
-      auto fire = std::move(pending);
-      pending = nullptr;
-      fire();
-    }
-  }
-  int64_t now = 1'000'000'000;
-  int64_t deadline = 0;
-  std::function<void()> pending;
 };
 
 struct RigQp {

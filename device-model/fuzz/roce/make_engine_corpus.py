@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Writes the engine seeds of fuzz_roce: frames addressed to the fuzzer's EngineRig
-(engine_rig.hpp) that reach the responder and the completer. ICRC and IPv4 checksum are
-left zero: the fuzzer repairs them. The first byte (destination MAC) is the control byte
-the fuzzer reads before it addresses the frame to the rig (see roce_fuzzer.cpp).
+(fuzz/common/engine_rig.hpp) that reach the responder and the completer. ICRC and IPv4
+checksum are left zero: the fuzzer repairs them. The first byte (destination MAC) is the
+control byte the fuzzer reads before it addresses the frame to the rig (see roce_fuzzer.cpp).
 
 usage: make_engine_corpus.py [OUTPUT_DIR]"""
 import os

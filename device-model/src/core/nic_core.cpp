@@ -181,11 +181,17 @@ void NicCore::move_qp_to_error(uint32_t qpn) {
   QueuePair* qp = resources.qps.find(qpn);
   if (qp == nullptr)
     return;
+  const bool entering = qp->state != ORNIC_QPS_ERR;
   qp->state = ORNIC_QPS_ERR;
   qp->attr.state = ORNIC_QPS_ERR;
   if (transport != nullptr)
     transport->qp_entering_error(qpn);
   flush_qp(qpn);
+  // IBTA's Last WQE Reached (events.rst): a QP in ERR takes nothing more from its SRQ, and
+  // the WQE it had taken was flushed above, so its consumer may now drain and destroy it.
+  qp = resources.qps.find(qpn);
+  if (entering && qp != nullptr && qp->srqn)
+    post_async_event(ORNIC_EQE_QP_LAST_WQE_REACHED, qpn, 0);
 }
 
 void NicCore::move_qp_to_send_error(uint32_t qpn) {

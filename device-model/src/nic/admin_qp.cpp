@@ -271,11 +271,15 @@ AdminResult AdminCommands::modify_qp(const ornic_admin_modify_qp& c) {
     (void)core_.sq_record(*qp).rewrite(true);
     (void)core_.rq_record(*qp).rewrite(false);
   }
+  // Entering ERR: the state, the flush and Last WQE Reached are move_qp_to_error's, which
+  // tells a QP entering ERR from one already there by the state it finds.
+  if (to == ORNIC_QPS_ERR && from != ORNIC_QPS_ERR) {
+    core_.move_qp_to_error(qpn);
+    return admin_ok(to);
+  }
   qp->state = to;
   qp->attr.state = static_cast<uint8_t>(to);
-  if (to == ORNIC_QPS_ERR && from != ORNIC_QPS_ERR)
-    core_.move_qp_to_error(qpn);
-  else if (core_.transport != nullptr)
+  if (core_.transport != nullptr)
     core_.transport->qp_modified(qpn, from, to); // PSNs, SQ drain, RESET forgets all
   return admin_ok(to);
 }

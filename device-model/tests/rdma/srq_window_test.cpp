@@ -90,6 +90,29 @@ TEST(SharedReceiveQueue, TwoQpsConsumeOneSrqInPostingOrder) {
   EXPECT_TRUE(limit_event);
 }
 
+TEST(SharedReceiveQueue, AQpEnteringErrorReportsItsLastWqeOnce) {
+  RdmaPair pair;
+  Srq srq = create_srq(pair.b, 0);
+  Qp with_srq = create_srq_qp(pair.b, srq);
+  auto [qa, own_rq] = pair.rc_pair(ORNIC_MTU_1024);
+  post_srq(pair.b, srq, 7, sge(pair.b.buffer, 4096, pair.b.key));
+  ornic_qp_attr attr{};
+  attr.state = ORNIC_QPS_ERR;
+  for (uint32_t qpn : {with_srq.qpn, own_rq.qpn, with_srq.qpn})
+    ASSERT_EQ(pair.b.h.modify_qp(qpn, attr, ORNIC_QP_ATTR_STATE).status,
+              ORNIC_ADMIN_STATUS_SUCCESS);
+  pair.pump();
+  std::vector<uint32_t> last_wqe;
+  while (auto eqe = pair.b.h.poll_async_event())
+    if (eqe->type == ORNIC_EQE_QP_LAST_WQE_REACHED)
+      last_wqe.push_back(le(eqe->object));
+  // Only the SRQ's QP, once, though it was moved to ERR twice.
+  EXPECT_EQ(last_wqe, std::vector<uint32_t>{with_srq.qpn});
+  // The SRQ's WQE stays posted: no QP entering ERR flushes it.
+  for (const auto& cqe : pair.wait_cqes(pair.b, 1))
+    EXPECT_NE(le(cqe.wr_id), 7u);
+}
+
 TEST(SendWindow, ALongQueueOfWritesIsPacedByTheWindowAndAllComplete) {
   RdmaPair pair;
   auto [qa, qb] = pair.rc_pair(ORNIC_MTU_256);

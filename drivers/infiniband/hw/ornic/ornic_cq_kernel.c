@@ -3,8 +3,8 @@
  * ornic: CQs of kernel consumers (the MAD layer's GSI QP, the CM, ULPs).
  * The CQE ring is DMA-coherent driver memory on the kernel doorbell page;
  * poll_cq reads CQEs under the CQ's lock, retires the WQEs they name in
- * their QP's queue and reports the consumer index back every half ring
- * and whenever the CQ is armed.
+ * their QP's queue (or its SRQ) and reports the consumer index back every
+ * half ring and whenever the CQ is armed.
  */
 #include <kunit/visibility.h>
 #include <rdma/ib_verbs.h>
@@ -239,8 +239,18 @@ ornic_kernel_cqe_check(struct ornic_dev *dev, struct ornic_cq *cq,
 				   ORNIC_QPN_MASK);
 		return NULL;
 	}
-	if (!ornic_kwq_retire(kind == ORNIC_CQE_KIND_RECV ? &qp->kern.rq :
-			      &qp->kern.sq, wqe_index, posted)) {
+	/* The SRQ lives while a QP of this CQ uses it. */
+	if (kind == ORNIC_CQE_KIND_RECV && qp->ibqp.srq) {
+		if (!ornic_ksrq_retire(&to_osrq(qp->ibqp.srq)->kern, wqe_index,
+				       posted)) {
+			ornic_device_error(&dev->live,
+					   "CQE SRQ wqe_index not outstanding",
+					   wqe_index, U16_MAX);
+			return NULL;
+		}
+	} else if (!ornic_kwq_retire(kind == ORNIC_CQE_KIND_RECV ?
+				     &qp->kern.rq : &qp->kern.sq, wqe_index,
+				     posted)) {
 		ornic_device_error(&dev->live, "CQE wqe_index not posted",
 				   wqe_index, U16_MAX);
 		return NULL;
@@ -389,10 +399,13 @@ int ornic_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
  * neither reported afterwards nor taken for a later QP with the same QPN.
  * Other QPs' CQEs slide up over the dropped ones, each keeping the owner
  * byte of the slot it lands in; the device only writes past the last valid
- * CQE, which does not move.
+ * CQE, which does not move.  A dropped receive of a QP with SRQ @srq
+ * retires its SRQ WQE, which would otherwise hold the SRQ's ring forever.
  */
-void ornic_kernel_cq_clean(struct ornic_cq *cq, u32 qpn)
+void ornic_kernel_cq_clean(struct ornic_cq *cq, u32 qpn,
+			   struct ornic_kwq *srq)
 {
+	struct ornic_kwq_shadow posted;
 	u32 depth = 1U << cq->log_depth, end, i, dropped = 0;
 	struct ornic_cq_ring *ring = &cq->kern.ring;
 	unsigned long flags;
@@ -417,6 +430,11 @@ void ornic_kernel_cq_clean(struct ornic_cq *cq, u32 qpn)
 								cq->log_depth));
 
 		if ((le32_to_cpu(src->qpn) & ORNIC_QPN_MASK) == qpn) {
+			if (srq && ornic_cqe_kind(src->opcode) ==
+			    ORNIC_CQE_KIND_RECV)
+				ornic_ksrq_retire(srq,
+						  le16_to_cpu(src->wqe_index),
+						  &posted);
 			dropped++;
 		} else if (dropped) {
 			/* A wide entry moves whole, its owner byte stays. */

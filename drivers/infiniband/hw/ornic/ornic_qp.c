@@ -115,7 +115,7 @@ static int ornic_create_qp_kernel(struct ornic_dev *dev, struct ornic_qp *qp,
 {
 	int err;
 
-	/* No kernel ULP uses XRC: kernel QPs have both rings. */
+	/* No kernel ULP uses XRC: kernel QPs have an SQ, and an RQ or an SRQ. */
 	if (init->qp_type == IB_QPT_XRC_INI)
 		return -EOPNOTSUPP;
 	err = ornic_create_kernel_qp(qp, init);

@@ -7,7 +7,8 @@
  * in the WQE (ORNIC_WQE_FLAG_AV): kernel AHs are created in atomic context
  * (the CM does so under a spinlock) where no admin command can run.  Fast
  * registration (REG_MR, LOCAL_INV) is for kernel QPs only: its page lists
- * hold DMA addresses.
+ * hold DMA addresses.  A QP created with an SRQ has no RQ ring of its own:
+ * its receives come from the SRQ (ornic_srq_kernel.c).
  */
 #include <linux/dma-mapping.h>
 #include <linux/slab.h>
@@ -33,10 +34,14 @@ static size_t ornic_kwq_bytes(const struct ornic_kwq *wq)
 	return ornic_kwq_ring_bytes(wq->log_depth, wq->rec);
 }
 
-/* With ORNIC_CAP_DB_RECORD the ring ends with a doorbell record. */
-static int ornic_kwq_alloc(struct ornic_dev *dev, struct ornic_kwq *wq,
-			   unsigned int log_depth, u32 max_sge,
-			   struct ornic_mem_desc *desc)
+/*
+ * A zeroed ring of 2^@log_depth blocks with one shadow entry per block,
+ * described in @desc.  With ORNIC_CAP_DB_RECORD the ring ends with a
+ * doorbell record.
+ */
+int ornic_kwq_alloc(struct ornic_dev *dev, struct ornic_kwq *wq,
+		    unsigned int log_depth, u32 max_sge,
+		    struct ornic_mem_desc *desc)
 {
 	bool record = dev->caps & ORNIC_CAP_DB_RECORD;
 
@@ -73,8 +78,8 @@ static int ornic_kwq_alloc(struct ornic_dev *dev, struct ornic_kwq *wq,
  * kick before it reads the record a last time, so one of the two sees
  * the other.
  */
-static void ornic_kwq_notify(struct ornic_dev *dev, struct ornic_kwq *wq,
-			     u32 offset, u32 qpn)
+void ornic_kwq_notify(struct ornic_dev *dev, struct ornic_kwq *wq,
+		      u32 offset, u32 qn)
 {
 	/* The WQEs are in memory before the device hears of them. */
 	dma_wmb();
@@ -86,10 +91,10 @@ static void ornic_kwq_notify(struct ornic_dev *dev, struct ornic_kwq *wq,
 		    ORNIC_DB_RECORD_KICK)
 			return;
 	}
-	ornic_ring_db(&dev->live, offset, ornic_db_value(qpn, 0, wq->pi));
+	ornic_ring_db(&dev->live, offset, ornic_db_value(qn, 0, wq->pi));
 }
 
-static void ornic_kwq_free(struct ornic_dev *dev, struct ornic_kwq *wq)
+void ornic_kwq_free(struct ornic_dev *dev, struct ornic_kwq *wq)
 {
 	if (!wq->ring)
 		return;
@@ -101,16 +106,25 @@ static void ornic_kwq_free(struct ornic_dev *dev, struct ornic_kwq *wq)
 	wq->shadow = NULL;
 }
 
-/* Record the WQE starting at block wq->pi; the caller holds wq->lock. */
+/*
+ * Record the WQE starting at block wq->pi; the caller holds wq->lock.  Its
+ * other blocks start no WQE, whatever an earlier pass left there.
+ */
 static void ornic_kwq_record(struct ornic_kwq *wq, u64 wr_id, u32 blocks,
 			     u32 len)
 {
 	struct ornic_kwq_shadow *sh = &wq->shadow[ornic_ring_slot(wq->pi,
 								  wq->log_depth)];
+	u32 b, slot;
 
 	sh->wr_id = wr_id;
 	sh->blocks = blocks;
 	sh->len = len;
+	sh->done = false;
+	for (b = 1; b < blocks; b++) {
+		slot = ornic_ring_slot(wq->pi + b, wq->log_depth);
+		wq->shadow[slot].blocks = 0;
+	}
 }
 
 /*
@@ -127,7 +141,7 @@ static int ornic_kernel_qp_rings(struct ornic_dev *dev, struct ornic_qp *qp,
 	struct ib_qp_cap cap = init->cap;
 	struct ornic_wq_limits lim;
 	u32 sq_blocks;
-	int sq_log, rq_log, err;
+	int sq_log, rq_log = 0, err;
 
 	ornic_wq_limits(dev, &lim);
 	if (cap.max_send_sge > lim.max_send_sge ||
@@ -146,24 +160,33 @@ static int ornic_kernel_qp_rings(struct ornic_dev *dev, struct ornic_qp *qp,
 	if (err)
 		return err;
 	cap.max_send_wr = (1U << sq_log) / sq_blocks;
-	rq_log = ornic_wq_log_depth(cap.max_recv_wr,
-				    ornic_recv_wqe_blocks(cap.max_recv_sge),
-				    &lim);
-	if (rq_log < 0)
-		return rq_log;
-	err = ornic_rq_caps(&cap, rq_log, &lim);
-	if (err)
-		return err;
+	if (init->srq) {
+		/* Its receives come from the SRQ: no RQ ring, no RQ caps. */
+		cap.max_recv_wr = 0;
+		cap.max_recv_sge = 0;
+		spin_lock_init(&qp->kern.rq.lock);
+	} else {
+		rq_log = ornic_wq_log_depth(cap.max_recv_wr,
+					    ornic_recv_wqe_blocks(cap.max_recv_sge),
+					    &lim);
+		if (rq_log < 0)
+			return rq_log;
+		err = ornic_rq_caps(&cap, rq_log, &lim);
+		if (err)
+			return err;
+	}
 
 	err = ornic_kwq_alloc(dev, &qp->kern.sq, sq_log, cap.max_send_sge,
 			      sq_desc);
 	if (err)
 		return err;
-	err = ornic_kwq_alloc(dev, &qp->kern.rq, rq_log, cap.max_recv_sge,
-			      rq_desc);
-	if (err) {
-		ornic_kwq_free(dev, &qp->kern.sq);
-		return err;
+	if (!init->srq) {
+		err = ornic_kwq_alloc(dev, &qp->kern.rq, rq_log,
+				      cap.max_recv_sge, rq_desc);
+		if (err) {
+			ornic_kwq_free(dev, &qp->kern.sq);
+			return err;
+		}
 	}
 	qp->kern.max_inline = cap.max_inline_data;
 	init->cap = cap;
@@ -177,9 +200,9 @@ int ornic_create_kernel_qp(struct ornic_qp *qp, struct ib_qp_init_attr *init)
 	struct ornic_admin_sqe sqe;
 	int err;
 
-	/* The RQ is always the QP's own: no SRQ for kernel consumers yet. */
-	if (init->srq)
-		return -EOPNOTSUPP;
+	/* A kernel consumer's QP takes its receives from a kernel SRQ. */
+	if (init->srq && !to_osrq(init->srq)->kernel)
+		return -EINVAL;
 	qp->kernel = true;
 	err = ornic_kernel_qp_rings(dev, qp, init, &args.sq_mem, &args.rq_mem);
 	if (err == -EINVAL)
@@ -194,6 +217,10 @@ int ornic_create_kernel_qp(struct ornic_qp *qp, struct ib_qp_init_attr *init)
 	args.qp_type = qp->hw_type;
 	args.sq_log_depth = qp->kern.sq.log_depth;
 	args.rq_log_depth = qp->kern.rq.log_depth;
+	if (init->srq) {
+		args.flags |= ORNIC_QP_FLAG_USE_SRQ;
+		args.srqn = to_osrq(init->srq)->srqn;
+	}
 	if (qp->kern.sq.rec)
 		args.flags |= ORNIC_QP_FLAG_DB_RECORD;
 	ornic_cmd_create_qp(&sqe, &args);
@@ -216,12 +243,18 @@ err_free:
 	return err;
 }
 
-/* No CQE of ours stays behind for a later QP with our QPN. */
+/*
+ * No CQE of ours stays behind for a later QP with our QPN; the SRQ WQEs
+ * that the dropped receive CQEs name are done.
+ */
 void ornic_kernel_qp_clean_cqs(struct ornic_qp *qp)
 {
-	ornic_kernel_cq_clean(to_ocq(qp->ibqp.send_cq), qp->qpn);
+	struct ornic_kwq *srq = qp->ibqp.srq ? &to_osrq(qp->ibqp.srq)->kern :
+				NULL;
+
+	ornic_kernel_cq_clean(to_ocq(qp->ibqp.send_cq), qp->qpn, srq);
 	if (qp->ibqp.recv_cq != qp->ibqp.send_cq)
-		ornic_kernel_cq_clean(to_ocq(qp->ibqp.recv_cq), qp->qpn);
+		ornic_kernel_cq_clean(to_ocq(qp->ibqp.recv_cq), qp->qpn, srq);
 }
 
 /* The QP is gone from the device and from dev->qps. */
@@ -622,8 +655,8 @@ int ornic_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	return err;
 }
 
-static int ornic_post_one_recv(struct ornic_kwq *wq,
-			       const struct ib_recv_wr *wr)
+/* One receive WQE at wq->pi (an RQ or an SRQ); the caller holds wq->lock. */
+int ornic_kwq_post_one_recv(struct ornic_kwq *wq, const struct ib_recv_wr *wr)
 {
 	struct ornic_recv_wqe *h;
 	u32 blocks;
@@ -663,14 +696,16 @@ int ornic_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	u32 start;
 	int err = 0;
 
-	if (!qp->kernel || READ_ONCE(qp->state) == IB_QPS_RESET) {
+	/* With an SRQ there is no receive queue to post to. */
+	if (!qp->kernel || ibqp->srq ||
+	    READ_ONCE(qp->state) == IB_QPS_RESET) {
 		*bad_wr = wr;
 		return -EINVAL;
 	}
 	spin_lock_irqsave(&qp->kern.rq.lock, flags);
 	start = qp->kern.rq.pi;
 	for (; wr; wr = wr->next) {
-		err = ornic_post_one_recv(&qp->kern.rq, wr);
+		err = ornic_kwq_post_one_recv(&qp->kern.rq, wr);
 		if (err) {
 			*bad_wr = wr;
 			break;

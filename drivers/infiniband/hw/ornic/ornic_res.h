@@ -104,19 +104,6 @@ struct ornic_xrcd {
 	u32 xrcdn;
 };
 
-struct ornic_srq {
-	struct ib_srq ibsrq;
-	struct ib_umem *umem;
-	u32 srqn;
-	u8 log_depth;
-	bool db_record;			/* the ring ends with a doorbell record */
-	u32 max_wr;
-	u32 max_sge;
-	u32 limit;			/* under lock */
-	struct mutex lock;
-};
-
-/* A kernel QP's send or receive queue: 2^log_depth blocks of 64 bytes. */
 /*
  * What the driver posted at a WQE's first block, kept out of the ring the
  * device can write: a CQE only names the block, and the wr_id, length and
@@ -125,9 +112,14 @@ struct ornic_srq {
 struct ornic_kwq_shadow {
 	u64 wr_id;
 	u32 len;		/* receive: the SGEs' total length */
-	u32 blocks;
+	u16 blocks;		/* 0: not the first block of a WQE */
+	bool done;		/* SRQ: completed, waiting for those before */
 };
 
+/*
+ * A kernel QP's send or receive queue, or a kernel SRQ: 2^log_depth blocks
+ * of 64 bytes.
+ */
 struct ornic_kwq {
 	void *ring;
 	dma_addr_t dma;
@@ -155,10 +147,28 @@ static inline void *ornic_kwq_block(struct ornic_kwq *wq, u32 idx)
 			  ORNIC_WQE_BLOCK_SIZE;
 }
 
+struct ornic_srq {
+	struct ib_srq ibsrq;
+	struct ib_umem *umem;		/* user SRQs: the provider's ring */
+	bool kernel;			/* kern is the ring, not umem */
+	u32 srqn;
+	u8 log_depth;
+	bool db_record;			/* the ring ends with a doorbell record */
+	u32 max_wr;
+	u32 max_sge;
+	u32 limit;			/* under lock */
+	struct mutex lock;
+	/*
+	 * A kernel SRQ's ring (ornic_srq_kernel.c).  Its shadow entries
+	 * complete out of order: kern.ci is the first WQE not yet done.
+	 */
+	struct ornic_kwq kern;
+};
+
 /* A kernel QP's own part (ornic_qp_kernel.c). */
 struct ornic_kernel_qp {
 	struct ornic_kwq sq;
-	struct ornic_kwq rq;		/* no SRQ for kernel QPs */
+	struct ornic_kwq rq;		/* no ring with an SRQ */
 	u32 max_inline;
 };
 
@@ -342,7 +352,8 @@ void ornic_destroy_kernel_cq(struct ornic_cq *cq);
 int ornic_poll_cq(struct ib_cq *ibcq, int ne, struct ib_wc *wc);
 void ornic_cqe_origin_to_wc(const struct ornic_cqe_ts *ts, struct ib_wc *wc);
 int ornic_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
-void ornic_kernel_cq_clean(struct ornic_cq *cq, u32 qpn);
+void ornic_kernel_cq_clean(struct ornic_cq *cq, u32 qpn,
+			   struct ornic_kwq *srq);
 void ornic_kernel_cq_kick(struct ib_cq *ibcq);
 
 /* What a CQE's opcode says it completes (a value from the device). */
@@ -364,6 +375,36 @@ int ornic_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		    const struct ib_send_wr **bad_wr);
 int ornic_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		    const struct ib_recv_wr **bad_wr);
+/* The kernel work queue helpers kernel SRQs share with kernel QPs. */
+int ornic_kwq_alloc(struct ornic_dev *dev, struct ornic_kwq *wq,
+		    unsigned int log_depth, u32 max_sge,
+		    struct ornic_mem_desc *desc);
+void ornic_kwq_free(struct ornic_dev *dev, struct ornic_kwq *wq);
+void ornic_kwq_notify(struct ornic_dev *dev, struct ornic_kwq *wq,
+		      u32 offset, u32 qn);
+int ornic_kwq_post_one_recv(struct ornic_kwq *wq, const struct ib_recv_wr *wr);
+
+/* ornic_srq_kernel.c: SRQs of kernel consumers */
+int ornic_create_kernel_srq(struct ornic_srq *srq,
+			    struct ib_srq_init_attr *init);
+void ornic_destroy_kernel_srq(struct ornic_srq *srq);
+int ornic_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+			const struct ib_recv_wr **bad_wr);
+/*
+ * The log2 depth (blocks) of a kernel SRQ of @max_wr WQEs of @max_sge SGEs
+ * with an SRQ limit of @limit, or -EINVAL; @max_wr and @max_sge become what
+ * it holds.
+ */
+int ornic_ksrq_log_depth(u32 *max_wr, u32 *max_sge, u32 limit,
+			 const struct ornic_wq_limits *l);
+/*
+ * Mark the SRQ WQE a receive CQE names done and return what was posted
+ * there; the consumer index moves over the WQEs done before any still
+ * outstanding.  False, changing nothing, for an index that names no
+ * outstanding WQE.  The caller may hold a CQ's lock.
+ */
+bool ornic_ksrq_retire(struct ornic_kwq *wq, u16 wqe_index,
+		       struct ornic_kwq_shadow *posted);
 
 /* ornic_cq.c */
 int ornic_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
@@ -388,6 +429,7 @@ int ornic_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 int ornic_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
 
 /* ornic_srq.c */
+void ornic_srq_wq_limits(struct ornic_dev *dev, struct ornic_wq_limits *lim);
 int ornic_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 		     struct ib_udata *udata);
 int ornic_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * ornic: user SRQs.  The ring of 64-byte receive blocks is the provider's;
- * the kernel pins it, creates the SRQ and re-arms its limit event
- * (MODIFY_SRQ).  With ORNIC_CAP_RESIZE, modify_srq(IB_SRQ_MAX_WR) moves
- * the SRQ to a new ring the provider allocated (RESIZE_SRQ).  An XRC SRQ
- * (spec: xrc.rst) also names its XRC domain and the CQ its receives
+ * ornic: SRQs.  A user SRQ's ring of 64-byte receive blocks is the
+ * provider's; the kernel pins it, creates the SRQ and re-arms its limit
+ * event (MODIFY_SRQ).  With ORNIC_CAP_RESIZE, modify_srq(IB_SRQ_MAX_WR)
+ * moves the SRQ to a new ring the provider allocated (RESIZE_SRQ).  An XRC
+ * SRQ (spec: xrc.rst) also names its XRC domain and the CQ its receives
  * complete on; requests reach it by the number the core reports as
- * ext.xrc.srq_num.
+ * ext.xrc.srq_num.  Kernel consumers' SRQs have a ring of the driver's
+ * (ornic_srq_kernel.c) and share the rest.
  */
 #include <kunit/visibility.h>
 #include <rdma/ornic-abi.h>
@@ -32,6 +33,16 @@ static int ornic_srq_type_check(struct ornic_dev *dev,
 	return 0;
 }
 
+/* The work queue limits within the device's SRQ limits. */
+void ornic_srq_wq_limits(struct ornic_dev *dev, struct ornic_wq_limits *lim)
+{
+	ornic_wq_limits(dev, lim);
+	lim->max_qp_wr = min(lim->max_qp_wr,
+			     le32_to_cpu(dev->attr.max_srq_wr));
+	lim->max_recv_sge = min(lim->max_recv_sge,
+				le32_to_cpu(dev->attr.max_srq_sge));
+}
+
 /* The ring's blocks, and the doorbell record past them if it has one. */
 static size_t ornic_srq_ring_bytes(const struct ornic_srq *srq, u8 log_depth)
 {
@@ -52,10 +63,7 @@ static int ornic_srq_caps_check(struct ornic_dev *dev,
 	struct ornic_wq_limits lim;
 	int err;
 
-	ornic_wq_limits(dev, &lim);
-	lim.max_qp_wr = min(lim.max_qp_wr, le32_to_cpu(dev->attr.max_srq_wr));
-	lim.max_recv_sge = min(lim.max_recv_sge,
-			       le32_to_cpu(dev->attr.max_srq_sge));
+	ornic_srq_wq_limits(dev, &lim);
 	*max_wr = init->attr.max_wr;
 	*max_sge = init->attr.max_sge;
 	err = req->log_depth > ORNIC_WQ_LOG_DEPTH_MAX ? -EINVAL :
@@ -91,11 +99,11 @@ int ornic_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	u32 max_wr, max_sge;
 	int err;
 
-	if (!udata)
-		return -EOPNOTSUPP;
 	err = ornic_srq_type_check(dev, init);
 	if (err)
 		return err;
+	if (!udata)
+		return ornic_create_kernel_srq(srq, init);
 	err = ornic_udata_in(udata, &req, sizeof(req));
 	if (err)
 		return err;
@@ -187,10 +195,7 @@ static int ornic_srq_resize(struct ornic_dev *dev, struct ornic_srq *srq,
 
 	if (req->comp_mask)
 		return -EOPNOTSUPP;
-	ornic_wq_limits(dev, &lim);
-	lim.max_qp_wr = min(lim.max_qp_wr, le32_to_cpu(dev->attr.max_srq_wr));
-	lim.max_recv_sge = min(lim.max_recv_sge,
-			       le32_to_cpu(dev->attr.max_srq_sge));
+	ornic_srq_wq_limits(dev, &lim);
 	if (req->log_depth > ORNIC_WQ_LOG_DEPTH_MAX)
 		return -EINVAL;
 	err = ornic_srq_caps(&max_wr, &max_sge, req->log_depth, &lim);
@@ -236,7 +241,13 @@ int ornic_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 
 	if (mask & ~(IB_SRQ_MAX_WR | IB_SRQ_LIMIT))
 		return -EINVAL;
-	if ((mask & IB_SRQ_MAX_WR) && !(dev->caps & ORNIC_CAP_RESIZE))
+	/*
+	 * A kernel SRQ is not resized: a new ring would have to take over
+	 * the blocks the device has not read yet and the shadow entries of
+	 * WQEs still outstanding, and no kernel consumer resizes its SRQ.
+	 */
+	if ((mask & IB_SRQ_MAX_WR) &&
+	    (!(dev->caps & ORNIC_CAP_RESIZE) || srq->kernel))
 		return -EOPNOTSUPP;
 	if (mask & IB_SRQ_MAX_WR) {
 		/* Only the provider knows the new ring. */
@@ -289,7 +300,10 @@ int ornic_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 		return err;
 	xa_erase_irq(&dev->srqs, srq->srqn);
 	ornic_res_sync(dev);
-	ib_umem_release(srq->umem);
+	if (srq->kernel)
+		ornic_destroy_kernel_srq(srq);
+	else
+		ib_umem_release(srq->umem);
 	mutex_destroy(&srq->lock);
 	return 0;
 }

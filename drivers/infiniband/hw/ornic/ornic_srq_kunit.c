@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * KUnit suite ornic_srq: the SRQ commands (ornic_srq.c).
+ * KUnit suite ornic_srq: the SRQ commands (ornic_srq.c), and a kernel
+ * SRQ's size and the retiring of its WQEs in any order
+ * (ornic_srq_kernel.c).
  */
 #include <kunit/test.h>
+#include <linux/slab.h>
 
 #include "ornic_kunit.h"
 #include "ornic_res.h"
@@ -91,9 +94,129 @@ static void ornic_cmd_resize_srq_layout(struct kunit *test)
 			   "RESIZE_SRQ");
 }
 
+/* The model's SRQ limits (QUERY_DEVICE: max_srq_wr, max_srq_sge). */
+static const struct ornic_wq_limits ornic_test_srq_limits = {
+	.max_wqe_blocks = 8,
+	.max_qp_wr = 16384,
+	.max_send_sge = 16,
+	.max_recv_sge = 15,
+	.max_inline_data = 256,
+};
+
+static void ornic_ksrq_sizes(struct kunit *test)
+{
+	const struct ornic_wq_limits *l = &ornic_test_srq_limits;
+	u32 wr, sge;
+
+	/* IPoIB's connected mode: 256 receives of 15 pages, 4 blocks each. */
+	wr = 256;
+	sge = 15;
+	KUNIT_EXPECT_EQ(test, ornic_ksrq_log_depth(&wr, &sge, 0, l), 10);
+	KUNIT_EXPECT_EQ(test, wr, 256U);
+	KUNIT_EXPECT_EQ(test, sge, 15U);
+
+	/* Rounded up: what the ring really holds is reported. */
+	wr = 3;
+	sge = 1;
+	KUNIT_EXPECT_EQ(test, ornic_ksrq_log_depth(&wr, &sge, 0, l), 2);
+	KUNIT_EXPECT_EQ(test, wr, 4U);
+	KUNIT_EXPECT_EQ(test, sge, 3U);
+	wr = 0;
+	sge = 0;
+	KUNIT_EXPECT_EQ(test, ornic_ksrq_log_depth(&wr, &sge, 0, l), 1);
+	KUNIT_EXPECT_EQ(test, wr, 2U);
+
+	/* More SGEs or blocks than the device has for SRQs. */
+	wr = 16;
+	sge = 16;
+	KUNIT_EXPECT_EQ(test, ornic_ksrq_log_depth(&wr, &sge, 0, l), -EINVAL);
+	wr = 4097;
+	sge = 15;
+	KUNIT_EXPECT_EQ(test, ornic_ksrq_log_depth(&wr, &sge, 0, l), -EINVAL);
+	wr = 4096;
+	sge = 15;
+	KUNIT_EXPECT_EQ(test, ornic_ksrq_log_depth(&wr, &sge, 0, l), 14);
+
+	/* The limit must stay below the depth in blocks. */
+	wr = 8;
+	sge = 1;
+	KUNIT_EXPECT_EQ(test, ornic_ksrq_log_depth(&wr, &sge, 7, l), 3);
+	wr = 8;
+	sge = 1;
+	KUNIT_EXPECT_EQ(test, ornic_ksrq_log_depth(&wr, &sge, 8, l), -EINVAL);
+}
+
+/* Post a WQE of @blocks blocks at wq->pi as post_srq_recv records it. */
+static void ornic_test_ksrq_post(struct ornic_kwq *wq, u64 wr_id, u32 blocks)
+{
+	u32 b;
+
+	for (b = 0; b < blocks; b++) {
+		struct ornic_kwq_shadow *sh =
+			&wq->shadow[ornic_ring_slot(wq->pi + b, wq->log_depth)];
+
+		sh->wr_id = b ? 0 : wr_id;
+		sh->blocks = b ? 0 : blocks;
+		sh->len = 64;
+		sh->done = false;
+	}
+	wq->pi += blocks;
+}
+
+static void ornic_ksrq_retire_out_of_order(struct kunit *test)
+{
+	struct ornic_kwq_shadow posted;
+	struct ornic_kwq wq = { .log_depth = 3 };
+
+	spin_lock_init(&wq.lock);
+	wq.shadow = kunit_kcalloc(test, 8, sizeof(*wq.shadow), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, wq.shadow);
+	ornic_test_ksrq_post(&wq, 0xa, 1);	/* blocks 0 */
+	ornic_test_ksrq_post(&wq, 0xb, 2);	/* blocks 1, 2 */
+	ornic_test_ksrq_post(&wq, 0xc, 1);	/* block 3 */
+
+	/* B completes first: its blocks stay in use until A is done. */
+	KUNIT_EXPECT_TRUE(test, ornic_ksrq_retire(&wq, 1, &posted));
+	KUNIT_EXPECT_EQ(test, posted.wr_id, 0xbULL);
+	KUNIT_EXPECT_EQ(test, wq.ci, 0U);
+	/* Twice, a block inside a WQE, or past what was posted: nothing. */
+	KUNIT_EXPECT_FALSE(test, ornic_ksrq_retire(&wq, 1, &posted));
+	KUNIT_EXPECT_FALSE(test, ornic_ksrq_retire(&wq, 2, &posted));
+	KUNIT_EXPECT_FALSE(test, ornic_ksrq_retire(&wq, 4, &posted));
+	KUNIT_EXPECT_FALSE(test, ornic_ksrq_retire(&wq, 0xfff8, &posted));
+	KUNIT_EXPECT_EQ(test, wq.ci, 0U);
+
+	/* A frees A and B together; C then frees itself. */
+	KUNIT_EXPECT_TRUE(test, ornic_ksrq_retire(&wq, 0, &posted));
+	KUNIT_EXPECT_EQ(test, posted.wr_id, 0xaULL);
+	KUNIT_EXPECT_EQ(test, wq.ci, 3U);
+	KUNIT_EXPECT_TRUE(test, ornic_ksrq_retire(&wq, 3, &posted));
+	KUNIT_EXPECT_EQ(test, posted.wr_id, 0xcULL);
+	KUNIT_EXPECT_EQ(test, wq.ci, 4U);
+	KUNIT_EXPECT_FALSE(test, ornic_ksrq_retire(&wq, 3, &posted));
+
+	/* Across the 16-bit wrap of the CQE's index, and the ring's. */
+	wq.pi = 0xfffe;
+	wq.ci = 0xfffe;
+	ornic_test_ksrq_post(&wq, 0xd, 1);	/* 0xfffe */
+	ornic_test_ksrq_post(&wq, 0xe, 2);	/* 0xffff, 0x10000 */
+	ornic_test_ksrq_post(&wq, 0xf, 1);	/* 0x10001 */
+	KUNIT_EXPECT_FALSE(test, ornic_ksrq_retire(&wq, 0, &posted));
+	KUNIT_EXPECT_TRUE(test, ornic_ksrq_retire(&wq, 1, &posted));
+	KUNIT_EXPECT_EQ(test, posted.wr_id, 0xfULL);
+	KUNIT_EXPECT_TRUE(test, ornic_ksrq_retire(&wq, 0xffff, &posted));
+	KUNIT_EXPECT_EQ(test, posted.wr_id, 0xeULL);
+	KUNIT_EXPECT_EQ(test, wq.ci, 0xfffeU);
+	KUNIT_EXPECT_TRUE(test, ornic_ksrq_retire(&wq, 0xfffe, &posted));
+	KUNIT_EXPECT_EQ(test, wq.ci, 0x10002U);
+	KUNIT_EXPECT_EQ(test, wq.ci, wq.pi);
+}
+
 static struct kunit_case ornic_srq_cases[] = {
 	KUNIT_CASE(ornic_cmd_srq_layouts),
 	KUNIT_CASE(ornic_cmd_resize_srq_layout),
+	KUNIT_CASE(ornic_ksrq_sizes),
+	KUNIT_CASE(ornic_ksrq_retire_out_of_order),
 	{}
 };
 

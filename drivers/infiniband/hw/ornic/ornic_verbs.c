@@ -415,9 +415,9 @@ static int ornic_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 
 /*
  * User verbs (the provider posts WQEs and polls CQEs itself) and kernel
- * verbs: post_send, post_recv, poll_cq, req_notify_cq and get_dma_mr make
- * the device a kernel verbs provider, so the MAD layer opens its GSI QP
- * and the CM (rdma_cm) and kernel ULPs can use it.
+ * verbs: post_send, post_recv, post_srq_recv, poll_cq, req_notify_cq and
+ * get_dma_mr make the device a kernel verbs provider, so the MAD layer
+ * opens its GSI QP and the CM (rdma_cm) and kernel ULPs can use it.
  */
 static const struct ib_device_ops ornic_dev_ops = {
 	.owner = THIS_MODULE,
@@ -458,6 +458,7 @@ static const struct ib_device_ops ornic_dev_ops = {
 	.poll_cq = ornic_poll_cq,
 	.post_recv = ornic_post_recv,
 	.post_send = ornic_post_send,
+	.post_srq_recv = ornic_post_srq_recv,
 	.query_ah = ornic_query_ah,
 	.query_device = ornic_query_device,
 	.query_pkey = ornic_query_pkey,

@@ -1,5 +1,6 @@
 #include "engine_rig.hpp"
 
+#include <algorithm>
 #include <utility>
 
 namespace ornic::fuzz {
@@ -11,6 +12,14 @@ namespace {
 }
 
 constexpr uint32_t kAqDepth = 32;
+
+// SMP layout (IBA 14.2.1.1) and the PortInfo fields the rig sets (IBA 14.2.5.6).
+constexpr size_t kSmpData = 64;
+constexpr uint16_t kAttrPortInfo = 0x0015;
+constexpr uint8_t kMethodGet = 0x01, kMethodSet = 0x02;
+constexpr size_t kPortInfoLid = kSmpData + 16;
+constexpr size_t kPortInfoState = kSmpData + 32; // low nibble PortState
+constexpr size_t kPortInfoPhys = kSmpData + 33;  // high nibble PortPhysicalState
 
 } // namespace
 
@@ -74,7 +83,67 @@ void EngineRig::post_recv(uint32_t qpn, uint64_t rq, uint32_t index) {
   device.bar_write(ORNIC_BAR_DOORBELL, ORNIC_DB_RQ, 8, ORNIC_DB_VALUE(qpn, 0, index + 1));
 }
 
-EngineRig::EngineRig() {
+void EngineRig::set_peer(ornic_qp_attr& attr) const {
+  if (ib_) {
+    attr.dlid = to_le(kPeerLid);
+    return;
+  }
+  attr.dgid[10] = attr.dgid[11] = 0xff;
+  attr.dgid[12] = 10;
+  attr.dgid[15] = 2;
+}
+
+std::array<uint8_t, ORNIC_MAD_SIZE>
+EngineRig::smp(uint8_t method, const std::array<uint8_t, ORNIC_MAD_SIZE>* data) {
+  std::array<uint8_t, ORNIC_MAD_SIZE> in{};
+  in[0] = 1;    // base version
+  in[1] = 0x01; // SubnLid
+  in[2] = 1;    // class version
+  in[3] = method;
+  in[17] = kAttrPortInfo;
+  in[23] = 1; // attribute modifier: port 1
+  if (data != nullptr)
+    std::copy(data->begin() + kSmpData, data->end(), in.begin() + kSmpData);
+  const uint64_t in_addr = alloc(2 * ORNIC_MAD_SIZE);
+  const uint64_t out_addr = in_addr + ORNIC_MAD_SIZE;
+  std::memcpy(memory.at(in_addr), in.data(), in.size());
+  ornic_admin_mad_ifc c{};
+  c.hdr.opcode = ORNIC_ADMIN_MAD_IFC;
+  c.in_addr = to_le(in_addr);
+  c.out_addr = to_le(out_addr);
+  c.port = 1;
+  if (le(admin(&c).result0) != ORNIC_MAD_IFC_REPLY)
+    die("PortInfo not answered");
+  std::array<uint8_t, ORNIC_MAD_SIZE> out;
+  std::memcpy(out.data(), memory.at(out_addr), out.size());
+  if (out[4] != 0 || out[5] != 0)
+    die("PortInfo answered with an error status");
+  return out;
+}
+
+void EngineRig::port_info_set(std::array<uint8_t, ORNIC_MAD_SIZE>& info, uint8_t state) {
+  // PhysState 0 is "no change"; so is every other zero nibble the Get left alone.
+  info[kPortInfoState] = static_cast<uint8_t>((info[kPortInfoState] & 0xf0) | state);
+  info[kPortInfoPhys] &= 0x0f;
+  info = smp(kMethodSet, &info);
+  if ((info[kPortInfoState] & 0x0f) != state)
+    die("the port did not take the state the subnet manager set");
+}
+
+// As OpenSM brings a port up: a LID, then Armed, then (unless the rig stays Armed) Active.
+void EngineRig::configure_ib_port(uint8_t state) {
+  std::array<uint8_t, ORNIC_MAD_SIZE> info = smp(kMethodGet, nullptr);
+  info[kPortInfoLid] = static_cast<uint8_t>(kLid >> 8);
+  info[kPortInfoLid + 1] = static_cast<uint8_t>(kLid);
+  port_info_set(info, ORNIC_PORT_ARMED);
+  if (state == ORNIC_PORT_ACTIVE)
+    port_info_set(info, ORNIC_PORT_ACTIVE);
+}
+
+EngineRig::EngineRig(ornic_link_layer link_layer, uint8_t ib_port_state)
+    : ib_(link_layer == ORNIC_LINK_LAYER_IB),
+      device(loop,
+             NicConfig{.mac = kMac, .port = &port, .timer = &timer, .link_layer = link_layer}) {
   device.attach(memory, irqs);
   aq_sq_ = alloc(kAqDepth * ORNIC_AQ_SQE_SIZE);
   aq_cq_ = alloc(kAqDepth * ORNIC_AQ_CQE_SIZE);
@@ -97,25 +166,32 @@ EngineRig::EngineRig() {
   const uint32_t eqn = le(admin(&eq).result0);
   ornic_admin_create_cq cq{};
   cq.hdr.opcode = ORNIC_ADMIN_CREATE_CQ;
-  cq.mem = ring(256 * ORNIC_CQE_SIZE);
+  // An InfiniBand port's receives report their LIDs in 64-byte CQEs (the only kind it takes).
+  cq.mem = ring(256 * (ib_ ? ORNIC_CQE_TS_SIZE : ORNIC_CQE_SIZE));
   cq.log_depth = 8;
+  cq.flags = ib_ ? ORNIC_CQ_FLAG_TIMESTAMP : 0;
   cq.eqn = to_le(eqn);
   const uint32_t cqn = le(admin(&cq).result0);
   ornic_admin_destroy pd_cmd{};
   pd_cmd.hdr.opcode = ORNIC_ADMIN_ALLOC_PD;
   const uint32_t pd = le(admin(&pd_cmd).result0);
-  ornic_admin_gid gid{};
-  gid.hdr.opcode = ORNIC_ADMIN_ADD_GID;
-  gid.type = ORNIC_GID_TYPE_ROCE_V2_IPV4;
-  gid.gid[10] = gid.gid[11] = 0xff;
-  std::copy(kIpv4.begin(), kIpv4.end(), gid.gid + 12);
-  admin(&gid);
-  gid = ornic_admin_gid{};
-  gid.hdr.opcode = ORNIC_ADMIN_ADD_GID;
-  gid.index = to_le(1u);
-  gid.type = ORNIC_GID_TYPE_ROCE_V2_IPV6;
-  std::copy(kIpv6.begin(), kIpv6.end(), gid.gid);
-  admin(&gid);
+  if (ib_) {
+    // Before any WQE is posted: a port not Active sends nothing but VL15.
+    configure_ib_port(ib_port_state);
+  } else {
+    ornic_admin_gid gid{};
+    gid.hdr.opcode = ORNIC_ADMIN_ADD_GID;
+    gid.type = ORNIC_GID_TYPE_ROCE_V2_IPV4;
+    gid.gid[10] = gid.gid[11] = 0xff;
+    std::copy(kIpv4.begin(), kIpv4.end(), gid.gid + 12);
+    admin(&gid);
+    gid = ornic_admin_gid{};
+    gid.hdr.opcode = ORNIC_ADMIN_ADD_GID;
+    gid.index = to_le(1u);
+    gid.type = ORNIC_GID_TYPE_ROCE_V2_IPV6;
+    std::copy(kIpv6.begin(), kIpv6.end(), gid.gid);
+    admin(&gid);
+  }
 
   buffer = kBuffer;
   if (next_ > buffer)
@@ -135,8 +211,11 @@ EngineRig::EngineRig() {
     die("unexpected MR key index");
 
   next_ = buffer + 64 * 1024;
-  uint64_t rc_sq = 0, rc_rq = 0, ud_rq = 0, gsi_rq = 0, uc_sq = 0, uc_rq = 0;
-  for (const uint8_t type : {ORNIC_QPT_RC, ORNIC_QPT_UD, ORNIC_QPT_GSI, ORNIC_QPT_UC}) {
+  uint64_t rc_sq = 0, rc_rq = 0, ud_rq = 0, gsi_rq = 0, smi_rq = 0, uc_sq = 0, uc_rq = 0;
+  std::vector<uint8_t> types = {ORNIC_QPT_RC, ORNIC_QPT_UD, ORNIC_QPT_GSI, ORNIC_QPT_UC};
+  if (ib_)
+    types.push_back(ORNIC_QPT_SMI);
+  for (const uint8_t type : types) {
     ornic_admin_create_qp qp{};
     qp.hdr.opcode = ORNIC_ADMIN_CREATE_QP;
     qp.sq_mem = ring(64 * 64);
@@ -157,6 +236,10 @@ EngineRig::EngineRig() {
       uc_qpn = qpn;
       uc_sq = le(qp.sq_mem.addr);
       uc_rq = le(qp.rq_mem.addr);
+    } else if (type == ORNIC_QPT_SMI) {
+      if (qpn != ORNIC_QPN_SMI)
+        die("the SMI QP is not QPN 0");
+      smi_rq = le(qp.rq_mem.addr);
     } else if (qpn != ORNIC_QPN_GSI) {
       die("the GSI QP is not QPN 1");
     } else {
@@ -173,9 +256,7 @@ EngineRig::EngineRig() {
   attr.path_mtu = ORNIC_MTU_256;
   attr.dest_qpn = to_le(0x10u);
   attr.max_dest_rd_atomic = 4;
-  attr.dgid[10] = attr.dgid[11] = 0xff;
-  attr.dgid[12] = 10;
-  attr.dgid[15] = 2;
+  set_peer(attr);
   modify(rc_qpn, attr,
          ORNIC_QP_ATTR_AV | ORNIC_QP_ATTR_PATH_MTU | ORNIC_QP_ATTR_DEST_QPN | ORNIC_QP_ATTR_RQ_PSN |
              ORNIC_QP_ATTR_MAX_DEST_RD_ATOMIC | ORNIC_QP_ATTR_MIN_RNR_TIMER);
@@ -195,13 +276,17 @@ EngineRig::EngineRig() {
   uc.state = ORNIC_QPS_RTR;
   uc.path_mtu = ORNIC_MTU_256;
   uc.dest_qpn = to_le(0x11u);
-  std::copy(std::begin(attr.dgid), std::end(attr.dgid), uc.dgid);
+  set_peer(uc);
   modify(uc_qpn, uc,
          ORNIC_QP_ATTR_AV | ORNIC_QP_ATTR_PATH_MTU | ORNIC_QP_ATTR_DEST_QPN | ORNIC_QP_ATTR_RQ_PSN);
   uc.state = ORNIC_QPS_RTS;
   modify(uc_qpn, uc, ORNIC_QP_ATTR_SQ_PSN);
-  // The GSI QP has the Q_Key the kernel's MAD layer gives QP1.
-  for (const auto [qpn, qkey] : {std::pair{ud_qpn, 0x1111u}, std::pair{1u, 0x80010000u}}) {
+  // The GSI QP has the Q_Key the kernel's MAD layer gives QP1; the SMI QP checks none.
+  std::vector<std::pair<uint32_t, uint32_t>> datagram_qps = {{ud_qpn, 0x1111u},
+                                                             {ORNIC_QPN_GSI, 0x80010000u}};
+  if (ib_)
+    datagram_qps.emplace_back(ORNIC_QPN_SMI, 0u);
+  for (const auto& [qpn, qkey] : datagram_qps) {
     ornic_qp_attr ud{};
     ud.state = ORNIC_QPS_INIT;
     ud.qkey = to_le(qkey);
@@ -217,6 +302,8 @@ EngineRig::EngineRig() {
     post_recv(ud_qpn, ud_rq, i);
     post_recv(ORNIC_QPN_GSI, gsi_rq, i);
     post_recv(uc_qpn, uc_rq, i);
+    if (ib_)
+      post_recv(ORNIC_QPN_SMI, smi_rq, i);
   }
   // Outstanding work for the completer: a 600-byte WRITE (PSN 0-2), a 600-byte READ
   // (PSN 3-5), a FETCH_ADD (PSN 6), then a SEND (PSN 7).
@@ -297,9 +384,7 @@ void EngineRig::xrc_target(uint32_t pd, uint32_t cqn) {
   attr.path_mtu = ORNIC_MTU_256;
   attr.dest_qpn = to_le(0x11u);
   attr.max_dest_rd_atomic = 4;
-  attr.dgid[10] = attr.dgid[11] = 0xff;
-  attr.dgid[12] = 10;
-  attr.dgid[15] = 2;
+  set_peer(attr);
   modify(xrc_qpn, attr,
          ORNIC_QP_ATTR_AV | ORNIC_QP_ATTR_PATH_MTU | ORNIC_QP_ATTR_DEST_QPN | ORNIC_QP_ATTR_RQ_PSN |
              ORNIC_QP_ATTR_MAX_DEST_RD_ATOMIC | ORNIC_QP_ATTR_MIN_RNR_TIMER);

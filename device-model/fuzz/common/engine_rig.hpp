@@ -1,8 +1,11 @@
-// A NIC with RoCE objects ready to receive, for the fuzzer: brought up through BAR0 and the
-// admin queue like a driver does, with an RC QP in RTS that has WRITE/READ/atomic WQEs
-// outstanding (so responses reach the completer), a UC QP, a UD QP, the GSI QP (QPN 1), an XRC
-// target QP whose domain holds XRC SRQ kXrcSrqn, and posted receives (so requests reach the
-// responder). No gtest: failures abort, a broken rig must not fuzz nothing.
+// A NIC with transport objects ready to receive, for the packet fuzzers (fuzz/roce, fuzz/ib):
+// brought up through BAR0 and the admin queue like a driver does, with an RC QP in RTS that
+// has WRITE/READ/atomic WQEs outstanding (so responses reach the completer), a UC QP, a UD QP,
+// the GSI QP (QPN 1), an XRC target QP whose domain holds XRC SRQ kXrcSrqn, and posted
+// receives (so requests reach the responder). Its port is RoCE (IPv4 and IPv6 GIDs) or
+// InfiniBand: then the subnet manager's part is played through MAD_IFC (LID kLid, Active or
+// left Armed), the connected QPs' peer is LID kPeerLid, and the SMI QP (QPN 0) has receives
+// posted too. No gtest: failures abort, a broken rig must not fuzz nothing.
 #pragma once
 
 #include <array>
@@ -17,6 +20,7 @@
 #include "nic/nic_device.hpp"
 #include "pci/recording_interrupt_sink.hpp"
 #include "port/port.hpp"
+#include "step_timer.hpp"
 
 namespace ornic::fuzz {
 
@@ -28,27 +32,6 @@ public:
   PortCounters counters() const override { return {}; }
   Receiver receiver;
   uint64_t sent = 0;
-};
-
-class StepTimer final : public TransportTimer {
-public:
-  int64_t now_ns() override { return now; }
-  void arm(int64_t deadline_ns, std::function<void()> fire) override {
-    deadline = deadline_ns;
-    pending = std::move(fire);
-  }
-  void disarm() override { pending = nullptr; }
-  void advance(int64_t ns) {
-    now += ns;
-    if (pending && deadline <= now) {
-      auto fire = std::move(pending);
-      pending = nullptr;
-      fire();
-    }
-  }
-  int64_t now = 1'000'000'000;
-  int64_t deadline = 0;
-  std::function<void()> pending;
 };
 
 class EngineRig {
@@ -64,8 +47,14 @@ public:
   static constexpr uint32_t kMrKey = 0x100;
   // The first SRQ the rig creates: the XRC SRQ its XRC target's requests may name.
   static constexpr uint32_t kXrcSrqn = 1;
+  // InfiniBand: the port's LID, and the LID of the connected QPs' peer.
+  static constexpr uint16_t kLid = 1;
+  static constexpr uint16_t kPeerLid = 2;
 
-  EngineRig();
+  // `ib_port_state` (an InfiniBand port only): ORNIC_PORT_ACTIVE, or ORNIC_PORT_ARMED for a
+  // port the first data packet makes Active (its WQEs are posted meanwhile, and wait).
+  explicit EngineRig(ornic_link_layer link_layer = ORNIC_LINK_LAYER_ETH,
+                     uint8_t ib_port_state = ORNIC_PORT_ACTIVE);
   void deliver(std::span<const uint8_t> frame);
   void run();
   void advance(int64_t ns) {
@@ -84,13 +73,21 @@ private:
   void xrc_target(uint32_t pd, uint32_t cqn);
   void modify(uint32_t qpn, ornic_qp_attr attr, uint32_t mask);
   void post_recv(uint32_t qpn, uint64_t rq, uint32_t index);
+  // The destination of a connected QP: the RoCE peer's GID or the InfiniBand peer's LID.
+  void set_peer(ornic_qp_attr& attr) const;
+  // What a subnet manager does to bring a port up: PortInfo Sets through MAD_IFC.
+  void configure_ib_port(uint8_t state);
+  void port_info_set(std::array<uint8_t, ORNIC_MAD_SIZE>& info, uint8_t state);
+  std::array<uint8_t, ORNIC_MAD_SIZE> smp(uint8_t method,
+                                          const std::array<uint8_t, ORNIC_MAD_SIZE>* data);
 
   EventLoop loop;
   FakeGuestMemory memory{kBase, 1 << 20};
   RecordingInterruptSink irqs;
   CapturePort port;
   StepTimer timer;
-  NicDevice device{loop, NicConfig{kMac, &port, &timer}};
+  bool ib_;
+  NicDevice device;
   uint64_t next_ = kBase;
   uint64_t aq_sq_ = 0, aq_cq_ = 0;
   uint32_t aq_tail_ = 0;
