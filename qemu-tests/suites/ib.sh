@@ -189,6 +189,15 @@ verbs() {
 			fail "${name}_pingpong" "$(tail_of "${name}_pingpong")"
 		fi
 	done
+	# With a GRH (GID 0: the SM's subnet prefix and the port GUID) and on
+	# service level 3 instead of 0.
+	if ib_pair rc_pingpong_grh ibv_rc_pingpong -d "$A1" -g 0 -l 3 -c -n 100 -s 4096 -- \
+		-d "$A0" -g 0 -l 3 -c -n 100 -s 4096 &&
+		grep -q "remote address:.*GID fe80::" "/out/rc_pingpong_grh.client.log"; then
+		pass rc_pingpong_grh "LID and GRH, SL 3, 100 x 4096 B, data checked: $(grep -m1 'Mbit/sec' /out/rc_pingpong_grh.client.log)"
+	else
+		fail rc_pingpong_grh "$(tail_of rc_pingpong_grh)"
+	fi
 	# The datapath suite's sizes and names, so check-ib.sh can put the
 	# numbers next to RoCEv2's from the same run.
 	local t row
