@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 # The common start of the check scripts that boot guests on what the model,
 # driver and provider groups built (check-interop.sh, check-twoguests.sh,
-# check-soak.sh).  Sourced inside the testbed after testbed/lib.sh, with
+# check-soak.sh, check-ib.sh).  Sourced inside the testbed after testbed/lib.sh, with
 # RESULTS, FLAVOUR and BUILD from check-testbed.sh.  Sets RUN_NAME, RUNS,
 # MO (the modules), PDIR (the provider) and MODEL_BIN, and sources
 # check-lib.sh and models.sh.

@@ -19,25 +19,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/testbed/lib.sh"
 [ "${ORNIC_IN_TESTBED:-}" = 1 ] || die "check-ib.sh runs inside the testbed"
 
-RESULTS=${RESULTS:?}
-FLAVOUR=${FLAVOUR:-base}
-BUILD=${BUILD:-$ORNIC_SRC/build/check}
-RUN_NAME=${ORNIC_CHECK_RUN:-check}
-RUNS=$ORNIC_CACHE/runs/$RUN_NAME
-if [ "$FLAVOUR" = base ]; then
-	MO=$ORNIC_SRC/build/modules
-else
-	MO=$ORNIC_SRC/build/modules-$FLAVOUR
-fi
-PDIR=$BUILD/provider
+# shellcheck source=qemu-tests/check-guest-lib.sh
+. "$here/check-guest-lib.sh"
 TOOLS=$BUILD/tools
-mkdir -p "$RUNS" "$TOOLS"
-
-# shellcheck source=qemu-tests/check-lib.sh
-. "$here/check-lib.sh"
-# shellcheck source=qemu-tests/models.sh
-. "$here/models.sh"
-[ -x "$MODEL_BIN" ] || MODEL_BIN=$BUILD/device-model/ornic-model
+mkdir -p "$TOOLS"
 
 # --- what the guest needs -------------------------------------------------------
 for t in "ib-keys -libverbs" "ib-mad-neg -libumad"; do
@@ -53,14 +38,7 @@ if ! why=$(pyverbs_unpack "$pyroot"); then
 	record FAIL ib/pyverbs-suite "$why"
 	exit 0
 fi
-missing=""
-[ -x "$MODEL_BIN" ] || missing+=" ornic-model"
-[ -f "$MO/drivers/infiniband/hw/ornic/ornic.ko" ] || missing+=" ornic.ko"
-[ -f "$PDIR/libornic-rdmav34.so" ] || missing+=" libornic-rdmav34.so"
-if [ -n "$missing" ]; then
-	record FAIL ib/inputs "not built:$missing (the model, driver and provider groups build them)"
-	exit 0
-fi
+guest_inputs_built ib || exit 0
 
 # --- the guest --------------------------------------------------------------------
 mdir=/tmp/ib-models
