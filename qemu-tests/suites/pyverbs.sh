@@ -169,6 +169,7 @@ for kind in "$@"; do
 		# A file, not <(...): the guest has no /dev/fd.
 		# shellcheck disable=SC2086
 		python3 "$RUNNER" split "$all" "/out/pyverbs-$kind-" "$rc" $mods >"$all.states"
+		reports=()
 		while read -r m state; do
 			raw=/out/pyverbs-$kind-$m.raw
 			mrc=0
@@ -176,8 +177,10 @@ for kind in "$@"; do
 			crashed) mrc=$rc ;;
 			missing) suite_run "$raw" "/out/pyverbs-$kind-$m.log" "$MODULE_TIMEOUT" "$m" || mrc=$? ;;
 			esac
-			python3 "$RUNNER" report "$PREFIX" "$m" "$raw" "$mrc" >>"$out"
+			reports+=("$m" "$raw" "$mrc")
 		done <"$all.states"
+		# Every module's lines from one python process.
+		python3 "$RUNNER" report "$PREFIX" "${reports[@]}" >>"$out"
 	fi
 	if [ $first = 1 ]; then
 		tee -a "$RESULTS" <"$out"

@@ -11,9 +11,10 @@
       so a test that kills the interpreter is still named (its START has
       no result).
 
-  pyverbs-run.py report SUITE MODULE RAW_FILE EXIT_STATUS
-      Prints "PASS|FAIL|SKIP: SUITE/MODULE/TEST detail" lines for one
-      module's raw file: SKIP lines carry the suite's own reason; an ERROR
+  pyverbs-run.py report SUITE MODULE RAW_FILE EXIT_STATUS [MODULE RAW_FILE EXIT_STATUS]...
+      Prints "PASS|FAIL|SKIP: SUITE/MODULE/TEST detail" lines for each
+      module's raw file (one process for all: a python start costs seconds
+      under TCG): SKIP lines carry the suite's own reason; an ERROR
       is a FAIL; a test started but never finished, a run that ended by a
       signal or a run that ran no test at all is a FAIL of the module.
       TEST is the test method's name, prefixed by its class where two
@@ -103,7 +104,13 @@ def run(argv):
 
 
 def report(argv):
-    suite, module, raw, status = argv[0], argv[1], argv[2], int(argv[3])
+    suite = argv[0]
+    for i in range(1, len(argv) - 2, 3):
+        report_module(suite, argv[i], argv[i + 1], int(argv[i + 2]))
+    return 0
+
+
+def report_module(suite, module, raw, status):
     started, results = [], collections.OrderedDict()
     try:
         with open(raw) as f:
@@ -158,7 +165,6 @@ def report(argv):
     elif not results and not unfinished:
         lines.append('FAIL: %s/%s/run no test ran (status %d)' % (suite, module, status))
     print('\n'.join(lines))
-    return 0
 
 
 def split(argv):
@@ -195,7 +201,7 @@ def main():
         return run(sys.argv[2:])
     if len(sys.argv) >= 6 and sys.argv[1] == 'split':
         return split(sys.argv[2:])
-    if len(sys.argv) == 6 and sys.argv[1] == 'report':
+    if len(sys.argv) >= 6 and (len(sys.argv) - 3) % 3 == 0 and sys.argv[1] == 'report':
         return report(sys.argv[2:])
     print(__doc__, file=sys.stderr)
     return 2
