@@ -90,7 +90,7 @@ has_xrc() {
 }
 
 perf() { # perf KIND NAME TOOL ARGS...
-	local k=$1 name=$2 tool=$3 row try again=""
+	local k=$1 name=$2 tool=$3 row try again="" sum
 	for try in 1 2 3; do
 		if ! row=$(perf_row "$@"); then
 			fail "$k/$name" "$(tail_of "$k-$name")$again"
@@ -100,35 +100,18 @@ perf() { # perf KIND NAME TOOL ARGS...
 			fail "$k/$name" "no result row: $(tail_of "$k-$name")$again"
 			return
 		fi
-		# Zeros from a failed TSC estimate: run it again (3 runs at most).
-		if [ "$try" = 3 ] || ! perftest_tsc_zeros "/out/$k-$name.client.log" "$row"; then
+		# A failed TSC estimate: run it again (3 runs at most).
+		if [ "$try" = 3 ] || ! perftest_tsc_failed "/out/$k-$name.client.log" "$row"; then
 			break
 		fi
-		again+=" (run $try completed but printed zeros: perftest's TSC estimate failed)"
+		again+=" (run $try completed but perftest's TSC estimate failed)"
 	done
 	echo "$k $name $row" >>"$PERF"
-	case $tool in
-	*_bw)
-		# bytes iterations BW-peak BW-average msg-rate
-		local bytes iters bw rate
-		read -r bytes iters _ bw rate <<<"$row"
-		if awk -v b="$bw" 'BEGIN { exit !(b > 0) }'; then
-			pass "$k/$name" "$bytes B x $iters: $bw Gb/s, $rate Mpps$again"
-		else
-			fail "$k/$name" "no bandwidth: $row$again"
-		fi
-		;;
-	*_lat)
-		# bytes iterations t_min t_max t_typical t_avg t_stdev p99 p99.9
-		local bytes iters tmin ttyp tavg p99
-		read -r bytes iters tmin _ ttyp tavg _ p99 _ <<<"$row"
-		if awk -v t="$ttyp" 'BEGIN { exit !(t > 0) }'; then
-			pass "$k/$name" "$bytes B x $iters: typical $ttyp us, avg $tavg us, min $tmin us, p99 $p99 us$again"
-		else
-			fail "$k/$name" "no latency: $row$again"
-		fi
-		;;
-	esac
+	if sum=$(perftest_judge "$tool" "$row"); then
+		pass "$k/$name" "$sum$again"
+	else
+		fail "$k/$name" "$sum$again"
+	fi
 }
 
 perftests() { # perftests KIND

@@ -279,7 +279,7 @@ pingpong() {
 # 7) then gives up although every packet arrived (a run that failed so
 # showed no loss: rxe's duplicate_request equalled ornic's retransmits).
 perf() {
-	local name=$1 tool=$2 cg sg row again="" try
+	local name=$1 tool=$2 cg sg row again="" try sum
 	shift 2
 	cg=$(at "$CNS" gid_index "$CDEV" "$CIP") sg=$(at "$SNS" gid_index "$SDEV" "$SIP")
 	for try in 1 2 3; do
@@ -294,35 +294,18 @@ perf() {
 			fail "$DIR/$name$SFX" "no result row: $(tail_of "$name")"
 			return
 		fi
-		# Zeros from a failed TSC estimate: run it again (3 runs at most).
-		if [ "$try" = 3 ] || ! perftest_tsc_zeros "$(log "$name" client)" "$row"; then
+		# A failed TSC estimate: run it again (3 runs at most).
+		if [ "$try" = 3 ] || ! perftest_tsc_failed "$(log "$name" client)" "$row"; then
 			break
 		fi
-		again+=" (run $try completed but printed zeros: perftest's TSC estimate failed)"
+		again+=" (run $try completed but perftest's TSC estimate failed)"
 	done
 	echo "$DIR $name$SFX $row" >>"$PERF"
-	case $tool in
-	*_bw)
-		# bytes iterations BW-peak BW-average msg-rate
-		local bytes iters bw rate
-		read -r bytes iters _ bw rate <<<"$row"
-		if awk -v b="$bw" 'BEGIN { exit !(b > 0) }'; then
-			pass "$DIR/$name$SFX" "$CDEV -> $SDEV, $bytes B x $iters: $bw Gb/s, $rate Mpps$again"
-		else
-			fail "$DIR/$name$SFX" "no bandwidth: $row$again"
-		fi
-		;;
-	*_lat)
-		# bytes iterations t_min t_max t_typical t_avg t_stdev p99 p99.9
-		local bytes iters tmin ttyp tavg p99
-		read -r bytes iters tmin _ ttyp tavg _ p99 _ <<<"$row"
-		if awk -v t="$ttyp" 'BEGIN { exit !(t > 0) }'; then
-			pass "$DIR/$name$SFX" "$CDEV -> $SDEV, $bytes B x $iters: typical $ttyp us, avg $tavg us, min $tmin us, p99 $p99 us$again"
-		else
-			fail "$DIR/$name$SFX" "no latency: $row$again"
-		fi
-		;;
-	esac
+	if sum=$(perftest_judge "$tool" "$row"); then
+		pass "$DIR/$name$SFX" "$CDEV -> $SDEV, $sum$again"
+	else
+		fail "$DIR/$name$SFX" "$sum$again"
+	fi
 }
 
 

@@ -112,10 +112,46 @@ perftest_row() {
 	awk '/^ *#bytes/ { getline; print; exit }' "$1"
 }
 
-# perftest_tsc_zeros LOG ROW: the transfer completed but perftest could not
+# perftest_tsc_failed LOG ROW: the transfer completed but perftest could not
 # estimate the TSC rate (TCG's TSC is unstable under load) and so printed
-# zeros for the bandwidth of ROW: the measurement failed, not the wire.
-perftest_tsc_zeros() {
+# zeros for the bandwidth of ROW, or inf and nan for its latencies: the
+# measurement failed, not the wire.
+perftest_tsc_failed() {
 	grep -q 'Correlation coefficient r^2' "$1" &&
-		awk -v r="$2" 'BEGIN { split(r, a); exit !(a[4] + 0 == 0 && a[5] + 0 == 0) }'
+		awk -v r="$2" 'BEGIN {
+			n = split(r, a)
+			for (i = 3; i <= n; i++)
+				if (tolower(a[i]) ~ /^-?(inf|nan)$/)
+					exit 0
+			exit !(a[4] + 0 == 0 && a[5] + 0 == 0)
+		}'
+}
+
+# perftest_judge TOOL ROW: the summary of a perftest result row, status 1
+# when it measured nothing: a _bw row needs a positive average bandwidth, a
+# _lat row a finite positive typical latency.
+perftest_judge() {
+	local bytes iters tmin ttyp tavg p99 bw rate
+	case $1 in
+	*_bw)
+		# bytes iterations BW-peak BW-average msg-rate
+		read -r bytes iters _ bw rate <<<"$2"
+		if awk -v b="$bw" 'BEGIN { exit !(b ~ /^[0-9.]+$/ && b > 0) }'; then
+			echo "$bytes B x $iters: $bw Gb/s, $rate Mpps"
+			return 0
+		fi
+		echo "no bandwidth: $2"
+		;;
+	*_lat)
+		# bytes iterations t_min t_max t_typical t_avg t_stdev p99 p99.9
+		read -r bytes iters tmin _ ttyp tavg _ p99 _ <<<"$2"
+		if awk -v t="$ttyp" 'BEGIN { exit !(t ~ /^[0-9.]+$/ && t > 0) }'; then
+			echo "$bytes B x $iters: typical $ttyp us, avg $tavg us, min $tmin us, p99 $p99 us"
+			return 0
+		fi
+		echo "no latency: $2"
+		;;
+	*) echo "$1: not a perftest bandwidth or latency tool" ;;
+	esac
+	return 1
 }

@@ -74,26 +74,12 @@ run_perf() { # run_perf NAME TOOL ARGS...
 		return
 	fi
 	echo "$kind $name $row" >>"$perf"
-	case $tool in
-	ib_write_bw)
-		# bytes iterations BW-peak BW-average[Gb/s] msg-rate[Mpps]
-		read -r bytes iters _ bw_avg rate <<<"$row"
-		if awk -v b="$bw_avg" 'BEGIN { exit !(b > 0) }'; then
-			pass "$name" "${bytes} B x ${iters}: ${bw_avg} Gb/s, ${rate} Mpps"
-		else
-			fail "$name" "no bandwidth: $row"
-		fi
-		;;
-	ib_send_lat)
-		# bytes iterations t_min t_max t_typical t_avg t_stdev p99 p99.9 [usec]
-		read -r bytes iters tmin _ ttyp tavg _ p99 _ <<<"$row"
-		if awk -v t="$ttyp" 'BEGIN { exit !(t > 0) }'; then
-			pass "$name" "${bytes} B x ${iters}: typical ${ttyp} us, avg ${tavg} us, min ${tmin} us, p99 ${p99} us"
-		else
-			fail "$name" "no latency: $row"
-		fi
-		;;
-	esac
+	local sum
+	if sum=$(perftest_judge "$tool" "$row"); then
+		pass "$name" "$sum"
+	else
+		fail "$name" "$sum"
+	fi
 }
 run_perf write_bw_64k ib_write_bw -s 65536 -n 200 --report_gbits -F
 run_perf send_lat_2b ib_send_lat -s 2 -n 200 -F
