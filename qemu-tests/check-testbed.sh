@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+# shellcheck disable=SC2329 # the group_* functions are called by name (run_groups)
 # The part of `make check` that runs inside the testbed: host unit tests,
 # module builds and guest suites.  Every test prints one
 # "PASS|FAIL|SKIP: name details" line into $RESULTS; the host side
@@ -57,115 +58,143 @@ build_selftest_module() {
 }
 
 # --- lint: checkpatch, clang-format, shellcheck, docs, README, man pages, version
-if group lint; then
+group_lint() {
 	LINT_TRACKED=1 DOCS_OUT=$BUILD/docs "$here/lint.sh" >"$BUILD/lint.log" 2>&1
 	grep -E '^(PASS|FAIL): lint/' "$BUILD/lint.log" | tee -a "$RESULTS"
 	grep -q -E '^(PASS|FAIL): lint/version' "$BUILD/lint.log" ||
 		record FAIL lint/run "lint did not finish; see $BUILD/lint.log"
-fi
+}
 
 # --- device model: unit tests (ASan/UBSan) and short fuzz runs ----------------
-if group model && [ -f "$ORNIC_SRC/device-model/CMakeLists.txt" ]; then
-	BUILD=$BUILD "$here/check-model.sh" || true
-fi
+group_model() {
+	if [ -f "$ORNIC_SRC/device-model/CMakeLists.txt" ]; then
+		BUILD=$BUILD "$here/check-model.sh" || true
+	fi
+}
 
 # --- device model attached to a guest: PCI identity, BARs, MSI-X, registers --
-if group model-guest && [ -x "$MODEL_BIN" ]; then
-	# shellcheck source=qemu-tests/models.sh
-	. "$here/models.sh"
-	mkdir -p "$BUILD/tools"
-	if gcc -std=gnu11 -O2 -Wall -Wextra -Werror -I"$ORNIC_SRC/include" \
-		-o "$BUILD/tools/ornic-pci-probe" "$here/tools/ornic-pci-probe.c" 2>"$BUILD/tools.log"; then
-		mdir=/tmp/models-pci
-		if models_start "$mdir" 2 link; then
-			mapfile -t margs < <(models_vm_args)
-			run_vm vm/ model-pci "$flavour" --timeout 600 "${margs[@]}" -- /src/qemu-tests/suites/model-pci.sh 2 "$BUILD/tools/ornic-pci-probe"
-			# Not in $(...): only this shell can wait for the models.
-			if models_stop >"$mdir/stop.txt"; then
-				record PASS model-guest/models-survive "both models alive after the guest ended, clean exit on SIGTERM"
+group_model_guest() {
+	if [ -x "$MODEL_BIN" ]; then
+		# shellcheck source=qemu-tests/models.sh
+		. "$here/models.sh"
+		mkdir -p "$BUILD/tools"
+		if gcc -std=gnu11 -O2 -Wall -Wextra -Werror -I"$ORNIC_SRC/include" \
+			-o "$BUILD/tools/ornic-pci-probe" "$here/tools/ornic-pci-probe.c" 2>"$BUILD/tools.log"; then
+			mdir=/tmp/models-pci
+			if models_start "$mdir" 2 link; then
+				mapfile -t margs < <(models_vm_args)
+				run_vm vm/ model-pci "$flavour" --timeout 600 "${margs[@]}" -- /src/qemu-tests/suites/model-pci.sh 2 "$BUILD/tools/ornic-pci-probe"
+				# Not in $(...): only this shell can wait for the models.
+				if models_stop >"$mdir/stop.txt"; then
+					record PASS model-guest/models-survive "both models alive after the guest ended, clean exit on SIGTERM"
+				else
+					record FAIL model-guest/models-survive "$(tr '\n' ' ' <"$mdir/stop.txt")"
+				fi
+				cp "$mdir"/model*.log "$RUNS/model-pci/" 2>/dev/null
 			else
-				record FAIL model-guest/models-survive "$(tr '\n' ' ' <"$mdir/stop.txt")"
+				record FAIL model-guest/start "models did not start; see $mdir"
+				models_stop >/dev/null
 			fi
-			cp "$mdir"/model*.log "$RUNS/model-pci/" 2>/dev/null
 		else
-			record FAIL model-guest/start "models did not start; see $mdir"
-			models_stop >/dev/null
+			record FAIL model-guest/build-probe "$(tr '\n' ' ' <"$BUILD/tools.log")"
 		fi
-	else
-		record FAIL model-guest/build-probe "$(tr '\n' ' ' <"$BUILD/tools.log")"
+	elif wanted model-guest && [ -f "$ORNIC_SRC/device-model/CMakeLists.txt" ]; then
+		record FAIL model-guest/binary "no ornic-model binary was built"
 	fi
-elif wanted model-guest && [ -f "$ORNIC_SRC/device-model/CMakeLists.txt" ]; then
-	record FAIL model-guest/binary "no ornic-model binary was built"
-fi
+}
 
 # --- kernel driver: module build, KUnit, guest suites (check-driver.sh) -------
-if group driver && [ -x "$here/check-driver.sh" ]; then
-	RESULTS=$RESULTS KDIR=$kdir FLAVOUR=$flavour "$here/check-driver.sh" || true
-fi
+group_driver() {
+	if [ -x "$here/check-driver.sh" ]; then
+		RESULTS=$RESULTS KDIR=$kdir FLAVOUR=$flavour "$here/check-driver.sh" || true
+	fi
+}
 
 # --- rdma-core provider: build, ibverbs tools in a guest (check-provider.sh) --
-if group provider && [ -x "$here/check-provider.sh" ]; then
-	RESULTS=$RESULTS KDIR=$kdir FLAVOUR=$flavour BUILD=$BUILD "$here/check-provider.sh" || true
-fi
+group_provider() {
+	if [ -x "$here/check-provider.sh" ]; then
+		RESULTS=$RESULTS KDIR=$kdir FLAVOUR=$flavour BUILD=$BUILD "$here/check-provider.sh" || true
+	fi
+}
 
 # --- verbs data path: pingpongs, perftest, negative tests, capture (check-datapath.sh)
-if group datapath && [ -x "$here/check-datapath.sh" ]; then
-	RESULTS=$RESULTS KDIR=$kdir FLAVOUR=$flavour BUILD=$BUILD "$here/check-datapath.sh" || true
-fi
+group_datapath() {
+	if [ -x "$here/check-datapath.sh" ]; then
+		RESULTS=$RESULTS KDIR=$kdir FLAVOUR=$flavour BUILD=$BUILD "$here/check-datapath.sh" || true
+	fi
+}
 
 # --- InfiniBand ports: OpenSM, the IB diagnostics, verbs by LID (check-ib.sh)
-if group ib && [ -x "$here/check-ib.sh" ]; then
-	RESULTS=$RESULTS KDIR=$kdir FLAVOUR=$flavour BUILD=$BUILD "$here/check-ib.sh" || true
-fi
+group_ib() {
+	if [ -x "$here/check-ib.sh" ]; then
+		RESULTS=$RESULTS KDIR=$kdir FLAVOUR=$flavour BUILD=$BUILD "$here/check-ib.sh" || true
+	fi
+}
 
 # --- rdma-core's pyverbs suite on ornic and rxe (check-pyverbs.sh) -----------
-if group pyverbs && [ -x "$here/check-pyverbs.sh" ]; then
-	RESULTS=$RESULTS FLAVOUR=$flavour BUILD=$BUILD "$here/check-pyverbs.sh" || true
-fi
+group_pyverbs() {
+	if [ -x "$here/check-pyverbs.sh" ]; then
+		RESULTS=$RESULTS FLAVOUR=$flavour BUILD=$BUILD "$here/check-pyverbs.sh" || true
+	fi
+}
 
 # --- ornic and rxe on one Ethernet link, both ways (check-interop.sh) --------
-if group interop && [ -x "$here/check-interop.sh" ]; then
-	RESULTS=$RESULTS FLAVOUR=$flavour BUILD=$BUILD "$here/check-interop.sh" || true
-fi
+group_interop() {
+	if [ -x "$here/check-interop.sh" ]; then
+		RESULTS=$RESULTS FLAVOUR=$flavour BUILD=$BUILD "$here/check-interop.sh" || true
+	fi
+}
 
 # --- storage protocols over RDMA: NFS, iSER, SRP, SMB Direct (check-ulp.sh) ---
-if group ulp && [ -x "$here/check-ulp.sh" ]; then
-	RESULTS=$RESULTS FLAVOUR=$flavour BUILD=$BUILD "$here/check-ulp.sh" || true
-fi
+group_ulp() {
+	if [ -x "$here/check-ulp.sh" ]; then
+		RESULTS=$RESULTS FLAVOUR=$flavour BUILD=$BUILD "$here/check-ulp.sh" || true
+	fi
+}
 
 # --- two guests linked as two hosts: udp, udp + netem, tap + bridge to rxe ----
-if group twoguests && [ -x "$here/check-twoguests.sh" ]; then
-	RESULTS=$RESULTS FLAVOUR=$flavour BUILD=$BUILD "$here/check-twoguests.sh" || true
-fi
+group_twoguests() {
+	if [ -x "$here/check-twoguests.sh" ]; then
+		RESULTS=$RESULTS FLAVOUR=$flavour BUILD=$BUILD "$here/check-twoguests.sh" || true
+	fi
+}
 
 # --- churn: rmmod and kill -9 under RDMA traffic (check-soak.sh) --------------
-if group soak && [ -x "$here/check-soak.sh" ]; then
-	RESULTS=$RESULTS FLAVOUR=$flavour BUILD=$BUILD "$here/check-soak.sh" || true
-fi
+group_soak() {
+	if [ -x "$here/check-soak.sh" ]; then
+		RESULTS=$RESULTS FLAVOUR=$flavour BUILD=$BUILD "$here/check-soak.sh" || true
+	fi
+}
 
 # --- Debian packages: make deb, lintian, contents, DKMS build (check-deb.sh) --
 # With the stock group in the run, its guests (Debian's kernels) do what the
 # deb group's guest would: the DKMS-built module loaded by its modalias, the
 # provider installed by dpkg, both devices listed; one boot less.
-if group deb && [ -x "$here/check-deb.sh" ]; then
-	guest_in_stock=0
-	wanted stock && guest_in_stock=1
-	RESULTS=$RESULTS KDIR=$kdir FLAVOUR=$flavour BUILD=$BUILD DEB_GUEST_IN_STOCK=$guest_in_stock \
-		"$here/check-deb.sh" || true
-fi
+group_deb() {
+	if [ -x "$here/check-deb.sh" ]; then
+		guest_in_stock=0
+		wanted stock && guest_in_stock=1
+		RESULTS=$RESULTS KDIR=$kdir FLAVOUR=$flavour BUILD=$BUILD DEB_GUEST_IN_STOCK=$guest_in_stock \
+			"$here/check-deb.sh" || true
+	fi
+}
 
 # --- Debian's own kernels: the packages installed, DKMS, RDMA, NVMe-oF --------
-if group stock && [ -x "$here/check-stock.sh" ]; then
-	RESULTS=$RESULTS BUILD=$BUILD "$here/check-stock.sh" || true
-fi
+group_stock() {
+	if [ -x "$here/check-stock.sh" ]; then
+		RESULTS=$RESULTS BUILD=$BUILD "$here/check-stock.sh" || true
+	fi
+}
 
 # --- the user guide's recipes: two VMs, libvirt and QEMU (check-guide.sh) ----
-if group guide && [ -x "$here/check-guide.sh" ]; then
-	RESULTS=$RESULTS FLAVOUR=$flavour BUILD=$BUILD "$here/check-guide.sh" || true
-fi
+group_guide() {
+	if [ -x "$here/check-guide.sh" ]; then
+		RESULTS=$RESULTS FLAVOUR=$flavour BUILD=$BUILD "$here/check-guide.sh" || true
+	fi
+}
 
 # --- VM runner self-test ------------------------------------------------------
-if group runner; then
+group_runner() {
 	if build_selftest_module; then
 		rc=0
 		"$here/vm.sh" --name "$RUN_NAME/runner-warn" --flavour "$flavour" --timeout 300 -- \
@@ -186,13 +215,44 @@ if group runner; then
 	else
 		record FAIL runner/build-module "$(tail -n 5 "$BUILD/selftest.log" | tr '\n' ' ')"
 	fi
-fi
+}
 
 # --- software RDMA baseline: rxe and siw -------------------------------------
-for kind in rxe siw; do
-	group "$kind" || continue
-	run_vm vm/ "soft-$kind" "$flavour" --timeout 900 -- /src/qemu-tests/suites/soft-rdma.sh "$kind"
-	[ -f "$RUNS/soft-$kind/$kind-perf.txt" ] && cp "$RUNS/soft-$kind/$kind-perf.txt" "$(dirname "$RESULTS")/"
-done
-group_end
+group_soft() { # group_soft rxe|siw
+	run_vm vm/ "soft-$1" "$flavour" --timeout 900 -- /src/qemu-tests/suites/soft-rdma.sh "$1"
+	[ -f "$RUNS/soft-$1/$1-perf.txt" ] && cp "$RUNS/soft-$1/$1-perf.txt" "$(dirname "$RESULTS")/"
+}
+group_rxe() { group_soft rxe; }
+group_siw() { group_soft siw; }
+
+# run_groups NAME...: each wanted group in turn, its wall time in times.txt.
+run_groups() {
+	local g
+	for g in "$@"; do
+		group "$g" || continue
+		"group_${g//-/_}"
+	done
+	group_end
+}
+
+# The model, driver and provider groups build what every later group uses.
+run_groups model model-guest driver provider
+# The later groups share only those builds (each its own guests, models,
+# socket directories and network namespaces), and a TCG guest keeps about
+# 70 % of two host cores busy: two lanes of them run side by side.  The
+# groups that start guests of their own next to each other (twoguests,
+# guide) and those that build the packages and use them (deb, stock) keep
+# to one lane.  ORNIC_CHECK_LANES=1 runs everything in one lane.
+lane_a=(ib interop ulp soak runner lint)
+lane_b=(datapath pyverbs twoguests guide deb stock rxe siw)
+if [ "${ORNIC_CHECK_LANES:-2}" = 1 ]; then
+	run_groups "${lane_b[@]:0:1}" "${lane_a[@]}" "${lane_b[@]:1}"
+else
+	run_groups "${lane_a[@]}" &
+	pid_a=$!
+	run_groups "${lane_b[@]}" &
+	pid_b=$!
+	wait "$pid_a"
+	wait "$pid_b"
+fi
 exit 0
