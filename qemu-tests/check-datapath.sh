@@ -43,7 +43,7 @@ read -r -a kinds <<<"$kinds_list"
 
 # --- what the guest needs -------------------------------------------------------
 if ! gcc -std=gnu11 -O2 -Wall -Wextra -Werror -o "$TOOLS/datapath-neg" \
-	"$here/suites/datapath-neg.c" -libverbs 2>"$TOOLS/datapath-neg.log"; then
+	"$here/suites/datapath-neg.c" "${VERBS_TEST_C[@]}" -libverbs 2>"$TOOLS/datapath-neg.log"; then
 	record FAIL datapath/build-neg-tool "$(head -n 5 "$TOOLS/datapath-neg.log" | tr '\n' ' ')"
 	exit 0
 fi

@@ -157,7 +157,7 @@ fi
 # The data-path verbs through the raw uverbs ABI (no provider library needed).
 verbs=$BUILD/tools/driver-verbs
 if ! gcc -std=gnu11 -O2 -Wall -Wextra -Werror -o "$verbs" \
-	"$here/suites/driver-verbs.c" 2>"$BUILD/tools/driver-verbs.log"; then
+	"$here/suites/driver-verbs.c" "$TEST_REPORT_C" 2>"$BUILD/tools/driver-verbs.log"; then
 	record FAIL driver/build-verbs "$(head -n 5 "$BUILD/tools/driver-verbs.log" | tr '\n' ' ')"
 	verbs=""
 fi

@@ -11,6 +11,15 @@
 KMAKE_ENV=(PATH="/usr/lib/ccache:$PATH" CCACHE_DIR="$ORNIC_CACHE/ccache")
 kmake() { env "${KMAKE_ENV[@]}" make "$@"; }
 
+# The C test tools' library (suites/): TEST_REPORT_C, their result lines
+# (libc only, for the raw uverbs tools), and VERBS_TEST_C, those with the
+# libibverbs devices and fixtures and the QPs and QP pairs.
+# shellcheck disable=SC2034 # used by the scripts that source this one
+TEST_REPORT_C=$(dirname "${BASH_SOURCE[0]}")/suites/test-report.c
+# shellcheck disable=SC2034
+VERBS_TEST_C=("$TEST_REPORT_C" "$(dirname "${BASH_SOURCE[0]}")/suites/test-fixture.c"
+	"$(dirname "${BASH_SOURCE[0]}")/suites/qp-pair.c")
+
 record() { # record STATUS NAME DETAILS...
 	local s=$1 n=$2
 	shift 2

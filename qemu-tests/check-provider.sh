@@ -45,20 +45,20 @@ else
 fi
 
 mkdir -p "$BUILD/tools"
-# build_tool NAME [MORE.c...]: suites/NAME.c (plus suites/MORE.c) ->
-# $BUILD/tools/NAME; prints its path (and nothing when it failed: the FAIL
-# line goes to stderr and the results).
+# build_tool NAME [MORE.c...]: suites/NAME.c (plus suites/MORE.c and the
+# test library) -> $BUILD/tools/NAME; prints its path (and nothing when it
+# failed: the FAIL line goes to stderr and the results).
 build_tool() {
 	local name=$1 srcs=() f
 	for f in "$@"; do srcs+=("$here/suites/${f%.c}.c"); done
 	if gcc -std=gnu11 -O2 -Wall -Wextra -Werror -o "$BUILD/tools/$name" \
-		"${srcs[@]}" -libverbs -lpthread 2>"$BUILD/tools/$name.log"; then
+		"${srcs[@]}" "${VERBS_TEST_C[@]}" -libverbs -lpthread 2>"$BUILD/tools/$name.log"; then
 		echo "$BUILD/tools/$name"
 	else
 		record FAIL "provider/build-$name" "$(head -n 5 "$BUILD/tools/$name.log" | tr '\n' ' ')" >&2
 	fi
 }
-tool=$(build_tool provider-verbs provider-data.c provider-lib.c)
+tool=$(build_tool provider-verbs provider-data.c)
 nosys=$(build_tool provider-nosyscall)
 
 # --- the provider against device models --------------------------------------------

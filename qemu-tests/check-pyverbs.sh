@@ -61,7 +61,7 @@ for c in "$here"/suites/attrs.c "$here"/suites/verbs-*.c; do
 	[ -f "$c" ] || continue
 	name=$(basename "$c" .c)
 	if ! gcc -std=gnu11 -O2 -Wall -Wextra -Werror -o "$tools/$name" "$c" \
-		"$here/suites/provider-lib.c" -libverbs -lrdmacm -lpthread 2>"$tools/$name.log"; then
+		"${VERBS_TEST_C[@]}" -libverbs -lrdmacm -lpthread 2>"$tools/$name.log"; then
 		record FAIL "verbs/build-$name" "$(head -n 5 "$tools/$name.log" | tr '\n' ' ')"
 	fi
 done

@@ -19,7 +19,7 @@ mkdir -p "$BUILD/tools"
 guest_inputs_built soak || exit 0
 # The object holder of the driver group's tests (raw uverbs, no provider).
 verbs=$BUILD/tools/soak-driver-verbs
-if ! gcc -std=gnu11 -O2 -Wall -Wextra -Werror -o "$verbs" "$here/suites/driver-verbs.c" \
+if ! gcc -std=gnu11 -O2 -Wall -Wextra -Werror -o "$verbs" "$here/suites/driver-verbs.c" "$TEST_REPORT_C" \
 	2>"$BUILD/tools/soak-driver-verbs.log"; then
 	record FAIL soak/build-verbs "$(head -n 5 "$BUILD/tools/soak-driver-verbs.log" | tr '\n' ' ')"
 	exit 0

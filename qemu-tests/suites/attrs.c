@@ -20,7 +20,7 @@
  * Every frame's expected wire fields go to WIRE_FILE as
  *   "<name> <dest QPN> <first PSN> <PSNs> <ipv4|ipv6> <tos> <ttl>
  *    <flow label> <UDP source port or -1>"
- * for tools/attrs-wire.py to check against a capture.  One "PASS|FAIL
+ * for tools/attrs-wire.py to check against a capture.  One "PASS|FAIL:
  * attrs/<check> details" line per check; the expectations are ornic's (on
  * rxe the same run is only compared).
  */
@@ -30,7 +30,7 @@
 #include <string.h>
 #include <arpa/inet.h>
 
-#include "provider-lib.h"
+#include "qp-pair.h"
 
 #define GRH_BYTES	40
 #define MSG_BYTES	64
@@ -131,14 +131,11 @@ static int peer_gid(struct side *s, const union ibv_gid *like,
 static struct ibv_qp *ud_qp(struct side *s, uint32_t *psn)
 {
 	struct ibv_qp *qp = make_qp(s, IBV_QPT_UD, s->cq, NULL, 16, 1, 0);
-	struct ibv_qp_attr a = { .qp_state = IBV_QPS_RTR };
+	struct qp_path path = qp_path(-1, NULL, 0);
 
-	if (!qp || to_init(qp) || ibv_modify_qp(qp, &a, IBV_QP_STATE))
-		return NULL;
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = *psn = next_psn;
+	path.sq_psn = *psn = next_psn;
 	next_psn += 0x100;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN))
+	if (!qp || qp_connect(qp, &path))
 		return NULL;
 	return qp;
 }
@@ -213,7 +210,7 @@ static void ud_case(struct side *a, struct side *b, const char *name,
 		qa = ud_qp(a, &psn);
 		qb = ud_qp(b, &psn_b);
 		if (!qa || !qb) {
-			report(0, "attrs/ud-qps", "cannot create UD QPs: %s",
+			report(0, "ud-qps", "cannot create UD QPs: %s",
 			       strerror(errno));
 			exit(2);
 		}
@@ -266,65 +263,46 @@ out:
 	ibv_destroy_ah(ah);
 }
 
-/* RC pair over an address vector with @c, modified by @extra; 0 on success. */
+/*
+ * The attributes of an RC QP that the checks do not vary: one read or
+ * atomic each way, RNR timer 12; the addresses and PSNs are rc_connect()'s.
+ */
+static struct qp_path rc_path(const struct av_case *c)
+{
+	struct qp_path p = qp_path(-1, NULL, 0);
+
+	p.flow_label = c->flow_label;
+	p.traffic_class = c->traffic_class;
+	p.hop_limit = c->hop_limit;
+	p.max_rd_atomic = 1;
+	p.max_dest_rd_atomic = 1;
+	p.min_rnr_timer = 12;
+	return p;
+}
+
+/*
+ * RC pair over an address vector with @path's attributes (rc_path(), maybe
+ * changed by the check) from GIDs @sgid_a/@ga and @sgid_b/@gb; 0 or the
+ * error of the first transition refused.
+ */
 static int rc_connect(struct ibv_qp *qa, struct ibv_qp *qb, int sgid_a, const union ibv_gid *ga,
 		      int sgid_b, const union ibv_gid *gb,
-		      const struct av_case *c, const struct ibv_qp_attr *extra,
-		      int extra_mask, uint32_t *psn_a)
+		      const struct qp_path *path, uint32_t *psn_a)
 {
-	struct ibv_qp *qps[2] = { qa, qb };
-	uint32_t psn[2] = { next_psn, next_psn + 0x100 };
-	int i, err;
+	struct qp_path pa = *path, pb = *path;
+	int err;
 
+	pa.sgid_index = sgid_a;
+	pa.dgid = *gb;
+	pa.dest_qpn = qb->qp_num;
+	pb.sgid_index = sgid_b;
+	pb.dgid = *ga;
+	pb.dest_qpn = qa->qp_num;
+	pa.sq_psn = pb.rq_psn = *psn_a = next_psn;
+	pb.sq_psn = pa.rq_psn = next_psn + 0x100;
 	next_psn += 0x200;
-	*psn_a = psn[0];
-	for (i = 0; i < 2; i++) {
-		struct ibv_qp_attr r = {
-			.qp_state = IBV_QPS_RTR, .path_mtu = IBV_MTU_1024,
-			.dest_qp_num = qps[!i]->qp_num, .rq_psn = psn[!i],
-			.max_dest_rd_atomic = 1, .min_rnr_timer = 12,
-			.ah_attr = { .is_global = 1, .port_num = 1,
-				     .grh = { .dgid = i ? *ga : *gb,
-					      .sgid_index = i ? sgid_b : sgid_a,
-					      .flow_label = c->flow_label,
-					      .traffic_class = c->traffic_class,
-					      .hop_limit = c->hop_limit } },
-		};
-		struct ibv_qp_attr s = {
-			.qp_state = IBV_QPS_RTS, .timeout = 14, .retry_cnt = 7,
-			.rnr_retry = 7, .max_rd_atomic = 1,
-		};
-		int rmask = IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			    IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			    IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
-		int smask = IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-			    IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
-			    IBV_QP_MAX_QP_RD_ATOMIC;
-
-		if (extra) {
-			if (extra_mask & IBV_QP_MAX_DEST_RD_ATOMIC)
-				r.max_dest_rd_atomic = extra->max_dest_rd_atomic;
-			if (extra_mask & IBV_QP_MIN_RNR_TIMER)
-				r.min_rnr_timer = extra->min_rnr_timer;
-			if (extra_mask & IBV_QP_TIMEOUT)
-				s.timeout = extra->timeout;
-			if (extra_mask & IBV_QP_RETRY_CNT)
-				s.retry_cnt = extra->retry_cnt;
-			if (extra_mask & IBV_QP_RNR_RETRY)
-				s.rnr_retry = extra->rnr_retry;
-			if (extra_mask & IBV_QP_MAX_QP_RD_ATOMIC)
-				s.max_rd_atomic = extra->max_rd_atomic;
-		}
-		s.sq_psn = psn[i];
-		err = to_init(qps[i]);
-		if (!err)
-			err = ibv_modify_qp(qps[i], &r, rmask);
-		if (!err)
-			err = ibv_modify_qp(qps[i], &s, smask);
-		if (err)
-			return err;
-	}
-	return 0;
+	err = qp_connect(qa, &pa);
+	return err ? err : qp_connect(qb, &pb);
 }
 
 /* One SEND from qa to qb with data checked; 1 when it arrived intact. */
@@ -351,6 +329,7 @@ static void rc_case(struct side *a, struct side *b, const char *name,
 {
 	struct ibv_qp *qa = make_qp(a, IBV_QPT_RC, a->cq, NULL, 4, 1, 0);
 	struct ibv_qp *qb = make_qp(b, IBV_QPT_RC, b->cq, NULL, 4, 1, 0);
+	struct qp_path path = rc_path(c);
 	uint32_t psn = 0;
 	int err;
 
@@ -358,7 +337,7 @@ static void rc_case(struct side *a, struct side *b, const char *name,
 		report(0, name, "cannot create RC QPs: %s", strerror(errno));
 		goto out;
 	}
-	err = rc_connect(qa, qb, sgid_a, ga, sgid_b, gb, c, NULL, 0, &psn);
+	err = rc_connect(qa, qb, sgid_a, ga, sgid_b, gb, &path, &psn);
 	if (err) {
 		report(0, name, "modify to RTR/RTS with flow_label %#x traffic_class %u hop_limit %u: %s",
 		       c->flow_label, c->traffic_class, c->hop_limit,
@@ -396,15 +375,16 @@ static void values(struct side *a, struct side *b, int gid_a, int gid_b)
 		const union ibv_gid *pa = fam ? &ga6 : &ga, *pb = fam ? &gb6 : &gb;
 
 		if (sa < 0 || sb < 0) {
-			printf("SKIP attrs/%s no RoCE v2 %s GIDs on both devices\n",
-			       fam ? "ipv6" : "ipv4", fam ? "IPv6" : "IPv4");
+			report_skip(fam ? "ipv6" : "ipv4",
+				    "no RoCE v2 %s GIDs on both devices",
+				    fam ? "IPv6" : "IPv4");
 			continue;
 		}
 		for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-			snprintf(name, sizeof(name), "attrs/ah-%s-%s",
+			snprintf(name, sizeof(name), "ah-%s-%s",
 				 fam ? "ipv6" : "ipv4", cases[i].name);
 			ud_case(a, b, name, sa, pa, pb, &cases[i]);
-			snprintf(name, sizeof(name), "attrs/qp-%s-%s",
+			snprintf(name, sizeof(name), "qp-%s-%s",
 				 fam ? "ipv6" : "ipv4", cases[i].name);
 			rc_case(a, b, name, sa, pa, sb, pb, &cases[i]);
 		}
@@ -425,11 +405,11 @@ static void gid_indices(struct side *a, struct side *b)
 			continue;
 		if (peer_gid(b, &g, &peer) < 0)
 			continue;
-		snprintf(name, sizeof(name), "attrs/gid-index-%d", i);
+		snprintf(name, sizeof(name), "gid-index-%d", i);
 		ud_case(a, b, name, i, &g, &peer, &c);
 		n++;
 	}
-	report(n >= 2, "attrs/gid-indices", "%d RoCE v2 GID indices of %s reached %s",
+	report(n >= 2, "gid-indices", "%d RoCE v2 GID indices of %s reached %s",
 	       n, a->name, b->name);
 }
 
@@ -444,6 +424,7 @@ static void rd_atomic(struct side *a, struct side *b, int gid_a, int gid_b)
 	struct ibv_qp_attr x = {
 		.max_rd_atomic = init, .max_dest_rd_atomic = dest,
 	};
+	struct qp_path path = rc_path(&c);
 	union ibv_gid ga, gb;
 	struct ibv_wc wc;
 	uint32_t psn, i, n, ok = 1;
@@ -452,17 +433,17 @@ static void rd_atomic(struct side *a, struct side *b, int gid_a, int gid_b)
 	ibv_query_gid(a->ctx, 1, gid_a, &ga);
 	ibv_query_gid(b->ctx, 1, gid_b, &gb);
 	if (!qa || !qb) {
-		report(0, "attrs/rd-atomic-max", "cannot create RC QPs");
+		report(0, "rd-atomic-max", "cannot create RC QPs");
 		return;
 	}
 	/* Both sides at their limits (the responder's from b's attributes). */
 	if (dest > (unsigned int)a->attr.max_qp_rd_atom)
 		x.max_dest_rd_atomic = a->attr.max_qp_rd_atom;
-	err = rc_connect(qa, qb, gid_a, &ga, gid_b, &gb, &c, &x,
-			 IBV_QP_MAX_QP_RD_ATOMIC | IBV_QP_MAX_DEST_RD_ATOMIC,
-			 &psn);
+	path.max_rd_atomic = x.max_rd_atomic;
+	path.max_dest_rd_atomic = x.max_dest_rd_atomic;
+	err = rc_connect(qa, qb, gid_a, &ga, gid_b, &gb, &path, &psn);
 	if (err) {
-		report(0, "attrs/rd-atomic-max", "max_rd_atomic %u / max_dest_rd_atomic %u: %s",
+		report(0, "rd-atomic-max", "max_rd_atomic %u / max_dest_rd_atomic %u: %s",
 		       init, x.max_dest_rd_atomic, strerror(err));
 		goto out;
 	}
@@ -481,18 +462,35 @@ static void rd_atomic(struct side *a, struct side *b, int gid_a, int gid_b)
 	for (i = 0; ok && i < n; i++)
 		ok = poll_one(a->cq, &wc) && wc.status == IBV_WC_SUCCESS;
 	ok = ok && !memcmp(a->buf + 32768, b->buf, 64 * n);
-	report(ok, "attrs/rd-atomic-max",
+	report(ok, "rd-atomic-max",
 	       "max_rd_atomic %u, max_dest_rd_atomic %u: %u READs posted at once, data checked",
 	       init, x.max_dest_rd_atomic, n);
 	x.max_rd_atomic = init + 1;
 	x.qp_state = IBV_QPS_RTS;
 	err = ibv_modify_qp(qa, &x, IBV_QP_MAX_QP_RD_ATOMIC);
-	report(err == EINVAL, "attrs/rd-atomic-above-max",
+	report(err == EINVAL, "rd-atomic-above-max",
 	       "max_rd_atomic %u (device limit %u): %s", init + 1, init,
 	       err ? strerror(err) : "accepted");
 out:
 	ibv_destroy_qp(qa);
 	ibv_destroy_qp(qb);
+}
+
+/* rc_path() with the timer and retry attributes of @x that @mask names. */
+static struct qp_path timer_path(const struct av_case *c,
+				 const struct ibv_qp_attr *x, int mask)
+{
+	struct qp_path p = rc_path(c);
+
+	if (mask & IBV_QP_TIMEOUT)
+		p.timeout = x->timeout;
+	if (mask & IBV_QP_RETRY_CNT)
+		p.retry_cnt = x->retry_cnt;
+	if (mask & IBV_QP_RNR_RETRY)
+		p.rnr_retry = x->rnr_retry;
+	if (mask & IBV_QP_MIN_RNR_TIMER)
+		p.min_rnr_timer = x->min_rnr_timer;
+	return p;
 }
 
 /* Timer and retry attributes at their extremes, and just outside. */
@@ -519,6 +517,7 @@ static void timers(struct side *a, struct side *b, int gid_a, int gid_b)
 		{ "min-rnr-timer-32", { .min_rnr_timer = 32 }, IBV_QP_MIN_RNR_TIMER },
 	};
 	union ibv_gid ga, gb;
+	struct qp_path path;
 	char name[64];
 	uint32_t psn;
 	size_t i;
@@ -530,9 +529,10 @@ static void timers(struct side *a, struct side *b, int gid_a, int gid_b)
 		struct ibv_qp *qa = make_qp(a, IBV_QPT_RC, a->cq, NULL, 4, 1, 0);
 		struct ibv_qp *qb = make_qp(b, IBV_QPT_RC, b->cq, NULL, 4, 1, 0);
 
-		snprintf(name, sizeof(name), "attrs/timers-%s", good[i].name);
+		snprintf(name, sizeof(name), "timers-%s", good[i].name);
+		path = timer_path(&c, &good[i].x, good[i].mask);
 		err = qa && qb ? rc_connect(qa, qb, gid_a, &ga, gid_b, &gb,
-					    &c, &good[i].x, good[i].mask, &psn) :
+					    &path, &psn) :
 				 ENOMEM;
 		if (err)
 			report(0, name, "timeout %u retry_cnt %u rnr_retry %u min_rnr_timer %u: %s",
@@ -554,9 +554,10 @@ static void timers(struct side *a, struct side *b, int gid_a, int gid_b)
 		struct ibv_qp *qa = make_qp(a, IBV_QPT_RC, a->cq, NULL, 4, 1, 0);
 		struct ibv_qp *qb = make_qp(b, IBV_QPT_RC, b->cq, NULL, 4, 1, 0);
 
-		snprintf(name, sizeof(name), "attrs/timers-%s", bad[i].name);
+		snprintf(name, sizeof(name), "timers-%s", bad[i].name);
+		path = timer_path(&c, &bad[i].x, bad[i].mask);
 		err = qa && qb ? rc_connect(qa, qb, gid_a, &ga, gid_b, &gb,
-					    &c, &bad[i].x, bad[i].mask, &psn) :
+					    &path, &psn) :
 				 ENOMEM;
 		report(err == EINVAL, name, "connecting with %s: %s",
 		       bad[i].name, err ? strerror(err) : "accepted");
@@ -577,6 +578,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s DEV GID DEV2 GID2 WIRE_FILE\n", argv[0]);
 		return 2;
 	}
+	report_prefix("attrs/");
 	if (getenv("ATTRS_HOP_LIMIT"))
 		route_hop_limit = atoi(getenv("ATTRS_HOP_LIMIT"));
 	wire = fopen(argv[5], "w");
@@ -592,5 +594,5 @@ int main(int argc, char **argv)
 	rd_atomic(&a, &b, atoi(argv[2]), atoi(argv[4]));
 	timers(&a, &b, atoi(argv[2]), atoi(argv[4]));
 	fclose(wire);
-	return failed ? 1 : 0;
+	return report_failures() ? 1 : 0;
 }

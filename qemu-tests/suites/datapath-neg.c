@@ -17,145 +17,49 @@
  *                 be untouched, and the victim QP is reset and reconnected
  *                 for the next case.
  *
- * Prints one "PASS|FAIL: name details" line per check; exit status 0 only
- * when all passed.  Works against any RoCE device pair; rxe (7.3) passes
- * cases 1-4 and reports case 5 as WR_FLUSH_ERR.
+ * Prints one "PASS|FAIL: name details" line per check (test-report.h); exit
+ * status 0 only when all passed.  Works against any RoCE device pair; rxe
+ * (7.3) passes cases 1-4 and reports case 5 as WR_FLUSH_ERR.
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <stdarg.h>
-#include <infiniband/verbs.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#define BUF_SIZE	4096
+#include "qp-pair.h"
+
+#define MSG_SIZE	4096
 #define POLL_SECONDS	60
 
-struct side {
-	struct ibv_context *ctx;
-	struct ibv_pd *pd;
-	struct ibv_cq *cq;
-	union ibv_gid gid;
-	int gid_index;
-	uint8_t port_mtu;
-};
-
-static int failures;
-
-static void report(int ok, const char *name, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void report(int ok, const char *name, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s: %s ", ok ? "PASS" : "FAIL", name);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	if (!ok)
-		failures++;
-}
-
-static int open_side(struct side *s, const char *name, int gid_index)
-{
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	struct ibv_port_attr pattr;
-	int i;
-
-	if (!list)
-		return -1;
-	for (i = 0; list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			s->ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	if (!s->ctx) {
-		fprintf(stderr, "cannot open %s\n", name);
-		return -1;
-	}
-	s->gid_index = gid_index;
-	if (ibv_query_gid(s->ctx, 1, gid_index, &s->gid) ||
-	    ibv_query_port(s->ctx, 1, &pattr))
-		return -1;
-	s->port_mtu = pattr.active_mtu;
-	s->pd = ibv_alloc_pd(s->ctx);
-	s->cq = s->pd ? ibv_create_cq(s->ctx, 64, NULL, NULL, 0) : NULL;
-	return s->cq ? 0 : -1;
-}
+/* The path MTU of both pairs: the smaller of the two ports' MTUs. */
+static enum ibv_mtu path_mtu;
 
 static struct ibv_qp *create_qp(struct side *s)
 {
-	struct ibv_qp_init_attr attr = {
-		.send_cq = s->cq,
-		.recv_cq = s->cq,
-		.cap = { .max_send_wr = 16, .max_recv_wr = 16,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
-		.qp_type = IBV_QPT_RC,
-	};
-
-	return ibv_create_qp(s->pd, &attr);
+	return make_qp(s, IBV_QPT_RC, s->cq, NULL, 16, 1, 0);
 }
 
-/* RESET -> INIT -> RTR -> RTS towards (remote side, remote QPN). */
-static int connect_qp(struct ibv_qp *qp, struct side *local,
-		      struct side *remote, uint32_t remote_qpn, uint32_t psn)
-{
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT,
-		.port_num = 1,
-		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
-				   IBV_ACCESS_REMOTE_READ,
-	};
-
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
-		return -1;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = local->port_mtu < remote->port_mtu ?
-		     local->port_mtu : remote->port_mtu;
-	a.dest_qp_num = remote_qpn;
-	a.rq_psn = psn;
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 12;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.grh.dgid = remote->gid;
-	a.ah_attr.grh.sgid_index = local->gid_index;
-	a.ah_attr.grh.hop_limit = 64;
-	a.ah_attr.port_num = 1;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
-		return -1;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.sq_psn = psn;
-	a.max_rd_atomic = 1;
-	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
-			     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-			     IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
-}
-
+/*
+ * Both QPs of a pair RESET -> RTS towards each other, PSN @psn both ways,
+ * one read in flight each way.
+ */
 static int connect_pair(struct ibv_qp *qa, struct side *a, struct ibv_qp *qb,
 			struct side *b, uint32_t psn)
 {
-	return connect_qp(qa, a, b, qb->qp_num, psn) ||
-	       connect_qp(qb, b, a, qa->qp_num, psn);
-}
+	struct pair p = { .a = a, .b = b, .qa = qa, .qb = qb };
+	struct pair_spec spec = pair_spec(IBV_QPT_RC);
 
-static int reset_qp(struct ibv_qp *qp)
-{
-	struct ibv_qp_attr a = { .qp_state = IBV_QPS_RESET };
-
-	return ibv_modify_qp(qp, &a, IBV_QP_STATE);
+	spec.psn_a = psn;
+	spec.psn_b = psn;
+	spec.path.mtu = path_mtu;
+	spec.path.access = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+	spec.path.max_rd_atomic = 1;
+	spec.path.max_dest_rd_atomic = 1;
+	spec.path.min_rnr_timer = 12;
+	return pair_connect(&p, &spec);
 }
 
 /*
@@ -217,7 +121,7 @@ static void check_healthy(struct healthy *h, struct side *a, struct side *b,
 			  const char *when)
 {
 	struct ibv_sge rsge = { .addr = (uintptr_t)h->recv_buf,
-				.length = BUF_SIZE, .lkey = h->rbuf->lkey };
+				.length = MSG_SIZE, .lkey = h->rbuf->lkey };
 	struct ibv_recv_wr rwr = { .wr_id = 7, .sg_list = &rsge,
 				   .num_sge = 1 }, *rbad;
 	struct ibv_wc wc;
@@ -226,12 +130,12 @@ static void check_healthy(struct healthy *h, struct side *a, struct side *b,
 
 	snprintf(name, sizeof(name), "healthy-qp-%s", when);
 	h->round++;
-	for (i = 0; i < BUF_SIZE; i++)
+	for (i = 0; i < MSG_SIZE; i++)
 		h->src_buf[i] = (uint8_t)(i * 7 + h->round);
-	memset(h->dst_buf, 0, BUF_SIZE);
-	memset(h->recv_buf, 0, BUF_SIZE);
+	memset(h->dst_buf, 0, MSG_SIZE);
+	memset(h->recv_buf, 0, MSG_SIZE);
 
-	rc = post_rdma(h->qa, 1, IBV_WR_RDMA_WRITE, h->src_buf, BUF_SIZE,
+	rc = post_rdma(h->qa, 1, IBV_WR_RDMA_WRITE, h->src_buf, MSG_SIZE,
 		       h->src->lkey, (uintptr_t)h->dst_buf, h->dst->rkey);
 	if (!rc)
 		rc = wait_wc(a->cq, h->qa->qp_num, 1, &wc);
@@ -240,20 +144,20 @@ static void check_healthy(struct healthy *h, struct side *a, struct side *b,
 		       rc ? "-" : ibv_wc_status_str(wc.status));
 		return;
 	}
-	if (memcmp(h->src_buf, h->dst_buf, BUF_SIZE)) {
+	if (memcmp(h->src_buf, h->dst_buf, MSG_SIZE)) {
 		report(0, name, "RDMA WRITE data differs");
 		return;
 	}
 	rc = ibv_post_recv(h->qb, &rwr, &rbad);
 	if (!rc)
-		rc = post_rdma(h->qa, 2, IBV_WR_SEND, h->src_buf, BUF_SIZE,
+		rc = post_rdma(h->qa, 2, IBV_WR_SEND, h->src_buf, MSG_SIZE,
 			       h->src->lkey, 0, 0);
 	if (!rc)
 		rc = wait_wc(a->cq, h->qa->qp_num, 2, &wc);
 	if (!rc && wc.status == IBV_WC_SUCCESS)
 		rc = wait_wc(b->cq, h->qb->qp_num, 7, &wc);
-	if (rc || wc.status != IBV_WC_SUCCESS || wc.byte_len != BUF_SIZE ||
-	    memcmp(h->src_buf, h->recv_buf, BUF_SIZE)) {
+	if (rc || wc.status != IBV_WC_SUCCESS || wc.byte_len != MSG_SIZE ||
+	    memcmp(h->src_buf, h->recv_buf, MSG_SIZE)) {
 		report(0, name, "SEND: rc %d status %s len %u", rc,
 		       rc ? "-" : ibv_wc_status_str(wc.status),
 		       rc ? 0 : wc.byte_len);
@@ -275,6 +179,7 @@ static enum ibv_qp_state qp_state(struct ibv_qp *qp)
 int main(int argc, char **argv)
 {
 	struct side a = {}, b = {};
+	struct ibv_port_attr pa, pb;
 	struct healthy h = {};
 	struct ibv_qp *va, *vb;
 	struct ibv_mr *ro, *rw, *wo, *lmr;
@@ -298,41 +203,44 @@ int main(int argc, char **argv)
 			argv[0]);
 		return 2;
 	}
-	if (open_side(&a, argv[1], atoi(argv[2])) ||
-	    open_side(&b, argv[3], atoi(argv[4]))) {
+	if (side_open_gid(&a, argv[1], atoi(argv[2])) ||
+	    side_open_gid(&b, argv[3], atoi(argv[4])) ||
+	    ibv_query_port(a.ctx, 1, &pa) || ibv_query_port(b.ctx, 1, &pb)) {
 		report(0, "setup", "cannot open the devices: %s", strerror(errno));
 		return 1;
 	}
+	path_mtu = pa.active_mtu < pb.active_mtu ? pa.active_mtu :
+						  pb.active_mtu;
 
-	h.src_buf = aligned_alloc(4096, BUF_SIZE);
-	h.dst_buf = aligned_alloc(4096, BUF_SIZE);
-	h.recv_buf = aligned_alloc(4096, BUF_SIZE);
-	ro_buf = aligned_alloc(4096, BUF_SIZE);
-	rw_buf = aligned_alloc(4096, BUF_SIZE);
-	wo_buf = aligned_alloc(4096, BUF_SIZE);
-	lbuf = aligned_alloc(4096, BUF_SIZE);
-	pattern = malloc(BUF_SIZE);
-	for (i = 0; i < BUF_SIZE; i++) {
+	h.src_buf = aligned_alloc(4096, MSG_SIZE);
+	h.dst_buf = aligned_alloc(4096, MSG_SIZE);
+	h.recv_buf = aligned_alloc(4096, MSG_SIZE);
+	ro_buf = aligned_alloc(4096, MSG_SIZE);
+	rw_buf = aligned_alloc(4096, MSG_SIZE);
+	wo_buf = aligned_alloc(4096, MSG_SIZE);
+	lbuf = aligned_alloc(4096, MSG_SIZE);
+	pattern = malloc(MSG_SIZE);
+	for (i = 0; i < MSG_SIZE; i++) {
 		pattern[i] = (uint8_t)(0xa5 ^ i);
 		lbuf[i] = (uint8_t)i;
 	}
-	memcpy(ro_buf, pattern, BUF_SIZE);
-	memcpy(rw_buf, pattern, BUF_SIZE);
-	memcpy(wo_buf, pattern, BUF_SIZE);
+	memcpy(ro_buf, pattern, MSG_SIZE);
+	memcpy(rw_buf, pattern, MSG_SIZE);
+	memcpy(wo_buf, pattern, MSG_SIZE);
 
-	h.src = ibv_reg_mr(a.pd, h.src_buf, BUF_SIZE, IBV_ACCESS_LOCAL_WRITE);
-	h.dst = ibv_reg_mr(b.pd, h.dst_buf, BUF_SIZE,
+	h.src = ibv_reg_mr(a.pd, h.src_buf, MSG_SIZE, IBV_ACCESS_LOCAL_WRITE);
+	h.dst = ibv_reg_mr(b.pd, h.dst_buf, MSG_SIZE,
 			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
-	h.rbuf = ibv_reg_mr(b.pd, h.recv_buf, BUF_SIZE, IBV_ACCESS_LOCAL_WRITE);
+	h.rbuf = ibv_reg_mr(b.pd, h.recv_buf, MSG_SIZE, IBV_ACCESS_LOCAL_WRITE);
 	/* Responder MRs: read-only, read-write, write-only. */
-	ro = ibv_reg_mr(b.pd, ro_buf, BUF_SIZE,
+	ro = ibv_reg_mr(b.pd, ro_buf, MSG_SIZE,
 			IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ);
-	rw = ibv_reg_mr(b.pd, rw_buf, BUF_SIZE,
+	rw = ibv_reg_mr(b.pd, rw_buf, MSG_SIZE,
 			IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
 			IBV_ACCESS_REMOTE_READ);
-	wo = ibv_reg_mr(b.pd, wo_buf, BUF_SIZE,
+	wo = ibv_reg_mr(b.pd, wo_buf, MSG_SIZE,
 			IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
-	lmr = ibv_reg_mr(a.pd, lbuf, BUF_SIZE, IBV_ACCESS_LOCAL_WRITE);
+	lmr = ibv_reg_mr(a.pd, lbuf, MSG_SIZE, IBV_ACCESS_LOCAL_WRITE);
 	if (!h.src || !h.dst || !h.rbuf || !ro || !rw || !wo || !lmr) {
 		report(0, "setup", "ibv_reg_mr: %s", strerror(errno));
 		return 1;
@@ -360,7 +268,7 @@ int main(int argc, char **argv)
 		(uintptr_t)rw_buf, rw->rkey ^ 0x5a5a00, 256, 0,
 		IBV_WC_REM_ACCESS_ERR, rw_buf };
 	cases[2] = (typeof(cases[0])){ "write-out-of-bounds",
-		IBV_WR_RDMA_WRITE, (uintptr_t)rw_buf + BUF_SIZE - 64, rw->rkey,
+		IBV_WR_RDMA_WRITE, (uintptr_t)rw_buf + MSG_SIZE - 64, rw->rkey,
 		256, 0, IBV_WC_REM_ACCESS_ERR, rw_buf };
 	cases[3] = (typeof(cases[0])){ "read-without-remote-read",
 		IBV_WR_RDMA_READ, (uintptr_t)wo_buf, wo->rkey, 256, 0,
@@ -385,7 +293,7 @@ int main(int argc, char **argv)
 			       ibv_wc_status_str(wc.status),
 			       ibv_wc_status_str(cases[i].want));
 		} else if (cases[i].target &&
-			   memcmp(cases[i].target, pattern, BUF_SIZE)) {
+			   memcmp(cases[i].target, pattern, MSG_SIZE)) {
 			report(0, cases[i].name, "%s, but the target memory changed",
 			       ibv_wc_status_str(wc.status));
 		} else if (qp_state(va) != IBV_QPS_ERR) {
@@ -399,7 +307,7 @@ int main(int argc, char **argv)
 		/* Drain whatever the victim pair flushed, then reconnect it. */
 		while (ibv_poll_cq(a.cq, 1, &wc) > 0 || ibv_poll_cq(b.cq, 1, &wc) > 0)
 			;
-		if (reset_qp(va) || reset_qp(vb) ||
+		if (to_reset(va) || to_reset(vb) ||
 		    connect_pair(va, &a, vb, &b, 6000 + 1000 * i)) {
 			report(0, "reconnect", "victim QPs: %s", strerror(errno));
 			break;
@@ -418,11 +326,7 @@ int main(int argc, char **argv)
 	ibv_dereg_mr(rw);
 	ibv_dereg_mr(wo);
 	ibv_dereg_mr(lmr);
-	ibv_destroy_cq(a.cq);
-	ibv_destroy_cq(b.cq);
-	ibv_dealloc_pd(a.pd);
-	ibv_dealloc_pd(b.pd);
-	ibv_close_device(a.ctx);
-	ibv_close_device(b.ctx);
-	return failures ? 1 : 0;
+	side_close(&a);
+	side_close(&b);
+	return report_failures() ? 1 : 0;
 }

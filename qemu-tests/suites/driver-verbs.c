@@ -14,8 +14,9 @@
  * itself, WQEs written into the pinned SQ ring and doorbells rung through
  * the mapped doorbell page, CQEs polled from the pinned CQ ring, a
  * completion channel event for the armed CQ; a SEND into an SRQ (and its
- * limit event), a UD SEND through an AH, and a CQ overflow (CQ_ERR event).  Prints one "PASS|FAIL: name details" line per check; exits
- * 0 only when all passed.
+ * limit event), a UD SEND through an AH, and a CQ overflow (CQ_ERR event).
+ * Prints one "PASS|FAIL|SKIP: name details" line per check (test-report.h);
+ * exits 0 only when all passed.
  * hold: creates one of everything, prints "held", waits for a line on
  * stdin (the test kills the process or removes the device meanwhile) and
  * exits 0 without cleaning up.
@@ -24,7 +25,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +36,7 @@
 
 #include "../../include/uapi/rdma/ornic-abi.h"
 #include "../../include/ornic/ornic_hw.h"
+#include "test-report.h"
 
 /* IB QP types and attribute mask bits of the uverbs ABI. */
 #define QPT_RC 2
@@ -67,23 +68,8 @@
 static int fd;
 static int async_fd = -1;
 static volatile uint64_t *db_page;	/* the context's doorbell page */
-static int failures;
 static uint8_t gid[16];
 static int gid_index;
-
-static void result(int ok, const char *name, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s: %s ", ok ? "PASS" : "FAIL", name);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	if (!ok)
-		failures++;
-}
 
 /*
  * One write() command: header, core request, driver request.  The response
@@ -212,33 +198,33 @@ static void check_mrs(void)
 
 	err = reg_mr(buf + 100, 3 * 4096, ACC_LOCAL_WRITE | ACC_REMOTE_WRITE |
 		     ACC_REMOTE_READ, &h, &lkey, &rkey);
-	result(!err && lkey == rkey && lkey > 0xff, "mr-direct",
+	report(!err && lkey == rkey && lkey > 0xff, "mr-direct",
 	       "12 KiB at page offset 100: %s lkey=%#x rkey=%#x",
 	       strerror(err), lkey, rkey);
 	if (!err) {
 		err = dereg_mr(h);
-		result(!err, "mr-dereg", "%s", strerror(err));
+		report(!err, "mr-dereg", "%s", strerror(err));
 	}
 
 	err = reg_mr(bigbuf, big, ACC_LOCAL_WRITE, &h, &lkey, &rkey);
-	result(!err, "mr-indirect", "8 MiB (2048 pages): %s lkey=%#x",
+	report(!err, "mr-indirect", "8 MiB (2048 pages): %s lkey=%#x",
 	       strerror(err), lkey);
 	if (!err)
 		dereg_mr(h);
 
 	err = reg_mr(buf, 0, ACC_LOCAL_WRITE, &h, &lkey, &rkey);
-	result(err == EINVAL, "mr-len0-rejected", "length 0: %s",
+	report(err == EINVAL, "mr-len0-rejected", "length 0: %s",
 	       strerror(err));
 	/* The model has memory windows (ORNIC_CAP_MW): MW_BIND is taken. */
 	err = reg_mr(buf, 4096, ACC_LOCAL_WRITE | ACC_MW_BIND, &h, &lkey,
 		     &rkey);
-	result(!err, "mr-access-mw-bind", "IB_ACCESS_MW_BIND: %s",
+	report(!err, "mr-access-mw-bind", "IB_ACCESS_MW_BIND: %s",
 	       strerror(err));
 	if (!err)
 		dereg_mr(h);
 	err = reg_mr(buf, 4096, ACC_LOCAL_WRITE | ACC_ZERO_BASED, &h, &lkey,
 		     &rkey);
-	result(err == EOPNOTSUPP, "mr-access-rejected",
+	report(err == EOPNOTSUPP, "mr-access-rejected",
 	       "IB_ZERO_BASED: %s", strerror(err));
 	munmap(bigbuf, big);
 }
@@ -303,7 +289,7 @@ static uint32_t good_cq(void)
 	int err = create_cq(64, &drv, sizeof(drv), &h, &resp);
 
 	if (err) {
-		result(0, "cq-create", "%s", strerror(err));
+		report(0, "cq-create", "%s", strerror(err));
 		exit(1);
 	}
 	return h;
@@ -331,7 +317,7 @@ static void check_user_cq_not_kernel_polled(uint32_t h)
 		       sizeof(presp));
 	notify_err = cmd(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ, &nreq, sizeof(nreq),
 			 NULL, 0, 0);
-	result(poll_err == EOPNOTSUPP && notify_err == EOPNOTSUPP,
+	report(poll_err == EOPNOTSUPP && notify_err == EOPNOTSUPP,
 	       "cq-user-not-kernel-polled", "POLL_CQ: %s, REQ_NOTIFY_CQ: %s",
 	       strerror(poll_err), strerror(notify_err));
 }
@@ -350,7 +336,7 @@ static void check_cqs(void)
 	int err;
 
 	err = create_cq(50, &drv, sizeof(drv), &h, &resp);
-	result(!err && resp.drv.cqn && resp.drv.log_depth == 6 &&
+	report(!err && resp.drv.cqn && resp.drv.log_depth == 6 &&
 	       resp.core.cqe == 64, "cq-create",
 	       "%s cqn=%u log_depth=%u cqe=%u", strerror(err), resp.drv.cqn,
 	       resp.drv.log_depth, resp.core.cqe);
@@ -358,7 +344,7 @@ static void check_cqs(void)
 		check_user_cq_not_kernel_polled(h);
 	if (!err) {
 		err = destroy_cq(h);
-		result(!err, "cq-destroy", "%s", strerror(err));
+		report(!err, "cq-destroy", "%s", strerror(err));
 	}
 
 	gone = pages(4096);
@@ -366,36 +352,36 @@ static void check_cqs(void)
 	bad = drv;
 	bad.buf_addr = (uintptr_t)gone;
 	err = create_cq(64, &bad, sizeof(bad), &h, &resp);
-	result(err == EFAULT || err == ENOMEM, "cq-unmapped-ring-rejected",
+	report(err == EFAULT || err == ENOMEM, "cq-unmapped-ring-rejected",
 	       "ring at an unmapped address: %s", strerror(err));
 
 	bad = drv;
 	bad.log_depth = 17;
 	bad.buf_size = (uint64_t)ORNIC_CQE_SIZE << 17;
 	err = create_cq(64, &bad, sizeof(bad), &h, &resp);
-	result(err == EINVAL, "cq-depth-rejected", "log_depth 17: %s",
+	report(err == EINVAL, "cq-depth-rejected", "log_depth 17: %s",
 	       strerror(err));
 
 	bad = drv;
 	bad.buf_size = 1024;
 	err = create_cq(64, &bad, sizeof(bad), &h, &resp);
-	result(err == EINVAL, "cq-small-ring-rejected",
+	report(err == EINVAL, "cq-small-ring-rejected",
 	       "1 KiB for 64 CQEs: %s", strerror(err));
 
 	bad = drv;
 	bad.buf_addr += 64;
 	err = create_cq(64, &bad, sizeof(bad), &h, &resp);
-	result(err == EINVAL, "cq-unaligned-ring-rejected",
+	report(err == EINVAL, "cq-unaligned-ring-rejected",
 	       "ring not page aligned: %s", strerror(err));
 
 	err = create_cq(65, &drv, sizeof(drv), &h, &resp);
-	result(err == EINVAL, "cq-cqe-above-depth-rejected",
+	report(err == EINVAL, "cq-cqe-above-depth-rejected",
 	       "65 CQEs in 64 entries: %s", strerror(err));
 
 	bad = drv;
 	bad.comp_mask = 1 << 1;
 	err = create_cq(64, &bad, sizeof(bad), &h, &resp);
-	result(err == EOPNOTSUPP, "cq-comp-mask-rejected", "comp_mask 2: %s",
+	report(err == EOPNOTSUPP, "cq-comp-mask-rejected", "comp_mask 2: %s",
 	       strerror(err));
 
 	/* A consumer record needs 64 bytes past the entries (doorbells.rst). */
@@ -403,12 +389,12 @@ static void check_cqs(void)
 	bad.comp_mask = ORNIC_IBV_CREATE_CQ_DB_RECORD;
 	bad.log_depth = 7;	/* 128 CQEs of 32 bytes: the whole page */
 	err = create_cq(128, &bad, sizeof(bad), &h, &resp);
-	result(err == EINVAL, "cq-record-needs-room",
+	report(err == EINVAL, "cq-record-needs-room",
 	       "DB_RECORD, 4 KiB for 128 CQEs: %s", strerror(err));
 	bad.buf_addr = (uintptr_t)pages(8192);
 	bad.buf_size = 8192;
 	err = create_cq(128, &bad, sizeof(bad), &h, &resp);
-	result(!err &&
+	report(!err &&
 	       (resp.drv.comp_mask & ORNIC_IBV_CREATE_CQ_RESP_DB_RECORD),
 	       "cq-record-create",
 	       "DB_RECORD, 8 KiB for 128 CQEs: %s, resp comp_mask %#x",
@@ -417,7 +403,7 @@ static void check_cqs(void)
 		destroy_cq(h);
 
 	err = create_cq(64, &drv, 8, &h, &resp);
-	result(err == EINVAL, "cq-short-udata-rejected",
+	report(err == EINVAL, "cq-short-udata-rejected",
 	       "8 bytes of driver data: %s", strerror(err));
 }
 
@@ -578,6 +564,160 @@ static int rc_up(uint32_t h, uint32_t qpn)
 	return err;
 }
 
+/* INIT -> RTR -> RTS of a UD QP, first send PSN @sq_psn. */
+static int ud_up(uint32_t h, uint32_t sq_psn)
+{
+	struct ib_uverbs_modify_qp m = {
+		.qp_handle = h, .attr_mask = M_STATE, .qp_state = 2,
+	};
+	int err = to_init(h, 1);
+
+	if (!err)
+		err = modify_qp(&m);
+	m.attr_mask = M_STATE | M_SQ_PSN;
+	m.qp_state = 3;
+	m.sq_psn = sq_psn;
+	if (!err)
+		err = modify_qp(&m);
+	return err;
+}
+
+/* @q receives from SRQ @srq: no RQ ring of its own. */
+static void qp_req_on_srq(struct qp_req *q, uint32_t srq)
+{
+	q->use_srq = 1;
+	q->srq = srq;
+	q->drv.rq_buf_addr = 0;
+	q->drv.rq_buf_size = 0;
+	q->drv.rq_log_depth = 0;
+}
+
+/*
+ * The objects of a data test: a CQ on a fresh ring, MRs, and a QP on the
+ * CQ (rc_req()'s rings) in RTS, RC looped back to itself or UD.
+ * loop_close() destroys what was made, the QP first.
+ */
+struct loop {
+	uint32_t cq, cqn, qp, qpn;
+	volatile struct ornic_cqe *cqes;	/* the CQ ring */
+	struct qp_req req;			/* the QP's rings */
+	uint32_t mr[3];
+	int nmr, has_cq, has_qp;
+};
+
+/* A CQ of @cqe entries in a ring of 2^@log_depth, events to @channel (-1: none). */
+static int loop_cq(struct loop *l, uint32_t cqe, uint32_t log_depth,
+		   int channel)
+{
+	struct ornic_ibv_create_cq drv = {
+		.log_depth = log_depth,
+		.buf_addr = (uintptr_t)pages(4096),
+		.buf_size = 4096,
+	};
+	struct cq_resp resp;
+	int err = create_cq_ch(cqe, &drv, sizeof(drv), &l->cq, &resp,
+			       channel);
+
+	l->has_cq = !err;
+	l->cqn = resp.drv.cqn;
+	l->cqes = (volatile struct ornic_cqe *)(uintptr_t)drv.buf_addr;
+	return err;
+}
+
+/* @len bytes at @addr registered with @access; *@key is its lkey (= rkey). */
+static int loop_mr(struct loop *l, void *addr, uint64_t len, uint32_t access,
+		   uint32_t *key)
+{
+	uint32_t rkey;
+	int err;
+
+	if (l->nmr == (int)(sizeof(l->mr) / sizeof(l->mr[0])))
+		return ENOMEM;
+	err = reg_mr(addr, len, access, &l->mr[l->nmr], key, &rkey);
+	if (!err)
+		l->nmr++;
+	return err;
+}
+
+/* A QP of @type (QPT_RC, QPT_UD) on the CQ, on SRQ @srq if non-zero, in RTS. */
+static int loop_qp(struct loop *l, uint8_t type, uint32_t srq)
+{
+	struct qp_resp resp;
+	int err;
+
+	l->req = rc_req(l->cq);
+	l->req.type = type;
+	if (srq)
+		qp_req_on_srq(&l->req, srq);
+	err = create_qp(&l->req, &l->qp, &resp);
+	if (err)
+		return err;
+	l->has_qp = 1;
+	l->qpn = resp.drv.qpn;
+	return type == QPT_UD ? ud_up(l->qp, 0) : rc_up(l->qp, l->qpn);
+}
+
+/* Tears down what the loop holds; the QP's destroy status. */
+static int loop_close(struct loop *l)
+{
+	int err = 0;
+
+	if (l->has_qp)
+		err = destroy_qp(l->qp);
+	while (l->nmr)
+		dereg_mr(l->mr[--l->nmr]);
+	if (l->has_cq)
+		destroy_cq(l->cq);
+	l->has_qp = l->has_cq = 0;
+	return err;
+}
+
+/* Wait up to 5 s for CQE @i of a first pass over @cqes. */
+static int cqe_ready(volatile struct ornic_cqe *cqes, int i)
+{
+	int n;
+
+	for (n = 0; n < 500 && !(cqes[i].owner & ORNIC_CQE_OWNER_PHASE); n++)
+		usleep(10000);
+	__sync_synchronize();
+	return cqes[i].owner & ORNIC_CQE_OWNER_PHASE;
+}
+
+/* The send queue's WQE block @i. */
+static struct ornic_send_wqe *sq_wqe(const struct loop *l, int i)
+{
+	return (struct ornic_send_wqe *)(uintptr_t)l->req.drv.sq_buf_addr + i;
+}
+
+/* A signaled WQE of @opcode with one SGE (2 blocks) at @w. */
+static void wqe_one_sge(struct ornic_send_wqe *w, uint8_t opcode,
+			uint64_t wr_id, const void *addr, uint32_t len,
+			uint32_t lkey)
+{
+	struct ornic_sge *sge = (struct ornic_sge *)(w + 1);
+
+	w->opcode = opcode;
+	w->flags = ORNIC_WQE_FLAG_SIGNALED;
+	w->num_blocks = 2;
+	w->num_sge = 1;
+	w->wr_id = wr_id;
+	sge->addr = (uintptr_t)addr;
+	sge->length = len;
+	sge->lkey = lkey;
+}
+
+/* A receive WQE of one SGE at @r. */
+static void rwqe_one_sge(struct ornic_recv_wqe *r, uint64_t wr_id,
+			 const void *addr, uint32_t len, uint32_t lkey)
+{
+	r->wr_id = wr_id;
+	r->num_blocks = 1;
+	r->num_sge = 1;
+	r->sge[0].addr = (uintptr_t)addr;
+	r->sge[0].length = len;
+	r->sge[0].lkey = lkey;
+}
+
 static void check_rc(uint32_t cq)
 {
 	struct ib_uverbs_query_qp_resp q;
@@ -588,7 +728,7 @@ static void check_rc(uint32_t cq)
 	int err;
 
 	err = create_qp(&req, &h, &resp);
-	result(!err && resp.drv.qpn >= 2 && resp.core.max_send_wr >= 16 &&
+	report(!err && resp.drv.qpn >= 2 && resp.core.max_send_wr >= 16 &&
 	       resp.core.max_send_sge >= 2 && resp.core.max_inline_data >= 64,
 	       "qp-rc-create",
 	       "%s qpn=%u caps send %u wr/%u sge/%u inline, recv %u wr/%u sge",
@@ -604,11 +744,11 @@ static void check_rc(uint32_t cq)
 	m.attr_mask = M_STATE | M_SQ_PSN;
 	m.qp_state = 3;
 	err = modify_qp(&m);
-	result(err == EINVAL, "qp-bad-transition-rejected", "RESET -> RTS: %s",
+	report(err == EINVAL, "qp-bad-transition-rejected", "RESET -> RTS: %s",
 	       strerror(err));
 
 	err = to_init(h, 0);
-	result(!err, "qp-rc-init", "%s", strerror(err));
+	report(!err, "qp-rc-init", "%s", strerror(err));
 
 	memset(&m, 0, sizeof(m));
 	m.qp_handle = h;
@@ -627,7 +767,7 @@ static void check_rc(uint32_t cq)
 	m.dest.is_global = 1;
 	m.dest.port_num = 1;
 	err = modify_qp(&m);
-	result(!err, "qp-rc-rtr", "loopback AV on GID %d: %s", gid_index,
+	report(!err, "qp-rc-rtr", "loopback AV on GID %d: %s", gid_index,
 	       strerror(err));
 
 	memset(&m, 0, sizeof(m));
@@ -641,10 +781,10 @@ static void check_rc(uint32_t cq)
 	m.rnr_retry = 7;
 	m.max_rd_atomic = 1;
 	err = modify_qp(&m);
-	result(!err, "qp-rc-rts", "%s", strerror(err));
+	report(!err, "qp-rc-rts", "%s", strerror(err));
 
 	err = query_qp(h, &q);
-	result(!err && q.qp_state == 3 && q.dest_qp_num == qpn &&
+	report(!err && q.qp_state == 3 && q.dest_qp_num == qpn &&
 	       q.sq_psn == 0x654321 && q.rq_psn == 0x123456 &&
 	       q.path_mtu == 3 && q.timeout == 14 &&
 	       !memcmp(q.dest.dgid, gid, 16) && q.dest.sgid_index == gid_index,
@@ -659,7 +799,7 @@ static void check_rc(uint32_t cq)
 	m.qp_handle = h;
 	m.attr_mask = M_ALT_PATH;
 	err = modify_qp(&m);
-	result(err == EOPNOTSUPP || err == EINVAL, "qp-alt-path-rejected",
+	report(err == EOPNOTSUPP || err == EINVAL, "qp-alt-path-rejected",
 	       "IB_QP_ALT_PATH: %s", strerror(err));
 
 	memset(&m, 0, sizeof(m));
@@ -667,10 +807,10 @@ static void check_rc(uint32_t cq)
 	m.attr_mask = M_STATE;
 	m.qp_state = 6;
 	err = modify_qp(&m);
-	result(!err, "qp-rc-err", "SQD -> ERR: %s", strerror(err));
+	report(!err, "qp-rc-err", "SQD -> ERR: %s", strerror(err));
 
 	err = destroy_qp(h);
-	result(!err, "qp-rc-destroy", "%s", strerror(err));
+	report(!err, "qp-rc-destroy", "%s", strerror(err));
 }
 
 static void check_sq_drained(uint32_t qp)
@@ -685,18 +825,17 @@ static void check_sq_drained(uint32_t qp)
 	struct pollfd pfd = { .fd = async_fd, .events = POLLIN };
 	int err = modify_qp(&m);
 
-	result(!err, "qp-rc-sqd", "RTS -> SQD with EN_SQD_ASYNC_NOTIFY: %s",
+	report(!err, "qp-rc-sqd", "RTS -> SQD with EN_SQD_ASYNC_NOTIFY: %s",
 	       strerror(err));
 	if (err)
 		return;
 	if (poll(&pfd, 1, 5000) != 1) {
 		/* Reported by the model's transport engine, once it has one. */
-		printf("SKIP: async-sq-drained no event within 5 s (the device model does not report QP_SQ_DRAINED)\n");
-		fflush(stdout);
+		report_skip("async-sq-drained", "no event within 5 s (the device model does not report QP_SQ_DRAINED)");
 		return;
 	}
 	err = read(async_fd, &ev, sizeof(ev)) == sizeof(ev) ? 0 : errno;
-	result(!err && ev.event_type == IB_EVENT_SQ_DRAINED_ &&
+	report(!err && ev.event_type == IB_EVENT_SQ_DRAINED_ &&
 	       ev.element == QP_USER_HANDLE, "async-sq-drained",
 	       "%s event %u for handle %#llx", strerror(err), ev.event_type,
 	       (unsigned long long)ev.element);
@@ -722,74 +861,52 @@ static void check_data(void)
 	struct ib_uverbs_create_comp_channel ch = {
 		.response = (uintptr_t)&chresp,
 	};
-	struct ornic_ibv_create_cq cdrv = {
-		.log_depth = 6,
-		.buf_addr = (uintptr_t)pages(4096),
-		.buf_size = 4096,
-	};
-	volatile struct ornic_cqe *cqes = (void *)(uintptr_t)cdrv.buf_addr;
 	struct ib_uverbs_comp_event_desc ev = {};
-	uint32_t cqh, qph, mh1, mh2, mh3, skey, dkey, bkey, k;
+	uint32_t skey, dkey, bkey;
 	char *src = pages(4096), *dst = pages(4096);
 	size_t big = 8u << 20, boff = (5u << 20) + 100;
 	char *bigbuf = pages(big);
+	volatile struct ornic_cqe *cqes;
 	struct ornic_send_wqe *wqe;
-	struct ornic_sge *sge;
-	struct cq_resp cresp;
-	struct qp_resp qresp;
+	struct loop l = {};
 	struct pollfd pfd;
-	struct qp_req req;
 	int err, i;
 
 	err = cmd(IB_USER_VERBS_CMD_CREATE_COMP_CHANNEL, &ch, sizeof(ch), NULL,
 		  0, sizeof(chresp));
 	if (!err)
-		err = create_cq_ch(64, &cdrv, sizeof(cdrv), &cqh, &cresp,
-				   chresp.fd);
+		err = loop_cq(&l, 64, 6, chresp.fd);
 	for (i = 0; i < 4096; i++)
 		src[i] = (char)(i * 7 + 3);
 	if (!err)
-		err = reg_mr(src, 4096, ACC_LOCAL_WRITE, &mh1, &skey, &k);
+		err = loop_mr(&l, src, 4096, ACC_LOCAL_WRITE, &skey);
 	if (!err)
-		err = reg_mr(dst, 4096, ACC_LOCAL_WRITE | ACC_REMOTE_WRITE, &mh2,
-			     &dkey, &k);
+		err = loop_mr(&l, dst, 4096, ACC_LOCAL_WRITE | ACC_REMOTE_WRITE,
+			      &dkey);
 	if (!err)
-		err = reg_mr(bigbuf, big, ACC_LOCAL_WRITE | ACC_REMOTE_WRITE, &mh3,
-			     &bkey, &k);
-	req = rc_req(cqh);
+		err = loop_mr(&l, bigbuf, big, ACC_LOCAL_WRITE | ACC_REMOTE_WRITE,
+			      &bkey);
 	if (!err)
-		err = create_qp(&req, &qph, &qresp);
-	if (!err)
-		err = rc_up(qph, qresp.drv.qpn);
+		err = loop_qp(&l, QPT_RC, 0);
 	if (err) {
-		result(0, "data-setup", "%s", strerror(err));
-		return;
+		report(0, "data-setup", "%s", strerror(err));
+		goto out;
 	}
+	cqes = l.cqes;
 
-	wqe = (struct ornic_send_wqe *)(uintptr_t)req.drv.sq_buf_addr;
-	wqe->opcode = ORNIC_WQE_OP_RDMA_WRITE;
-	wqe->flags = ORNIC_WQE_FLAG_SIGNALED;
-	wqe->num_blocks = 2;
-	wqe->num_sge = 1;
-	wqe->wr_id = 0x1234;
+	wqe = sq_wqe(&l, 0);
+	wqe_one_sge(wqe, ORNIC_WQE_OP_RDMA_WRITE, 0x1234, src, 4096, skey);
 	wqe->rdma.remote_addr = (uintptr_t)dst;
 	wqe->rdma.rkey = dkey;
-	sge = (struct ornic_sge *)(wqe + 1);
-	sge->addr = (uintptr_t)src;
-	sge->length = 4096;
-	sge->lkey = skey;
 	/* Blocks 2-3: into the 2048-page (INDIRECT) MR, across a page. */
 	memcpy(wqe + 2, wqe, 2 * sizeof(*wqe));
 	wqe[2].wr_id = 0x5678;
 	wqe[2].rdma.remote_addr = (uintptr_t)bigbuf + boff;
 	wqe[2].rdma.rkey = bkey;
-	doorbell(ORNIC_DB_CQ, cresp.drv.cqn, ORNIC_DB_FLAG_ARM_NEXT, 0);
-	doorbell(ORNIC_DB_SQ, qresp.drv.qpn, 0, 4);
+	doorbell(ORNIC_DB_CQ, l.cqn, ORNIC_DB_FLAG_ARM_NEXT, 0);
+	doorbell(ORNIC_DB_SQ, l.qpn, 0, 4);
 
-	for (i = 0; i < 500 && !(cqes[0].owner & ORNIC_CQE_OWNER_PHASE); i++)
-		usleep(10000);
-	__sync_synchronize();
-	result((cqes[0].owner & ORNIC_CQE_OWNER_PHASE) &&
+	report(cqe_ready(cqes, 0) &&
 	       cqes[0].status == ORNIC_CQE_SUCCESS && cqes[0].wr_id == 0x1234 &&
 	       cqes[0].opcode == ORNIC_CQE_OP_RDMA_WRITE &&
 	       !memcmp(src, dst, 4096), "data-rdma-write-loopback",
@@ -798,10 +915,7 @@ static void check_data(void)
 	       cqes[0].opcode, (unsigned long long)cqes[0].wr_id,
 	       memcmp(src, dst, 4096) ? "differs" : "matches");
 
-	for (i = 0; i < 500 && !(cqes[1].owner & ORNIC_CQE_OWNER_PHASE); i++)
-		usleep(10000);
-	__sync_synchronize();
-	result((cqes[1].owner & ORNIC_CQE_OWNER_PHASE) &&
+	report(cqe_ready(cqes, 1) &&
 	       cqes[1].status == ORNIC_CQE_SUCCESS && cqes[1].wr_id == 0x5678 &&
 	       !memcmp(src, bigbuf + boff, 4096) && !bigbuf[boff - 1] &&
 	       !bigbuf[boff + 4096], "data-indirect-mr",
@@ -813,16 +927,13 @@ static void check_data(void)
 	pfd = (struct pollfd){ .fd = (int)chresp.fd, .events = POLLIN };
 	err = poll(&pfd, 1, 5000) == 1 &&
 	      read(chresp.fd, &ev, sizeof(ev)) == sizeof(ev) ? 0 : ETIMEDOUT;
-	result(!err && ev.cq_handle == CQ_USER_HANDLE, "data-comp-event",
+	report(!err && ev.cq_handle == CQ_USER_HANDLE, "data-comp-event",
 	       "completion channel event for the armed CQ: %s (cq handle %#llx)",
 	       strerror(err), (unsigned long long)ev.cq_handle);
-
-	destroy_qp(qph);
-	dereg_mr(mh1);
-	dereg_mr(mh2);
-	dereg_mr(mh3);
-	destroy_cq(cqh);
-	close(chresp.fd);
+out:
+	loop_close(&l);
+	if (chresp.fd)
+		close(chresp.fd);
 	munmap(bigbuf, big);
 }
 
@@ -833,53 +944,35 @@ static void check_data(void)
  */
 static void check_cq_overflow(void)
 {
-	struct ornic_ibv_create_cq cdrv = {
-		.log_depth = 1,
-		.buf_addr = (uintptr_t)pages(4096),
-		.buf_size = 4096,
-	};
 	struct ib_uverbs_async_event_desc ev;
 	char *src = pages(4096), *dst = pages(4096);
-	uint32_t cqh, qph, mh1, mh2, skey, dkey, k;
+	uint32_t skey, dkey;
 	struct ornic_send_wqe *wqe;
-	struct ornic_sge *sge;
-	struct cq_resp cresp;
-	struct qp_resp qresp;
+	struct loop l = {};
 	struct pollfd pfd;
-	struct qp_req req;
 	char seen[128] = "";
 	int err, i, found = 0;
 
-	err = create_cq(2, &cdrv, sizeof(cdrv), &cqh, &cresp);
+	err = loop_cq(&l, 2, 1, -1);
 	if (!err)
-		err = reg_mr(src, 4096, ACC_LOCAL_WRITE, &mh1, &skey, &k);
+		err = loop_mr(&l, src, 4096, ACC_LOCAL_WRITE, &skey);
 	if (!err)
-		err = reg_mr(dst, 4096, ACC_LOCAL_WRITE | ACC_REMOTE_WRITE, &mh2,
-			     &dkey, &k);
-	req = rc_req(cqh);
+		err = loop_mr(&l, dst, 4096, ACC_LOCAL_WRITE | ACC_REMOTE_WRITE,
+			      &dkey);
 	if (!err)
-		err = create_qp(&req, &qph, &qresp);
-	if (!err)
-		err = rc_up(qph, qresp.drv.qpn);
+		err = loop_qp(&l, QPT_RC, 0);
 	if (err) {
-		result(0, "cq-overflow-setup", "%s", strerror(err));
+		report(0, "cq-overflow-setup", "%s", strerror(err));
+		loop_close(&l);
 		return;
 	}
-	wqe = (struct ornic_send_wqe *)(uintptr_t)req.drv.sq_buf_addr;
 	for (i = 0; i < 3; i++) {
-		wqe[2 * i].opcode = ORNIC_WQE_OP_RDMA_WRITE;
-		wqe[2 * i].flags = ORNIC_WQE_FLAG_SIGNALED;
-		wqe[2 * i].num_blocks = 2;
-		wqe[2 * i].num_sge = 1;
-		wqe[2 * i].wr_id = i;
-		wqe[2 * i].rdma.remote_addr = (uintptr_t)dst;
-		wqe[2 * i].rdma.rkey = dkey;
-		sge = (struct ornic_sge *)&wqe[2 * i + 1];
-		sge->addr = (uintptr_t)src;
-		sge->length = 64;
-		sge->lkey = skey;
+		wqe = sq_wqe(&l, 2 * i);
+		wqe_one_sge(wqe, ORNIC_WQE_OP_RDMA_WRITE, i, src, 64, skey);
+		wqe->rdma.remote_addr = (uintptr_t)dst;
+		wqe->rdma.rkey = dkey;
 	}
-	doorbell(ORNIC_DB_SQ, qresp.drv.qpn, 0, 6);
+	doorbell(ORNIC_DB_SQ, l.qpn, 0, 6);
 
 	pfd = (struct pollfd){ .fd = async_fd, .events = POLLIN };
 	while (!found && poll(&pfd, 1, 5000) == 1 &&
@@ -890,42 +983,10 @@ static void check_cq_overflow(void)
 		found = ev.event_type == 0 /* IB_EVENT_CQ_ERR */ &&
 			ev.element == CQ_USER_HANDLE;
 	}
-	result(found, "async-cq-err",
+	report(found, "async-cq-err",
 	       "3 completions into a 2-entry CQ: events (type/handle)%s",
 	       seen[0] ? seen : " none");
-
-	destroy_qp(qph);
-	dereg_mr(mh1);
-	dereg_mr(mh2);
-	destroy_cq(cqh);
-}
-
-/* Wait up to 5 s for CQE @i of a first pass over @cqes. */
-static int cqe_ready(volatile struct ornic_cqe *cqes, int i)
-{
-	int n;
-
-	for (n = 0; n < 500 && !(cqes[i].owner & ORNIC_CQE_OWNER_PHASE); n++)
-		usleep(10000);
-	__sync_synchronize();
-	return cqes[i].owner & ORNIC_CQE_OWNER_PHASE;
-}
-
-/* A fresh 64-entry CQ; its ring in *@ring. */
-static int data_cq(uint32_t *handle, uint32_t *cqn,
-		   volatile struct ornic_cqe **ring)
-{
-	struct ornic_ibv_create_cq cdrv = {
-		.log_depth = 6,
-		.buf_addr = (uintptr_t)pages(4096),
-		.buf_size = 4096,
-	};
-	struct cq_resp cresp;
-	int err = create_cq(64, &cdrv, sizeof(cdrv), handle, &cresp);
-
-	*cqn = cresp.drv.cqn;
-	*ring = (volatile struct ornic_cqe *)(uintptr_t)cdrv.buf_addr;
-	return err;
+	loop_close(&l);
 }
 
 /*
@@ -954,67 +1015,43 @@ static void check_srq_data(void)
 	};
 	struct ornic_recv_wqe *rwqe = (void *)(uintptr_t)sdrv.buf_addr;
 	char *src = pages(4096), *rbuf = pages(4096);
-	uint32_t cqh, cqn, qph, mh1, mh2, skey, rkey, k;
-	volatile struct ornic_cqe *cqes;
 	struct ib_uverbs_async_event_desc ev;
 	struct ib_uverbs_destroy_srq dreq;
 	struct ib_uverbs_destroy_srq_resp dr;
-	struct ornic_send_wqe *wqe;
-	struct ornic_sge *sge;
-	struct qp_resp qresp;
+	volatile struct ornic_cqe *cqes;
+	uint32_t skey, rkey;
+	struct loop l = {};
 	struct pollfd pfd;
-	struct qp_req req;
-	int err, i, found = 0;
+	int err, i, srq = 0, found = 0;
 
 	strcpy(src, "through the shared receive queue");
-	err = data_cq(&cqh, &cqn, &cqes);
+	err = loop_cq(&l, 64, 6, -1);
 	if (!err)
 		err = cmd(IB_USER_VERBS_CMD_CREATE_SRQ, &sreq, sizeof(sreq),
 			  &sdrv, sizeof(sdrv), sizeof(sresp));
+	srq = !err;
 	if (!err)
-		err = reg_mr(src, 4096, 0, &mh1, &skey, &k);
+		err = loop_mr(&l, src, 4096, 0, &skey);
 	if (!err)
-		err = reg_mr(rbuf, 4096, ACC_LOCAL_WRITE, &mh2, &rkey, &k);
-	req = rc_req(cqh);
-	req.use_srq = 1;
-	req.srq = sresp.core.srq_handle;
-	req.drv.rq_buf_addr = 0;
-	req.drv.rq_buf_size = 0;
-	req.drv.rq_log_depth = 0;
+		err = loop_mr(&l, rbuf, 4096, ACC_LOCAL_WRITE, &rkey);
 	if (!err)
-		err = create_qp(&req, &qph, &qresp);
-	if (!err)
-		err = rc_up(qph, qresp.drv.qpn);
+		err = loop_qp(&l, QPT_RC, sresp.core.srq_handle);
 	if (err) {
-		result(0, "srq-data-setup", "%s", strerror(err));
-		return;
+		report(0, "srq-data-setup", "%s", strerror(err));
+		goto out;
 	}
-	for (i = 0; i < 2; i++) {
-		rwqe[i].wr_id = 0x700 + i;
-		rwqe[i].num_blocks = 1;
-		rwqe[i].num_sge = 1;
-		rwqe[i].sge[0].addr = (uintptr_t)rbuf + 2048 * i;
-		rwqe[i].sge[0].length = 2048;
-		rwqe[i].sge[0].lkey = rkey;
-	}
+	cqes = l.cqes;
+	for (i = 0; i < 2; i++)
+		rwqe_one_sge(&rwqe[i], 0x700 + i, rbuf + 2048 * i, 2048, rkey);
 	doorbell(ORNIC_DB_SRQ, sresp.drv.srqn, 0, 2);
 
-	wqe = (struct ornic_send_wqe *)(uintptr_t)req.drv.sq_buf_addr;
-	wqe->opcode = ORNIC_WQE_OP_SEND;
-	wqe->flags = ORNIC_WQE_FLAG_SIGNALED;
-	wqe->num_blocks = 2;
-	wqe->num_sge = 1;
-	wqe->wr_id = 0x600;
-	sge = (struct ornic_sge *)(wqe + 1);
-	sge->addr = (uintptr_t)src;
-	sge->length = 64;
-	sge->lkey = skey;
-	doorbell(ORNIC_DB_SQ, qresp.drv.qpn, 0, 2);
+	wqe_one_sge(sq_wqe(&l, 0), ORNIC_WQE_OP_SEND, 0x600, src, 64, skey);
+	doorbell(ORNIC_DB_SQ, l.qpn, 0, 2);
 
 	/* Two CQEs, send and receive, in either order. */
 	err = !(cqe_ready(cqes, 0) && cqe_ready(cqes, 1));
 	i = cqes[0].opcode == ORNIC_CQE_OP_RECV ? 0 : 1;
-	result(!err && cqes[i].opcode == ORNIC_CQE_OP_RECV &&
+	report(!err && cqes[i].opcode == ORNIC_CQE_OP_RECV &&
 	       cqes[i].status == ORNIC_CQE_SUCCESS && cqes[i].wr_id == 0x700 &&
 	       cqes[i].byte_len == 64 && !memcmp(rbuf, src, 64),
 	       "data-srq-receive",
@@ -1028,18 +1065,17 @@ static void check_srq_data(void)
 	       read(async_fd, &ev, sizeof(ev)) == sizeof(ev))
 		found = ev.event_type == 15 /* IB_EVENT_SRQ_LIMIT_REACHED */ &&
 			ev.element == SRQ_USER_HANDLE;
-	result(found, "async-srq-limit",
+	report(found, "async-srq-limit",
 	       "one of two SRQ WQEs left with the limit at two: %s",
 	       found ? "IB_EVENT_SRQ_LIMIT_REACHED on the SRQ" : "no event");
-
-	destroy_qp(qph);
-	dereg_mr(mh1);
-	dereg_mr(mh2);
-	dreq = (struct ib_uverbs_destroy_srq){ .response = (uintptr_t)&dr,
-		.srq_handle = sresp.core.srq_handle };
-	cmd(IB_USER_VERBS_CMD_DESTROY_SRQ, &dreq, sizeof(dreq), NULL, 0,
-	    sizeof(dr));
-	destroy_cq(cqh);
+out:
+	loop_close(&l);
+	if (srq) {
+		dreq = (struct ib_uverbs_destroy_srq){ .response = (uintptr_t)&dr,
+			.srq_handle = sresp.core.srq_handle };
+		cmd(IB_USER_VERBS_CMD_DESTROY_SRQ, &dreq, sizeof(dreq), NULL, 0,
+		    sizeof(dr));
+	}
 }
 
 /*
@@ -1048,95 +1084,64 @@ static void check_srq_data(void)
  */
 static void check_ud_data(void)
 {
-	struct ornic_recv_wqe *rwqe;
 	char *src = pages(4096), *rbuf = pages(4096);
-	uint32_t cqh, cqn, qph, ahh, ah, mh1, mh2, skey, rkey, k;
 	volatile struct ornic_cqe *cqes;
 	struct ib_uverbs_destroy_ah dah;
-	struct ib_uverbs_modify_qp m;
 	struct ornic_send_wqe *wqe;
-	struct ornic_sge *sge;
-	struct qp_resp qresp;
-	struct qp_req req;
-	int err, i;
+	uint32_t ahh, ah, skey, rkey;
+	struct loop l = {};
+	int err, i, has_ah = 0;
 
 	strcpy(src, "a datagram through an address handle");
-	err = data_cq(&cqh, &cqn, &cqes);
+	err = loop_cq(&l, 64, 6, -1);
 	if (!err)
-		err = reg_mr(src, 4096, 0, &mh1, &skey, &k);
+		err = loop_mr(&l, src, 4096, 0, &skey);
 	if (!err)
-		err = reg_mr(rbuf, 4096, ACC_LOCAL_WRITE, &mh2, &rkey, &k);
-	req = rc_req(cqh);
-	req.type = QPT_UD;
+		err = loop_mr(&l, rbuf, 4096, ACC_LOCAL_WRITE, &rkey);
 	if (!err)
-		err = create_qp(&req, &qph, &qresp);
-	if (!err)
-		err = to_init(qph, 1);
-	memset(&m, 0, sizeof(m));
-	m.qp_handle = qph;
-	m.attr_mask = M_STATE;
-	m.qp_state = 2;
-	if (!err)
-		err = modify_qp(&m);
-	m.attr_mask = M_STATE | M_SQ_PSN;
-	m.qp_state = 3;
-	if (!err)
-		err = modify_qp(&m);
+		err = loop_qp(&l, QPT_UD, 0);
 	if (!err)
 		err = create_ah(&ahh, &ah);
+	has_ah = !err;
 	if (err) {
-		result(0, "ud-data-setup", "%s", strerror(err));
-		return;
+		report(0, "ud-data-setup", "%s", strerror(err));
+		goto out;
 	}
+	cqes = l.cqes;
 
-	rwqe = (struct ornic_recv_wqe *)(uintptr_t)req.drv.rq_buf_addr;
-	rwqe->wr_id = 0x800;
-	rwqe->num_blocks = 1;
-	rwqe->num_sge = 1;
-	rwqe->sge[0].addr = (uintptr_t)rbuf;
-	rwqe->sge[0].length = 4096;
-	rwqe->sge[0].lkey = rkey;
-	doorbell(ORNIC_DB_RQ, qresp.drv.qpn, 0, 1);
+	rwqe_one_sge((struct ornic_recv_wqe *)(uintptr_t)l.req.drv.rq_buf_addr,
+		     0x800, rbuf, 4096, rkey);
+	doorbell(ORNIC_DB_RQ, l.qpn, 0, 1);
 
-	wqe = (struct ornic_send_wqe *)(uintptr_t)req.drv.sq_buf_addr;
-	wqe->opcode = ORNIC_WQE_OP_SEND;
-	wqe->flags = ORNIC_WQE_FLAG_SIGNALED;
-	wqe->num_blocks = 2;
-	wqe->num_sge = 1;
-	wqe->wr_id = 0x801;
+	wqe = sq_wqe(&l, 0);
+	wqe_one_sge(wqe, ORNIC_WQE_OP_SEND, 0x801, src, 100, skey);
 	wqe->ud.ah = ah;
-	wqe->ud.remote_qpn = qresp.drv.qpn;
+	wqe->ud.remote_qpn = l.qpn;
 	wqe->ud.qkey = 0x11111111;
-	sge = (struct ornic_sge *)(wqe + 1);
-	sge->addr = (uintptr_t)src;
-	sge->length = 100;
-	sge->lkey = skey;
-	doorbell(ORNIC_DB_SQ, qresp.drv.qpn, 0, 2);
+	doorbell(ORNIC_DB_SQ, l.qpn, 0, 2);
 
 	err = !(cqe_ready(cqes, 0) && cqe_ready(cqes, 1));
 	i = cqes[0].opcode == ORNIC_CQE_OP_RECV ? 0 : 1;
-	result(!err && cqes[i].opcode == ORNIC_CQE_OP_RECV &&
+	report(!err && cqes[i].opcode == ORNIC_CQE_OP_RECV &&
 	       cqes[i].status == ORNIC_CQE_SUCCESS &&
-	       cqes[i].src_qp == qresp.drv.qpn &&
+	       cqes[i].src_qp == l.qpn &&
 	       (cqes[i].flags & ORNIC_CQE_FLAG_GRH) &&
 	       !memcmp(rbuf + 40, src, 100), "data-ud-ah",
 	       "100-byte UD SEND via AH %u to QPN %u: %s, recv CQE status %u src_qp %u byte_len %u flags %#x, data %s",
-	       ah, qresp.drv.qpn, err ? "CQEs missing" : "2 CQEs",
+	       ah, l.qpn, err ? "CQEs missing" : "2 CQEs",
 	       cqes[i].status, cqes[i].src_qp, cqes[i].byte_len,
 	       cqes[i].flags, memcmp(rbuf + 40, src, 100) ? "differs" :
 	       "matches");
-
-	destroy_qp(qph);
-	dah.ah_handle = ahh;
-	cmd(IB_USER_VERBS_CMD_DESTROY_AH, &dah, sizeof(dah), NULL, 0, 0);
-	dereg_mr(mh1);
-	dereg_mr(mh2);
-	destroy_cq(cqh);
+out:
+	loop_close(&l);
+	if (has_ah) {
+		dah.ah_handle = ahh;
+		cmd(IB_USER_VERBS_CMD_DESTROY_AH, &dah, sizeof(dah), NULL, 0, 0);
+	}
 }
 
 static void check_ud(uint32_t cq)
 {
-	struct ib_uverbs_modify_qp m;
 	struct qp_req req = rc_req(cq);
 	struct qp_resp resp;
 	uint32_t h;
@@ -1144,28 +1149,15 @@ static void check_ud(uint32_t cq)
 
 	req.type = QPT_UD;
 	err = create_qp(&req, &h, &resp);
-	result(!err, "qp-ud-create", "%s qpn=%u", strerror(err),
+	report(!err, "qp-ud-create", "%s qpn=%u", strerror(err),
 	       resp.drv.qpn);
 	if (err)
 		return;
-	err = to_init(h, 1);
-	if (!err) {
-		memset(&m, 0, sizeof(m));
-		m.qp_handle = h;
-		m.attr_mask = M_STATE;
-		m.qp_state = 2;
-		err = modify_qp(&m);
-	}
-	if (!err) {
-		m.attr_mask = M_STATE | M_SQ_PSN;
-		m.qp_state = 3;
-		m.sq_psn = 7;
-		err = modify_qp(&m);
-	}
-	result(!err, "qp-ud-rts", "RESET -> INIT -> RTR -> RTS: %s",
+	err = ud_up(h, 7);
+	report(!err, "qp-ud-rts", "RESET -> INIT -> RTR -> RTS: %s",
 	       strerror(err));
 	err = destroy_qp(h);
-	result(!err, "qp-ud-destroy", "%s", strerror(err));
+	report(!err, "qp-ud-destroy", "%s", strerror(err));
 }
 
 static void check_qp_bad(uint32_t cq)
@@ -1177,32 +1169,32 @@ static void check_qp_bad(uint32_t cq)
 
 	req.send_sge = 1000;
 	err = create_qp(&req, &h, &resp);
-	result(err == EINVAL, "qp-too-many-sges-rejected",
+	report(err == EINVAL, "qp-too-many-sges-rejected",
 	       "max_send_sge 1000: %s", strerror(err));
 
 	req = rc_req(cq);
 	req.send_wr = 1000;
 	err = create_qp(&req, &h, &resp);
-	result(err == EINVAL, "qp-ring-too-small-rejected",
+	report(err == EINVAL, "qp-ring-too-small-rejected",
 	       "1000 send WRs in a 32-block SQ: %s", strerror(err));
 
 	req = rc_req(cq);
 	req.drv.sq_log_depth = 15;
 	req.drv.sq_buf_size = 64u << 15;
 	err = create_qp(&req, &h, &resp);
-	result(err == EINVAL, "qp-depth-rejected", "sq_log_depth 15: %s",
+	report(err == EINVAL, "qp-depth-rejected", "sq_log_depth 15: %s",
 	       strerror(err));
 
 	req = rc_req(cq);
 	req.drv.rq_buf_addr = 0;
 	err = create_qp(&req, &h, &resp);
-	result(err == EINVAL, "qp-no-rq-rejected",
+	report(err == EINVAL, "qp-no-rq-rejected",
 	       "no RQ ring without an SRQ: %s", strerror(err));
 
 	req = rc_req(cq);
 	req.inl = 100000;
 	err = create_qp(&req, &h, &resp);
-	result(err == EINVAL, "qp-inline-rejected",
+	report(err == EINVAL, "qp-inline-rejected",
 	       "max_inline_data 100000: %s", strerror(err));
 }
 
@@ -1247,7 +1239,7 @@ static void check_srq(uint32_t cq)
 	int err;
 
 	err = create_srq(32, 4, &h, &resp);
-	result(!err && resp.drv.srqn && resp.core.max_wr >= 32,
+	report(!err && resp.drv.srqn && resp.core.max_wr >= 32,
 	       "srq-create", "%s srqn=%u max_wr=%u max_sge=%u", strerror(err),
 	       resp.drv.srqn, resp.core.max_wr, resp.core.max_sge);
 	if (err)
@@ -1261,7 +1253,7 @@ static void check_srq(uint32_t cq)
 	if (!err)
 		err = cmd(IB_USER_VERBS_CMD_QUERY_SRQ, &qreq, sizeof(qreq),
 			  NULL, 0, sizeof(qr));
-	result(!err && qr.srq_limit == 8, "srq-limit",
+	report(!err && qr.srq_limit == 8, "srq-limit",
 	       "modify + query: %s limit=%u", strerror(err), qr.srq_limit);
 
 	/*
@@ -1272,18 +1264,14 @@ static void check_srq(uint32_t cq)
 	mod.attr_mask = 1;
 	mod.max_wr = 64;
 	err = cmd(IB_USER_VERBS_CMD_MODIFY_SRQ, &mod, sizeof(mod), NULL, 0, 0);
-	result(err == EINVAL || err == EOPNOTSUPP, "srq-resize-without-ring",
+	report(err == EINVAL || err == EOPNOTSUPP, "srq-resize-without-ring",
 	       "%s (want EINVAL, or EOPNOTSUPP without resize)",
 	       strerror(err));
 
 	req = rc_req(cq);
-	req.use_srq = 1;
-	req.srq = h;
-	req.drv.rq_buf_addr = 0;
-	req.drv.rq_buf_size = 0;
-	req.drv.rq_log_depth = 0;
+	qp_req_on_srq(&req, h);
 	err = create_qp(&req, &qh, &qresp);
-	result(!err, "qp-on-srq", "RC QP with the SRQ: %s qpn=%u",
+	report(!err, "qp-on-srq", "RC QP with the SRQ: %s qpn=%u",
 	       strerror(err), qresp.drv.qpn);
 	if (!err)
 		destroy_qp(qh);
@@ -1292,7 +1280,7 @@ static void check_srq(uint32_t cq)
 		.srq_handle = h };
 	err = cmd(IB_USER_VERBS_CMD_DESTROY_SRQ, &dreq, sizeof(dreq), NULL, 0,
 		  sizeof(dr));
-	result(!err, "srq-destroy", "%s", strerror(err));
+	report(!err, "srq-destroy", "%s", strerror(err));
 }
 
 /* --- AH ------------------------------------------------------------------ */
@@ -1339,17 +1327,17 @@ static void check_ah(void)
 	int err;
 
 	err = create_ah(&h, &index);
-	result(!err && index >= 1, "ah-create", "%s ah=%u", strerror(err),
+	report(!err && index >= 1, "ah-create", "%s ah=%u", strerror(err),
 	       index);
 	if (err)
 		return;
 	d.ah_handle = h;
 	err = cmd(IB_USER_VERBS_CMD_DESTROY_AH, &d, sizeof(d), NULL, 0, 0);
-	result(!err, "ah-destroy", "%s", strerror(err));
+	report(!err, "ah-destroy", "%s", strerror(err));
 
 	/* An IPv6 (link-local) destination from an IPv4 source GID. */
 	err = create_ah_to(ll6, &h, &index);
-	result(err == EINVAL, "ah-family-mismatch-rejected",
+	report(err == EINVAL, "ah-family-mismatch-rejected",
 	       "IPv4 source GID, IPv6 destination (core address resolution or driver): %s",
 	       strerror(err));
 }
@@ -1401,11 +1389,7 @@ static int hold(void)
 		err = create_srq(16, 0, &srq, &sresp);
 	if (!err) {
 		req = rc_req(cq);
-		req.use_srq = 1;
-		req.srq = srq;
-		req.drv.rq_buf_addr = 0;
-		req.drv.rq_buf_size = 0;
-		req.drv.rq_log_depth = 0;
+		qp_req_on_srq(&req, srq);
 		err = create_qp(&req, &h, &qresp);
 	}
 	if (!err)
@@ -1431,13 +1415,11 @@ static int hold(void)
  */
 static int traffic(int n)
 {
-	uint32_t cqh, cqn, qph, mh1, mh2, skey, dkey, k;
 	char *src = pages(4096), *dst = pages(16 * 4096);
 	volatile struct ornic_cqe *cqes;
 	struct ornic_send_wqe *wqe;
-	struct ornic_sge *sge;
-	struct qp_resp qresp;
-	struct qp_req req;
+	uint32_t skey, dkey;
+	struct loop l = {};
 	char line[16];
 	int err, i, ok = 1;
 
@@ -1445,43 +1427,34 @@ static int traffic(int n)
 		return 2;
 	for (i = 0; i < 4096; i++)
 		src[i] = (char)(i * 13 + 1);
-	err = data_cq(&cqh, &cqn, &cqes);
+	err = loop_cq(&l, 64, 6, -1);
 	if (!err)
-		err = reg_mr(src, 4096, ACC_LOCAL_WRITE, &mh1, &skey, &k);
+		err = loop_mr(&l, src, 4096, ACC_LOCAL_WRITE, &skey);
 	if (!err)
-		err = reg_mr(dst, 16 * 4096, ACC_LOCAL_WRITE | ACC_REMOTE_WRITE,
-			     &mh2, &dkey, &k);
-	req = rc_req(cqh);
+		err = loop_mr(&l, dst, 16 * 4096,
+			      ACC_LOCAL_WRITE | ACC_REMOTE_WRITE, &dkey);
 	if (!err)
-		err = create_qp(&req, &qph, &qresp);
-	if (!err)
-		err = rc_up(qph, qresp.drv.qpn);
+		err = loop_qp(&l, QPT_RC, 0);
 	if (err) {
 		fprintf(stderr, "traffic: setup: %s\n", strerror(err));
 		return 1;
 	}
-	printf("qpn=%u\n", qresp.drv.qpn);
+	cqes = l.cqes;
+	printf("qpn=%u\n", l.qpn);
 	fflush(stdout);
 	if (!fgets(line, sizeof(line), stdin))
 		return 1;
 
 	/* 2 blocks per WQE, 32 blocks in the SQ: 16 WQEs in one pass. */
-	wqe = (struct ornic_send_wqe *)(uintptr_t)req.drv.sq_buf_addr;
 	for (i = 0; i < n; i++) {
-		memset(&wqe[2 * i], 0, 2 * sizeof(*wqe));
-		wqe[2 * i].opcode = ORNIC_WQE_OP_RDMA_WRITE;
-		wqe[2 * i].flags = ORNIC_WQE_FLAG_SIGNALED;
-		wqe[2 * i].num_blocks = 2;
-		wqe[2 * i].num_sge = 1;
-		wqe[2 * i].wr_id = 0x7000 + i;
-		wqe[2 * i].rdma.remote_addr = (uintptr_t)dst + i * 4096;
-		wqe[2 * i].rdma.rkey = dkey;
-		sge = (struct ornic_sge *)&wqe[2 * i + 1];
-		sge->addr = (uintptr_t)src;
-		sge->length = 4096;
-		sge->lkey = skey;
+		wqe = sq_wqe(&l, 2 * i);
+		memset(wqe, 0, 2 * sizeof(*wqe));
+		wqe_one_sge(wqe, ORNIC_WQE_OP_RDMA_WRITE, 0x7000 + i, src, 4096,
+			    skey);
+		wqe->rdma.remote_addr = (uintptr_t)dst + i * 4096;
+		wqe->rdma.rkey = dkey;
 	}
-	doorbell(ORNIC_DB_SQ, qresp.drv.qpn, 0, 2 * n);
+	doorbell(ORNIC_DB_SQ, l.qpn, 0, 2 * n);
 	for (i = 0; i < n; i++) {
 		if (!cqe_ready(cqes, i) || cqes[i].status != ORNIC_CQE_SUCCESS ||
 		    cqes[i].wr_id != (uint64_t)(0x7000 + i) ||
@@ -1499,10 +1472,7 @@ static int traffic(int n)
 	fflush(stdout);
 	if (!fgets(line, sizeof(line), stdin))
 		line[0] = 0;
-	err = destroy_qp(qph);
-	dereg_mr(mh1);
-	dereg_mr(mh2);
-	destroy_cq(cqh);
+	err = loop_close(&l);
 	printf("released %s\n", strerror(err));
 	return err ? 1 : 0;
 }
@@ -1527,13 +1497,13 @@ static int oversized(void)
 
 	req.send_wr = 100000;
 	err = create_qp(&req, &h, &qresp);
-	result(err == EINVAL, "oversized-qp-rejected", "max_send_wr 100000: %s",
+	report(err == EINVAL, "oversized-qp-rejected", "max_send_wr 100000: %s",
 	       strerror(err));
 	err = create_cq(200000, &cdrv, sizeof(cdrv), &h, &cresp);
-	result(err == EINVAL, "oversized-cq-rejected",
+	report(err == EINVAL, "oversized-cq-rejected",
 	       "200000 CQEs in 2^17: %s", strerror(err));
 	destroy_cq(cq);
-	return failures ? 1 : 0;
+	return report_failures() ? 1 : 0;
 }
 
 int main(int argc, char **argv)
@@ -1568,6 +1538,7 @@ int main(int argc, char **argv)
 	check_cq_overflow();
 	check_srq_data();
 	check_ud_data();
-	result(!destroy_cq(cq), "cq-destroy-after-qps", "");
-	return failures ? 1 : 0;
+	report(!destroy_cq(cq), "cq-destroy-after-qps",
+	       "the CQ of the QP checks, after their QPs");
+	return report_failures() ? 1 : 0;
 }

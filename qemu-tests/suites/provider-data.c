@@ -21,7 +21,8 @@
 #include <time.h>
 #include <arpa/inet.h>
 
-#include "provider-lib.h"
+#include "provider-data.h"
+#include "qp-pair.h"
 
 static void test_data_rc(struct pair *p)
 {
@@ -208,7 +209,7 @@ static void test_data_srq(struct side *a, struct side *b, const char *tag)
 								   "equal");
 	}
 out:
-	pair_free(&p);
+	pair_close(&p);
 	if (srq)
 		ibv_destroy_srq(srq);
 }
@@ -216,7 +217,8 @@ out:
 static void test_data_ud(struct side *a, struct side *b, const char *tag)
 {
 	struct pair p = { .tag = tag, .a = a, .b = b };
-	struct ibv_qp *qa = NULL, *qb = NULL;
+	struct pair_spec spec = pair_spec(IBV_QPT_UD);
+	struct ibv_qp *qa, *qb;
 	struct ibv_ah *ah = NULL;
 	struct ibv_ah_attr aa = {
 		.is_global = 1, .port_num = 1,
@@ -229,17 +231,14 @@ static void test_data_ud(struct side *a, struct side *b, const char *tag)
 	char n[64];
 
 	snprintf(n, sizeof(n), "%s-ud", tag);
-	if (pair_cqs(&p) || a->gid_index < 0 || b->gid_index < 0) {
+	spec.cap = (struct ibv_qp_cap){ 8, 8, 1, 1, 0 };
+	if (a->gid_index < 0 || b->gid_index < 0 || pair_open(&p, &spec) ||
+	    !(ah = ibv_create_ah(a->pd, &aa))) {
 		report(0, n, "UD setup: %s", strerror(errno));
 		goto out;
 	}
-	qa = make_qp(a, IBV_QPT_UD, p.ca, NULL, 8, 1, 0);
-	qb = make_qp(b, IBV_QPT_UD, p.cb, NULL, 8, 1, 0);
-	if (!qa || !qb || connect_qp(qa, a, NULL, 0) ||
-	    connect_qp(qb, b, NULL, 0) || !(ah = ibv_create_ah(a->pd, &aa))) {
-		report(0, n, "UD setup: %s", strerror(errno));
-		goto out;
-	}
+	qa = p.qa;
+	qb = p.qb;
 	/* RDMA on UD is refused at post time. */
 	sge = (struct ibv_sge){ (uintptr_t)a->buf, 256, a->mr->lkey };
 	wr.wr_id = 0xd1;
@@ -275,11 +274,7 @@ static void test_data_ud(struct side *a, struct side *b, const char *tag)
 out:
 	if (ah)
 		ibv_destroy_ah(ah);
-	if (qa)
-		ibv_destroy_qp(qa);
-	if (qb)
-		ibv_destroy_qp(qb);
-	pair_free(&p);
+	pair_close(&p);
 }
 
 /*
@@ -291,6 +286,7 @@ out:
 static void test_data_wrap(struct side *a, struct side *b, const char *tag)
 {
 	struct pair p = { .tag = tag, .a = a, .b = b };
+	struct pair_spec spec = pair_spec(IBV_QPT_RC);
 	struct ibv_qp_init_attr ia = {
 		.qp_type = IBV_QPT_RC,
 		.cap = { .max_send_wr = 16, .max_recv_wr = 1,
@@ -306,15 +302,12 @@ static void test_data_wrap(struct side *a, struct side *b, const char *tag)
 	char n[64];
 
 	snprintf(n, sizeof(n), "%s-wrap", tag);
-	if (pair_cqs(&p))
+	spec.cap = ia.cap;
+	spec.cap_b = (struct ibv_qp_cap){ 4, 4, 1, 1, 0 };
+	if (pair_open(&p, &spec))
 		goto setup;
+	ia.cap = p.cap_a;
 	ia.send_cq = ia.recv_cq = p.ca;
-	p.qa = ibv_create_qp(a->pd, &ia);
-	p.qb = make_qp(b, IBV_QPT_RC, p.cb, NULL, 4, 1, 0);
-	if (!p.qa || !p.qb || a->gid_index < 0 || b->gid_index < 0 ||
-	    connect_qp(p.qa, a, &b->gid, p.qb->qp_num) ||
-	    connect_qp(p.qb, b, &a->gid, p.qa->qp_num))
-		goto setup;
 	fill(a->buf + 23000, 80, 13);
 	memset(dst, 0, 64 * 80);
 	for (i = 0; i < 5; i++)
@@ -383,7 +376,7 @@ setup:
 out:
 	if (sig)
 		ibv_destroy_qp(sig);
-	pair_free(&p);
+	pair_close(&p);
 }
 
 /*
@@ -429,6 +422,7 @@ static void *poster_main(void *arg)
 static void test_data_threads(struct side *a, struct side *b, const char *tag)
 {
 	struct pair p = { .tag = tag, .a = a, .b = b };
+	struct pair_spec spec = pair_spec(IBV_QPT_RC);
 	struct poster t[THREADS];
 	pthread_t th[THREADS];
 	int next[THREADS] = {}, i, got = 0, order = 1, started = 0, perr = 0;
@@ -437,13 +431,9 @@ static void test_data_threads(struct side *a, struct side *b, const char *tag)
 	char n[64];
 
 	snprintf(n, sizeof(n), "%s-threads", tag);
-	if (pair_cqs(&p))
-		goto fail;
-	p.qa = make_qp(a, IBV_QPT_RC, p.ca, NULL, 32, 1, 0);
-	p.qb = make_qp(b, IBV_QPT_RC, p.cb, NULL, 4, 1, 0);
-	if (!p.qa || !p.qb || a->gid_index < 0 || b->gid_index < 0 ||
-	    connect_qp(p.qa, a, &b->gid, p.qb->qp_num) ||
-	    connect_qp(p.qb, b, &a->gid, p.qa->qp_num))
+	spec.cap = (struct ibv_qp_cap){ 32, 32, 1, 1, 0 };
+	spec.cap_b = (struct ibv_qp_cap){ 4, 4, 1, 1, 0 };
+	if (pair_open(&p, &spec))
 		goto fail;
 	for (i = 0; i < THREADS; i++) {
 		t[i] = (struct poster){
@@ -476,11 +466,11 @@ static void test_data_threads(struct side *a, struct side *b, const char *tag)
 	       "%d threads x %d signaled WRITEs on one QP, polled meanwhile: %d/%d CQEs, each thread's in order: %s%s",
 	       started, PER_THREAD, got, THREADS * PER_THREAD,
 	       order ? "yes" : "NO", perr ? " (a post failed)" : "");
-	pair_free(&p);
+	pair_close(&p);
 	return;
 fail:
 	report(0, n, "setup: %s", strerror(errno));
-	pair_free(&p);
+	pair_close(&p);
 }
 
 /*
@@ -538,7 +528,7 @@ static void test_data_rtt(struct side *a, struct side *b, const char *tag)
 		   (t1.tv_nsec - t0.tv_nsec) / 1e3) / (i ? i : 1),
 	       err ? " (then a completion was missing or failed)" : "");
 out:
-	pair_free(&p);
+	pair_close(&p);
 }
 
 /*
@@ -593,7 +583,7 @@ static void test_data_solicited(struct side *a, struct side *b,
 	       quiet ? "no event" : "RAISED AN EVENT",
 	       woke ? "event" : "NO EVENT", got);
 out:
-	pair_free(&p);
+	pair_close(&p);
 	if (ch)
 		ibv_destroy_comp_channel(ch);
 }
@@ -607,13 +597,13 @@ void data_tests(struct side *a, struct side *b, const char *tag)
 	if (rc_pair(&p, NULL)) {
 		report(0, n, "RC pair %s -> %s: %s", a->name, b->name,
 		       strerror(errno));
-		pair_free(&p);
+		pair_close(&p);
 		return;
 	}
 	report(1, n, "RC QP %u on %s <-> QP %u on %s in RTS", p.qa->qp_num,
 	       a->name, p.qb->qp_num, b->name);
 	test_data_rc(&p);
-	pair_free(&p);
+	pair_close(&p);
 	test_data_srq(a, b, tag);
 	test_data_ud(a, b, tag);
 	test_data_wrap(a, b, tag);

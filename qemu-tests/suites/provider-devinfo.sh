@@ -110,7 +110,8 @@ else
 fi
 
 # --- provider checks through libibverbs ---------------------------------------------
-# run_tool NAME OUT ARGS...: every PASS/FAIL/SKIP line of the tool is a test.
+# run_tool NAME OUT ARGS...: every result line of the tool (test-report.h)
+# is a test.
 run_tool() {
 	local name=$1 out=$2 rc n=0 st t details
 	shift 2
@@ -118,9 +119,9 @@ run_tool() {
 	rc=$?
 	while read -r st t details; do
 		case $st in
-		PASS) pass "$t" "$details"; n=$((n + 1)) ;;
-		FAIL) fail "$t" "$details"; n=$((n + 1)) ;;
-		SKIP) skip "$t" "$details"; n=$((n + 1)) ;;
+		PASS:) pass "$t" "$details"; n=$((n + 1)) ;;
+		FAIL:) fail "$t" "$details"; n=$((n + 1)) ;;
+		SKIP:) skip "$t" "$details"; n=$((n + 1)) ;;
 		esac
 	done <"$out"
 	if [ $rc -gt 1 ] || [ $n = 0 ]; then

@@ -13,12 +13,11 @@
  *      ibv_start_poll/next_poll/end_poll until every flushed WQE is seen;
  *   3. a control region with one getpid(), which the tracer must count.
  * The parent traces the child with PTRACE_SYSCALL and counts the system
- * calls inside the regions.  Prints one "PASS|FAIL name details" line per
- * check; exit status 0 when all passed.
+ * calls inside the regions.  Prints one "PASS|FAIL: name details" line per
+ * check (test-report.h); exit status 0 when all passed.
  */
 #include <errno.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,29 +28,10 @@
 #include <sys/user.h>
 #include <sys/wait.h>
 
-#include <infiniband/verbs.h>
+#include "qp-pair.h"
 
 #define SPINS		20000000L
 #define FLUSHED		11	/* 1 + 4 + 2 sends, 4 receives */
-
-static int failed;
-
-static void report(int ok, const char *name, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void report(int ok, const char *name, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s %s ", ok ? "PASS" : "FAIL", name);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	if (!ok)
-		failed = 1;
-}
 
 /* Child exit codes, so the parent can say what went wrong. */
 enum {
@@ -66,41 +46,17 @@ static void marker(void)
 	syscall(SYS_getppid);
 }
 
-static int connect_qp(struct ibv_qp *qp, int gid_index, union ibv_gid *gid,
-		      uint32_t dest)
+/* X and Y looped back to each other on GID 0, PSNs 0, one read in flight. */
+static int loop_connect(struct ibv_qp *qp, union ibv_gid *gid, uint32_t dest)
 {
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT, .port_num = 1,
-		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE,
-	};
+	struct qp_path path = qp_path(0, gid, dest);
 
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
-		return -1;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = dest;
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 1;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.grh.dgid = *gid;
-	a.ah_attr.grh.sgid_index = gid_index;
-	a.ah_attr.grh.hop_limit = 64;
-	a.ah_attr.port_num = 1;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
-		return -1;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 1;
-	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
-			     IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-			     IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
+	path.sq_psn = 0;
+	path.rq_psn = 0;
+	path.access = IBV_ACCESS_REMOTE_WRITE;
+	path.max_rd_atomic = 1;
+	path.max_dest_rd_atomic = 1;
+	return qp_connect(qp, &path);
 }
 
 static int child(const char *name)
@@ -148,8 +104,8 @@ static int child(const char *name)
 	qa.recv_cq = ibv_cq_ex_to_cq(cq);
 	x = ibv_create_qp_ex(ctx, &qa);
 	y = ibv_create_qp_ex(ctx, &qa);
-	if (!x || !y || connect_qp(x, 0, &gid, y->qp_num) ||
-	    connect_qp(y, 0, &gid, x->qp_num))
+	if (!x || !y || loop_connect(x, &gid, y->qp_num) ||
+	    loop_connect(y, &gid, x->qp_num))
 		return CHILD_SETUP;
 	xx = ibv_qp_to_qp_ex(x);
 	sge = (struct ibv_sge){ (uintptr_t)buf, 8, mr->lkey };
@@ -300,10 +256,10 @@ int main(int argc, char **argv)
 	else
 		report(rc == CHILD_OK, "no-syscall",
 		       "0 system calls in post_send/post_recv/wr_*/req_notify_cq and in poll_cq/start_poll/next_poll");
-	return failed;
+	return report_failures() ? 1 : 0;
 #else
-	printf("SKIP no-syscall only written for x86_64 (%s)\n",
-	       argc > 1 ? argv[1] : "");
+	report_skip("no-syscall", "only written for x86_64 (%s)",
+		    argc > 1 ? argv[1] : "");
 	return 0;
 #endif
 }

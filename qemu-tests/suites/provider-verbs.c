@@ -15,8 +15,8 @@
  *   RESET dropping a QP's unpolled CQEs, and what a post costs.
  * Data (provider-data.c): on IBDEV alone and between IBDEV and PEER_IBDEV.
  *
- * Prints one "PASS|FAIL name details" line per check; exit status 0 when all
- * passed, 1 when a check failed.
+ * Prints one "PASS|FAIL: name details" line per check (test-report.h); exit
+ * status 0 when all passed, 1 when a check failed.
  */
 #include <errno.h>
 #include <poll.h>
@@ -28,7 +28,8 @@
 #include <arpa/inet.h>
 
 #include "../../include/ornic/ornic_hw.h"
-#include "provider-lib.h"
+#include "provider-data.h"
+#include "qp-pair.h"
 
 /* --- object limits and bad input ---------------------------------------- */
 
@@ -247,11 +248,9 @@ static void test_post_checks(struct side *s, struct ibv_qp *qp)
  */
 static void test_post_loosened(struct side *s)
 {
-	struct ibv_cq *cq = ibv_create_cq(s->ctx, 16, NULL, NULL, 0);
-	struct ibv_qp *qa = cq ? make_qp(s, IBV_QPT_RC, cq, NULL, 8, 1, 64) :
-				 NULL;
-	struct ibv_qp *qb = cq ? make_qp(s, IBV_QPT_RC, cq, NULL, 8, 1, 64) :
-				 NULL;
+	struct pair p = { .a = s, .b = s };
+	struct pair_spec spec = pair_spec(IBV_QPT_RC);
+	struct ibv_qp *qa;
 	struct ibv_sge sge = {
 		.addr = (uintptr_t)s->buf, .length = 8, .lkey = s->mr->lkey,
 	};
@@ -260,17 +259,19 @@ static void test_post_loosened(struct side *s)
 	int err, ok;
 
 	/* Two QPs of this device: the responder's error is not the requester's. */
-	if (!qa || !qb || s->gid_index < 0 ||
-	    connect_qp(qa, s, &s->gid, qb->qp_num) ||
-	    connect_qp(qb, s, &s->gid, qa->qp_num)) {
+	spec.cqe = 16;
+	spec.one_cq = 1;
+	spec.cap = (struct ibv_qp_cap){ 8, 8, 1, 1, 64 };
+	if (pair_open(&p, &spec)) {
 		report(0, "post-inline-read", "QP pair: %s", strerror(errno));
 		goto out;
 	}
+	qa = p.qa;
 	fill(s->buf + 4096, 8, 0x3c);
 	memset(s->buf, 0, 8);
 	err = post1(qa, 41, IBV_WR_RDMA_READ, IBV_SEND_INLINE | IBV_SEND_SIGNALED,
 		    &sge, 1, (uintptr_t)s->buf + 4096, s->mr->rkey);
-	ok = !err && poll_one(cq, &wc) && wc.wr_id == 41 &&
+	ok = !err && poll_one(p.ca, &wc) && wc.wr_id == 41 &&
 	     wc.status == IBV_WC_SUCCESS && !memcmp(s->buf, s->buf + 4096, 8);
 	report(ok, "post-inline-read",
 	       "RDMA_READ with IBV_SEND_INLINE: %s, completion %s, data %s",
@@ -288,18 +289,13 @@ static void test_post_loosened(struct side *s)
 	wr.wr.atomic.compare_add = 1;
 	err = ibv_post_send(qa, &wr, &bad);
 	wc.status = IBV_WC_SUCCESS;
-	ok = !err && poll_one(cq, &wc) && wc.wr_id == 42 &&
+	ok = !err && poll_one(p.ca, &wc) && wc.wr_id == 42 &&
 	     wc.status == IBV_WC_REM_INV_REQ_ERR;
 	report(ok, "post-atomic-unaligned",
 	       "FETCH_AND_ADD at a 4-byte aligned address: %s, completion %s",
 	       err ? strerror(err) : "posted", ibv_wc_status_str(wc.status));
 out:
-	if (qa)
-		ibv_destroy_qp(qa);
-	if (qb)
-		ibv_destroy_qp(qb);
-	if (cq)
-		ibv_destroy_cq(cq);
+	pair_close(&p);
 }
 
 /* Post-time checks on a loopback QP with its own CQ and no receives. */
@@ -324,7 +320,7 @@ static void test_post_checks_qp(struct side *s)
 	err = ibv_post_send(qp, &wr, &bad);
 	report(err == EINVAL && bad == &wr, "post-send-reset",
 	       "post_send in RESET: %s", strerror(err));
-	if (s->gid_index < 0 || connect_qp(qp, s, &s->gid, qp->qp_num)) {
+	if (connect_qp(qp, s, &s->gid, qp->qp_num)) {
 		report(0, "qp-rts", "cannot bring the QP to RTS: %s",
 		       strerror(errno));
 		goto out;
@@ -354,28 +350,29 @@ static void test_full_and_flush(struct side *s)
 	struct ibv_sge sge = {
 		.addr = (uintptr_t)s->buf, .length = 8, .lkey = s->mr->lkey,
 	};
+	/* X on the side's CQ with its channel, Y on a CQ of its own. */
+	struct pair p = { .a = s, .b = s, .ca = s->cq };
+	struct pair_spec spec = pair_spec(IBV_QPT_RC);
 	struct ibv_qp_init_attr ia = {
-		.send_cq = s->cq, .recv_cq = s->cq, .qp_type = IBV_QPT_RC,
 		.cap = { .max_send_wr = 16, .max_recv_wr = 8,
 			 .max_send_sge = 2, .max_recv_sge = 1 },
 	};
-	struct ibv_cq *ycq = ibv_create_cq(s->ctx, 16, NULL, NULL, 0);
-	struct ibv_qp *qp, *y = NULL;
+	struct ibv_qp *qp;
 	struct ibv_cq *evcq;
 	struct ibv_wc wc;
 	unsigned int i, posted = 0, flushed = 0, order_ok = 1;
 	int err;
 	void *ctx;
 
-	qp = ibv_create_qp(s->pd, &ia);
-	if (ycq)
-		y = make_qp(s, IBV_QPT_RC, ycq, NULL, 4, 1, 0);
-	if (!qp || !y || s->gid_index < 0 ||
-	    connect_qp(qp, s, &s->gid, y->qp_num) ||
-	    connect_qp(y, s, &s->gid, qp->qp_num)) {
+	spec.cqe = 16;
+	spec.cap = ia.cap;
+	spec.cap_b = (struct ibv_qp_cap){ 4, 4, 1, 1, 0 };
+	if (pair_open(&p, &spec)) {
 		report(0, "full", "QP pair setup: %s", strerror(errno));
 		goto out;
 	}
+	qp = p.qa;
+	ia.cap = p.cap_a;
 	wr.opcode = IBV_WR_SEND;
 	wr.sg_list = &sge;
 	wr.num_sge = 1;
@@ -469,14 +466,10 @@ static void test_full_and_flush(struct side *s)
 	report(i == ia.cap.max_send_wr, "flush-in-err",
 	       "%u/%u WQEs posted in ERR flushed", i, ia.cap.max_send_wr);
 	report(!ibv_destroy_qp(qp), "full-destroy", "QP destroyed");
-	qp = NULL;
+	p.qa = NULL;
 out:
-	if (qp)
-		ibv_destroy_qp(qp);
-	if (y)
-		ibv_destroy_qp(y);
-	if (ycq)
-		ibv_destroy_cq(ycq);
+	p.ca = NULL;	/* the side's */
+	pair_close(&p);
 }
 
 /*
@@ -490,22 +483,23 @@ static void test_reset_clean(struct side *s)
 	};
 	struct ibv_send_wr wr = { .opcode = IBV_WR_SEND, .sg_list = &sge,
 				  .num_sge = 1 }, *bad;
-	struct ibv_cq *cq = ibv_create_cq(s->ctx, 32, NULL, NULL, 0);
-	struct ibv_qp *qa = NULL, *qb = NULL;
-	struct ibv_qp_attr at = { .qp_state = IBV_QPS_RESET };
+	/* A and B on one CQ, each looped back to itself. */
+	struct pair p = { .a = s, .b = s };
+	struct pair_spec spec = pair_spec(IBV_QPT_RC);
+	struct ibv_qp *qa, *qb;
 	struct ibv_wc wc[16];
 	int i, n, got = 0, ok = 1;
 
-	if (cq) {
-		qa = make_qp(s, IBV_QPT_RC, cq, NULL, 8, 1, 0);
-		qb = make_qp(s, IBV_QPT_RC, cq, NULL, 8, 1, 0);
-	}
-	if (!qa || !qb || s->gid_index < 0 ||
-	    connect_qp(qa, s, &s->gid, qa->qp_num) ||
-	    connect_qp(qb, s, &s->gid, qb->qp_num)) {
+	spec.cqe = 32;
+	spec.one_cq = 1;
+	spec.self = 1;
+	spec.cap = (struct ibv_qp_cap){ 8, 8, 1, 1, 0 };
+	if (pair_open(&p, &spec)) {
 		report(0, "reset-clean", "setup: %s", strerror(errno));
 		goto out;
 	}
+	qa = p.qa;
+	qb = p.qb;
 	for (i = 0; i < 3; i++) {
 		wr.wr_id = 0xa0 + i;
 		ibv_post_send(qa, &wr, &bad);
@@ -514,13 +508,13 @@ static void test_reset_clean(struct side *s)
 	}
 	to_err(qb);
 	to_err(qa);
-	if (ibv_modify_qp(qa, &at, IBV_QP_STATE)) {
+	if (to_reset(qa)) {
 		report(0, "reset-clean", "modify to RESET: %s",
 		       strerror(errno));
 		goto out;
 	}
 	usleep(100000);
-	while ((n = ibv_poll_cq(cq, 16, wc)) > 0) {
+	while ((n = ibv_poll_cq(p.ca, 16, wc)) > 0) {
 		for (i = 0; i < n; i++, got++)
 			if (got >= 3 || wc[i].wr_id != 0xb0 + (uint64_t)got ||
 			    wc[i].qp_num != qb->qp_num)
@@ -534,12 +528,7 @@ static void test_reset_clean(struct side *s)
 	report(ok && ibv_post_send(qa, &wr, &bad) == EINVAL, "reset-reinit",
 	       "the reset QP goes back to INIT (sends refused there)");
 out:
-	if (qa)
-		ibv_destroy_qp(qa);
-	if (qb)
-		ibv_destroy_qp(qb);
-	if (cq)
-		ibv_destroy_cq(cq);
+	pair_close(&p);
 }
 
 /*
@@ -554,22 +543,22 @@ static void test_post_cost(struct side *s)
 		.addr = (uintptr_t)s->buf, .length = 8, .lkey = s->mr->lkey,
 	};
 	struct ibv_send_wr wr[16], *bad;
-	struct ibv_cq *cq = ibv_create_cq(s->ctx, 1024, NULL, NULL, 0);
-	struct ibv_qp *x = NULL, *y = NULL;
+	struct pair p = { .a = s, .b = s };
+	struct pair_spec spec = pair_spec(IBV_QPT_RC);
 	struct timespec t0, t1, t2;
+	struct ibv_qp *x;
 	double one, list;
 	int i, err = 0;
 
-	if (cq) {
-		x = make_qp(s, IBV_QPT_RC, cq, NULL, 512, 1, 0);
-		y = make_qp(s, IBV_QPT_RC, cq, NULL, 4, 1, 0);
-	}
-	if (!x || !y || s->gid_index < 0 ||
-	    connect_qp(x, s, &s->gid, y->qp_num) ||
-	    connect_qp(y, s, &s->gid, x->qp_num)) {
+	spec.cqe = 1024;
+	spec.one_cq = 1;
+	spec.cap = (struct ibv_qp_cap){ 512, 512, 1, 1, 0 };
+	spec.cap_b = (struct ibv_qp_cap){ 4, 4, 1, 1, 0 };
+	if (pair_open(&p, &spec)) {
 		report(0, "post-cost", "setup: %s", strerror(errno));
 		goto out;
 	}
+	x = p.qa;
 	memset(wr, 0, sizeof(wr));
 	for (i = 0; i < 16; i++) {
 		wr[i].opcode = IBV_WR_SEND;
@@ -596,12 +585,7 @@ static void test_post_cost(struct side *s)
 	       "ibv_post_send: %.1f us per WQE one per call, %.1f us per WQE in lists of 16 (TCG guest)%s%s",
 	       one, list, err ? ": " : "", err ? strerror(err) : "");
 out:
-	if (x)
-		ibv_destroy_qp(x);
-	if (y)
-		ibv_destroy_qp(y);
-	if (cq)
-		ibv_destroy_cq(cq);
+	pair_close(&p);
 }
 
 /* ibv_wr_* posting and ibv_cq_ex polling, checked through the flush. */
@@ -646,8 +630,7 @@ static void test_ex(struct side *s)
 		ibv_destroy_qp(qp);
 	qa.send_ops_flags &= ~(uint64_t)IBV_QP_EX_WITH_TSO;
 	qp = ibv_create_qp_ex(s->ctx, &qa);
-	if (!qp || s->gid_index < 0 ||
-	    connect_qp(qp, s, &s->gid, qp->qp_num)) {
+	if (!qp || connect_qp(qp, s, &s->gid, qp->qp_num)) {
 		report(0, "qp-ex", "create/connect: %s", strerror(errno));
 		goto out;
 	}
@@ -873,8 +856,7 @@ static void test_ibta15(struct side *s)
 	qa.qp_type = IBV_QPT_RC;
 	qa.send_ops_flags = ops;
 	qp = ibv_create_qp_ex(s->ctx, &qa);
-	if (!qp || s->gid_index < 0 ||
-	    connect_qp(qp, s, &s->gid, qp->qp_num)) {
+	if (!qp || connect_qp(qp, s, &s->gid, qp->qp_num)) {
 		report(0, "qp-ex-rc-flush", "create/connect: %s",
 		       strerror(errno));
 		goto out;
@@ -994,5 +976,5 @@ int main(int argc, char **argv)
 	       i == 50 ? "" : ": ", i == 50 ? "" : strerror(errno));
 
 	ibv_free_device_list(list);
-	return failed;
+	return report_failures() ? 1 : 0;
 }

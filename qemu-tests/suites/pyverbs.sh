@@ -106,8 +106,8 @@ verbs_tools() {
 		name=${t##*/verbs-}
 		rc=0
 		timeout -k 10 600 "$t" "$DEV" "$GID" "$DEV2" "$GID2" >"/out/verbs-$kind-$name.log" 2>&1 || rc=$?
-		# "PASS name details" (provider-lib's report()) or "PASS: name ...".
-		sed -n -E 's#^(PASS|FAIL|SKIP):? #\1: verbs/#p' "/out/verbs-$kind-$name.log" >>"$out"
+		# The tools' result lines (test-report.h), "PASS: name details".
+		sed -n -E 's#^(PASS|FAIL|SKIP): #\1: verbs/#p' "/out/verbs-$kind-$name.log" >>"$out"
 		# Status 1: some check failed (its FAIL line says which).
 		if [ "$rc" -gt 1 ]; then
 			echo "FAIL: verbs/$name/exit status $rc: $(tail -n 2 "/out/verbs-$kind-$name.log" | tr '\n' ' ')" >>"$out"
@@ -137,7 +137,7 @@ attrs_tool() {
 	ATTRS_HOP_LIMIT=7 timeout -k 10 600 "$t" "$DEV" "$GID" "$DEV2" "$GID2" \
 		"/out/attrs-$kind.wire" >"/out/attrs-$kind.log" 2>&1 || rc=$?
 	sysctl -q -w "net.ipv4.ip_default_ttl=$ttl4" "net.ipv6.conf.$nd.hop_limit=$ttl6"
-	sed -n -E 's#^(PASS|FAIL|SKIP):? #\1: #p' "/out/attrs-$kind.log" >>"$out"
+	sed -n -E 's#^(PASS|FAIL|SKIP): #\1: #p' "/out/attrs-$kind.log" >>"$out"
 	[ "$rc" -gt 1 ] && echo "FAIL: attrs/run exit status $rc: $(tail -n 2 "/out/attrs-$kind.log" | tr '\n' ' ')" >>"$out"
 	if [ -n "$cpid" ]; then
 		sleep 1

@@ -35,7 +35,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "provider-lib.h"
+#include "qp-pair.h"
 
 #define CC_CHUNK	16384		/* bytes per WRITE */
 #define CC_DEPTH	16		/* WRITEs in flight per sender */
@@ -242,7 +242,7 @@ static void one_run(struct sender *s, struct probe *pr, int dcqcn,
 	memset(r, 0, sizeof(*r));
 	if (knob_write(dev_b, "np_enable", dcqcn) ||
 	    knob_write(dev_a, "rp_enable", dcqcn)) {
-		report(0, dcqcn ? "cc/run_on" : "cc/run_off",
+		report(0, dcqcn ? "run_on" : "run_off",
 		       "cannot set np_enable/rp_enable: %s", strerror(errno));
 		return;
 	}
@@ -268,7 +268,7 @@ static void one_run(struct sender *s, struct probe *pr, int dcqcn,
 	for (i = 0; i < 2; i++) {
 		pthread_join(s[i].thread, NULL);
 		if (s[i].error) {
-			report(0, dcqcn ? "cc/run_on" : "cc/run_off",
+			report(0, dcqcn ? "run_on" : "run_off",
 			       "sender %d: error %d", i, s[i].error);
 			r->ok = 0;
 		}
@@ -278,7 +278,7 @@ static void one_run(struct sender *s, struct probe *pr, int dcqcn,
 	}
 	pthread_join(pr->thread, NULL);
 	if (pr->error) {
-		report(0, dcqcn ? "cc/run_on" : "cc/run_off", "probe: error %d",
+		report(0, dcqcn ? "run_on" : "run_off", "probe: error %d",
 		       pr->error);
 		r->ok = 0;
 	}
@@ -302,7 +302,7 @@ static void one_run(struct sender *s, struct probe *pr, int dcqcn,
 	for (i = 0; r->ok && i < 2; i++)
 		report(!memcmp(s[i].p.a->buf + i * CC_CHUNK * 2,
 			       s[i].p.b->buf + i * CC_CHUNK * 2, CC_CHUNK),
-		       dcqcn ? "cc/data_on" : "cc/data_off",
+		       dcqcn ? "data_on" : "data_off",
 		       "sender %d: %d bytes checked on %s", i, CC_CHUNK,
 		       dev_b);
 }
@@ -314,35 +314,17 @@ static void test_knobs(void)
 
 	err = knob_write(dev_a, "rp_threshold", 0);
 	report(err == EINVAL && knob_read(dev_a, "rp_threshold") == before,
-	       "cc/knob_refused", "rp_threshold 0: %s, still %lld",
+	       "knob_refused", "rp_threshold 0: %s, still %lld",
 	       strerror(err), knob_read(dev_a, "rp_threshold"));
 	err = knob_write(dev_a, "ect", 3);
-	report(err == EINVAL && knob_read(dev_a, "ect") == 2, "cc/knob_refused_ect",
+	report(err == EINVAL && knob_read(dev_a, "ect") == 2, "knob_refused_ect",
 	       "ect 3: %s, still %lld", strerror(err),
 	       knob_read(dev_a, "ect"));
 	err = knob_write(dev_a, "rp_threshold", before + 1);
 	report(!err && knob_read(dev_a, "rp_threshold") == before + 1,
-	       "cc/knob_set", "rp_threshold %lld -> %lld", before,
+	       "knob_set", "rp_threshold %lld -> %lld", before,
 	       knob_read(dev_a, "rp_threshold"));
 	knob_write(dev_a, "rp_threshold", before);
-}
-
-static int open_side(struct side *s, struct ibv_device **list,
-		     const char *name, const char *gid_arg)
-{
-	struct ibv_device *dev = find_dev(list, name);
-
-	if (!dev || side_open(s, dev)) {
-		fprintf(stderr, "verbs-cc: %s: setup failed\n", name);
-		return -1;
-	}
-	s->gid_index = atoi(gid_arg);
-	if (ibv_query_gid(s->ctx, 1, s->gid_index, &s->gid)) {
-		fprintf(stderr, "verbs-cc: %s: no GID %d\n", name,
-			s->gid_index);
-		return -1;
-	}
-	return 0;
 }
 
 int main(int argc, char **argv)
@@ -350,10 +332,9 @@ int main(int argc, char **argv)
 	struct side a = {}, b = {};
 	struct sender s[2] = {};
 	struct probe *pr;
-	struct ibv_device **list;
 	struct run off, on, again, fair = {};
 	double lo, hi, ratio, best;
-	int n, i, runs, rc = 0;
+	int i, runs, rc = 0;
 
 	if (argc != 5) {
 		fprintf(stderr, "usage: %s DEV GID DEV2 GID2\n", argv[0]);
@@ -361,17 +342,16 @@ int main(int argc, char **argv)
 	}
 	dev_a = argv[1];
 	dev_b = argv[3];
+	report_prefix("cc/");
 	pr = calloc(1, sizeof(*pr));
-	list = ibv_get_device_list(&n);
-	if (!pr || !list || open_side(&a, list, argv[1], argv[2]) ||
-	    open_side(&b, list, argv[3], argv[4])) {
+	if (!pr || sides_open(&a, &b, argv)) {
 		rc = 1;
 		goto out;
 	}
 	if (knob_read(dev_a, "rp_enable") < 0 ||
 	    knob_read(dev_b, "np_enable") < 0) {
-		printf("SKIP: cc/all %s or %s has no congestion control knobs (debugfs cc/)\n",
-		       dev_a, dev_b);
+			report_skip("all", "%s or %s has no congestion control knobs (debugfs cc/)",
+				    dev_a, dev_b);
 		goto out;
 	}
 	test_knobs();
@@ -379,14 +359,14 @@ int main(int argc, char **argv)
 		s[i].p = (struct pair){ .tag = "cc", .a = &a, .b = &b };
 		s[i].index = i;
 		if (rc_pair(&s[i].p, NULL)) {
-			report(0, "cc/connect", "sender %d: %s", i,
+			report(0, "connect", "sender %d: %s", i,
 			       strerror(errno));
 			goto free;
 		}
 	}
 	pr->p = (struct pair){ .tag = "cc", .a = &a, .b = &b };
 	if (rc_pair(&pr->p, NULL)) {
-		report(0, "cc/connect", "probe: %s", strerror(errno));
+		report(0, "connect", "probe: %s", strerror(errno));
 		goto free;
 	}
 
@@ -394,11 +374,11 @@ int main(int argc, char **argv)
 	if (!off.ok)
 		goto free;
 	if (off.ce <= 0) {
-		printf("SKIP: cc/congestion no CE marks without DCQCN (%lld): the link is no bottleneck (model without --link-rate/--ecn-threshold?)\n",
-		       off.ce);
+		report_skip("congestion", "no CE marks without DCQCN (%lld): the link is no bottleneck (model without --link-rate/--ecn-threshold?)",
+			    off.ce);
 		goto restore;
 	}
-	report(off.cnps_sent == 0 && off.cnps_handled == 0, "cc/off_no_cnps",
+	report(off.cnps_sent == 0 && off.cnps_handled == 0, "off_no_cnps",
 	       "%lld CE-marked packets, %lld CNPs sent, %lld handled",
 	       off.ce, off.cnps_sent, off.cnps_handled);
 
@@ -406,9 +386,9 @@ int main(int argc, char **argv)
 	if (!on.ok)
 		goto restore;
 	report(on.ce > 0 && on.cnps_sent > 0 && on.cnps_handled > 0,
-	       "cc/cnps_flow", "%lld CE-marked, %lld CNPs sent by %s, %lld handled by %s",
+	       "cnps_flow", "%lld CE-marked, %lld CNPs sent by %s, %lld handled by %s",
 	       on.ce, on.cnps_sent, dev_b, on.cnps_handled, dev_a);
-	report(on.rate[0] > 0 && on.rate[1] > 0, "cc/rate_limited",
+	report(on.rate[0] > 0 && on.rate[1] > 0, "rate_limited",
 	       "cc/qp_rates: sender0 %lld Mbit/s, sender1 %lld Mbit/s",
 	       on.rate[0], on.rate[1]);
 	/*
@@ -437,31 +417,27 @@ int main(int argc, char **argv)
 		if (best >= 0.7)
 			break;
 	}
-	report(best >= 0.7, "cc/fairness",
+	report(best >= 0.7, "fairness",
 	       "with DCQCN %.1f and %.1f Mbit/s (min/max %.2f, fairest of %d run%s); without %.1f and %.1f",
 	       fair.mbit[0], fair.mbit[1], best, runs,
 	       runs == 1 ? "" : "s", off.mbit[0], off.mbit[1]);
 	if (off.probe_median_us >= 5000)
-		report(on.probe_median_us < off.probe_median_us, "cc/backlog",
+		report(on.probe_median_us < off.probe_median_us, "backlog",
 		       "probe median %lld us with DCQCN, %lld us without",
 		       on.probe_median_us, off.probe_median_us);
 	else
-		printf("SKIP: cc/backlog no backlog without DCQCN (probe median %lld us)\n",
-		       off.probe_median_us);
+		report_skip("backlog", "no backlog without DCQCN (probe median %lld us)",
+			    off.probe_median_us);
 restore:
 	knob_write(dev_b, "np_enable", 1);
 	knob_write(dev_a, "rp_enable", 1);
 free:
 	for (i = 0; i < 2; i++)
-		pair_free(&s[i].p);
-	pair_free(&pr->p);
+		pair_close(&s[i].p);
+	pair_close(&pr->p);
 out:
-	if (a.ctx)
-		side_close(&a);
-	if (b.ctx)
-		side_close(&b);
-	if (list)
-		ibv_free_device_list(list);
+	side_close(&a);
+	side_close(&b);
 	free(pr);
 	return rc;
 }

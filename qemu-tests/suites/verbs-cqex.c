@@ -20,8 +20,8 @@
  *   fails the creation and loses nothing, a domain in use cannot be
  *   deallocated.
  *
- * Checks print "PASS cqex/<check> ..." / "FAIL ..." / "SKIP ..." lines; the
- * exit status is 1 when a check failed, 2 when nothing could run.
+ * Checks print "PASS: cqex/<check> ..." / "FAIL: ..." / "SKIP: ..." lines;
+ * the exit status is 1 when a check failed, 2 when nothing could run.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -30,18 +30,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "provider-lib.h"
+#include "qp-pair.h"
 
 #define MSG		1000
 #define ITERS		12
 /* How far a wall-clock timestamp may stray: the provider's calibration. */
 #define WALL_SLACK_NS	50000000LL
-
-static void skip(const char *name, const char *why)
-{
-	printf("SKIP cqex/%s %s\n", name, why);
-	fflush(stdout);
-}
 
 static long long realtime_ns(void)
 {
@@ -151,7 +145,7 @@ static int check_stamp(const char *name, struct ts_end *e, const struct cqe *c,
 {
 	char n[64];
 
-	snprintf(n, sizeof(n), "cqex/ts-%s", name);
+	snprintf(n, sizeof(n), "ts-%s", name);
 	if (c->status != IBV_WC_SUCCESS || c->wr_id != wr_id ||
 	    c->opcode != op) {
 		report(0, n, "status %s wr_id %llu opcode %d, want wr_id %llu opcode %d",
@@ -197,7 +191,7 @@ static int ts_clock(struct ts_end *e)
 	d1 = dev_clock(e->s->ctx);
 	m1 = monotonic_ns();
 	if (!d0 || !d1) {
-		report(0, "cqex/ts-clock", "%s: ibv_query_rt_values_ex failed: %s",
+		report(0, "ts-clock", "%s: ibv_query_rt_values_ex failed: %s",
 		       e->s->name, strerror(errno));
 		return -1;
 	}
@@ -210,7 +204,7 @@ static int ts_clock(struct ts_end *e)
 			       e->attr.hca_core_clock);
 	elapsed = m1 - m0;
 	report(d1 > d0 && ticks_ns <= elapsed + 20000000 &&
-	       ticks_ns >= elapsed / 2, "cqex/ts-clock",
+	       ticks_ns >= elapsed / 2, "ts-clock",
 	       "%s: %llu kHz, mask %#llx; %lld ns of device clock in %lld ns",
 	       e->s->name, (unsigned long long)e->attr.hca_core_clock,
 	       (unsigned long long)e->attr.completion_timestamp_mask,
@@ -239,7 +233,7 @@ static void ts_refused_flags(struct side *s)
 		};
 		struct ibv_cq_ex *cq = ibv_create_cq_ex(s->ctx, &a);
 
-		snprintf(n, sizeof(n), "cqex/ts-refuse-%s", bad[i].name);
+		snprintf(n, sizeof(n), "ts-refuse-%s", bad[i].name);
 		expect_errno(n, !cq, errno, EOPNOTSUPP, "wc_flags");
 		if (cq)
 			ibv_destroy_cq(ibv_cq_ex_to_cq(cq));
@@ -259,10 +253,10 @@ static void ts_traffic(struct ts_end *ea, struct ts_end *eb)
 	p.ca = ibv_cq_ex_to_cq(ea->cq);
 	p.cb = ibv_cq_ex_to_cq(eb->cq);
 	if (rc_pair(&p, NULL)) {
-		report(0, "cqex/ts-qps", "RC QPs on timestamped CQs: %s",
+		report(0, "ts-qps", "RC QPs on timestamped CQs: %s",
 		       strerror(errno));
 		p.ca = p.cb = NULL;
-		pair_free(&p);
+		pair_close(&p);
 		return;
 	}
 	for (i = 0; i < ITERS && ok; i++) {
@@ -293,14 +287,14 @@ static void ts_traffic(struct ts_end *ea, struct ts_end *eb)
 		}
 		if (post1(p.qa, i, op, IBV_SEND_SIGNALED, &sge, 1,
 			  (uintptr_t)dst, b->mr->rkey)) {
-			report(0, "cqex/ts-post", "post %d: %s", i,
+			report(0, "ts-post", "post %d: %s", i,
 			       strerror(errno));
 			ok = 0;
 			break;
 		}
 		if (poll_n(ea->cq, ca, 1, TS_FLAGS) != 1 ||
 		    (op == IBV_WR_SEND && poll_n(eb->cq, cb, 1, TS_FLAGS) != 1)) {
-			report(0, "cqex/ts-traffic", "iteration %d: no completion within %d ms",
+			report(0, "ts-traffic", "iteration %d: no completion within %d ms",
 			       i, POLL_MS);
 			ok = 0;
 			break;
@@ -317,13 +311,13 @@ static void ts_traffic(struct ts_end *ea, struct ts_end *eb)
 		     cb[0].byte_len != MSG))
 			ok = 0;
 		if (memcmp(a->buf, dst, MSG)) {
-			report(0, "cqex/ts-data", "iteration %d (%s): bytes differ",
+			report(0, "ts-data", "iteration %d (%s): bytes differ",
 			       i, op == IBV_WR_RDMA_READ ? "READ" : "SEND/WRITE");
 			ok = 0;
 		}
 	}
 	if (ok)
-		report(1, "cqex/ts-traffic",
+		report(1, "ts-traffic",
 		       "%d SEND/WRITE/READ: data ok, sender and receiver stamps rising within the device clock reads, wall clock stamps at most %lld/%lld us outside CLOCK_REALTIME before/after (limit %lld ms)",
 		       ITERS, ea->wall_off / 1000, eb->wall_off / 1000,
 		       WALL_SLACK_NS / 1000000);
@@ -349,7 +343,7 @@ static void ts_traffic(struct ts_end *ea, struct ts_end *eb)
 				  IBV_WC_RDMA_WRITE, a0, a1, wall0, wall1);
 	if (ok)
 		ok = !memcmp(a->buf, b->buf + 16384, 8 * 64);
-	report(ok, "cqex/ts-batch",
+	report(ok, "ts-batch",
 	       "8 WRITEs polled in one pass: stamps %llu..%llu rising, data %s",
 	       (unsigned long long)ca[0].ts, (unsigned long long)ca[7].ts,
 	       ok ? "ok" : "checked");
@@ -369,11 +363,11 @@ static void ts_traffic(struct ts_end *ea, struct ts_end *eb)
 		     cb[i].ts <= b1 && cb[i].ts >= eb->last;
 		eb->last = cb[i].ts;
 	}
-	report(ok, "cqex/ts-flush",
+	report(ok, "ts-flush",
 	       "4 receives flushed by ERR: WR_FLUSH_ERR in order, stamps within [%llu, %llu]",
 	       (unsigned long long)b0, (unsigned long long)b1);
 	p.ca = p.cb = NULL;	/* the caller's */
-	pair_free(&p);
+	pair_close(&p);
 }
 
 static void ts_tests(struct side *a, struct side *b)
@@ -383,21 +377,21 @@ static void ts_tests(struct side *a, struct side *b)
 
 	if (ibv_query_device_ex(a->ctx, NULL, &ea.attr) ||
 	    ibv_query_device_ex(b->ctx, NULL, &eb.attr)) {
-		report(0, "cqex/ts-query", "ibv_query_device_ex: %s",
+		report(0, "ts-query", "ibv_query_device_ex: %s",
 		       strerror(errno));
 		return;
 	}
 	ts_refused_flags(a);
 	if (!ea.attr.completion_timestamp_mask || !ea.attr.hca_core_clock ||
 	    !eb.attr.completion_timestamp_mask || !eb.attr.hca_core_clock) {
-		skip("ts", "the device reports no completion timestamp clock");
+		report_skip("ts", "the device reports no completion timestamp clock");
 		return;
 	}
 	if (ts_clock(&ea) || ts_clock(&eb))
 		return;
 	ea.cq = ibv_create_cq_ex(a->ctx, &ca);
 	eb.cq = ibv_create_cq_ex(b->ctx, &ca);
-	report(ea.cq && eb.cq, "cqex/ts-create",
+	report(ea.cq && eb.cq, "ts-create",
 	       "CQs with COMPLETION_TIMESTAMP and _WALLCLOCK: %s",
 	       ea.cq && eb.cq ? "created" : strerror(errno));
 	if (ea.cq && eb.cq)
@@ -547,7 +541,7 @@ static void count_step(const char *name, const struct allocator *al,
 {
 	char n[64];
 
-	snprintf(n, sizeof(n), "cqex/pd-%s", name);
+	snprintf(n, sizeof(n), "pd-%s", name);
 	report(ok && al->nbuf - before == want, n,
 	       "%s; allocator called for %d ring(s) (want %d), alignment %zu",
 	       ok ? "created" : strerror(errno), al->nbuf - before, want,
@@ -573,20 +567,20 @@ static void pd_traffic(struct side *a, struct side *b)
 	pa = parent_domain(a, &al_a);
 	if (!pa) {
 		if (errno == EOPNOTSUPP)
-			skip("pd", "ibv_alloc_parent_domain: not supported");
+			report_skip("pd", "ibv_alloc_parent_domain: not supported");
 		else
-			report(0, "cqex/pd-alloc", "ibv_alloc_parent_domain: %s",
+			report(0, "pd-alloc", "ibv_alloc_parent_domain: %s",
 			       strerror(errno));
 		return;
 	}
 	pb = parent_domain(b, &al_b);
 	if (!pb) {
-		report(0, "cqex/pd-alloc", "second parent domain: %s",
+		report(0, "pd-alloc", "second parent domain: %s",
 		       strerror(errno));
 		ibv_dealloc_pd(pa);
 		return;
 	}
-	report(al_a.allocs == 0, "cqex/pd-alloc",
+	report(al_a.allocs == 0, "pd-alloc",
 	       "parent domains over both PDs, no allocation yet");
 
 	mark = al_a.nbuf;
@@ -609,7 +603,7 @@ static void pd_traffic(struct side *a, struct side *b)
 	if (!qa || !qb || !mra ||
 	    connect_qp(qa, a, &b->gid, qb->qp_num) ||
 	    connect_qp(qb, b, &a->gid, qa->qp_num)) {
-		report(0, "cqex/pd-connect", "objects on parent domains: %s",
+		report(0, "pd-connect", "objects on parent domains: %s",
 		       strerror(errno));
 		goto out;
 	}
@@ -648,17 +642,17 @@ static void pd_traffic(struct side *a, struct side *b)
 		     (poll_n(cqb, c + 1, 1, IBV_WC_STANDARD_FLAGS) != 1 ||
 		      c[1].status != IBV_WC_SUCCESS ||
 		      c[1].wr_id != 500u + i || c[1].byte_len != MSG))) {
-			report(0, "cqex/pd-traffic", "iteration %d (op %d) failed: %s",
+			report(0, "pd-traffic", "iteration %d (op %d) failed: %s",
 			       i, op, ibv_wc_status_str(c[0].status));
 			ok = 0;
 		} else if (memcmp(a->buf, dst, MSG)) {
-			report(0, "cqex/pd-traffic", "iteration %d (op %d): bytes differ",
+			report(0, "pd-traffic", "iteration %d (op %d): bytes differ",
 			       i, op);
 			ok = 0;
 		}
 	}
 	if (ok)
-		report(1, "cqex/pd-traffic",
+		report(1, "pd-traffic",
 		       "%d SEND (via SRQ) / WRITE / READ on parent-domain queues: data ok",
 		       ITERS);
 	/*
@@ -667,10 +661,10 @@ static void pd_traffic(struct side *a, struct side *b)
 	 * allocators were called: a: CQ, QP; b: CQ, SRQ, QP.
 	 */
 	report(written(&al_a, 0, 1) && written(&al_b, 0, 1) &&
-	       written(&al_b, 1, 1) && written(&al_a, 1, 2), "cqex/pd-memory",
+	       written(&al_b, 1, 1) && written(&al_a, 1, 2), "pd-memory",
 	       "CQ, SRQ and QP rings in the allocators' buffers hold the queues' entries");
 	report(ibv_dealloc_pd(pa) == EBUSY && ibv_dealloc_pd(a->pd) == EBUSY,
-	       "cqex/pd-busy",
+	       "pd-busy",
 	       "parent domain with queues and its PD both refuse deallocation");
 
 out:
@@ -688,11 +682,11 @@ out:
 		ibv_destroy_cq(ibv_cq_ex_to_cq(cqb));
 	report(!live_bufs(&al_a, 0) && !live_bufs(&al_b, 0) &&
 	       al_a.frees == al_a.nbuf && al_b.frees == al_b.nbuf &&
-	       !al_a.bad_frees && !al_b.bad_frees, "cqex/pd-free",
+	       !al_a.bad_frees && !al_b.bad_frees, "pd-free",
 	       "a: %d allocated, %d freed; b: %d allocated, %d freed; %d unknown or mistyped frees",
 	       al_a.nbuf, al_a.frees, al_b.nbuf, al_b.frees,
 	       al_a.bad_frees + al_b.bad_frees);
-	report(!ibv_dealloc_pd(pa) && !ibv_dealloc_pd(pb), "cqex/pd-dealloc",
+	report(!ibv_dealloc_pd(pa) && !ibv_dealloc_pd(pb), "pd-dealloc",
 	       "both parent domains deallocated once their queues are gone");
 }
 
@@ -711,12 +705,12 @@ static void pd_allocator_cases(struct side *s)
 	al.use_default = 1;
 	cq = pd_cq(s, pdom);
 	qp = cq ? pd_qp(pdom, cq, NULL) : NULL;
-	report(cq && qp && al.allocs == 3 && al.nbuf == 0, "cqex/pd-default",
+	report(cq && qp && al.allocs == 3 && al.nbuf == 0, "pd-default",
 	       "IBV_ALLOCATOR_USE_DEFAULT: CQ and QP created on the provider's memory after %d calls",
 	       al.allocs);
 	if (qp)
 		ibv_destroy_qp(qp);
-	report(al.frees == 0, "cqex/pd-default-free",
+	report(al.frees == 0, "pd-default-free",
 	       "the provider's own rings are not handed to free (%d calls)",
 	       al.frees);
 	al.use_default = 0;
@@ -727,7 +721,7 @@ static void pd_allocator_cases(struct side *s)
 	errno = 0;
 	qp = cq ? pd_qp(pdom, cq, NULL) : NULL;
 	report(!qp && errno == ENOMEM && al.allocs == 2 && al.nbuf == 1 &&
-	       al.frees == 1 && !live_bufs(&al, 0), "cqex/pd-alloc-fails",
+	       al.frees == 1 && !live_bufs(&al, 0), "pd-alloc-fails",
 	       "allocator failing on the 2nd ring: QP refused (%s), the 1st ring freed (%d frees)",
 	       qp ? "created" : strerror(errno), al.frees);
 	if (qp)
@@ -740,47 +734,32 @@ static void pd_allocator_cases(struct side *s)
 	errno = 0;
 	qp = cq ? pd_qp(pdom, cq, NULL) : NULL;
 	report(!qp && errno == EINVAL && al.frees == frees + 1 &&
-	       !live_bufs(&al, 0), "cqex/pd-misaligned",
+	       !live_bufs(&al, 0), "pd-misaligned",
 	       "allocator returning misaligned memory: QP refused (%s), memory returned",
 	       qp ? "created" : strerror(errno));
 	if (qp)
 		ibv_destroy_qp(qp);
 	if (cq)
 		ibv_destroy_cq(ibv_cq_ex_to_cq(cq));
-	report(!ibv_dealloc_pd(pdom) && !al.bad_frees, "cqex/pd-cases-dealloc",
+	report(!ibv_dealloc_pd(pdom) && !al.bad_frees, "pd-cases-dealloc",
 	       "parent domain deallocated, no unknown frees");
-}
-
-static int use_gid(struct side *s, const char *index)
-{
-	s->gid_index = atoi(index);
-	return ibv_query_gid(s->ctx, 1, s->gid_index, &s->gid);
 }
 
 int main(int argc, char **argv)
 {
 	struct side a = {}, b = {};
-	struct ibv_device **list;
-	struct ibv_device *da, *db;
 
 	if (argc < 5) {
 		fprintf(stderr, "usage: %s DEV GID DEV2 GID2\n", argv[0]);
 		return 2;
 	}
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	list = ibv_get_device_list(NULL);
-	da = list ? find_dev(list, argv[1]) : NULL;
-	db = list ? find_dev(list, argv[3]) : NULL;
-	if (!da || !db || side_open(&a, da) || side_open(&b, db) ||
-	    use_gid(&a, argv[2]) || use_gid(&b, argv[4])) {
-		fprintf(stderr, "cannot open %s and %s\n", argv[1], argv[3]);
+	report_prefix("cqex/");
+	if (sides_open(&a, &b, argv))
 		return 2;
-	}
 	ts_tests(&a, &b);
 	pd_traffic(&a, &b);
 	pd_allocator_cases(&a);
 	side_close(&a);
 	side_close(&b);
-	ibv_free_device_list(list);
-	return failed ? 1 : 0;
+	return report_failures() ? 1 : 0;
 }

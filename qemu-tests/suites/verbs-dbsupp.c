@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "provider-lib.h"
+#include "qp-pair.h"
 
 #define MEM		(1 << 20)
 #define DEPTH		128	/* WQEs in flight */
@@ -146,13 +146,13 @@ static void burst(const char *name, struct side *a, struct ibv_qp *qa,
 	uint32_t done;
 
 	done = write_stream(qa, ca, m, count, len, why, sizeof(why));
-	snprintf(n, sizeof(n), "dbsupp/%s-data", name);
+	snprintf(n, sizeof(n), "%s-data", name);
 	report(done == count, n, "%u RDMA WRITEs of %u bytes: %s", count, len,
 	       why);
-	snprintf(n, sizeof(n), "dbsupp/%s-doorbells", name);
+	snprintf(n, sizeof(n), "%s-doorbells", name);
 	after = hw_counter(a->name, "db_wq_writes");
 	if (before < 0 || after < 0) {
-		printf("SKIP %s %s has no db_wq_writes counter\n", n, a->name);
+		report_skip(n, "%s has no db_wq_writes counter", a->name);
 		return;
 	}
 	report(done == count && (after - before) * 100 <= (long long)count *
@@ -223,12 +223,12 @@ static void receives(const char *name, struct side *b,
 					 got);
 		}
 	}
-	snprintf(n, sizeof(n), "dbsupp/%s-data", name);
+	snprintf(n, sizeof(n), "%s-data", name);
 	report(got == count, n, "%u SENDs received: %s", count, why);
-	snprintf(n, sizeof(n), "dbsupp/%s-doorbells", name);
+	snprintf(n, sizeof(n), "%s-doorbells", name);
 	after = hw_counter(b->name, "db_wq_writes");
 	if (before < 0 || after < 0) {
-		printf("SKIP %s %s has no db_wq_writes counter\n", n, b->name);
+		report_skip(n, "%s has no db_wq_writes counter", b->name);
 		return;
 	}
 	report(got == count && (after - before) * 4 < count, n,
@@ -245,7 +245,7 @@ static void error_flush(struct ibv_qp *qa, struct ibv_cq *ca, struct bufs *m)
 	int i, ok = 1;
 
 	if (to_err(qa)) {
-		report(0, "dbsupp/error-flush", "modify to ERR failed");
+		report(0, "error-flush", "modify to ERR failed");
 		return;
 	}
 	for (i = 0; i < 3 && ok; i++) {
@@ -255,7 +255,7 @@ static void error_flush(struct ibv_qp *qa, struct ibv_cq *ca, struct bufs *m)
 		     wc.status == IBV_WC_WR_FLUSH_ERR;
 		usleep(20 * 1000); /* the device goes idle between posts */
 	}
-	report(ok, "dbsupp/error-flush",
+	report(ok, "error-flush",
 	       "3 sends posted in ERR, one at a time: %s (last wr_id %llu status %s)",
 	       ok ? "each flushed" : "not flushed",
 	       (unsigned long long)wc.wr_id, ibv_wc_status_str(wc.status));
@@ -263,83 +263,60 @@ static void error_flush(struct ibv_qp *qa, struct ibv_cq *ca, struct bufs *m)
 
 int main(int argc, char **argv)
 {
-	struct ibv_qp_init_attr ia = {
-		.qp_type = IBV_QPT_RC,
-		.cap = { .max_send_wr = DEPTH, .max_recv_wr = DEPTH,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
-	};
 	struct ibv_srq_init_attr sa = {
 		.attr = { .max_wr = DEPTH, .max_sge = 1 },
 	};
-	struct ibv_device *da, *db;
-	struct ibv_device **list;
-	struct ibv_cq *ca, *cb;
-	struct ibv_qp *qa, *qb, *qs;
 	struct side a = {}, b = {};
+	struct pair p = { .a = &a, .b = &b }, ps = { .a = &a, .b = &b };
+	struct pair_spec spec = pair_spec(IBV_QPT_RC);
 	struct ibv_srq *srq;
 	struct bufs m = {};
+	int srq_up;
 
 	if (argc < 5) {
 		fprintf(stderr, "usage: %s DEV GID DEV2 GID2\n", argv[0]);
 		return 2;
 	}
-	list = ibv_get_device_list(NULL);
-	da = list ? find_dev(list, argv[1]) : NULL;
-	db = list ? find_dev(list, argv[3]) : NULL;
-	if (!da || !db || side_open(&a, da) || side_open(&b, db) ||
-	    bufs_open(&m, &a, &b)) {
+	report_prefix("dbsupp/");
+	if (sides_open(&a, &b, argv))
+		return 2;
+	if (bufs_open(&m, &a, &b)) {
 		fprintf(stderr, "cannot open %s and %s\n", argv[1], argv[3]);
 		return 2;
 	}
-	a.gid_index = atoi(argv[2]);
-	b.gid_index = atoi(argv[4]);
-	ibv_query_gid(a.ctx, 1, a.gid_index, &a.gid);
-	ibv_query_gid(b.ctx, 1, b.gid_index, &b.gid);
-	ca = ibv_create_cq(a.ctx, 4 * DEPTH, NULL, NULL, 0);
-	cb = ibv_create_cq(b.ctx, 4 * DEPTH, NULL, NULL, 0);
-	ia.send_cq = ia.recv_cq = ca;
-	qa = ca ? ibv_create_qp(a.pd, &ia) : NULL;
-	ia.send_cq = ia.recv_cq = cb;
-	qb = cb ? ibv_create_qp(b.pd, &ia) : NULL;
-	if (!qa || !qb || connect_qp(qa, &a, &b.gid, qb->qp_num) ||
-	    connect_qp(qb, &b, &a.gid, qa->qp_num)) {
+	spec.cqe = 4 * DEPTH;
+	spec.cap = (struct ibv_qp_cap){ DEPTH, DEPTH, 1, 1, 0 };
+	if (pair_open(&p, &spec)) {
 		fprintf(stderr, "cannot set up an RC pair: %s\n",
 			strerror(errno));
 		return 2;
 	}
 
-	burst("write-small", &a, qa, ca, &m, 4000, 64, 100);
-	burst("write-16k", &a, qa, ca, &m, 2000, 16384, 25);
-	receives("recv", &b, qa, qb, NULL, ca, cb, &m, 1024);
+	burst("write-small", &a, p.qa, p.ca, &m, 4000, 64, 100);
+	burst("write-16k", &a, p.qa, p.ca, &m, 2000, 16384, 25);
+	receives("recv", &b, p.qa, p.qb, NULL, p.ca, p.cb, &m, 1024);
 
-	/* The same receives through an SRQ of DEV2. */
+	/* The same receives through an SRQ of DEV2, on a pair of its own. */
 	srq = ibv_create_srq(b.pd, &sa);
-	ia.send_cq = ia.recv_cq = cb;
-	ia.srq = srq;
-	qs = srq ? ibv_create_qp(b.pd, &ia) : NULL;
-	if (!qs || ibv_destroy_qp(qa) ||
-	    !(ia.srq = NULL, ia.send_cq = ia.recv_cq = ca,
-	      qa = ibv_create_qp(a.pd, &ia)) ||
-	    connect_qp(qa, &a, &b.gid, qs->qp_num) ||
-	    connect_qp(qs, &b, &a.gid, qa->qp_num)) {
-		report(0, "dbsupp/srq-setup", "SRQ pair: %s", strerror(errno));
-	} else {
-		receives("srq-recv", &b, qa, qs, srq, ca, cb, &m, 1024);
-	}
-	error_flush(qa, ca, &m);
+	ps.ca = p.ca;
+	ps.cb = p.cb;
+	spec.srq_b = srq;
+	srq_up = srq && !pair_open(&ps, &spec);
+	if (!srq_up)
+		report(0, "srq-setup", "SRQ pair: %s", strerror(errno));
+	else
+		receives("srq-recv", &b, ps.qa, ps.qb, srq, p.ca, p.cb, &m,
+			 1024);
+	error_flush(srq_up ? ps.qa : p.qa, p.ca, &m);
 
-	ibv_destroy_qp(qa);
-	if (qs)
-		ibv_destroy_qp(qs);
+	ps.ca = ps.cb = NULL;	/* p's */
+	pair_close(&ps);
 	if (srq)
 		ibv_destroy_srq(srq);
-	ibv_destroy_qp(qb);
+	pair_close(&p);
 	ibv_dereg_mr(m.src);
 	ibv_dereg_mr(m.dst);
-	ibv_destroy_cq(ca);
-	ibv_destroy_cq(cb);
 	side_close(&a);
 	side_close(&b);
-	ibv_free_device_list(list);
 	return 0;
 }

@@ -29,13 +29,12 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <infiniband/verbs.h>
 
-#include "provider-lib.h"
+#include "qp-pair.h"
 
 /* ib_user_verbs.h: IB_UVERBS_DEVICE_FLUSH_GLOBAL/_PERSISTENT/ATOMIC_WRITE. */
 #define DEV_FLUSH_GLOBAL	(1ULL << 38)
@@ -53,33 +52,14 @@
 
 static int ran_any;
 
-static void line(const char *verdict, const char *name, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void line(const char *verdict, const char *name, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s: flush/%s ", verdict, name);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-}
-
-#define PASS(name, ...) line("PASS", name, __VA_ARGS__)
-#define FAIL(name, ...) line("FAIL", name, __VA_ARGS__)
-#define SKIP(name, ...) line("SKIP", name, __VA_ARGS__)
-
 struct target {
 	struct ibv_mr *global, *persist, *noflush, *awrite;
 	int persist_errno;
 };
 
+/* An RC pair whose requester posts through ibv_qp_ex. */
 struct rc {
-	struct ibv_cq *ca, *cb;
-	struct ibv_qp *qa, *qb;
+	struct pair p;
 	struct ibv_qp_ex *xa;
 };
 
@@ -92,31 +72,6 @@ static uint64_t dev_caps(struct ibv_context *ctx)
 	return attr.device_cap_flags_ex;
 }
 
-static int use_gid(struct side *s, int index)
-{
-	if (ibv_query_gid(s->ctx, 1, index, &s->gid))
-		return -1;
-	s->gid_index = index;
-	return 0;
-}
-
-static struct ibv_qp *qp_ex(struct side *s, struct ibv_cq *cq, uint64_t ops)
-{
-	struct ibv_qp_init_attr_ex a = {
-		.qp_type = IBV_QPT_RC,
-		.send_cq = cq,
-		.recv_cq = cq,
-		.cap = { .max_send_wr = 16, .max_recv_wr = 4,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
-		.comp_mask = IBV_QP_INIT_ATTR_PD |
-			     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
-		.pd = s->pd,
-		.send_ops_flags = ops,
-	};
-
-	return ibv_create_qp_ex(s->ctx, &a);
-}
-
 /* The responder's remote rights, FLUSH included, once the QP is in RTS. */
 static int grant(struct ibv_qp *qp, unsigned int access)
 {
@@ -127,39 +82,26 @@ static int grant(struct ibv_qp *qp, unsigned int access)
 
 static void rc_free(struct rc *p)
 {
-	if (p->qa)
-		ibv_destroy_qp(p->qa);
-	if (p->qb)
-		ibv_destroy_qp(p->qb);
-	if (p->ca)
-		ibv_destroy_cq(p->ca);
-	if (p->cb)
-		ibv_destroy_cq(p->cb);
-	memset(p, 0, sizeof(*p));
+	pair_close(&p->p);
+	p->xa = NULL;
 }
 
 static int rc_open(struct rc *p, struct side *a, struct side *b, uint64_t ops,
 		   unsigned int flush_access)
 {
-	memset(p, 0, sizeof(*p));
-	p->ca = ibv_create_cq(a->ctx, 64, NULL, NULL, 0);
-	p->cb = ibv_create_cq(b->ctx, 64, NULL, NULL, 0);
-	if (!p->ca || !p->cb)
-		goto err;
-	p->qa = qp_ex(a, p->ca, ops);
-	p->qb = qp_ex(b, p->cb, ops);
-	if (!p->qa || !p->qb)
-		goto err;
-	p->xa = ibv_qp_to_qp_ex(p->qa);
-	if (connect_qp(p->qa, a, &b->gid, p->qb->qp_num) ||
-	    connect_qp(p->qb, b, &a->gid, p->qa->qp_num) ||
-	    grant(p->qb, IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
-		  flush_access))
-		goto err;
+	struct pair_spec spec = pair_spec(IBV_QPT_RC);
+
+	*p = (struct rc){ .p = { .a = a, .b = b } };
+	spec.cap = (struct ibv_qp_cap){ 16, 4, 1, 1, 0 };
+	spec.send_ops = ops;
+	if (pair_open(&p->p, &spec) ||
+	    grant(p->p.qb, IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+		  flush_access)) {
+		rc_free(p);
+		return -1;
+	}
+	p->xa = ibv_qp_to_qp_ex(p->p.qa);
 	return 0;
-err:
-	rc_free(p);
-	return -1;
 }
 
 /* The first completion of the pair's requester, or a failed wc. */
@@ -167,7 +109,7 @@ static struct ibv_wc next_wc(struct rc *p)
 {
 	struct ibv_wc wc = { .status = IBV_WC_GENERAL_ERR, .wr_id = ~0ULL };
 
-	if (!poll_one(p->ca, &wc)) {
+	if (!poll_one(p->p.ca, &wc)) {
 		wc.status = IBV_WC_GENERAL_ERR;
 		wc.vendor_err = 0xdead; /* no completion in time */
 	}
@@ -180,10 +122,10 @@ static int wc_ok(const char *name, const struct ibv_wc *wc, uint64_t wr_id,
 	if (wc->status == IBV_WC_SUCCESS && wc->wr_id == wr_id &&
 	    wc->opcode == op)
 		return 1;
-	FAIL(name, "wc: status %s (vendor_err %#x) wr_id %#llx opcode %d; want success, wr_id %#llx opcode %d",
-	     ibv_wc_status_str(wc->status), wc->vendor_err,
-	     (unsigned long long)wc->wr_id, wc->opcode,
-	     (unsigned long long)wr_id, op);
+	report(0, name, "wc: status %s (vendor_err %#x) wr_id %#llx opcode %d; want success, wr_id %#llx opcode %d",
+	       ibv_wc_status_str(wc->status), wc->vendor_err,
+	       (unsigned long long)wc->wr_id, wc->opcode,
+	       (unsigned long long)wr_id, op);
 	return 0;
 }
 
@@ -216,7 +158,7 @@ static void write_then_flush(const char *name, struct rc *p, struct side *a,
 		ibv_wr_flush(p->xa, mr->rkey, raddr, CHUNK, type, level);
 	err = ibv_wr_complete(p->xa);
 	if (err) {
-		FAIL(name, "ibv_wr_complete: %s", strerror(err));
+		report(0, name, "ibv_wr_complete: %s", strerror(err));
 		return;
 	}
 	wc = next_wc(p);
@@ -226,13 +168,13 @@ static void write_then_flush(const char *name, struct rc *p, struct side *a,
 	if (!wc_ok(name, &wc, 2, IBV_WC_FLUSH))
 		return;
 	if (memcmp(src, dst, CHUNK)) {
-		FAIL(name, "FLUSH completed but the %d written bytes differ at the target",
-		     CHUNK);
+		report(0, name, "FLUSH completed but the %d written bytes differ at the target",
+		       CHUNK);
 		return;
 	}
-	PASS(name, "WRITE of %d bytes + FLUSH %s/%s completed, data at the target (FLUSH byte_len %u)",
-	     CHUNK, type == IBV_FLUSH_GLOBAL ? "global" : "persistent",
-	     level == IBV_FLUSH_MR ? "mr" : "range", wc.byte_len);
+	report(1, name, "WRITE of %d bytes + FLUSH %s/%s completed, data at the target (FLUSH byte_len %u)",
+	       CHUNK, type == IBV_FLUSH_GLOBAL ? "global" : "persistent",
+	       level == IBV_FLUSH_MR ? "mr" : "range", wc.byte_len);
 	ran_any = 1;
 }
 
@@ -247,8 +189,8 @@ static void bystander(const char *after, struct side *a, struct side *b,
 	if (!(ops & IBV_QP_EX_WITH_FLUSH)) {
 		ops |= IBV_QP_EX_WITH_RDMA_WRITE;
 		if (rc_open(&p, a, b, ops, 0)) {
-			FAIL(name, "cannot connect a second pair: %s",
-			     strerror(errno));
+			report(0, name, "cannot connect a second pair: %s",
+			       strerror(errno));
 			return;
 		}
 		/* No FLUSH on this device: a WRITE alone, checked. */
@@ -266,17 +208,17 @@ static void bystander(const char *after, struct side *a, struct side *b,
 			if (wc_ok(name, &wc, 1, IBV_WC_RDMA_WRITE) &&
 			    !memcmp(a->buf + 1024,
 				    b->buf + OFF_AWRITE + 512, 1024))
-				PASS(name, "WRITE of 1024 bytes on a second pair checked");
+				report(1, name, "WRITE of 1024 bytes on a second pair checked");
 			else if (wc.status == IBV_WC_SUCCESS)
-				FAIL(name, "data differs at the target");
+				report(0, name, "data differs at the target");
 		} else {
-			FAIL(name, "ibv_wr_complete failed");
+			report(0, name, "ibv_wr_complete failed");
 		}
 		rc_free(&p);
 		return;
 	}
 	if (rc_open(&p, a, b, ops, IBV_ACCESS_FLUSH_GLOBAL)) {
-		FAIL(name, "cannot connect a second pair: %s", strerror(errno));
+		report(0, name, "cannot connect a second pair: %s", strerror(errno));
 		return;
 	}
 	write_then_flush(name, &p, a, b, t->global, OFF_GLOBAL + 4096,
@@ -300,7 +242,7 @@ static void expect_refused(const char *name, struct side *a, struct side *b,
 	int err;
 
 	if (rc_open(&p, a, b, ops, flush_access)) {
-		FAIL(name, "cannot connect: %s", strerror(errno));
+		report(0, name, "cannot connect: %s", strerror(errno));
 		return;
 	}
 	memcpy(before, watch, len);
@@ -310,20 +252,20 @@ static void expect_refused(const char *name, struct side *a, struct side *b,
 	post(p.xa, arg);
 	err = ibv_wr_complete(p.xa);
 	if (err) {
-		FAIL(name, "ibv_wr_complete: %s", strerror(err));
+		report(0, name, "ibv_wr_complete: %s", strerror(err));
 		rc_free(&p);
 		return;
 	}
 	wc = next_wc(&p);
 	if (wc.status != want || wc.wr_id != 9)
-		FAIL(name, "wc: status %s wr_id %#llx; want %s",
-		     ibv_wc_status_str(wc.status),
-		     (unsigned long long)wc.wr_id, ibv_wc_status_str(want));
+		report(0, name, "wc: status %s wr_id %#llx; want %s",
+		       ibv_wc_status_str(wc.status),
+		       (unsigned long long)wc.wr_id, ibv_wc_status_str(want));
 	else if (memcmp(before, watch, len))
-		FAIL(name, "refused with %s but the target changed",
-		     ibv_wc_status_str(want));
+		report(0, name, "refused with %s but the target changed",
+		       ibv_wc_status_str(want));
 	else
-		PASS(name, "%s, target untouched", ibv_wc_status_str(want));
+		report(1, name, "%s, target untouched", ibv_wc_status_str(want));
 	rc_free(&p);
 	bystander(name, a, b, t, ops);
 	ran_any = 1;
@@ -364,13 +306,13 @@ static void flush_tests(struct side *a, struct side *b, struct target *t,
 	struct rc p;
 
 	if (!(caps & DEV_FLUSH_GLOBAL)) {
-		SKIP("flush", "%s does not advertise FLUSH (device_cap_flags_ex %#llx)",
-		     b->name, (unsigned long long)caps);
+		report_skip("flush", "%s does not advertise FLUSH (device_cap_flags_ex %#llx)",
+			    b->name, (unsigned long long)caps);
 		return;
 	}
 	if (rc_open(&p, a, b, ops, both)) {
-		FAIL("connect", "cannot connect QPs with FLUSH: %s",
-		     strerror(errno));
+		report(0, "connect", "cannot connect QPs with FLUSH: %s",
+		       strerror(errno));
 		return;
 	}
 	write_then_flush("global-range", &p, a, b, t->global,
@@ -378,11 +320,11 @@ static void flush_tests(struct side *a, struct side *b, struct target *t,
 	write_then_flush("global-mr", &p, a, b, t->global, OFF_GLOBAL + 8192,
 			 IBV_FLUSH_GLOBAL, IBV_FLUSH_MR, 2);
 	if (!(caps & DEV_FLUSH_PERSISTENT)) {
-		SKIP("persistent", "%s does not advertise FLUSH_PERSISTENT",
-		     b->name);
+		report_skip("persistent", "%s does not advertise FLUSH_PERSISTENT",
+			    b->name);
 	} else if (!t->persist) {
-		SKIP("persistent", "%s refuses an MR with FLUSH_PERSISTENT: %s",
-		     b->name, strerror(t->persist_errno));
+		report_skip("persistent", "%s refuses an MR with FLUSH_PERSISTENT: %s",
+			    b->name, strerror(t->persist_errno));
 	} else {
 		write_then_flush("persistent-range", &p, a, b, t->persist,
 				 OFF_PERSIST + 8, IBV_FLUSH_PERSISTENT,
@@ -426,13 +368,13 @@ static void atomic_write_tests(struct side *a, struct side *b,
 	int err, i;
 
 	if (!(caps & DEV_ATOMIC_WRITE)) {
-		SKIP("atomic-write", "%s does not advertise ATOMIC_WRITE (device_cap_flags_ex %#llx)",
-		     b->name, (unsigned long long)caps);
+		report_skip("atomic-write", "%s does not advertise ATOMIC_WRITE (device_cap_flags_ex %#llx)",
+			    b->name, (unsigned long long)caps);
 		return;
 	}
 	if (rc_open(&p, a, b, ops, 0)) {
-		FAIL("atomic-write/connect", "cannot connect: %s",
-		     strerror(errno));
+		report(0, "atomic-write/connect", "cannot connect: %s",
+		       strerror(errno));
 		return;
 	}
 	memset(at - 8, 0xee, 24);
@@ -442,7 +384,7 @@ static void atomic_write_tests(struct side *a, struct side *b,
 	ibv_wr_atomic_write(p.xa, t->awrite->rkey, (uintptr_t)at, value);
 	err = ibv_wr_complete(p.xa);
 	if (err) {
-		FAIL("atomic-write/data", "ibv_wr_complete: %s", strerror(err));
+		report(0, "atomic-write/data", "ibv_wr_complete: %s", strerror(err));
 	} else {
 		wc = next_wc(&p);
 		if (wc_ok("atomic-write/data", &wc, 7, IBV_WC_ATOMIC_WRITE)) {
@@ -450,14 +392,14 @@ static void atomic_write_tests(struct side *a, struct side *b,
 				if (at[-8 + i] != 0xee || at[8 + i] != 0xee)
 					break;
 			if (memcmp(at, value, 8) || i < 8)
-				FAIL("atomic-write/data", "target holds %02x%02x%02x%02x%02x%02x%02x%02x, neighbours %s",
-				     at[0], at[1], at[2], at[3], at[4], at[5],
-				     at[6], at[7], i < 8 ? "changed" : "intact");
+				report(0, "atomic-write/data", "target holds %02x%02x%02x%02x%02x%02x%02x%02x, neighbours %s",
+				       at[0], at[1], at[2], at[3], at[4], at[5],
+				       at[6], at[7], i < 8 ? "changed" : "intact");
 			else if (wc.byte_len != 8)
-				FAIL("atomic-write/data", "byte_len %u, want 8",
-				     wc.byte_len);
+				report(0, "atomic-write/data", "byte_len %u, want 8",
+				       wc.byte_len);
 			else
-				PASS("atomic-write/data", "8 bytes stored, neighbours intact, byte_len 8");
+				report(1, "atomic-write/data", "8 bytes stored, neighbours intact, byte_len 8");
 			ran_any = 1;
 		}
 	}
@@ -483,7 +425,6 @@ static struct ibv_mr *reg(struct side *s, size_t off, size_t len,
 int main(int argc, char **argv)
 {
 	struct side a = {}, b = {};
-	struct ibv_device **list;
 	struct target t = {};
 	uint64_t caps, ops;
 	int rc = 0;
@@ -493,13 +434,8 @@ int main(int argc, char **argv)
 			argv[0]);
 		return 2;
 	}
-	list = ibv_get_device_list(NULL);
-	if (!list || !find_dev(list, argv[1]) || !find_dev(list, argv[3]) ||
-	    side_open(&a, find_dev(list, argv[1])) ||
-	    side_open(&b, find_dev(list, argv[3])) ||
-	    use_gid(&a, atoi(argv[2])) || use_gid(&b, atoi(argv[4]))) {
-		fprintf(stderr, "cannot open %s/%s: %s\n", argv[1], argv[3],
-			strerror(errno));
+	report_prefix("flush/");
+	if (sides_open(&a, &b, argv)) {
 		rc = 2;
 		goto out;
 	}
@@ -525,16 +461,16 @@ int main(int argc, char **argv)
 		t.persist_errno = t.persist ? 0 : errno;
 	}
 	if (!t.noflush || !t.awrite || ((caps & DEV_FLUSH_GLOBAL) && !t.global)) {
-		FAIL("setup", "cannot register the target MRs: %s",
-		     strerror(errno));
+		report(0, "setup", "cannot register the target MRs: %s",
+		       strerror(errno));
 		goto out;
 	}
 
 	flush_tests(&a, &b, &t, ops, caps);
 	atomic_write_tests(&a, &b, &t, ops, caps);
 	if (!ran_any)
-		SKIP("all", "%s/%s have neither FLUSH nor ATOMIC WRITE",
-		     a.name, b.name);
+		report_skip("all", "%s/%s have neither FLUSH nor ATOMIC WRITE",
+			    a.name, b.name);
 out:
 	if (t.global)
 		ibv_dereg_mr(t.global);
@@ -546,7 +482,5 @@ out:
 		ibv_dereg_mr(t.awrite);
 	side_close(&b);
 	side_close(&a);
-	if (list)
-		ibv_free_device_list(list);
 	return rc;
 }

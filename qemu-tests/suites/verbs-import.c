@@ -19,7 +19,7 @@
 #include <sys/mman.h>
 #include <sys/wait.h>
 
-#include "provider-lib.h"
+#include "qp-pair.h"
 
 #define LEN	8192
 
@@ -116,32 +116,24 @@ out:
 
 int main(int argc, char **argv)
 {
-	struct ibv_device **list;
-	struct ibv_device *da, *db;
 	struct side a = {}, b = {};
+	struct pair p = { .a = &a, .b = &b };
+	struct pair_spec spec = pair_spec(IBV_QPT_RC);
 	struct verdicts *v;
-	struct ibv_qp *qa, *qb;
+	struct ibv_qp *qb;
 	struct ibv_sge sge;
 	struct ibv_wc wc;
 	int status = 0, ok, up[2], down[2];
 	uint32_t qpn = 0;
 	pid_t pid;
 
-	if (argc < 4) {
+	if (argc < 5) {
 		fprintf(stderr, "usage: %s DEV GID DEV2 GID2\n", argv[0]);
 		return 2;
 	}
-	list = ibv_get_device_list(NULL);
-	da = list ? find_dev(list, argv[1]) : NULL;
-	db = list ? find_dev(list, argv[3]) : NULL;
-	if (!da || !db || side_open(&a, da) || side_open(&b, db)) {
-		fprintf(stderr, "cannot open %s and %s\n", argv[1], argv[3]);
+	report_prefix("import/");
+	if (sides_open(&a, &b, argv))
 		return 2;
-	}
-	a.gid_index = atoi(argv[2]);
-	b.gid_index = atoi(argv[4]);
-	ibv_query_gid(a.ctx, 1, a.gid_index, &a.gid);
-	ibv_query_gid(b.ctx, 1, b.gid_index, &b.gid);
 	v = mmap(NULL, sizeof(*v), PROT_READ | PROT_WRITE,
 		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (v == MAP_FAILED)
@@ -168,41 +160,38 @@ int main(int argc, char **argv)
 		kill(pid, SIGKILL), waitpid(pid, &status, 0);
 	ibv_destroy_qp(qb);
 	if (!v->ctx && strstr(v->why[0], "not supported")) {
-		printf("SKIP import/context ibv_import_device: %s\n", v->why[0]);
+		report_skip("context", "ibv_import_device: %s", v->why[0]);
 		return 0;
 	}
-	report(v->ctx, "import/context", "ibv_import_device in a child: %s",
+	report(v->ctx, "context", "ibv_import_device in a child: %s",
 	       v->why[0]);
-	report(v->pd, "import/pd", "ibv_import_pd(owner's handle): %s", v->why[1]);
-	report(v->bad_pd, "import/pd-bad-handle",
+	report(v->pd, "pd", "ibv_import_pd(owner's handle): %s", v->why[1]);
+	report(v->bad_pd, "pd-bad-handle",
 	       "ibv_import_pd(a handle that is none): %s", v->why[3]);
-	report(v->mr, "import/mr", "ibv_import_mr: %s", v->why[2]);
-	report(v->write && !memcmp(a.buf, b.buf, LEN), "import/write",
+	report(v->mr, "mr", "ibv_import_mr: %s", v->why[2]);
+	report(v->write && !memcmp(a.buf, b.buf, LEN), "write",
 	       "%s, data %s", v->why[4],
 	       memcmp(a.buf, b.buf, LEN) ? "differs" : "checked");
-	report(WIFEXITED(status) && !WEXITSTATUS(status), "import/child-exit",
+	report(WIFEXITED(status) && !WEXITSTATUS(status), "child-exit",
 	       "child status %#x", status);
 
 	/* The owner's PD and MR still serve the owner after the unimports. */
-	qa = make_qp(&a, IBV_QPT_RC, a.cq, NULL, 4, 1, 0);
-	qb = make_qp(&b, IBV_QPT_RC, b.cq, NULL, 4, 1, 0);
-	ok = qa && qb && !connect_qp(qa, &a, &b.gid, qb->qp_num) &&
-	     !connect_qp(qb, &b, &a.gid, qa->qp_num);
+	p.ca = a.cq;
+	p.cb = b.cq;
+	spec.cap = (struct ibv_qp_cap){ 4, 4, 1, 1, 0 };
+	ok = !pair_open(&p, &spec);
 	fill(a.buf, LEN, 0x2d);
 	memset(b.buf, 0, LEN);
 	sge = (struct ibv_sge){ (uintptr_t)a.buf, LEN, a.mr->lkey };
-	ok = ok && !post1(qa, 8, IBV_WR_RDMA_WRITE, IBV_SEND_SIGNALED, &sge, 1,
+	ok = ok && !post1(p.qa, 8, IBV_WR_RDMA_WRITE, IBV_SEND_SIGNALED, &sge, 1,
 			  (uintptr_t)b.buf, b.mr->rkey) &&
 	     poll_one(a.cq, &wc) && wc.status == IBV_WC_SUCCESS &&
 	     !memcmp(a.buf, b.buf, LEN);
-	report(ok, "import/owner-after",
+	report(ok, "owner-after",
 	       "the owner's PD and MR after the child unimported them: RDMA WRITE with data checked");
-	if (qa)
-		ibv_destroy_qp(qa);
-	if (qb)
-		ibv_destroy_qp(qb);
+	p.ca = p.cb = NULL;	/* the sides' */
+	pair_close(&p);
 	side_close(&b);
 	side_close(&a);
-	ibv_free_device_list(list);
-	return failed ? 1 : 0;
+	return report_failures() ? 1 : 0;
 }

@@ -10,14 +10,13 @@
  * no multicast groups are SKIPped.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <arpa/inet.h>
 
-#include "provider-lib.h"
+#include "qp-pair.h"
 
 #define MSG		256
 #define SLOT		1024		/* receive area per QP in the buffer */
@@ -25,24 +24,6 @@
 #define NRECV_B		3		/* attached QPs on DEV2 with the Q_Key */
 #define WRONG_QKEY	0x22220000u
 #define QUIET_MS	1500		/* how long "nothing arrives" is watched */
-
-
-static void check(int ok, const char *name, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void check(int ok, const char *name, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s: mcast/%s ", ok ? "PASS" : "FAIL", name);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	if (!ok)
-		failed = 1;
-}
 
 /* A UD QP with its own CQ, and where in its side's buffer it receives. */
 struct member {
@@ -55,7 +36,7 @@ struct member {
 static int member_open(struct member *m, struct side *s, int index,
 		       uint32_t qkey)
 {
-	struct ibv_qp_attr a = { .qp_state = IBV_QPS_RTR };
+	struct qp_path path = qp_path(-1, NULL, 0);
 
 	m->s = s;
 	m->slot = s->buf + (size_t)index * SLOT;
@@ -63,19 +44,9 @@ static int member_open(struct member *m, struct side *s, int index,
 	if (!m->cq)
 		return -1;
 	m->qp = make_qp(s, IBV_QPT_UD, m->cq, NULL, 8, 1, 0);
-	if (!m->qp || to_init(m->qp))
-		return -1;
-	if (qkey != QKEY) {
-		struct ibv_qp_attr q = { .qkey = qkey };
-
-		if (ibv_modify_qp(m->qp, &q, IBV_QP_QKEY))
-			return -1;
-	}
-	if (ibv_modify_qp(m->qp, &a, IBV_QP_STATE))
-		return -1;
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = 0;
-	return ibv_modify_qp(m->qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
+	path.qkey = qkey;
+	path.sq_psn = 0;
+	return m->qp ? qp_connect(m->qp, &path) : -1;
 }
 
 static void member_close(struct member *m)
@@ -91,21 +62,6 @@ static int post_recv(struct member *m)
 	memset(m->slot, 0xee, sizeof(struct ibv_grh) + MSG);
 	return postr(m->qp, (uintptr_t)m->slot, m->slot,
 		     sizeof(struct ibv_grh) + MSG, m->s->mr->lkey);
-}
-
-/* Up to @ms for one completion on @cq. */
-static int wait_wc(struct ibv_cq *cq, struct ibv_wc *wc, int ms)
-{
-	long long end = now_ms() + ms;
-	int n;
-
-	do {
-		n = ibv_poll_cq(cq, 1, wc);
-		if (n)
-			return n > 0;
-		usleep(200);
-	} while (now_ms() < end);
-	return 0;
 }
 
 /* The datagram at @m: completion fields, the payload and the GRH's group. */
@@ -159,20 +115,9 @@ static int mcast_send(struct member *from, struct ibv_ah *ah, uint8_t seed)
 	fill(msg, MSG, seed);
 	if (ibv_post_send(from->qp, &wr, &bad))
 		return -1;
-	if (!wait_wc(from->cq, &wc, POLL_MS) || wc.status != IBV_WC_SUCCESS)
+	if (!poll_within(from->cq, &wc, POLL_MS) || wc.status != IBV_WC_SUCCESS)
 		return -1;
 	return 0;
-}
-
-static int open_side(struct side *s, const char *name, int gid_index,
-		     struct ibv_device **list)
-{
-	struct ibv_device *dev = find_dev(list, name);
-
-	if (!dev || side_open(s, dev))
-		return -1;
-	s->gid_index = gid_index;
-	return ibv_query_gid(s->ctx, 1, gid_index, &s->gid);
 }
 
 /* Every member with a receive posted gets the datagram, checked. */
@@ -185,7 +130,7 @@ static void expect_received(const char *name, struct member *ms, int n,
 	int i, ok = 1;
 
 	for (i = 0; i < n && ok; i++) {
-		if (!wait_wc(ms[i].cq, &wc, POLL_MS)) {
+		if (!poll_within(ms[i].cq, &wc, POLL_MS)) {
 			snprintf(why, sizeof(why), "QP %u received nothing",
 				 ms[i].qp->qp_num);
 			ok = 0;
@@ -195,10 +140,10 @@ static void expect_received(const char *name, struct member *ms, int n,
 		}
 	}
 	if (ok)
-		check(1, name, "%d attached QPs each got the %d B datagram from QP %u, data and GRH checked",
-		      n, MSG, src_qpn);
+		report(1, name, "%d attached QPs each got the %d B datagram from QP %u, data and GRH checked",
+		       n, MSG, src_qpn);
 	else
-		check(0, name, "%s", why);
+		report(0, name, "%s", why);
 }
 
 int main(int argc, char **argv)
@@ -207,7 +152,6 @@ int main(int argc, char **argv)
 	struct member sender = {}, local = {}, rb[NRECV_B] = {}, wrong = {};
 	union ibv_gid group = {}, unicast;
 	struct ibv_ah_attr aha = {};
-	struct ibv_device **list;
 	struct ibv_ah *ah = NULL;
 	struct ibv_qp *rc = NULL;
 	uint8_t sent[MSG];
@@ -218,23 +162,19 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s DEV GID DEV2 GID2\n", argv[0]);
 		return 2;
 	}
-	list = ibv_get_device_list(NULL);
-	if (!list || open_side(&a, argv[1], atoi(argv[2]), list) ||
-	    open_side(&b, argv[3], atoi(argv[4]), list)) {
-		fprintf(stderr, "cannot open %s/%s: %s\n", argv[1], argv[3],
-			strerror(errno));
+	report_prefix("mcast/");
+	if (sides_open(&a, &b, argv))
 		return 2;
-	}
 	if (!a.attr.max_mcast_grp || !b.attr.max_mcast_grp) {
-		printf("SKIP: mcast/all %s/%s report no multicast groups\n",
-		       a.name, b.name);
+		report_skip("all", "%s/%s report no multicast groups", a.name,
+			    b.name);
 		return 0;
 	}
-	check(a.attr.max_mcast_qp_attach >= NRECV_B + 1 &&
-	      a.attr.max_total_mcast_qp_attach >= a.attr.max_mcast_qp_attach,
-	      "device-attrs", "%s: max_mcast_grp %d max_mcast_qp_attach %d max_total_mcast_qp_attach %d",
-	      a.name, a.attr.max_mcast_grp, a.attr.max_mcast_qp_attach,
-	      a.attr.max_total_mcast_qp_attach);
+	report(a.attr.max_mcast_qp_attach >= NRECV_B + 1 &&
+	       a.attr.max_total_mcast_qp_attach >= a.attr.max_mcast_qp_attach,
+	       "device-attrs", "%s: max_mcast_grp %d max_mcast_qp_attach %d max_total_mcast_qp_attach %d",
+	       a.name, a.attr.max_mcast_grp, a.attr.max_mcast_qp_attach,
+	       a.attr.max_total_mcast_qp_attach);
 
 	/* ::ffff:239.10.0.1, the RoCEv2 GID of an IPv4 group. */
 	group.raw[10] = group.raw[11] = 0xff;
@@ -245,12 +185,12 @@ int main(int argc, char **argv)
 	if (member_open(&sender, &a, 0, QKEY) ||
 	    member_open(&local, &a, 1, QKEY) ||
 	    member_open(&wrong, &b, NRECV_B, WRONG_QKEY)) {
-		check(0, "setup", "UD QPs: %s", strerror(errno));
+		report(0, "setup", "UD QPs: %s", strerror(errno));
 		return 1;
 	}
 	for (i = 0; i < NRECV_B; i++)
 		if (member_open(&rb[i], &b, i, QKEY)) {
-			check(0, "setup", "UD QPs: %s", strerror(errno));
+			report(0, "setup", "UD QPs: %s", strerror(errno));
 			return 1;
 		}
 
@@ -263,8 +203,8 @@ int main(int argc, char **argv)
 	/* Attaching an attached pair again is allowed and changes nothing. */
 	if (!err)
 		err = ibv_attach_mcast(rb[0].qp, &group, 0);
-	check(!err, "attach", "%d UD QPs attached to ::ffff:239.10.0.1: %s",
-	      NRECV_B + 2, err ? strerror(err) : "ok");
+	report(!err, "attach", "%d UD QPs attached to ::ffff:239.10.0.1: %s",
+	       NRECV_B + 2, err ? strerror(err) : "ok");
 	if (err)
 		return 1;
 
@@ -274,8 +214,8 @@ int main(int argc, char **argv)
 	aha.grh.hop_limit = 1;
 	aha.port_num = 1;
 	ah = ibv_create_ah(a.pd, &aha);
-	check(ah != NULL, "create-ah", "AH to the group: %s",
-	      ah ? "ok" : strerror(errno));
+	report(ah != NULL, "create-ah", "AH to the group: %s",
+	       ah ? "ok" : strerror(errno));
 	if (!ah)
 		return 1;
 
@@ -284,7 +224,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < NRECV_B; i++)
 		ok = ok && !post_recv(&rb[i]);
 	ok = ok && !mcast_send(&sender, ah, 0x31);
-	check(ok, "send", "UD SEND of %d B to the group completed", MSG);
+	report(ok, "send", "UD SEND of %d B to the group completed", MSG);
 	memcpy(sent, a.buf + SEND_OFF, MSG);
 	expect_received("deliver-remote", rb, NRECV_B, sender.qp->qp_num,
 			sent, &group);
@@ -292,42 +232,42 @@ int main(int argc, char **argv)
 			sent, &group);
 
 	/* 2. The attached QP whose Q_Key differs got nothing. */
-	ok = !wait_wc(wrong.cq, &wc, QUIET_MS) &&
+	ok = !poll_within(wrong.cq, &wc, QUIET_MS) &&
 	     ((uint8_t *)wrong.slot)[sizeof(struct ibv_grh)] == 0xee;
-	check(ok, "wrong-qkey", "attached QP with Q_Key %#x: %s", WRONG_QKEY,
-	      ok ? "datagram dropped, buffer untouched" : "it received");
+	report(ok, "wrong-qkey", "attached QP with Q_Key %#x: %s", WRONG_QKEY,
+	       ok ? "datagram dropped, buffer untouched" : "it received");
 
 	/* 3. A detached QP stops receiving; the others go on. */
 	err = ibv_detach_mcast(rb[NRECV_B - 1].qp, &group, 0);
-	check(!err, "detach", "QP %u detached: %s", rb[NRECV_B - 1].qp->qp_num,
-	      err ? strerror(err) : "ok");
+	report(!err, "detach", "QP %u detached: %s", rb[NRECV_B - 1].qp->qp_num,
+	       err ? strerror(err) : "ok");
 	ok = !post_recv(&local);
 	for (i = 0; i < NRECV_B; i++)
 		ok = ok && !post_recv(&rb[i]);
 	ok = ok && !mcast_send(&sender, ah, 0x77);
 	memcpy(sent, a.buf + SEND_OFF, MSG);
 	if (!ok)
-		check(0, "send-after-detach", "post or send failed");
+		report(0, "send-after-detach", "post or send failed");
 	expect_received("deliver-after-detach", rb, NRECV_B - 1,
 			sender.qp->qp_num, sent, &group);
-	ok = !wait_wc(rb[NRECV_B - 1].cq, &wc, QUIET_MS);
-	check(ok, "detached-silent", "detached QP %u: %s",
-	      rb[NRECV_B - 1].qp->qp_num,
-	      ok ? "received nothing, its receive stays posted" :
-		   "still received");
+	ok = !poll_within(rb[NRECV_B - 1].cq, &wc, QUIET_MS);
+	report(ok, "detached-silent", "detached QP %u: %s",
+	       rb[NRECV_B - 1].qp->qp_num,
+	       ok ? "received nothing, its receive stays posted" :
+		    "still received");
 
 	/* 4. Errors: detach twice, an RC QP, a unicast GID. */
 	err = ibv_detach_mcast(rb[NRECV_B - 1].qp, &group, 0);
-	check(err != 0, "detach-not-attached", "second detach: %s",
-	      err ? strerror(err) : "succeeded");
+	report(err != 0, "detach-not-attached", "second detach: %s",
+	       err ? strerror(err) : "succeeded");
 	rc = make_qp(&b, IBV_QPT_RC, b.cq, NULL, 4, 1, 0);
 	err = rc ? ibv_attach_mcast(rc, &group, 0) : -1;
-	check(rc && err == EINVAL, "attach-rc", "ibv_attach_mcast(RC QP): %s",
-	      err > 0 ? strerror(err) : err ? "no RC QP" : "succeeded");
+	report(rc && err == EINVAL, "attach-rc", "ibv_attach_mcast(RC QP): %s",
+	       err > 0 ? strerror(err) : err ? "no RC QP" : "succeeded");
 	unicast = b.gid;
 	err = ibv_attach_mcast(rb[0].qp, &unicast, 0);
-	check(err == EINVAL, "attach-unicast", "ibv_attach_mcast(unicast GID): %s",
-	      err ? strerror(err) : "succeeded");
+	report(err == EINVAL, "attach-unicast", "ibv_attach_mcast(unicast GID): %s",
+	       err ? strerror(err) : "succeeded");
 
 	/* 5. Leave: after detaching everyone, nothing is delivered. */
 	err = ibv_detach_mcast(local.qp, &group, 0);
@@ -336,9 +276,9 @@ int main(int argc, char **argv)
 	if (!err)
 		err = ibv_detach_mcast(wrong.qp, &group, 0);
 	ok = !err && !post_recv(&rb[0]) && !mcast_send(&sender, ah, 0x99) &&
-	     !wait_wc(rb[0].cq, &wc, QUIET_MS);
-	check(ok, "detach-all", "every QP detached, the next datagram reached none: %s",
-	      err ? strerror(err) : ok ? "ok" : "one was delivered");
+	     !poll_within(rb[0].cq, &wc, QUIET_MS);
+	report(ok, "detach-all", "every QP detached, the next datagram reached none: %s",
+	       err ? strerror(err) : ok ? "ok" : "one was delivered");
 
 	if (rc)
 		ibv_destroy_qp(rc);
@@ -350,6 +290,5 @@ int main(int argc, char **argv)
 		member_close(&rb[i]);
 	side_close(&a);
 	side_close(&b);
-	ibv_free_device_list(list);
 	return 0;
 }

@@ -19,12 +19,11 @@
  * Exit status 0 unless the tool could not run at all.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "provider-lib.h"
+#include "qp-pair.h"
 
 #define WIN_OFF		4096u
 #define WIN_LEN		4096u
@@ -35,40 +34,6 @@ static struct side sa, sb;
 static uint8_t *target;		/* DEV2's region behind the windows */
 static struct ibv_mr *tmr;	/* LOCAL_WRITE | MW_BIND */
 static struct pair p, ctrl;
-static int fails;
-
-static void out(const char *verdict, const char *check, const char *fmt,
-		va_list ap)
-{
-	printf("%s: mw/%s ", verdict, check);
-	vprintf(fmt, ap);
-	printf("\n");
-	fflush(stdout);
-}
-
-static void check(int ok, const char *name, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void check(int ok, const char *name, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	out(ok ? "PASS" : "FAIL", name, fmt, ap);
-	va_end(ap);
-	if (!ok)
-		fails++;
-}
-
-static void skip(const char *name, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void skip(const char *name, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	out("SKIP", name, fmt, ap);
-	va_end(ap);
-}
 
 static uint64_t win_addr(void)
 {
@@ -78,7 +43,7 @@ static uint64_t win_addr(void)
 /* A fresh RC pair DEV -> DEV2 in place of the old one (ERR after a NAK). */
 static int renew(struct pair *q, const char *tag)
 {
-	pair_free(q);
+	pair_close(q);
 	memset(q, 0, sizeof(*q));
 	q->tag = tag;
 	q->a = &sa;
@@ -132,8 +97,8 @@ static void control(const char *after)
 	     !wait_wc(ctrl.ca, &wc) && wc.status == IBV_WC_SUCCESS &&
 	     !wait_wc(ctrl.cb, &wc) && wc.status == IBV_WC_SUCCESS &&
 	     wc.byte_len == 256 && !memcmp(sa.buf + 60000, sb.buf + 60000, 256);
-	check(ok, name, "a SEND of 256 bytes on another QP pair %s",
-	      ok ? "arrived intact" : "failed");
+	report(ok, name, "a SEND of 256 bytes on another QP pair %s",
+	       ok ? "arrived intact" : "failed");
 }
 
 /*
@@ -150,13 +115,13 @@ static void refused_write(const char *name, uint64_t raddr, uint32_t rkey,
 	fill(sa.buf, len, 0x31);
 	ok = !rdma(&p, IBV_WR_RDMA_WRITE, 0, len, raddr, rkey, &wc) &&
 	     wc.status == IBV_WC_REM_ACCESS_ERR;
-	check(ok && region_is(0, T_SIZE, UNTOUCHED), name,
-	      "%s: write of %u bytes -> %s, region %s", what, len,
-	      ibv_wc_status_str(wc.status),
-	      region_is(0, T_SIZE, UNTOUCHED) ? "untouched" : "CHANGED");
+	report(ok && region_is(0, T_SIZE, UNTOUCHED), name,
+	       "%s: write of %u bytes -> %s, region %s", what, len,
+	       ibv_wc_status_str(wc.status),
+	       region_is(0, T_SIZE, UNTOUCHED) ? "untouched" : "CHANGED");
 	control(name);
 	if (renew(&p, "mw"))
-		check(0, name, "could not make a new QP pair");
+		report(0, name, "could not make a new QP pair");
 }
 
 /* A write through the window then a read back, both checked. */
@@ -179,9 +144,9 @@ static int write_read(const char *name, uint32_t rkey)
 		     wc.opcode == IBV_WC_RDMA_READ && wc.byte_len == 2000 &&
 		     !memcmp(sa.buf + 32768, target + WIN_OFF + 1000, 2000);
 	}
-	check(ok, name, "RDMA WRITE of %u bytes and READ of 2000 through rkey %#x: %s",
-	      WIN_LEN, rkey, ok ? "data intact, nothing outside the window" :
-	      ibv_wc_status_str(wc.status));
+	report(ok, name, "RDMA WRITE of %u bytes and READ of 2000 through rkey %#x: %s",
+	       WIN_LEN, rkey, ok ? "data intact, nothing outside the window" :
+	       ibv_wc_status_str(wc.status));
 	return ok ? 0 : -1;
 }
 
@@ -193,9 +158,9 @@ static int bind_done(const char *name, enum ibv_wc_status want)
 		 (want != IBV_WC_SUCCESS || (wc.opcode == IBV_WC_BIND_MW &&
 					     wc.wr_id == 0xb1d));
 
-	check(ok, name, "bind completion: %s, opcode %d, wr_id %#llx",
-	      ibv_wc_status_str(wc.status), wc.opcode,
-	      (unsigned long long)wc.wr_id);
+	report(ok, name, "bind completion: %s, opcode %d, wr_id %#llx",
+	       ibv_wc_status_str(wc.status), wc.opcode,
+	       (unsigned long long)wc.wr_id);
 	return ok ? 0 : -1;
 }
 
@@ -241,15 +206,15 @@ static void type1_tests(void)
 	uint32_t first;
 	int err;
 
-	check(mw != NULL, "type1-alloc", "ibv_alloc_mw(TYPE_1): %s",
-	      mw ? "ok" : strerror(errno));
+	report(mw != NULL, "type1-alloc", "ibv_alloc_mw(TYPE_1): %s",
+	       mw ? "ok" : strerror(errno));
 	if (!mw)
 		return;
 	first = mw->rkey;
 	err = bind1(mw, tmr, win_addr(), WIN_LEN, rw);
-	check(!err && mw->rkey != first, "type1-bind",
-	      "ibv_bind_mw: %s, rkey %#x -> %#x", err ? strerror(err) : "posted",
-	      first, mw->rkey);
+	report(!err && mw->rkey != first, "type1-bind",
+	       "ibv_bind_mw: %s, rkey %#x -> %#x", err ? strerror(err) : "posted",
+	       first, mw->rkey);
 	if (err || bind_done("type1-bind-wc", IBV_WC_SUCCESS))
 		goto out;
 	write_read("type1-write-read", mw->rkey);
@@ -260,8 +225,8 @@ static void type1_tests(void)
 
 	/* An MR with a bound window stays (ornic: BUSY, rxe: EINVAL). */
 	err = ibv_dereg_mr(tmr);
-	check(err != 0, "dereg-mr-with-bound-window",
-	      "ibv_dereg_mr: %s", err ? strerror(err) : "SUCCEEDED");
+	report(err != 0, "dereg-mr-with-bound-window",
+	       "ibv_dereg_mr: %s", err ? strerror(err) : "SUCCEEDED");
 	if (!err) {
 		tmr = NULL;
 		goto out;
@@ -293,16 +258,16 @@ static void type1_tests(void)
 		if (!bind1(mw, plain, win_addr(), WIN_LEN, rw))
 			bind_done("bind-mr-without-mw-bind", IBV_WC_MW_BIND_ERR);
 		else
-			check(1, "bind-mr-without-mw-bind",
-			      "refused at post time");
+			report(1, "bind-mr-without-mw-bind",
+			       "refused at post time");
 		control("bind-mr-without-mw-bind");
 		renew(&p, "mw");
 		ibv_dereg_mr(plain);
 	}
 out:
 	err = ibv_dealloc_mw(mw);
-	check(!err, "type1-dealloc", "ibv_dealloc_mw: %s",
-	      err ? strerror(err) : "ok");
+	report(!err, "type1-dealloc", "ibv_dealloc_mw: %s",
+	       err ? strerror(err) : "ok");
 }
 
 static void type2_tests(void)
@@ -315,8 +280,8 @@ static void type2_tests(void)
 	uint32_t key = 0, cur;
 	int err, ok;
 
-	check(mw != NULL, "type2-alloc", "ibv_alloc_mw(TYPE_2): %s",
-	      mw ? "ok" : strerror(errno));
+	report(mw != NULL, "type2-alloc", "ibv_alloc_mw(TYPE_2): %s",
+	       mw ? "ok" : strerror(errno));
 	if (!mw)
 		return;
 	cur = mw->rkey;
@@ -330,11 +295,11 @@ static void type2_tests(void)
 		memset(target, UNTOUCHED, T_SIZE);
 		ok = !rdma(&other, IBV_WR_RDMA_WRITE, 0, 64, win_addr(), key,
 			   &wc) && wc.status == IBV_WC_REM_ACCESS_ERR;
-		check(ok && region_is(0, T_SIZE, UNTOUCHED), "type2-other-qp",
-		      "write through the window from a QP it is not bound to: %s, region %s",
-		      ibv_wc_status_str(wc.status),
-		      region_is(0, T_SIZE, UNTOUCHED) ? "untouched" : "CHANGED");
-		pair_free(&other);
+		report(ok && region_is(0, T_SIZE, UNTOUCHED), "type2-other-qp",
+		       "write through the window from a QP it is not bound to: %s, region %s",
+		       ibv_wc_status_str(wc.status),
+		       region_is(0, T_SIZE, UNTOUCHED) ? "untouched" : "CHANGED");
+		pair_close(&other);
 		control("type2-other-qp");
 		write_read("type2-own-qp-still-works", key);
 	}
@@ -347,8 +312,8 @@ static void type2_tests(void)
 	err = ibv_post_send(p.qb, &wr, &bad);
 	ok = !err && !wait_wc(p.cb, &wc) && wc.status == IBV_WC_SUCCESS &&
 	     wc.opcode == IBV_WC_LOCAL_INV && wc.wr_id == 0x1a;
-	check(ok, "type2-local-inv", "LOCAL_INV of %#x: %s, opcode %d", key,
-	      err ? strerror(err) : ibv_wc_status_str(wc.status), wc.opcode);
+	report(ok, "type2-local-inv", "LOCAL_INV of %#x: %s, opcode %d", key,
+	       err ? strerror(err) : ibv_wc_status_str(wc.status), wc.opcode);
 	refused_write("type2-after-local-inv", win_addr(), key, 64,
 		      "a window invalidated by LOCAL_INV");
 
@@ -372,11 +337,11 @@ static void type2_tests(void)
 		     rwc.status == IBV_WC_SUCCESS &&
 		     (rwc.wc_flags & IBV_WC_WITH_INV) &&
 		     rwc.invalidated_rkey == key && rwc.byte_len == 64;
-		check(ok, "type2-send-with-inv",
-		      "SEND_WITH_INV of %#x: send %s, receive %s flags %#x rkey %#x",
-		      key, ibv_wc_status_str(wc.status),
-		      ibv_wc_status_str(rwc.status), rwc.wc_flags,
-		      rwc.invalidated_rkey);
+		report(ok, "type2-send-with-inv",
+		       "SEND_WITH_INV of %#x: send %s, receive %s flags %#x rkey %#x",
+		       key, ibv_wc_status_str(wc.status),
+		       ibv_wc_status_str(rwc.status), rwc.wc_flags,
+		       rwc.invalidated_rkey);
 	}
 	refused_write("type2-after-send-with-inv", win_addr(), key, 64,
 		      "a window invalidated by SEND_WITH_INV");
@@ -387,16 +352,16 @@ static void type2_tests(void)
 	    write_read("type2-write-before-dealloc", key))
 		goto out;
 	err = ibv_dealloc_mw(mw);
-	check(!err, "type2-dealloc-bound", "ibv_dealloc_mw of a bound window: %s",
-	      err ? strerror(err) : "ok");
+	report(!err, "type2-dealloc-bound", "ibv_dealloc_mw of a bound window: %s",
+	       err ? strerror(err) : "ok");
 	if (err)
 		goto out;
 	mw = NULL;
 	refused_write("type2-after-dealloc", win_addr(), key, 64,
 		      "the key of a deallocated window");
 	err = ibv_dereg_mr(tmr);
-	check(!err, "dereg-mr-after-windows", "ibv_dereg_mr: %s",
-	      err ? strerror(err) : "ok");
+	report(!err, "dereg-mr-after-windows", "ibv_dereg_mr: %s",
+	       err ? strerror(err) : "ok");
 	if (!err)
 		tmr = NULL;
 out:
@@ -406,40 +371,27 @@ out:
 
 int main(int argc, char **argv)
 {
-	struct ibv_device **list;
-	struct ibv_device *da, *db;
 	struct ibv_device_attr_ex ax = {};
 
 	if (argc != 5) {
 		fprintf(stderr, "usage: %s DEV GID DEV2 GID2\n", argv[0]);
 		return 2;
 	}
-	list = ibv_get_device_list(NULL);
-	da = list ? find_dev(list, argv[1]) : NULL;
-	db = list ? find_dev(list, argv[3]) : NULL;
-	if (!da || !db || side_open(&sa, da) || side_open(&sb, db)) {
-		fprintf(stderr, "cannot open %s and %s\n", argv[1], argv[3]);
+	report_prefix("mw/");
+	if (sides_open(&sa, &sb, argv))
 		return 1;
-	}
-	sa.gid_index = atoi(argv[2]);
-	sb.gid_index = atoi(argv[4]);
-	if (ibv_query_gid(sa.ctx, 1, sa.gid_index, &sa.gid) ||
-	    ibv_query_gid(sb.ctx, 1, sb.gid_index, &sb.gid)) {
-		fprintf(stderr, "cannot read the GIDs\n");
-		return 1;
-	}
 	if (ibv_query_device_ex(sb.ctx, NULL, &ax) ||
 	    !(ax.orig_attr.device_cap_flags & IBV_DEVICE_MEM_WINDOW)) {
-		skip("all", "%s reports no IBV_DEVICE_MEM_WINDOW", sb.name);
+		report_skip("all", "%s reports no IBV_DEVICE_MEM_WINDOW", sb.name);
 		return 0;
 	}
 	target = aligned_alloc(4096, T_SIZE);
 	tmr = target ? ibv_reg_mr(sb.pd, target, T_SIZE,
 				  IBV_ACCESS_LOCAL_WRITE |
 				  IBV_ACCESS_MW_BIND) : NULL;
-	check(tmr != NULL, "reg-mr-mw-bind",
-	      "MR with LOCAL_WRITE | MW_BIND and no remote right: %s",
-	      tmr ? "ok" : strerror(errno));
+	report(tmr != NULL, "reg-mr-mw-bind",
+	       "MR with LOCAL_WRITE | MW_BIND and no remote right: %s",
+	       tmr ? "ok" : strerror(errno));
 	if (!tmr)
 		return 0;
 	if (renew(&p, "mw") || renew(&ctrl, "mw-control")) {
@@ -451,13 +403,13 @@ int main(int argc, char **argv)
 	if (ax.orig_attr.device_cap_flags & IBV_DEVICE_MEM_WINDOW_TYPE_2B)
 		type2_tests();
 	else
-		skip("type2", "%s reports no IBV_DEVICE_MEM_WINDOW_TYPE_2B",
-		     sb.name);
+		report_skip("type2", "%s reports no IBV_DEVICE_MEM_WINDOW_TYPE_2B",
+			    sb.name);
 	control("end");
-	pair_free(&p);
-	pair_free(&ctrl);
+	pair_close(&p);
+	pair_close(&ctrl);
 	if (tmr)
 		ibv_dereg_mr(tmr);
-	printf("verbs-mw: %d failed checks\n", fails);
+	printf("verbs-mw: %d failed checks\n", report_failures());
 	return 0;
 }

@@ -23,7 +23,6 @@
  * could not run at all.  A device without ODP gets SKIP lines.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,33 +30,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "provider-lib.h"
+#include "qp-pair.h"
 
 #define PAGE		4096u
 #define NPAGES		16u
 #define ODP_BYTES	(NPAGES * PAGE)
-
-static void line(const char *kind, const char *check, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void line(const char *kind, const char *check, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s: odp/%s ", kind, check);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	if (!strcmp(kind, "FAIL"))
-		failed = 1;
-}
-
-#define PASS(c, ...) line("PASS", c, __VA_ARGS__)
-#define FAIL(c, ...) line("FAIL", c, __VA_ARGS__)
-#define SKIP(c, ...) line("SKIP", c, __VA_ARGS__)
-#define CHECK(ok, c, ...) line((ok) ? "PASS" : "FAIL", c, __VA_ARGS__)
 
 struct odp {
 	uint8_t *buf;		/* mmap()ed, never touched before registration */
@@ -139,14 +116,6 @@ static long long faults(const char *dev)
 	return r < 0 || s < 0 ? -1 : r + s;
 }
 
-static int gid_from_arg(struct side *s, const char *arg)
-{
-	if (!arg)
-		return 0;
-	s->gid_index = atoi(arg);
-	return ibv_query_gid(s->ctx, 1, s->gid_index, &s->gid);
-}
-
 /* WRITE, READ, SEND/RECV and fetch-and-add between two ODP buffers. */
 static void traffic(struct pair *p, struct odp *oa, struct odp *ob)
 {
@@ -159,12 +128,12 @@ static void traffic(struct pair *p, struct odp *oa, struct odp *ob)
 	ok = !run_op(p, 1, IBV_WR_RDMA_WRITE, oa->buf + PAGE + 100, 3 * PAGE,
 		     oa->mr->lkey, (uintptr_t)ob->buf + 2 * PAGE + 50,
 		     ob->mr->rkey, &wc);
-	CHECK(ok && !memcmp(ob->buf + 2 * PAGE + 50, oa->buf + PAGE + 100,
-			    3 * PAGE), "write",
-	      "12 KiB WRITE between never-touched ODP pages: %s, data %s",
-	      wc_str(&wc), ok && !memcmp(ob->buf + 2 * PAGE + 50,
-					 oa->buf + PAGE + 100, 3 * PAGE) ?
-	      "equal" : "DIFFERS");
+	report(ok && !memcmp(ob->buf + 2 * PAGE + 50, oa->buf + PAGE + 100,
+			     3 * PAGE), "write",
+	       "12 KiB WRITE between never-touched ODP pages: %s, data %s",
+	       wc_str(&wc), ok && !memcmp(ob->buf + 2 * PAGE + 50,
+					  oa->buf + PAGE + 100, 3 * PAGE) ?
+	       "equal" : "DIFFERS");
 
 	/* READ: B's pages 8..9 (written by the CPU) into A's pages 6..7. */
 	fill(ob->buf + 8 * PAGE, 2 * PAGE, 23);
@@ -172,12 +141,12 @@ static void traffic(struct pair *p, struct odp *oa, struct odp *ob)
 		     oa->mr->lkey, (uintptr_t)ob->buf + 8 * PAGE, ob->mr->rkey,
 		     &wc) && wc.byte_len == 2 * PAGE;
 	ok = ok && !memcmp(oa->buf + 6 * PAGE, ob->buf + 8 * PAGE, 2 * PAGE);
-	CHECK(ok, "read", "8 KiB READ from ODP into ODP: %s, data %s",
-	      wc_str(&wc), ok ? "equal" : "DIFFERS or failed");
+	report(ok, "read", "8 KiB READ from ODP into ODP: %s, data %s",
+	       wc_str(&wc), ok ? "equal" : "DIFFERS or failed");
 
 	/* SEND into a receive buffer of B's ODP pages 11..12. */
 	if (postr(p->qb, 30, ob->buf + 11 * PAGE + 8, 5000, ob->mr->lkey)) {
-		FAIL("send", "post_recv: %s", strerror(errno));
+		report(0, "send", "post_recv: %s", strerror(errno));
 	} else {
 		fill(oa->buf + 9 * PAGE, 5000, 37);
 		ok = !run_op(p, 3, IBV_WR_SEND, oa->buf + 9 * PAGE, 5000,
@@ -187,8 +156,8 @@ static void traffic(struct pair *p, struct odp *oa, struct odp *ob)
 		     wc.opcode == IBV_WC_RECV;
 		ok = ok && !memcmp(ob->buf + 11 * PAGE + 8, oa->buf + 9 * PAGE,
 				   5000);
-		CHECK(ok, "send", "5000-byte SEND from ODP into an ODP receive buffer: receive %s, data %s",
-		      wc_str(&wc), ok ? "equal" : "DIFFERS or failed");
+		report(ok, "send", "5000-byte SEND from ODP into an ODP receive buffer: receive %s, data %s",
+		       wc_str(&wc), ok ? "equal" : "DIFFERS or failed");
 	}
 
 	/* Fetch-and-add on B's page 14, the original into A's page 14. */
@@ -201,8 +170,8 @@ static void traffic(struct pair *p, struct odp *oa, struct odp *ob)
 	ok = ok && v == 0x1000010001ull;
 	memcpy(&v, oa->buf + 14 * PAGE, 8);
 	ok = ok && v == 0x1000000000ull;
-	CHECK(ok, "atomic", "fetch-and-add on ODP memory, result into ODP memory: %s",
-	      ok ? "target and original right" : wc_str(&wc));
+	report(ok, "atomic", "fetch-and-add on ODP memory, result into ODP memory: %s",
+	       ok ? "target and original right" : wc_str(&wc));
 }
 
 /*
@@ -225,22 +194,22 @@ static void refault(struct pair *p, struct odp *oa, struct odp *ob,
 		    mmap(hole, 2 * PAGE, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) !=
 		    hole) {
-			FAIL(check, "munmap/mmap: %s", strerror(errno));
+			report(0, check, "munmap/mmap: %s", strerror(errno));
 			return;
 		}
 	} else if (madvise(hole, 2 * PAGE, MADV_DONTNEED)) {
-		FAIL(check, "madvise: %s", strerror(errno));
+		report(0, check, "madvise: %s", strerror(errno));
 		return;
 	}
 	/* Fresh anonymous pages read as zero: the old data is gone. */
 	if (hole[0] || hole[2 * PAGE - 1]) {
-		FAIL(check, "the pages kept their data after %s",
-		     remap ? "munmap" : "MADV_DONTNEED");
+		report(0, check, "the pages kept their data after %s",
+		       remap ? "munmap" : "MADV_DONTNEED");
 		return;
 	}
 	/* A's source goes the same way: what is sent is its new content. */
 	if (madvise(oa->buf, 4 * PAGE, MADV_DONTNEED)) {
-		FAIL(check, "madvise (A): %s", strerror(errno));
+		report(0, check, "madvise (A): %s", strerror(errno));
 		return;
 	}
 	fill(oa->buf, 2 * PAGE, remap ? 71 : 61);
@@ -249,11 +218,11 @@ static void refault(struct pair *p, struct odp *oa, struct odp *ob,
 	ok = ok && !memcmp(hole, oa->buf, 2 * PAGE);
 	around = !memcmp(ob->buf, before, 4 * PAGE) &&
 		 !memcmp(ob->buf + 6 * PAGE, before + 6 * PAGE, 10 * PAGE);
-	CHECK(ok && around, check,
-	      "8 KiB WRITE after %s of 2 pages: %s, data %s, neighbouring pages %s",
-	      remap ? "munmap+mmap" : "MADV_DONTNEED", wc_str(&wc),
-	      ok ? "in the new pages" : "MISSING", around ? "untouched" :
-	      "CHANGED");
+	report(ok && around, check,
+	       "8 KiB WRITE after %s of 2 pages: %s, data %s, neighbouring pages %s",
+	       remap ? "munmap+mmap" : "MADV_DONTNEED", wc_str(&wc),
+	       ok ? "in the new pages" : "MISSING", around ? "untouched" :
+	       "CHANGED");
 }
 
 /* fork(): the child's copy-on-write writes never reach the parent. */
@@ -266,7 +235,7 @@ static void fork_check(struct pair *p, struct odp *oa, struct odp *ob)
 	fill(ob->buf, ODP_BYTES, 81);
 	pid = fork();
 	if (pid < 0) {
-		FAIL("fork", "fork: %s", strerror(errno));
+		report(0, "fork", "fork: %s", strerror(errno));
 		return;
 	}
 	if (!pid) {
@@ -275,7 +244,7 @@ static void fork_check(struct pair *p, struct odp *oa, struct odp *ob)
 		_exit(0);
 	}
 	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) {
-		FAIL("fork", "child did not exit cleanly");
+		report(0, "fork", "child did not exit cleanly");
 		return;
 	}
 	{
@@ -285,7 +254,7 @@ static void fork_check(struct pair *p, struct odp *oa, struct odp *ob)
 		ok = !memcmp(ob->buf, want, ODP_BYTES);
 	}
 	if (!ok) {
-		FAIL("fork", "the child's writes reached the parent's ODP buffer");
+		report(0, "fork", "the child's writes reached the parent's ODP buffer");
 		return;
 	}
 	/* The device writes the parent's pages (copy-on-write broken). */
@@ -294,8 +263,8 @@ static void fork_check(struct pair *p, struct odp *oa, struct odp *ob)
 		     oa->mr->lkey, (uintptr_t)ob->buf + 5 * PAGE, ob->mr->rkey,
 		     &wc);
 	ok = ok && !memcmp(ob->buf + 5 * PAGE, oa->buf + 3 * PAGE, PAGE);
-	CHECK(ok, "fork", "child wrote its copies and exited; parent buffer intact; WRITE after fork %s",
-	      ok ? "landed in the parent" : wc_str(&wc));
+	report(ok, "fork", "child wrote its copies and exited; parent buffer intact; WRITE after fork %s",
+	       ok ? "landed in the parent" : wc_str(&wc));
 }
 
 /* A WRITE into an unmapped hole of an ODP MR fails; another QP works. */
@@ -310,12 +279,12 @@ static void hole_check(struct side *a, struct side *b, struct odp *oa,
 	int ok, around;
 
 	if (rc_pair(&p2, NULL) || rc_pair(&p3, NULL)) {
-		FAIL("hole", "QP setup: %s", strerror(errno));
+		report(0, "hole", "QP setup: %s", strerror(errno));
 		goto out;
 	}
 	fill(ob->buf, 12 * PAGE, 99);
 	if (munmap(hole, PAGE)) {
-		FAIL("hole", "munmap: %s", strerror(errno));
+		report(0, "hole", "munmap: %s", strerror(errno));
 		goto out;
 	}
 	fill(oa->buf, PAGE, 5);
@@ -328,28 +297,28 @@ static void hole_check(struct side *a, struct side *b, struct odp *oa,
 		fill(want, 12 * PAGE, 99);
 		around = !memcmp(ob->buf, want, 12 * PAGE);
 	}
-	CHECK(ok && around, "hole",
-	      "WRITE into an unmapped page of an ODP MR: %s (want REM_ACCESS_ERR), rest of the buffer %s",
-	      wc_str(&wc), around ? "untouched" : "CHANGED");
+	report(ok && around, "hole",
+	       "WRITE into an unmapped page of an ODP MR: %s (want REM_ACCESS_ERR), rest of the buffer %s",
+	       wc_str(&wc), around ? "untouched" : "CHANGED");
 	if (errors >= 0) {
 		long long now = hw_counter(dev2, "odp_errors");
 
-		CHECK(now > errors, "hole-counter",
-		      "%s odp_errors %lld -> %lld", dev2, errors, now);
+		report(now > errors, "hole-counter",
+		       "%s odp_errors %lld -> %lld", dev2, errors, now);
 	}
 	/* The failed QP is the only one hurt. */
 	fill(a->buf, 256, 3);
 	ok = !run_op(&p3, 41, IBV_WR_RDMA_WRITE, a->buf, 256, a->mr->lkey,
 		     (uintptr_t)b->buf + 1024, b->mr->rkey, &wc) &&
 	     !memcmp(b->buf + 1024, a->buf, 256);
-	CHECK(ok, "hole-other-qp", "another QP's WRITE afterwards: %s",
-	      wc_str(&wc));
+	report(ok, "hole-other-qp", "another QP's WRITE afterwards: %s",
+	       wc_str(&wc));
 	/* Put a page back so the buffer can be unmapped whole later. */
 	mmap(hole, PAGE, PROT_READ | PROT_WRITE,
 	     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
 out:
-	pair_free(&p2);
-	pair_free(&p3);
+	pair_close(&p2);
+	pair_close(&p3);
 }
 
 static void prefetch_check(struct pair *p, struct side *a, struct odp *oa,
@@ -364,19 +333,19 @@ static void prefetch_check(struct pair *p, struct side *a, struct odp *oa,
 	int err, ok;
 
 	if (madvise(oa->buf + 8 * PAGE, 4 * PAGE, MADV_DONTNEED)) {
-		FAIL("prefetch", "madvise: %s", strerror(errno));
+		report(0, "prefetch", "madvise: %s", strerror(errno));
 		return;
 	}
 	err = ibv_advise_mr(a->pd, IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE,
 			    IBV_ADVISE_MR_FLAG_FLUSH, &sge, 1);
 	if (err == EOPNOTSUPP || err == ENOSYS) {
-		SKIP("prefetch", "%s has no ibv_advise_mr: %s",
-		     ibv_get_device_name(a->ctx->device), strerror(err));
+		report_skip("prefetch", "%s has no ibv_advise_mr: %s",
+			    ibv_get_device_name(a->ctx->device), strerror(err));
 		return;
 	}
 	if (err) {
-		FAIL("prefetch", "ibv_advise_mr(PREFETCH_WRITE, FLUSH): %s",
-		     strerror(err));
+		report(0, "prefetch", "ibv_advise_mr(PREFETCH_WRITE, FLUSH): %s",
+		       strerror(err));
 		return;
 	}
 	/* The pages are resident now: READing into them faults nothing. */
@@ -387,32 +356,32 @@ static void prefetch_check(struct pair *p, struct side *a, struct odp *oa,
 	     !memcmp(oa->buf + 8 * PAGE, p->b->buf, 4 * PAGE);
 	after = faults(dev);
 	if (before < 0)
-		CHECK(ok, "prefetch", "READ into 4 prefetched pages: %s",
-		      wc_str(&wc));
+		report(ok, "prefetch", "READ into 4 prefetched pages: %s",
+		       wc_str(&wc));
 	else
-		CHECK(ok && after == before, "prefetch",
-		      "READ into 4 prefetched pages: %s, %s faults %lld -> %lld",
-		      wc_str(&wc), dev, before, after);
+		report(ok && after == before, "prefetch",
+		       "READ into 4 prefetched pages: %s, %s faults %lld -> %lld",
+		       wc_str(&wc), dev, before, after);
 
 	err = ibv_advise_mr(a->pd, IBV_ADVISE_MR_ADVICE_PREFETCH, 0, &sge, 1);
-	CHECK(!err, "prefetch-async", "ibv_advise_mr(PREFETCH) without FLUSH: %s",
-	      strerror(err));
+	report(!err, "prefetch-async", "ibv_advise_mr(PREFETCH) without FLUSH: %s",
+	       strerror(err));
 	err = ibv_advise_mr(a->pd, IBV_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT,
 			    IBV_ADVISE_MR_FLAG_FLUSH, &sge, 1);
-	CHECK(!err, "prefetch-no-fault", "ibv_advise_mr(PREFETCH_NO_FAULT, FLUSH): %s",
-	      strerror(err));
+	report(!err, "prefetch-no-fault", "ibv_advise_mr(PREFETCH_NO_FAULT, FLUSH): %s",
+	       strerror(err));
 	/* Only ODP MRs take advice; a range beyond the MR neither. */
 	err = ibv_advise_mr(a->pd, IBV_ADVISE_MR_ADVICE_PREFETCH,
 			    IBV_ADVISE_MR_FLAG_FLUSH, &plain, 1);
-	CHECK(err == EINVAL, "prefetch-non-odp",
-	      "ibv_advise_mr on a pinned MR: %s (want %s)", strerror(err),
-	      strerror(EINVAL));
+	report(err == EINVAL, "prefetch-non-odp",
+	       "ibv_advise_mr on a pinned MR: %s (want %s)", strerror(err),
+	       strerror(EINVAL));
 	sge.length = ODP_BYTES;
 	err = ibv_advise_mr(a->pd, IBV_ADVISE_MR_ADVICE_PREFETCH,
 			    IBV_ADVISE_MR_FLAG_FLUSH, &sge, 1);
-	CHECK(err == EINVAL, "prefetch-bounds",
-	      "ibv_advise_mr past the MR's end: %s (want %s)", strerror(err),
-	      strerror(EINVAL));
+	report(err == EINVAL, "prefetch-bounds",
+	       "ibv_advise_mr past the MR's end: %s (want %s)", strerror(err),
+	       strerror(EINVAL));
 }
 
 int main(int argc, char **argv)
@@ -421,56 +390,43 @@ int main(int argc, char **argv)
 	struct odp oa = {}, ob = {};
 	struct pair p = { .tag = "odp", .a = &a, .b = &b };
 	struct ibv_device_attr_ex ax = {};
-	struct ibv_device **list;
-	struct ibv_device *da, *db;
 	long long f0, f1, i0 = -1, i1;
 	uint32_t rc_need;
-	int n;
 
 	if (argc != 5) {
 		fprintf(stderr, "usage: %s DEV GID DEV2 GID2\n", argv[0]);
 		return 2;
 	}
-	list = ibv_get_device_list(&n);
-	da = list ? find_dev(list, argv[1]) : NULL;
-	db = list ? find_dev(list, argv[3]) : NULL;
-	if (!da || !db) {
-		FAIL("open", "%s or %s not among the verbs devices", argv[1],
-		     argv[3]);
+	report_prefix("odp/");
+	if (sides_open(&a, &b, argv))
 		return 1;
-	}
-	if (side_open(&a, da) || side_open(&b, db) ||
-	    gid_from_arg(&a, argv[2]) || gid_from_arg(&b, argv[4])) {
-		FAIL("open", "device setup: %s", strerror(errno));
-		return 1;
-	}
 	if (ibv_query_device_ex(a.ctx, NULL, &ax)) {
-		FAIL("caps", "ibv_query_device_ex: %s", strerror(errno));
+		report(0, "caps", "ibv_query_device_ex: %s", strerror(errno));
 		return 1;
 	}
 	rc_need = IBV_ODP_SUPPORT_SEND | IBV_ODP_SUPPORT_RECV |
 		  IBV_ODP_SUPPORT_WRITE | IBV_ODP_SUPPORT_READ |
 		  IBV_ODP_SUPPORT_ATOMIC;
 	if (!(ax.odp_caps.general_caps & IBV_ODP_SUPPORT)) {
-		SKIP("all", "%s does not advertise ODP (general_caps %#llx)",
-		     argv[1], (unsigned long long)ax.odp_caps.general_caps);
+		report_skip("all", "%s does not advertise ODP (general_caps %#llx)",
+			    argv[1], (unsigned long long)ax.odp_caps.general_caps);
 		goto out;
 	}
-	CHECK((ax.odp_caps.per_transport_caps.rc_odp_caps & rc_need) ==
-	      rc_need, "caps", "%s odp_caps general %#llx rc %#x ud %#x",
-	      argv[1], (unsigned long long)ax.odp_caps.general_caps,
-	      ax.odp_caps.per_transport_caps.rc_odp_caps,
-	      ax.odp_caps.per_transport_caps.ud_odp_caps);
+	report((ax.odp_caps.per_transport_caps.rc_odp_caps & rc_need) ==
+	       rc_need, "caps", "%s odp_caps general %#llx rc %#x ud %#x",
+	       argv[1], (unsigned long long)ax.odp_caps.general_caps,
+	       ax.odp_caps.per_transport_caps.rc_odp_caps,
+	       ax.odp_caps.per_transport_caps.ud_odp_caps);
 
 	if (odp_reg(&a, &oa) || odp_reg(&b, &ob)) {
-		FAIL("reg", "ODP MR of %u bytes: %s", ODP_BYTES,
-		     strerror(errno));
+		report(0, "reg", "ODP MR of %u bytes: %s", ODP_BYTES,
+		       strerror(errno));
 		goto out;
 	}
-	PASS("reg", "ODP MRs of %u never-touched pages on %s and %s", NPAGES,
-	     argv[1], argv[3]);
+	report(1, "reg", "ODP MRs of %u never-touched pages on %s and %s", NPAGES,
+	       argv[1], argv[3]);
 	if (rc_pair(&p, NULL)) {
-		FAIL("qp", "RC QP setup: %s", strerror(errno));
+		report(0, "qp", "RC QP setup: %s", strerror(errno));
 		goto out;
 	}
 	f0 = faults(argv[1]) + faults(argv[3]);
@@ -479,25 +435,24 @@ int main(int argc, char **argv)
 	traffic(&p, &oa, &ob);
 	f1 = faults(argv[1]) + faults(argv[3]);
 	if (faults(argv[1]) >= 0 && faults(argv[3]) >= 0)
-		CHECK(f1 > f0, "fault-counters",
-		      "odp_req_faults + odp_resp_faults of both devices %lld -> %lld",
-		      f0, f1);
+		report(f1 > f0, "fault-counters",
+		       "odp_req_faults + odp_resp_faults of both devices %lld -> %lld",
+		       f0, f1);
 
 	refault(&p, &oa, &ob, "dontneed", 0);
 	refault(&p, &oa, &ob, "remap", 1);
 	fork_check(&p, &oa, &ob);
 	i1 = hw_counter(argv[3], "odp_invalidations");
 	if (i0 >= 0)
-		CHECK(i1 > i0, "invalidation-counter",
-		      "%s odp_invalidations %lld -> %lld", argv[3], i0, i1);
+		report(i1 > i0, "invalidation-counter",
+		       "%s odp_invalidations %lld -> %lld", argv[3], i0, i1);
 	prefetch_check(&p, &a, &oa, argv[1]);
 	hole_check(&a, &b, &oa, &ob, argv[3]);
 out:
-	pair_free(&p);
+	pair_close(&p);
 	odp_free(&oa);
 	odp_free(&ob);
 	side_close(&a);
 	side_close(&b);
-	ibv_free_device_list(list);
 	return 0;
 }

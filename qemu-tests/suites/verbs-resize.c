@@ -12,8 +12,8 @@
  *   rights and addresses stop working (remote access error, memory
  *   untouched) while a bystander QP keeps moving data, new ones work.
  *
- * Checks print "PASS resize/<check> ..." / "FAIL ..." / "SKIP ..." lines;
- * the exit status is 1 when a check failed, 2 when nothing could run.
+ * Checks print "PASS: resize/<check> ..." / "FAIL: ..." / "SKIP: ..."
+ * lines; the exit status is 1 when a check failed, 2 when nothing could run.
  */
 #include <errno.h>
 #include <poll.h>
@@ -22,16 +22,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "provider-lib.h"
+#include "qp-pair.h"
 
 #define MSG		256
 #define REGION		(4 * 4096)
-
-static void skip(const char *name, const char *why)
-{
-	printf("SKIP resize/%s %s\n", name, why);
-	fflush(stdout);
-}
 
 /* Wait until @n bytes at @p equal @want (an RDMA WRITE landed), or 5 s. */
 static int wait_bytes(const uint8_t *p, const uint8_t *want, size_t n)
@@ -79,15 +73,13 @@ static int expect_writes(struct pair *p, const char *name, uint64_t first,
 	int i;
 
 	for (i = 0; i < count; i++)
-		if (check_wc("resize/wc", name, p->ca, first + i,
+		if (check_wc("wc", name, p->ca, first + i,
 			     IBV_WC_RDMA_WRITE, 0, 0, p->qa->qp_num, NULL))
 			return -1;
 	for (i = 0; i < count && i < 64; i++)
 		if (memcmp(p->a->buf + (size_t)i * MSG,
 			   p->b->buf + (size_t)i * MSG, MSG)) {
-			printf("FAIL resize/%s data of WRITE %d differs\n", name,
-			       i);
-			failed = 1;
+			report(0, name, "data of WRITE %d differs", i);
 			return -1;
 		}
 	return 0;
@@ -104,54 +96,54 @@ static void cq_tests(struct side *a, struct side *b)
 
 	p.ca = ibv_create_cq(a->ctx, 16, NULL, a->ch, 0);
 	if (!p.ca || rc_pair(&p, NULL)) {
-		report(0, "resize/cq-setup", "RC pair: %s", strerror(errno));
-		pair_free(&p);
+		report(0, "cq-setup", "RC pair: %s", strerror(errno));
+		pair_close(&p);
 		return;
 	}
 	cq = p.ca;
 	err = ibv_resize_cq(cq, 16);
 	if (err == EOPNOTSUPP || err == ENOSYS) {
-		skip("cq", "ibv_resize_cq not supported by this device");
-		pair_free(&p);
+		report_skip("cq", "ibv_resize_cq not supported by this device");
+		pair_close(&p);
 		return;
 	}
-	report(!err && cq->cqe >= 16, "resize/cq-same-size",
+	report(!err && cq->cqe >= 16, "cq-same-size",
 	       "resize to 16: %s, cqe %d", strerror(err), cq->cqe);
 
 	/* Grow with 7 of 10 completions unpolled. */
 	if (post_writes(&p, 100, 10, 1)) {
-		report(0, "resize/cq-grow", "WRITEs did not land");
+		report(0, "cq-grow", "WRITEs did not land");
 		goto out;
 	}
 	if (expect_writes(&p, "cq-grow-before", 100, 3))
 		goto out;
 	err = ibv_resize_cq(cq, 100);
-	report(!err && cq->cqe >= 100, "resize/cq-grow",
+	report(!err && cq->cqe >= 100, "cq-grow",
 	       "16 -> 100 with 7 pending: %s, cqe %d", strerror(err),
 	       cq->cqe);
 	if (!err && !expect_writes(&p, "cq-grow-pending", 103, 7))
-		report(1, "resize/cq-grow-pending",
+		report(1, "cq-grow-pending",
 		       "7 unpolled CQEs after the resize in order, fields and data intact");
 
 	/* Shrink below the unpolled CQEs: EINVAL, nothing lost. */
 	if (post_writes(&p, 200, 12, 2)) {
-		report(0, "resize/cq-shrink-refused", "WRITEs did not land");
+		report(0, "cq-shrink-refused", "WRITEs did not land");
 		goto out;
 	}
 	err = ibv_resize_cq(cq, 2);
-	report(err == EINVAL, "resize/cq-shrink-refused",
+	report(err == EINVAL, "cq-shrink-refused",
 	       "100 -> 2 with 12 pending: %s (want EINVAL)", strerror(err));
 	if (!expect_writes(&p, "cq-shrink-refused-intact", 200, 12))
-		report(1, "resize/cq-shrink-refused-intact",
+		report(1, "cq-shrink-refused-intact",
 		       "all 12 CQEs still there in order");
 
 	/* Shrink with pending CQEs that fit, then wrap the small ring. */
 	if (post_writes(&p, 300, 2, 3)) {
-		report(0, "resize/cq-shrink", "WRITEs did not land");
+		report(0, "cq-shrink", "WRITEs did not land");
 		goto out;
 	}
 	err = ibv_resize_cq(cq, 4);
-	report(!err && cq->cqe >= 4, "resize/cq-shrink",
+	report(!err && cq->cqe >= 4, "cq-shrink",
 	       "100 -> 4 with 2 pending: %s, cqe %d", strerror(err),
 	       cq->cqe);
 	if (err || expect_writes(&p, "cq-shrink-pending", 300, 2))
@@ -160,12 +152,12 @@ static void cq_tests(struct side *a, struct side *b)
 		if (post_writes(&p, 400 + 3 * i, 3, (uint8_t)(4 + i)) ||
 		    expect_writes(&p, "cq-shrink-wrap", 400 + 3 * i, 3))
 			goto out;
-	report(1, "resize/cq-shrink-wrap",
+	report(1, "cq-shrink-wrap",
 	       "24 WRITEs in batches of 3 through the shrunk CQ, in order");
 
 	/* Arming survives a resize. */
 	if (ibv_req_notify_cq(cq, 0)) {
-		report(0, "resize/cq-armed", "req_notify_cq failed");
+		report(0, "cq-armed", "req_notify_cq failed");
 		goto out;
 	}
 	err = ibv_resize_cq(cq, 32);
@@ -176,22 +168,22 @@ static void cq_tests(struct side *a, struct side *b)
 	if (!err && poll(&pfd, 1, 5000) == 1 &&
 	    !ibv_get_cq_event(a->ch, &ev_cq, &ev_ctx) && ev_cq == cq) {
 		ibv_ack_cq_events(cq, 1);
-		report(!expect_writes(&p, "cq-armed", 500, 1), "resize/cq-armed",
+		report(!expect_writes(&p, "cq-armed", 500, 1), "cq-armed",
 		       "armed, resized, the next CQE raised a completion event");
 	} else {
-		report(0, "resize/cq-armed", "no completion event (%s)",
+		report(0, "cq-armed", "no completion event (%s)",
 		       strerror(err));
 	}
 
 	/* Bad sizes. */
 	err = ibv_resize_cq(cq, 0);
-	report(err == EINVAL, "resize/cq-bad-size", "0 CQEs: %s (want EINVAL)",
+	report(err == EINVAL, "cq-bad-size", "0 CQEs: %s (want EINVAL)",
 	       strerror(err));
 	err = ibv_resize_cq(cq, a->attr.max_cqe + 1);
-	report(err == EINVAL, "resize/cq-too-big",
+	report(err == EINVAL, "cq-too-big",
 	       "max_cqe + 1: %s (want EINVAL)", strerror(err));
 out:
-	pair_free(&p);
+	pair_close(&p);
 }
 
 /* The receive of message @n lands at b->buf + n * MSG (n < 200). */
@@ -223,30 +215,27 @@ static int srq_done(struct pair *p, const char *name, uint64_t n)
 {
 	struct ibv_wc wc;
 
-	if (check_wc("resize/wc", name, p->ca, n, IBV_WC_SEND, 0, 0,
+	if (check_wc("wc", name, p->ca, n, IBV_WC_SEND, 0, 0,
 		     p->qa->qp_num, NULL))
 		return -1;
 	if (!poll_one(p->cb, &wc)) {
-		printf("FAIL resize/%s no receive completion for %llu\n", name,
+		report(0, name, "no receive completion for %llu",
 		       (unsigned long long)n);
-		failed = 1;
 		return -1;
 	}
 	if (wc.status != IBV_WC_SUCCESS || wc.wr_id != n ||
 	    wc.opcode != IBV_WC_RECV || wc.byte_len != MSG ||
 	    (wc.wc_flags & IBV_WC_WITH_IMM) || wc.qp_num != p->qb->qp_num) {
-		printf("FAIL resize/%s receive: status %s wr_id %llu opcode %d byte_len %u flags %#x qp %u; want wr_id %llu RECV %u bytes qp %u\n",
-		       name, ibv_wc_status_str(wc.status),
+		report(0, name, "receive: status %s wr_id %llu opcode %d byte_len %u flags %#x qp %u; want wr_id %llu RECV %u bytes qp %u",
+		       ibv_wc_status_str(wc.status),
 		       (unsigned long long)wc.wr_id, wc.opcode, wc.byte_len,
 		       wc.wc_flags, wc.qp_num, (unsigned long long)n, MSG,
 		       p->qb->qp_num);
-		failed = 1;
 		return -1;
 	}
 	if (memcmp(p->a->buf + n * MSG, p->b->buf + n * MSG, MSG)) {
-		printf("FAIL resize/%s data of message %llu differs\n", name,
+		report(0, name, "data of message %llu differs",
 		       (unsigned long long)n);
-		failed = 1;
 		return -1;
 	}
 	return 0;
@@ -262,12 +251,12 @@ static void srq_tests(struct side *a, struct side *b)
 	int err;
 
 	if (!(b->attr.device_cap_flags & IBV_DEVICE_SRQ_RESIZE)) {
-		skip("srq", "device does not report IBV_DEVICE_SRQ_RESIZE");
+		report_skip("srq", "device does not report IBV_DEVICE_SRQ_RESIZE");
 		return;
 	}
 	srq = ibv_create_srq(b->pd, &init);
 	if (!srq || rc_pair(&p, srq)) {
-		report(0, "resize/srq-setup", "SRQ + RC pair: %s",
+		report(0, "srq-setup", "SRQ + RC pair: %s",
 		       strerror(errno));
 		goto out;
 	}
@@ -284,7 +273,7 @@ static void srq_tests(struct side *a, struct side *b)
 	memset(&attr, 0, sizeof(attr));
 	if (!err)
 		err = ibv_query_srq(srq, &attr);
-	report(!err && attr.max_wr >= 64, "resize/srq-grow",
+	report(!err && attr.max_wr >= 64, "srq-grow",
 	       "8 -> 64 with 6 posted and 3 SENDs in flight: %s, max_wr %u",
 	       strerror(err), attr.max_wr);
 	if (err)
@@ -296,7 +285,7 @@ static void srq_tests(struct side *a, struct side *b)
 		if ((n >= 3 && srq_send(&p, n)) ||
 		    srq_done(&p, "srq-grow-traffic", n))
 			goto out;
-	report(1, "resize/srq-grow-traffic",
+	report(1, "srq-grow-traffic",
 	       "50 receives completed in posting order with their data");
 
 	/* Shrink below the posted WQEs: refused. */
@@ -305,7 +294,7 @@ static void srq_tests(struct side *a, struct side *b)
 			goto post_failed;
 	attr.max_wr = 2;
 	err = ibv_modify_srq(srq, &attr, IBV_SRQ_MAX_WR);
-	report(err == EINVAL, "resize/srq-shrink-refused",
+	report(err == EINVAL, "srq-shrink-refused",
 	       "64 -> 2 with 10 posted: %s (want EINVAL)", strerror(err));
 	for (n = 50; n < 60; n++)
 		if (srq_send(&p, n) || srq_done(&p, "srq-shrink-refused", n))
@@ -320,7 +309,7 @@ static void srq_tests(struct side *a, struct side *b)
 	memset(&attr, 0, sizeof(attr));
 	if (!err)
 		err = ibv_query_srq(srq, &attr);
-	report(!err && attr.max_wr >= 4, "resize/srq-shrink",
+	report(!err && attr.max_wr >= 4, "srq-shrink",
 	       "64 -> 4 with 2 posted: %s, max_wr %u", strerror(err),
 	       attr.max_wr);
 	if (err)
@@ -331,14 +320,14 @@ static void srq_tests(struct side *a, struct side *b)
 		if (srq_send(&p, n) || srq_done(&p, "srq-shrink-traffic", n))
 			goto out;
 	}
-	report(1, "resize/srq-shrink-traffic",
+	report(1, "srq-shrink-traffic",
 	       "20 more receives through the shrunk SRQ, in order with data");
 	goto out;
 
 post_failed:
-	report(0, "resize/srq-post", "posting failed: %s", strerror(errno));
+	report(0, "srq-post", "posting failed: %s", strerror(errno));
 out:
-	pair_free(&p);
+	pair_close(&p);
 	if (srq)
 		ibv_destroy_srq(srq);
 }
@@ -372,7 +361,7 @@ static void bystander(struct pair *q, const char *name, uint8_t seed)
 /* A fresh RC pair after a failed WRITE moved the QP to ERR. */
 static int renew(struct pair *p)
 {
-	pair_free(p);
+	pair_close(p);
 	return rc_pair(p, NULL);
 }
 
@@ -389,7 +378,7 @@ static void mr_tests(struct side *a, struct side *b)
 	r2 = aligned_alloc(4096, REGION);
 	snap = malloc(REGION);
 	if (!r1 || !r2 || !snap || rc_pair(&p, NULL) || rc_pair(&q, NULL)) {
-		report(0, "resize/mr-setup", "buffers or RC pairs: %s",
+		report(0, "mr-setup", "buffers or RC pairs: %s",
 		       strerror(errno));
 		goto out;
 	}
@@ -398,90 +387,90 @@ static void mr_tests(struct side *a, struct side *b)
 	mr = ibv_reg_mr(b->pd, r1, REGION,
 			IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
 	if (!mr) {
-		report(0, "resize/mr-setup", "reg_mr: %s", strerror(errno));
+		report(0, "mr-setup", "reg_mr: %s", strerror(errno));
 		goto out;
 	}
 	st = write_status(&p, 1, (uintptr_t)r1 + 512, mr->rkey, 1);
 	report(st == IBV_WC_SUCCESS && !memcmp(a->buf, r1 + 512, MSG),
-	       "resize/mr-write", "WRITE into the MR: %s",
+	       "mr-write", "WRITE into the MR: %s",
 	       st < 0 ? "no completion" : ibv_wc_status_str(st));
 
 	/* Access: remote write taken away. */
 	err = ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
 			   IBV_ACCESS_LOCAL_WRITE);
 	if (err && errno == EOPNOTSUPP) {
-		skip("mr", "ibv_rereg_mr not supported by this device");
+		report_skip("mr", "ibv_rereg_mr not supported by this device");
 		goto out;
 	}
 	if (err) {
-		report(0, "resize/mr-access-revoked", "rereg: %d errno %s", err,
+		report(0, "mr-access-revoked", "rereg: %d errno %s", err,
 		       strerror(errno));
 		goto out;
 	}
 	memcpy(snap, r1, REGION);
 	st = write_status(&p, 2, (uintptr_t)r1 + 512, mr->rkey, 2);
 	report(st == IBV_WC_REM_ACCESS_ERR && !memcmp(snap, r1, REGION),
-	       "resize/mr-access-revoked",
+	       "mr-access-revoked",
 	       "WRITE after rereg to local-only: %s (want remote access error), memory %s",
 	       st < 0 ? "no completion" : ibv_wc_status_str(st),
 	       memcmp(snap, r1, REGION) ? "CHANGED" : "untouched");
-	bystander(&q, "resize/mr-access-bystander", 3);
+	bystander(&q, "mr-access-bystander", 3);
 
 	/* Access given back: the same (returned) keys work again. */
 	err = ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
 			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
 	if (err || renew(&p)) {
-		report(0, "resize/mr-access-restored", "rereg: %d errno %s", err,
+		report(0, "mr-access-restored", "rereg: %d errno %s", err,
 		       strerror(errno));
 		goto out;
 	}
 	st = write_status(&p, 3, (uintptr_t)r1 + 1024, mr->rkey, 4);
 	report(st == IBV_WC_SUCCESS && !memcmp(a->buf, r1 + 1024, MSG),
-	       "resize/mr-access-restored", "WRITE after remote write given back: %s",
+	       "mr-access-restored", "WRITE after remote write given back: %s",
 	       st < 0 ? "no completion" : ibv_wc_status_str(st));
 
 	/* Translation: the MR moves to r2; r1 is no longer reachable. */
 	err = ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_TRANSLATION, NULL, r2,
 			   REGION, 0);
 	if (err) {
-		report(0, "resize/mr-translation", "rereg: %d errno %s", err,
+		report(0, "mr-translation", "rereg: %d errno %s", err,
 		       strerror(errno));
 		goto out;
 	}
 	memcpy(snap, r1, REGION);
 	st = write_status(&p, 4, (uintptr_t)r2 + 2048, mr->rkey, 5);
 	report(st == IBV_WC_SUCCESS && !memcmp(a->buf, r2 + 2048, MSG) &&
-	       !memcmp(snap, r1, REGION), "resize/mr-translation",
+	       !memcmp(snap, r1, REGION), "mr-translation",
 	       "WRITE to the new range: %s, data %s, old pages %s",
 	       st < 0 ? "no completion" : ibv_wc_status_str(st),
 	       memcmp(a->buf, r2 + 2048, MSG) ? "differs" : "intact",
 	       memcmp(snap, r1, REGION) ? "CHANGED" : "untouched");
 	st = write_status(&p, 5, (uintptr_t)r1 + 512, mr->rkey, 6);
 	report(st == IBV_WC_REM_ACCESS_ERR && !memcmp(snap, r1, REGION),
-	       "resize/mr-old-address",
+	       "mr-old-address",
 	       "WRITE to the old range: %s (want remote access error), old pages %s",
 	       st < 0 ? "no completion" : ibv_wc_status_str(st),
 	       memcmp(snap, r1, REGION) ? "CHANGED" : "untouched");
-	bystander(&q, "resize/mr-translation-bystander", 7);
+	bystander(&q, "mr-translation-bystander", 7);
 
 	/* PD: the MR leaves the QP's PD, then comes back. */
 	pd2 = ibv_alloc_pd(b->ctx);
 	if (!pd2 || renew(&p)) {
-		report(0, "resize/mr-pd", "second PD or RC pair failed");
+		report(0, "mr-pd", "second PD or RC pair failed");
 		goto out;
 	}
 	err = ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_PD, pd2, NULL, 0, 0);
 	memcpy(snap, r2, REGION);
 	st = err ? -1 : write_status(&p, 6, (uintptr_t)r2, mr->rkey, 8);
 	report(!err && st == IBV_WC_REM_ACCESS_ERR && !memcmp(snap, r2, REGION),
-	       "resize/mr-pd", "WRITE after rereg to another PD: %s (want remote access error)",
+	       "mr-pd", "WRITE after rereg to another PD: %s (want remote access error)",
 	       err ? strerror(errno) : st < 0 ? "no completion" :
 	       ibv_wc_status_str(st));
 	err = ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_PD, b->pd, NULL, 0, 0);
 	st = err || renew(&p) ? -1 :
 	     write_status(&p, 7, (uintptr_t)r2, mr->rkey, 9);
 	report(st == IBV_WC_SUCCESS && !memcmp(a->buf, r2, MSG),
-	       "resize/mr-pd-back", "WRITE after rereg back to the QP's PD: %s",
+	       "mr-pd-back", "WRITE after rereg back to the QP's PD: %s",
 	       st < 0 ? "failed" : ibv_wc_status_str(st));
 
 	/* Bad rights are refused and the MR keeps working. */
@@ -489,15 +478,15 @@ static void mr_tests(struct side *a, struct side *b)
 			   IBV_ACCESS_REMOTE_WRITE);
 	st = write_status(&p, 8, (uintptr_t)r2 + 4096, mr->rkey, 10);
 	report(err && st == IBV_WC_SUCCESS && !memcmp(a->buf, r2 + 4096, MSG),
-	       "resize/mr-bad-access",
+	       "mr-bad-access",
 	       "remote write without local write: %s; the MR then: %s",
 	       err ? "refused" : "ACCEPTED",
 	       st < 0 ? "no completion" : ibv_wc_status_str(st));
 out:
 	if (mr)
 		ibv_dereg_mr(mr);
-	pair_free(&p);
-	pair_free(&q);
+	pair_close(&p);
+	pair_close(&q);
 	if (pd2)
 		ibv_dealloc_pd(pd2);
 	free(r1);
@@ -508,26 +497,18 @@ out:
 int main(int argc, char **argv)
 {
 	struct side a = {}, b = {};
-	struct ibv_device **list;
-	struct ibv_device *da, *db;
 
-	if (argc < 4) {
+	if (argc < 5) {
 		fprintf(stderr, "usage: %s DEV GID DEV2 GID2\n", argv[0]);
 		return 2;
 	}
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	list = ibv_get_device_list(NULL);
-	da = list ? find_dev(list, argv[1]) : NULL;
-	db = list ? find_dev(list, argv[3]) : NULL;
-	if (!da || !db || side_open(&a, da) || side_open(&b, db)) {
-		fprintf(stderr, "cannot open %s and %s\n", argv[1], argv[3]);
+	report_prefix("resize/");
+	if (sides_open(&a, &b, argv))
 		return 2;
-	}
 	cq_tests(&a, &b);
 	srq_tests(&a, &b);
 	mr_tests(&a, &b);
 	side_close(&a);
 	side_close(&b);
-	ibv_free_device_list(list);
-	return failed ? 1 : 0;
+	return report_failures() ? 1 : 0;
 }

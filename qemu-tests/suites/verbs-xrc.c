@@ -15,14 +15,13 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <arpa/inet.h>
 
-#include "provider-lib.h"
+#include "qp-pair.h"
 
 #define PSN		0x123
 #define MSG		3000	/* three packets at a 1024-byte MTU */
@@ -34,26 +33,6 @@
 #define OFF_WRITE	24576
 #define OFF_ATOMIC	40960
 #define OFF_SRC		45056
-
-static void line(const char *verdict, const char *check, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void line(const char *verdict, const char *check, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s: xrc/%s ", verdict, check);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	if (!strcmp(verdict, "FAIL"))
-		failed = 1;
-}
-
-#define pass(check, ...) line("PASS", check, __VA_ARGS__)
-#define fail(check, ...) line("FAIL", check, __VA_ARGS__)
 
 /* The target side: one domain with two SRQs and a target QP, and a second
  * domain with one SRQ.
@@ -74,17 +53,6 @@ struct initiator {
 	struct ibv_cq *scq;
 	struct ibv_qp *ini, *ini2;
 };
-
-static int open_side(struct side *s, struct ibv_device **list,
-		     const char *name, const char *gid)
-{
-	struct ibv_device *dev = find_dev(list, name);
-
-	if (!dev || side_open(s, dev))
-		return -1;
-	s->gid_index = atoi(gid);
-	return ibv_query_gid(s->ctx, 1, s->gid_index, &s->gid);
-}
 
 static struct ibv_xrcd *open_xrcd(struct ibv_context *ctx, int fd)
 {
@@ -143,58 +111,21 @@ static struct ibv_qp *initiator_qp(struct side *s, struct ibv_cq *cq)
 }
 
 /*
- * RESET -> INIT -> RTR -> RTS with the attributes IB requires of each XRC
- * half: a target needs no requester attributes, an initiator no responder
- * ones.
+ * RESET -> INIT -> RTR -> RTS towards @remote's QP @dest_qpn, PSN both ways
+ * PSN; the initiator grants no remote rights (qp_to_*() give each XRC half
+ * what IB requires of it).
  */
 static int xrc_connect(struct ibv_qp *qp, const struct side *local,
 		       const struct side *remote, uint32_t dest_qpn)
 {
-	int target = qp->qp_type == IBV_QPT_XRC_RECV;
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT,
-		.port_num = 1,
-		.qp_access_flags = target ? IBV_ACCESS_REMOTE_WRITE |
-					    IBV_ACCESS_REMOTE_READ |
-					    IBV_ACCESS_REMOTE_ATOMIC : 0,
-	};
-	int err;
+	struct qp_path path = qp_path(local->gid_index, &remote->gid,
+				      dest_qpn);
 
-	err = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			    IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
-	if (err)
-		return err;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = dest_qpn;
-	a.rq_psn = PSN;
-	a.max_dest_rd_atomic = 4;
-	a.min_rnr_timer = 1;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.grh.dgid = remote->gid;
-	a.ah_attr.grh.sgid_index = local->gid_index;
-	a.ah_attr.grh.hop_limit = 64;
-	a.ah_attr.port_num = 1;
-	err = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV |
-			    IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-			    IBV_QP_RQ_PSN |
-			    (target ? IBV_QP_MAX_DEST_RD_ATOMIC |
-				      IBV_QP_MIN_RNR_TIMER : 0));
-	if (err)
-		return err;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = PSN;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 4;
-	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
-			     IBV_QP_TIMEOUT |
-			     (target ? 0 : IBV_QP_RETRY_CNT |
-					   IBV_QP_RNR_RETRY |
-					   IBV_QP_MAX_QP_RD_ATOMIC));
+	path.sq_psn = PSN;
+	path.rq_psn = PSN;
+	if (qp->qp_type == IBV_QPT_XRC_SEND)
+		path.access = 0;
+	return qp_connect(qp, &path);
 }
 
 static int srq_recv(struct ibv_srq *srq, uint64_t wr_id, void *addr,
@@ -245,17 +176,17 @@ static int expect_wc(const char *check, struct ibv_cq *cq, uint64_t wr_id,
 	struct ibv_wc wc;
 
 	if (!poll_one(cq, &wc)) {
-		fail(check, "no completion for wr_id %#llx within %d ms",
-		     (unsigned long long)wr_id, POLL_MS);
+		report(0, check, "no completion for wr_id %#llx within %d ms",
+		       (unsigned long long)wr_id, POLL_MS);
 		return -1;
 	}
 	if (out)
 		*out = wc;
 	if (wc.wr_id != wr_id || wc.status != status) {
-		fail(check, "wr_id %#llx status %s (vendor_err %u); want wr_id %#llx status %s",
-		     (unsigned long long)wc.wr_id, ibv_wc_status_str(wc.status),
-		     wc.vendor_err, (unsigned long long)wr_id,
-		     ibv_wc_status_str(status));
+		report(0, check, "wr_id %#llx status %s (vendor_err %u); want wr_id %#llx status %s",
+		       (unsigned long long)wc.wr_id, ibv_wc_status_str(wc.status),
+		       wc.vendor_err, (unsigned long long)wr_id,
+		       ibv_wc_status_str(status));
 		return -1;
 	}
 	return 0;
@@ -265,14 +196,8 @@ static int expect_wc(const char *check, struct ibv_cq *cq, uint64_t wr_id,
 static int quiet(struct ibv_cq *cq)
 {
 	struct ibv_wc wc;
-	long long end = now_ms() + 200;
 
-	while (now_ms() < end) {
-		if (ibv_poll_cq(cq, 1, &wc))
-			return 0;
-		usleep(1000);
-	}
-	return 1;
+	return !poll_within(cq, &wc, 200);
 }
 
 static int setup_target(struct target *t)
@@ -304,21 +229,21 @@ static void objects(struct target *t, struct initiator *i)
 
 	if (t->srqn1 == t->srqn2 || t->srqn1 == t->srqn3 ||
 	    t->srqn2 == t->srqn3) {
-		fail("objects", "SRQ numbers %u %u %u not distinct", t->srqn1,
-		     t->srqn2, t->srqn3);
+		report(0, "objects", "SRQ numbers %u %u %u not distinct", t->srqn1,
+		       t->srqn2, t->srqn3);
 		return;
 	}
 	/* A target has no queue, an initiator no receive queue. */
 	e_send = ibv_post_send(t->tgt, &swr, &bad_swr);
 	e_recv = ibv_post_recv(i->ini, &rwr, &bad_rwr);
 	if (e_send != EINVAL || e_recv != EINVAL) {
-		fail("objects", "post_send on a target: %d, post_recv on an initiator: %d; want EINVAL",
-		     e_send, e_recv);
+		report(0, "objects", "post_send on a target: %d, post_recv on an initiator: %d; want EINVAL",
+		       e_send, e_recv);
 		return;
 	}
-	pass("objects", "2 domains, XRC SRQs %u %u (domain 1) %u (domain 2), target QPs %u %u, initiator QPs %u %u; target post_send and initiator post_recv refused",
-	     t->srqn1, t->srqn2, t->srqn3, t->tgt->qp_num, t->tgt2->qp_num,
-	     i->ini->qp_num, i->ini2->qp_num);
+	report(1, "objects", "2 domains, XRC SRQs %u %u (domain 1) %u (domain 2), target QPs %u %u, initiator QPs %u %u; target post_send and initiator post_recv refused",
+	       t->srqn1, t->srqn2, t->srqn3, t->tgt->qp_num, t->tgt2->qp_num,
+	       i->ini->qp_num, i->ini2->qp_num);
 }
 
 /* A completion for a receive from an XRC SRQ: on its CQ, from the target. */
@@ -333,9 +258,9 @@ static int check_recv(const char *check, struct ibv_cq *cq, uint64_t wr_id,
 	if (wc.qp_num != qpn || wc.byte_len != len || wc.opcode != op ||
 	    !!(wc.wc_flags & IBV_WC_WITH_IMM) != imm ||
 	    (imm && wc.imm_data != htonl(0x5eed0001))) {
-		fail(check, "qp %u byte_len %u opcode %d flags %#x imm %#x; want qp %u byte_len %u opcode %d",
-		     wc.qp_num, wc.byte_len, wc.opcode, wc.wc_flags,
-		     ntohl(wc.imm_data), qpn, len, op);
+		report(0, check, "qp %u byte_len %u opcode %d flags %#x imm %#x; want qp %u byte_len %u opcode %d",
+		       wc.qp_num, wc.byte_len, wc.opcode, wc.wc_flags,
+		       ntohl(wc.imm_data), qpn, len, op);
 		return -1;
 	}
 	return 0;
@@ -350,7 +275,7 @@ static void sends(struct target *t, struct initiator *i)
 	fill(ib + OFF_SRC + 8192, 700, 0x52);
 	if (srq_recv(t->srq1, 0x101, tb + OFF_SRQ1, 8192, t->s.mr->lkey) ||
 	    srq_recv(t->srq2, 0x202, tb + OFF_SRQ2, 8192, t->s.mr->lkey)) {
-		fail("send-srq", "post_srq_recv failed");
+		report(0, "send-srq", "post_srq_recv failed");
 		return;
 	}
 	/* To SRQ 2 first: each message goes where its WR says. */
@@ -358,7 +283,7 @@ static void sends(struct target *t, struct initiator *i)
 		     700, i->s.mr->lkey, 0, 0, 0, 0) ||
 	    xrc_post(i->ini, 2, IBV_WR_SEND, t->srqn1, ib + OFF_SRC, MSG,
 		     i->s.mr->lkey, 0, 0, 0, 0)) {
-		fail("send-srq", "ibv_post_send failed: %s", strerror(errno));
+		report(0, "send-srq", "ibv_post_send failed: %s", strerror(errno));
 		return;
 	}
 	if (expect_wc("send-srq", i->scq, 1, IBV_WC_SUCCESS, NULL) ||
@@ -371,17 +296,17 @@ static void sends(struct target *t, struct initiator *i)
 		return;
 	if (memcmp(tb + OFF_SRQ2, ib + OFF_SRC + 8192, 700) ||
 	    memcmp(tb + OFF_SRQ1, ib + OFF_SRC, MSG)) {
-		fail("send-srq", "received data differs");
+		report(0, "send-srq", "received data differs");
 		return;
 	}
 	if (!quiet(t->cq1) || !quiet(t->cq2) || !quiet(t->cq3)) {
-		fail("send-srq", "an extra completion on an SRQ's CQ");
+		report(0, "send-srq", "an extra completion on an SRQ's CQ");
 		return;
 	}
-	pass("send-srq1", "%u B (3 packets) into SRQ %u, completion on its CQ from target QP %u, data checked",
-	     MSG, t->srqn1, t->tgt->qp_num);
-	pass("send-srq2", "700 B into SRQ %u, completion on its own CQ, data checked; SRQ 3's CQ quiet",
-	     t->srqn2);
+	report(1, "send-srq1", "%u B (3 packets) into SRQ %u, completion on its CQ from target QP %u, data checked",
+	       MSG, t->srqn1, t->tgt->qp_num);
+	report(1, "send-srq2", "700 B into SRQ %u, completion on its own CQ, data checked; SRQ 3's CQ quiet",
+	       t->srqn2);
 }
 
 static void send_imm(struct target *t, struct initiator *i)
@@ -393,7 +318,7 @@ static void send_imm(struct target *t, struct initiator *i)
 	if (srq_recv(t->srq2, 0x203, tb + OFF_SRQ2, 8192, t->s.mr->lkey) ||
 	    xrc_post(i->ini, 3, IBV_WR_SEND_WITH_IMM, t->srqn2, ib + OFF_SRC,
 		     BIG, i->s.mr->lkey, 0, 0, 0, 0)) {
-		fail("send-imm", "post failed: %s", strerror(errno));
+		report(0, "send-imm", "post failed: %s", strerror(errno));
 		return;
 	}
 	if (expect_wc("send-imm", i->scq, 3, IBV_WC_SUCCESS, NULL) ||
@@ -401,11 +326,11 @@ static void send_imm(struct target *t, struct initiator *i)
 		       IBV_WC_RECV, 1))
 		return;
 	if (memcmp(tb + OFF_SRQ2, ib + OFF_SRC, BIG)) {
-		fail("send-imm", "received data differs");
+		report(0, "send-imm", "received data differs");
 		return;
 	}
-	pass("send-imm", "%u B SEND with immediate into SRQ %u, immediate and data checked",
-	     BIG, t->srqn2);
+	report(1, "send-imm", "%u B SEND with immediate into SRQ %u, immediate and data checked",
+	       BIG, t->srqn2);
 }
 
 static void rdma(struct target *t, struct initiator *i)
@@ -421,10 +346,10 @@ static void rdma(struct target *t, struct initiator *i)
 	    expect_wc("write", i->scq, 4, IBV_WC_SUCCESS, NULL))
 		return;
 	if (memcmp(tb + OFF_WRITE, ib + OFF_SRC, 8192)) {
-		fail("write", "written data differs");
+		report(0, "write", "written data differs");
 		return;
 	}
-	pass("write", "8192 B RDMA WRITE over XRC into the target's MR, data checked");
+	report(1, "write", "8192 B RDMA WRITE over XRC into the target's MR, data checked");
 
 	fill(tb + OFF_WRITE, 4096, 0x99);
 	memset(ib + OFF_SRC, 0, 4096);
@@ -433,14 +358,14 @@ static void rdma(struct target *t, struct initiator *i)
 	    expect_wc("read", i->scq, 5, IBV_WC_SUCCESS, NULL))
 		return;
 	if (memcmp(tb + OFF_WRITE, ib + OFF_SRC, 4096)) {
-		fail("read", "read data differs");
+		report(0, "read", "read data differs");
 		return;
 	}
 	if (!quiet(t->cq1) || !quiet(t->cq2)) {
-		fail("read", "WRITE/READ consumed a receive WQE");
+		report(0, "read", "WRITE/READ consumed a receive WQE");
 		return;
 	}
-	pass("read", "4096 B RDMA READ over XRC, data checked; no receive consumed");
+	report(1, "read", "4096 B RDMA READ over XRC, data checked; no receive consumed");
 }
 
 static void atomics(struct target *t, struct initiator *i)
@@ -450,7 +375,7 @@ static void atomics(struct target *t, struct initiator *i)
 	uint64_t raddr = (uintptr_t)remote;
 
 	if (i->s.attr.atomic_cap == IBV_ATOMIC_NONE) {
-		line("SKIP", "atomic", "device has no atomics");
+		report_skip("atomic", "device has no atomics");
 		return;
 	}
 	*remote = 40;
@@ -460,8 +385,8 @@ static void atomics(struct target *t, struct initiator *i)
 	    expect_wc("atomic", i->scq, 6, IBV_WC_SUCCESS, NULL))
 		return;
 	if (*local != 40 || *remote != 42) {
-		fail("atomic", "fetch-add: got %llu, remote %llu; want 40, 42",
-		     (unsigned long long)*local, (unsigned long long)*remote);
+		report(0, "atomic", "fetch-add: got %llu, remote %llu; want 40, 42",
+		       (unsigned long long)*local, (unsigned long long)*remote);
 		return;
 	}
 	if (xrc_post(i->ini, 7, IBV_WR_ATOMIC_CMP_AND_SWP, t->srqn2, local, 8,
@@ -469,11 +394,11 @@ static void atomics(struct target *t, struct initiator *i)
 	    expect_wc("atomic", i->scq, 7, IBV_WC_SUCCESS, NULL))
 		return;
 	if (*local != 42 || *remote != 7) {
-		fail("atomic", "cmp-swap: got %llu, remote %llu; want 42, 7",
-		     (unsigned long long)*local, (unsigned long long)*remote);
+		report(0, "atomic", "cmp-swap: got %llu, remote %llu; want 42, 7",
+		       (unsigned long long)*local, (unsigned long long)*remote);
 		return;
 	}
-	pass("atomic", "fetch-add 40+2 and compare-swap 42->7 over XRC, values checked");
+	report(1, "atomic", "fetch-add 40+2 and compare-swap 42->7 over XRC, values checked");
 }
 
 static void write_imm(struct target *t, struct initiator *i)
@@ -486,7 +411,7 @@ static void write_imm(struct target *t, struct initiator *i)
 	    xrc_post(i->ini, 8, IBV_WR_RDMA_WRITE_WITH_IMM, t->srqn1,
 		     ib + OFF_SRC, 2000, i->s.mr->lkey,
 		     (uintptr_t)(tb + OFF_WRITE), t->s.mr->rkey, 0, 0)) {
-		fail("write-imm", "post failed: %s", strerror(errno));
+		report(0, "write-imm", "post failed: %s", strerror(errno));
 		return;
 	}
 	if (expect_wc("write-imm", i->scq, 8, IBV_WC_SUCCESS, NULL) ||
@@ -494,32 +419,35 @@ static void write_imm(struct target *t, struct initiator *i)
 		       IBV_WC_RECV_RDMA_WITH_IMM, 1))
 		return;
 	if (memcmp(tb + OFF_WRITE, ib + OFF_SRC, 2000)) {
-		fail("write-imm", "written data differs");
+		report(0, "write-imm", "written data differs");
 		return;
 	}
-	pass("write-imm", "2000 B WRITE with immediate: data in the MR, completion on SRQ %u's CQ",
-	     t->srqn1);
+	report(1, "write-imm", "2000 B WRITE with immediate: data in the MR, completion on SRQ %u's CQ",
+	       t->srqn1);
 }
 
 /* Another context opens the domain's file and the target QP by number. */
-static void open_qp(struct target *t, struct ibv_device **list,
-		    const char *name)
+static void open_qp(struct target *t, const char *name)
 {
-	struct ibv_context *ctx = ibv_open_device(find_dev(list, name));
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	struct ibv_device *dev = list ? find_dev(list, name) : NULL;
+	struct ibv_context *ctx = dev ? ibv_open_device(dev) : NULL;
 	struct ibv_qp_open_attr oa = {};
 	struct ibv_xrcd *xrcd = NULL;
 	struct ibv_qp_attr qa;
 	struct ibv_qp_init_attr qi;
 	struct ibv_qp *qp = NULL;
 
+	if (list)
+		ibv_free_device_list(list);
 	if (!ctx) {
-		fail("open-qp", "second context: %s", strerror(errno));
+		report(0, "open-qp", "second context: %s", strerror(errno));
 		return;
 	}
 	xrcd = open_xrcd(ctx, t->fd);
 	if (!xrcd) {
-		fail("open-qp", "ibv_open_xrcd of the same file: %s",
-		     strerror(errno));
+		report(0, "open-qp", "ibv_open_xrcd of the same file: %s",
+		       strerror(errno));
 		goto out;
 	}
 	oa.comp_mask = IBV_QP_OPEN_ATTR_NUM | IBV_QP_OPEN_ATTR_XRCD |
@@ -529,23 +457,23 @@ static void open_qp(struct target *t, struct ibv_device **list,
 	oa.xrcd = xrcd;
 	qp = ibv_open_qp(ctx, &oa);
 	if (!qp) {
-		fail("open-qp", "ibv_open_qp(%u): %s", oa.qp_num,
-		     strerror(errno));
+		report(0, "open-qp", "ibv_open_qp(%u): %s", oa.qp_num,
+		       strerror(errno));
 		goto out;
 	}
 	if (ibv_query_qp(qp, &qa, IBV_QP_STATE, &qi) ||
 	    qa.qp_state != IBV_QPS_RTS) {
-		fail("open-qp", "the opened QP does not query as RTS");
+		report(0, "open-qp", "the opened QP does not query as RTS");
 		goto out;
 	}
-	pass("open-qp", "a second context opened the domain file and target QP %u (RTS)",
-	     qp->qp_num);
+	report(1, "open-qp", "a second context opened the domain file and target QP %u (RTS)",
+	       qp->qp_num);
 out:
 	if (qp && ibv_destroy_qp(qp))
-		fail("open-qp", "closing the opened QP: %s", strerror(errno));
+		report(0, "open-qp", "closing the opened QP: %s", strerror(errno));
 	if (xrcd && ibv_close_xrcd(xrcd))
-		fail("open-qp", "closing the second XRCD handle: %s",
-		     strerror(errno));
+		report(0, "open-qp", "closing the second XRCD handle: %s",
+		       strerror(errno));
 	ibv_close_device(ctx);
 }
 
@@ -556,15 +484,15 @@ static void busy(struct target *t)
 	int e_cq = ibv_destroy_cq(t->cq1);
 
 	if (e_xrcd != EBUSY || e_cq != EBUSY) {
-		fail("teardown-order", "close_xrcd with SRQs/QPs: %d, destroy of an XRC SRQ's CQ: %d; want EBUSY (%d)",
-		     e_xrcd, e_cq, EBUSY);
+		report(0, "teardown-order", "close_xrcd with SRQs/QPs: %d, destroy of an XRC SRQ's CQ: %d; want EBUSY (%d)",
+		       e_xrcd, e_cq, EBUSY);
 		if (!e_xrcd)
 			t->xrcd = NULL;
 		if (!e_cq)
 			t->cq1 = NULL;
 		return;
 	}
-	pass("teardown-order", "closing a domain with SRQs and target QPs and destroying an XRC SRQ's CQ refused with EBUSY");
+	report(1, "teardown-order", "closing a domain with SRQs and target QPs and destroying an XRC SRQ's CQ refused with EBUSY");
 }
 
 /*
@@ -584,23 +512,23 @@ static void wrong_domain(struct target *t, struct initiator *i)
 	if (srq_recv(t->srq3, 0x301, tb + OFF_SRQ3, 4096, t->s.mr->lkey) ||
 	    xrc_post(i->ini2, 9, IBV_WR_SEND, t->srqn3, ib + OFF_SRC, 512,
 		     i->s.mr->lkey, 0, 0, 0, 0)) {
-		fail("wrong-domain", "post failed: %s", strerror(errno));
+		report(0, "wrong-domain", "post failed: %s", strerror(errno));
 		return;
 	}
 	if (expect_wc("wrong-domain", i->scq, 9, IBV_WC_REM_INV_REQ_ERR, &wc))
 		return;
 	if (ibv_query_qp(t->tgt2, &qa, IBV_QP_STATE, &qi) ||
 	    qa.qp_state != IBV_QPS_ERR) {
-		fail("wrong-domain", "target QP %u not in ERR", t->tgt2->qp_num);
+		report(0, "wrong-domain", "target QP %u not in ERR", t->tgt2->qp_num);
 		return;
 	}
 	if (!quiet(t->cq3) || tb[OFF_SRQ3] != 0) {
-		fail("wrong-domain", "SRQ %u of the other domain received",
-		     t->srqn3);
+		report(0, "wrong-domain", "SRQ %u of the other domain received",
+		       t->srqn3);
 		return;
 	}
-	pass("wrong-domain", "SEND naming SRQ %u of another domain: REM_INV_REQ_ERR (vendor_err %u), target QP %u in ERR, nothing received",
-	     t->srqn3, wc.vendor_err, t->tgt2->qp_num);
+	report(1, "wrong-domain", "SEND naming SRQ %u of another domain: REM_INV_REQ_ERR (vendor_err %u), target QP %u in ERR, nothing received",
+	       t->srqn3, wc.vendor_err, t->tgt2->qp_num);
 
 	/* The first connection and domain 1's SRQs are unaffected. */
 	memset(tb + OFF_SRQ1, 0, 4096);
@@ -608,7 +536,7 @@ static void wrong_domain(struct target *t, struct initiator *i)
 	if (srq_recv(t->srq1, 0x105, tb + OFF_SRQ1, 4096, t->s.mr->lkey) ||
 	    xrc_post(i->ini, 10, IBV_WR_SEND, t->srqn1, ib + OFF_SRC, 1500,
 		     i->s.mr->lkey, 0, 0, 0, 0)) {
-		fail("others-keep-working", "post failed: %s", strerror(errno));
+		report(0, "others-keep-working", "post failed: %s", strerror(errno));
 		return;
 	}
 	if (expect_wc("others-keep-working", i->scq, 10, IBV_WC_SUCCESS, NULL) ||
@@ -616,11 +544,11 @@ static void wrong_domain(struct target *t, struct initiator *i)
 		       1500, IBV_WC_RECV, 0))
 		return;
 	if (memcmp(tb + OFF_SRQ1, ib + OFF_SRC, 1500)) {
-		fail("others-keep-working", "received data differs");
+		report(0, "others-keep-working", "received data differs");
 		return;
 	}
-	pass("others-keep-working", "the first initiator/target pair still delivers into SRQ %u, data checked",
-	     t->srqn1);
+	report(1, "others-keep-working", "the first initiator/target pair still delivers into SRQ %u, data checked",
+	       t->srqn1);
 }
 
 /* An SRQ number beyond 24 bits is refused at the post. */
@@ -630,11 +558,11 @@ static void bad_srqn(struct initiator *i)
 			   i->s.mr->lkey, 0, 0, 0, 0);
 
 	if (err != EINVAL) {
-		fail("bad-srqn", "post naming SRQ 0x1000000 returned %d, want EINVAL",
-		     err);
+		report(0, "bad-srqn", "post naming SRQ 0x1000000 returned %d, want EINVAL",
+		       err);
 		return;
 	}
-	pass("bad-srqn", "a send naming an SRQ number above 24 bits refused with EINVAL");
+	report(1, "bad-srqn", "a send naming an SRQ number above 24 bits refused with EINVAL");
 }
 
 static void teardown(struct target *t, struct initiator *i)
@@ -663,35 +591,31 @@ static void teardown(struct target *t, struct initiator *i)
 		unlink(t->path);
 	}
 	if (ok)
-		pass("teardown", "QPs, SRQs, domains and CQs destroyed in order");
+		report(1, "teardown", "QPs, SRQs, domains and CQs destroyed in order");
 	else
-		fail("teardown", "a destroy failed: %s", strerror(errno));
+		report(0, "teardown", "a destroy failed: %s", strerror(errno));
 }
 
 int main(int argc, char **argv)
 {
 	struct initiator i = {};
 	struct target t = { .fd = -1 };
-	struct ibv_device **list;
 	struct ibv_device_attr_ex ax = {};
 
 	if (argc != 5) {
 		fprintf(stderr, "usage: %s DEV GID DEV2 GID2\n", argv[0]);
 		return 2;
 	}
-	list = ibv_get_device_list(NULL);
-	if (!list || open_side(&i.s, list, argv[1], argv[2]) ||
-	    open_side(&t.s, list, argv[3], argv[4])) {
-		fprintf(stderr, "cannot open %s/%s\n", argv[1], argv[3]);
+	report_prefix("xrc/");
+	if (sides_open(&i.s, &t.s, argv))
 		return 2;
-	}
 	if (ibv_query_device_ex(t.s.ctx, NULL, &ax) ||
 	    !(ax.orig_attr.device_cap_flags & IBV_DEVICE_XRC)) {
-		line("SKIP", "all", "%s does not advertise IBV_DEVICE_XRC", argv[3]);
+		report_skip("all", "%s does not advertise IBV_DEVICE_XRC", argv[3]);
 		return 0;
 	}
 	if (setup_target(&t)) {
-		fail("setup", "target side objects: %s", strerror(errno));
+		report(0, "setup", "target side objects: %s", strerror(errno));
 		goto out;
 	}
 	i.scq = ibv_create_cq(i.s.ctx, 64, NULL, NULL, 0);
@@ -702,18 +626,18 @@ int main(int argc, char **argv)
 	    xrc_connect(t.tgt, &t.s, &i.s, i.ini->qp_num) ||
 	    xrc_connect(i.ini2, &i.s, &t.s, t.tgt2->qp_num) ||
 	    xrc_connect(t.tgt2, &t.s, &i.s, i.ini2->qp_num)) {
-		fail("setup", "initiator QPs / connecting: %s", strerror(errno));
+		report(0, "setup", "initiator QPs / connecting: %s", strerror(errno));
 		goto out;
 	}
-	pass("setup", "%s -> %s: 2 initiator/target connections (MTU 1024)",
-	     argv[1], argv[3]);
+	report(1, "setup", "%s -> %s: 2 initiator/target connections (MTU 1024)",
+	       argv[1], argv[3]);
 	objects(&t, &i);
 	sends(&t, &i);
 	send_imm(&t, &i);
 	rdma(&t, &i);
 	atomics(&t, &i);
 	write_imm(&t, &i);
-	open_qp(&t, list, argv[3]);
+	open_qp(&t, argv[3]);
 	busy(&t);
 	bad_srqn(&i);
 	wrong_domain(&t, &i);
@@ -721,6 +645,5 @@ out:
 	teardown(&t, &i);
 	side_close(&i.s);
 	side_close(&t.s);
-	ibv_free_device_list(list);
 	return 0;
 }

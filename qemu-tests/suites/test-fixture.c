@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * Helpers shared by the provider test tools; see provider-lib.h.
+ * The devices and helpers of the libibverbs test tools; see test-fixture.h.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,23 +10,7 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 
-#include "provider-lib.h"
-
-int failed;
-
-void report(int ok, const char *name, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s %s ", ok ? "PASS" : "FAIL", name);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	if (!ok)
-		failed = 1;
-}
+#include "test-fixture.h"
 
 struct ibv_device *find_dev(struct ibv_device **list, const char *name)
 {
@@ -92,6 +75,47 @@ void side_close(struct side *s)
 	free(s->buf);
 	if (s->ctx)
 		ibv_close_device(s->ctx);
+	memset(s, 0, sizeof(*s));
+}
+
+int side_open_gid(struct side *s, const char *name, int gid_index)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	struct ibv_device *dev = list ? find_dev(list, name) : NULL;
+	int err = 0;
+
+	if (!dev) {
+		err = list ? ENODEV : errno;
+	} else if (side_open(s, dev)) {
+		err = errno;
+	} else if (errno = 0, ibv_query_gid(s->ctx, 1, gid_index, &s->gid)) {
+		err = errno ? errno : EINVAL;
+	} else {
+		s->gid_index = gid_index;
+	}
+	/* The name outlives the list: the caller's string, not the device's. */
+	s->name = name;
+	if (list)
+		ibv_free_device_list(list);
+	errno = err;
+	return err ? -1 : 0;
+}
+
+int sides_open(struct side *a, struct side *b, char **argv)
+{
+	struct side *s[2] = { a, b };
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		if (!side_open_gid(s[i], argv[1 + 2 * i], atoi(argv[2 + 2 * i])))
+			continue;
+		report(0, "open", "%s GID %s: %s", argv[1 + 2 * i],
+		       argv[2 + 2 * i], strerror(errno));
+		side_close(a);
+		side_close(b);
+		return -1;
+	}
+	return 0;
 }
 
 long long now_ms(void)
@@ -102,10 +126,14 @@ long long now_ms(void)
 	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
 }
 
-/* Poll one completion within POLL_MS; 1 when found. */
 int poll_one(struct ibv_cq *cq, struct ibv_wc *wc)
 {
-	long long end = now_ms() + POLL_MS;
+	return poll_within(cq, wc, POLL_MS);
+}
+
+int poll_within(struct ibv_cq *cq, struct ibv_wc *wc, int ms)
+{
+	long long end = now_ms() + ms;
 	int n;
 
 	do {
@@ -115,96 +143,6 @@ int poll_one(struct ibv_cq *cq, struct ibv_wc *wc)
 		usleep(100);
 	} while (now_ms() < end);
 	return 0;
-}
-
-struct ibv_qp *make_qp(struct side *s, enum ibv_qp_type type,
-		       struct ibv_cq *cq, struct ibv_srq *srq,
-		       uint32_t wr, uint32_t sge, uint32_t inl)
-{
-	struct ibv_qp_init_attr a = {
-		.send_cq = cq,
-		.recv_cq = cq,
-		.srq = srq,
-		.qp_type = type,
-		.cap = {
-			.max_send_wr = wr,
-			.max_recv_wr = wr,
-			.max_send_sge = sge,
-			.max_recv_sge = sge,
-			.max_inline_data = inl,
-		},
-	};
-
-	return ibv_create_qp(s->pd, &a);
-}
-
-int to_init(struct ibv_qp *qp)
-{
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT,
-		.port_num = 1,
-		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
-				   IBV_ACCESS_REMOTE_READ |
-				   IBV_ACCESS_REMOTE_ATOMIC,
-		.qkey = QKEY,
-	};
-	int mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT;
-
-	mask |= qp->qp_type == IBV_QPT_UD ? IBV_QP_QKEY : IBV_QP_ACCESS_FLAGS;
-	return ibv_modify_qp(qp, &a, mask);
-}
-
-/* RC: INIT -> RTR -> RTS towards (gid, dest_qpn); UD: INIT -> RTR -> RTS. */
-int connect_qp(struct ibv_qp *qp, const struct side *local,
-	       const union ibv_gid *dgid, uint32_t dest_qpn)
-{
-	struct ibv_qp_attr a = {};
-	int err;
-
-	err = to_init(qp);
-	if (err)
-		return err;
-	a.qp_state = IBV_QPS_RTR;
-	if (qp->qp_type == IBV_QPT_UD) {
-		err = ibv_modify_qp(qp, &a, IBV_QP_STATE);
-		if (err)
-			return err;
-		a.qp_state = IBV_QPS_RTS;
-		a.sq_psn = 0;
-		return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
-	}
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = dest_qpn;
-	a.rq_psn = 100;
-	a.max_dest_rd_atomic = 4;
-	a.min_rnr_timer = 1;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.grh.dgid = *dgid;
-	a.ah_attr.grh.sgid_index = local->gid_index;
-	a.ah_attr.grh.hop_limit = 64;
-	a.ah_attr.port_num = 1;
-	err = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			    IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			    IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
-	if (err)
-		return err;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = 100;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 4;
-	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
-			     IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-			     IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
-}
-
-int to_err(struct ibv_qp *qp)
-{
-	struct ibv_qp_attr a = { .qp_state = IBV_QPS_ERR };
-
-	return ibv_modify_qp(qp, &a, IBV_QP_STATE);
 }
 
 void expect_errno(const char *name, int got_null, int err, int want,
@@ -280,44 +218,6 @@ void fill(uint8_t *p, size_t n, uint8_t seed)
 
 	for (i = 0; i < n; i++)
 		p[i] = (uint8_t)(seed + i * 7);
-}
-
-
-int pair_cqs(struct pair *p)
-{
-	if (!p->ca)
-		p->ca = ibv_create_cq(p->a->ctx, 64, NULL, NULL, 0);
-	if (!p->cb)
-		p->cb = ibv_create_cq(p->b->ctx, 64, NULL, NULL, 0);
-	return p->ca && p->cb ? 0 : -1;
-}
-
-int rc_pair(struct pair *p, struct ibv_srq *srq_b)
-{
-	if (pair_cqs(p))
-		return -1;
-	p->qa = make_qp(p->a, IBV_QPT_RC, p->ca, NULL, 32, 2, 128);
-	p->qb = make_qp(p->b, IBV_QPT_RC, p->cb, srq_b, 32, 2, 128);
-	if (!p->qa || !p->qb || p->a->gid_index < 0 || p->b->gid_index < 0)
-		return -1;
-	if (connect_qp(p->qa, p->a, &p->b->gid, p->qb->qp_num) ||
-	    connect_qp(p->qb, p->b, &p->a->gid, p->qa->qp_num))
-		return -1;
-	return 0;
-}
-
-void pair_free(struct pair *p)
-{
-	if (p->qa)
-		ibv_destroy_qp(p->qa);
-	if (p->qb)
-		ibv_destroy_qp(p->qb);
-	if (p->ca)
-		ibv_destroy_cq(p->ca);
-	if (p->cb)
-		ibv_destroy_cq(p->cb);
-	p->qa = p->qb = NULL;
-	p->ca = p->cb = NULL;
 }
 
 long long hw_counter(const char *dev, const char *name)
