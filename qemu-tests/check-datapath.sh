@@ -19,27 +19,12 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/testbed/lib.sh"
 [ "${ORNIC_IN_TESTBED:-}" = 1 ] || die "check-datapath.sh runs inside the testbed"
 
-RESULTS=${RESULTS:?}
-FLAVOUR=${FLAVOUR:-base}
-BUILD=${BUILD:-$ORNIC_SRC/build/check}
-RUN_NAME=${ORNIC_CHECK_RUN:-check}
-RUNS=$ORNIC_CACHE/runs/$RUN_NAME
-if [ "$FLAVOUR" = base ]; then
-	MO=$ORNIC_SRC/build/modules
-else
-	MO=$ORNIC_SRC/build/modules-$FLAVOUR
-fi
-PDIR=$BUILD/provider
+# shellcheck source=qemu-tests/check-guest-lib.sh
+. "$here/check-guest-lib.sh"
 TOOLS=$BUILD/tools
-mkdir -p "$RUNS" "$TOOLS"
+mkdir -p "$TOOLS"
 kinds_list=${ORNIC_DATAPATH_KINDS:-ornic}
 read -r -a kinds <<<"$kinds_list"
-
-# shellcheck source=qemu-tests/check-lib.sh
-. "$here/check-lib.sh"
-# shellcheck source=qemu-tests/models.sh
-. "$here/models.sh"
-[ -x "$MODEL_BIN" ] || MODEL_BIN=$BUILD/device-model/ornic-model
 
 # --- what the guest needs -------------------------------------------------------
 if ! gcc -std=gnu11 -O2 -Wall -Wextra -Werror -o "$TOOLS/datapath-neg" \
@@ -54,14 +39,7 @@ if ! kmake -C "${KDIR:?}" M="$here/kverbs" MO="$TOOLS/kverbs" W=1 modules \
 	exit 0
 fi
 if [[ " ${kinds[*]} " == *" ornic "* ]]; then
-	missing=""
-	[ -x "$MODEL_BIN" ] || missing+=" ornic-model"
-	[ -f "$MO/drivers/infiniband/hw/ornic/ornic.ko" ] || missing+=" ornic.ko"
-	[ -f "$PDIR/libornic-rdmav34.so" ] || missing+=" libornic-rdmav34.so"
-	if [ -n "$missing" ]; then
-		record FAIL datapath/inputs "not built:$missing (the model, driver and provider groups build them)"
-		exit 0
-	fi
+	guest_inputs_built datapath || exit 0
 fi
 
 # --- the guest --------------------------------------------------------------------

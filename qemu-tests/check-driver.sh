@@ -11,23 +11,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/testbed/lib.sh"
 [ "${ORNIC_IN_TESTBED:-}" = 1 ] || die "check-driver.sh runs inside the testbed"
 
-RESULTS=${RESULTS:?}
 KDIR=${KDIR:?}
-FLAVOUR=${FLAVOUR:-base}
-# Each check run has its own run directory (ORNIC_CHECK_RUN, set by check.sh),
-# so concurrent runs never share guest output.
-RUN_NAME=${ORNIC_CHECK_RUN:-check}
-RUNS=$ORNIC_CACHE/runs/$RUN_NAME
-BUILD=$ORNIC_SRC/build
-if [ "$FLAVOUR" = base ]; then
-	MO=$BUILD/modules
-else
-	MO=$BUILD/modules-$FLAVOUR
-fi
-mkdir -p "$RUNS" "$MO"
-
-# shellcheck source=qemu-tests/check-lib.sh
-. "$here/check-lib.sh"
+# shellcheck source=qemu-tests/check-guest-lib.sh
+. "$here/check-guest-lib.sh"
+mkdir -p "$MO" "$BUILD"
 driver_vm() { run_vm driver/vm- "$1" "$FLAVOUR" "${@:2}"; }
 
 # models_up DIR: two linked models; give them a moment to listen() after
@@ -125,10 +112,8 @@ for series in 7.3 6.12; do
 done
 
 # --- the driver against device models --------------------------------------------
-# shellcheck source=qemu-tests/models.sh
-. "$here/models.sh"
-# The model check-testbed.sh uses, else the one check-model.sh built.
-[ -x "$MODEL_BIN" ] || MODEL_BIN=$BUILD/check/device-model/ornic-model
+# The model check-testbed.sh uses, else the one check-model.sh built
+# (check-guest-lib.sh).
 model_bin=$MODEL_BIN
 if [ ! -x "$model_bin" ]; then
 	for t in probe rdma-link ping tcp gids counters mtu reload-cycles ucontext disassociate device-fatal verbs observe faults; do

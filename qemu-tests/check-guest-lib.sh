@@ -1,10 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
-# The common start of the check scripts that boot guests on what the model,
-# driver and provider groups built (check-interop.sh, check-twoguests.sh,
-# check-soak.sh, check-ib.sh).  Sourced inside the testbed after testbed/lib.sh, with
-# RESULTS, FLAVOUR and BUILD from check-testbed.sh.  Sets RUN_NAME, RUNS,
-# MO (the modules), PDIR (the provider) and MODEL_BIN, and sources
-# check-lib.sh and models.sh.
+# The common start of the check scripts of the groups that boot guests
+# (check-driver.sh, check-provider.sh, check-datapath.sh, check-pyverbs.sh,
+# check-interop.sh, check-ulp.sh, check-twoguests.sh, check-soak.sh,
+# check-guide.sh, check-ib.sh).  Sourced inside the testbed after testbed/lib.sh, with
+# RESULTS, FLAVOUR and BUILD from check-testbed.sh.  Sets RUN_NAME, RUNS
+# (this check run's guest output), MO (the modules the driver group
+# builds), PDIR (the provider the provider group builds) and MODEL_BIN,
+# and sources check-lib.sh and models.sh.
 # shellcheck shell=bash
 # shellcheck disable=SC2034 # the variables above are the interface
 

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 # Helpers shared by the check scripts that run inside the testbed
-# (check-testbed.sh, check-driver.sh, check-provider.sh).  Sourced.
+# (check-testbed.sh and, through check-guest-lib.sh, the groups' scripts).
+# Sourced.
 # Needs: RESULTS, RUNS and RUN_NAME.
 # shellcheck shell=bash
 

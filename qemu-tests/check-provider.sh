@@ -13,23 +13,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/testbed/lib.sh"
 [ "${ORNIC_IN_TESTBED:-}" = 1 ] || die "check-provider.sh runs inside the testbed"
 
-RESULTS=${RESULTS:?}
-FLAVOUR=${FLAVOUR:-base}
-BUILD=${BUILD:-$ORNIC_SRC/build/check}
-# Each check run has its own run directory (ORNIC_CHECK_RUN, set by check.sh),
-# so concurrent runs never share guest output.
-RUN_NAME=${ORNIC_CHECK_RUN:-check}
-RUNS=$ORNIC_CACHE/runs/$RUN_NAME
-if [ "$FLAVOUR" = base ]; then
-	MO=$ORNIC_SRC/build/modules
-else
-	MO=$ORNIC_SRC/build/modules-$FLAVOUR
-fi
-PDIR=$BUILD/provider
-mkdir -p "$RUNS" "$PDIR"
-
-# shellcheck source=qemu-tests/check-lib.sh
-. "$here/check-lib.sh"
+# shellcheck source=qemu-tests/check-guest-lib.sh
+. "$here/check-guest-lib.sh"
+mkdir -p "$PDIR"
 provider_vm() { run_vm provider/vm- "$1" "$FLAVOUR" "${@:2}"; }
 
 # --- build ---------------------------------------------------------------------
@@ -62,9 +48,6 @@ tool=$(build_tool provider-verbs provider-data.c)
 nosys=$(build_tool provider-nosyscall)
 
 # --- the provider against device models --------------------------------------------
-# shellcheck source=qemu-tests/models.sh
-. "$here/models.sh"
-[ -x "$MODEL_BIN" ] || MODEL_BIN=$BUILD/device-model/ornic-model
 if [ ! -x "$MODEL_BIN" ]; then
 	record SKIP provider/devinfo "no device model binary ($MODEL_BIN)"
 	exit 0

@@ -17,24 +17,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/testbed/lib.sh"
 [ "${ORNIC_IN_TESTBED:-}" = 1 ] || die "check-pyverbs.sh runs inside the testbed"
 
-RESULTS=${RESULTS:?}
-FLAVOUR=${FLAVOUR:-base}
-BUILD=${BUILD:-$ORNIC_SRC/build/check}
-RUN_NAME=${ORNIC_CHECK_RUN:-check}
-RUNS=$ORNIC_CACHE/runs/$RUN_NAME
-if [ "$FLAVOUR" = base ]; then
-	MO=$ORNIC_SRC/build/modules
-else
-	MO=$ORNIC_SRC/build/modules-$FLAVOUR
-fi
-PDIR=$BUILD/provider
+# shellcheck source=qemu-tests/check-guest-lib.sh
+. "$here/check-guest-lib.sh"
 read -r -a kinds <<<"${ORNIC_PYVERBS_KINDS:-ornic}"
-
-# shellcheck source=qemu-tests/check-lib.sh
-. "$here/check-lib.sh"
-# shellcheck source=qemu-tests/models.sh
-. "$here/models.sh"
-[ -x "$MODEL_BIN" ] || MODEL_BIN=$BUILD/device-model/ornic-model
 
 # --- the suite ----------------------------------------------------------------------
 root=$BUILD/pyverbs
@@ -44,14 +29,7 @@ if ! why=$(pyverbs_unpack "$root"); then
 fi
 record PASS pyverbs/suite "rdma-core $(dpkg-query -W -f='${Version}' python3-pyverbs) test suite, $(find "$root/tests" -name 'test_*.py' | wc -l) modules"
 
-missing=""
-[ -x "$MODEL_BIN" ] || missing+=" ornic-model"
-[ -f "$MO/drivers/infiniband/hw/ornic/ornic.ko" ] || missing+=" ornic.ko"
-[ -f "$PDIR/libornic-rdmav34.so" ] || missing+=" libornic-rdmav34.so"
-if [ -n "$missing" ]; then
-	record FAIL pyverbs/inputs "not built:$missing (the model, driver and provider groups build them)"
-	exit 0
-fi
+guest_inputs_built pyverbs || exit 0
 
 # ornic's own verbs tests (suites/verbs-*.c), run before pyverbs in the guest.
 tools=$BUILD/tools/verbs

@@ -106,7 +106,7 @@ group_model_guest() {
 # --- kernel driver: module build, KUnit, guest suites (check-driver.sh) -------
 group_driver() {
 	if [ -x "$here/check-driver.sh" ]; then
-		RESULTS=$RESULTS KDIR=$kdir FLAVOUR=$flavour "$here/check-driver.sh" || true
+		RESULTS=$RESULTS KDIR=$kdir FLAVOUR=$flavour BUILD=$BUILD "$here/check-driver.sh" || true
 	fi
 }
 
