@@ -347,7 +347,7 @@ cm() {
 		srow=$(perftest_row "$(log send_bw_cm server)") && [ -n "$srow" ]; then
 		read -r bytes iters _ bw _ <<<"$row"
 		read -r _ _ _ sbw _ <<<"$srow"
-		if awk -v c="$bw" -v s="$sbw" 'BEGIN { exit !(c > 0 || s > 0) }'; then
+		if perftest_judge ib_send_bw "$row" >/dev/null || perftest_judge ib_send_bw "$srow" >/dev/null; then
 			echo "$DIR send_bw_cm$SFX $row" >>"$PERF"
 			pass "$DIR/send_bw_cm$SFX" "ib_send_bw -R (rdma_cm), $bytes B x $iters: sender $bw Gb/s, receiver $sbw Gb/s$RETRIED"
 		else
