@@ -126,8 +126,8 @@ public:
   }
 
   uint64_t retransmits() const { return pair_.a.counter(ORNIC_CNT_RETRANSMITS); }
-  uint64_t packets_sent() const { return pair_.a.counter(ORNIC_CNT_TX_ROCE_PACKETS); }
-  uint64_t acks_received() const { return pair_.b.counter(ORNIC_CNT_TX_ROCE_PACKETS); }
+  uint64_t packets_sent() const { return pair_.a.counter(ORNIC_CNT_TX_RDMA_PACKETS); }
+  uint64_t acks_received() const { return pair_.b.counter(ORNIC_CNT_TX_RDMA_PACKETS); }
 
 private:
   RdmaPair pair_;

@@ -153,7 +153,7 @@ packets() {
 	for d in "$@"; do
 		f=/tmp/counters-$d
 		rdma statistic show link "$d/1" >"$f" 2>&1
-		out+=("$(counter_value "$f" tx_roce_packets)" "$(counter_value "$f" rx_roce_packets)")
+		out+=("$(counter_value "$f" tx_rdma_packets)" "$(counter_value "$f" rx_rdma_packets)")
 		db=$((db + $(counter_value "$f" db_wq_writes)))
 	done
 	echo "${out[*]} $db"

@@ -172,11 +172,11 @@ kverbs() {
 # and no frame dropped for its ICRC or headers.
 device_counters() {
 	local f=/out/ornic-$1-counters.txt tx txb rx rxb
-	tx=$(counter_value "$f" tx_roce_packets) txb=$(counter_value "$f" tx_roce_bytes)
-	rx=$(counter_value "$f" rx_roce_packets) rxb=$(counter_value "$f" rx_roce_bytes)
+	tx=$(counter_value "$f" tx_rdma_packets) txb=$(counter_value "$f" tx_rdma_bytes)
+	rx=$(counter_value "$f" rx_rdma_packets) rxb=$(counter_value "$f" rx_rdma_bytes)
 	if [ "${tx:-0}" -gt 0 ] && [ "${txb:-0}" -gt 0 ] && [ "${rxb:-0}" -gt 0 ] &&
-		[ "$(counter_value "$f" rx_roce_bad_icrc)" = 0 ] &&
-		[ "$(counter_value "$f" rx_roce_bad_header)" = 0 ]; then
+		[ "$(counter_value "$f" rx_bad_icrc)" = 0 ] &&
+		[ "$(counter_value "$f" rx_bad_header)" = 0 ]; then
 		pass ornic/counters "$1: $tx packets / $txb B sent, $rx / $rxb B received, $(counter_value "$f" retransmits) retransmits, $(counter_value "$f" naks_sent) NAKs sent, no bad ICRC/header"
 	else
 		fail ornic/counters "$1: $(tr '\n' ' ' <"$f" | head -c 600)"

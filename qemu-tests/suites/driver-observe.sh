@@ -78,7 +78,7 @@ fi
 # --- ethtool -S after a ping -----------------------------------------------------------
 n=$(ethtool -S "$nd0" | grep -c ':')
 names=$(ethtool -S "$nd0" | awk -F: 'NR > 1 { gsub(/ /, "", $1); print $1 }' | sort | tr '\n' ' ')
-if [ "$n" -ge 56 ] && [[ " $names " == *" tx_roce_packets "* && " $names " == *" eth_rx_frames "* ]]; then
+if [ "$n" -ge 56 ] && [[ " $names " == *" tx_rdma_packets "* && " $names " == *" eth_rx_frames "* ]]; then
 	pass ethtool-S-names "$((n - 1)) device counters (eth_*, *_roce_*, admin_*, ...)"
 else
 	fail ethtool-S-names "$n lines: $names"
@@ -139,10 +139,10 @@ qp_counter() {
 # --- rdma statistic: auto mode, RoCE counters in ethtool -S -----------------------------
 rdma statistic qp set link "$ib0/1" auto type on
 mode=$(rdma statistic qp mode link "$ib0/1" 2>&1)
-p0=$(estat tx_roce_packets) b0=$(estat tx_roce_bytes) rp0=$(estat rx_roce_packets)
+p0=$(estat tx_rdma_packets) b0=$(estat tx_rdma_bytes) rp0=$(estat rx_rdma_packets)
 l0=$(lstat qp_send_wqes)
 if traffic_start $N && traffic_run; then
-	p1=$(estat tx_roce_packets) b1=$(estat tx_roce_bytes) rp1=$(estat rx_roce_packets)
+	p1=$(estat tx_rdma_packets) b1=$(estat tx_rdma_bytes) rp1=$(estat rx_rdma_packets)
 	ethtool -S "$nd0" >/out/ethtool-S.txt 2>&1
 	rdma statistic qp show link "$ib0/1" >/out/statistic-auto.txt 2>&1
 	qp_counter /out/statistic-auto.txt "$TQPN" >/tmp/q.txt
@@ -164,9 +164,9 @@ if traffic_start $N && traffic_run; then
 	dp=$((p1 - p0)) db=$((b1 - b0)) drp=$((rp1 - rp0))
 	if [ "$dp" -ge $((4 * N)) ] && [ "$db" -ge $((N * 4096)) ] && [ "$drp" -ge $((4 * N)) ] &&
 		[ "${ps:-x}" = "$dp" ]; then
-		pass ethtool-S-roce "$N WRITEs looped back: tx_roce_packets +$dp (= the QP's qp_packets_sent), tx_roce_bytes +$db, rx_roce_packets +$drp"
+		pass ethtool-S-roce "$N WRITEs looped back: tx_rdma_packets +$dp (= the QP's qp_packets_sent), tx_rdma_bytes +$db, rx_rdma_packets +$drp"
 	else
-		fail ethtool-S-roce "tx_roce_packets +$dp (QP: ${ps:-?}), tx_roce_bytes +$db, rx_roce_packets +$drp"
+		fail ethtool-S-roce "tx_rdma_packets +$dp (QP: ${ps:-?}), tx_rdma_bytes +$db, rx_rdma_packets +$drp"
 	fi
 
 	# --- rdma res -dd, with the QP alive ------------------------------------------
@@ -293,7 +293,7 @@ assert len(c) >= 55, len(c)
 # Read before the dump: the model's counts are at least these, and close.
 assert tx <= c["eth_tx_frames"] <= tx + 20, (tx, c["eth_tx_frames"])
 assert cmds <= c["admin_commands"] <= cmds + 20, (cmds, c["admin_commands"])
-assert c["tx_roce_packets"] >= 48, c["tx_roce_packets"]
+assert c["tx_rdma_packets"] >= 48, c["tx_rdma_packets"]
 gsi = [q for q in s["qps"] if q["qpn"] == 1]
 assert gsi and gsi[0]["type"] == 3, s["qps"]
 print("model %s: eth_tx_frames %d (guest saw %d), admin_commands %d (guest saw %d), %d QPs, objects %s"

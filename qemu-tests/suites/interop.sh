@@ -105,7 +105,7 @@ counters() {
 	rdma statistic show link "$ODEV/1" >"$o" 2>&1
 	rdma statistic show link rxe0/1 >"$r" 2>&1
 	ip netns exec "$RNS" nstat -az >"$n" 2>&1
-	for name in rx_roce_bad_icrc rx_roce_bad_header; do
+	for name in rx_bad_icrc rx_bad_header; do
 		v=$(counter_value "$o" "$name")
 		[ "${v:-x}" = 0 ] || bad+=" ornic $name=${v:-missing}"
 	done
@@ -113,11 +113,11 @@ counters() {
 		v=$(awk -v n="$name" '$1 == n { print $2 }' "$n")
 		[ "${v:-x}" = 0 ] || bad+=" rxe-netns $name=${v:-missing}"
 	done
-	[ "$(counter_value "$o" rx_roce_packets)" -gt 0 ] 2>/dev/null || bad+=" ornic received no RoCE packet"
+	[ "$(counter_value "$o" rx_rdma_packets)" -gt 0 ] 2>/dev/null || bad+=" ornic received no RoCE packet"
 	[ "$(counter_value "$r" rcvd_pkts)" -gt 0 ] 2>/dev/null || bad+=" rxe received no RoCE packet"
 	local info
-	info="ornic sent $(counter_value "$o" tx_roce_packets) / received $(counter_value "$o" rx_roce_packets) RoCE packets"
-	info+=" (psn_errors $(counter_value "$o" rx_roce_psn_errors), retransmits $(counter_value "$o" retransmits), naks_sent $(counter_value "$o" naks_sent), unknown_qp $(counter_value "$o" rx_roce_unknown_qp));"
+	info="ornic sent $(counter_value "$o" tx_rdma_packets) / received $(counter_value "$o" rx_rdma_packets) RoCE packets"
+	info+=" (psn_errors $(counter_value "$o" rx_psn_errors), retransmits $(counter_value "$o" retransmits), naks_sent $(counter_value "$o" naks_sent), unknown_qp $(counter_value "$o" rx_unknown_qp));"
 	info+=" rxe sent $(counter_value "$r" sent_pkts) / received with good ICRC $(counter_value "$r" rcvd_pkts)"
 	info+=" (out_of_seq_request $(counter_value "$r" out_of_seq_request), rcvd_seq_err $(counter_value "$r" rcvd_seq_err), duplicate_request $(counter_value "$r" duplicate_request), retry_exceeded_err $(counter_value "$r" retry_exceeded_err))"
 	if [ -z "$bad" ]; then

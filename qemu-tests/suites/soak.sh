@@ -78,7 +78,7 @@ traffic() {
 	return 1
 }
 tx_packets() {
-	rdma statistic show link "$IB0/1" 2>/dev/null | awk '{ for (i = 1; i < NF; i++) if ($i == "tx_roce_packets") print $(i + 1) }'
+	rdma statistic show link "$IB0/1" 2>/dev/null | awk '{ for (i = 1; i < NF; i++) if ($i == "tx_rdma_packets") print $(i + 1) }'
 }
 stop_all() { # kill -9 what traffic started
 	kill -KILL "${PIDS[@]}" 2>/dev/null

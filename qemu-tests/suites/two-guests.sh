@@ -113,13 +113,13 @@ judge_counters() {
 			# Injected corruption must be caught here, never judged.
 			suite=faults
 		else
-			for v in rx_roce_bad_icrc rx_roce_bad_header; do
+			for v in rx_bad_icrc rx_bad_header; do
 				[ "$(counter_value "$f" "$v")" = 0 ] || bad+=" $v=$(counter_value "$f" "$v")"
 			done
 		fi
-		[ "$(counter_value "$f" rx_roce_packets)" -gt 0 ] 2>/dev/null || bad+=" no RoCE packet received"
+		[ "$(counter_value "$f" rx_rdma_packets)" -gt 0 ] 2>/dev/null || bad+=" no RoCE packet received"
 		if [ -z "$bad" ]; then
-			SUITE=$suite pass "$ROLE/$link/counters" "$dev: sent $(counter_value "$f" tx_roce_packets) / received $(counter_value "$f" rx_roce_packets) RoCE packets; bad ICRC $(counter_value "$f" rx_roce_bad_icrc), bad header $(counter_value "$f" rx_roce_bad_header); psn_errors $(counter_value "$f" rx_roce_psn_errors), retransmits $(counter_value "$f" retransmits), timeouts $(counter_value "$f" timeouts), naks_sent $(counter_value "$f" naks_sent), rnr_naks $(counter_value "$f" rnr_naks)"
+			SUITE=$suite pass "$ROLE/$link/counters" "$dev: sent $(counter_value "$f" tx_rdma_packets) / received $(counter_value "$f" rx_rdma_packets) RoCE packets; bad ICRC $(counter_value "$f" rx_bad_icrc), bad header $(counter_value "$f" rx_bad_header); psn_errors $(counter_value "$f" rx_psn_errors), retransmits $(counter_value "$f" retransmits), timeouts $(counter_value "$f" timeouts), naks_sent $(counter_value "$f" naks_sent), rnr_naks $(counter_value "$f" rnr_naks)"
 		else
 			SUITE=$suite fail "$ROLE/$link/counters" "$dev:$bad"
 		fi

@@ -71,7 +71,7 @@ use() {
 	case $K in
 	ornic)
 		CDEV=$O_CDEV SDEV=$O_SDEV CND=$O_CND SND=$O_SND CIP=10.0.0.1 SIP=10.0.0.2
-		TXC=tx_roce_packets RXC=rx_roce_packets
+		TXC=tx_rdma_packets RXC=rx_rdma_packets
 		;;
 	rxe)
 		CDEV=rxe0 SDEV=rxe1 CND=veth0 SND=veth1 CIP=10.0.1.1 SIP=10.0.1.2

@@ -151,8 +151,8 @@ NicRig::~NicRig() {
                  le(cqe.qpn), cqe.opcode, cqe.status, cqe.vendor_err, le(cqe.byte_len));
   }
   std::fprintf(stderr, "nic rig: roce tx %llu rx %llu, eth tx %llu rx %llu, port %llu\n",
-               static_cast<unsigned long long>(device.counters().get(ORNIC_CNT_TX_ROCE_PACKETS)),
-               static_cast<unsigned long long>(device.counters().get(ORNIC_CNT_RX_ROCE_PACKETS)),
+               static_cast<unsigned long long>(device.counters().get(ORNIC_CNT_TX_RDMA_PACKETS)),
+               static_cast<unsigned long long>(device.counters().get(ORNIC_CNT_RX_RDMA_PACKETS)),
                static_cast<unsigned long long>(device.counters().get(ORNIC_CNT_ETH_TX_FRAMES)),
                static_cast<unsigned long long>(device.counters().get(ORNIC_CNT_ETH_RX_FRAMES)),
                static_cast<unsigned long long>(port.sent));

@@ -137,7 +137,7 @@ void EthFunction::receive(std::span<const std::byte> frame) {
     if (core_.transport != nullptr)
       core_.transport->receive(frame);
     else
-      core_.counters.inc(ORNIC_CNT_RX_ROCE_PACKETS);
+      core_.counters.inc(ORNIC_CNT_RX_RDMA_PACKETS);
     return;
   }
   if (frame.size() > core_.eth_mtu + ORNIC_ETH_HLEN) {

@@ -159,7 +159,7 @@ void Completer::on_response(uint32_t qpn, QueuePair& qp, const iba::ReceivedPack
   // Responses name PSNs this QP has sent; anything else is stale or forged.
   if (at(req, psn) >= at(req, req.send_high) ||
       at(req, psn) < -static_cast<int32_t>(TransportEngine::kSendWindow)) {
-    core_.counters.inc(ORNIC_CNT_RX_ROCE_PSN_ERRORS);
+    core_.counters.inc(ORNIC_CNT_RX_PSN_ERRORS);
     return;
   }
   const uint8_t syndrome = d.aeth ? d.aeth->syndrome : iba::make_ack_syndrome();
@@ -222,7 +222,7 @@ void Completer::on_response(uint32_t qpn, QueuePair& qp, const iba::ReceivedPack
         break;
       }
     if (op == nullptr || !has_response(*op) || psn != iba::psn_add(op->first_psn, op->responses)) {
-      core_.counters.inc(ORNIC_CNT_RX_ROCE_PSN_ERRORS); // duplicate or out of order
+      core_.counters.inc(ORNIC_CNT_RX_PSN_ERRORS); // duplicate or out of order
       // A response beyond the next one expected means some were lost: read the rest
       // again at once (once per gap) instead of waiting for the ACK timeout.
       if (op != nullptr && op->opcode == ORNIC_WQE_OP_RDMA_READ) {
@@ -241,14 +241,14 @@ void Completer::on_response(uint32_t qpn, QueuePair& qp, const iba::ReceivedPack
     req.read_gap_pending = false;
     const bool atomic_op = is_atomic(*op);
     if (atomic_op != info.has(iba::kAtomic)) {
-      core_.counters.inc(ORNIC_CNT_RX_ROCE_BAD_HEADER);
+      core_.counters.inc(ORNIC_CNT_RX_BAD_HEADER);
       return;
     }
     if (answered_by_empty_read_response(*op)) {
       // Nothing to place: the response only says the FLUSH / ATOMIC WRITE was executed.
       if (d.bth.opcode != static_cast<uint8_t>(iba::Opcode::rc_rdma_read_response_only) ||
           !packet.payload.empty()) {
-        core_.counters.inc(ORNIC_CNT_RX_ROCE_BAD_HEADER);
+        core_.counters.inc(ORNIC_CNT_RX_BAD_HEADER);
         return;
       }
     } else if (atomic_op) {
@@ -278,7 +278,7 @@ void Completer::on_response(uint32_t qpn, QueuePair& qp, const iba::ReceivedPack
       // again), so only where the message ends is checked.
       (void)first;
       if (info.has(iba::kLast) != last || packet.payload.size() != expected) {
-        core_.counters.inc(ORNIC_CNT_RX_ROCE_BAD_HEADER);
+        core_.counters.inc(ORNIC_CNT_RX_BAD_HEADER);
         return;
       }
       const SgeOutcome put = scatter(core_, qp.pd, op->sges, offset, packet.payload);

@@ -30,8 +30,8 @@ void Congestion::send_cnp(uint32_t qpn, QueuePair& qp) {
   if (!engine_.framing_.build_congestion_notification(route, peer_qpn, frame_))
     return;
   core_.counters.inc(ORNIC_CNT_CC_CNPS_SENT);
-  core_.counters.inc(ORNIC_CNT_TX_ROCE_PACKETS);
-  core_.counters.inc(ORNIC_CNT_TX_ROCE_BYTES, frame_.size());
+  core_.counters.inc(ORNIC_CNT_TX_RDMA_PACKETS);
+  core_.counters.inc(ORNIC_CNT_TX_RDMA_BYTES, frame_.size());
   ++qp.transport.cc.cnps_sent;
   engine_.send_frame(frame_, route);
 }
@@ -41,12 +41,12 @@ void Congestion::on_notification(const iba::ReceivedPacket& packet, bool from_wi
   QueuePair* qp = core_.resources.qps.find(qpn);
   if (qp == nullptr || is_datagram_qp(qp->type) ||
       (qp->state != ORNIC_QPS_RTS && qp->state != ORNIC_QPS_SQD)) {
-    core_.counters.inc(ORNIC_CNT_RX_ROCE_UNKNOWN_QP);
+    core_.counters.inc(ORNIC_CNT_RX_UNKNOWN_QP);
     return;
   }
   // Only the peer may slow a QP down (roce.rst, "Connected peer").
   if (!engine_.framing_.from_connected_peer(qp->attr, packet, from_wire)) {
-    core_.counters.inc(ORNIC_CNT_RX_ROCE_PEER_MISMATCH);
+    core_.counters.inc(ORNIC_CNT_RX_PEER_MISMATCH);
     return;
   }
   core_.counters.inc(ORNIC_CNT_CC_CNPS_HANDLED);

@@ -118,9 +118,9 @@ bool Requester::requester_work(uint32_t qpn, QueuePair& qp, unsigned& budget) {
       looked_ahead = false;
       --budget;
       // Charged by what the frame cost on the wire, whichever way it was built.
-      const uint64_t tx_bytes = core_.counters.get(ORNIC_CNT_TX_ROCE_BYTES);
+      const uint64_t tx_bytes = core_.counters.get(ORNIC_CNT_TX_RDMA_BYTES);
       send_rc_packet(qpn, qp, *pending, pending->next_send_psn);
-      engine_.cc_.charge(qp, core_.counters.get(ORNIC_CNT_TX_ROCE_BYTES) - tx_bytes);
+      engine_.cc_.charge(qp, core_.counters.get(ORNIC_CNT_TX_RDMA_BYTES) - tx_bytes);
       continue;
     }
     // Out of known work: set kick and read the record once more; carry on if software

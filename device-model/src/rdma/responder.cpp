@@ -128,7 +128,7 @@ void Responder::on_rc_request(uint32_t qpn, QueuePair& qp, const iba::ReceivedPa
   if (distance < 0)
     return on_duplicate(qpn, qp, packet);
   if (distance > 0) {
-    core_.counters.inc(ORNIC_CNT_RX_ROCE_PSN_ERRORS);
+    core_.counters.inc(ORNIC_CNT_RX_PSN_ERRORS);
     if (!resp.nak_sent && !responses_pending(resp)) {
       resp.nak_sent = true;
       send_ack(qpn, qp, iba::make_nak_syndrome(iba::NakCode::psn_sequence_error), resp.epsn);
@@ -803,7 +803,7 @@ bool Responder::on_ud_request(uint32_t qpn, QueuePair& qp, const iba::ReceivedPa
     return false;
   // The SMI QP has no Q_Key (infiniband.rst, "Partitions and Q_Keys").
   if (qp.type != ORNIC_QPT_SMI && d.deth->qkey != le(qp.attr.qkey)) {
-    core_.counters.inc(ORNIC_CNT_RX_ROCE_QKEY_ERRORS);
+    core_.counters.inc(ORNIC_CNT_RX_QKEY_ERRORS);
     framing.count_qkey_violation();
     return false;
   }
@@ -857,7 +857,7 @@ void Responder::on_multicast(const iba::ReceivedPacket& packet, std::span<const 
   const iba::ReceivedPacket& d = packet;
   // The IBA's multicast QPN: a datagram to a group names no single QP.
   if (!packet.opcode_info.has(iba::kDatagram) || d.bth.destination_qp != ORNIC_QPN_MULTICAST) {
-    core_.counters.inc(ORNIC_CNT_RX_ROCE_BAD_HEADER);
+    core_.counters.inc(ORNIC_CNT_RX_BAD_HEADER);
     return;
   }
   const std::vector<uint32_t> members =

@@ -273,8 +273,8 @@ bool TransportEngine::transmit(QueuePair& qp, const iba::OutboundPacket& packet,
     return false; // a reserved slot is simply not committed: nothing is sent
   framing_.seal(packet, plan, buffer);
 
-  core_.counters.inc(ORNIC_CNT_TX_ROCE_PACKETS);
-  core_.counters.inc(ORNIC_CNT_TX_ROCE_BYTES, buffer.size());
+  core_.counters.inc(ORNIC_CNT_TX_RDMA_PACKETS);
+  core_.counters.inc(ORNIC_CNT_TX_RDMA_BYTES, buffer.size());
   ++qp.counters.packets_sent;
   if (to_self)
     loop_back(buffer); // a copy: the port's buffer is the port's once committed
@@ -353,8 +353,8 @@ bool TransportEngine::transport_matches(ornic_qp_type type, const iba::OpcodeInf
 }
 
 void TransportEngine::process_frame(std::span<const uint8_t> frame, bool from_wire) {
-  core_.counters.inc(ORNIC_CNT_RX_ROCE_PACKETS);
-  core_.counters.inc(ORNIC_CNT_RX_ROCE_BYTES, frame.size());
+  core_.counters.inc(ORNIC_CNT_RX_RDMA_PACKETS);
+  core_.counters.inc(ORNIC_CNT_RX_RDMA_BYTES, frame.size());
   iba::ReceivedPacket packet;
   switch (framing_.parse(frame, packet)) {
   case iba::ParseStatus::packet:
@@ -362,9 +362,9 @@ void TransportEngine::process_frame(std::span<const uint8_t> frame, bool from_wi
   case iba::ParseStatus::congestion_notification:
     return cc_.on_notification(packet, from_wire);
   case iba::ParseStatus::bad_icrc:
-    return core_.counters.inc(ORNIC_CNT_RX_ROCE_BAD_ICRC);
+    return core_.counters.inc(ORNIC_CNT_RX_BAD_ICRC);
   case iba::ParseStatus::bad_header:
-    return core_.counters.inc(ORNIC_CNT_RX_ROCE_BAD_HEADER);
+    return core_.counters.inc(ORNIC_CNT_RX_BAD_HEADER);
   }
   if (framing_.is_multicast(packet.route))
     return responder_.on_multicast(packet, frame);
@@ -374,7 +374,7 @@ void TransportEngine::process_frame(std::span<const uint8_t> frame, bool from_wi
   const bool datagram = info.has(iba::kDatagram);
   const bool uc = info.has(iba::kUnreliable);
   if (qp == nullptr || !transport_matches(qp->type, info)) {
-    core_.counters.inc(ORNIC_CNT_RX_ROCE_UNKNOWN_QP);
+    core_.counters.inc(ORNIC_CNT_RX_UNKNOWN_QP);
     framing_.count_undelivered(packet);
     return;
   }
@@ -383,13 +383,13 @@ void TransportEngine::process_frame(std::span<const uint8_t> frame, bool from_wi
                          state == ORNIC_QPS_SQD || state == ORNIC_QPS_SQE;
   const bool sending = state == ORNIC_QPS_RTS || state == ORNIC_QPS_SQD;
   if (info.has(iba::kResponse) ? !sending : !receiving) {
-    core_.counters.inc(ORNIC_CNT_RX_ROCE_UNKNOWN_QP);
+    core_.counters.inc(ORNIC_CNT_RX_UNKNOWN_QP);
     framing_.count_undelivered(packet);
     return;
   }
   // Before any PSN, key or state is looked at: a stranger's packet changes nothing.
   if (!datagram && !framing_.from_connected_peer(qp->attr, packet, from_wire)) {
-    core_.counters.inc(ORNIC_CNT_RX_ROCE_PEER_MISMATCH);
+    core_.counters.inc(ORNIC_CNT_RX_PEER_MISMATCH);
     core_.log.warn("rdma: QP {}: dropped a packet (opcode {:#x}) not from its peer", qpn,
                    static_cast<unsigned>(packet.bth.opcode));
     return;

@@ -28,12 +28,12 @@ void Responder::on_uc_request(uint32_t qpn, QueuePair& qp, const iba::ReceivedPa
   if (distance < 0) {
     // A duplicate or a late packet of an earlier message: a UC requester never goes back,
     // so it is stale, and the message in progress goes on without it.
-    core_.counters.inc(ORNIC_CNT_RX_ROCE_PSN_ERRORS);
+    core_.counters.inc(ORNIC_CNT_RX_PSN_ERRORS);
     return;
   }
   if (distance > 0) {
     // Packets were lost: whatever was in progress cannot be completed.
-    core_.counters.inc(ORNIC_CNT_RX_ROCE_PSN_ERRORS);
+    core_.counters.inc(ORNIC_CNT_RX_PSN_ERRORS);
     if (resp.in_message != InMessage::none)
       drop_uc_message(qp, ORNIC_CNT_RX_UC_DROPPED);
   }

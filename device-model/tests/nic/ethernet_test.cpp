@@ -213,7 +213,7 @@ TEST_F(NicEthernet, RoceFramesForOurGidsNeverReachTheRxRing) {
   ASSERT_EQ(h.add_gid(0, gid).status, ORNIC_ADMIN_STATUS_SUCCESS);
   post_rx(0, h.alloc(2048, 64), 2048);
   h.port.deliver(udp4_frame(4791));
-  EXPECT_EQ(h.counter(ORNIC_CNT_RX_ROCE_PACKETS), 1u);
+  EXPECT_EQ(h.counter(ORNIC_CNT_RX_RDMA_PACKETS), 1u);
   EXPECT_EQ(h.counter(ORNIC_CNT_ETH_RX_FRAMES), 0u);
   h.port.deliver(udp4_frame(53)); // ordinary UDP goes to the net_device
   EXPECT_EQ(next_cqe().status, ORNIC_CQE_SUCCESS);
@@ -271,7 +271,7 @@ TEST_F(NicEthernet, MulticastReachesTheNetdevUnlessItIsRoce) {
   post_rx(4, buffer, 2048);
   h.port.deliver(multicast4_frame(17, 4791));
   h.port.deliver(multicast6_frame(17, 4791));
-  EXPECT_EQ(h.counter(ORNIC_CNT_RX_ROCE_PACKETS), 2u);
+  EXPECT_EQ(h.counter(ORNIC_CNT_RX_RDMA_PACKETS), 2u);
   EXPECT_EQ(h.counter(ORNIC_CNT_ETH_RX_FRAMES), 4u);
 }
 

@@ -21,8 +21,8 @@ TEST(NicStateDump, CounterNamesAreTheDriversAndUnique) {
   }
   EXPECT_EQ(names.size(), size_t{ORNIC_CNT_COUNT});
   EXPECT_EQ(counter_name(ORNIC_CNT_ADMIN_COMMANDS), "admin_commands");
-  EXPECT_EQ(counter_name(ORNIC_CNT_TX_ROCE_PACKETS), "tx_roce_packets");
-  EXPECT_EQ(counter_name(ORNIC_CNT_RX_ROCE_PEER_MISMATCH), "rx_roce_peer_mismatch");
+  EXPECT_EQ(counter_name(ORNIC_CNT_TX_RDMA_PACKETS), "tx_rdma_packets");
+  EXPECT_EQ(counter_name(ORNIC_CNT_RX_PEER_MISMATCH), "rx_peer_mismatch");
   // Not a counter: no name, no crash.
   EXPECT_TRUE(counter_name(static_cast<ornic_counter_id>(ORNIC_CNT_COUNT)).empty());
   EXPECT_TRUE(counter_name(static_cast<ornic_counter_id>(0xffffffffu)).empty());

@@ -147,7 +147,7 @@ TEST_F(Cc, CeMarkedPacketsGetOneCnpPerIntervalAndTheSenderSlowsDown) {
   EXPECT_EQ(cnps[0].bth.destination_qp, qa.qpn);
   EXPECT_EQ(cnps[0].traffic_class, 48 << 2); // np_cnp_dscp, not ECN-capable
   EXPECT_EQ(pair.a.counter(ORNIC_CNT_CC_CNPS_HANDLED), 1u);
-  EXPECT_EQ(pair.a.counter(ORNIC_CNT_RX_ROCE_BAD_HEADER), 0u);
+  EXPECT_EQ(pair.a.counter(ORNIC_CNT_RX_BAD_HEADER), 0u);
   EXPECT_EQ(rate_of(qa), 50'049u); // alpha 1023/1024: a cut to just above half
   // After the interval, marked packets earn more CNPs (the paced packets of this write
   // are spread over the time wait_cqes moves on), and every one cuts the rate further.
@@ -280,13 +280,13 @@ TEST_F(Cc, CnpsNobodyShouldActOnAreDroppedAndCounted) {
   // ... to a QP that does not exist,
   ASSERT_TRUE(roce::build_cnp(from_b, 0xabcdef, 0, frame));
   inject(frame);
-  EXPECT_EQ(pair.a.counter(ORNIC_CNT_RX_ROCE_UNKNOWN_QP), 1u);
+  EXPECT_EQ(pair.a.counter(ORNIC_CNT_RX_UNKNOWN_QP), 1u);
   // from a stranger's GID,
   roce::PacketDescription stranger = from_b;
   stranger.source_gid[15] ^= 0x55;
   ASSERT_TRUE(roce::build_cnp(stranger, qa.qpn, 0, frame));
   inject(frame);
-  EXPECT_EQ(pair.a.counter(ORNIC_CNT_RX_ROCE_PEER_MISMATCH), 1u);
+  EXPECT_EQ(pair.a.counter(ORNIC_CNT_RX_PEER_MISMATCH), 1u);
   // with the reserved bytes cut short (ICRC recomputed: only the length is wrong),
   ASSERT_TRUE(roce::build_cnp(from_b, qa.qpn, 0, frame));
   std::vector<uint8_t> short_cnp(frame);
@@ -306,7 +306,7 @@ TEST_F(Cc, CnpsNobodyShouldActOnAreDroppedAndCounted) {
                      roce::compute_icrc(roce::IpFamily::ipv4, ip));
   }
   inject(short_cnp);
-  EXPECT_EQ(pair.a.counter(ORNIC_CNT_RX_ROCE_BAD_HEADER), 1u);
+  EXPECT_EQ(pair.a.counter(ORNIC_CNT_RX_BAD_HEADER), 1u);
   EXPECT_EQ(pair.a.counter(ORNIC_CNT_CC_CNPS_HANDLED), 0u);
   EXPECT_EQ(rate_of(qa), 0u);
   // The genuine one is acted on, and the QP still works.

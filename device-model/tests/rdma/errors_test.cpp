@@ -215,7 +215,7 @@ TEST_F(LocalErrors, ErrFlushesEverythingInOrder) {
   // Packets for a QP in ERR are dropped and counted.
   qa.post_send(send_wqe(ORNIC_WQE_OP_SEND, 1), {});
   pair.pump();
-  EXPECT_GE(pair.b.counter(ORNIC_CNT_RX_ROCE_UNKNOWN_QP), 1u);
+  EXPECT_GE(pair.b.counter(ORNIC_CNT_RX_UNKNOWN_QP), 1u);
 }
 
 TEST_F(LocalErrors, SqdReportsDrainedOnceOutstandingWorkIsDone) {
@@ -268,8 +268,8 @@ TEST(UdErrors, QkeyMismatchIsDroppedAndCounted) {
   ASSERT_EQ(sent.size(), 1u);
   EXPECT_EQ(sent[0].status, ORNIC_CQE_SUCCESS); // UD: sent is done
   EXPECT_FALSE(pair.b.poll().has_value());
-  EXPECT_EQ(pair.b.counter(ORNIC_CNT_RX_ROCE_QKEY_ERRORS), 1u);
-  EXPECT_EQ(pair.b.counter(ORNIC_CNT_RX_ROCE_UNKNOWN_QP), 0u);
+  EXPECT_EQ(pair.b.counter(ORNIC_CNT_RX_QKEY_ERRORS), 1u);
+  EXPECT_EQ(pair.b.counter(ORNIC_CNT_RX_UNKNOWN_QP), 0u);
   // With the right Q_Key the same receive WQE takes it.
   w.ud.qkey = to_le(0x2222u);
   ua.post_send(w, {sge(pair.a.buffer, 10, pair.a.key)});

@@ -64,7 +64,7 @@ TEST_F(Fatal, RoceRequestsAreNotExecutedOrAnswered) {
   pair.wait_cqes(pair.a, 1, 10'000'000, 5);
   EXPECT_EQ(std::memcmp(before.data(), pair.b.at(65536), 4096), 0) << "placed after FATAL";
   EXPECT_EQ(sent[kB], b_sent) << "b answered after FATAL";
-  EXPECT_EQ(pair.b.counter(ORNIC_CNT_RX_ROCE_PACKETS), 0u);
+  EXPECT_EQ(pair.b.counter(ORNIC_CNT_RX_RDMA_PACKETS), 0u);
 }
 
 TEST_F(Fatal, EthernetFramesAreNotReceived) {

@@ -388,7 +388,7 @@ TEST_P(MalformedIbta15Wqe, FailsLocallyWithTheDetail) {
     EXPECT_EQ(le(cqe.wr_id), 4u);
     EXPECT_EQ(q.state(), ORNIC_QPS_ERR);
   }
-  EXPECT_EQ(pair.a.counter(ORNIC_CNT_TX_ROCE_PACKETS), 0u); // nothing went out
+  EXPECT_EQ(pair.a.counter(ORNIC_CNT_TX_RDMA_PACKETS), 0u); // nothing went out
 }
 
 INSTANTIATE_TEST_SUITE_P(

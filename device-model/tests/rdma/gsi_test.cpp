@@ -69,8 +69,8 @@ TEST_F(Gsi, Qp1ToQp1RoundTrip) {
   round_trip_leg(ga, gb, 0x80000000u, 0x1000);
   round_trip_leg(gb, ga, kQp1Qkey, 0x2000);
   round_trip_leg(ga, gb, kQp1Qkey, 0x3000);
-  EXPECT_EQ(pair.a.counter(ORNIC_CNT_RX_ROCE_QKEY_ERRORS), 0u);
-  EXPECT_EQ(pair.b.counter(ORNIC_CNT_RX_ROCE_QKEY_ERRORS), 0u);
+  EXPECT_EQ(pair.a.counter(ORNIC_CNT_RX_QKEY_ERRORS), 0u);
+  EXPECT_EQ(pair.b.counter(ORNIC_CNT_RX_QKEY_ERRORS), 0u);
 }
 
 TEST_F(Gsi, WrongQkeyIsDroppedAndCountedTheReceiveStaysPosted) {
@@ -87,8 +87,8 @@ TEST_F(Gsi, WrongQkeyIsDroppedAndCountedTheReceiveStaysPosted) {
   EXPECT_EQ(sent[1].status, ORNIC_CQE_SUCCESS);
   pair.pump();
   EXPECT_FALSE(pair.b.poll().has_value());
-  EXPECT_EQ(pair.b.counter(ORNIC_CNT_RX_ROCE_QKEY_ERRORS), 2u);
-  EXPECT_EQ(pair.b.counter(ORNIC_CNT_RX_ROCE_UNKNOWN_QP), 0u);
+  EXPECT_EQ(pair.b.counter(ORNIC_CNT_RX_QKEY_ERRORS), 2u);
+  EXPECT_EQ(pair.b.counter(ORNIC_CNT_RX_UNKNOWN_QP), 0u);
   EXPECT_EQ(pair.b.counter(ORNIC_CNT_RX_UD_NO_RECV), 0u);
 
   // The same receive WQE takes the next datagram with the right Q_Key, from QP1.

@@ -108,7 +108,7 @@ TEST_F(IbPair, WrongQkeyIsDroppedAndCountedInPortInfo) {
                   {sge(pair.a.buffer, 64, pair.a.key)});
   ASSERT_EQ(pair.wait_cqes(pair.a, 1).size(), 1u);
   EXPECT_TRUE(pair.wait_cqes(pair.b, 1, 10'000'000, 5).empty());
-  EXPECT_EQ(pair.b.counter(ORNIC_CNT_RX_ROCE_QKEY_ERRORS), 1u);
+  EXPECT_EQ(pair.b.counter(ORNIC_CNT_RX_QKEY_ERRORS), 1u);
   const Node::Mad info = pair.b.smp(0x01, 0x0015, 1);
   EXPECT_EQ(info[64 + 48] << 8 | info[64 + 49], 1) << "Q_KeyViolations";
   // The right Q_Key still reaches the receive that stayed posted.
@@ -187,12 +187,12 @@ TEST_F(IbPair, APortThatIsNotActiveSendsNothing) {
   info[64 + 33] &= 0x0f;
   info = pair.a.smp(0x02, 0x0015, 1, &info);
   EXPECT_NE(info[64 + 32] & 0x0f, ORNIC_PORT_ACTIVE);
-  const uint64_t sent_before = pair.a.counter(ORNIC_CNT_TX_ROCE_PACKETS);
+  const uint64_t sent_before = pair.a.counter(ORNIC_CNT_TX_RDMA_PACKETS);
   ua.post_send_av(ud_send(1, 2, 1), RdmaPair::inline_av(pair.b),
                   {sge(pair.a.buffer, 64, pair.a.key)});
   pair.wait_cqes(pair.a, 1);
   EXPECT_EQ(pair.a.counter(ORNIC_CNT_TX_PORT_NOT_ACTIVE), 1u);
-  EXPECT_EQ(pair.a.counter(ORNIC_CNT_TX_ROCE_PACKETS), sent_before);
+  EXPECT_EQ(pair.a.counter(ORNIC_CNT_TX_RDMA_PACKETS), sent_before);
 }
 
 } // namespace

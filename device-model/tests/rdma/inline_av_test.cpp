@@ -152,7 +152,7 @@ TEST(InlineAv, Ipv6DatagramTakesFlowLabelHopLimitAndTrafficClass) {
   EXPECT_EQ(le(got[0].byte_len), 340u);
   EXPECT_EQ(got[0].flags, ORNIC_CQE_FLAG_GRH);
   EXPECT_EQ(le(got[0].src_qp), p.ua.qpn);
-  EXPECT_EQ(pair.b.counter(ORNIC_CNT_RX_ROCE_QKEY_ERRORS), 1u);
+  EXPECT_EQ(pair.b.counter(ORNIC_CNT_RX_QKEY_ERRORS), 1u);
   EXPECT_TRUE(same(pair.a, 0, pair.b, 40, 300));
   const auto* grh = reinterpret_cast<const uint8_t*>(pair.b.at(0));
   EXPECT_EQ(grh[0] >> 4, 6);

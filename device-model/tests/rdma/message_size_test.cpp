@@ -156,7 +156,7 @@ TEST_F(MessageSize, ReadOfTwoToTheTwentyThreePacketsKeepsThePsnWindow) {
     queue(pair.b, pair.a, kB, response, data);
   }
   pair.pump();
-  EXPECT_EQ(pair.a.counter(ORNIC_CNT_RX_ROCE_PSN_ERRORS), 0u);
+  EXPECT_EQ(pair.a.counter(ORNIC_CNT_RX_PSN_ERRORS), 0u);
   EXPECT_EQ(std::memcmp(pair.a.h.memory.at(backing), data.data(), data.size()), 0);
   EXPECT_EQ(std::memcmp(pair.a.h.memory.at(backing + 256), data.data(), data.size()), 0);
   EXPECT_EQ(frames.size(), 1u);

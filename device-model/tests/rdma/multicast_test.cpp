@@ -232,7 +232,7 @@ TEST_F(Multicast, OneDatagramReachesEveryAttachedQpOfBothPorts) {
   ASSERT_EQ(got_a.size(), 1u);
   expect_datagram(local, got_a[local.qpn], 0x2000, sender.qpn);
   EXPECT_EQ(pair.b.counter(ORNIC_CNT_RX_MCAST_DELIVERED), 3u);
-  EXPECT_EQ(pair.b.counter(ORNIC_CNT_RX_ROCE_QKEY_ERRORS), 1u);
+  EXPECT_EQ(pair.b.counter(ORNIC_CNT_RX_QKEY_ERRORS), 1u);
   EXPECT_EQ(pair.a.counter(ORNIC_CNT_RX_MCAST_DELIVERED), 1u);
   // The wrong Q_Key's and the unattached QP's buffers were not touched.
   EXPECT_EQ(std::to_integer<uint8_t>(*pair.b.at(0x6000 + 40)), 0xee);
@@ -283,7 +283,7 @@ TEST_F(Multicast, DetachedAndDestroyedQpsStopReceiving) {
   EXPECT_EQ(pair.b.counter(ORNIC_CNT_RX_MCAST_NO_GROUP), 1u);
   EXPECT_EQ(pair.b.counter(ORNIC_CNT_RX_MCAST_DELIVERED), 1u);
   // No local member on the sending port: nothing looped back there.
-  EXPECT_EQ(pair.a.counter(ORNIC_CNT_RX_ROCE_PACKETS), 0u);
+  EXPECT_EQ(pair.a.counter(ORNIC_CNT_RX_RDMA_PACKETS), 0u);
 }
 
 TEST_F(Multicast, SenderAttachedToItsGroupGetsItsOwnDatagram) {
@@ -304,7 +304,7 @@ TEST_F(Multicast, DatagramToAUnicastQpnOfAGroupIsABadHeader) {
   post_recv(r1, 0x1000);
   send_to_group(sender, group_ah(pair.a), r1.qpn);
   EXPECT_TRUE(receives(pair.b, 1).empty());
-  EXPECT_EQ(pair.b.counter(ORNIC_CNT_RX_ROCE_BAD_HEADER), 1u);
+  EXPECT_EQ(pair.b.counter(ORNIC_CNT_RX_BAD_HEADER), 1u);
   // The receive stays posted: a proper datagram still lands.
   send_to_group(sender, group_ah(pair.a));
   EXPECT_EQ(receives(pair.b, 1).size(), 1u);

@@ -265,14 +265,14 @@ TEST(Odp, RequesterSgeFaultStallsTheSendQueueUntilResume) {
   fill(mr.at(0), 5000, 77);
   qb.post_recv(1, {sge(pair.b.buffer, 8192, pair.b.key)});
   qa.post_send(send_wqe(ORNIC_WQE_OP_SEND, 9), {sge(kIova, 5000, mr.key)});
-  const uint64_t tx = pair.a.counter(ORNIC_CNT_TX_ROCE_PACKETS);
+  const uint64_t tx = pair.a.counter(ORNIC_CNT_TX_RDMA_PACKETS);
   pair.advance(500'000'000); // long past any ACK timeout: a stalled QP does not time out
   const auto faults = drain_faults(pair.a);
   ASSERT_EQ(faults.size(), 1u);
   EXPECT_EQ(faults[0].flags, ORNIC_EQE_PF_REQUESTER);
   EXPECT_EQ(faults[0].qpn, qa.qpn);
   EXPECT_EQ(faults[0].pages, 2u);
-  EXPECT_EQ(pair.a.counter(ORNIC_CNT_TX_ROCE_PACKETS), tx);
+  EXPECT_EQ(pair.a.counter(ORNIC_CNT_TX_RDMA_PACKETS), tx);
   EXPECT_EQ(pair.a.counter(ORNIC_CNT_ODP_REQ_FAULTS), 1u);
   EXPECT_FALSE(pair.a.poll().has_value());
   EXPECT_EQ(qa.state(), ORNIC_QPS_RTS);

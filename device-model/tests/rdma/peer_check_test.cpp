@@ -1,7 +1,7 @@
 // roce.rst, "Connected peer": an RC or UC QP accepts packets only from the address its
 // address vector names, and never from the wire to a broadcast or multicast MAC. A third
 // host that knows the QPN, the next PSN and an rkey gets nothing done: memory untouched, no
-// answer, PSNs and state unchanged, RX_ROCE_PEER_MISMATCH counted. IPv4 and IPv6 GIDs.
+// answer, PSNs and state unchanged, RX_PEER_MISMATCH counted. IPv4 and IPv6 GIDs.
 #include <algorithm>
 #include <cstring>
 
@@ -88,15 +88,15 @@ TEST_P(PeerCheck, SpoofedWriteFromAThirdAddressIsDroppedAndTheQpKeepsWorking) {
   inject_write(qb, 0x100 + qa.qpn, stranger_gid(), pair.b.mac);
 
   EXPECT_EQ(b_target(), before) << "the stranger's WRITE was executed";
-  EXPECT_EQ(pair.b.counter(ORNIC_CNT_RX_ROCE_PEER_MISMATCH), 1u);
-  EXPECT_EQ(pair.b.counter(ORNIC_CNT_RX_ROCE_PACKETS), 1u);
-  EXPECT_EQ(pair.b.counter(ORNIC_CNT_TX_ROCE_PACKETS), 0u) << "no ACK or NAK to anyone";
-  EXPECT_EQ(pair.b.counter(ORNIC_CNT_RX_ROCE_PSN_ERRORS), 0u);
+  EXPECT_EQ(pair.b.counter(ORNIC_CNT_RX_PEER_MISMATCH), 1u);
+  EXPECT_EQ(pair.b.counter(ORNIC_CNT_RX_RDMA_PACKETS), 1u);
+  EXPECT_EQ(pair.b.counter(ORNIC_CNT_TX_RDMA_PACKETS), 0u) << "no ACK or NAK to anyone";
+  EXPECT_EQ(pair.b.counter(ORNIC_CNT_RX_PSN_ERRORS), 0u);
   EXPECT_EQ(qb.state(), ORNIC_QPS_RTS);
   EXPECT_FALSE(pair.b.poll().has_value());
   // The PSN the stranger used is still the one qb expects from its real peer.
   real_write_succeeds(qa, 1);
-  EXPECT_EQ(pair.b.counter(ORNIC_CNT_RX_ROCE_PEER_MISMATCH), 1u);
+  EXPECT_EQ(pair.b.counter(ORNIC_CNT_RX_PEER_MISMATCH), 1u);
   EXPECT_EQ(pair.a.counter(ORNIC_CNT_RETRANSMITS), 0u);
 }
 
@@ -106,8 +106,8 @@ TEST_P(PeerCheck, TheSameFrameFromThePeersAddressIsExecuted) {
   inject_write(qb, 0x100 + qa.qpn, roce::Gid(pair.a.gid), pair.b.mac);
   for (size_t i = 0; i < kLength; ++i)
     ASSERT_EQ(std::to_integer<uint8_t>(*pair.b.at(kTarget + i)), static_cast<uint8_t>(0x77 + i));
-  EXPECT_EQ(pair.b.counter(ORNIC_CNT_RX_ROCE_PEER_MISMATCH), 0u);
-  EXPECT_EQ(pair.b.counter(ORNIC_CNT_TX_ROCE_PACKETS), 1u) << "the ACK";
+  EXPECT_EQ(pair.b.counter(ORNIC_CNT_RX_PEER_MISMATCH), 0u);
+  EXPECT_EQ(pair.b.counter(ORNIC_CNT_TX_RDMA_PACKETS), 1u) << "the ACK";
 }
 
 TEST_P(PeerCheck, RcFramesToABroadcastOrMulticastMacAreDropped) {
@@ -117,8 +117,8 @@ TEST_P(PeerCheck, RcFramesToABroadcastOrMulticastMacAreDropped) {
   inject_write(qb, 0x100 + qa.qpn, roce::Gid(pair.a.gid), kBroadcast);
   inject_write(qb, 0x100 + qa.qpn, roce::Gid(pair.a.gid), kIpv4MulticastMac);
   EXPECT_EQ(b_target(), before);
-  EXPECT_EQ(pair.b.counter(ORNIC_CNT_RX_ROCE_PEER_MISMATCH), 2u);
-  EXPECT_EQ(pair.b.counter(ORNIC_CNT_TX_ROCE_PACKETS), 0u);
+  EXPECT_EQ(pair.b.counter(ORNIC_CNT_RX_PEER_MISMATCH), 2u);
+  EXPECT_EQ(pair.b.counter(ORNIC_CNT_TX_RDMA_PACKETS), 0u);
   EXPECT_EQ(qb.state(), ORNIC_QPS_RTS);
   real_write_succeeds(qa, 2);
 }
@@ -129,12 +129,12 @@ TEST_P(PeerCheck, SpoofedUcWriteIsDroppedToo) {
   inject_write(qb, 0x100 + qa.qpn, stranger_gid(), pair.b.mac,
                static_cast<uint8_t>(iba::Opcode::uc_rdma_write_only));
   EXPECT_EQ(b_target(), before);
-  EXPECT_EQ(pair.b.counter(ORNIC_CNT_RX_ROCE_PEER_MISMATCH), 1u);
+  EXPECT_EQ(pair.b.counter(ORNIC_CNT_RX_PEER_MISMATCH), 1u);
   EXPECT_EQ(pair.b.counter(ORNIC_CNT_RX_UC_DROPPED), 0u) << "not even seen as a message";
   inject_write(qb, 0x100 + qa.qpn, roce::Gid(pair.a.gid), kBroadcast,
                static_cast<uint8_t>(iba::Opcode::uc_rdma_write_only));
   EXPECT_EQ(b_target(), before);
-  EXPECT_EQ(pair.b.counter(ORNIC_CNT_RX_ROCE_PEER_MISMATCH), 2u);
+  EXPECT_EQ(pair.b.counter(ORNIC_CNT_RX_PEER_MISMATCH), 2u);
   real_write_succeeds(qa, 3);
 }
 
@@ -167,7 +167,7 @@ TEST_P(PeerCheck, SpoofedNakCannotFailTheRequester) {
   pair.wire.policy = nullptr;
   pair.wire.end(kB).send(std::as_bytes(std::span<const uint8_t>(frame)));
   pair.pump();
-  EXPECT_EQ(pair.a.counter(ORNIC_CNT_RX_ROCE_PEER_MISMATCH), 1u);
+  EXPECT_EQ(pair.a.counter(ORNIC_CNT_RX_PEER_MISMATCH), 1u);
   EXPECT_EQ(pair.a.counter(ORNIC_CNT_NAKS_RECEIVED), 0u);
   EXPECT_EQ(qa.state(), ORNIC_QPS_RTS);
   ASSERT_FALSE(pair.a.poll().has_value());
@@ -202,7 +202,7 @@ TEST_P(PeerCheck, UdAcceptsDatagramsFromAnyAddress) {
   ASSERT_EQ(received.size(), 1u);
   EXPECT_EQ(received[0].status, ORNIC_CQE_SUCCESS);
   EXPECT_EQ(le(received[0].src_qp), 77u);
-  EXPECT_EQ(pair.b.counter(ORNIC_CNT_RX_ROCE_PEER_MISMATCH), 0u);
+  EXPECT_EQ(pair.b.counter(ORNIC_CNT_RX_PEER_MISMATCH), 0u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Gids, PeerCheck, ::testing::Values(false, true),

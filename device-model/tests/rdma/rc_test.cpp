@@ -47,7 +47,7 @@ TEST_P(RcTransport, SendMultiPacketWithImmediate) {
   EXPECT_EQ(le(received[0].qpn), qb.qpn);
   EXPECT_TRUE(same(pair.a, 0, pair.b, 8192, 4096));
   EXPECT_TRUE(same(pair.a, 4096, pair.b, 16384, kLength - 4096));
-  EXPECT_EQ(pair.a.counter(ORNIC_CNT_TX_ROCE_PACKETS), 5u);
+  EXPECT_EQ(pair.a.counter(ORNIC_CNT_TX_RDMA_PACKETS), 5u);
   EXPECT_EQ(pair.a.counter(ORNIC_CNT_RETRANSMITS), 0u);
 }
 
@@ -95,7 +95,7 @@ TEST_P(RcTransport, RdmaReadSegmentedByMtu) {
   EXPECT_EQ(le(done[0].byte_len), 2100u);
   EXPECT_TRUE(same(pair.b, 4096, pair.a, 65536, 100));
   EXPECT_TRUE(same(pair.b, 4196, pair.a, 70000, 2000));
-  EXPECT_EQ(pair.b.counter(ORNIC_CNT_TX_ROCE_PACKETS), 5u); // 5 responses of <= 512
+  EXPECT_EQ(pair.b.counter(ORNIC_CNT_TX_RDMA_PACKETS), 5u); // 5 responses of <= 512
 }
 
 TEST_P(RcTransport, Atomics) {
@@ -208,7 +208,7 @@ TEST(UdTransport, ManyMoreDatagramsThanTheRcWindow) {
   }
   const auto sent = pair.wait_cqes(pair.a, kCount, 10'000'000, 3);
   EXPECT_EQ(sent.size(), static_cast<size_t>(kCount));
-  EXPECT_EQ(pair.a.counter(ORNIC_CNT_TX_ROCE_PACKETS), static_cast<uint64_t>(kCount));
+  EXPECT_EQ(pair.a.counter(ORNIC_CNT_TX_RDMA_PACKETS), static_cast<uint64_t>(kCount));
 }
 
 INSTANTIATE_TEST_SUITE_P(Gids, RcTransport, ::testing::Values(false, true),

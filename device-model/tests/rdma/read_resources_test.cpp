@@ -265,10 +265,10 @@ TEST_F(ReadResources, LoopbackReadMovesABoundedNumberOfFramesPerTurn) {
   read.rdma.rkey = to_le(pair.a.key);
   q1.post_send(read, {sge(pair.a.buffer + kLength, kLength, pair.a.key)});
   std::optional<ornic_cqe> done;
-  uint64_t sent = pair.a.counter(ORNIC_CNT_TX_ROCE_PACKETS);
+  uint64_t sent = pair.a.counter(ORNIC_CNT_TX_RDMA_PACKETS);
   for (int turn = 0; turn < 10000 && !done; ++turn) {
     pair.a.h.loop.run_once(std::chrono::milliseconds(0));
-    const uint64_t now = pair.a.counter(ORNIC_CNT_TX_ROCE_PACKETS);
+    const uint64_t now = pair.a.counter(ORNIC_CNT_TX_RDMA_PACKETS);
     ASSERT_LE(now - sent, 2 * TransportEngine::kPacketsPerTurn) << "turn " << turn;
     sent = now;
     done = pair.a.poll();

@@ -110,7 +110,7 @@ TEST_F(SendWindowTest, OnlyAWindowLeavesBeforeAnAck) {
   EXPECT_EQ(pair.wire.sent[kA], kWindow);
   expect_completions(4);
   EXPECT_TRUE(arrived(0, 4 * size_t{kWindowBytes}));
-  EXPECT_EQ(pair.a.counter(ORNIC_CNT_TX_ROCE_PACKETS), 4u * kWindow);
+  EXPECT_EQ(pair.a.counter(ORNIC_CNT_TX_RDMA_PACKETS), 4u * kWindow);
 }
 
 TEST_F(SendWindowTest, ALostPacketInsideTheWindowIsResentFromTheNak) {

@@ -82,11 +82,11 @@ TEST_F(ShmLink, WriteReadAndSendAreBuiltInTheRingAndArriveIntact) {
   }
   EXPECT_GE(port_a->counters().tx_frames, 65u + 1u + 3u);
   EXPECT_GE(port_b->counters().tx_frames, 9u);
-  EXPECT_EQ(pair.a.counter(ORNIC_CNT_TX_ROCE_PACKETS), port_a->counters().tx_frames);
-  EXPECT_EQ(pair.b.counter(ORNIC_CNT_RX_ROCE_PACKETS), port_b->counters().rx_frames);
+  EXPECT_EQ(pair.a.counter(ORNIC_CNT_TX_RDMA_PACKETS), port_a->counters().tx_frames);
+  EXPECT_EQ(pair.b.counter(ORNIC_CNT_RX_RDMA_PACKETS), port_b->counters().rx_frames);
   for (Node* node : {&pair.a, &pair.b}) {
-    EXPECT_EQ(node->counter(ORNIC_CNT_RX_ROCE_BAD_ICRC), 0u);
-    EXPECT_EQ(node->counter(ORNIC_CNT_RX_ROCE_BAD_HEADER), 0u);
+    EXPECT_EQ(node->counter(ORNIC_CNT_RX_BAD_ICRC), 0u);
+    EXPECT_EQ(node->counter(ORNIC_CNT_RX_BAD_HEADER), 0u);
     EXPECT_EQ(node->counter(ORNIC_CNT_RETRANSMITS), 0u);
   }
 }
@@ -105,9 +105,9 @@ TEST_F(ShmLink, AFullRingFallsBackToThePortsQueueInOrder) {
   write.rdma.remote_addr = to_le(pair.b.buffer + 256 * 1024);
   write.rdma.rkey = to_le(pair.b.key);
   qa.post_send(write, {sge(pair.a.buffer, kLength, pair.a.key)});
-  for (int turn = 0; turn < 40 && pair.a.counter(ORNIC_CNT_TX_ROCE_PACKETS) < 640; ++turn)
+  for (int turn = 0; turn < 40 && pair.a.counter(ORNIC_CNT_TX_RDMA_PACKETS) < 640; ++turn)
     pair.a.h.loop.run_once(std::chrono::milliseconds(0)); // b's port never runs meanwhile
-  ASSERT_EQ(pair.a.counter(ORNIC_CNT_TX_ROCE_PACKETS), 640u);
+  ASSERT_EQ(pair.a.counter(ORNIC_CNT_TX_RDMA_PACKETS), 640u);
   EXPECT_EQ(port_a->counters().tx_in_place, shm::kSlotCount);
   EXPECT_EQ(port_a->tx_backlog(), 640u - shm::kSlotCount);
   const auto done = pair.wait_cqes(pair.a, 1, 1'000'000, 5000);
@@ -117,7 +117,7 @@ TEST_F(ShmLink, AFullRingFallsBackToThePortsQueueInOrder) {
   EXPECT_EQ(pair.a.counter(ORNIC_CNT_RETRANSMITS), 0u)
       << "timeouts " << pair.a.counter(ORNIC_CNT_TIMEOUTS) << ", NAKs "
       << pair.a.counter(ORNIC_CNT_NAKS_RECEIVED) << ", b's PSN errors "
-      << pair.b.counter(ORNIC_CNT_RX_ROCE_BAD_HEADER);
+      << pair.b.counter(ORNIC_CNT_RX_BAD_HEADER);
   EXPECT_EQ(port_a->counters().tx_backpressured, 640u - shm::kSlotCount);
 }
 
@@ -132,18 +132,18 @@ TEST_F(ShmLink, AGatherThatFailsInTheSlotPublishesNothingAndFailsTheWqe) {
   write.rdma.rkey = to_le(pair.b.key);
   qa.post_send(write, {sge(source, 256 * 1024, source_key)});
   // One turn of a's loop: the doorbell, then at most kPacketsPerTurn packets.
-  for (int i = 0; i < 3 && pair.a.counter(ORNIC_CNT_TX_ROCE_PACKETS) == 0; ++i)
+  for (int i = 0; i < 3 && pair.a.counter(ORNIC_CNT_TX_RDMA_PACKETS) == 0; ++i)
     pair.a.h.loop.run_once(std::chrono::milliseconds(0));
-  ASSERT_GT(pair.a.counter(ORNIC_CNT_TX_ROCE_PACKETS), 0u);
+  ASSERT_GT(pair.a.counter(ORNIC_CNT_TX_RDMA_PACKETS), 0u);
   // The admin command runs a's loop too: more turns may go out before it takes effect.
   ASSERT_EQ(pair.a.h.execute(DriverHarness::simple(ORNIC_ADMIN_DEREG_MR, source_key)).status,
             ORNIC_ADMIN_STATUS_SUCCESS);
-  const uint64_t sent = pair.a.counter(ORNIC_CNT_TX_ROCE_PACKETS);
+  const uint64_t sent = pair.a.counter(ORNIC_CNT_TX_RDMA_PACKETS);
   ASSERT_LT(sent, 256u);
   const auto done = pair.wait_cqes(pair.a, 1, 1'000'000, 5000);
   ASSERT_EQ(done.size(), 1u);
   EXPECT_EQ(done[0].status, ORNIC_CQE_LOC_PROT_ERR);
-  EXPECT_EQ(pair.a.counter(ORNIC_CNT_TX_ROCE_PACKETS), sent);
+  EXPECT_EQ(pair.a.counter(ORNIC_CNT_TX_RDMA_PACKETS), sent);
   EXPECT_EQ(port_a->counters().tx_frames, sent);
   EXPECT_EQ(port_a->counters().tx_in_place, sent);
   EXPECT_EQ(port_a->counters().tx_dropped_runt + port_a->counters().tx_dropped_error, 0u);

@@ -131,7 +131,7 @@ TEST(SendWindow, ALongQueueOfWritesIsPacedByTheWindowAndAllComplete) {
   const auto done = pair.wait_cqes(pair.a, 1);
   ASSERT_EQ(done.size(), 1u);
   EXPECT_EQ(le(done[0].wr_id), 19u);
-  EXPECT_EQ(pair.a.counter(ORNIC_CNT_TX_ROCE_PACKETS), 320u);
+  EXPECT_EQ(pair.a.counter(ORNIC_CNT_TX_RDMA_PACKETS), 320u);
   for (int i = 0; i < 20; ++i)
     EXPECT_EQ(std::to_integer<uint8_t>(*pair.b.at(4096 * i)), i + 1);
 }

@@ -78,7 +78,7 @@ TEST_F(UcLoss, LostMiddlePacketDropsTheMessageAndTheNextOneFillsTheSameWqe) {
   EXPECT_EQ(le(got[0].byte_len), 3000u);
   EXPECT_TRUE(same(pair.a, 8192, pair.b, 0, 3000));
   EXPECT_EQ(pair.b.counter(ORNIC_CNT_RX_UC_DROPPED), 1u);
-  EXPECT_EQ(pair.b.counter(ORNIC_CNT_RX_ROCE_PSN_ERRORS), 1u);
+  EXPECT_EQ(pair.b.counter(ORNIC_CNT_RX_PSN_ERRORS), 1u);
   expect_no_answer();
   // WQE 2 is still posted.
   send(2, 100);
@@ -137,7 +137,7 @@ TEST_F(UcLoss, LostOnlyPacketLosesJustThatMessage) {
   EXPECT_TRUE(same(pair.a, 0, pair.b, 0, 500));
   EXPECT_TRUE(same(pair.a, 2 * 8192, pair.b, 8192, 500));
   EXPECT_EQ(pair.b.counter(ORNIC_CNT_RX_UC_DROPPED), 0u); // nothing of it was seen
-  EXPECT_EQ(pair.b.counter(ORNIC_CNT_RX_ROCE_PSN_ERRORS), 1u);
+  EXPECT_EQ(pair.b.counter(ORNIC_CNT_RX_PSN_ERRORS), 1u);
 }
 
 // A middle packet overtaken by the next: the gap drops the message; the late packet is stale
@@ -155,7 +155,7 @@ TEST_F(UcLoss, ReorderedPacketInsideAMessage) {
   EXPECT_EQ(le(got[0].byte_len), 3000u);
   EXPECT_TRUE(same(pair.a, 8192, pair.b, 0, 3000));
   EXPECT_EQ(pair.b.counter(ORNIC_CNT_RX_UC_DROPPED), 1u);
-  EXPECT_EQ(pair.b.counter(ORNIC_CNT_RX_ROCE_PSN_ERRORS), 2u); // the gap, then the late one
+  EXPECT_EQ(pair.b.counter(ORNIC_CNT_RX_PSN_ERRORS), 2u); // the gap, then the late one
 }
 
 // Whole messages out of order: the later one is delivered, the overtaken one arrives stale
@@ -174,7 +174,7 @@ TEST_F(UcLoss, ReorderedMessages) {
   EXPECT_EQ(le(got[0].wr_id), 1u);
   EXPECT_EQ(le(got[0].byte_len), 400u);
   EXPECT_TRUE(same(pair.a, 8192, pair.b, 0, 400));
-  EXPECT_EQ(pair.b.counter(ORNIC_CNT_RX_ROCE_PSN_ERRORS), 2u);
+  EXPECT_EQ(pair.b.counter(ORNIC_CNT_RX_PSN_ERRORS), 2u);
 }
 
 TEST_F(UcLoss, DuplicatedPacketsAreDeliveredOnce) {
@@ -204,7 +204,7 @@ TEST_F(UcLoss, CorruptPacketIsAGap) {
   const auto got = received();
   ASSERT_EQ(got.size(), 1u);
   EXPECT_EQ(le(got[0].byte_len), 64u);
-  EXPECT_EQ(pair.b.counter(ORNIC_CNT_RX_ROCE_BAD_ICRC), 1u);
+  EXPECT_EQ(pair.b.counter(ORNIC_CNT_RX_BAD_ICRC), 1u);
   EXPECT_EQ(pair.b.counter(ORNIC_CNT_RX_UC_DROPPED), 1u);
 }
 

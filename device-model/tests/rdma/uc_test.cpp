@@ -358,7 +358,7 @@ TEST_F(Uc, ReadAtomicAndSendInvAreRefusedAndSqeResumes) {
     EXPECT_EQ(received.status, ORNIC_CQE_SUCCESS);
     EXPECT_EQ(le(received.wr_id), 72u);
   }
-  EXPECT_EQ(pair.b.counter(ORNIC_CNT_RX_ROCE_PSN_ERRORS), 0u);
+  EXPECT_EQ(pair.b.counter(ORNIC_CNT_RX_PSN_ERRORS), 0u);
   EXPECT_EQ(pair.wire.sent[kB], 0u);
 }
 
@@ -411,7 +411,7 @@ TEST_F(Uc, TransportMismatchIsDropped) {
   EXPECT_EQ(one(pair.a).status, ORNIC_CQE_SUCCESS);
   pair.pump();
   EXPECT_FALSE(pair.b.poll().has_value());
-  EXPECT_EQ(pair.b.counter(ORNIC_CNT_RX_ROCE_UNKNOWN_QP), 1u);
+  EXPECT_EQ(pair.b.counter(ORNIC_CNT_RX_UNKNOWN_QP), 1u);
 }
 
 TEST_F(Uc, LoopbackBetweenTwoQpsOfOneNic) {

@@ -476,7 +476,7 @@ TEST_F(Xrc, AnSrqNumberAbove24BitsIsAMalformedWqe) {
   EXPECT_EQ(done[0].status, ORNIC_CQE_LOC_QP_OP_ERR);
   EXPECT_EQ(done[0].vendor_err, ORNIC_VERR_XRC_SRQN);
   EXPECT_EQ(ini.state(), ORNIC_QPS_ERR);
-  EXPECT_EQ(pair.a.counter(ORNIC_CNT_TX_ROCE_PACKETS), 0u);
+  EXPECT_EQ(pair.a.counter(ORNIC_CNT_TX_RDMA_PACKETS), 0u);
 }
 
 TEST(XrcWqe, TheSrqNumberIsReservedOnOtherQps) {
@@ -557,7 +557,7 @@ TEST_F(Xrc, RcPacketsDoNotReachATargetNorXrcPacketsAnRcQp) {
   ASSERT_EQ(roce::build_frame(d, {}, frame), roce::BuildError::ok);
   pair.wire.end(0).send(std::as_bytes(std::span<const uint8_t>(frame)));
   pair.pump();
-  EXPECT_EQ(pair.b.counter(ORNIC_CNT_RX_ROCE_UNKNOWN_QP), 3u);
+  EXPECT_EQ(pair.b.counter(ORNIC_CNT_RX_UNKNOWN_QP), 3u);
   EXPECT_EQ(tgt.state(), ORNIC_QPS_RTS);
 }
 
