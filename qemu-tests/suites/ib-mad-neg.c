@@ -98,7 +98,7 @@ static int transact(int agent, uint8_t mgmt_class, uint8_t method,
 	return get16(mad + 4) & 0x7fff;	/* the D bit is not status */
 }
 
-static void report(const char *name, int status)
+static void print_status(const char *name, int status)
 {
 	if (status < 0)
 		printf("%s no answer\n", name);
@@ -135,10 +135,12 @@ int main(int argc, char **argv)
 	}
 
 	if (m_key) {
-		report("mkey-wrong", transact(smp_agent, 0x01, 0x01, 0x0011, 0, 0,
-					      NULL, answer));
-		report("mkey-right", transact(smp_agent, 0x01, 0x01, 0x0011, 0,
-					      m_key, NULL, answer));
+		print_status("mkey-wrong",
+			     transact(smp_agent, 0x01, 0x01, 0x0011, 0, 0,
+				      NULL, answer));
+		print_status("mkey-right",
+			     transact(smp_agent, 0x01, 0x01, 0x0011, 0, m_key,
+				      NULL, answer));
 		status = transact(smp_agent, 0x01, 0x01, 0x0015, 1, m_key, NULL,
 				  answer);
 		if (status == 0)
@@ -147,25 +149,25 @@ int main(int argc, char **argv)
 		return 0;
 	}
 
-	report("unsupported-attribute",
-	       transact(smp_agent, 0x01, 0x01, 0x0012, 0, 0, NULL, answer));
+	print_status("unsupported-attribute",
+		     transact(smp_agent, 0x01, 0x01, 0x0012, 0, 0, NULL, answer));
 
 	memset(data, 0, sizeof(data));
 	data[1] = 7;	/* PortSelect */
-	report("bad-port-select",
-	       transact(pma_agent, 0x04, 0x01, 0x0012, 0, 0, data, answer));
+	print_status("bad-port-select",
+		     transact(pma_agent, 0x04, 0x01, 0x0012, 0, 0, data, answer));
 
 	status = transact(smp_agent, 0x01, 0x01, 0x0015, 1, 0, NULL, answer);
 	if (status != 0) {
-		report("bad-lid-set", status);
+		print_status("bad-lid-set", status);
 		return 0;
 	}
 	memcpy(data, answer + SMP_DATA, sizeof(data));
 	put16(data + 16, 0xc001);	/* a multicast LID: no port's */
 	data[32] &= 0xf0;		/* PortState: no change */
 	data[33] &= 0x0f;		/* PortPhysicalState: no change */
-	report("bad-lid-set",
-	       transact(smp_agent, 0x01, 0x02, 0x0015, 1, 0, data, answer));
+	print_status("bad-lid-set",
+		     transact(smp_agent, 0x01, 0x02, 0x0015, 1, 0, data, answer));
 	if (transact(smp_agent, 0x01, 0x01, 0x0015, 1, 0, NULL, answer) == 0)
 		printf("lid-after %u\n", get16(answer + SMP_DATA + 16));
 	return 0;
