@@ -17,8 +17,9 @@
  * - off: CE-marked packets arrive (the link is congested) and no CNP flows;
  * - on: CNPs are sent and handled, each sender's QP is rate-limited
  *   (cc/qp_rates), the two senders' throughputs are within 30% of each
- *   other, and the probe's median latency is below the run without DCQCN
- *   when that one shows a backlog;
+ *   other or no further apart than without DCQCN (see "fairness" below),
+ *   and the probe's median latency is below the run without DCQCN when
+ *   that one shows a backlog;
  * - the data of the last WRITE of each sender arrived byte for byte.
  *
  * Reported, not judged: throughputs against the link rate, retransmits,
@@ -394,9 +395,11 @@ int main(int argc, char **argv)
 	/*
 	 * The senders are threads of one guest process: how the guest and the
 	 * host schedule them moves each flow's share as much as DCQCN does
-	 * (without DCQCN the split has been anywhere from 0.67 to 0.94).  A
-	 * DCQCN that throttles one flow harder than the other is unfair in
-	 * every run; so up to three runs, judged on the fairest.
+	 * (without DCQCN the split has been anywhere from 0.62 to 0.94, lowest
+	 * on a busy host).  What DCQCN must not do is throttle one flow harder
+	 * than the other: its split, the fairest of up to three runs, must
+	 * reach 0.7 or be no less even than the same senders' split without
+	 * it in this run.  A flow starved by DCQCN fails either way.
 	 */
 	for (i = 0, runs = 0, best = -1; i < 3; i++) {
 		struct run *r = i == 0 ? &on : &again;
@@ -417,10 +420,13 @@ int main(int argc, char **argv)
 		if (best >= 0.7)
 			break;
 	}
-	report(best >= 0.7, "fairness",
-	       "with DCQCN %.1f and %.1f Mbit/s (min/max %.2f, fairest of %d run%s); without %.1f and %.1f",
+	lo = off.mbit[0] < off.mbit[1] ? off.mbit[0] : off.mbit[1];
+	hi = off.mbit[0] < off.mbit[1] ? off.mbit[1] : off.mbit[0];
+	ratio = hi > 0 ? lo / hi : 0;
+	report(best >= 0.7 || (best > 0 && best >= ratio), "fairness",
+	       "with DCQCN %.1f and %.1f Mbit/s (min/max %.2f, fairest of %d run%s); without %.1f and %.1f (min/max %.2f)",
 	       fair.mbit[0], fair.mbit[1], best, runs,
-	       runs == 1 ? "" : "s", off.mbit[0], off.mbit[1]);
+	       runs == 1 ? "" : "s", off.mbit[0], off.mbit[1], ratio);
 	if (off.probe_median_us >= 5000)
 		report(on.probe_median_us < off.probe_median_us, "backlog",
 		       "probe median %lld us with DCQCN, %lld us without",
