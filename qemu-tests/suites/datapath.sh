@@ -90,15 +90,21 @@ has_xrc() {
 }
 
 perf() { # perf KIND NAME TOOL ARGS...
-	local k=$1 name=$2 tool=$3 row try again="" sum
+	local k=$1 name=$2 tool=$3 row try again="" sum cyc
 	for try in 1 2 3; do
-		if ! row=$(perf_row "$@"); then
+		cyc=$(perftest_cycles "$tool" "$try")
+		# shellcheck disable=SC2086 # -C or nothing
+		if ! row=$(perf_row "$@" $cyc); then
 			fail "$k/$name" "$(tail_of "$k-$name")$again"
 			return
 		fi
 		if [ -z "$row" ]; then
 			fail "$k/$name" "no result row: $(tail_of "$k-$name")$again"
 			return
+		fi
+		if [ -n "$cyc" ]; then
+			row=$(perftest_cycles_to_us "$row")
+			again+=" (run 3 in TSC cycles, -C, converted at the guest's rate)"
 		fi
 		# A failed TSC estimate: run it again (3 runs at most).
 		if [ "$try" = 3 ] || ! perftest_tsc_failed "/out/$k-$name.client.log" "$row"; then

@@ -200,7 +200,7 @@ verbs() {
 	fi
 	# The datapath suite's sizes and names, so check-ib.sh can put the
 	# numbers next to RoCEv2's from the same run.
-	local t row try again sum
+	local t row try again sum cyc
 	for t in "write_bw_64k ib_write_bw -s 65536 --report_gbits" "send_bw_64k ib_send_bw -s 65536 --report_gbits" \
 		"read_bw_64k ib_read_bw -s 65536 --report_gbits" "atomic_bw ib_atomic_bw --report_gbits" \
 		"send_lat_2b ib_send_lat -s 2" "write_lat_2b ib_write_lat -s 2" \
@@ -208,11 +208,16 @@ verbs() {
 		read -r name tool args <<<"$t"
 		again=""
 		for try in 1 2 3; do
+			cyc=$(perftest_cycles "$tool" "$try")
 			# shellcheck disable=SC2086 # the tool's arguments, one word each
-			if ! ib_pair "$name" "$tool" -d "$A1" -n 200 -F $args -- -d "$A0" -n 200 -F $args ||
+			if ! ib_pair "$name" "$tool" -d "$A1" -n 200 -F $args $cyc -- -d "$A0" -n 200 -F $args $cyc ||
 				! row=$(perftest_row "/out/$name.client.log") || [ -z "$row" ]; then
 				row=""
 				break
+			fi
+			if [ -n "$cyc" ]; then
+				row=$(perftest_cycles_to_us "$row")
+				again+=" (run 3 in TSC cycles, -C, converted at the guest's rate)"
 			fi
 			# A failed TSC estimate: run it again (3 runs at most).
 			if [ "$try" = 3 ] || ! perftest_tsc_failed "/out/$name.client.log" "$row"; then

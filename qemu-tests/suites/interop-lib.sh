@@ -279,12 +279,14 @@ pingpong() {
 # 7) then gives up although every packet arrived (a run that failed so
 # showed no loss: rxe's duplicate_request equalled ornic's retransmits).
 perf() {
-	local name=$1 tool=$2 cg sg row again="" try sum
+	local name=$1 tool=$2 cg sg row again="" try sum cyc
 	shift 2
 	cg=$(at "$CNS" gid_index "$CDEV" "$CIP") sg=$(at "$SNS" gid_index "$SDEV" "$SIP")
 	for try in 1 2 3; do
-		if ! pair_retry "$name" 18515 tcp "$tool" -d "$SDEV" -x "$sg" -F -u 18 "$@" -- \
-			-d "$CDEV" -x "$cg" -F -u 18 "$@" "$SIP"; then
+		cyc=$(perftest_cycles "$tool" "$try")
+		# shellcheck disable=SC2086 # -C or nothing
+		if ! pair_retry "$name" 18515 tcp "$tool" -d "$SDEV" -x "$sg" -F -u 18 "$@" $cyc -- \
+			-d "$CDEV" -x "$cg" -F -u 18 "$@" $cyc "$SIP"; then
 			fail "$DIR/$name$SFX" "$(tail_of "$name")$again$RETRIED"
 			return
 		fi
@@ -293,6 +295,10 @@ perf() {
 		if [ -z "$row" ]; then
 			fail "$DIR/$name$SFX" "no result row: $(tail_of "$name")"
 			return
+		fi
+		if [ -n "$cyc" ]; then
+			row=$(perftest_cycles_to_us "$row")
+			again+=" (run 3 in TSC cycles, -C, converted at the guest's rate)"
 		fi
 		# A failed TSC estimate: run it again (3 runs at most).
 		if [ "$try" = 3 ] || ! perftest_tsc_failed "$(log "$name" client)" "$row"; then
