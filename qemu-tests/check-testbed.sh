@@ -243,8 +243,8 @@ run_groups model model-guest driver provider
 # groups that start guests of their own next to each other (twoguests,
 # guide) and those that build the packages and use them (deb, stock) keep
 # to one lane.  ORNIC_CHECK_LANES=1 runs everything in one lane.
-lane_a=(ib interop ulp soak runner lint)
-lane_b=(datapath pyverbs twoguests guide deb stock rxe siw)
+lane_a=(ib interop ulp lint)
+lane_b=(datapath pyverbs twoguests guide deb stock soak runner rxe siw)
 if [ "${ORNIC_CHECK_LANES:-2}" = 1 ]; then
 	run_groups "${lane_b[@]:0:1}" "${lane_a[@]}" "${lane_b[@]:1}"
 else
