@@ -433,15 +433,17 @@ def plot(report, path):
         ax.grid(True, which="both", alpha=0.3)
     axes[0][0].set_ylabel("bandwidth (Gb/s, median)")
     fig.suptitle("perftest bandwidth per stack (TCG guest; compare ratios, not absolutes)")
-    fig.tight_layout(rect=(0, 0.1 if drawn else 0, 1, 1))
+    fig.tight_layout(rect=(0, 0.16 if drawn else 0, 1, 1))
     if drawn:
         legend = {}
         for ax in axes[0]:
             for h, lab in zip(*ax.get_legend_handles_labels()):
                 legend.setdefault(lab, h)
-        fig.legend(list(legend.values()), list(legend.keys()), loc="lower center", ncol=9,
-                   fontsize="small", frameon=False)
-    fig.savefig(path, dpi=100)
+        # One column per stack, so a one-MTU figure keeps the legend inside.
+        fig.legend(list(legend.values()), list(legend.keys()), loc="lower center",
+                   ncol=max(1, len(report["stacks"])), fontsize="small", frameon=False)
+    # The box drawn around what is there: the title and legend are never cut.
+    fig.savefig(path, dpi=100, bbox_inches="tight")
 
 
 def main():
