@@ -98,7 +98,7 @@ group_model_guest() {
 		else
 			record FAIL model-guest/build-probe "$(tr '\n' ' ' <"$BUILD/tools.log")"
 		fi
-	elif wanted model-guest && [ -f "$ORNIC_SRC/device-model/CMakeLists.txt" ]; then
+	elif [ -f "$ORNIC_SRC/device-model/CMakeLists.txt" ]; then
 		record FAIL model-guest/binary "no ornic-model binary was built"
 	fi
 }
