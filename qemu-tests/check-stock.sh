@@ -7,8 +7,10 @@
 # packages, their initramfs-tools initrd, and ornic-dkms and
 # ibverbs-providers-ornic installed with dpkg -i (DKMS builds the module
 # for that kernel there); a guest boots that kernel with two linked models
-# of the ornic-model package and runs suites/stock.sh (module loaded by its
-# modalias, rdma link, ibv_devinfo, ibv_rc_pingpong, rping, NVMe-oF).  The
+# of the ornic-model package, started as ornic-model@ services by systemd
+# in a booted container (systemd-models.sh), and runs suites/stock.sh
+# (module loaded by its modalias, rdma link, ibv_devinfo, ibv_rc_pingpong,
+# rping, NVMe-oF).  The
 # packages are the deb group's of this run ($BUILD/deb), else built here as
 # make deb does.  A kernel missing from the archive is a SKIP; one
 # "PASS|FAIL|SKIP: stock/<series>/..." line per check into $RESULTS.  Runs
@@ -26,8 +28,6 @@ out=$BUILD/deb
 mkdir -p "$RUNS" "$out"
 # shellcheck source=qemu-tests/check-lib.sh
 . "$here/check-lib.sh"
-# shellcheck source=qemu-tests/models.sh
-. "$here/models.sh"
 
 t0=$(date +%s)
 version=$(dpkg-parsechangelog -l "$ORNIC_SRC/debian/changelog" -S Version)
@@ -56,26 +56,39 @@ for deb in "$dkms_deb" "$provider_deb" "$model_deb"; do
 	fi
 done
 
-# The models of the ornic-model package, as in the deb group.
-rel=$(mktemp -d)
-dpkg-deb -x "$model_deb" "$rel"
-MODEL_BIN=$rel/usr/sbin/ornic-model
+# The models of the ornic-model package as a user runs them: installed with
+# dpkg -i in a container that boots systemd, each an ornic-model@ service
+# with its conf file.  Every guest of the group uses them.
+# shellcheck source=qemu-tests/systemd-models.sh
+. "$here/systemd-models.sh"
+sdir=/tmp/stock-models
+if sysd_models_start "$sdir" 2 "$model_deb"; then
+	how=$(sysd_models_describe)
+	if [[ $how == *" active as ornic, Seccomp 2, NoNewPrivs 1" ]]; then
+		record PASS stock/systemd-models "ornic-model@m0 and @m1 started by systemd in a booted container (dpkg -i ornic-model): $how"
+	else
+		record FAIL stock/systemd-models "not confined as the unit says: $how"
+	fi
+else
+	record FAIL stock/systemd-models "$SYSD_WHY; see $sdir"
+	sysd_poweroff
+	exit 0
+fi
 
+first=1
 for suite in trixie trixie-backports; do
 	t1=$(date +%s)
-	mdir=/tmp/stock-models-$suite
-	rm -rf "$mdir"
-	# Started first: they are listening by the time the guest boots.
-	if ! models_start "$mdir" 2 link; then
-		record FAIL "stock/$suite/models-start" "the packaged model did not start; see $mdir"
-		models_stop >/dev/null
+	# A fresh pair of devices for each guest, started by systemd again.
+	if [ $first = 0 ] && ! why=$(sysd_models_start_again); then
+		record FAIL "stock/$suite/models-start" "$why"
 		continue
 	fi
+	first=0
 	rc=0
 	dir=$("$here/stock/prepare.sh" root "$suite" "$dkms_deb" "$provider_deb" \
 		2>"$BUILD/stock-$suite.log") || rc=$?
 	if [ "$rc" != 0 ]; then
-		models_stop >/dev/null
+		sysd_models_stop >/dev/null
 		if [ "$rc" = 3 ]; then
 			record SKIP "stock/$suite" "$dir"
 		else
@@ -86,20 +99,20 @@ for suite in trixie trixie-backports; do
 	kver=$(cat "$dir/kver") v=$(cat "$dir/version")
 	series=$(cut -d. -f1,2 <<<"$kver")
 	record PASS "stock/$series/prepare" "linux-image-amd64 $v ($suite, $kver), initramfs-tools' initrd, ornic-dkms (built by DKMS) and ibverbs-providers-ornic installed with dpkg -i: $(cat "$dir/prepared"), $(( $(date +%s) - t1 ))s"
-	mapfile -t margs < <(models_vm_args)
+	mapfile -t margs < <(sysd_models_vm_args)
 	name=stock-$series
 	rc=0
 	"$here/vm.sh" --name "$RUN_NAME/$name" --stock "$dir" --timeout 300 --allow-splat "${margs[@]}" -- \
 		/src/qemu-tests/suites/stock.sh "$series" "$kver" "$v" || rc=$?
 	guest_results "stock/$series/guest" "$RUNS/$name" "$rc"
-	if why=$(models_stop); then
-		record PASS "stock/$series/models-survive" "both packaged models alive after the guest, clean exit"
+	if why=$(sysd_models_check) && why=$(sysd_models_stop); then
+		record PASS "stock/$series/models-survive" "both ornic-model@ services running after the guest with no restart, clean exit on systemctl stop"
 	else
 		record FAIL "stock/$series/models-survive" "$why"
 	fi
-	cp "$mdir"/model*.log "$RUNS/$name/" 2>/dev/null
+	cp "$sdir"/m*.journal "$RUNS/$name/" 2>/dev/null
 	say "stock: $kver in $(( $(date +%s) - t1 ))s"
 done
-rm -rf "$rel"
+sysd_poweroff
 say "stock group: $(( $(date +%s) - t0 ))s"
 exit 0
