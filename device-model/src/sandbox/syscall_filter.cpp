@@ -106,6 +106,8 @@ std::vector<Rule> model_rules() {
       {"epoll_pwait"},
       {"epoll_pwait2"},
       {"epoll_ctl"},
+      {"poll"}, // has the old vfio-user client gone, when a new one connects
+      {"ppoll"},
       {"eventfd2"},
       // Memory: guest RAM maps (MAP_SHARED of QEMU's memfds), the allocator, a shm: port's
       // ring (memfd_create, ftruncate); never executable.
@@ -114,6 +116,7 @@ std::vector<Rule> model_rules() {
       {"munmap"},
       {"mremap"},
       {"madvise"},
+      {"msync"}, // a FLUSH to persistent memory commits the guest's written pages
       {"brk"},
       {"memfd_create"},
       {"ftruncate"},
