@@ -42,7 +42,13 @@ struct Rule {
   std::optional<scmp_arg_cmp> condition = std::nullopt;
 };
 
-constexpr scmp_datum_t kNoExec = PROT_EXEC; // mmap/mprotect: never make memory executable
+// Argument conditions, spelled out: libseccomp's SCMP_A* macros are C compound literals.
+constexpr scmp_arg_cmp arg_is(unsigned arg, scmp_datum_t value) {
+  return {arg, SCMP_CMP_EQ, value, 0};
+}
+constexpr scmp_arg_cmp arg_lacks(unsigned arg, scmp_datum_t bits) {
+  return {arg, SCMP_CMP_MASKED_EQ, bits, 0};
+}
 
 // What the model does after setup, and why.
 std::vector<Rule> model_rules() {
@@ -77,7 +83,7 @@ std::vector<Rule> model_rules() {
       // Sockets: AF_UNIX only (a shm: port dials its peer again, if_nametoindex asks an
       // AF_UNIX socket); the udp: socket and every listening socket exist before confinement,
       // so bind and listen are not allowed.
-      {"socket", SCMP_A0(SCMP_CMP_EQ, AF_UNIX)},
+      {"socket", arg_is(0, AF_UNIX)},
       {"connect"},
       {"accept4"},
       {"accept"},
@@ -93,14 +99,14 @@ std::vector<Rule> model_rules() {
       {"getpeername"},
       {"shutdown"},
       // ioctl: a tap: port attaching again and probing its interface, and terminal queries.
-      {"ioctl", SCMP_A1(SCMP_CMP_EQ, TUNSETIFF)},
-      {"ioctl", SCMP_A1(SCMP_CMP_EQ, TUNGETIFF)},
-      {"ioctl", SCMP_A1(SCMP_CMP_EQ, SIOCGIFFLAGS)},
-      {"ioctl", SCMP_A1(SCMP_CMP_EQ, SIOCGIFINDEX)},
-      {"ioctl", SCMP_A1(SCMP_CMP_EQ, TCGETS)},
-      {"ioctl", SCMP_A1(SCMP_CMP_EQ, TIOCGWINSZ)},
-      {"ioctl", SCMP_A1(SCMP_CMP_EQ, FIONREAD)},
-      {"ioctl", SCMP_A1(SCMP_CMP_EQ, FIONBIO)},
+      {"ioctl", arg_is(1, TUNSETIFF)},
+      {"ioctl", arg_is(1, TUNGETIFF)},
+      {"ioctl", arg_is(1, SIOCGIFFLAGS)},
+      {"ioctl", arg_is(1, SIOCGIFINDEX)},
+      {"ioctl", arg_is(1, TCGETS)},
+      {"ioctl", arg_is(1, TIOCGWINSZ)},
+      {"ioctl", arg_is(1, FIONREAD)},
+      {"ioctl", arg_is(1, FIONBIO)},
       // The event loop, eventfds (MSI-X triggers come from QEMU; a shm: port makes its own).
       {"epoll_wait"},
       {"epoll_pwait"},
@@ -111,8 +117,8 @@ std::vector<Rule> model_rules() {
       {"eventfd2"},
       // Memory: guest RAM maps (MAP_SHARED of QEMU's memfds), the allocator, a shm: port's
       // ring (memfd_create, ftruncate); never executable.
-      {"mmap", SCMP_A2(SCMP_CMP_MASKED_EQ, kNoExec, 0)},
-      {"mprotect", SCMP_A2(SCMP_CMP_MASKED_EQ, kNoExec, 0)},
+      {"mmap", arg_lacks(2, PROT_EXEC)},
+      {"mprotect", arg_lacks(2, PROT_EXEC)},
       {"munmap"},
       {"mremap"},
       {"madvise"},
@@ -136,13 +142,13 @@ std::vector<Rule> model_rules() {
       {"rt_sigaction"},
       {"rt_sigprocmask"},
       {"rt_sigreturn"},
-      {"tgkill", SCMP_A0(SCMP_CMP_EQ, self)},
+      {"tgkill", arg_is(0, self)},
       {"getpid"},
       {"gettid"},
       // The memory keys' random seed when the device is reset (std::random_device).
       {"getrandom"},
       // glibc names anonymous mappings when its tunable says so.
-      {"prctl", SCMP_A0(SCMP_CMP_EQ, PR_SET_VMA)},
+      {"prctl", arg_is(0, PR_SET_VMA)},
       {"exit"},
       {"exit_group"},
   };
@@ -157,14 +163,14 @@ std::vector<Rule> sanitizer_rules() {
   const scmp_datum_t self = static_cast<scmp_datum_t>(::getpid());
   constexpr scmp_datum_t kTracerClone = CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_UNTRACED;
   return {
-      {"clone", SCMP_A0(SCMP_CMP_EQ, kTracerClone)},
-      {"ptrace", SCMP_A1(SCMP_CMP_EQ, self)},
+      {"clone", arg_is(0, kTracerClone)},
+      {"ptrace", arg_is(1, self)},
       {"wait4"},
       {"getppid"},
-      {"prctl", SCMP_A0(SCMP_CMP_EQ, PR_SET_PTRACER)},
-      {"prctl", SCMP_A0(SCMP_CMP_EQ, PR_GET_DUMPABLE)},
-      {"prctl", SCMP_A0(SCMP_CMP_EQ, PR_SET_DUMPABLE)},
-      {"prctl", SCMP_A0(SCMP_CMP_EQ, PR_SET_PDEATHSIG)},
+      {"prctl", arg_is(0, PR_SET_PTRACER)},
+      {"prctl", arg_is(0, PR_GET_DUMPABLE)},
+      {"prctl", arg_is(0, PR_SET_DUMPABLE)},
+      {"prctl", arg_is(0, PR_SET_PDEATHSIG)},
       {"pipe"},
       {"pipe2"},
       {"sigaltstack"},
@@ -290,8 +296,8 @@ size_t confine(Mode mode) {
                               std::string("sandbox: unknown system call ") + rule.name);
     if (nr < 0)
       continue; // not a call of this architecture (open on arm64, say)
-    check(rule.condition ? seccomp_rule_add(ctx.get(), SCMP_ACT_ALLOW, nr, 1, *rule.condition)
-                         : seccomp_rule_add(ctx.get(), SCMP_ACT_ALLOW, nr, 0),
+    check(seccomp_rule_add_array(ctx.get(), SCMP_ACT_ALLOW, nr, rule.condition ? 1 : 0,
+                                 rule.condition ? &*rule.condition : nullptr),
           std::string("rule for ") + rule.name);
     if (std::find(allowed.begin(), allowed.end(), rule.name) == allowed.end())
       allowed.emplace_back(rule.name);
