@@ -84,6 +84,8 @@ group_model_guest() {
 			if models_start "$mdir" 2 link; then
 				mapfile -t margs < <(models_vm_args)
 				run_vm vm/ model-pci "$flavour" --timeout 600 "${margs[@]}" -- /src/qemu-tests/suites/model-pci.sh 2 "$BUILD/tools/ornic-pci-probe"
+				# The guest suites run against confined models (operations.rst, "Confinement").
+				models_confined sandbox
 				# Not in $(...): only this shell can wait for the models.
 				if models_stop >"$mdir/stop.txt"; then
 					record PASS model-guest/models-survive "both models alive after the guest ended, clean exit on SIGTERM"

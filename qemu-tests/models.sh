@@ -111,6 +111,23 @@ models_vm_args() {
 	done
 }
 
+# models_confined GROUP: record whether every running model is confined by its
+# seccomp allow-list (/proc status Seccomp: 2, NoNewPrivs: 1) as GROUP's
+# model-guest/... result line.
+models_confined() {
+	local pid bad="" seccomp nnp
+	for pid in "${MODEL_PIDS[@]}"; do
+		seccomp=$(sed -n 's/^Seccomp:[[:space:]]*//p' "/proc/$pid/status" 2>/dev/null)
+		nnp=$(sed -n 's/^NoNewPrivs:[[:space:]]*//p' "/proc/$pid/status" 2>/dev/null)
+		[ "$seccomp" = 2 ] && [ "$nnp" = 1 ] || bad+="model $pid: Seccomp '$seccomp' NoNewPrivs '$nnp'; "
+	done
+	if [ -z "$bad" ]; then
+		record PASS "model-guest/$1" "${#MODEL_PIDS[@]} models ran the guest confined (Seccomp: 2, NoNewPrivs: 1)"
+	else
+		record FAIL "model-guest/$1" "$bad"
+	fi
+}
+
 # models_stop: every model must still be alive (the guest's end must not
 # crash it) and must exit 0 on SIGTERM, removing its socket.  Prints what
 # went wrong; status 0 when all is well.

@@ -13,6 +13,8 @@
 //   --link-layer ib                             (an InfiniBand port: LRH/VCRC packets on the
 //                                                link, subnet management by an SM such as
 //                                                OpenSM; infiniband.rst)
+//   --sandbox off                               (no seccomp allow-list, for debugging;
+//                                                operations.rst "Confinement")
 //
 // Start it before QEMU: QEMU does not retry the connection. It serves one QEMU at a
 // time; when QEMU goes away the device is reset and the next QEMU can attach.
@@ -22,12 +24,14 @@
 #include <charconv>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <optional>
 #include <string>
 
 #include <sys/signalfd.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -40,6 +44,7 @@
 #include "common/unique_fd.hpp"
 #include "nic/nic_device.hpp"
 #include "port/port.hpp"
+#include "sandbox/syscall_filter.hpp"
 #include "vfio_user/server.hpp"
 
 namespace {
@@ -112,6 +117,19 @@ ornic::UniqueFd usr1_signalfd() {
   return ornic::UniqueFd{signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC)};
 }
 
+// ORNIC_SANDBOX_SELFTEST=forbidden-call: a test makes the confined model try a call the
+// list does not allow, to see it die of SIGSYS with the report line.
+void sandbox_selftest() {
+  const char* what = std::getenv("ORNIC_SANDBOX_SELFTEST");
+  if (what == nullptr || std::strcmp(what, "forbidden-call") != 0)
+    return;
+  spdlog::warn("ornic-model: ORNIC_SANDBOX_SELFTEST: calling mount(2), which is not allowed");
+  // No target: where the call is let through (--sandbox log) it fails and changes nothing.
+  const long rc = syscall(SYS_mount, nullptr, nullptr, nullptr, 0L, nullptr);
+  spdlog::error("ornic-model: ORNIC_SANDBOX_SELFTEST: mount returned {} ({}): not confined", rc,
+                std::strerror(errno));
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -129,6 +147,7 @@ int main(int argc, char** argv) {
   std::string state_file;
   std::string link_layer_text = "eth";
   std::string node_description;
+  std::string sandbox_text = "on";
   ornic::LinkShaping shaping;
   app.set_version_flag("--version", std::string("ornic-model ") + ornic::release::kVersion);
   app.add_option("--socket", socket_path, "vfio-user unix socket to listen on")->required();
@@ -181,6 +200,12 @@ int main(int argc, char** argv) {
                  "with --link-rate: mark ECN-capable frames CE while the transmit queue holds "
                  "more than this many bytes (0: never)")
       ->check(CLI::Range(size_t{0}, size_t{1} << 30))
+      ->capture_default_str();
+  app.add_option("--sandbox", sandbox_text,
+                 "after setup, allow only the system calls the model needs (seccomp; "
+                 "operations.rst \"Confinement\"): on, off (for debugging), or log (allow "
+                 "every call, the kernel logs those outside the list)")
+      ->check(CLI::IsMember({"on", "off", "log"}))
       ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   if (shaping.ecn_threshold_bytes != 0 && shaping.rate_mbps == 0) {
@@ -267,6 +292,16 @@ int main(int argc, char** argv) {
         while (read(usr1.get(), &info, sizeof(info)) == sizeof(info))
           dump_state(nic, state_file, "SIGUSR1");
       });
+    const auto sandbox_mode = sandbox_text == "off"   ? ornic::sandbox::Mode::off
+                              : sandbox_text == "log" ? ornic::sandbox::Mode::log
+                                                      : ornic::sandbox::Mode::enforce;
+    const size_t allowed = ornic::sandbox::confine(sandbox_mode);
+    if (sandbox_mode == ornic::sandbox::Mode::off)
+      spdlog::warn("ornic-model: sandbox off: every system call is allowed");
+    else
+      spdlog::info("ornic-model: sandbox {}: {} system calls allowed",
+                   sandbox_mode == ornic::sandbox::Mode::log ? "log" : "on", allowed);
+    sandbox_selftest();
     spdlog::info("ornic-model ready: socket {}, port {} ({}), mac {}{}", socket_path, port_spec,
                  infiniband ? "InfiniBand" : "Ethernet", mac_text,
                  pcap_path.empty() ? "" : fmt::format(", pcap {}", pcap_path));
