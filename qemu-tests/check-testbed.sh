@@ -155,9 +155,13 @@ group_ulp() {
 }
 
 # --- two guests linked as two hosts: udp, udp + netem, tap + bridge to rxe ----
+# --- then models dying under a guest: a udp: peer restarts, a device dies ----
 group_twoguests() {
 	if [ -x "$here/check-twoguests.sh" ]; then
 		RESULTS=$RESULTS FLAVOUR=$flavour BUILD=$BUILD "$here/check-twoguests.sh" || true
+	fi
+	if [ -x "$here/check-model-restart.sh" ]; then
+		RESULTS=$RESULTS FLAVOUR=$flavour BUILD=$BUILD "$here/check-model-restart.sh" || true
 	fi
 }
 

@@ -29,6 +29,9 @@
 #   --share TAG,DIR      DIR read-write over 9p as mount tag TAG (the guest
 #                        mounts it itself); repeatable
 #   --netns NS           run QEMU in network namespace NS (where its taps are)
+#   --native-hotplug     the root ports' hotplug is PCIe native (pciehp in the
+#                        guest) rather than ACPI, which the test kernel lacks:
+#                        device_del then completes
 #   --allow-splat        report kernel splats but do not fail on them
 #   --qemu-recipe FILE   take machine, memory and ornic devices from the
 #                        bash array ornic_qemu_args that FILE defines (the
@@ -46,7 +49,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 [ "${ORNIC_IN_TESTBED:-}" = 1 ] || exec "$here/testbed/enter.sh" /src/qemu-tests/vm.sh "$@"
 
 name=vm flavour=base timeout=600 mem=2G cpus=2 out="" allow_splat=0 stock=""
-sockets=() vnets=() taps=() shares=() layers=() netns="" recipe="" domain=""
+sockets=() vnets=() taps=() shares=() layers=() netns="" recipe="" domain="" native_hotplug=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--name) name=$2; shift 2 ;;
@@ -61,6 +64,7 @@ while [ $# -gt 0 ]; do
 	--virtio-net-tap) taps+=("$2"); shift 2 ;;
 	--share) shares+=("$2"); shift 2 ;;
 	--netns) netns=$2; shift 2 ;;
+	--native-hotplug) native_hotplug=1; shift ;;
 	--allow-splat) allow_splat=1; shift ;;
 	--qemu-recipe) recipe=$2; shift 2 ;;
 	--libvirt-domain) domain=$2; shift 2 ;;
@@ -159,6 +163,7 @@ args=(-accel tcg "${machine_args[@]}"
 	-serial "file:$console"
 	-kernel "$bzimage" -initrd "$initrd" -append "$append"
 	-nic none)
+[ $native_hotplug = 0 ] || args+=(-global ICH9-LPC.acpi-pci-hotplug-with-bridge-support=off)
 for s in "${fss[@]}"; do
 	IFS=, read -r ftag fdir fro <<<"$s"
 	# shellcheck disable=SC2207 # fs() prints one QEMU argument per line
@@ -167,7 +172,7 @@ done
 i=0
 for s in "${sockets[@]}"; do
 	args+=(-device "pcie-root-port,id=rp$i,chassis=$((i + 1)),slot=$((i + 1))"
-		-device "{\"driver\":\"vfio-user-pci\",\"bus\":\"rp$i\",\"socket\":{\"path\":\"$s\",\"type\":\"unix\"}}")
+		-device "{\"driver\":\"vfio-user-pci\",\"id\":\"ornic$i\",\"bus\":\"rp$i\",\"socket\":{\"path\":\"$s\",\"type\":\"unix\"}}")
 	i=$((i + 1))
 done
 # One Ethernet frame per datagram, no vnet header: the model's port framing.
@@ -234,6 +239,7 @@ wait "$qpid" 2>/dev/null || qrc=$?
 elapsed=$(( $(date +%s) - start ))
 
 rc=$(sed -n 's/^ORNIC-GUEST-EXIT=\([0-9]*\).*/\1/p' "$console" | tail -n1)
+echo "$qrc" >"$out/qemu-exit"
 status=ok
 if [ $timed_out = 1 ]; then
 	say "vm $name: timed out after ${timeout}s"
@@ -242,6 +248,12 @@ elif [ -z "$rc" ]; then
 	say "vm $name: the guest ended without reporting a status (qemu exit $qrc; see $out/qemu.log, $console)"
 	tail -n 5 "$out/qemu.log" >&2 || true
 	status=crashed rc=125
+elif [ "$qrc" != 0 ]; then
+	# The guest finished, but QEMU died on the way out (an assertion while
+	# tearing down a device whose vfio-user server is gone, say).
+	say "vm $name: the guest reported exit $rc, but QEMU exited $qrc (see $out/qemu.log)"
+	tail -n 5 "$out/qemu.log" >&2 || true
+	status=qemu-crashed rc=125
 fi
 
 # Kernel splats: scan the console and the guest's full dmesg.

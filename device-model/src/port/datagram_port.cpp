@@ -1,5 +1,6 @@
 #include "port/datagram_port.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <system_error>
@@ -221,6 +222,9 @@ void DatagramPort::receive_batch() {
 
 void DatagramPort::deliver(size_t datagram_bytes) {
   frame_received();
+  if (consume_control(std::span<const std::byte>(rx_buffer_.data(),
+                                                 std::min(datagram_bytes, rx_buffer_.size()))))
+    return;
   if (!admit_rx_frame(datagram_bytes, counters_)) {
     rx_drop_log_.warn("port {}: dropped a {}-byte datagram: not an Ethernet frame of {}..{} bytes",
                       name_, datagram_bytes, kMinFrameBytes, kMaxFrameBytes);

@@ -86,6 +86,12 @@ protected:
   // A send succeeded / a frame arrived: what that says about the link.
   virtual void frame_sent() {}
   virtual void frame_received() {}
+  // A datagram of the backend's own link protocol, consumed here (after frame_received())
+  // instead of reaching the receiver: true to swallow it.
+  virtual bool consume_control(std::span<const std::byte> datagram) {
+    (void)datagram;
+    return false;
+  }
   // After detach(), e.g. to try a new descriptor later.
   virtual void detached() {}
 

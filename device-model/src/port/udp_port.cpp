@@ -1,6 +1,9 @@
 #include "port/udp_port.hpp"
 
+#include <algorithm>
+#include <array>
 #include <cerrno>
+#include <cstdint>
 #include <system_error>
 
 #include <netinet/in.h>
@@ -21,6 +24,24 @@ constexpr int kUdpHeaderBytes = 8;
 void set_int_option(int fd, int level, int option, int value) {
   ::setsockopt(fd, level, option, &value, sizeof(value));
 }
+
+constexpr std::array<std::byte, UdpPort::kProbeFrameBytes> make_probe_frame() {
+  std::array<std::byte, UdpPort::kProbeFrameBytes> frame{};
+  constexpr uint8_t header[] = {
+      0x01, 0x80, 0xc2, 0x00, 0x00, 0x0e, // to the nearest bridge's group: never forwarded
+      0x02, 0x00, 0x00, 0x00, 0x00, 0x00, // a locally administered source
+      0x88, 0xb6,                         // IEEE 802 local experimental EtherType 2
+  };
+  constexpr char text[] = "ornic udp link probe";
+  size_t at = 0;
+  for (const uint8_t byte : header)
+    frame[at++] = std::byte{byte};
+  for (size_t i = 0; i + 1 < sizeof(text); ++i)
+    frame[at++] = static_cast<std::byte>(text[i]);
+  return frame; // the rest is zero padding up to the minimum frame
+}
+
+constexpr std::array<std::byte, UdpPort::kProbeFrameBytes> kProbeFrame = make_probe_frame();
 
 } // namespace
 
@@ -62,6 +83,53 @@ UdpPort::UdpPort(EventLoop& loop, const UdpPortSpec& spec)
     spdlog::warn("port {} to {}: {}", name(), spec_.remote.to_string(), warning);
 }
 
+UdpPort::~UdpPort() {
+  loop().cancel_timer(probe_timer_);
+}
+
+std::span<const std::byte> UdpPort::probe_frame() {
+  return kProbeFrame;
+}
+
+bool UdpPort::consume_control(std::span<const std::byte> datagram) {
+  return std::ranges::equal(datagram, kProbeFrame);
+}
+
+void UdpPort::frame_sent() {
+  if (!link_up() && !unrefused_since_)
+    unrefused_since_ = Clock::now();
+}
+
+void UdpPort::refused() {
+  unrefused_since_.reset();
+  if (probing_)
+    return;
+  probing_ = true;
+  probe_timer_ = loop().add_timer(kProbeInterval, [this] { probe_tick(); });
+}
+
+void UdpPort::probe_tick() {
+  probe_timer_ = 0;
+  if (link_up()) {
+    probing_ = false;
+    return;
+  }
+  if (unrefused_since_ && Clock::now() - *unrefused_since_ >= kQuietPeriod) {
+    probing_ = false;
+    set_link(true, "the peer no longer refuses datagrams");
+    return;
+  }
+  probe_timer_ = loop().add_timer(kProbeInterval, [this] { probe_tick(); });
+  if (!attached())
+    return;
+  // Not through send(): a probe is no frame of the NIC's and counts nowhere. A refusal
+  // taken here is the peer's answer to an earlier datagram, noted by classify().
+  if (::send(fd(), kProbeFrame.data(), kProbeFrame.size(), MSG_DONTWAIT | MSG_NOSIGNAL) >= 0)
+    frame_sent();
+  else
+    classify(errno);
+}
+
 size_t UdpPort::unfragmented_frame_limit(int family, int path_mtu) {
   const int headers = (family == AF_INET6 ? 40 : 20) + kUdpHeaderBytes;
   return path_mtu > headers ? static_cast<size_t>(path_mtu - headers) : 0;
@@ -97,6 +165,7 @@ DatagramPort::Verdict UdpPort::classify(int error) {
   case ENETUNREACH:
   case EHOSTDOWN:
   case ENETDOWN:
+    refused();
     return Verdict::no_peer;
   default: // EMSGSIZE, ENOBUFS, ...: this frame is lost, the link is what it was
     return Verdict::error;

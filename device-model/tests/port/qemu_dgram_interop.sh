@@ -27,10 +27,20 @@ cleanup() {
 }
 trap cleanup EXIT
 
+qemu_sock=$dir/qemu.sock
+qemu_port=0
+# qemu_bound: QEMU's end of the link exists (its socket file, or its UDP port bound).
+qemu_bound() {
+	if [ "$transport" = unix ]; then
+		[ -S "$qemu_sock" ]
+	else
+		[ -n "$(ss -Hunl "sport = :$qemu_port" 2>/dev/null)" ]
+	fi
+}
+
 case $transport in
 unix)
 	model_sock=$dir/model.sock
-	qemu_sock=$dir/qemu.sock
 	spec="unix:$model_sock,$qemu_sock"
 	netdev="dgram,id=n0,local.type=unix,local.path=$qemu_sock,remote.type=unix,remote.path=$model_sock"
 	;;
@@ -54,22 +64,27 @@ esac
 # for the NIC, so whether the later frames get in depends on QEMU's startup timing.
 attempt() {
 	local rc=0 types seen want payload i j
-	rm -f "$dir"/*.pcap "$dir"/*.out "$dir"/*.err
-	"$tool" "$spec" --pcap "$dir/model.pcap" --seconds 30 --exit-after-rx 1 --send 3 \
-		>"$dir/peer.out" 2>"$dir/peer.err" &
-	peer_pid=$!
-	for _ in $(seq 50); do
-		grep -q ready "$dir/peer.out" 2>/dev/null && break
-		sleep 0.1
-	done
+	rm -f "$dir"/*.pcap "$dir"/*.out "$dir"/*.err "$qemu_sock"
 
 	# The guest never runs a driver: SeaBIOS finds nothing to boot, which is fine because
 	# announce_self makes QEMU itself transmit from the NIC, and filter-dump records what
-	# the netdev receives whether or not the NIC takes it.
-	( sleep 2; echo announce_self; sleep 3; echo quit ) |
+	# the netdev receives whether or not the NIC takes it. QEMU's end of the link is there
+	# before the port's first frame: a frame refused by an absent QEMU would take the udp
+	# port's link down, and its link probes could then be the one datagram a netdev whose
+	# NIC takes nothing reads.
+	( sleep 4; echo announce_self; sleep 3; echo quit ) |
 		timeout 30 "$qemu" -M q35 -nodefaults -display none -monitor stdio \
 			-netdev "$netdev" -object "filter-dump,id=f0,netdev=n0,file=$dir/qemu.pcap" \
-			-device virtio-net-pci,netdev=n0,mac=52:54:00:12:34:56 >"$dir/qemu.out" 2>&1 || true
+			-device virtio-net-pci,netdev=n0,mac=52:54:00:12:34:56 >"$dir/qemu.out" 2>&1 &
+	qemu_pid=$!
+	for _ in $(seq 100); do
+		qemu_bound && break
+		sleep 0.05
+	done
+	"$tool" "$spec" --pcap "$dir/model.pcap" --seconds 30 --exit-after-rx 1 --send 3 \
+		>"$dir/peer.out" 2>"$dir/peer.err" &
+	peer_pid=$!
+	wait "$qemu_pid" || true
 
 	wait "$peer_pid" || rc=$?
 	peer_pid=""

@@ -191,6 +191,97 @@ TEST_P(UdpPortTest, PeerStartingLaterBringsTheLinkUpWithItsFirstFrame) {
   EXPECT_EQ(at_b.frames[0], answer);
 }
 
+TEST_P(UdpPortTest, RestartedPeerIsFoundWithoutItSendingFirst) {
+  auto a = make_a();
+  auto b = make_b();
+  FrameSink at_a, at_b;
+  a->set_receiver(at_a.receiver());
+  b->set_receiver(at_b.receiver());
+  const Frame before = make_frame(64, 1);
+  a->send(before);
+  ASSERT_TRUE(run_until(loop, [&] { return at_b.frames.size() == 1; }));
+
+  // The peer dies: what a sends now is refused and the link goes down.
+  b.reset();
+  for (uint8_t i = 0; i < 4; ++i)
+    a->send(make_frame(64, static_cast<uint8_t>(10 + i)));
+  ASSERT_TRUE(run_until(loop, [&] { return !a->link_up(); }));
+  // Probes to nobody are refused too: the link stays down, the loop is not kept busy.
+  EXPECT_LT(busy_iterations(loop, UdpPort::kQuietPeriod + std::chrono::milliseconds(500)), 40);
+  EXPECT_FALSE(a->link_up()) << "nobody listens, yet the link came up";
+
+  // The peer comes back and stays silent: a's probes go unrefused and bring its link up.
+  const auto restarted = std::chrono::steady_clock::now();
+  b = make_b();
+  FrameSink at_new_b;
+  b->set_receiver(at_new_b.receiver());
+  ASSERT_TRUE(run_until(
+      loop, [&] { return a->link_up(); }, std::chrono::seconds(4)))
+      << "the link never came back without the peer sending";
+  const auto took = std::chrono::steady_clock::now() - restarted;
+  EXPECT_LT(took, UdpPort::kQuietPeriod + 3 * UdpPort::kProbeInterval);
+  EXPECT_TRUE(b->link_up());
+
+  // a speaks first, and it arrives; the probes themselves never reach the receiver.
+  const Frame after = make_frame(1514, 2);
+  a->send(after);
+  ASSERT_TRUE(run_until(loop, [&] { return !at_new_b.frames.empty(); }));
+  run_until_idle(loop);
+  EXPECT_EQ(at_new_b.frames, std::vector<Frame>{after});
+  EXPECT_EQ(b->counters().rx_dropped_runt + b->counters().rx_dropped_oversize, 0u);
+  EXPECT_EQ(b->counters().tx_frames, 0u) << "the restarted peer never sent";
+  EXPECT_TRUE(a->link_up());
+}
+
+TEST_P(UdpPortTest, ProbeIsOneFixedEthernetFrameNeverEmpty) {
+  auto a = make_a();
+  a->send(make_frame(64, 1)); // nobody at port_b yet: refused, link down, probing
+  ASSERT_TRUE(run_until(loop, [&] { return !a->link_up(); }));
+
+  // A plain socket at port_b, as QEMU's -netdev dgram would be: what a's probes look like.
+  UniqueFd peer = bound_udp_socket(GetParam(), port_b);
+  ASSERT_TRUE(peer);
+  std::vector<std::byte> buffer(65536);
+  ssize_t n = -1;
+  ASSERT_TRUE(run_until(loop, [&] {
+    if (n < 0)
+      n = ::recv(peer.get(), buffer.data(), buffer.size(), MSG_DONTWAIT);
+    return n >= 0;
+  }));
+  ASSERT_EQ(n, static_cast<ssize_t>(UdpPort::kProbeFrameBytes))
+      << "never empty: QEMU's -netdev dgram stops reading at an empty datagram";
+  const Frame probe(buffer.begin(), buffer.begin() + n);
+  EXPECT_EQ(probe, Frame(UdpPort::probe_frame().begin(), UdpPort::probe_frame().end()));
+  EXPECT_EQ(probe[0], std::byte{0x01}) << "to a group address bridges do not forward";
+  EXPECT_EQ(probe[12], std::byte{0x88});
+  EXPECT_EQ(probe[13], std::byte{0xb6}) << "0x88B6: test frames use 0x88B5";
+  ASSERT_TRUE(run_until(loop, [&] { return a->link_up(); }, std::chrono::seconds(4)));
+  EXPECT_EQ(a->counters().tx_frames, 1u) << "the one frame handed to send(); probes count nowhere";
+}
+
+TEST_P(UdpPortTest, ReceivedProbeBringsTheLinkUpAndGoesNoFurther) {
+  auto a = make_a();
+  FrameSink at_a;
+  a->set_receiver(at_a.receiver());
+  a->send(make_frame(64, 1));
+  ASSERT_TRUE(run_until(loop, [&] { return !a->link_up(); }));
+
+  UniqueFd peer = bound_udp_socket(GetParam(), port_b);
+  ASSERT_TRUE(peer);
+  send_to_a(peer.get(), UdpPort::probe_frame());
+  // A frame that merely starts like a probe is an ordinary frame.
+  Frame almost(UdpPort::probe_frame().begin(), UdpPort::probe_frame().end());
+  almost.back() = std::byte{1};
+  send_to_a(peer.get(), almost);
+  ASSERT_TRUE(run_until(loop, [&] { return !at_a.frames.empty(); }));
+  run_until_idle(loop);
+  EXPECT_TRUE(a->link_up());
+  EXPECT_EQ(at_a.frames, std::vector<Frame>{almost});
+  const PortCounters c = a->counters();
+  EXPECT_EQ(c.rx_frames, 1u);
+  EXPECT_EQ(c.rx_dropped_runt + c.rx_dropped_oversize + c.rx_dropped_no_receiver, 0u);
+}
+
 TEST_P(UdpPortTest, RawPeerSeesExactlyTheFrameAndMayInjectGarbage) {
   // The peer is a plain UDP socket at port_b, as QEMU's -netdev dgram would be.
   UniqueFd peer = bound_udp_socket(GetParam(), port_b);
