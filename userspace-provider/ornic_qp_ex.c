@@ -22,7 +22,11 @@
 	 IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM)
 #define ORNIC_UD_SEND_OPS \
 	(IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM)
-/* With ORNIC_CAP_MW: windows are bound and invalidated on RC send queues. */
+/*
+ * With ORNIC_CAP_MW: windows are bound and invalidated on RC and XRC send
+ * queues (no ibv_wr_set_xrc_srqn() for them: a local operation names no
+ * remote SRQ).
+ */
 #define ORNIC_RC_MW_OPS \
 	(IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_LOCAL_INV)
 
@@ -45,7 +49,8 @@ bool ornic_qp_ex_ops_supported(uint64_t caps, enum ibv_qp_type type,
 	default:
 		return false;
 	}
-	if (type == IBV_QPT_RC && (caps & ORNIC_CAP_MW))
+	if ((type == IBV_QPT_RC || type == IBV_QPT_XRC_SEND) &&
+	    (caps & ORNIC_CAP_MW))
 		ok |= ORNIC_RC_MW_OPS;
 	/* IBTA 1.5 operations: RC only, and only where the device has them. */
 	if (type == IBV_QPT_RC && (caps & ORNIC_CAP_FLUSH))

@@ -27,8 +27,9 @@ static int ornic_wqe_opcode(enum ibv_qp_type type, enum ibv_wr_opcode op,
 			return EINVAL;
 		}
 	}
-	/* Windows are bound on RC send queues only (memory.rst). */
-	if (op == IBV_WR_BIND_MW && type != IBV_QPT_RC)
+	/* Windows are bound on RC and XRC send queues only (xrc.rst). */
+	if (op == IBV_WR_BIND_MW && type != IBV_QPT_RC &&
+	    type != IBV_QPT_XRC_SEND)
 		return EINVAL;
 	/* UC carries SENDs and RDMA WRITEs only (wqe.rst). */
 	if (type == IBV_QPT_UC && op != IBV_WR_SEND &&

@@ -10,6 +10,10 @@
  * same domain file, teardown in the wrong order refused with EBUSY, and a
  * send naming the other domain's SRQ failing (REM_INV_REQ_ERR, the target
  * QP in ERR, nothing received) while the first connection keeps working.
+ * Last, type-2 memory windows on XRC (xrc.rst "Memory windows"): DEV2's own
+ * initiator binds one (IBV_WR_BIND_MW, then ibv_wr_bind_mw), DEV writes and
+ * reads through it via DEV2's target, LOCAL_INV and SEND_WITH_INV end it,
+ * and its stale key fails one connection only (REM_ACCESS_ERR).
  * Prints "PASS|FAIL|SKIP: xrc/<check> ..." lines; SKIPs everything on a
  * device without IBV_DEVICE_XRC (rxe).  Exits 0 unless it could not run.
  */
@@ -33,6 +37,11 @@
 #define OFF_WRITE	24576
 #define OFF_ATOMIC	40960
 #define OFF_SRC		45056
+/* The MR windows are bound to, and the window inside it. */
+#define OFF_MW_MR	53248
+#define MW_MR_LEN	12288
+#define OFF_MW		57344
+#define MW_LEN		4096
 
 /* The target side: one domain with two SRQs and a target QP, and a second
  * domain with one SRQ.
@@ -565,6 +574,295 @@ static void bad_srqn(struct initiator *i)
 	report(1, "bad-srqn", "a send naming an SRQ number above 24 bits refused with EINVAL");
 }
 
+/* What the memory-window checks make on both sides. */
+struct mw_objs {
+	struct ibv_xrcd *xrcd_i;	/* on the initiator's device */
+	struct ibv_qp *tgt_i;		/* ... connected to ini_t */
+	struct ibv_cq *scq_t;
+	struct ibv_qp *ini_t;		/* the target device's own initiator */
+	struct ibv_qp *ini3, *tgt3;	/* a connection to fail */
+	struct ibv_mr *mr;
+	struct ibv_mw *mw;
+	uint32_t rkey;			/* the window's key of its last bind */
+};
+
+/* One local operation's completion on @cq: @wr_id, success, @op. */
+static int expect_local(const char *check, struct ibv_cq *cq, uint64_t wr_id,
+			enum ibv_wc_opcode op)
+{
+	struct ibv_wc wc;
+
+	if (expect_wc(check, cq, wr_id, IBV_WC_SUCCESS, &wc))
+		return -1;
+	if (wc.opcode != op) {
+		report(0, check, "completion opcode %d, want %d", wc.opcode, op);
+		return -1;
+	}
+	return 0;
+}
+
+static int mw_setup(struct target *t, struct initiator *i, struct mw_objs *m)
+{
+	struct ibv_qp_init_attr_ex a = {
+		.qp_type = IBV_QPT_XRC_SEND,
+		.cap = { .max_send_wr = 16, .max_send_sge = 1 },
+		.comp_mask = IBV_QP_INIT_ATTR_PD |
+			     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+		.pd = t->s.pd,
+		.send_ops_flags = IBV_QP_EX_WITH_BIND_MW |
+				  IBV_QP_EX_WITH_LOCAL_INV |
+				  IBV_QP_EX_WITH_SEND,
+	};
+
+	m->xrcd_i = open_xrcd(i->s.ctx, -1);
+	m->tgt_i = m->xrcd_i ? target_qp(&i->s, m->xrcd_i) : NULL;
+	m->scq_t = ibv_create_cq(t->s.ctx, 16, NULL, NULL, 0);
+	a.send_cq = m->scq_t;
+	m->ini_t = m->scq_t ? ibv_create_qp_ex(t->s.ctx, &a) : NULL;
+	m->tgt3 = target_qp(&t->s, t->xrcd);
+	m->ini3 = initiator_qp(&i->s, i->scq);
+	if (!m->tgt_i || !m->ini_t || !m->tgt3 || !m->ini3)
+		return -1;
+	if (xrc_connect(m->ini_t, &t->s, &i->s, m->tgt_i->qp_num) ||
+	    xrc_connect(m->tgt_i, &i->s, &t->s, m->ini_t->qp_num) ||
+	    xrc_connect(m->ini3, &i->s, &t->s, m->tgt3->qp_num) ||
+	    xrc_connect(m->tgt3, &t->s, &i->s, m->ini3->qp_num))
+		return -1;
+	m->mr = ibv_reg_mr(t->s.pd, t->s.buf + OFF_MW_MR, MW_MR_LEN,
+			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND);
+	m->mw = m->mr ? ibv_alloc_mw(t->s.pd, IBV_MW_TYPE_2) : NULL;
+	if (!m->mw)
+		return -1;
+	m->rkey = m->mw->rkey;
+	return 0;
+}
+
+static void mw_teardown(struct mw_objs *m)
+{
+	struct ibv_qp *qps[] = { m->ini_t, m->tgt_i, m->ini3, m->tgt3 };
+	int ok = 1;
+	size_t n;
+
+	if (m->mw && ibv_dealloc_mw(m->mw))
+		ok = 0;
+	if (m->mr && ibv_dereg_mr(m->mr))
+		ok = 0;
+	for (n = 0; n < 4; n++)
+		if (qps[n] && ibv_destroy_qp(qps[n]))
+			ok = 0;
+	if (m->scq_t && ibv_destroy_cq(m->scq_t))
+		ok = 0;
+	if (m->xrcd_i && ibv_close_xrcd(m->xrcd_i))
+		ok = 0;
+	if (!ok)
+		report(0, "mw2-teardown", "a destroy failed: %s", strerror(errno));
+}
+
+/* BIND_MW of the window over [OFF_MW, +MW_LEN) by ibv_post_send. */
+static int mw_post_bind(struct mw_objs *m, uint64_t wr_id, uint8_t *tbuf)
+{
+	struct ibv_send_wr wr = {
+		.wr_id = wr_id, .opcode = IBV_WR_BIND_MW,
+		.send_flags = IBV_SEND_SIGNALED,
+	}, *bad_wr;
+
+	m->rkey = ibv_inc_rkey(m->rkey);
+	wr.bind_mw.mw = m->mw;
+	wr.bind_mw.rkey = m->rkey;
+	wr.bind_mw.bind_info.mr = m->mr;
+	wr.bind_mw.bind_info.addr = (uintptr_t)(tbuf + OFF_MW);
+	wr.bind_mw.bind_info.length = MW_LEN;
+	wr.bind_mw.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_WRITE |
+					       IBV_ACCESS_REMOTE_READ;
+	return ibv_post_send(m->ini_t, &wr, &bad_wr);
+}
+
+/* The same through the ibv_wr_* API. */
+static int mw_wr_bind(struct mw_objs *m, uint64_t wr_id, uint8_t *tbuf)
+{
+	struct ibv_qp_ex *x = ibv_qp_to_qp_ex(m->ini_t);
+	struct ibv_mw_bind_info info = {
+		.mr = m->mr, .addr = (uintptr_t)(tbuf + OFF_MW),
+		.length = MW_LEN,
+		.mw_access_flags = IBV_ACCESS_REMOTE_WRITE |
+				   IBV_ACCESS_REMOTE_READ,
+	};
+
+	m->rkey = ibv_inc_rkey(m->rkey);
+	ibv_wr_start(x);
+	x->wr_id = wr_id;
+	x->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_bind_mw(x, m->mw, m->rkey, &info);
+	return ibv_wr_complete(x);
+}
+
+static int mw_wr_local_inv(struct mw_objs *m, uint64_t wr_id)
+{
+	struct ibv_qp_ex *x = ibv_qp_to_qp_ex(m->ini_t);
+
+	ibv_wr_start(x);
+	x->wr_id = wr_id;
+	x->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_local_inv(x, m->rkey);
+	return ibv_wr_complete(x);
+}
+
+/*
+ * A WRITE of MW_LEN bytes into the window under @rkey, then a READ of them
+ * back, from the first initiator under SRQs 1 and 2: data checked.
+ */
+static int mw_write_read(const char *check, struct target *t,
+			 struct initiator *i, uint32_t rkey, uint64_t wr_id,
+			 uint8_t seed)
+{
+	uint8_t *tb = t->s.buf, *ib = i->s.buf;
+	uint64_t raddr = (uintptr_t)(tb + OFF_MW);
+
+	fill(ib + OFF_SRC, MW_LEN, seed);
+	memset(tb + OFF_MW, 0, MW_LEN);
+	memset(ib + OFF_SRC + MW_LEN, 0, MW_LEN);
+	if (xrc_post(i->ini, wr_id, IBV_WR_RDMA_WRITE, t->srqn1, ib + OFF_SRC,
+		     MW_LEN, i->s.mr->lkey, raddr, rkey, 0, 0) ||
+	    xrc_post(i->ini, wr_id + 1, IBV_WR_RDMA_READ, t->srqn2,
+		     ib + OFF_SRC + MW_LEN, MW_LEN, i->s.mr->lkey, raddr,
+		     rkey, 0, 0)) {
+		report(0, check, "post failed: %s", strerror(errno));
+		return -1;
+	}
+	if (expect_wc(check, i->scq, wr_id, IBV_WC_SUCCESS, NULL) ||
+	    expect_wc(check, i->scq, wr_id + 1, IBV_WC_SUCCESS, NULL))
+		return -1;
+	if (memcmp(tb + OFF_MW, ib + OFF_SRC, MW_LEN) ||
+	    memcmp(ib + OFF_SRC + MW_LEN, ib + OFF_SRC, MW_LEN)) {
+		report(0, check, "data through the window differs");
+		return -1;
+	}
+	return 0;
+}
+
+static int qp_state_is(struct ibv_qp *qp, enum ibv_qp_state want)
+{
+	struct ibv_qp_attr qa;
+	struct ibv_qp_init_attr qi;
+
+	return !ibv_query_qp(qp, &qa, IBV_QP_STATE, &qi) &&
+	       qa.qp_state == want;
+}
+
+/*
+ * Type-2 windows through XRC: the target device's own initiator binds one
+ * on its MR; the initiator device reaches it through the target QP.
+ */
+static void mw2(struct target *t, struct initiator *i)
+{
+	uint8_t *tb = t->s.buf, *ib = i->s.buf;
+	struct mw_objs m = {};
+	uint32_t stale;
+	struct ibv_wc wc;
+
+	if (!(t->s.attr.device_cap_flags & IBV_DEVICE_MEM_WINDOW_TYPE_2B)) {
+		report_skip("mw2", "%s reports no IBV_DEVICE_MEM_WINDOW_TYPE_2B",
+			    t->s.name);
+		return;
+	}
+	if (mw_setup(t, i, &m)) {
+		report(0, "mw2-bind", "setup: %s", strerror(errno));
+		goto out;
+	}
+	if (mw_post_bind(&m, 0x501, tb)) {
+		report(0, "mw2-bind", "IBV_WR_BIND_MW on XRC_SEND QP %u: %s",
+		       m.ini_t->qp_num, strerror(errno));
+		goto out;
+	}
+	if (expect_local("mw2-bind", m.scq_t, 0x501, IBV_WC_BIND_MW) ||
+	    mw_write_read("mw2-bind", t, i, m.rkey, 0x502, 0x3c))
+		goto out;
+	report(1, "mw2-bind", "type-2 window bound by IBV_WR_BIND_MW on XRC_SEND QP %u; %u B RDMA WRITE and READ through it via target QP %u, data checked",
+	       m.ini_t->qp_num, MW_LEN, t->tgt->qp_num);
+
+	if (mw_wr_local_inv(&m, 0x503) ||
+	    expect_local("mw2-local-inv", m.scq_t, 0x503, IBV_WC_LOCAL_INV))
+		goto out;
+	if (mw_wr_bind(&m, 0x504, tb) ||
+	    expect_local("mw2-wr-bind", m.scq_t, 0x504, IBV_WC_BIND_MW) ||
+	    mw_write_read("mw2-wr-bind", t, i, m.rkey, 0x505, 0x4d))
+		goto out;
+	report(1, "mw2-wr-bind", "ibv_wr_local_inv then ibv_wr_bind_mw on the XRC_SEND QP: the new key %#x works through the target",
+	       m.rkey);
+
+	/* SEND_WITH_INV taken by the target under SRQ 1 ends the window. */
+	fill(ib + OFF_SRC, 256, 0x5e);
+	if (srq_recv(t->srq1, 0x106, tb + OFF_SRQ1, 4096, t->s.mr->lkey)) {
+		report(0, "mw2-send-inv", "post_srq_recv failed");
+		goto out;
+	}
+	{
+		struct ibv_sge sge = { .addr = (uintptr_t)(ib + OFF_SRC),
+				       .length = 256, .lkey = i->s.mr->lkey };
+		struct ibv_send_wr wr = {
+			.wr_id = 0x506, .opcode = IBV_WR_SEND_WITH_INV,
+			.send_flags = IBV_SEND_SIGNALED,
+			.sg_list = &sge, .num_sge = 1,
+			.invalidate_rkey = m.rkey,
+		}, *bad_wr;
+
+		wr.qp_type.xrc.remote_srqn = t->srqn1;
+		if (ibv_post_send(i->ini, &wr, &bad_wr)) {
+			report(0, "mw2-send-inv", "post failed: %s",
+			       strerror(errno));
+			goto out;
+		}
+	}
+	if (expect_wc("mw2-send-inv", i->scq, 0x506, IBV_WC_SUCCESS, NULL) ||
+	    expect_wc("mw2-send-inv", t->cq1, 0x106, IBV_WC_SUCCESS, &wc))
+		goto out;
+	if (!(wc.wc_flags & IBV_WC_WITH_INV) || wc.invalidated_rkey != m.rkey) {
+		report(0, "mw2-send-inv", "receive flags %#x invalidated key %#x; want WITH_INV of %#x",
+		       wc.wc_flags, wc.invalidated_rkey, m.rkey);
+		goto out;
+	}
+	report(1, "mw2-send-inv", "SEND with invalidate of %#x through target QP %u: the receive reports it",
+	       m.rkey, t->tgt->qp_num);
+
+	/*
+	 * The invalidated key on a third connection: REM_ACCESS_ERR, nothing
+	 * written, that target in ERR; the first connection, the target
+	 * device's initiator and a new binding keep working.
+	 */
+	stale = m.rkey;
+	memset(tb + OFF_MW, 0xee, MW_LEN);
+	fill(ib + OFF_SRC, 512, 0x6f);
+	if (xrc_post(m.ini3, 0x507, IBV_WR_RDMA_WRITE, t->srqn1, ib + OFF_SRC,
+		     512, i->s.mr->lkey, (uintptr_t)(tb + OFF_MW), stale, 0,
+		     0) ||
+	    expect_wc("mw2-invalidated-key", i->scq, 0x507,
+		      IBV_WC_REM_ACCESS_ERR, NULL))
+		goto out;
+	if (tb[OFF_MW] != 0xee || tb[OFF_MW + 511] != 0xee) {
+		report(0, "mw2-invalidated-key", "the refused WRITE changed the window's memory");
+		goto out;
+	}
+	if (!qp_state_is(m.tgt3, IBV_QPS_ERR) ||
+	    !qp_state_is(t->tgt, IBV_QPS_RTS) ||
+	    !qp_state_is(m.ini_t, IBV_QPS_RTS)) {
+		report(0, "mw2-invalidated-key", "QP states: the failed target not in ERR, or another QP left RTS");
+		goto out;
+	}
+	if (mw_post_bind(&m, 0x508, tb) ||
+	    expect_local("mw2-invalidated-key", m.scq_t, 0x508,
+			 IBV_WC_BIND_MW) ||
+	    mw_write_read("mw2-invalidated-key", t, i, m.rkey, 0x509, 0x7a))
+		goto out;
+	report(1, "mw2-invalidated-key", "the invalidated key %#x: REM_ACCESS_ERR, memory untouched, only target QP %u in ERR; the first connection reaches the rebound window (%#x)",
+	       stale, m.tgt3->qp_num, m.rkey);
+	/* Free again, so that the MR can go. */
+	if (mw_wr_local_inv(&m, 0x50b) ||
+	    expect_local("mw2-teardown", m.scq_t, 0x50b, IBV_WC_LOCAL_INV))
+		goto out;
+out:
+	mw_teardown(&m);
+}
+
 static void teardown(struct target *t, struct initiator *i)
 {
 	struct ibv_qp *qps[] = { i->ini, i->ini2, t->tgt, t->tgt2 };
@@ -641,6 +939,7 @@ int main(int argc, char **argv)
 	busy(&t);
 	bad_srqn(&i);
 	wrong_domain(&t, &i);
+	mw2(&t, &i);
 out:
 	teardown(&t, &i);
 	side_close(&i.s);

@@ -31,6 +31,7 @@ struct MemoryWindow {
   bool bound = false;             // VALID
   uint32_t mr_index = 0;          // key-table index of the MR it is bound to
   uint32_t qpn = 0;               // type 2: the QP it was bound through
+  bool xrc = false;               // type 2 bound through an XRC_INI QP (xrc.rst)
   uint64_t addr = 0;
   uint64_t length = 0;
   uint32_t access = 0; // ORNIC_ACCESS_REMOTE_*
@@ -168,6 +169,16 @@ struct Resources {
       if (MemoryRegion* mr = mrs.find(window.mr_index); mr != nullptr && mr->bound_windows > 0)
         --mr->bound_windows;
     window = MemoryWindow{window.type};
+  }
+
+  // Whether a request received on QP `qpn` may use a bound type-2 window (type 2B): it was
+  // bound through that QP, or through an XRC initiator and `qpn` is an XRC target (whose
+  // request names an XRC SRQ, of whose PD the window must be: checked with the PD).
+  bool reaches_window(const MemoryWindow& window, uint32_t qpn) const {
+    if (!window.xrc)
+      return window.qpn == qpn;
+    const QueuePair* qp = qps.find(qpn);
+    return qp != nullptr && qp->type == ORNIC_QPT_XRC_TGT;
   }
 
   void clear() {

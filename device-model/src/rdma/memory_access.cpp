@@ -90,7 +90,7 @@ RemoteTarget check_window(const Resources& resources, const MemoryRegion& entry,
     return {ORNIC_VERR_BAD_LKEY};
   if (entry.pd != pd)
     return {ORNIC_VERR_PD_MISMATCH};
-  if (window.type == ORNIC_MW_TYPE_2 && window.qpn != qpn)
+  if (window.type == ORNIC_MW_TYPE_2 && !resources.reaches_window(window, qpn))
     return {ORNIC_VERR_MW_QP};
   if (!in_range(window.addr, window.length, addr, length))
     return {ORNIC_VERR_OUT_OF_BOUNDS};

@@ -48,8 +48,9 @@ uint8_t check_target_mr(const Resources& resources, const QueuePair& qp,
 } // namespace
 
 std::optional<WqeError> fetch_bind_mw(const QueuePair& qp, const ornic_send_wqe& w, SendOp& op) {
-  // A window is for remote access over a connection: UD has none.
-  if (qp.type != ORNIC_QPT_RC)
+  // A window is for remote access over a connection: UD has none, and an XRC initiator binds
+  // windows that the XRC target QPs of its node reach (xrc.rst "Memory windows").
+  if (qp.type != ORNIC_QPT_RC && qp.type != ORNIC_QPT_XRC_INI)
     return op_error(ORNIC_VERR_BAD_OPCODE);
   if (w.num_blocks != 1)
     return op_error(ORNIC_VERR_BAD_BLOCKS);
@@ -98,6 +99,7 @@ std::optional<WqeError> execute_bind_mw(Resources& resources, uint32_t qpn, cons
   window.bound = true;
   window.mr_index = mr_index;
   window.qpn = type2 ? qpn : 0;
+  window.xrc = type2 && qp.type == ORNIC_QPT_XRC_INI;
   window.addr = bind.addr;
   window.length = bind.length;
   window.access = bind.access & kRemoteRights;
@@ -117,7 +119,7 @@ uint8_t invalidate_window(Resources& resources, MemoryRegion& entry, uint32_t pd
   if (!window.bound)
     return ORNIC_VERR_MW_STATE;
   // Type 2B: a peer reaches (and so invalidates) the window only through its QP.
-  if (receiving_qpn && window.qpn != *receiving_qpn)
+  if (receiving_qpn && !resources.reaches_window(window, *receiving_qpn))
     return ORNIC_VERR_MW_QP;
   resources.unbind_window(window);
   return ORNIC_VERR_NONE;

@@ -13,7 +13,7 @@
 
 namespace ornic {
 
-// The shape of a BIND_MW WQE whose block 0 is `w` (one block, RC only, reserved fields
+// The shape of a BIND_MW WQE whose block 0 is `w` (one block, RC or XRC_INI, reserved fields
 // zero); fills op.bind. The window and the MR are looked at when it executes.
 std::optional<WqeError> fetch_bind_mw(const QueuePair& qp, const ornic_send_wqe& w, SendOp& op);
 

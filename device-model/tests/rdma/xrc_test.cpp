@@ -721,5 +721,144 @@ TEST_F(Xrc, AResizedXrcSrqKeepsItsDomainItsCqAndItsReceives) {
   EXPECT_FALSE(cq2.poll().has_value());
 }
 
+// Memory windows bound through an initiator (xrc.rst "Memory windows"): B's own initiator
+// binds a type-2 window on B's memory; A reaches it through B's target under an SRQ of the
+// window's PD, an RC QP of B does not, and once invalidated the key is a remote access error
+// that fails only the target it arrived on.
+class XrcWindow : public Xrc {
+protected:
+  void SetUp() override {
+    Xrc::SetUp();
+    const uint32_t xrcd_a = new_xrcd(pair.a);
+    tgt_a = create_target(pair.a, xrcd_a);
+    ini_b = create_initiator(pair.b);
+    pair.connect(ini_b, tgt_a);
+    pair.connect(tgt_a, ini_b);
+    mr_key =
+        pair.b.reg_mr(pair.b.buffer + kMr, 16384, ORNIC_ACCESS_LOCAL_WRITE | ORNIC_ACCESS_MW_BIND);
+    ornic_admin_alloc_mw c{};
+    c.hdr.opcode = ORNIC_ADMIN_ALLOC_MW;
+    c.pd = to_le(pair.b.pd);
+    c.type = ORNIC_MW_TYPE_2;
+    const auto cqe = pair.b.h.execute(DriverHarness::as_sqe(c));
+    ASSERT_EQ(cqe.status, ORNIC_ADMIN_STATUS_SUCCESS);
+    mw_key = le(cqe.result0);
+  }
+
+  // BIND_MW of the window (with the next variant) on `qp` of B: its CQE.
+  ornic_cqe bind(Qp& qp, uint32_t xrc_srqn = 0) {
+    mw_key = (mw_key & ~ORNIC_MR_KEY_VARIANT_MASK) | ((mw_key + 1) & ORNIC_MR_KEY_VARIANT_MASK);
+    auto w = xrc_wqe(ORNIC_WQE_OP_BIND_MW, 80, xrc_srqn);
+    w.bind_mw.mw_key = to_le(mw_key);
+    w.bind_mw.mr_key = to_le(mr_key);
+    w.bind_mw.addr = to_le(pair.b.buffer + kWin);
+    w.bind_mw.length = to_le(uint64_t{4096});
+    w.bind_mw.access = to_le(uint32_t{ORNIC_ACCESS_REMOTE_WRITE | ORNIC_ACCESS_REMOTE_READ});
+    qp.post_send(w, {});
+    const auto done = pair.wait_cqes(pair.b, 1);
+    EXPECT_EQ(done.size(), 1u);
+    return done.empty() ? ornic_cqe{} : done[0];
+  }
+
+  // An RDMA WRITE of 256 bytes from A's initiator at the window, to B's target under `srqn`.
+  ornic_cqe write(uint32_t srqn, uint8_t seed) {
+    fill(pair.a, 0, 256, seed);
+    auto w = xrc_wqe(ORNIC_WQE_OP_RDMA_WRITE, seed, srqn);
+    w.rdma.remote_addr = to_le(pair.b.buffer + kWin + 512);
+    w.rdma.rkey = to_le(mw_key);
+    ini.post_send(w, {sge(pair.a.buffer, 256, pair.a.key)});
+    const auto done = pair.wait_cqes(pair.a, 1);
+    EXPECT_EQ(done.size(), 1u);
+    return done.empty() ? ornic_cqe{} : done[0];
+  }
+
+  static constexpr uint64_t kMr = 262144;
+  static constexpr uint64_t kWin = kMr + 4096;
+  Qp tgt_a, ini_b;
+  uint32_t mr_key = 0, mw_key = 0;
+};
+
+TEST_F(XrcWindow, WriteAndReadThroughTheTargetThenLocalInvalidate) {
+  const auto bound = bind(ini_b);
+  EXPECT_EQ(bound.status, ORNIC_CQE_SUCCESS);
+  EXPECT_EQ(bound.opcode, ORNIC_CQE_OP_BIND_MW);
+  ASSERT_EQ(write(srq1.srqn, 3).status, ORNIC_CQE_SUCCESS);
+  EXPECT_TRUE(same(pair.a, 0, pair.b, kWin + 512, 256));
+  auto read = xrc_wqe(ORNIC_WQE_OP_RDMA_READ, 4, srq2.srqn);
+  read.rdma.remote_addr = to_le(pair.b.buffer + kWin + 512);
+  read.rdma.rkey = to_le(mw_key);
+  ini.post_send(read, {sge(pair.a.buffer + 8192, 256, pair.a.key)});
+  const auto got = pair.wait_cqes(pair.a, 1);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].status, ORNIC_CQE_SUCCESS);
+  EXPECT_TRUE(same(pair.a, 8192, pair.b, kWin + 512, 256));
+
+  // An RC connection into B does not reach a window bound through an initiator.
+  Qp rc_a = pair.create_qp(pair.a), rc_b = pair.create_qp(pair.b);
+  pair.connect(rc_a, rc_b);
+  pair.connect(rc_b, rc_a);
+  auto rc_write = send_wqe(ORNIC_WQE_OP_RDMA_WRITE, 5);
+  rc_write.rdma.remote_addr = to_le(pair.b.buffer + kWin);
+  rc_write.rdma.rkey = to_le(mw_key);
+  rc_a.post_send(rc_write, {sge(pair.a.buffer, 64, pair.a.key)});
+  const auto rc_done = pair.wait_cqes(pair.a, 1);
+  ASSERT_EQ(rc_done.size(), 1u);
+  EXPECT_EQ(rc_done[0].status, ORNIC_CQE_REM_ACCESS_ERR);
+  EXPECT_EQ(tgt.state(), ORNIC_QPS_RTS);
+
+  auto inv = xrc_wqe(ORNIC_WQE_OP_LOCAL_INV, 60, 0);
+  inv.invalidate_rkey = to_le(mw_key);
+  ini_b.post_send(inv, {});
+  const auto invalidated = pair.wait_cqes(pair.b, 1);
+  ASSERT_EQ(invalidated.size(), 1u);
+  EXPECT_EQ(invalidated[0].status, ORNIC_CQE_SUCCESS);
+  std::memset(pair.b.at(kWin), 0x11, 4096);
+  EXPECT_EQ(write(srq1.srqn, 6).status, ORNIC_CQE_REM_ACCESS_ERR);
+  EXPECT_EQ(*pair.b.at(kWin + 512), std::byte{0x11});
+  EXPECT_EQ(tgt.state(), ORNIC_QPS_ERR);
+  EXPECT_EQ(ini_b.state(), ORNIC_QPS_RTS);
+  EXPECT_EQ(tgt_a.state(), ORNIC_QPS_RTS);
+}
+
+TEST_F(XrcWindow, SendWithInvalidateThroughTheTargetEndsIt) {
+  ASSERT_EQ(bind(ini_b).status, ORNIC_CQE_SUCCESS);
+  srq1.post(0x90, sge(pair.b.buffer, 256, pair.b.key));
+  auto w = xrc_wqe(ORNIC_WQE_OP_SEND_INV, 7, srq1.srqn);
+  w.invalidate_rkey = to_le(mw_key);
+  ini.post_send(w, {sge(pair.a.buffer, 64, pair.a.key)});
+  const auto got = wait(cq1, 1);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].status, ORNIC_CQE_SUCCESS);
+  EXPECT_EQ(got[0].flags, ORNIC_CQE_FLAG_XRC | ORNIC_CQE_FLAG_INV);
+  const auto sent = pair.wait_cqes(pair.a, 1);
+  ASSERT_EQ(sent.size(), 1u);
+  EXPECT_EQ(sent[0].status, ORNIC_CQE_SUCCESS);
+  EXPECT_EQ(write(srq1.srqn, 8).status, ORNIC_CQE_REM_ACCESS_ERR);
+}
+
+// The SRQ a request names sets the PD: one of another PD does not reach the window.
+TEST_F(XrcWindow, AnSrqOfAnotherPdDoesNotReachIt) {
+  ASSERT_EQ(bind(ini_b).status, ORNIC_CQE_SUCCESS);
+  const uint32_t other_pd = pair.b.h.alloc_pd();
+  Cq cq3 = create_cq(pair.b);
+  XrcSrq other = create_xrc_srq(pair.b, xrcd, cq3.cqn, other_pd);
+  EXPECT_EQ(write(other.srqn, 9).status, ORNIC_CQE_REM_ACCESS_ERR);
+}
+
+// A type-2 window bound through an RC QP stays that QP's: a target does not reach it.
+TEST_F(XrcWindow, ATargetDoesNotReachAWindowBoundThroughAnRcQp) {
+  Qp rc_a = pair.create_qp(pair.a), rc_b = pair.create_qp(pair.b);
+  pair.connect(rc_a, rc_b);
+  pair.connect(rc_b, rc_a);
+  ASSERT_EQ(bind(rc_b).status, ORNIC_CQE_SUCCESS);
+  EXPECT_EQ(write(srq1.srqn, 10).status, ORNIC_CQE_REM_ACCESS_ERR);
+}
+
+TEST_F(XrcWindow, ALocalOperationNamesNoSrq) {
+  const auto cqe = bind(ini_b, srq1.srqn);
+  EXPECT_EQ(cqe.status, ORNIC_CQE_LOC_QP_OP_ERR);
+  EXPECT_EQ(cqe.vendor_err, ORNIC_VERR_RESERVED_NONZERO);
+}
+
 } // namespace
 } // namespace ornic::test
