@@ -5,7 +5,8 @@
 # testbed by check-testbed.sh with RESULTS, FLAVOUR and BUILD.  Uses the
 # driver and provider the driver and provider groups built.
 # SOAK_RELOADS and SOAK_KILLS set the cycles (default 3 and 6: each takes
-# 10-25 s under TCG; `make soak` runs 100 and 50).
+# 10-25 s under TCG; `make soak` runs 100 and 50), SOAK_QP_CYCLES the QP
+# create/destroy cycles (default 2000; `make soak` a million).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=qemu-tests/testbed/lib.sh
@@ -25,6 +26,14 @@ if ! gcc -std=gnu11 -O2 -Wall -Wextra -Werror -o "$verbs" "$here/suites/driver-v
 	exit 0
 fi
 
+# The QP churn of suites/soak.sh (provider and libibverbs, in the guest).
+churn=$BUILD/tools/qp-churn
+if ! gcc -std=gnu11 -O2 -Wall -Wextra -Werror -o "$churn" "$here/suites/qp-churn.c" -libverbs \
+	2>"$BUILD/tools/qp-churn.log"; then
+	record FAIL soak/build-qp-churn "$(head -n 5 "$BUILD/tools/qp-churn.log" | tr '\n' ' ')"
+	exit 0
+fi
+
 mdir=/tmp/soak-models
 rm -rf "$mdir"
 if ! models_start "$mdir" 2 link; then
@@ -34,10 +43,30 @@ if ! models_start "$mdir" 2 link; then
 fi
 sleep 0.5
 mapfile -t margs < <(models_vm_args)
-reloads=${SOAK_RELOADS:-3} kills=${SOAK_KILLS:-6}
-run_vm soak/vm- soak "$FLAVOUR" --timeout $((600 + 30 * (reloads + kills))) "${margs[@]}" -- \
+reloads=${SOAK_RELOADS:-3} kills=${SOAK_KILLS:-6} qp_cycles=${SOAK_QP_CYCLES:-2000}
+# The guest asks for the models' RSS (rss-NAME.req in its /out): answered
+# with both models' VmRSS in kB.
+out=$RUNS/soak
+rm -f "$out"/rss-*
+(
+	while sleep 0.05; do
+		for req in "$out"/rss-*.req; do
+			[ -e "$req" ] || continue
+			kb=""
+			for pid in "${MODEL_PIDS[@]}"; do
+				kb+="$(awk '$1 == "VmRSS:" { print $2 }' "/proc/$pid/status" 2>/dev/null || echo '?') "
+			done
+			rm -f "$req"
+			echo "$kb" >"${req%.req}.kb"
+		done
+	done
+) &
+watcher=$!
+run_vm soak/vm- soak "$FLAVOUR" --timeout $((600 + 30 * (reloads + kills) + qp_cycles / 50)) "${margs[@]}" -- \
 	env MODDIR="$MO" PROVIDER_DIR="$PDIR" VERBS_TOOL="$verbs" RELOADS="$reloads" KILLS="$kills" \
-	/src/qemu-tests/suites/soak.sh
+	CHURN_TOOL="$churn" QP_CYCLES="$qp_cycles" /src/qemu-tests/suites/soak.sh
+kill "$watcher" 2>/dev/null
+wait "$watcher" 2>/dev/null
 if why=$(models_stop); then
 	record PASS soak/models-survive "both models alive after $reloads reloads and $kills kills, clean exit"
 else

@@ -8,7 +8,11 @@
 # disassociated), and the module must come back.  Each of KILLS cycles
 # starts the same, and kill -9s every process at a random moment of the
 # transfer; afterwards the devices' object counts (rdma resource) are back
-# where they started and a data-checked pingpong works.  The host's line for
+# where they started and a data-checked pingpong works.  Then one process
+# (CHURN_TOOL = qp-churn) creates, takes to INIT and destroys a QP
+# QP_CYCLES times: kmemleak finds nothing new, the object counts are back,
+# and the host reports the models' RSS before and after (files
+# /out/rss-<name>.req answered in /out/rss-<name>.kb).  The host's line for
 # the guest judges the kernel log (KASAN/lockdep/kmemleak/WARN).
 # `make check` runs a few cycles, `make soak` many.
 set -uo pipefail
@@ -18,6 +22,7 @@ SUITE=soak
 . /src/qemu-tests/suites/datapath-lib.sh
 RELOADS=${RELOADS:-3}
 KILLS=${KILLS:-6}
+QP_CYCLES=${QP_CYCLES:-2000}
 VERBS=${VERBS_TOOL:-}
 NS=soak
 IP0=10.5.0.1 IP1=10.5.0.2
@@ -156,6 +161,46 @@ if [ $ok = 1 ]; then
 		pass after-churn "data-checked ibv_rc_pingpong after the churn: $(grep -m1 Mbit /tmp/pp-c.log)"
 	else
 		fail after-churn "$(tail -n 2 /tmp/pp-c.log /tmp/pp-s.log | tr '\n' ' ')"
+	fi
+fi
+# --- QP create/destroy churn ----------------------------------------------------------
+# rss NAME: the host's reading of both models' VmRSS (kB), "? ?" if none.
+rss() {
+	rm -f "/out/rss-$1.kb"
+	touch "/out/rss-$1.req"
+	for _ in $(seq 100); do
+		[ -s "/out/rss-$1.kb" ] && { cat "/out/rss-$1.kb"; return; }
+		sleep 0.1
+	done
+	echo "? ?"
+}
+# leaks: kmemleak's count of unreferenced objects after a scan now (objects
+# must be 5 s old to be reported: the caller waits).
+leaks() {
+	echo scan >/sys/kernel/debug/kmemleak 2>/dev/null
+	grep -c '^unreferenced object' /sys/kernel/debug/kmemleak 2>/dev/null || echo 0
+}
+slab_kb() { awk '$1 == "Slab:" { print $2 }' /proc/meminfo; }
+if [ $ok = 1 ] && [ -n "${CHURN_TOOL:-}" ]; then
+	base=$(resources)
+	leak0=$(leaks) slab0=$(slab_kb)
+	read -r rss0a rss0b <<<"$(rss before)"
+	if timeout $((600 + QP_CYCLES / 50)) "$CHURN_TOOL" "$IB0" "$QP_CYCLES" >/tmp/churn.log 2>&1; then
+		sleep 6
+		leak1=$(leaks) slab1=$(slab_kb)
+		read -r rss1a rss1b <<<"$(rss after)"
+		after=$(resources)
+		echo "qp-churn: $(cat /tmp/churn.log); models' RSS $rss0a/$rss0b kB before, $rss1a/$rss1b kB after;" \
+			"guest Slab $slab0 -> $slab1 kB; kmemleak $leak0 -> $leak1" | tee /out/churn.txt
+		if [ "$leak1" -gt "$leak0" ]; then
+			fail qp-churn "kmemleak reports $((leak1 - leak0)) new unreferenced objects after $QP_CYCLES QP cycles"
+		elif [ "$after" != "$base" ]; then
+			fail qp-churn "objects left: before $(echo "$base" | tr '\n' ';') after $(echo "$after" | tr '\n' ';')"
+		else
+			pass qp-churn "$(cat /tmp/churn.log); kmemleak nothing new, object counts back; model RSS $rss0a -> $rss1a kB, guest Slab $slab0 -> $slab1 kB"
+		fi
+	else
+		fail qp-churn "$(tail -n 2 /tmp/churn.log | tr '\n' ' ')"
 	fi
 fi
 timeout 120 modprobe -r ornic || fail rmmod "final rmmod failed"
