@@ -42,6 +42,7 @@
 #include "common/logging.hpp"
 #include "common/release_version.hpp"
 #include "common/unique_fd.hpp"
+#include "core/object_limits_spec.hpp"
 #include "nic/nic_device.hpp"
 #include "port/port.hpp"
 #include "sandbox/syscall_filter.hpp"
@@ -148,6 +149,7 @@ int main(int argc, char** argv) {
   std::string link_layer_text = "eth";
   std::string node_description;
   std::string sandbox_text = "on";
+  std::string max_text;
   ornic::LinkShaping shaping;
   app.set_version_flag("--version", std::string("ornic-model ") + ornic::release::kVersion);
   app.add_option("--socket", socket_path, "vfio-user unix socket to listen on")->required();
@@ -207,7 +209,20 @@ int main(int argc, char** argv) {
                  "every call, the kernel logs those outside the list)")
       ->check(CLI::IsMember({"on", "off", "log"}))
       ->capture_default_str();
+  app.add_option("--max", max_text,
+                 "offer fewer objects than the device's maxima (identity.rst, \"Object "
+                 "limits\"): comma-separated qp=N, cq=N, mr=N, pd=N, srq=N, ah=N, mcast-grp=N, "
+                 "mcast-attach=N");
   CLI11_PARSE(app, argc, argv);
+  ornic::limits::ObjectLimits object_limits;
+  if (!max_text.empty()) {
+    try {
+      object_limits = ornic::parse_object_limits(max_text);
+    } catch (const std::invalid_argument& e) {
+      std::fprintf(stderr, "--max: %s\n", e.what());
+      return 2;
+    }
+  }
   if (shaping.ecn_threshold_bytes != 0 && shaping.rate_mbps == 0) {
     std::fprintf(stderr, "--ecn-threshold: needs --link-rate (only a queue can be congested)\n");
     return 2;
@@ -277,6 +292,7 @@ int main(int argc, char** argv) {
     config.link_layer = infiniband ? ORNIC_LINK_LAYER_IB : ORNIC_LINK_LAYER_ETH;
     config.node_description = node_description;
     config.faults = faults;
+    config.limits = object_limits;
     ornic::NicDevice nic(loop, config);
     ornic::vfio_user::Server server(loop, nic);
     server.listen(socket_path);

@@ -16,23 +16,26 @@ inline constexpr uint64_t kCaps =
     ORNIC_CAP_XRC | ORNIC_CAP_ODP | ORNIC_CAP_CQE_TIMESTAMP | ORNIC_CAP_DB_RECORD | ORNIC_CAP_CC |
     ORNIC_CAP_CQ_DB_RECORD;
 
-inline constexpr uint32_t kMaxQp = 1024;          // QPN 2..1025, plus GSI QPN 1
+// Object counts: at least what rxe offers on the same kernel (QPN 2..2^20+1, plus GSI QPN 1).
+// The tables grow with what the guest creates (core/handle_table.hpp), so a large limit
+// costs nothing until used; a model may be started with lower ones (ObjectLimits).
+inline constexpr uint32_t kMaxQp = 1u << 20;
 inline constexpr uint32_t kMaxQueueLogDepth = 14; // SQ / RQ / SRQ blocks
 inline constexpr uint32_t kMaxQpWr = 1u << kMaxQueueLogDepth;
 inline constexpr uint32_t kMaxSendSge = 16;
 inline constexpr uint32_t kMaxRecvSge = 15;
-inline constexpr uint32_t kMaxCq = 1024;
+inline constexpr uint32_t kMaxCq = 1u << 20;
 inline constexpr uint32_t kMaxCqLogDepth = 16;
 // The largest CQ ring (timestamped entries and a consumer record) in 4 KiB pages: more than
 // a DIRECT page list holds, so such a ring comes as an INDIRECT one (queues.rst).
 inline constexpr uint32_t kMaxPagesPerCq = static_cast<uint32_t>(
     ((uint64_t{ORNIC_CQE_TS_SIZE} << kMaxCqLogDepth) + sizeof(ornic_cq_db_record) + 4095) / 4096);
-inline constexpr uint32_t kMaxMr = 4096; // key index 1..4095
-inline constexpr uint32_t kMaxPd = 1024;
-inline constexpr uint32_t kMaxSrq = 256;
+inline constexpr uint32_t kMaxMr = (1u << 19) - 1; // key index 1..2^19-1, windows included
+inline constexpr uint32_t kMaxPd = 1u << 20;
+inline constexpr uint32_t kMaxSrq = 1u << 20;
 // XRC domains (admin.rst ALLOC_XRCD); no QUERY_DEVICE field reports it (IB has none).
 inline constexpr uint32_t kMaxXrcd = 1024;
-inline constexpr uint32_t kMaxAh = 4096;
+inline constexpr uint32_t kMaxAh = 1u << 15;
 inline constexpr uint32_t kMaxEq = 32; // EQ 0 (async) + 31 completion EQs
 inline constexpr uint32_t kMaxEqLogDepth = 16;
 inline constexpr uint32_t kMaxInlineData = 256;
@@ -49,15 +52,28 @@ inline constexpr uint32_t kMaxEthRings = 16;
 inline constexpr uint32_t kMaxEthLogDepth = 12;
 inline constexpr uint32_t kGidTableSize = 16;
 // Multicast (roce.rst): groups, QPs in one group, attachments of all groups.
-inline constexpr uint32_t kMaxMcastGroups = 64;
-inline constexpr uint32_t kMaxMcastQpAttach = 32;
-inline constexpr uint32_t kMaxTotalMcastQpAttach = 512;
+inline constexpr uint32_t kMaxMcastGroups = 8192;
+inline constexpr uint32_t kMaxMcastQpAttach = 64;
+inline constexpr uint32_t kMaxTotalMcastQpAttach = 1u << 16;
 inline constexpr uint32_t kLocalCaAckDelay = 15;
 inline constexpr uint32_t kSpeedGbps = 100;
 
 // Page-list entries the model keeps for all MRs and queues together: a guest must not be
 // able to make the model allocate unbounded memory (4096 MRs x 256 Ki pages = 8 GiB).
 inline constexpr uint64_t kPageListBudget = 16ull << 20;
+
+// The object counts one device enforces and reports: the maxima above unless the model was
+// started with lower ones (--max, for tests of what a guest sees past a limit).
+struct ObjectLimits {
+  uint32_t qp = kMaxQp;
+  uint32_t cq = kMaxCq;
+  uint32_t mr = kMaxMr;
+  uint32_t pd = kMaxPd;
+  uint32_t srq = kMaxSrq;
+  uint32_t ah = kMaxAh;
+  uint32_t mcast_grp = kMaxMcastGroups;
+  uint32_t mcast_attach = kMaxTotalMcastQpAttach; // all groups together
+};
 
 inline constexpr uint32_t kAdminTimeoutMs = 2000;
 inline constexpr uint32_t kResetTimeoutMs = 1000;

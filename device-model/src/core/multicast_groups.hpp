@@ -19,6 +19,12 @@ public:
   MulticastGroups(size_t max_groups, size_t max_per_group, size_t max_total)
       : max_groups_(max_groups), max_per_group_(max_per_group), max_total_(max_total) {}
 
+  void set_limits(size_t max_groups, size_t max_total) {
+    max_groups_ = max_groups;
+    max_total_ = max_total;
+  }
+  size_t max_groups() const { return max_groups_; }
+  size_t max_total() const { return max_total_; }
   Attach attach(const Gid& gid, uint32_t qpn);
   // False when the pair was not attached.
   bool detach(const Gid& gid, uint32_t qpn);

@@ -159,7 +159,10 @@ void NicCore::post_async_entry(const ornic_eqe& eqe) {
 }
 
 uint8_t NicCore::new_key_variant(uint32_t index) {
-  uint8_t& last = last_key_variant_[index % last_key_variant_.size()];
+  auto& page = last_key_variant_[(index / kKeyVariantPage) % last_key_variant_.size()];
+  if (!page)
+    page = std::make_unique<std::array<uint8_t, kKeyVariantPage>>();
+  uint8_t& last = (*page)[index % kKeyVariantPage];
   // One of the 255 bytes other than the last, uniformly.
   auto drawn = static_cast<uint8_t>(std::uniform_int_distribution<unsigned>(0, 254)(key_random_));
   if (drawn >= last)

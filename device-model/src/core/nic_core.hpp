@@ -8,7 +8,9 @@
 #include <functional>
 #include <optional>
 #include <random>
+#include <memory>
 #include <set>
+#include <vector>
 
 #include "common/rate_limited_log.hpp"
 #include "core/device_counters.hpp"
@@ -159,7 +161,11 @@ private:
   GuestMemory* memory_;
   InterruptSink* irqs_;
   std::mt19937 key_random_{std::random_device{}()};
-  std::array<uint8_t, limits::kMaxMr> last_key_variant_{};
+  // The last variant of every MR key index ever used, in pages allocated as indexes are
+  // first used: a byte per index the guest reached, not per index the device offers.
+  static constexpr uint32_t kKeyVariantPage = 4096;
+  std::vector<std::unique_ptr<std::array<uint8_t, kKeyVariantPage>>> last_key_variant_{
+      (limits::kMaxMr + kKeyVariantPage) / kKeyVariantPage};
   ornic_fatal_code fatal_code_ = ORNIC_FATAL_NONE;
 };
 

@@ -151,7 +151,7 @@ struct Resources {
   HandleTable<EventQueue> eqs{1, limits::kMaxEq - 1};
   HandleTable<CompletionQueue> cqs{1, limits::kMaxCq};
   HandleTable<ProtectionDomain> pds{1, limits::kMaxPd};
-  HandleTable<MemoryRegion> mrs{1, limits::kMaxMr - 1}; // key index
+  HandleTable<MemoryRegion> mrs{1, limits::kMaxMr}; // key index
   HandleTable<QueuePair> qps{2, limits::kMaxQp};
   HandleTable<SharedReceiveQueue> srqs{1, limits::kMaxSrq};
   HandleTable<XrcDomain> xrcds{1, limits::kMaxXrcd};
@@ -162,6 +162,17 @@ struct Resources {
   MulticastGroups mcast{limits::kMaxMcastGroups, limits::kMaxMcastQpAttach,
                         limits::kMaxTotalMcastQpAttach};
   uint64_t page_list_entries = 0; // against limits::kPageListBudget
+
+  // Lowers (or restores) the object counts the tables take; reported by QUERY_DEVICE.
+  void set_limits(const limits::ObjectLimits& l) {
+    qps.set_capacity(l.qp);
+    cqs.set_capacity(l.cq);
+    mrs.set_capacity(l.mr);
+    pds.set_capacity(l.pd);
+    srqs.set_capacity(l.srq);
+    ahs.set_capacity(l.ah);
+    mcast.set_limits(l.mcast_grp, l.mcast_attach);
+  }
 
   // Makes a window FREE; the MR it was bound to no longer counts it.
   void unbind_window(MemoryWindow& window) {

@@ -102,7 +102,7 @@ AdminResult AdminCommands::reg_mr(const ornic_admin_reg_mr& c) {
       return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);
     if (!page_budget_allows(expected_pages))
       return admin_status(ORNIC_ADMIN_STATUS_NO_RESOURCES);
-    if (core_.resources.mrs.size() >= limits::kMaxMr - 1)
+    if (core_.resources.mrs.size() >= core_.resources.mrs.capacity())
       return admin_status(ORNIC_ADMIN_STATUS_NO_RESOURCES);
     auto mem = read_mem_desc(core_.memory(), c.mem, MemDescRules{span, 0, limits::kMaxPagesPerMr});
     if (mem.status != ORNIC_ADMIN_STATUS_SUCCESS)

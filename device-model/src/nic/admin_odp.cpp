@@ -40,7 +40,7 @@ AdminResult AdminCommands::reg_odp_mr(const ornic_admin_reg_mr& c) {
     return admin_status(ORNIC_ADMIN_STATUS_LIMIT_EXCEEDED);
   if (le(c.mem.num_pages) != pages)
     return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);
-  if (core_.resources.mrs.size() >= limits::kMaxMr - 1)
+  if (core_.resources.mrs.size() >= core_.resources.mrs.capacity())
     return admin_status(ORNIC_ADMIN_STATUS_NO_RESOURCES);
   auto table = read_odp_table(core_.memory(), c.mem, static_cast<uint32_t>(pages));
   if (table.status != ORNIC_ADMIN_STATUS_SUCCESS)

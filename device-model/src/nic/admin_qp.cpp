@@ -85,7 +85,7 @@ AdminResult AdminCommands::create_qp(const ornic_admin_create_qp& c) {
                               : std::nullopt;
   if (!db_page_usable(qp.db_page) || (fixed_qpn && qp.db_page != ORNIC_DB_PAGE_KERNEL))
     return admin_status(ORNIC_ADMIN_STATUS_PERMISSION);
-  if (fixed_qpn ? r.qps.find(*fixed_qpn) != nullptr : r.qps.size() >= limits::kMaxQp)
+  if (fixed_qpn ? r.qps.find(*fixed_qpn) != nullptr : r.qps.size() >= r.qps.capacity())
     return admin_status(ORNIC_ADMIN_STATUS_NO_RESOURCES);
 
   auto sq = read_mem_desc(core_.memory(), c.sq_mem, wqe_ring_rules(c.sq_log_depth, with_record));
@@ -137,7 +137,7 @@ AdminResult AdminCommands::create_xrc_tgt_qp(const ornic_admin_create_qp& c) {
     return admin_status(ORNIC_ADMIN_STATUS_BAD_HANDLE);
   if (!db_page_usable(qp.db_page))
     return admin_status(ORNIC_ADMIN_STATUS_PERMISSION);
-  if (r.qps.size() >= limits::kMaxQp)
+  if (r.qps.size() >= r.qps.capacity())
     return admin_status(ORNIC_ADMIN_STATUS_NO_RESOURCES);
   const auto qpn = r.qps.insert(std::move(qp));
   if (!qpn)

@@ -25,23 +25,24 @@ AdminResult AdminCommands::write_response(uint64_t addr, uint32_t len,
 AdminResult AdminCommands::query_device(const ornic_admin_query& c) {
   if (!query_reserved_zero(c))
     return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);
+  const Resources& r = core_.resources;
   ornic_device_attr attr{};
   attr.spec_version = to_le<uint32_t>(ORNIC_SPEC_VERSION);
   attr.caps = to_le<uint64_t>(core_.caps());
   attr.max_mr_size = to_le<uint64_t>(limits::kMaxMrSize);
   attr.page_size_cap = to_le<uint64_t>(limits::kPageSizeCap);
-  attr.max_qp = to_le(limits::kMaxQp);
+  attr.max_qp = to_le(r.qps.capacity());
   attr.max_qp_wr = to_le(limits::kMaxQpWr);
   attr.max_send_sge = to_le(limits::kMaxSendSge);
   attr.max_recv_sge = to_le(limits::kMaxRecvSge);
-  attr.max_cq = to_le(limits::kMaxCq);
+  attr.max_cq = to_le(r.cqs.capacity());
   attr.max_cqe = to_le(1u << limits::kMaxCqLogDepth);
-  attr.max_mr = to_le(limits::kMaxMr);
-  attr.max_pd = to_le(limits::kMaxPd);
-  attr.max_srq = to_le(limits::kMaxSrq);
+  attr.max_mr = to_le(r.mrs.capacity());
+  attr.max_pd = to_le(r.pds.capacity());
+  attr.max_srq = to_le(r.srqs.capacity());
   attr.max_srq_wr = to_le(limits::kMaxQpWr);
   attr.max_srq_sge = to_le(limits::kMaxRecvSge);
-  attr.max_ah = to_le(limits::kMaxAh);
+  attr.max_ah = to_le(r.ahs.capacity());
   attr.max_eq = to_le(limits::kMaxEq);
   attr.max_eqe = to_le(1u << limits::kMaxEqLogDepth);
   attr.max_inline_data = to_le(limits::kMaxInlineData);
@@ -52,9 +53,9 @@ AdminResult AdminCommands::query_device(const ornic_admin_query& c) {
   attr.max_db_pages = to_le(ORNIC_DB_PAGES);
   attr.max_fast_reg_pages = to_le(limits::kMaxFastRegPages);
   attr.max_eth_rings = to_le(limits::kMaxEthRings);
-  attr.max_mcast_grp = to_le(limits::kMaxMcastGroups);
+  attr.max_mcast_grp = to_le(static_cast<uint32_t>(r.mcast.max_groups()));
   attr.max_mcast_qp_attach = to_le(limits::kMaxMcastQpAttach);
-  attr.max_total_mcast_qp_attach = to_le(limits::kMaxTotalMcastQpAttach);
+  attr.max_total_mcast_qp_attach = to_le(static_cast<uint32_t>(r.mcast.max_total()));
   attr.max_wqe_blocks = to_le<uint32_t>(ORNIC_WQE_MAX_BLOCKS);
   attr.num_comp_vectors = to_le(ORNIC_MSIX_VECTORS - 1);
   attr.atomic_cap = ORNIC_ATOMIC_HCA;

@@ -93,7 +93,7 @@ AdminResult AdminCommands::create_cq(const ornic_admin_create_cq& c) {
     return admin_status(ORNIC_ADMIN_STATUS_BAD_HANDLE);
   if (!db_page_usable(db_page))
     return admin_status(ORNIC_ADMIN_STATUS_PERMISSION);
-  if (core_.resources.cqs.size() >= limits::kMaxCq)
+  if (core_.resources.cqs.size() >= core_.resources.cqs.capacity())
     return admin_status(ORNIC_ADMIN_STATUS_NO_RESOURCES);
   const uint32_t entry = CompletionQueue::entry_size(timestamped);
   const MemDescRules rules{CompletionQueue::ring_bytes(timestamped, log_depth, has_record), entry,

@@ -49,7 +49,7 @@ AdminResult AdminCommands::create_srq(const ornic_admin_create_srq& c) {
   }
   if (!db_page_usable(srq.db_page))
     return admin_status(ORNIC_ADMIN_STATUS_PERMISSION);
-  if (r.srqs.size() >= limits::kMaxSrq)
+  if (r.srqs.size() >= r.srqs.capacity())
     return admin_status(ORNIC_ADMIN_STATUS_NO_RESOURCES);
   auto mem = read_mem_desc(core_.memory(), c.mem,
                            MemDescRules{DoorbellRecord::ring_bytes(log_depth, with_record),

@@ -62,6 +62,7 @@ NicDevice::NicDevice(EventLoop& loop, const NicConfig& config)
   core_.clock = config.timer ? config.timer : own_timer_.get();
   core_.transport = transport_.get();
   core_.faults = config.faults;
+  core_.resources.set_limits(config.limits);
   core_.post_work = [&loop, ticket = lifetime_.ticket()](std::function<void()> work) {
     loop.post([ticket, work = std::move(work)] {
       if (ticket.valid())

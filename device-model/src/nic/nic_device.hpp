@@ -40,6 +40,8 @@ struct NicConfig {
   ornic_link_layer link_layer = ORNIC_LINK_LAYER_ETH;
   // InfiniBand: NodeDescription (empty: "ornic <MAC>").
   std::string node_description{};
+  // Object counts the device takes and reports (--max); the device's maxima by default.
+  limits::ObjectLimits limits{};
 };
 
 class NicDevice : public PciFunctionModel {
@@ -58,6 +60,7 @@ public:
   void attach(GuestMemory& memory, InterruptSink& irqs) override;
 
   // For tests and diagnostics.
+  void set_object_limits(const limits::ObjectLimits& l) { core_.resources.set_limits(l); }
   const DeviceCounters& counters() const { return core_.counters; }
   bool ready() const { return admin_.running() && !core_.fatal(); }
   // Counters and state as JSON (state_dump.hpp), with whether the device is enabled.

@@ -1,6 +1,7 @@
-// The flat handle table (core/handle_table.hpp): allocation after the last handle given
+// The handle table (core/handle_table.hpp): allocation after the last handle given
 // out, refusal when full or out of range, stable objects, iteration over objects only.
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -66,6 +67,43 @@ TEST(HandleTable, ObjectsStayPutAndIterationSkipsHoles) {
   EXPECT_EQ(table.size(), 0u);
   EXPECT_EQ(table.begin(), table.end());
   EXPECT_EQ(table.insert({}), 1u); // from the start again
+}
+
+// A device-sized table (a million handles) holds objects far apart, finds them, iterates
+// over them in order, and frees a chunk with its last object.
+TEST(HandleTable, LargeCapacitySparseObjects) {
+  HandleTable<int> table(2, 1u << 20);
+  EXPECT_EQ(table.capacity(), 1u << 20);
+  EXPECT_TRUE(table.insert_at(1, 1));
+  EXPECT_TRUE(table.insert_at((1u << 20) + 1, 2)); // the last handle
+  EXPECT_FALSE(table.insert_at((1u << 20) + 2, 3));
+  EXPECT_TRUE(table.insert_at(500000, 3));
+  std::vector<uint32_t> seen;
+  for (auto& [handle, object] : table)
+    seen.push_back(handle);
+  EXPECT_EQ(seen, (std::vector<uint32_t>{1, 500000, (1u << 20) + 1}));
+  EXPECT_TRUE(table.erase(500000));
+  EXPECT_EQ(table.find(500000), nullptr);
+  EXPECT_EQ(table.find(500001), nullptr);
+  seen.clear();
+  for (const auto& [handle, object] : std::as_const(table))
+    seen.push_back(handle);
+  EXPECT_EQ(seen, (std::vector<uint32_t>{1, (1u << 20) + 1}));
+  EXPECT_EQ(table.size(), 2u);
+}
+
+// A lowered capacity refuses what lies beyond it and lets it back when raised again, never
+// beyond what the table was built for.
+TEST(HandleTable, CapacityLoweredAndRestored) {
+  HandleTable<int> table(1, 100);
+  table.set_capacity(2);
+  EXPECT_EQ(table.insert(1), 1u);
+  EXPECT_EQ(table.insert(2), 2u);
+  EXPECT_EQ(table.insert(3), std::nullopt);
+  EXPECT_FALSE(table.insert_at(50, 4));
+  table.set_capacity(1000);
+  EXPECT_EQ(table.capacity(), 100u);
+  EXPECT_NE(table.insert(3), std::nullopt);
 }
 
 } // namespace

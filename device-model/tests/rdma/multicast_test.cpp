@@ -180,6 +180,8 @@ TEST_F(Multicast, AttachRules) {
 }
 
 TEST_F(Multicast, Limits) {
+  constexpr uint32_t kGroups = 64, kTotal = 512;
+  pair.a.h.device.set_object_limits({.mcast_grp = kGroups, .mcast_attach = kTotal});
   std::vector<Qp> qps;
   for (uint32_t i = 0; i < limits::kMaxMcastQpAttach + 1; ++i)
     qps.push_back(pair.create_qp(pair.a, ORNIC_QPT_UD));
@@ -190,15 +192,15 @@ TEST_F(Multicast, Limits) {
   EXPECT_EQ(attach(pair.a, qps.back().qpn, group), ORNIC_ADMIN_STATUS_SUCCESS);
 
   // Groups: one QP in max_mcast_grp groups (the first group counts), then no more.
-  for (uint32_t n = 1; n < limits::kMaxMcastGroups; ++n)
+  for (uint32_t n = 1; n < kGroups; ++n)
     ASSERT_EQ(attach(pair.a, qps[0].qpn, group_n(n)), ORNIC_ADMIN_STATUS_SUCCESS) << n;
   EXPECT_EQ(attach(pair.a, qps[0].qpn, group_n(1000)), ORNIC_ADMIN_STATUS_NO_RESOURCES);
   EXPECT_EQ(pair.a.counter(ORNIC_CNT_ADMIN_NO_RESOURCES), 2u);
 
   // Total attachments: fill the existing groups until the device-wide limit.
-  uint32_t total = limits::kMaxMcastQpAttach + limits::kMaxMcastGroups - 1;
-  for (uint32_t n = 1; total < limits::kMaxTotalMcastQpAttach; ++n)
-    for (uint32_t i = 1; i < limits::kMaxMcastQpAttach && total < limits::kMaxTotalMcastQpAttach;
+  uint32_t total = limits::kMaxMcastQpAttach + kGroups - 1;
+  for (uint32_t n = 1; total < kTotal; ++n)
+    for (uint32_t i = 1; i < limits::kMaxMcastQpAttach && total < kTotal;
          ++i, ++total)
       ASSERT_EQ(attach(pair.a, qps[i].qpn, group_n(n)), ORNIC_ADMIN_STATUS_SUCCESS);
   EXPECT_EQ(attach(pair.a, qps[limits::kMaxMcastQpAttach - 1].qpn, group_n(63)),
