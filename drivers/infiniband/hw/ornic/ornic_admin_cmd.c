@@ -95,7 +95,8 @@ int ornic_admin_status_errno(u8 status)
 	case ORNIC_ADMIN_STATUS_BAD_ALIGNMENT:
 		return -EINVAL;
 	case ORNIC_ADMIN_STATUS_NO_RESOURCES:
-		return -ENOSPC;
+		/* A full object table: what verbs users get from other RNICs. */
+		return -ENOMEM;
 	case ORNIC_ADMIN_STATUS_LIMIT_EXCEEDED:
 		return -E2BIG;
 	case ORNIC_ADMIN_STATUS_BUSY:

@@ -101,7 +101,7 @@ static void ornic_status_decoding(struct kunit *test)
 			-EBUSY);
 	KUNIT_EXPECT_EQ(test,
 			ornic_admin_status_errno(ORNIC_ADMIN_STATUS_NO_RESOURCES),
-			-ENOSPC);
+			-ENOMEM);
 	KUNIT_EXPECT_EQ(test,
 			ornic_admin_status_errno(ORNIC_ADMIN_STATUS_BAD_OPCODE),
 			-EOPNOTSUPP);
