@@ -1,9 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 # The soak group of `make check` (a few cycles) and of `make soak` (many):
-# suites/soak.sh in one guest with two linked models, run inside the
-# testbed by check-testbed.sh with RESULTS, FLAVOUR and BUILD.  Uses the
-# driver and provider the driver and provider groups built.
+# suites/soak.sh in one guest with two linked models and a third whose
+# model offers few objects (--max), run inside the testbed by
+# check-testbed.sh with RESULTS, FLAVOUR and BUILD.  Uses the driver and
+# provider the driver and provider groups built.  SOAK_SCALE_QPS sets the
+# live QPs per device of the scale check (default 4096).
 # SOAK_RELOADS and SOAK_KILLS set the cycles (default 3 and 6: each takes
 # 10-25 s under TCG; `make soak` runs 100 and 50), SOAK_QP_CYCLES the QP
 # create/destroy cycles (default 2000; `make soak` a million).
@@ -34,9 +36,20 @@ if ! gcc -std=gnu11 -O2 -Wall -Wextra -Werror -o "$churn" "$here/suites/qp-churn
 	exit 0
 fi
 
+# The scale checks of suites/soak.sh: many live QPs, and a third NIC whose
+# model offers few objects, filled to each limit.
+for t in scale-qps scale-limits; do
+	if ! gcc -std=gnu11 -O2 -Wall -Wextra -Werror -o "$BUILD/tools/$t" "$here/suites/$t.c" \
+		"${VERBS_TEST_C[@]}" -libverbs 2>"$BUILD/tools/$t.log"; then
+		record FAIL "soak/build-$t" "$(head -n 5 "$BUILD/tools/$t.log" | tr '\n' ' ')"
+		exit 0
+	fi
+done
+
 mdir=/tmp/soak-models
 rm -rf "$mdir"
-if ! models_start "$mdir" 2 link; then
+MODEL_MAX=([2]=qp=40,cq=40,mr=40,pd=40,srq=40,ah=40,mcast-grp=8)
+if ! models_start "$mdir" 2 link || ! model_add "$mdir" 2 none 02:00:00:00:00:03 || ! models_wait; then
 	record FAIL soak/models-start "the models did not start; see $mdir"
 	models_stop >/dev/null
 	exit 0
@@ -62,13 +75,17 @@ rm -f "$out"/rss-*
 	done
 ) &
 watcher=$!
-run_vm soak/vm- soak "$FLAVOUR" --timeout $((600 + 30 * (reloads + kills) + qp_cycles / 50)) "${margs[@]}" -- \
+scale_qps=${SOAK_SCALE_QPS:-4096}
+run_vm soak/vm- soak "$FLAVOUR" --timeout $((900 + 30 * (reloads + kills) + qp_cycles / 50 + scale_qps / 10)) \
+	"${margs[@]}" -- \
 	env MODDIR="$MO" PROVIDER_DIR="$PDIR" VERBS_TOOL="$verbs" RELOADS="$reloads" KILLS="$kills" \
-	CHURN_TOOL="$churn" QP_CYCLES="$qp_cycles" /src/qemu-tests/suites/soak.sh
+	CHURN_TOOL="$churn" QP_CYCLES="$qp_cycles" NDEVS=3 SCALE_QPS="$scale_qps" \
+	SCALE_QPS_TOOL="$BUILD/tools/scale-qps" SCALE_LIMITS_TOOL="$BUILD/tools/scale-limits" \
+	/src/qemu-tests/suites/soak.sh
 kill "$watcher" 2>/dev/null
 wait "$watcher" 2>/dev/null
 if why=$(models_stop); then
-	record PASS soak/models-survive "both models alive after $reloads reloads and $kills kills, clean exit"
+	record PASS soak/models-survive "all three models alive after $reloads reloads, $kills kills and the scale checks, clean exit"
 else
 	record FAIL soak/models-survive "$why"
 fi

@@ -15,6 +15,9 @@ MODEL_WIRE_FAULTS=()
 # "--link-rate 200 --link-queue 1048576 --ecn-threshold 65536": its
 # transmit queue becomes a bottleneck that marks ECN (unset: none).
 MODEL_SHAPING=()
+# MODEL_MAX[i]: --max object counts for model i, e.g. "qp=40,mr=40" (unset:
+# the device's maxima).
+MODEL_MAX=()
 # MODEL_STATE_DIR: model i writes its counters and state as JSON to
 # MODEL_STATE_DIR/model<i>-state.json on SIGUSR1 and at exit (unset: to its log).
 MODEL_STATE_DIR=${MODEL_STATE_DIR:-}
@@ -54,7 +57,7 @@ models_start() {
 # log DIR/model<I>.log, capture DIR/model<I>.pcap unless MODEL_PCAP=0) with
 # port PORT and MAC, in network namespace NETNS if given, with
 # --inject-faults MODEL_FAULTS[I], --wire-faults MODEL_WIRE_FAULTS[I] and
-# the options of MODEL_SHAPING[I] when set.  models_wait waits for the sockets.
+# the options of MODEL_SHAPING[I] and --max MODEL_MAX[I] when set.  models_wait waits for the sockets.
 model_add() {
 	local dir=$1 i=$2 port=$3 mac=$4 ns=${5:-} nsx=() faults=() capture=()
 	[ -z "$ns" ] || nsx=(ip netns exec "$ns")
@@ -66,6 +69,7 @@ model_add() {
 		read -r -a shaping <<<"${MODEL_SHAPING[$i]}"
 		faults+=("${shaping[@]}")
 	fi
+	[ -n "${MODEL_MAX[$i]:-}" ] && faults+=(--max "${MODEL_MAX[$i]}")
 	[ -n "$MODEL_LINK_LAYER" ] && faults+=(--link-layer "$MODEL_LINK_LAYER")
 	[ -n "$MODEL_STATE_DIR" ] && faults+=(--state-file "$MODEL_STATE_DIR/model$i-state.json")
 	rm -f "$dir/model$i.rc" "$dir/model$i.pid" "$dir/model$i.stopped"

@@ -12,7 +12,14 @@
 # (CHURN_TOOL = qp-churn) creates, takes to INIT and destroys a QP
 # QP_CYCLES times: kmemleak finds nothing new, the object counts are back,
 # and the host reports the models' RSS before and after (files
-# /out/rss-<name>.req answered in /out/rss-<name>.kb).  The host's line for
+# /out/rss-<name>.req answered in /out/rss-<name>.kb).  Last, scale: the
+# device limits read by ibv_devinfo -v against an rxe device's in the same
+# guest; SCALE_QPS_TOOL (scale-qps) holds SCALE_QPS connected RC QPs on each
+# NIC, checks data on a spread of them and destroys them (restrack back,
+# model RSS and guest slab per QP reported); SCALE_LIMITS_TOOL
+# (scale-limits) fills each object table of the third NIC, whose model
+# offers few objects, to its limit (NDEVS=3), and the other two NICs keep
+# working.  The host's line for
 # the guest judges the kernel log (KASAN/lockdep/kmemleak/WARN).
 # `make check` runs a few cycles, `make soak` many.
 set -uo pipefail
@@ -23,6 +30,9 @@ SUITE=soak
 RELOADS=${RELOADS:-3}
 KILLS=${KILLS:-6}
 QP_CYCLES=${QP_CYCLES:-2000}
+# A third NIC (SCALE_LIMITS_TOOL set): a model started with low object counts.
+NDEVS=${NDEVS:-2}
+SCALE_QPS=${SCALE_QPS:-4096}
 VERBS=${VERBS_TOOL:-}
 NS=soak
 IP0=10.5.0.1 IP1=10.5.0.2
@@ -39,7 +49,7 @@ ip -n "$NS" link set lo up
 # with their GIDs.  Sets IB0/IB1, G0/G1 (GID indexes), UV0 (uverbs node).
 up() {
 	local nds ibs f
-	modprobe ornic && wait_for have_devs 2 || return 1
+	modprobe ornic && wait_for have_devs "$NDEVS" || return 1
 	read -r -a nds <<<"$(ornic_netdevs | tr '\n' ' ')"
 	read -r -a ibs <<<"$(ornic_ibdevs | tr '\n' ' ')"
 	IB0=${ibs[0]} IB1=${ibs[1]}
@@ -184,11 +194,11 @@ slab_kb() { awk '$1 == "Slab:" { print $2 }' /proc/meminfo; }
 if [ $ok = 1 ] && [ -n "${CHURN_TOOL:-}" ]; then
 	base=$(resources)
 	leak0=$(leaks) slab0=$(slab_kb)
-	read -r rss0a rss0b <<<"$(rss before)"
+	read -r rss0a rss0b _ <<<"$(rss before)"
 	if timeout $((600 + QP_CYCLES / 50)) "$CHURN_TOOL" "$IB0" "$QP_CYCLES" >/tmp/churn.log 2>&1; then
 		sleep 6
 		leak1=$(leaks) slab1=$(slab_kb)
-		read -r rss1a rss1b <<<"$(rss after)"
+		read -r rss1a rss1b _ <<<"$(rss after)"
 		after=$(resources)
 		echo "qp-churn: $(cat /tmp/churn.log); models' RSS $rss0a/$rss0b kB before, $rss1a/$rss1b kB after;" \
 			"guest Slab $slab0 -> $slab1 kB; kmemleak $leak0 -> $leak1" | tee /out/churn.txt
@@ -201,6 +211,88 @@ if [ $ok = 1 ] && [ -n "${CHURN_TOOL:-}" ]; then
 		fi
 	else
 		fail qp-churn "$(tail -n 2 /tmp/churn.log | tr '\n' ' ')"
+	fi
+fi
+# --- scale: limits against rxe's, many live QPs, past a lowered limit -------------
+# devinfo_field DEV FIELD: FIELD's value in `ibv_devinfo -v` (hex as printed).
+devinfo_field() { ibv_devinfo -v -d "$1" | awk -v f="$2:" '$1 == f { print $2; exit }'; }
+if [ $ok = 1 ] && modprobe rdma_rxe && ip link add scale-v0 type veth peer name scale-v1 &&
+	ip link set scale-v0 up && rdma link add rxe-scale type rxe netdev scale-v0; then
+	below="" shown=""
+	for f in max_qp max_cq max_mr max_pd max_srq max_ah max_mcast_grp max_cqe max_mw; do
+		o=$(devinfo_field "$IB0" "$f") x=$(devinfo_field rxe-scale "$f")
+		shown+="$f $o (rxe $x), "
+		[ -n "$o" ] && [ -n "$x" ] && [ "$((o))" -ge "$((x))" ] || below+="$f: ornic '$o' < rxe '$x'; "
+	done
+	# Below rxe by design (identity.rst, "Object limits"): the documented values.
+	qpwr=$(devinfo_field "$IB0" max_qp_wr) mrsz=$(devinfo_field "$IB0" max_mr_size)
+	[ "$qpwr" = 16384 ] || below+="max_qp_wr '$qpwr' is not the documented 16384; "
+	[ "$((mrsz))" = $((1 << 40)) ] || below+="max_mr_size '$mrsz' is not the documented 2^40; "
+	if [ -z "$below" ]; then
+		pass limits-vs-rxe "${shown}max_qp_wr $qpwr and max_mr_size $mrsz as documented"
+	else
+		fail limits-vs-rxe "$below"
+	fi
+	rdma link delete rxe-scale
+	ip link delete scale-v0
+else
+	[ $ok = 1 ] && fail limits-vs-rxe "no rxe device to compare with"
+fi
+if [ $ok = 1 ] && [ -n "${SCALE_QPS_TOOL:-}" ]; then
+	base=$(resources)
+	slab0=$(slab_kb)
+	read -r rss0a rss0b _ <<<"$(rss qps-before)"
+	hold=/tmp/scale-hold
+	rm -rf "$hold" && mkdir -p "$hold"
+	ip netns exec "$NS" true # the server's netdev is there; the devices are shared
+	"$SCALE_QPS_TOOL" "$IB0" "$G0" "$IB1" "$G1" "$SCALE_QPS" "$hold" >/tmp/scale-qps.log 2>&1 &
+	tool=$!
+	for _ in $(seq 1800); do
+		[ -e "$hold/held" ] || ! kill -0 "$tool" 2>/dev/null && break
+		sleep 0.5
+	done
+	if [ -e "$hold/held" ]; then
+		slab1=$(slab_kb)
+		read -r rss1a rss1b _ <<<"$(rss qps-held)"
+		live=$(rdma resource show 2>/dev/null | awk -v d="$IB0:" '$2 == d { for (i = 3; i < NF; i++) if ($i == "qp") print $(i + 1) }')
+	fi
+	touch "$hold/go"
+	wait "$tool"
+	rc=$?
+	sed -n 's#^\(PASS\|FAIL\): \(.*\)#\1: '"$SUITE"'/scale-\2#p' /tmp/scale-qps.log | tee -a "$RESULTS"
+	after=$(resources)
+	if [ "$rc" != 0 ] || [ ! -e "$hold/held" ]; then
+		fail scale-qps "exit $rc: $(grep -v '^PASS' /tmp/scale-qps.log | tail -n 3 | tr '\n' ' ')"
+	elif [ "$after" != "$base" ]; then
+		fail scale-qps-teardown "objects left: before $(echo "$base" | tr '\n' ';') after $(echo "$after" | tr '\n' ';')"
+	else
+		# Per QP: the model's RSS grew by (rss1 - rss0) kB for SCALE_QPS QPs,
+		# the guest's slab by (slab1 - slab0) kB for 2 * SCALE_QPS.
+		per_model=$(((rss1a - rss0a) * 1024 / SCALE_QPS))
+		per_guest=$(((slab1 - slab0) * 1024 / (2 * SCALE_QPS)))
+		pass scale-qps-teardown "restrack back to where it was; $IB0 held $live QPs; model RSS $rss0a -> $rss1a kB ($per_model B per connected QP), guest Slab $slab0 -> $slab1 kB ($per_guest B per QP)"
+		echo "scale: $SCALE_QPS QPs per device: model RSS $rss0a -> $rss1a kB, guest Slab $slab0 -> $slab1 kB" >>/out/churn.txt
+	fi
+fi
+if [ $ok = 1 ] && [ -n "${SCALE_LIMITS_TOOL:-}" ]; then
+	read -r -a ibs <<<"$(ornic_ibdevs | tr '\n' ' ')"
+	low=${ibs[2]:-}
+	if [ -z "$low" ]; then
+		fail limit "no third device (the model with lowered limits)"
+	else
+		rc=0
+		timeout 600 "$SCALE_LIMITS_TOOL" "$low" >/tmp/scale-limits.log 2>&1 || rc=$?
+		sed -n 's#^\(PASS\|FAIL\): \(.*\)#\1: '"$SUITE"'/\2#p' /tmp/scale-limits.log | tee -a "$RESULTS"
+		[ "$rc" = 0 ] || fail limits "exit $rc: $(grep -v '^PASS' /tmp/scale-limits.log | tail -n 3 | tr '\n' ' ')"
+		# The other NICs did not notice.
+		ip netns exec "$NS" timeout 60 ibv_rc_pingpong -d "$IB1" -g "$G1" -c -n 50 -s 4096 >/tmp/pp-s.log 2>&1 &
+		sleep 1
+		if timeout 60 ibv_rc_pingpong -d "$IB0" -g "$G0" -c -n 50 -s 4096 "$IP1" >/tmp/pp-c.log 2>&1 &&
+			wait $!; then
+			pass limits-others-unaffected "data-checked ibv_rc_pingpong between $IB0 and $IB1 after $low's limits were hit"
+		else
+			fail limits-others-unaffected "$(tail -n 2 /tmp/pp-c.log /tmp/pp-s.log | tr '\n' ' ')"
+		fi
 	fi
 fi
 timeout 120 modprobe -r ornic || fail rmmod "final rmmod failed"
