@@ -6,6 +6,8 @@
 #include <bitset>
 #include <cstdint>
 #include <optional>
+#include <unordered_map>
+#include <vector>
 
 #include "core/completion_queue.hpp"
 #include "core/device_limits.hpp"
@@ -174,6 +176,38 @@ struct Resources {
     mcast.set_limits(l.mcast_grp, l.mcast_attach);
   }
 
+  // Key indexes of the type-2 windows bound through each QP, so destroying a QP frees its
+  // windows without a walk over every key. An entry may be stale (the window was
+  // invalidated, or its index now holds another object): users check the window.
+  std::unordered_map<uint32_t, std::vector<uint32_t>> type2_windows_by_qp;
+
+  void note_type2_binding(uint32_t qpn, uint32_t index) {
+    auto& list = type2_windows_by_qp[qpn];
+    // Drop the stale entries whenever the list doubles: a QP that binds and invalidates
+    // for ever keeps a list as long as its live windows, at O(1) amortised per bind.
+    if (list.size() >= 16 && (list.size() & (list.size() - 1)) == 0)
+      std::erase_if(list, [&](uint32_t i) { return bound_type2(i, qpn) == nullptr; });
+    list.push_back(index);
+  }
+  // The window at key index `index` if it is a type-2 window bound through `qpn`.
+  MemoryWindow* bound_type2(uint32_t index, uint32_t qpn) {
+    MemoryRegion* entry = mrs.find(index);
+    if (entry == nullptr || !entry->window)
+      return nullptr;
+    MemoryWindow& w = *entry->window;
+    return w.bound && w.type == ORNIC_MW_TYPE_2 && w.qpn == qpn ? &w : nullptr;
+  }
+  // The QP is destroyed: the type-2 windows bound through it become FREE.
+  void unbind_windows_of(uint32_t qpn) {
+    auto it = type2_windows_by_qp.find(qpn);
+    if (it == type2_windows_by_qp.end())
+      return;
+    for (uint32_t index : it->second)
+      if (MemoryWindow* w = bound_type2(index, qpn); w != nullptr)
+        unbind_window(*w);
+    type2_windows_by_qp.erase(it);
+  }
+
   // Makes a window FREE; the MR it was bound to no longer counts it.
   void unbind_window(MemoryWindow& window) {
     if (window.bound)
@@ -205,6 +239,7 @@ struct Resources {
     gids.fill(std::nullopt);
     db_pages.reset();
     mcast.clear();
+    type2_windows_by_qp.clear();
     page_list_entries = 0;
   }
 };

@@ -310,10 +310,7 @@ AdminResult AdminCommands::destroy_qp(const ornic_admin_destroy& c) {
     return admin_status(ORNIC_ADMIN_STATUS_BAD_HANDLE);
   r.page_list_entries -= qp->page_list_charge;
   // A type-2 window is usable only through its QP: a later QP with this QPN must not inherit it.
-  for (auto& [index, entry] : r.mrs)
-    if (entry.window && entry.window->bound && entry.window->type == ORNIC_MW_TYPE_2 &&
-        entry.window->qpn == qpn)
-      r.unbind_window(*entry.window);
+  r.unbind_windows_of(qpn);
   r.mcast.detach_all(qpn);
   r.qps.erase(qpn);
   return admin_ok();

@@ -104,6 +104,8 @@ std::optional<WqeError> execute_bind_mw(Resources& resources, uint32_t qpn, cons
   window.length = bind.length;
   window.access = bind.access & kRemoteRights;
   entry->key_variant = variant_of(bind.mw_key);
+  if (type2)
+    resources.note_type2_binding(qpn, bind.mw_key >> ORNIC_MR_KEY_INDEX_SHIFT);
   return std::nullopt;
 }
 
