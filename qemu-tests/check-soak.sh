@@ -48,7 +48,7 @@ done
 
 mdir=/tmp/soak-models
 rm -rf "$mdir"
-MODEL_MAX=([2]=qp=40,cq=40,mr=40,pd=40,srq=40,ah=40,mcast-grp=8)
+MODEL_MAX=([2]='qp=40,cq=40,mr=40,pd=40,srq=40,ah=40,mcast-grp=8')
 if ! models_start "$mdir" 2 link || ! model_add "$mdir" 2 none 02:00:00:00:00:03 || ! models_wait; then
 	record FAIL soak/models-start "the models did not start; see $mdir"
 	models_stop >/dev/null

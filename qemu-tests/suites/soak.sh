@@ -8,7 +8,8 @@
 # disassociated), and the module must come back.  Each of KILLS cycles
 # starts the same, and kill -9s every process at a random moment of the
 # transfer; afterwards the devices' object counts (rdma resource) are back
-# where they started and a data-checked pingpong works.  Then one process
+# where they started and a data-checked pingpong works.  Then, while a
+# ping-pong runs, one process
 # (CHURN_TOOL = qp-churn) creates, takes to INIT and destroys a QP
 # QP_CYCLES times: kmemleak finds nothing new, the object counts are back,
 # and the host reports the models' RSS before and after (files
@@ -195,7 +196,28 @@ if [ $ok = 1 ] && [ -n "${CHURN_TOOL:-}" ]; then
 	base=$(resources)
 	leak0=$(leaks) slab0=$(slab_kb)
 	read -r rss0a rss0b _ <<<"$(rss before)"
-	if timeout $((600 + QP_CYCLES / 50)) "$CHURN_TOOL" "$IB0" "$QP_CYCLES" >/tmp/churn.log 2>&1; then
+	# With traffic: a ping-pong between the NICs runs through the churn.
+	pp=()
+	ip netns exec "$NS" ibv_rc_pingpong -d "$IB1" -g "$G1" -n 100000000 -s 4096 >/tmp/churn-s.log 2>&1 &
+	pp+=($!)
+	wait_listen "$NS" 18515
+	ibv_rc_pingpong -d "$IB0" -g "$G0" -n 100000000 -s 4096 "$IP1" >/tmp/churn-c.log 2>&1 &
+	pp+=($!)
+	sleep 2
+	tx_a=$(tx_packets)
+	churned=0
+	timeout $((600 + QP_CYCLES / 50)) "$CHURN_TOOL" "$IB0" "$QP_CYCLES" >/tmp/churn.log 2>&1 && churned=1
+	tx_b=$(tx_packets)
+	alive=0
+	kill -0 "${pp[@]}" 2>/dev/null && alive=1
+	kill -KILL "${pp[@]}" 2>/dev/null
+	wait "${pp[@]}" 2>/dev/null
+	if [ $churned = 1 ] && { [ $alive = 0 ] || [ "$((tx_b - tx_a))" -le 0 ]; }; then
+		fail qp-churn-traffic "the ping-pong beside the churn stopped (alive $alive, $tx_a -> $tx_b packets): $(tail -n 2 /tmp/churn-c.log | tr '\n' ' ')"
+	elif [ $churned = 1 ]; then
+		pass qp-churn-traffic "a ping-pong ran through the churn: $((tx_b - tx_a)) packets sent meanwhile"
+	fi
+	if [ $churned = 1 ]; then
 		sleep 6
 		leak1=$(leaks) slab1=$(slab_kb)
 		read -r rss1a rss1b _ <<<"$(rss after)"
