@@ -6,9 +6,9 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <random>
-#include <memory>
 #include <set>
 #include <vector>
 

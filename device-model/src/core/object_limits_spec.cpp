@@ -11,12 +11,15 @@ namespace {
 
 struct Key {
   std::string_view name;
-  uint32_t limits::ObjectLimits::*field;
+  uint32_t limits::ObjectLimits::* field;
 };
 constexpr Key kKeys[] = {
-    {"qp", &limits::ObjectLimits::qp},   {"cq", &limits::ObjectLimits::cq},
-    {"mr", &limits::ObjectLimits::mr},   {"pd", &limits::ObjectLimits::pd},
-    {"srq", &limits::ObjectLimits::srq}, {"ah", &limits::ObjectLimits::ah},
+    {"qp", &limits::ObjectLimits::qp},
+    {"cq", &limits::ObjectLimits::cq},
+    {"mr", &limits::ObjectLimits::mr},
+    {"pd", &limits::ObjectLimits::pd},
+    {"srq", &limits::ObjectLimits::srq},
+    {"ah", &limits::ObjectLimits::ah},
     {"mcast-grp", &limits::ObjectLimits::mcast_grp},
     {"mcast-attach", &limits::ObjectLimits::mcast_attach},
 };

@@ -9,8 +9,8 @@
 
 namespace ornic {
 
-// Keys: qp, cq, mr, pd, srq, ah, mcast-grp, mcast-attach. Throws std::invalid_argument naming the bad
-// key or value.
+// Keys: qp, cq, mr, pd, srq, ah, mcast-grp, mcast-attach. Throws std::invalid_argument naming the
+// bad key or value.
 limits::ObjectLimits parse_object_limits(std::string_view spec);
 
 } // namespace ornic

@@ -200,8 +200,7 @@ TEST_F(Multicast, Limits) {
   // Total attachments: fill the existing groups until the device-wide limit.
   uint32_t total = limits::kMaxMcastQpAttach + kGroups - 1;
   for (uint32_t n = 1; total < kTotal; ++n)
-    for (uint32_t i = 1; i < limits::kMaxMcastQpAttach && total < kTotal;
-         ++i, ++total)
+    for (uint32_t i = 1; i < limits::kMaxMcastQpAttach && total < kTotal; ++i, ++total)
       ASSERT_EQ(attach(pair.a, qps[i].qpn, group_n(n)), ORNIC_ADMIN_STATUS_SUCCESS);
   EXPECT_EQ(attach(pair.a, qps[limits::kMaxMcastQpAttach - 1].qpn, group_n(63)),
             ORNIC_ADMIN_STATUS_NO_RESOURCES);
