@@ -22,7 +22,9 @@ TEST(NicAdminQueue, QueryDeviceReportsTheLimits) {
   EXPECT_EQ(le(cqe.sq_head), 1);
   const auto attr = h.read<ornic_device_attr>(buffer);
   EXPECT_EQ(le(attr.spec_version), 0x00010000u);
-  EXPECT_EQ(le(attr.max_qp), 1024u);
+  EXPECT_EQ(le(attr.max_qp), 1u << 20); // at least rxe's (identity.rst, "Object limits")
+  EXPECT_EQ(le(attr.max_mr), (1u << 19) - 1);
+  EXPECT_EQ(le(attr.max_ah), 1u << 15);
   EXPECT_EQ(le(attr.max_cqe), 65536u);
   EXPECT_EQ(le(attr.max_eq), 32u);
   EXPECT_EQ(le(attr.num_comp_vectors), 31u);

@@ -72,8 +72,20 @@ attempt() {
 	# before the port's first frame: a frame refused by an absent QEMU would take the udp
 	# port's link down, and its link probes could then be the one datagram a netdev whose
 	# NIC takes nothing reads.
-	( sleep 4; echo announce_self; sleep 3; echo quit ) |
-		timeout 30 "$qemu" -M q35 -nodefaults -display none -monitor stdio \
+	# Announce until the port has seen a RARP (at most 20 s): on a loaded host QEMU may
+	# take longer than a fixed wait to start, and a quit queued behind the announcement
+	# would end it before its first frame.
+	(
+		sleep 2
+		for _ in $(seq 10); do
+			echo announce_self
+			sleep 2
+			grep -q '^rx 60 0x8035$' "$dir/peer.out" 2>/dev/null && break
+		done
+		sleep 1
+		echo quit
+	) |
+		timeout 40 "$qemu" -M q35 -nodefaults -display none -monitor stdio \
 			-netdev "$netdev" -object "filter-dump,id=f0,netdev=n0,file=$dir/qemu.pcap" \
 			-device virtio-net-pci,netdev=n0,mac=52:54:00:12:34:56 >"$dir/qemu.out" 2>&1 &
 	qemu_pid=$!
@@ -81,7 +93,7 @@ attempt() {
 		qemu_bound && break
 		sleep 0.05
 	done
-	"$tool" "$spec" --pcap "$dir/model.pcap" --seconds 30 --exit-after-rx 1 --send 3 \
+	"$tool" "$spec" --pcap "$dir/model.pcap" --seconds 40 --exit-after-rx 1 --send 3 \
 		>"$dir/peer.out" 2>"$dir/peer.err" &
 	peer_pid=$!
 	wait "$qemu_pid" || true
