@@ -231,10 +231,18 @@ elif [ -n "$verbs" ]; then
 fi
 
 # Device death: the guest asks (file kill-model in its /out), we kill model 1.
+# QEMU 11.1's vfio-user client sometimes aborts on an assertion when a server
+# dies under a running guest (operations.rst, "Known issues"): QEMU, not the
+# guest, ends that run, so it is reported and the run tried once more.
 mdir=/tmp/driver-fatal-models
 out=$RUNS/driver-fatal
-rm -f "$out/kill-model"	# a previous run's request must not kill the new model
-if models_up "$mdir"; then
+for try in 1 2; do
+	rm -f "$out/kill-model" "$out/model-killed" # a previous run's request must not kill the new model
+	if ! models_up "$mdir"; then
+		record FAIL driver/fatal-models-start "models did not start; see $mdir"
+		models_stop >/dev/null
+		break
+	fi
 	mapfile -t margs < <(models_vm_args)
 	victim=${MODEL_PIDS[1]}
 	(
@@ -248,15 +256,25 @@ if models_up "$mdir"; then
 		done
 	) &
 	watcher=$!
-	driver_vm driver-fatal --timeout 900 "${margs[@]}" -- \
-		/src/qemu-tests/suites/driver-fatal.sh "$MO" "$verbs"
+	rc=0
+	"$here/vm.sh" --name "$RUN_NAME/driver-fatal" --flavour "$FLAVOUR" --allow-splat --timeout 900 \
+		"${margs[@]}" -- /src/qemu-tests/suites/driver-fatal.sh "$MO" "$verbs" || rc=$?
 	kill "$watcher" 2>/dev/null
 	wait "$watcher" 2>/dev/null
-	# Model 1 was killed on purpose; model 0 must have survived.
-	if kill -0 "${MODEL_PIDS[0]}" 2>/dev/null; then
-		record PASS driver/fatal-peer-survives "the surviving model is alive"
+	retry=0
+	if [ $try = 1 ] && [ "$rc" != 0 ] && [ -e "$out/model-killed" ] &&
+		grep -q 'Assertion .* failed' "$out/qemu.log" 2>/dev/null; then
+		record INFO driver/fatal-qemu-abort "QEMU aborted after the model was killed ($(grep -m1 'Assertion' "$out/qemu.log")); once more"
+		retry=1
 	else
-		record FAIL driver/fatal-peer-survives "model 0 died too"
+		guest_results driver/vm-driver-fatal "$out" "$rc"
+		guest_times driver-fatal "$out"
+		# Model 1 was killed on purpose; model 0 must have survived.
+		if kill -0 "${MODEL_PIDS[0]}" 2>/dev/null; then
+			record PASS driver/fatal-peer-survives "the surviving model is alive"
+		else
+			record FAIL driver/fatal-peer-survives "model 0 died too"
+		fi
 	fi
 	for pid in "${MODEL_PIDS[@]}"; do
 		kill -TERM "$pid" 2>/dev/null
@@ -264,10 +282,8 @@ if models_up "$mdir"; then
 	done
 	MODEL_PIDS=()
 	cp "$mdir"/model*.log "$out/" 2>/dev/null
-else
-	record FAIL driver/fatal-models-start "models did not start; see $mdir"
-	models_stop >/dev/null
-fi
+	[ $retry = 1 ] || break
+done
 
 # Broken devices: models 2..5 misbehave on purpose (--inject-faults, test
 # only; registers.rst "Fault injection"), models 0 and 1 are healthy.  The
