@@ -83,13 +83,11 @@ static int make(struct run *r, enum kind k, unsigned int n, void **obj)
 		*obj = ibv_create_srq(r->pd, &srqa);
 		break;
 	case AH:
-		/* A link-local destination: its MAC is in the GID, no lookup. */
-		aha.grh.dgid.raw[0] = 0xfe;
-		aha.grh.dgid.raw[1] = 0x80;
-		aha.grh.dgid.raw[8] = 0x02;
-		aha.grh.dgid.raw[11] = 0xff;
-		aha.grh.dgid.raw[12] = 0xfe;
-		aha.grh.dgid.raw[15] = (uint8_t)(n + 1);
+		/*
+		 * A multicast destination: its MAC follows from the GID, with
+		 * no route lookup (the NIC's port may have no link).
+		 */
+		aha.grh.dgid = group(n + 1);
 		*obj = ibv_create_ah(r->pd, &aha);
 		break;
 	case MCAST:
