@@ -61,10 +61,14 @@ public:
     --count_;
     return true;
   }
+  // Stops at the last object: a device reset of a table that held a few low handles does
+  // not walk its thousands of empty slots.
   void clear() {
-    for (auto& slot : slots_)
-      slot.reset();
-    count_ = 0;
+    for (size_t handle = 0; count_ != 0 && handle < slots_.size(); ++handle)
+      if (slots_[handle]) {
+        slots_[handle].reset();
+        --count_;
+      }
     cursor_ = 0;
   }
   size_t size() const { return count_; }
