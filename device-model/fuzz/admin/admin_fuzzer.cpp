@@ -38,10 +38,37 @@ T load(const ornic_admin_sqe& record, size_t offset) {
   return value;
 }
 
-ornic::EventLoop& event_loop() {
-  static ornic::EventLoop loop; // one epoll instance for the whole run
-  return loop;
-}
+// One per process, as building a NicCore (its object tables) costs more than most inputs
+// do; finish() takes it back to the state of a device reset, so no input sees what an
+// earlier one did, and frees what the input made (libFuzzer runs an input that allocates
+// more than it frees twice, looking for a leak).
+struct AdminRig {
+  ornic::EventLoop loop;
+  ornic::FakeGuestMemory memory{kMemoryBase, kMemorySize};
+  ornic::RecordingInterruptSink irqs;
+  ornic::NicCore core{ornic::MacAddress{0x02, 0, 0, 0, 0, 1}};
+  ornic::AdminCommands commands{core};
+  ornic::EthFunction eth{loop, core, nullptr};
+  ornic::DoorbellDecoder decoder;
+  ornic::QueueDoorbells doorbells{core, eth};
+
+  AdminRig() { core.attach(memory, irqs); }
+  void start() {
+    core.async_eq.emplace(ornic::QueueMemory::contiguous(kMemoryBase + kMemorySize - 4096, 4096),
+                          8, 0);
+    eth.set_active(true);
+  }
+  void finish() {
+    // Run what the doorbells scheduled (Ethernet TX) while the objects still exist.
+    while (loop.run_ready()) {
+    }
+    eth.reset();
+    core.reset();
+    decoder.reset();
+    irqs.clear();
+    std::memset(memory.at(kMemoryBase), 0, kMemorySize);
+  }
+};
 
 } // namespace
 
@@ -58,21 +85,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   size -= 2;
   image = std::min(image, size);
 
-  ornic::FakeGuestMemory memory(kMemoryBase, kMemorySize);
-  std::memcpy(memory.at(kMemoryBase), data, image);
+  static AdminRig rig;
+  rig.start();
+  std::memcpy(rig.memory.at(kMemoryBase), data, image);
   data += image;
   size -= image;
-
-  ornic::RecordingInterruptSink irqs;
-  ornic::NicCore core(ornic::MacAddress{0x02, 0, 0, 0, 0, 1});
-  core.attach(memory, irqs);
-  core.async_eq.emplace(ornic::QueueMemory::contiguous(kMemoryBase + kMemorySize - 4096, 4096), 8,
-                        0);
-  ornic::AdminCommands commands(core);
-  ornic::EthFunction eth(event_loop(), core, nullptr);
-  eth.set_active(true);
-  ornic::DoorbellDecoder decoder;
-  ornic::QueueDoorbells doorbells(core, eth);
+  ornic::NicCore& core = rig.core;
 
   for (size_t n = 0; n < kMaxCommands && size >= sizeof(ornic_admin_sqe); ++n) {
     ornic_admin_sqe command;
@@ -82,23 +100,21 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (command.hdr.opcode == kDoorbellRecord) {
       const uint64_t offset = load<uint64_t>(command, 8) % ORNIC_BAR_DOORBELL_SIZE;
       const unsigned access = (load<uint8_t>(command, 16) & 1) ? 8 : 4;
-      const auto doorbell = decoder.decode(offset, access, load<uint64_t>(command, 24),
+      const auto doorbell = rig.decoder.decode(offset, access, load<uint64_t>(command, 24),
                                            core.resources.db_pages, core.counters);
       if (doorbell)
-        doorbells.ring(*doorbell);
+        rig.doorbells.ring(*doorbell);
       continue;
     }
     if (command.hdr.opcode == kFrameRecord) {
-      eth.receive(std::as_bytes(std::span(command.body)));
+      rig.eth.receive(std::as_bytes(std::span(command.body)));
       continue;
     }
-    const ornic::AdminResult result = commands.execute(command);
+    const ornic::AdminResult result = rig.commands.execute(command);
     // A failed command must not leak results (admin.rst: no effect, results 0).
     if (result.status != ORNIC_ADMIN_STATUS_SUCCESS && (result.result0 || result.result1))
       __builtin_trap();
   }
-  // Run what the doorbells scheduled (Ethernet TX) while the objects still exist.
-  while (event_loop().run_once(std::chrono::milliseconds(0))) {
-  }
+  rig.finish();
   return 0;
 }

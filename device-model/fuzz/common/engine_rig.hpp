@@ -51,10 +51,15 @@ public:
   static constexpr uint16_t kLid = 1;
   static constexpr uint16_t kPeerLid = 2;
 
+  // One device per process, as building one costs more than most inputs do: each input
+  // start()s it (bring-up and the objects above) and finish()es it (back to the state after
+  // a function-level reset, guest memory cleared, the clock as new), so no input sees what
+  // an earlier one did.
+  explicit EngineRig(ornic_link_layer link_layer = ORNIC_LINK_LAYER_ETH);
   // `ib_port_state` (an InfiniBand port only): ORNIC_PORT_ACTIVE, or ORNIC_PORT_ARMED for a
   // port the first data packet makes Active (its WQEs are posted meanwhile, and wait).
-  explicit EngineRig(ornic_link_layer link_layer = ORNIC_LINK_LAYER_ETH,
-                     uint8_t ib_port_state = ORNIC_PORT_ACTIVE);
+  void start(uint8_t ib_port_state = ORNIC_PORT_ACTIVE);
+  void finish();
   void deliver(std::span<const uint8_t> frame);
   void run();
   void advance(int64_t ns) {

@@ -78,8 +78,13 @@ public:
   static constexpr uint64_t kScratch = kData + kDataBytes;
   static constexpr size_t kScratchBytes = 64 << 10;
 
+  // One device per process, as building one costs more than most inputs do: each input
+  // starts() it (a driver's bring-up) and finish()es it (back to the state after a
+  // function-level reset, guest memory cleared, the clock and the port as new), so no input
+  // sees what an earlier one did.
   NicRig();
-  ~NicRig(); // with ORNIC_FUZZ_LOG set, prints the CQEs and packet counters (seed checking)
+  void start();
+  void finish(); // with ORNIC_FUZZ_LOG set, first prints the CQEs and packet counters
   NicRig(const NicRig&) = delete;
   NicRig& operator=(const NicRig&) = delete;
 
@@ -115,6 +120,7 @@ public:
   uint32_t eqn = 0, cqn = 0, pd = 0;
 
 private:
+  void report();
   void modify(uint32_t qpn, const ornic_qp_attr& attr, uint32_t mask);
 
   uint64_t cq_ring_ = 0;

@@ -18,6 +18,12 @@ public:
     pending = std::move(fire);
   }
   void disarm() override { pending = nullptr; }
+  // As constructed, for a rig reused by the next input.
+  void reset() {
+    now = kStart;
+    deadline = 0;
+    pending = nullptr;
+  }
   void advance(int64_t ns) {
     now += ns;
     if (pending && deadline <= now) {
@@ -26,7 +32,8 @@ public:
       fire();
     }
   }
-  int64_t now = 1'000'000'000;
+  static constexpr int64_t kStart = 1'000'000'000;
+  int64_t now = kStart;
   int64_t deadline = 0;
   std::function<void()> pending;
 };

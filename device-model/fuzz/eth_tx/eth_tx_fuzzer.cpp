@@ -58,7 +58,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   data += kHeader;
   size -= kHeader;
 
-  NicRig nic;
+  static NicRig nic;
+  nic.start();
   if (control & 1) {
     ornic_admin_eth_set_mtu c{};
     c.hdr.opcode = ORNIC_ADMIN_ETH_SET_MTU;
@@ -104,5 +105,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // Ring contents are the guest's business: they may fail WQEs and QPs, never the device.
   if (!nic.device.ready())
     ornic::fuzz::die("guest ring contents made the device FATAL");
+  nic.finish();
   return 0;
 }

@@ -224,7 +224,8 @@ void address_to_rig(std::vector<uint8_t>& frame, uint8_t control, const EngineRi
 void feed_engine(std::span<const uint8_t> input) {
   const size_t bth = bth_offset(input);
   const uint8_t control = input.size() >= bth + Bth::kSize ? input[bth + kDestinationQpOffset] : 0;
-  EngineRig rig(ORNIC_LINK_LAYER_IB, (control & 0x40) != 0 ? ORNIC_PORT_ARMED : ORNIC_PORT_ACTIVE);
+  static EngineRig rig(ORNIC_LINK_LAYER_IB);
+  rig.start((control & 0x40) != 0 ? ORNIC_PORT_ARMED : ORNIC_PORT_ACTIVE);
   std::vector<uint8_t> frame(input.begin(), input.end());
   address_to_rig(frame, control, rig);
   if ((control & 0x20) != 0)
@@ -236,6 +237,7 @@ void feed_engine(std::span<const uint8_t> input) {
   if ((control & 0x10) != 0)
     for (int i = 0; i < 4; ++i)
       rig.advance(1'000'000'000);
+  rig.finish();
 }
 
 } // namespace

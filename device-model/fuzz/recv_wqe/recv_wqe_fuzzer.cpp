@@ -32,13 +32,15 @@ constexpr size_t kRingBytes = NicRig::kRingBlocks * ORNIC_WQE_BLOCK_SIZE;
 constexpr uint32_t kUdQkey = 0x1111;
 constexpr uint32_t kMaxInline = 256;
 
+// One per process (NicRig): each input brings the NIC up and makes these objects again.
 struct RecvRig {
   NicRig nic;
   uint32_t mr = 0, ah = 0, srqn = 0;
   uint64_t srq_ring = 0;
   RigQp rc_tx, rc_rx, srq_tx, srq_rx, ud_tx, ud_rx, uc_tx, uc_rx;
 
-  RecvRig() {
+  void start() {
+    nic.start();
     mr = nic.reg_mr(NicRig::kData, NicRig::kDataBytes, ORNIC_ACCESS_ALL);
     ah = nic.create_ah();
     srqn = nic.create_srq(&srq_ring);
@@ -130,7 +132,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   data += kHeader;
   size -= kHeader;
 
-  RecvRig rig;
+  static RecvRig rig;
+  rig.start();
   const RigQp* tx = &rig.rc_tx;
   const RigQp* rx = &rig.rc_rx;
   uint64_t ring_addr = rig.rc_rx.rq;
@@ -173,5 +176,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // Ring contents are the guest's business: they may fail WQEs and QPs, never the device.
   if (!rig.nic.device.ready())
     ornic::fuzz::die("guest ring contents made the device FATAL");
+  rig.nic.finish();
   return 0;
 }

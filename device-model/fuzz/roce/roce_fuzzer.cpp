@@ -129,7 +129,8 @@ void feed_engine(std::span<const uint8_t> input) {
   if (input.empty())
     return;
   const uint8_t control = input[0];
-  ornic::fuzz::EngineRig rig;
+  static ornic::fuzz::EngineRig rig;
+  rig.start();
   std::vector<uint8_t> frame(input.begin(), input.end());
   address_to_rig(frame, control, rig);
   repair_checksums(frame);
@@ -139,6 +140,7 @@ void feed_engine(std::span<const uint8_t> input) {
   if (control & 0x10)
     for (int i = 0; i < 4; ++i)
       rig.advance(1'000'000'000);
+  rig.finish();
 }
 
 } // namespace

@@ -36,12 +36,14 @@ constexpr size_t kHeader = 4;
 constexpr size_t kRingBytes = NicRig::kRingBlocks * ORNIC_WQE_BLOCK_SIZE;
 constexpr uint32_t kUdQkey = 0x1111;
 
+// One per process (NicRig): each input brings the NIC up and makes these objects again.
 struct SendRig {
   NicRig nic;
   uint32_t mr = 0, fast_mr = 0, mw1 = 0, mw2 = 0, ah = 0, bound_mw = 0;
   RigQp rc_a, rc_b, uc_a, uc_b, ud_a, ud_b;
 
-  SendRig() {
+  void start() {
+    nic.start();
     mr = nic.reg_mr(NicRig::kData, NicRig::kDataBytes, ORNIC_ACCESS_ALL | ORNIC_ACCESS_MW_BIND);
     fast_mr = nic.alloc_fast_mr(16);
     mw1 = nic.alloc_mw(ORNIC_MW_TYPE_1);
@@ -104,7 +106,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   data += kHeader;
   size -= kHeader;
 
-  SendRig rig;
+  static SendRig rig;
+  rig.start();
   const RigQp* qp = &rig.rc_a;
   const RigQp* peer = &rig.rc_b;
   if (select == 1) {
@@ -149,5 +152,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // Ring contents are the guest's business: they may fail WQEs and QPs, never the device.
   if (!rig.nic.device.ready())
     ornic::fuzz::die("guest ring contents made the device FATAL");
+  rig.nic.finish();
   return 0;
 }

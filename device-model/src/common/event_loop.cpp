@@ -157,6 +157,8 @@ int EventLoop::wait_for_events(epoll_event* events, int max_events, std::chrono:
 }
 
 bool EventLoop::run_due_timers() {
+  if (timers_.empty())
+    return false;
   bool ran = false;
   const auto now = Clock::now();
   while (!timers_.empty() && timers_.begin()->first.first <= now) {
@@ -169,6 +171,8 @@ bool EventLoop::run_due_timers() {
 }
 
 bool EventLoop::run_posted() {
+  if (posted_.empty())
+    return false; // a deque, even an empty one, costs two allocations
   // Only what was posted before this point: self-reposting work yields to fds.
   std::deque<Callback> batch;
   batch.swap(posted_);
@@ -205,6 +209,11 @@ bool EventLoop::run_once(std::chrono::milliseconds timeout) {
   did_something |= run_due_timers();
   did_something |= run_posted();
   return did_something;
+}
+
+bool EventLoop::run_ready() {
+  const bool timers = run_due_timers();
+  return run_posted() || timers;
 }
 
 } // namespace ornic

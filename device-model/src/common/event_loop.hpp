@@ -55,6 +55,9 @@ public:
   // One iteration for tests: waits up to timeout for work (no wait if callbacks are
   // pending), runs it and returns false if nothing happened.
   bool run_once(std::chrono::milliseconds timeout);
+  // Due timers and posted callbacks only, without polling fds: one iteration for a test or
+  // fuzz rig that drives a device with no fds of its own, at no system call per turn.
+  bool run_ready();
 
   // How long the next iteration may sleep when nothing arrives: zero with posted work or
   // a due timer, else until the first timer's deadline, at most cap. Exact to the
