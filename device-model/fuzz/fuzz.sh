@@ -6,7 +6,9 @@
 # corpus (build/fuzz/fuzz-runs/TARGET) seeded from its checked-in one.  Prints one
 # line per target -- executions, exec/s, coverage (cov: edges, ft: features),
 # corpus size, and the artifact of any crash, timeout or OOM -- and exits
-# non-zero if any target found one.  `make fuzz FUZZ_SECONDS=N` runs this in
+# non-zero if any target found one or ran below FUZZ_MIN_EXEC_S executions
+# per second (default 1000: below that a campaign of minutes reaches too few
+# inputs to matter).  `make fuzz FUZZ_SECONDS=N` runs this in
 # the testbed.  A crash found becomes a regression input: fix the model, then
 # copy the artifact into the target's corpus directory (its short ctest run,
 # part of `make check`, replays it from then on).
@@ -82,14 +84,18 @@ for dir in "${targets[@]}"; do
 		kind=$(grep -o -m 1 -E 'ERROR: libFuzzer: [a-z-]+( [a-z-]+)?|ERROR: [A-Za-z]+Sanitizer: [a-z-]+|runtime error' "$work/log")
 		result="FAILED (exit $rc${kind:+, $kind}) ${artifact:-no artifact, see $work/log}"
 	fi
+	rate=$(final_stat "$work/log" average_exec_per_sec)
+	if [ "$result" = ok ] && [ "${rate:-0}" -lt "${FUZZ_MIN_EXEC_S:-1000}" ] 2>/dev/null; then
+		failed=1
+		result="SLOW (below ${FUZZ_MIN_EXEC_S:-1000} exec/s)"
+	fi
 	printf '%-16s %12s %8s %7s %7s %7s  %s\n' "$target" \
-		"$(final_stat "$work/log" number_of_executed_units)" \
-		"$(final_stat "$work/log" average_exec_per_sec)" \
+		"$(final_stat "$work/log" number_of_executed_units)" "$rate" \
 		"$(last_field "$work/log" cov)" "$(last_field "$work/log" ft)" \
 		"$(find "$work/corpus" -type f | wc -l)" "$result" >>"$table"
 done
 cat "$table"
 if [ "$failed" -ne 0 ]; then
-	echo "fuzz.sh: a target failed; reproduce with: build/fuzz/fuzz/<dir>/<target> <artifact>" >&2
+	echo "fuzz.sh: a target failed or was slow; reproduce a crash with: build/fuzz/fuzz/<dir>/<target> <artifact>" >&2
 	exit 1
 fi
