@@ -54,8 +54,8 @@ struct AdminRig {
 
   AdminRig() { core.attach(memory, irqs); }
   void start() {
-    core.async_eq.emplace(ornic::QueueMemory::contiguous(kMemoryBase + kMemorySize - 4096, 4096),
-                          8, 0);
+    core.async_eq.emplace(ornic::QueueMemory::contiguous(kMemoryBase + kMemorySize - 4096, 4096), 8,
+                          0);
     eth.set_active(true);
   }
   void finish() {
@@ -101,7 +101,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       const uint64_t offset = load<uint64_t>(command, 8) % ORNIC_BAR_DOORBELL_SIZE;
       const unsigned access = (load<uint8_t>(command, 16) & 1) ? 8 : 4;
       const auto doorbell = rig.decoder.decode(offset, access, load<uint64_t>(command, 24),
-                                           core.resources.db_pages, core.counters);
+                                               core.resources.db_pages, core.counters);
       if (doorbell)
         rig.doorbells.ring(*doorbell);
       continue;
