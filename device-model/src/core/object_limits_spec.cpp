@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "common/key_value_list.hpp"
+
 namespace ornic {
 namespace {
 
@@ -29,17 +31,7 @@ constexpr Key kKeys[] = {
 limits::ObjectLimits parse_object_limits(std::string_view spec) {
   limits::ObjectLimits result;
   const limits::ObjectLimits maxima;
-  if (spec.empty())
-    throw std::invalid_argument("empty object-limit spec");
-  while (!spec.empty()) {
-    const size_t comma = spec.find(',');
-    const std::string_view item = spec.substr(0, comma);
-    spec = comma == std::string_view::npos ? std::string_view{} : spec.substr(comma + 1);
-    const size_t eq = item.find('=');
-    if (eq == std::string_view::npos)
-      throw std::invalid_argument("'" + std::string(item) + "' has no '='");
-    const std::string_view key = item.substr(0, eq);
-    const std::string_view text = item.substr(eq + 1);
+  for (const auto& [key, text] : split_key_value_list(spec)) {
     const auto* known = std::find_if(std::begin(kKeys), std::end(kKeys),
                                      [&](const Key& k) { return k.name == key; });
     if (known == std::end(kKeys))

@@ -3,6 +3,9 @@
 #include <charconv>
 #include <stdexcept>
 #include <string>
+#include <vector>
+
+#include "common/key_value_list.hpp"
 
 namespace ornic {
 namespace {
@@ -30,17 +33,13 @@ double parse_rate(std::string_view key, std::string_view text) {
 
 WireFaults parse_wire_faults(std::string_view spec) {
   WireFaults faults;
-  if (spec.empty())
-    throw bad("empty wire-fault spec");
-  while (!spec.empty()) {
-    const size_t comma = spec.find(',');
-    const std::string_view item = spec.substr(0, comma);
-    spec = comma == std::string_view::npos ? std::string_view{} : spec.substr(comma + 1);
-    const size_t eq = item.find('=');
-    if (eq == std::string_view::npos)
-      throw bad("'" + std::string(item) + "' has no '='");
-    const std::string_view key = item.substr(0, eq);
-    const std::string_view value = item.substr(eq + 1);
+  std::vector<KeyValue> pairs;
+  try {
+    pairs = split_key_value_list(spec);
+  } catch (const std::invalid_argument& e) {
+    throw bad(e.what());
+  }
+  for (const auto& [key, value] : pairs) {
     if (key == "loss") {
       faults.loss = parse_rate(key, value);
     } else if (key == "reorder") {
