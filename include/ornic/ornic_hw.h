@@ -253,6 +253,12 @@ enum ornic_fatal_code {
  * link layer is ORNIC_LINK_LAYER_IB.
  */
 #define ORNIC_CAP_IB			ORNIC_BIT_ULL(24)
+/*
+ * RoCE v1 beside RoCE v2 (spec: roce.rst, "RoCE v1"): GID entries of type
+ * ORNIC_GID_TYPE_ROCE_V1, whose packets are Ethertype 0x8915 frames with a
+ * GRH in place of IP and UDP.  Ethernet ports only.
+ */
+#define ORNIC_CAP_ROCE_V1		ORNIC_BIT_ULL(25)
 
 /* ------------------------------------------------------------------------
  * 4. Doorbells (spec: doorbells.rst).  Each 4 KiB page of BAR2 holds one
@@ -1288,6 +1294,7 @@ ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_create_ah, dlid, 44);
 enum ornic_gid_type {
 	ORNIC_GID_TYPE_ROCE_V2_IPV4	= 1,	/* ::ffff:a.b.c.d */
 	ORNIC_GID_TYPE_ROCE_V2_IPV6	= 2,
+	ORNIC_GID_TYPE_ROCE_V1		= 3,	/* ORNIC_CAP_ROCE_V1; any GID */
 };
 
 /* ADD_GID (replaces the entry at index), DEL_GID (gid/type ignored). */
@@ -1775,6 +1782,8 @@ enum ornic_cqe_status {
 #define ORNIC_CQE_FLAG_GRH		ORNIC_BIT(2)	/* UD: 40-byte GRH */
 #define ORNIC_CQE_FLAG_IPV4		ORNIC_BIT(3)	/* UD: GRH is IPv4 */
 #define ORNIC_CQE_FLAG_ETH_CSUM_OK	ORNIC_BIT(4)	/* ETH_RX */
+/* UD: the GRH area holds a RoCE v1 packet's own GRH (ORNIC_CAP_ROCE_V1). */
+#define ORNIC_CQE_FLAG_ROCE_V1		ORNIC_BIT(5)
 /* A receive from an XRC SRQ (ORNIC_CAP_XRC): src_qp holds its SRQN. */
 #define ORNIC_CQE_FLAG_XRC		ORNIC_BIT(6)
 

@@ -182,8 +182,23 @@ AdminResult AdminCommands::add_gid(const ornic_admin_gid& c) {
   const uint32_t index = le(c.index);
   if (index >= limits::kGidTableSize)
     return admin_status(ORNIC_ADMIN_STATUS_BAD_HANDLE);
+  // A RoCEv2 entry's form picks its IP family; a RoCE v1 entry's GRH carries either form.
   const bool v4 = is_ipv4_mapped(c.gid);
-  if (c.type == ORNIC_GID_TYPE_ROCE_V2_IPV4 ? !v4 : (c.type != ORNIC_GID_TYPE_ROCE_V2_IPV6 || v4))
+  bool valid = false;
+  switch (c.type) {
+  case ORNIC_GID_TYPE_ROCE_V2_IPV4:
+    valid = v4;
+    break;
+  case ORNIC_GID_TYPE_ROCE_V2_IPV6:
+    valid = !v4;
+    break;
+  case ORNIC_GID_TYPE_ROCE_V1:
+    valid = (core_.caps() & ORNIC_CAP_ROCE_V1) != 0;
+    break;
+  default:
+    break;
+  }
+  if (!valid)
     return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);
   GidEntry entry;
   entry.type = static_cast<ornic_gid_type>(c.type);

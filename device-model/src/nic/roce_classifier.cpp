@@ -47,6 +47,16 @@ bool is_roce_for_port(std::span<const std::byte> frame,
     multicast = byte_at(frame, kEth + 24) == 0xffu; // ff00::/8
     udp = kEth + 40;
     family = ORNIC_GID_TYPE_ROCE_V2_IPV6;
+  } else if (ethertype == 0x8915) {
+    // RoCE v1: the GRH names the destination GID, which must be a v1 entry.
+    if (frame.size() < kEth + 40)
+      return false;
+    destination = frame.subspan(kEth + 24, 16);
+    if (byte_at(frame, kEth + 24) == 0xffu)
+      return true;
+    return std::any_of(gids.begin(), gids.end(), [&](const std::optional<GidEntry>& entry) {
+      return entry && entry->type == ORNIC_GID_TYPE_ROCE_V1 && gid_matches(entry->gid, destination);
+    });
   } else {
     return false;
   }

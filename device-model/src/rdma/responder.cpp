@@ -827,7 +827,8 @@ bool Responder::on_ud_request(uint32_t qpn, QueuePair& qp, const iba::ReceivedPa
   result.src_qp = d.deth->source_qp;
   result.solicited = d.bth.solicited;
   result.flags = static_cast<uint8_t>((grh.present ? ORNIC_CQE_FLAG_GRH : 0) |
-                                      (grh.ipv4 ? ORNIC_CQE_FLAG_IPV4 : 0));
+                                      (grh.ipv4 ? ORNIC_CQE_FLAG_IPV4 : 0) |
+                                      (grh.roce_v1 ? ORNIC_CQE_FLAG_ROCE_V1 : 0));
   if (d.immdt) {
     result.flags |= ORNIC_CQE_FLAG_IMM;
     result.immediate = d.immdt->immediate;

@@ -18,6 +18,8 @@ using Ipv6Address = std::array<uint8_t, 16>;
 
 inline constexpr uint16_t kEtherTypeIpv4 = 0x0800;
 inline constexpr uint16_t kEtherTypeIpv6 = 0x86dd;
+// RoCE v1: the IB transport behind a GRH, straight in Ethernet (IBA annex A16).
+inline constexpr uint16_t kEtherTypeRoceV1 = 0x8915;
 inline constexpr uint8_t kIpProtocolUdp = 17;
 inline constexpr uint16_t kRoceV2UdpPort = 4791;
 

@@ -233,6 +233,10 @@ TEST_F(NicObjects, SrqAhAndGidTable) {
   EXPECT_EQ(h.add_gid(0, kIpv4Gid, ORNIC_GID_TYPE_ROCE_V2_IPV6).status,
             ORNIC_ADMIN_STATUS_BAD_FIELD);
   EXPECT_EQ(h.add_gid(16, kIpv4Gid).status, ORNIC_ADMIN_STATUS_BAD_HANDLE);
+  EXPECT_EQ(h.add_gid(2, kIpv4Gid, static_cast<ornic_gid_type>(4)).status,
+            ORNIC_ADMIN_STATUS_BAD_FIELD);
+  // A RoCE v1 entry takes a GID of either form (its GRH carries both).
+  EXPECT_EQ(h.add_gid(2, kIpv4Gid, ORNIC_GID_TYPE_ROCE_V1).status, ORNIC_ADMIN_STATUS_SUCCESS);
   ASSERT_EQ(h.add_gid(1, kIpv4Gid).status, ORNIC_ADMIN_STATUS_SUCCESS);
 
   ornic_admin_create_ah ah{};

@@ -121,6 +121,7 @@ class RdmaPair {
 public:
   struct Options {
     bool ipv6 = false;
+    bool roce_v1 = false;    // GID 0 a RoCE v1 entry (of the IPv4 or IPv6 address)
     bool infiniband = false; // LIDs 1 and 2, ports Active
     GuestRam ram = GuestRam::fake;
     unsigned cq_log_depth = 8;
@@ -163,6 +164,7 @@ public:
   ManualTimer timer_a, timer_b;
   Node a, b;
   bool ipv6;
+  bool roce_v1 = false;
   bool real_time = false;
   std::function<bool()> poll_ports;
 

@@ -1,4 +1,4 @@
-// RoceV2Framing, the iba::Framing of RoCEv2, against a NicCore it reads the port's
+// RoceFraming, the iba::Framing of RoCEv2, against a NicCore it reads the port's
 // addresses from: routes from address vectors (GID table, MACs, ECN, UDP source port),
 // frames in three steps identical to the builder's, and every answer a received frame
 // gets (status, peer, group, loopback, UD GRH, MTU, congestion mark and notification).
@@ -6,11 +6,12 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <zlib.h>
 
 #include "roce/builder.hpp"
 #include "roce/cnp.hpp"
 #include "roce/ecn.hpp"
-#include "roce/roce_v2_framing.hpp"
+#include "roce/roce_framing.hpp"
 #include "sample_packets.hpp"
 
 namespace ornic::roce {
@@ -21,7 +22,7 @@ using namespace iba;
 constexpr MacAddress kOwnMac = {0x02, 0, 0, 0, 0, 0x01};
 constexpr MacAddress kPeerMac = {0x02, 0, 0, 0, 0, 0x02};
 
-class RoceV2FramingTest : public ::testing::Test {
+class RoceFramingTest : public ::testing::Test {
 protected:
   void SetUp() override {
     core.resources.gids[0] = GidEntry{ORNIC_GID_TYPE_ROCE_V2_IPV4, own_v4};
@@ -59,14 +60,14 @@ protected:
   }
 
   NicCore core{kOwnMac};
-  RoceV2Framing framing{core};
+  RoceFraming framing{core};
   Gid own_v4 = gid_from_ipv4({10, 0, 0, 1});
   Gid peer_v4 = gid_from_ipv4({10, 0, 0, 2});
   Gid own_v6 = *gid_from_string("fd00::1");
   Gid peer_v6 = *gid_from_string("fd00::2");
 };
 
-TEST_F(RoceV2FramingTest, RouteTakesTheGidTableTheMacsEcnAndTheFlowsUdpPort) {
+TEST_F(RoceFramingTest, RouteTakesTheGidTableTheMacsEcnAndTheFlowsUdpPort) {
   Route route;
   ASSERT_TRUE(framing.route(av_to(peer_v4, 0), 0x11, 0x22, route));
   EXPECT_EQ(route.global.source_gid, own_v4);
@@ -81,7 +82,7 @@ TEST_F(RoceV2FramingTest, RouteTakesTheGidTableTheMacsEcnAndTheFlowsUdpPort) {
   EXPECT_TRUE(route.has_global);
 }
 
-TEST_F(RoceV2FramingTest, NoRouteFromAnEmptyGidEntryOrAcrossIpFamilies) {
+TEST_F(RoceFramingTest, NoRouteFromAnEmptyGidEntryOrAcrossIpFamilies) {
   Route route;
   EXPECT_FALSE(framing.route(av_to(peer_v4, 2), 1, 2, route));   // empty entry
   EXPECT_FALSE(framing.route(av_to(peer_v4, 200), 1, 2, route)); // beyond the table
@@ -89,7 +90,7 @@ TEST_F(RoceV2FramingTest, NoRouteFromAnEmptyGidEntryOrAcrossIpFamilies) {
   EXPECT_FALSE(framing.route(av_to(peer_v4, 1), 1, 2, route));   // IPv6 to IPv4
 }
 
-TEST_F(RoceV2FramingTest, AGroupIsReachedAtItsIpMulticastMac) {
+TEST_F(RoceFramingTest, AGroupIsReachedAtItsIpMulticastMac) {
   const Gid group = gid_from_ipv4({239, 1, 2, 3});
   Route route;
   ASSERT_TRUE(framing.route(av_to(group, 0), 1, ORNIC_QPN_MULTICAST, route));
@@ -99,7 +100,7 @@ TEST_F(RoceV2FramingTest, AGroupIsReachedAtItsIpMulticastMac) {
   EXPECT_FALSE(framing.is_multicast(route));
 }
 
-TEST_F(RoceV2FramingTest, LocalIsAnyGidOfThePort) {
+TEST_F(RoceFramingTest, LocalIsAnyGidOfThePort) {
   Route route;
   ASSERT_TRUE(framing.route(av_to(own_v6, 1), 1, 2, route));
   EXPECT_TRUE(framing.is_local(route));
@@ -107,7 +108,7 @@ TEST_F(RoceV2FramingTest, LocalIsAnyGidOfThePort) {
   EXPECT_FALSE(framing.is_local(route));
 }
 
-TEST_F(RoceV2FramingTest, FramesAreTheBuildersAndParseBack) {
+TEST_F(RoceFramingTest, FramesAreTheBuildersAndParseBack) {
   for (const uint8_t sgid : {0, 1}) {
     Route route;
     ASSERT_TRUE(framing.route(av_to(sgid == 0 ? peer_v4 : peer_v6, sgid), 0x11, 0x22, route));
@@ -117,7 +118,7 @@ TEST_F(RoceV2FramingTest, FramesAreTheBuildersAndParseBack) {
 
     PacketDescription description;
     static_cast<TransportHeaders&>(description) = packet;
-    static_cast<Addressing&>(description) = RoceV2Framing::addressing_of(route);
+    static_cast<Addressing&>(description) = RoceFraming::addressing_of(route);
     std::vector<uint8_t> built;
     ASSERT_EQ(build_frame(description, payload, built), BuildError::ok);
     EXPECT_EQ(frame, built);
@@ -134,7 +135,7 @@ TEST_F(RoceV2FramingTest, FramesAreTheBuildersAndParseBack) {
   }
 }
 
-TEST_F(RoceV2FramingTest, NoPlanAcrossIpFamilies) {
+TEST_F(RoceFramingTest, NoPlanAcrossIpFamilies) {
   Route route;
   ASSERT_TRUE(framing.route(av_to(peer_v4, 0), 1, 2, route));
   route.global.destination_gid = peer_v6;
@@ -142,7 +143,7 @@ TEST_F(RoceV2FramingTest, NoPlanAcrossIpFamilies) {
   EXPECT_FALSE(framing.plan(write_only(route), 0, plan));
 }
 
-TEST_F(RoceV2FramingTest, ParseSaysWhatIsWrongAndMarksCongestion) {
+TEST_F(RoceFramingTest, ParseSaysWhatIsWrongAndMarksCongestion) {
   Route route;
   ASSERT_TRUE(framing.route(av_to(peer_v4, 0), 1, 2, route));
   std::vector<uint8_t> frame = frame_of(write_only(route), std::vector<uint8_t>{9, 9});
@@ -160,7 +161,7 @@ TEST_F(RoceV2FramingTest, ParseSaysWhatIsWrongAndMarksCongestion) {
   EXPECT_TRUE(marked.congestion_experienced);
 }
 
-TEST_F(RoceV2FramingTest, CongestionNotificationIsACnpBackAlongTheRoute) {
+TEST_F(RoceFramingTest, CongestionNotificationIsACnpBackAlongTheRoute) {
   core.cc.np_cnp_dscp = 46;
   Route route;
   ASSERT_TRUE(framing.route(av_to(peer_v6, 1), 0x11, 0x22, route));
@@ -176,13 +177,13 @@ TEST_F(RoceV2FramingTest, CongestionNotificationIsACnpBackAlongTheRoute) {
   // A CNP cut short is refused like any broken frame.
   std::vector<uint8_t> longer;
   PacketDescription description;
-  static_cast<Addressing&>(description) = RoceV2Framing::addressing_of(route);
+  static_cast<Addressing&>(description) = RoceFraming::addressing_of(route);
   ASSERT_TRUE(build_cnp(description, 0x22, 0, longer));
   EXPECT_EQ(framing.parse(std::span(longer).first(longer.size() - 1), received),
             ParseStatus::bad_header);
 }
 
-TEST_F(RoceV2FramingTest, ThePeerIsTheQpsDgidAndNeverAGroupMac) {
+TEST_F(RoceFramingTest, ThePeerIsTheQpsDgidAndNeverAGroupMac) {
   Route route;
   ASSERT_TRUE(framing.route(av_to(peer_v4, 0), 1, 2, route));
   // A packet from the peer: its source is the peer's GID.
@@ -201,7 +202,7 @@ TEST_F(RoceV2FramingTest, ThePeerIsTheQpsDgidAndNeverAGroupMac) {
   EXPECT_FALSE(framing.from_connected_peer(attr, received, true));
 }
 
-TEST_F(RoceV2FramingTest, UdGrhIsTheIpHeaderAndUdMtuTheEthernetOnes) {
+TEST_F(RoceFramingTest, UdGrhIsTheIpHeaderAndUdMtuTheEthernetOnes) {
   for (const uint8_t sgid : {0, 1}) {
     Route route;
     ASSERT_TRUE(framing.route(av_to(sgid == 0 ? peer_v4 : peer_v6, sgid), 1, 2, route));
@@ -226,6 +227,127 @@ TEST_F(RoceV2FramingTest, UdGrhIsTheIpHeaderAndUdMtuTheEthernetOnes) {
   EXPECT_EQ(framing.ud_mtu_bytes(), 1024u);
   core.eth_mtu = 9000;
   EXPECT_EQ(framing.ud_mtu_bytes(), 4096u);
+}
+
+// RoCE v1 (roce.rst, "RoCE v1"): a v1 GID entry's packets are Ethertype 0x8915 frames
+// with the GRH in place of IP and UDP; their ICRC is zlib's CRC-32 over annex A16's
+// pseudo-packet, computed here without the model's CRC code.
+class RoceV1FramingTest : public RoceFramingTest {
+protected:
+  void SetUp() override {
+    RoceFramingTest::SetUp();
+    core.resources.gids[2] = GidEntry{ORNIC_GID_TYPE_ROCE_V1, own_v4};
+    core.resources.gids[3] = GidEntry{ORNIC_GID_TYPE_ROCE_V1, own_v6};
+  }
+  static uint32_t reference_icrc(std::span<const uint8_t> frame) {
+    const size_t end = 14 + 40 + (size_t{frame[18]} << 8 | frame[19]);
+    std::vector<uint8_t> pseudo(8, 0xff);
+    pseudo.insert(pseudo.end(), frame.begin() + 14, frame.begin() + static_cast<long>(end - 4));
+    pseudo[8] |= 0x0f; // GRH traffic class and flow label
+    pseudo[9] = pseudo[10] = pseudo[11] = 0xff;
+    pseudo[8 + 7] = 0xff;      // hop limit
+    pseudo[8 + 40 + 4] = 0xff; // BTH resv8a
+    return static_cast<uint32_t>(crc32(0, pseudo.data(), static_cast<uInt>(pseudo.size())));
+  }
+};
+
+TEST_F(RoceV1FramingTest, AV1EntrySendsAGrhInEthertype8915WithAnA16Icrc) {
+  core.cc.ect = ORNIC_CC_ECT_1; // RoCEv2 packets would claim ECT(1)
+  for (const uint8_t sgid : {2, 3}) {
+    Route route;
+    ASSERT_TRUE(framing.route(av_to(sgid == 2 ? peer_v4 : peer_v6, sgid), 0x11, 0x22, route));
+    EXPECT_TRUE(route.ethernet.roce_v1);
+    EXPECT_EQ(route.global.traffic_class, 0x28); // no ECN on a fabric no router marks
+    const std::vector<uint8_t> payload = {1, 2, 3, 4, 5};
+    const std::vector<uint8_t> frame = frame_of(write_only(route), payload);
+    ASSERT_EQ(frame.size(), 14u + 40 + 12 + 16 + 8 + 4);
+    EXPECT_EQ(frame[12], 0x89);
+    EXPECT_EQ(frame[13], 0x15);
+    EXPECT_EQ(frame[14] >> 4, 6);       // GRH IPVer
+    EXPECT_EQ(frame[14 + 6], 0x1b);     // NxtHdr: IBA transport
+    EXPECT_EQ(frame[14 + 7], 64);       // hop limit
+    EXPECT_EQ(frame[14 + 5], 12 + 16 + 8 + 4); // PayLen: BTH through ICRC
+    EXPECT_TRUE(std::equal(route.global.source_gid.begin(), route.global.source_gid.end(),
+                           frame.begin() + 14 + 8));
+    EXPECT_EQ(frame[14 + 40], static_cast<uint8_t>(Opcode::rc_rdma_write_only));
+    const uint32_t wire = load_icrc(std::span(frame).last<4>());
+    EXPECT_EQ(wire, reference_icrc(frame));
+
+    ReceivedPacket received;
+    ASSERT_EQ(framing.parse(frame, received), ParseStatus::packet);
+    EXPECT_TRUE(received.route.ethernet.roce_v1);
+    EXPECT_EQ(received.route.global.source_gid, route.global.source_gid);
+    EXPECT_EQ(received.route.global.destination_gid, route.global.destination_gid);
+    EXPECT_EQ(received.reth, write_only(route).reth);
+    EXPECT_EQ(std::vector<uint8_t>(received.payload.begin(), received.payload.end()), payload);
+    EXPECT_FALSE(received.congestion_experienced);
+  }
+}
+
+TEST_F(RoceV1FramingTest, AGrhCarriesGidsOfBothForms) {
+  Route route;
+  ASSERT_TRUE(framing.route(av_to(peer_v6, 2), 1, 2, route)); // an IPv4-mapped source
+  iba::FramePlan plan;
+  EXPECT_TRUE(framing.plan(write_only(route), 0, plan));
+}
+
+TEST_F(RoceV1FramingTest, BadIcrcAndBadGrhsAreRefused) {
+  Route route;
+  ASSERT_TRUE(framing.route(av_to(peer_v6, 3), 1, 2, route));
+  const std::vector<uint8_t> frame = frame_of(write_only(route), std::vector<uint8_t>{9, 9});
+  ReceivedPacket received;
+  std::vector<uint8_t> bad = frame;
+  bad[bad.size() - 5] ^= 1; // payload bit
+  EXPECT_EQ(framing.parse(bad, received), ParseStatus::bad_icrc);
+  bad = frame;
+  bad[14 + 6] = 17; // NxtHdr UDP: not a RoCE v1 packet
+  EXPECT_EQ(framing.parse(bad, received), ParseStatus::bad_header);
+  bad = frame;
+  bad[14] = 0x40; // IPVer 4
+  EXPECT_EQ(framing.parse(bad, received), ParseStatus::bad_header);
+  bad = frame;
+  bad[14 + 4] = 0xff; // PayLen past the frame
+  EXPECT_EQ(framing.parse(bad, received), ParseStatus::bad_header);
+  EXPECT_EQ(framing.parse(std::span(frame).first(14 + 39), received), ParseStatus::bad_header);
+  // Traffic class, flow label and hop limit are outside the ICRC.
+  bad = frame;
+  bad[14 + 1] ^= 0x5a;
+  bad[14 + 7] = 3;
+  EXPECT_EQ(framing.parse(bad, received), ParseStatus::packet);
+}
+
+TEST_F(RoceV1FramingTest, AQpHearsOnlyTheRoceVersionOfItsOwnGid) {
+  Route route;
+  ASSERT_TRUE(framing.route(av_to(peer_v4, 2), 1, 2, route));
+  std::swap(route.global.source_gid, route.global.destination_gid);
+  const std::vector<uint8_t> frame = frame_of(write_only(route), {});
+  ReceivedPacket received;
+  ASSERT_EQ(framing.parse(frame, received), ParseStatus::packet);
+  ornic_qp_attr attr{};
+  std::copy(peer_v4.begin(), peer_v4.end(), attr.dgid);
+  attr.sgid_index = 2;
+  EXPECT_TRUE(framing.from_connected_peer(attr, received, true));
+  attr.sgid_index = 0; // the same address's RoCEv2 entry
+  EXPECT_FALSE(framing.from_connected_peer(attr, received, true));
+  attr.sgid_index = 7; // empty
+  EXPECT_FALSE(framing.from_connected_peer(attr, received, true));
+}
+
+TEST_F(RoceV1FramingTest, UdGrhIsThePacketsOwnGrh) {
+  Route route;
+  ASSERT_TRUE(framing.route(av_to(peer_v4, 2), 1, 2, route));
+  OutboundPacket packet;
+  packet.route = route;
+  packet.bth.opcode = static_cast<uint8_t>(Opcode::ud_send_only);
+  packet.deth = Deth{0x22, 1};
+  const std::vector<uint8_t> frame = frame_of(packet, std::vector<uint8_t>{1, 2, 3});
+  ReceivedPacket received;
+  ASSERT_EQ(framing.parse(frame, received), ParseStatus::packet);
+  const UdGrh grh = framing.ud_grh(received, frame);
+  EXPECT_TRUE(grh.present);
+  EXPECT_TRUE(grh.roce_v1);
+  EXPECT_FALSE(grh.ipv4);
+  EXPECT_TRUE(std::equal(grh.bytes.begin(), grh.bytes.end(), frame.begin() + 14));
 }
 
 } // namespace
