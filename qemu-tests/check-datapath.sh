@@ -12,7 +12,7 @@
 # nothing about ornic, so make check leaves it out (3 minutes of TCG time).
 # ORNIC_DATAPATH_KINDS="rxe" runs only the rxe half (to try the suite);
 # ORNIC_DATAPATH_TESTS="cm" only some parts (pingpongs perftests cm kverbs
-# nvmeof negative).
+# nvmeof rocev1 negative).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=qemu-tests/testbed/lib.sh
@@ -97,6 +97,23 @@ if [[ " ${kinds[*]} " == *" ornic "* ]]; then
 			record PASS datapath/pcap-icrc-scapy "${line#PASS: }"
 		else
 			record FAIL datapath/pcap-icrc-scapy "$(echo "$line" | tail -n 3 | tr '\n' ' ')"
+		fi
+		# RoCE v1 (the rocev1 part): tshark's InfiniBand dissector under
+		# Ethertype 0x8915, and the ICRC by annex A16 from zlib, not ornic.
+		if [[ " ${ORNIC_DATAPATH_TESTS:-rocev1} " == *" rocev1 "* ]]; then
+			v1=$(tshark "${heur[@]}" -r "$pcap" -Y 'eth.type == 0x8915 && infiniband.bth' 2>/dev/null | wc -l)
+			v1bad=$(tshark "${heur[@]}" -r "$pcap" -Y 'eth.type == 0x8915 && (_ws.malformed || _ws.expert.severity == error || !infiniband.bth)' 2>/dev/null | wc -l)
+			if [ "$v1" -gt 0 ] && [ "$v1bad" = 0 ]; then
+				record PASS datapath/rocev1-pcap-tshark "$v1 RoCE v1 frames (Ethertype 0x8915) decode in tshark as GRH + BTH, none malformed"
+			else
+				record FAIL datapath/rocev1-pcap-tshark "$v1 RoCE v1 frames decoded, $v1bad malformed or without a BTH"
+			fi
+			v1icrc=$(echo "$line" | sed -n 's/.* \([0-9][0-9]*\) RoCE v1;.*/\1/p')
+			if [[ $line == PASS:* ]] && [ "${v1icrc:-0}" -gt 0 ]; then
+				record PASS datapath/rocev1-pcap-icrc "all $v1icrc RoCE v1 frames carry the annex A16 ICRC (zlib CRC-32 over the masked GRH, not ornic's code)"
+			else
+				record FAIL datapath/rocev1-pcap-icrc "${v1icrc:-no} RoCE v1 frames checked: $(echo "$line" | tail -n 1)"
+			fi
 		fi
 		# Keep a bounded piece of the capture with the run's output.
 		tshark -r "$pcap" -c 2000 -w "$out/model0-head.pcap" 2>/dev/null

@@ -30,11 +30,17 @@ int ornic_roce_av(const struct rdma_ah_attr *ah_attr, u32 lqpn, u32 rqpn,
 		return -EINVAL;
 	grh = rdma_ah_read_grh(ah_attr);
 	sgid_attr = grh->sgid_attr;
-	if (!sgid_attr || sgid_attr->gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP ||
-	    sgid_attr->index > U8_MAX)
+	if (!sgid_attr || sgid_attr->index > U8_MAX ||
+	    (sgid_attr->gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP &&
+	     sgid_attr->gid_type != IB_GID_TYPE_ROCE))
 		return -EINVAL;
-	/* Source and destination of one packet: both IPv4 or both IPv6. */
-	if ((rdma_gid_attr_network_type(sgid_attr) == RDMA_NETWORK_IPV4) !=
+	/*
+	 * RoCEv2: source and destination of one packet are both IPv4 or both
+	 * IPv6.  RoCE v1's GRH carries GIDs of either form; the device picks
+	 * the framing from the source GID entry's type.
+	 */
+	if (sgid_attr->gid_type == IB_GID_TYPE_ROCE_UDP_ENCAP &&
+	    (rdma_gid_attr_network_type(sgid_attr) == RDMA_NETWORK_IPV4) !=
 	    ornic_gid_is_v4(grh->dgid.raw))
 		return -EINVAL;
 

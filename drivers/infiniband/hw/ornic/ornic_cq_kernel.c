@@ -154,6 +154,19 @@ static enum ib_wc_opcode ornic_wc_opcode(u8 op)
 	}
 }
 
+/*
+ * What a UD receive's GRH area holds, from its CQE flags: RoCEv2's IPv6 or
+ * IPv4 header, or a RoCE v1 packet's own GRH (which the core reads as IB's).
+ */
+enum rdma_network_type ornic_cqe_network_type(u8 flags)
+{
+	if (flags & ORNIC_CQE_FLAG_ROCE_V1)
+		return RDMA_NETWORK_ROCE_V1;
+	return (flags & ORNIC_CQE_FLAG_IPV4) ? RDMA_NETWORK_IPV4 :
+					       RDMA_NETWORK_IPV6;
+}
+EXPORT_SYMBOL_IF_KUNIT(ornic_cqe_network_type);
+
 static void ornic_cqe_to_wc(const struct ornic_cqe *cqe, struct ornic_qp *qp,
 			    u64 wr_id, struct ib_wc *wc)
 {
@@ -178,10 +191,8 @@ static void ornic_cqe_to_wc(const struct ornic_cqe *cqe, struct ornic_qp *qp,
 			le32_to_cpu((__force __le32)cqe->imm_data);
 	}
 	if (cqe->flags & ORNIC_CQE_FLAG_GRH) {
-		/* RoCEv2: the GRH area holds an IPv6 or an IPv4 header. */
 		wc->wc_flags |= IB_WC_GRH | IB_WC_WITH_NETWORK_HDR_TYPE;
-		wc->network_hdr_type = (cqe->flags & ORNIC_CQE_FLAG_IPV4) ?
-				       RDMA_NETWORK_IPV4 : RDMA_NETWORK_IPV6;
+		wc->network_hdr_type = ornic_cqe_network_type(cqe->flags);
 	}
 	wc->src_qp = le32_to_cpu(cqe->src_qp) & ORNIC_QPN_MASK;
 }

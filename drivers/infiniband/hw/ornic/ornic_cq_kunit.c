@@ -54,6 +54,19 @@ static void ornic_cmd_resize_cq_layout(struct kunit *test)
 			   "RESIZE_CQ");
 }
 
+static void ornic_cqe_network_types(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, ornic_cqe_network_type(ORNIC_CQE_FLAG_GRH),
+			RDMA_NETWORK_IPV6);
+	KUNIT_EXPECT_EQ(test, ornic_cqe_network_type(ORNIC_CQE_FLAG_GRH |
+						     ORNIC_CQE_FLAG_IPV4),
+			RDMA_NETWORK_IPV4);
+	/* RoCE v1's GRH is IB's: the core then looks for a v1 GID. */
+	KUNIT_EXPECT_EQ(test, ornic_cqe_network_type(ORNIC_CQE_FLAG_GRH |
+						     ORNIC_CQE_FLAG_ROCE_V1),
+			RDMA_NETWORK_ROCE_V1);
+}
+
 static void ornic_devval_cqe_kind(struct kunit *test)
 {
 	KUNIT_EXPECT_EQ(test, ornic_cqe_kind(ORNIC_CQE_OP_SEND),
@@ -77,6 +90,7 @@ static void ornic_devval_cqe_kind(struct kunit *test)
 static struct kunit_case ornic_cq_cases[] = {
 	KUNIT_CASE(ornic_cmd_create_cq_layouts),
 	KUNIT_CASE(ornic_cmd_resize_cq_layout),
+	KUNIT_CASE(ornic_cqe_network_types),
 	KUNIT_CASE(ornic_devval_cqe_kind),
 	{}
 };

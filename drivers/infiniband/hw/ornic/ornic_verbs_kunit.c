@@ -15,20 +15,30 @@ static void ornic_cmd_gid_encoding(struct kunit *test)
 	struct ornic_admin_sqe sqe;
 	struct ornic_admin_gid *g = (void *)&sqe;
 
-	KUNIT_EXPECT_EQ(test, ornic_cmd_gid(&sqe, true, 3, v4, true), 0);
+	KUNIT_EXPECT_EQ(test, ornic_cmd_gid(&sqe, true, 3, v4, ORNIC_GID_TYPE_ROCE_V2_IPV4), 0);
 	KUNIT_EXPECT_EQ(test, sqe.hdr.opcode, ORNIC_ADMIN_ADD_GID);
 	KUNIT_EXPECT_EQ(test, le32_to_cpu(g->index), 3U);
 	KUNIT_EXPECT_EQ(test, g->type, ORNIC_GID_TYPE_ROCE_V2_IPV4);
 	KUNIT_EXPECT_MEMEQ(test, g->gid, v4, 16);
 
-	KUNIT_EXPECT_EQ(test, ornic_cmd_gid(&sqe, true, 1, v6, false), 0);
+	KUNIT_EXPECT_EQ(test, ornic_cmd_gid(&sqe, true, 1, v6, ORNIC_GID_TYPE_ROCE_V2_IPV6),
+			0);
 	KUNIT_EXPECT_EQ(test, g->type, ORNIC_GID_TYPE_ROCE_V2_IPV6);
 
-	/* An IPv4 type needs an IPv4-mapped GID. */
-	KUNIT_EXPECT_EQ(test, ornic_cmd_gid(&sqe, true, 1, v6, true), -EINVAL);
+	/* A RoCEv2 type needs a GID of its IP family; RoCE v1 takes either. */
+	KUNIT_EXPECT_EQ(test, ornic_cmd_gid(&sqe, true, 1, v6,
+					    ORNIC_GID_TYPE_ROCE_V2_IPV4), -EINVAL);
+	KUNIT_EXPECT_EQ(test, ornic_cmd_gid(&sqe, true, 1, v4,
+					    ORNIC_GID_TYPE_ROCE_V2_IPV6), -EINVAL);
+	KUNIT_EXPECT_EQ(test, ornic_cmd_gid(&sqe, true, 2, v4,
+					    ORNIC_GID_TYPE_ROCE_V1), 0);
+	KUNIT_EXPECT_EQ(test, g->type, ORNIC_GID_TYPE_ROCE_V1);
+	KUNIT_EXPECT_EQ(test, ornic_cmd_gid(&sqe, true, 2, v6,
+					    ORNIC_GID_TYPE_ROCE_V1), 0);
+	KUNIT_EXPECT_EQ(test, ornic_cmd_gid(&sqe, true, 2, v6, 0), -EINVAL);
 
 	/* DEL_GID: gid and type must be zero. */
-	KUNIT_EXPECT_EQ(test, ornic_cmd_gid(&sqe, false, 5, NULL, false), 0);
+	KUNIT_EXPECT_EQ(test, ornic_cmd_gid(&sqe, false, 5, NULL, 0), 0);
 	KUNIT_EXPECT_EQ(test, sqe.hdr.opcode, ORNIC_ADMIN_DEL_GID);
 	KUNIT_EXPECT_EQ(test, le32_to_cpu(g->index), 5U);
 	KUNIT_EXPECT_EQ(test, g->type, 0);
