@@ -14,6 +14,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -58,6 +59,9 @@ struct EthernetRoute {
   uint16_t flow_entropy = 0;
   // RoCE v1: the GRH straight in Ethernet (the source GID entry's type picks it).
   bool roce_v1 = false;
+  // An 802.1Q tag (the source GID entry's VLAN) and the priority it carries.
+  std::optional<uint16_t> vlan_id = std::nullopt;
+  uint8_t priority = 0;
   bool operator==(const EthernetRoute&) const = default;
 };
 
@@ -107,6 +111,7 @@ struct FramePlan {
   uint8_t network_kind = 0;         // the framing's own
   size_t network_header_bytes = 0;  // the framing's own
   size_t network_payload_bytes = 0; // the framing's own
+  size_t link_header_bytes = 0;     // the framing's own (RoCE: Ethernet and a VLAN tag)
 };
 
 // The 40 bytes a UD receive buffer starts with (IBA 11.4.1.1): the GRH as received, an

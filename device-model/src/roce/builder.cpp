@@ -27,6 +27,8 @@ std::string_view build_error_name(BuildError error) {
     return "mixed_gid_families";
   case BuildError::too_long:
     return "too_long";
+  case BuildError::bad_vlan:
+    return "bad_vlan";
   }
   return "unknown";
 }
@@ -71,16 +73,21 @@ BuildError plan_frame(const TransportHeaders& headers, const Addressing& address
   // do not.
   if (udp_bytes + (family == IpFamily::ipv4 ? ip_header_bytes : 0) > 0xffff)
     return BuildError::too_long;
+  if (addressing.vlan_id && (*addressing.vlan_id == 0 || *addressing.vlan_id >= 0xfff))
+    return BuildError::bad_vlan;
+  const size_t link_header_bytes =
+      EthernetHeader::kSize + (addressing.vlan_id ? kVlanTagBytes : 0);
   const size_t payload_offset =
-      EthernetHeader::kSize + ip_header_bytes + udp_header_bytes + info->header_bytes();
+      link_header_bytes + ip_header_bytes + udp_header_bytes + info->header_bytes();
   plan = FramePlan{.family = family,
+                   .link_header_bytes = link_header_bytes,
                    .roce_v1 = v1,
                    .ip_header_bytes = ip_header_bytes,
                    .udp_bytes = udp_bytes,
                    .payload_offset = payload_offset,
                    .payload_bytes = payload_bytes,
                    .pad_count = pad_count,
-                   .frame_bytes = std::max(EthernetHeader::kSize + ip_header_bytes + udp_bytes,
+                   .frame_bytes = std::max(link_header_bytes + ip_header_bytes + udp_bytes,
                                            kMinEthernetFrameBytes)};
   return BuildError::ok;
 }
@@ -97,12 +104,23 @@ std::span<uint8_t> write_headers(const TransportHeaders& headers, const Addressi
   uint16_t ether_type = family == IpFamily::ipv4 ? kEtherTypeIpv4 : kEtherTypeIpv6;
   if (plan.roce_v1)
     ether_type = kEtherTypeRoceV1;
-  EthernetHeader{
-      .destination = packet.destination_mac, .source = packet.source_mac, .ether_type = ether_type}
-      .encode(bytes.first<EthernetHeader::kSize>());
+  if (packet.vlan_id) {
+    EthernetHeader{.destination = packet.destination_mac,
+                   .source = packet.source_mac,
+                   .ether_type = kEtherTypeVlan}
+        .encode(bytes.first<EthernetHeader::kSize>());
+    store_be16(bytes, EthernetHeader::kSize,
+               static_cast<uint16_t>((packet.priority & 7u) << 13 | (*packet.vlan_id & 0xfffu)));
+    store_be16(bytes, EthernetHeader::kSize + 2, ether_type);
+  } else {
+    EthernetHeader{.destination = packet.destination_mac,
+                   .source = packet.source_mac,
+                   .ether_type = ether_type}
+        .encode(bytes.first<EthernetHeader::kSize>());
+  }
 
   const std::span<uint8_t> ip_packet =
-      bytes.subspan(EthernetHeader::kSize, plan.ip_header_bytes + plan.udp_bytes);
+      bytes.subspan(plan.link_header_bytes, plan.ip_header_bytes + plan.udp_bytes);
   if (plan.roce_v1) {
     Grh{.traffic_class = packet.traffic_class,
         .flow_label = packet.flow_label & 0xfffff,
@@ -149,7 +167,7 @@ std::span<uint8_t> write_headers(const TransportHeaders& headers, const Addressi
 
 void seal_frame(const Addressing& packet, const FramePlan& plan, std::span<uint8_t> frame) {
   const std::span<uint8_t> ip_packet =
-      frame.subspan(EthernetHeader::kSize, plan.ip_header_bytes + plan.udp_bytes);
+      frame.subspan(plan.link_header_bytes, plan.ip_header_bytes + plan.udp_bytes);
   const size_t icrc_offset = ip_packet.size() - kIcrcSize;
   store_icrc(ip_packet.subspan(icrc_offset).first<kIcrcSize>(),
              plan.roce_v1 ? compute_icrc_v1(ip_packet.first(icrc_offset))

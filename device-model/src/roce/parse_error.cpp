@@ -35,6 +35,8 @@ std::string_view parse_error_name(ParseError error) {
       "grh_bad_version",
       "grh_bad_next_header",
       "grh_bad_payload_length",
+      "vlan_tag_truncated",
+      "bad_vlan_tag",
   };
   const auto index = static_cast<size_t>(error);
   return index < kNames.size() ? kNames[index] : "invalid";

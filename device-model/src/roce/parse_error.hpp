@@ -37,9 +37,11 @@ enum class ParseError : uint8_t {
   grh_bad_version,             // RoCE v1: GRH IPVer != 6
   grh_bad_next_header,         // RoCE v1: GRH NxtHdr != 0x1b (not an IBA transport packet)
   grh_bad_payload_length,      // RoCE v1: GRH PayLen longer than the frame
+  vlan_tag_truncated,          // frame ends inside the 802.1Q tag
+  bad_vlan_tag,                // VLAN ID 4095, or a second tag (the device takes one)
 };
 
-inline constexpr size_t kParseErrorCount = static_cast<size_t>(ParseError::grh_bad_payload_length) + 1;
+inline constexpr size_t kParseErrorCount = static_cast<size_t>(ParseError::bad_vlan_tag) + 1;
 
 std::string_view parse_error_name(ParseError error);
 

@@ -18,8 +18,8 @@ namespace {
 constexpr size_t kAllTransportHeaderBytes = Bth::kSize + Xrceth::kSize + Deth::kSize + Feth::kSize +
                                             Reth::kSize + AtomicEth::kSize + Aeth::kSize +
                                             AtomicAckEth::kSize + ImmDt::kSize + Ieth::kSize;
-constexpr size_t kHeaderCopyBytes =
-    EthernetHeader::kSize + Ipv6Header::kSize + UdpHeader::kSize + kAllTransportHeaderBytes;
+constexpr size_t kHeaderCopyBytes = EthernetHeader::kSize + kVlanTagBytes + Ipv6Header::kSize +
+                                    UdpHeader::kSize + kAllTransportHeaderBytes;
 
 // The IP layer's result: where the UDP segment is and what addressing it carried.
 struct IpLayer {
@@ -156,16 +156,31 @@ ParseError parse_frame(std::span<const uint8_t> frame, TransportHeaders& headers
   const EthernetHeader ethernet = EthernetHeader::decode(copy.first<EthernetHeader::kSize>());
   packet.destination_mac = ethernet.destination;
   packet.source_mac = ethernet.source;
+  uint16_t ether_type = ethernet.ether_type;
+  size_t link_header_bytes = EthernetHeader::kSize;
+  if (ether_type == kEtherTypeVlan) {
+    // One 802.1Q tag; a VLAN ID of 0 tags the priority only (802.1p), 4095 is reserved.
+    if (copy.size() < EthernetHeader::kSize + kVlanTagBytes)
+      return ParseError::vlan_tag_truncated;
+    const uint16_t tci = load_be16(copy, EthernetHeader::kSize);
+    ether_type = load_be16(copy, EthernetHeader::kSize + 2);
+    link_header_bytes += kVlanTagBytes;
+    if ((tci & 0xfff) == 0xfff || ether_type == kEtherTypeVlan)
+      return ParseError::bad_vlan_tag;
+    packet.priority = static_cast<uint8_t>(tci >> 13);
+    if ((tci & 0xfff) != 0)
+      packet.vlan_id = static_cast<uint16_t>(tci & 0xfff);
+  }
 
   IpLayer ip;
-  const std::span<const uint8_t> after_ethernet = frame.subspan(EthernetHeader::kSize);
-  const std::span<const uint8_t> copy_after_ethernet = copy.subspan(EthernetHeader::kSize);
+  const std::span<const uint8_t> after_ethernet = frame.subspan(link_header_bytes);
+  const std::span<const uint8_t> copy_after_ethernet = copy.subspan(link_header_bytes);
   ParseError error = ParseError::not_ip;
-  if (ethernet.ether_type == kEtherTypeIpv4)
+  if (ether_type == kEtherTypeIpv4)
     error = parse_ipv4(after_ethernet, copy_after_ethernet, ip, packet);
-  else if (ethernet.ether_type == kEtherTypeIpv6)
+  else if (ether_type == kEtherTypeIpv6)
     error = parse_ipv6(after_ethernet, copy_after_ethernet, ip, packet);
-  else if (ethernet.ether_type == kEtherTypeRoceV1)
+  else if (ether_type == kEtherTypeRoceV1)
     error = parse_grh(after_ethernet, copy_after_ethernet, ip, packet);
   if (error != ParseError::ok)
     return error;
@@ -173,7 +188,7 @@ ParseError parse_frame(std::span<const uint8_t> frame, TransportHeaders& headers
   if (!packet.roce_v1 && (error = parse_udp(ip, copy_after_ethernet, packet)) != ParseError::ok)
     return error;
 
-  const size_t transport_offset = EthernetHeader::kSize + ip.header_bytes + udp_bytes;
+  const size_t transport_offset = link_header_bytes + ip.header_bytes + udp_bytes;
   const std::span<const uint8_t> transport = ip.ip_packet.subspan(ip.header_bytes + udp_bytes);
   if (transport.size() < Bth::kSize + kIcrcSize)
     return ParseError::bth_truncated;

@@ -24,6 +24,7 @@ constexpr uint8_t kind_of(const FramePlan& plan) {
 FramePlan roce_plan(const iba::FramePlan& plan) {
   const bool v1 = plan.network_kind == kKindRoceV1;
   return FramePlan{.family = v1 ? IpFamily::ipv6 : static_cast<IpFamily>(plan.network_kind),
+                   .link_header_bytes = plan.link_header_bytes,
                    .roce_v1 = v1,
                    .ip_header_bytes = plan.network_header_bytes,
                    .udp_bytes = plan.network_payload_bytes,
@@ -44,7 +45,9 @@ Addressing RoceFraming::addressing_of(const iba::Route& route) {
                     .flow_label = route.global.flow_label,
                     .hop_limit = route.global.hop_limit,
                     .udp_source_port = route.ethernet.flow_entropy,
-                    .roce_v1 = route.ethernet.roce_v1};
+                    .roce_v1 = route.ethernet.roce_v1,
+                    .vlan_id = route.ethernet.vlan_id,
+                    .priority = route.ethernet.priority};
 }
 
 iba::Route RoceFraming::route_of(const Addressing& addressing) {
@@ -57,7 +60,9 @@ iba::Route RoceFraming::route_of(const Addressing& addressing) {
   route.ethernet = iba::EthernetRoute{.destination_mac = addressing.destination_mac,
                                       .source_mac = addressing.source_mac,
                                       .flow_entropy = addressing.udp_source_port,
-                                      .roce_v1 = addressing.roce_v1};
+                                      .roce_v1 = addressing.roce_v1,
+                                      .vlan_id = addressing.vlan_id,
+                                      .priority = addressing.priority};
   return route;
 }
 
@@ -74,6 +79,10 @@ bool RoceFraming::route(const ornic_wqe_av& av, uint32_t source_qpn, uint32_t de
     return false;
   iba::EthernetRoute& ethernet = route.ethernet;
   ethernet.roce_v1 = v1;
+  // A VLAN device's GID sends tagged frames, with the address vector's SL as the priority
+  // (the kernel maps a flow's ToS through the VLAN's egress map to it).
+  ethernet.vlan_id = gids[av.sgid_index]->vlan_id;
+  ethernet.priority = ethernet.vlan_id ? static_cast<uint8_t>(av.sl & 7) : 0;
   if (roce::is_multicast(global.destination_gid)) // as IP multicast maps it, not from ARP/ND
     ethernet.destination_mac = multicast_mac(global.destination_gid);
   else
@@ -100,7 +109,8 @@ bool RoceFraming::plan(const iba::OutboundPacket& packet, size_t payload_bytes,
                         .pad_count = roce.pad_count,
                         .network_kind = kind_of(roce),
                         .network_header_bytes = roce.ip_header_bytes,
-                        .network_payload_bytes = roce.udp_bytes};
+                        .network_payload_bytes = roce.udp_bytes,
+                        .link_header_bytes = roce.link_header_bytes};
   return true;
 }
 
@@ -169,7 +179,9 @@ iba::UdGrh RoceFraming::ud_grh(const iba::ReceivedPacket& packet,
   // The GRH area: an IPv6 header as is, or an IPv4 header in its last 20 bytes.
   iba::UdGrh grh;
   grh.present = true;
-  const auto ip = frame.begin() + EthernetHeader::kSize;
+  const bool tagged = frame.size() >= EthernetHeader::kSize && frame[12] == 0x81 && frame[13] == 0;
+  const auto ip = frame.begin() + static_cast<std::ptrdiff_t>(EthernetHeader::kSize +
+                                                              (tagged ? kVlanTagBytes : 0));
   if (packet.route.ethernet.roce_v1) { // the GRH itself
     grh.roce_v1 = true;
     std::copy_n(ip, iba::Grh::kSize, grh.bytes.begin());
@@ -202,8 +214,12 @@ void RoceFraming::count_qkey_violation() const {}
 
 void RoceFraming::count_undelivered(const iba::ReceivedPacket&) const {}
 
-iba::ReceiveOrigin RoceFraming::origin_of(const iba::ReceivedPacket&) const {
-  return {};
+iba::ReceiveOrigin RoceFraming::origin_of(const iba::ReceivedPacket& packet) const {
+  iba::ReceiveOrigin origin;
+  const iba::EthernetRoute& ethernet = packet.route.ethernet;
+  if (ethernet.vlan_id)
+    origin.vlan_tci = static_cast<uint16_t>(ethernet.priority << 13 | *ethernet.vlan_id);
+  return origin;
 }
 
 bool RoceFraming::build_congestion_notification(const iba::Route& route, uint32_t destination_qp,

@@ -240,7 +240,7 @@ RdmaPair::RdmaPair(bool use_ipv6) : RdmaPair(Options{.ipv6 = use_ipv6}) {}
 RdmaPair::RdmaPair(const Options& options)
     : a(&wire.end(0), &timer_a, kMacA, options.ram, options.infiniband),
       b(&wire.end(1), &timer_b, kMacB, options.ram, options.infiniband), ipv6(options.ipv6),
-      roce_v1(options.roce_v1) {
+      roce_v1(options.roce_v1), vlan_id(options.vlan_id) {
   setup(a, 1, options.cq_log_depth);
   setup(b, 2, options.cq_log_depth);
 }
@@ -269,14 +269,14 @@ void RdmaPair::setup(Node& node, uint8_t last_octet, unsigned cq_log_depth) {
     node.gid = {0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, last_octet};
     ASSERT_EQ(node.h
                   .add_gid(0, node.gid,
-                           roce_v1 ? ORNIC_GID_TYPE_ROCE_V1 : ORNIC_GID_TYPE_ROCE_V2_IPV6)
+                           roce_v1 ? ORNIC_GID_TYPE_ROCE_V1 : ORNIC_GID_TYPE_ROCE_V2_IPV6, vlan_id)
                   .status,
               ORNIC_ADMIN_STATUS_SUCCESS);
   } else {
     node.gid = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 10, 0, 0, last_octet};
     ASSERT_EQ(node.h
                   .add_gid(0, node.gid,
-                           roce_v1 ? ORNIC_GID_TYPE_ROCE_V1 : ORNIC_GID_TYPE_ROCE_V2_IPV4)
+                           roce_v1 ? ORNIC_GID_TYPE_ROCE_V1 : ORNIC_GID_TYPE_ROCE_V2_IPV4, vlan_id)
                   .status,
               ORNIC_ADMIN_STATUS_SUCCESS);
   }

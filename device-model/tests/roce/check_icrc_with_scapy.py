@@ -16,24 +16,24 @@ try:
     from scapy.contrib.roce import BTH, GRH
     from scapy.layers.inet import IP, UDP
     from scapy.layers.inet6 import IPv6
-    from scapy.layers.l2 import Ether
+    from scapy.layers.l2 import Dot1Q, Ether
     from scapy.utils import rdpcap
 except ImportError as error:
     print(f"scapy with RoCE support not available ({error}): skipped")
     sys.exit(77)
 
 
-def v1_icrc(frame):
+def v1_icrc(frame, l2):
     """The ICRC of a RoCE v1 frame: eight bytes of ones for the LRH, the GRH with traffic
     class, flow label and hop limit as ones, the BTH with its resv8a byte as ones, the
     rest as is."""
     data = bytes(frame)
-    end = 14 + 40 + int.from_bytes(data[14 + 4:14 + 6], "big")
-    grh = bytearray(data[14:14 + 40])
+    end = l2 + 40 + int.from_bytes(data[l2 + 4:l2 + 6], "big")
+    grh = bytearray(data[l2:l2 + 40])
     grh[0] |= 0x0F
     grh[1:4] = b"\xff\xff\xff"
     grh[7] = 0xFF
-    rest = bytearray(data[14 + 40:end - 4])
+    rest = bytearray(data[l2 + 40:end - 4])
     rest[4] = 0xFF
     crc = zlib.crc32(b"\xff" * 8 + bytes(grh) + bytes(rest))
     return data[end - 4:end], crc.to_bytes(4, "little")
@@ -51,12 +51,14 @@ def main():
     for index, frame in enumerate(frames):
         # scapy's compute_icrc would include Ethernet minimum-size padding, so hand it the
         # frame cut at the end of the IP packet.
+        # An 802.1Q tag (VLAN frames) sits between the MACs and the Ethertype.
+        l2 = 18 if Dot1Q in frame else 14
         if GRH in frame:
             if BTH not in frame:
                 print(f"frame {index}: scapy does not see a BTH after the GRH")
                 failures += 1
                 continue
-            wire_icrc, expected = v1_icrc(frame)
+            wire_icrc, expected = v1_icrc(frame, l2)
             families.add("GRH")
             opcodes.add(frame[BTH].opcode)
             if wire_icrc != expected:
@@ -65,9 +67,9 @@ def main():
                 failures += 1
             continue
         if IP in frame:
-            frame = Ether(bytes(frame)[:14 + frame[IP].len])
+            frame = Ether(bytes(frame)[:l2 + frame[IP].len])
         elif IPv6 in frame:
-            frame = Ether(bytes(frame)[:14 + 40 + frame[IPv6].plen])
+            frame = Ether(bytes(frame)[:l2 + 40 + frame[IPv6].plen])
         if BTH not in frame:
             print(f"frame {index}: scapy does not see a BTH")
             failures += 1

@@ -350,5 +350,63 @@ TEST_F(RoceV1FramingTest, UdGrhIsThePacketsOwnGrh) {
   EXPECT_TRUE(std::equal(grh.bytes.begin(), grh.bytes.end(), frame.begin() + 14));
 }
 
+// VLANs (roce.rst, "VLANs"): a VLAN GID's frames carry an 802.1Q tag with the entry's VLAN
+// ID and the address vector's SL as the PCP; received tags come back in the origin.
+TEST_F(RoceFramingTest, AVlanGidTagsItsFramesWithTheAvsPriority) {
+  core.resources.gids[4] = GidEntry{ORNIC_GID_TYPE_ROCE_V2_IPV4, own_v4, 42};
+  core.resources.gids[5] = GidEntry{ORNIC_GID_TYPE_ROCE_V1, own_v6, 4094};
+  for (const uint8_t sgid : {4, 5}) {
+    ornic_wqe_av av = av_to(sgid == 4 ? peer_v4 : peer_v6, sgid);
+    av.sl = 5;
+    Route route;
+    ASSERT_TRUE(framing.route(av, 1, 2, route));
+    const std::vector<uint8_t> payload = {7, 7, 7};
+    const std::vector<uint8_t> frame = frame_of(write_only(route), payload);
+    EXPECT_EQ(frame[12], 0x81);
+    EXPECT_EQ(frame[13], 0x00);
+    const uint16_t vid = sgid == 4 ? 42 : 4094;
+    EXPECT_EQ(frame[14] << 8 | frame[15], 5 << 13 | vid);
+    EXPECT_EQ(frame[16] << 8 | frame[17], sgid == 4 ? 0x0800 : 0x8915);
+    ReceivedPacket received;
+    ASSERT_EQ(framing.parse(frame, received), ParseStatus::packet);
+    EXPECT_EQ(received.route.ethernet.vlan_id, vid);
+    EXPECT_EQ(received.route.ethernet.priority, 5);
+    EXPECT_EQ(std::vector<uint8_t>(received.payload.begin(), received.payload.end()), payload);
+    EXPECT_EQ(framing.origin_of(received).vlan_tci, 5 << 13 | vid);
+    // Frame length: the untagged one's plus the tag.
+    core.resources.gids[sgid]->vlan_id.reset();
+    Route untagged;
+    ASSERT_TRUE(framing.route(av, 1, 2, untagged));
+    EXPECT_EQ(frame_of(write_only(untagged), payload).size() + 4, frame.size());
+  }
+}
+
+TEST_F(RoceFramingTest, TagsWithoutAVlanAreRead) {
+  Route route;
+  ASSERT_TRUE(framing.route(av_to(peer_v4, 0), 1, 2, route));
+  std::vector<uint8_t> frame = frame_of(write_only(route), std::vector<uint8_t>{1, 2});
+  ReceivedPacket received;
+  ASSERT_EQ(framing.parse(frame, received), ParseStatus::packet);
+  EXPECT_FALSE(received.route.ethernet.vlan_id);
+  EXPECT_FALSE(framing.origin_of(received).vlan_tci);
+  // A priority tag (VLAN ID 0): a priority, no VLAN.
+  std::vector<uint8_t> tagged(frame.begin(), frame.begin() + 12);
+  tagged.insert(tagged.end(), {0x81, 0x00, 0x60, 0x00});
+  tagged.insert(tagged.end(), frame.begin() + 12, frame.end());
+  ASSERT_EQ(framing.parse(tagged, received), ParseStatus::packet);
+  EXPECT_FALSE(received.route.ethernet.vlan_id);
+  EXPECT_EQ(received.route.ethernet.priority, 3);
+  // VLAN ID 4095, a second tag, a frame cut inside the tag: refused.
+  tagged[14] = 0x6f;
+  tagged[15] = 0xff;
+  EXPECT_EQ(framing.parse(tagged, received), ParseStatus::bad_header);
+  tagged[14] = 0x00;
+  tagged[15] = 0x07;
+  tagged[16] = 0x81;
+  tagged[17] = 0x00;
+  EXPECT_EQ(framing.parse(tagged, received), ParseStatus::bad_header);
+  EXPECT_EQ(framing.parse(std::span(tagged).first(16), received), ParseStatus::bad_header);
+}
+
 } // namespace
 } // namespace ornic::roce
