@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 # Sets for the chosen pair: CDEV/SDEV (client/server ib_device), CIP/SIP and
-# CIP6/SIP6 (their addresses; the GIDs follow), NS (the server's netns).
+# CIP6/SIP6 (their addresses; the GIDs follow), NS (the server's netns), and
+# for ornic CND/SND (their netdevs).
 # shellcheck disable=SC2034 # the variables above are the interface
 # Guest-side helpers of the data-path suites (datapath.sh, demo.sh,
 # stock.sh): set up two ornic NICs or two rxe devices, each pair with its
@@ -37,6 +38,7 @@ setup_ornic_pair() {
 	read -r -a nds <<<"$(ornic_netdevs | tr '\n' ' ')"
 	read -r -a ibs <<<"$(ornic_ibdevs | tr '\n' ' ')"
 	NS=ornic CDEV=${ibs[0]} SDEV=${ibs[1]} CIP=10.0.0.1 SIP=10.0.0.2
+	CND=${nds[0]} SND=${nds[1]}
 	CIP6=fd00:0000:0000:0000:0000:0000:0000:0001 SIP6=fd00:0000:0000:0000:0000:0000:0000:0002
 	ip netns add "$NS"
 	ip link set "${nds[1]}" netns "$NS"

@@ -8,8 +8,8 @@
 # over an IPv6 GID), ibv_uc_pingpong, ibv_ud_pingpong, ibv_srq_pingpong,
 # ibv_xsrq_pingpong (XRC; a SKIP on devices without XRC, such as rxe), perftest
 # send/write/read/atomic bandwidth and latency, rdma_cm tools (rping,
-# ucmatose, udaddy, mckey, ib_send_bw -R), RoCE v1 (ornic only) and the
-# negative test
+# ucmatose, udaddy, mckey, ib_send_bw -R), RoCE v1 and VLANs (ornic only)
+# and the negative test
 # (TOOLDIR/datapath-neg).  Parsed perftest rows go to /out/perf.txt as
 # "KIND TEST ROW..." for the host to compare.
 # The test groups below are called through "$t" (TESTS).
@@ -265,6 +265,60 @@ rocev1() {
 	fi
 }
 
+# vlan KIND: RoCE over an 802.1Q VLAN (roce.rst, "VLANs"): a VLAN device on
+# each port's netdev (VLAN 42, egress priority 5), whose addresses get GIDs
+# of their own; RC and UD pingpongs on them with SL 5 (RoCEv2 and v1), and
+# rping over rdma_cm, whose CM datagrams must come back with their tag for
+# the core to find the VLAN's GID.  The host checks the capture's tags.
+vlan() {
+	local k=$1 cg sg cg1 sg1 cv=10.42.0.1 sv=10.42.0.2
+	ip link add link "$CND" name "$CND.42" type vlan id 42 egress-qos-map 0:5 &&
+		ip addr add "$cv/24" dev "$CND.42" && ip link set "$CND.42" up &&
+		ip netns exec "$NS" ip link add link "$SND" name "$SND.42" type vlan id 42 egress-qos-map 0:5 &&
+		ip netns exec "$NS" ip addr add "$sv/24" dev "$SND.42" &&
+		ip netns exec "$NS" ip link set "$SND.42" up ||
+		{ fail "$k/vlan-setup" "cannot create VLAN 42 on $CND/$SND"; return; }
+	if ! wait_gid "$CDEV" "$cv" || ! wait_gid "$SDEV" "$sv"; then
+		fail "$k/vlan-gids" "no GIDs for $cv/$sv"
+		return
+	fi
+	cg=$(gid_index "$CDEV" "$cv") sg=$(gid_index "$SDEV" "$sv")
+	cg1=$(gid_index "$CDEV" "$cv" "IB/RoCE v1") sg1=$(gid_index "$SDEV" "$sv" "IB/RoCE v1")
+	local nd
+	read -r nd <"/sys/class/infiniband/$CDEV/ports/1/gid_attrs/ndevs/$cg"
+	if [ "$nd" = "$CND.42" ] && [ -n "$cg1" ] && [ -n "$sg1" ]; then
+		pass "$k/vlan-gids" "$CDEV GIDs $cg (v2) and $cg1 (v1) on $nd, $SDEV GIDs $sg and $sg1"
+	else
+		fail "$k/vlan-gids" "GID $cg on '$nd', v1 GIDs '$cg1' '$sg1'"
+	fi
+	if SIP=$sv pair "$k" vlan_rc_pingpong ibv_rc_pingpong -d "$SDEV" -g "$sg" -l 5 -c -n 100 -s 4096 -- \
+		-d "$CDEV" -g "$cg" -l 5 -c -n 100 -s 4096; then
+		pass "$k/vlan-rc_pingpong" "100 x 4096 B over VLAN 42 GIDs with SL 5, data checked"
+	else
+		fail "$k/vlan-rc_pingpong" "$(tail_of "$k-vlan_rc_pingpong")"
+	fi
+	if SIP=$sv pair "$k" vlan_ud_pingpong ibv_ud_pingpong -d "$SDEV" -g "$sg" -l 5 -c -n 100 -s 512 -- \
+		-d "$CDEV" -g "$cg" -l 5 -c -n 100 -s 512; then
+		pass "$k/vlan-ud_pingpong" "100 x 512 B of UD over VLAN 42, data checked"
+	else
+		fail "$k/vlan-ud_pingpong" "$(tail_of "$k-vlan_ud_pingpong")"
+	fi
+	if SIP=$sv pair "$k" vlan_v1_pingpong ibv_rc_pingpong -d "$SDEV" -g "$sg1" -l 5 -c -n 100 -s 4096 -- \
+		-d "$CDEV" -g "$cg1" -l 5 -c -n 100 -s 4096; then
+		pass "$k/vlan-rocev1-rc_pingpong" "100 x 4096 B of RoCE v1 over VLAN 42, data checked"
+	else
+		fail "$k/vlan-rocev1-rc_pingpong" "$(tail_of "$k-vlan_v1_pingpong")"
+	fi
+	if cm_pair "$k" vlan_rping 7476 rping -s -a "$sv" -p 7476 -V -C 50 -S 4096 -- \
+		-c -a "$sv" -p 7476 -V -C 50 -S 4096; then
+		pass "$k/vlan-cm_rping" "50 pings of 4096 B over rdma_cm on VLAN 42, every byte verified"
+	else
+		fail "$k/vlan-cm_rping" "$(tail_of "$k-vlan_rping")"
+	fi
+	ip link del "$CND.42"
+	ip netns exec "$NS" ip link del "$SND.42"
+}
+
 # device_counters DEV: after all the traffic above, the device's own counters
 # (rdma statistic, read from the device) show RoCE packets and bytes both ways
 # and no frame dropped for its ICRC or headers.
@@ -288,13 +342,13 @@ for kind in "$@"; do
 		continue
 	fi
 	pass "$kind/setup" "$CDEV <-> $SDEV (server in netns $NS)"
-	for t in ${TESTS:-pingpongs perftests cm kverbs nvmeof rocev1 negative}; do
+	for t in ${TESTS:-pingpongs perftests cm kverbs nvmeof rocev1 vlan negative}; do
 		# rxe (7.3) completes a SEND with a bad lkey as WR_FLUSH_ERR,
 		# not LOC_PROT_ERR; its remote-access cases pass (tried), but
 		# the suite judges only ornic.
 		[ "$t" = negative ] && [ "$kind" != ornic ] && continue
-		# rxe speaks RoCE v2 only.
-		[ "$t" = rocev1 ] && [ "$kind" != ornic ] && continue
+		# rxe speaks RoCE v2 only; VLANs are checked on ornic here.
+		[ "$t" = rocev1 ] || [ "$t" = vlan ] && [ "$kind" != ornic ] && continue
 		"$t" "$kind"
 	done
 	for d in "$CDEV" "$SDEV"; do

@@ -99,9 +99,19 @@ int ornic_av_from_ah_attr(struct ornic_dev *dev,
 			  const struct rdma_ah_attr *ah_attr, u32 lqpn,
 			  u32 rqpn, struct ornic_av *av)
 {
+	int err;
+
 	if (ornic_is_ib(dev))
 		return ornic_ib_av(ah_attr, av);
-	return ornic_roce_av(ah_attr, lqpn, rqpn, av);
+	err = ornic_roce_av(ah_attr, lqpn, rqpn, av);
+	/*
+	 * The SL is the priority (PCP) of a VLAN GID's frames (spec: roce.rst
+	 * "VLANs"); RoCE has eight, so the SL's low three bits, as other RoCE
+	 * NICs take them.
+	 */
+	if (!err && (dev->caps & ORNIC_CAP_ROCE_VLAN))
+		av->sl = rdma_ah_get_sl(ah_attr) & 7;
+	return err;
 }
 
 int ornic_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,

@@ -67,6 +67,16 @@ static void ornic_cqe_network_types(struct kunit *test)
 			RDMA_NETWORK_ROCE_V1);
 }
 
+static void ornic_cqe_vlan_tci_split(struct kunit *test)
+{
+	struct ornic_cqe cqe = { .src_qp = cpu_to_le32(0x2a000123),
+				 .vlan_tci_hi = 0xa0 };
+
+	/* PCP 5, VLAN 42: 0xa02a; the source QPN keeps its 24 bits. */
+	KUNIT_EXPECT_EQ(test, ornic_cqe_vlan_tci(&cqe), 0xa02a);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(cqe.src_qp) & ORNIC_QPN_MASK, 0x123);
+}
+
 static void ornic_devval_cqe_kind(struct kunit *test)
 {
 	KUNIT_EXPECT_EQ(test, ornic_cqe_kind(ORNIC_CQE_OP_SEND),
@@ -91,6 +101,7 @@ static struct kunit_case ornic_cq_cases[] = {
 	KUNIT_CASE(ornic_cmd_create_cq_layouts),
 	KUNIT_CASE(ornic_cmd_resize_cq_layout),
 	KUNIT_CASE(ornic_cqe_network_types),
+	KUNIT_CASE(ornic_cqe_vlan_tci_split),
 	KUNIT_CASE(ornic_devval_cqe_kind),
 	{}
 };

@@ -6,6 +6,7 @@
  * rdma_user_mmap_entry.
  */
 #include <kunit/visibility.h>
+#include <linux/if_vlan.h>
 #include <linux/slab.h>
 #include <net/addrconf.h>
 #include <rdma/ib_cache.h>
@@ -221,9 +222,16 @@ static int ornic_add_gid(const struct ib_gid_attr *attr, void **context)
 	struct ornic_dev *dev = to_odev(attr->device);
 	enum rdma_network_type net = rdma_gid_attr_network_type(attr);
 	struct ornic_admin_sqe sqe;
+	u16 vlan_id = 0xffff;
 	u8 type;
 	int err;
 
+	/* A VLAN device's GID: its frames are tagged (spec: roce.rst "VLANs"). */
+	err = rdma_read_gid_l2_fields(attr, &vlan_id, NULL);
+	if (err)
+		return err;
+	if (vlan_id != 0xffff && !(dev->caps & ORNIC_CAP_ROCE_VLAN))
+		return -EOPNOTSUPP;
 	if (attr->gid_type == IB_GID_TYPE_ROCE) {
 		if (!(dev->caps & ORNIC_CAP_ROCE_V1))
 			return -EOPNOTSUPP;
@@ -237,7 +245,8 @@ static int ornic_add_gid(const struct ib_gid_attr *attr, void **context)
 	} else {
 		return -EINVAL;
 	}
-	err = ornic_cmd_gid(&sqe, true, attr->index, attr->gid.raw, type);
+	err = ornic_cmd_gid(&sqe, true, attr->index, attr->gid.raw, type,
+			    vlan_id);
 	if (err)
 		return err;
 	err = ornic_admin_simple(dev, &sqe, NULL);
@@ -253,7 +262,7 @@ static int ornic_del_gid(const struct ib_gid_attr *attr, void **context)
 	struct ornic_admin_sqe sqe;
 	int err;
 
-	ornic_cmd_gid(&sqe, false, attr->index, NULL, 0);
+	ornic_cmd_gid(&sqe, false, attr->index, NULL, 0, 0xffff);
 	err = ornic_admin_simple(dev, &sqe, NULL);
 	/* A dead device holds no GIDs: deleting succeeds. */
 	return err == -EIO ? 0 : err;
@@ -645,7 +654,7 @@ EXPORT_SYMBOL_IF_KUNIT(ornic_gid_is_v4);
  * not the GID's form is refused here rather than by the device.
  */
 int ornic_cmd_gid(struct ornic_admin_sqe *sqe, bool add, u32 index,
-		  const u8 gid[16], u8 type)
+		  const u8 gid[16], u8 type, u16 vlan_id)
 {
 	struct ornic_admin_gid *g = (struct ornic_admin_gid *)sqe;
 
@@ -669,6 +678,13 @@ int ornic_cmd_gid(struct ornic_admin_sqe *sqe, bool add, u32 index,
 	}
 	g->type = type;
 	memcpy(g->gid, gid, sizeof(g->gid));
+	/* 0xffff: no VLAN (rdma_read_gid_l2_fields); 0 and 4095 name none. */
+	if (vlan_id != 0xffff) {
+		if (!vlan_id || vlan_id >= VLAN_N_VID - 1)
+			return -EINVAL;
+		g->flags = ORNIC_GID_FLAG_VLAN;
+		g->vlan_id = cpu_to_le16(vlan_id);
+	}
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(ornic_cmd_gid);
