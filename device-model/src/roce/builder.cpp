@@ -75,8 +75,7 @@ BuildError plan_frame(const TransportHeaders& headers, const Addressing& address
     return BuildError::too_long;
   if (addressing.vlan_id && (*addressing.vlan_id == 0 || *addressing.vlan_id >= 0xfff))
     return BuildError::bad_vlan;
-  const size_t link_header_bytes =
-      EthernetHeader::kSize + (addressing.vlan_id ? kVlanTagBytes : 0);
+  const size_t link_header_bytes = EthernetHeader::kSize + (addressing.vlan_id ? kVlanTagBytes : 0);
   const size_t payload_offset =
       link_header_bytes + ip_header_bytes + udp_header_bytes + info->header_bytes();
   plan = FramePlan{.family = family,

@@ -41,8 +41,8 @@ BuildError build_frame(const PacketDescription& packet, std::span<const uint8_t>
 struct FramePlan {
   IpFamily family{};
   size_t link_header_bytes = EthernetHeader::kSize; // with the 802.1Q tag if there is one
-  bool roce_v1 = false;      // a GRH in place of IP and UDP
-  size_t ip_header_bytes = 0; // the GRH's 40 on RoCE v1
+  bool roce_v1 = false;                             // a GRH in place of IP and UDP
+  size_t ip_header_bytes = 0;                       // the GRH's 40 on RoCE v1
   size_t udp_bytes = 0;      // UDP header through ICRC; RoCE v1: BTH through ICRC
   size_t payload_offset = 0; // from the start of the frame
   size_t payload_bytes = 0;

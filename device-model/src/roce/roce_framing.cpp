@@ -67,7 +67,7 @@ iba::Route RoceFraming::route_of(const Addressing& addressing) {
 }
 
 bool RoceFraming::route(const ornic_wqe_av& av, uint32_t source_qpn, uint32_t destination_qpn,
-                          iba::Route& route) const {
+                        iba::Route& route) const {
   const auto& gids = core_.resources.gids;
   if (av.sgid_index >= gids.size() || !gids[av.sgid_index])
     return false;
@@ -99,7 +99,7 @@ bool RoceFraming::route(const ornic_wqe_av& av, uint32_t source_qpn, uint32_t de
 }
 
 bool RoceFraming::plan(const iba::OutboundPacket& packet, size_t payload_bytes,
-                         iba::FramePlan& plan) const {
+                       iba::FramePlan& plan) const {
   FramePlan roce;
   if (plan_frame(packet, addressing_of(packet.route), payload_bytes, roce) != BuildError::ok)
     return false;
@@ -115,18 +115,18 @@ bool RoceFraming::plan(const iba::OutboundPacket& packet, size_t payload_bytes,
 }
 
 std::span<uint8_t> RoceFraming::write_headers(const iba::OutboundPacket& packet,
-                                                const iba::FramePlan& plan,
-                                                std::span<uint8_t> frame) const {
+                                              const iba::FramePlan& plan,
+                                              std::span<uint8_t> frame) const {
   return roce::write_headers(packet, addressing_of(packet.route), roce_plan(plan), frame);
 }
 
 void RoceFraming::seal(const iba::OutboundPacket& packet, const iba::FramePlan& plan,
-                         std::span<uint8_t> frame) const {
+                       std::span<uint8_t> frame) const {
   seal_frame(addressing_of(packet.route), roce_plan(plan), frame);
 }
 
 iba::ParseStatus RoceFraming::parse(std::span<const uint8_t> frame,
-                                      iba::ReceivedPacket& packet) const {
+                                    iba::ReceivedPacket& packet) const {
   Addressing addressing;
   const ParseError error =
       parse_frame(frame, packet, addressing, packet.opcode_info, packet.payload);
@@ -160,8 +160,8 @@ bool RoceFraming::is_local(const iba::Route& route) const {
       [&](const std::optional<GidEntry>& entry) { return entry && entry->gid == gid; });
 }
 
-bool RoceFraming::from_connected_peer(const ornic_qp_attr& attr,
-                                        const iba::ReceivedPacket& packet, bool from_wire) const {
+bool RoceFraming::from_connected_peer(const ornic_qp_attr& attr, const iba::ReceivedPacket& packet,
+                                      bool from_wire) const {
   // A group MAC can only be a mistake or an attempt to reach QPs of several hosts at once.
   if (from_wire && packet.link_multicast)
     return false;
@@ -175,13 +175,13 @@ bool RoceFraming::from_connected_peer(const ornic_qp_attr& attr,
 }
 
 iba::UdGrh RoceFraming::ud_grh(const iba::ReceivedPacket& packet,
-                                 std::span<const uint8_t> frame) const {
+                               std::span<const uint8_t> frame) const {
   // The GRH area: an IPv6 header as is, or an IPv4 header in its last 20 bytes.
   iba::UdGrh grh;
   grh.present = true;
   const bool tagged = frame.size() >= EthernetHeader::kSize && frame[12] == 0x81 && frame[13] == 0;
-  const auto ip = frame.begin() + static_cast<std::ptrdiff_t>(EthernetHeader::kSize +
-                                                              (tagged ? kVlanTagBytes : 0));
+  const auto ip = frame.begin() +
+                  static_cast<std::ptrdiff_t>(EthernetHeader::kSize + (tagged ? kVlanTagBytes : 0));
   if (packet.route.ethernet.roce_v1) { // the GRH itself
     grh.roce_v1 = true;
     std::copy_n(ip, iba::Grh::kSize, grh.bytes.begin());
@@ -223,7 +223,7 @@ iba::ReceiveOrigin RoceFraming::origin_of(const iba::ReceivedPacket& packet) con
 }
 
 bool RoceFraming::build_congestion_notification(const iba::Route& route, uint32_t destination_qp,
-                                                  std::vector<uint8_t>& frame) const {
+                                                std::vector<uint8_t>& frame) const {
   // Not ECN-capable: a CNP is never marked, and a mark on one would mean nothing.
   const auto traffic_class = static_cast<uint8_t>(core_.cc.np_cnp_dscp << 2);
   PacketDescription addressing;

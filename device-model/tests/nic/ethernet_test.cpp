@@ -224,8 +224,7 @@ TEST_F(NicEthernet, RoceFramesForOurGidsNeverReachTheRxRing) {
 // with a tag the GID has none of, is the net_device's (which has no such VLAN and drops it).
 TEST_F(NicEthernet, TaggedRoceFramesAreForTheGidOfTheirVlan) {
   const std::array<uint8_t, 16> gid = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 10, 0, 0, 1};
-  ASSERT_EQ(h.add_gid(0, gid, ORNIC_GID_TYPE_ROCE_V2_IPV4, 42).status,
-            ORNIC_ADMIN_STATUS_SUCCESS);
+  ASSERT_EQ(h.add_gid(0, gid, ORNIC_GID_TYPE_ROCE_V2_IPV4, 42).status, ORNIC_ADMIN_STATUS_SUCCESS);
   post_rx(0, h.alloc(2048, 64), 2048);
   const auto tagged = [](std::vector<std::byte> frame, uint16_t tci) {
     const std::byte tag[4] = {std::byte{0x81}, std::byte{0}, std::byte(tci >> 8),
@@ -241,8 +240,7 @@ TEST_F(NicEthernet, TaggedRoceFramesAreForTheGidOfTheirVlan) {
   h.port.deliver(tagged(udp4_frame(4791), 43)); // another VLAN
   EXPECT_EQ(h.counter(ORNIC_CNT_RX_RDMA_PACKETS), 1u);
   // VLAN IDs 0 and 4095 name no VLAN; the flag is needed for any.
-  EXPECT_EQ(h.add_gid(1, gid, ORNIC_GID_TYPE_ROCE_V2_IPV4, 0).status,
-            ORNIC_ADMIN_STATUS_BAD_FIELD);
+  EXPECT_EQ(h.add_gid(1, gid, ORNIC_GID_TYPE_ROCE_V2_IPV4, 0).status, ORNIC_ADMIN_STATUS_BAD_FIELD);
   EXPECT_EQ(h.add_gid(1, gid, ORNIC_GID_TYPE_ROCE_V2_IPV4, 4095).status,
             ORNIC_ADMIN_STATUS_BAD_FIELD);
 }

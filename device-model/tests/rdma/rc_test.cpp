@@ -21,10 +21,10 @@ enum class Gids : uint8_t { ipv4, ipv6, roce_v1, vlan };
 class RcTransport : public ::testing::TestWithParam<Gids> {
 protected:
   RcTransport()
-      : pair(RdmaPair::Options{
-            .ipv6 = GetParam() == Gids::ipv6,
-            .roce_v1 = GetParam() == Gids::roce_v1,
-            .vlan_id = GetParam() == Gids::vlan ? std::optional<uint16_t>(42) : std::nullopt}) {}
+      : pair(RdmaPair::Options{.ipv6 = GetParam() == Gids::ipv6,
+                               .roce_v1 = GetParam() == Gids::roce_v1,
+                               .vlan_id = GetParam() == Gids::vlan ? std::optional<uint16_t>(42)
+                                                                   : std::nullopt}) {}
   RdmaPair pair;
 };
 

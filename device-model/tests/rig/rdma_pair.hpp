@@ -122,9 +122,9 @@ class RdmaPair {
 public:
   struct Options {
     bool ipv6 = false;
-    bool roce_v1 = false;    // GID 0 a RoCE v1 entry (of the IPv4 or IPv6 address)
+    bool roce_v1 = false; // GID 0 a RoCE v1 entry (of the IPv4 or IPv6 address)
     std::optional<uint16_t> vlan_id = std::nullopt; // GID 0 on this VLAN; AVs with SL 5 (the PCP)
-    bool infiniband = false; // LIDs 1 and 2, ports Active
+    bool infiniband = false;                        // LIDs 1 and 2, ports Active
     GuestRam ram = GuestRam::fake;
     unsigned cq_log_depth = 8;
   };

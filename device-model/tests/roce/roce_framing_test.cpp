@@ -5,8 +5,9 @@
 #include <algorithm>
 #include <vector>
 
-#include <gtest/gtest.h>
 #include <zlib.h>
+
+#include <gtest/gtest.h>
 
 #include "roce/builder.hpp"
 #include "roce/cnp.hpp"
@@ -263,9 +264,9 @@ TEST_F(RoceV1FramingTest, AV1EntrySendsAGrhInEthertype8915WithAnA16Icrc) {
     ASSERT_EQ(frame.size(), 14u + 40 + 12 + 16 + 8 + 4);
     EXPECT_EQ(frame[12], 0x89);
     EXPECT_EQ(frame[13], 0x15);
-    EXPECT_EQ(frame[14] >> 4, 6);       // GRH IPVer
-    EXPECT_EQ(frame[14 + 6], 0x1b);     // NxtHdr: IBA transport
-    EXPECT_EQ(frame[14 + 7], 64);       // hop limit
+    EXPECT_EQ(frame[14] >> 4, 6);              // GRH IPVer
+    EXPECT_EQ(frame[14 + 6], 0x1b);            // NxtHdr: IBA transport
+    EXPECT_EQ(frame[14 + 7], 64);              // hop limit
     EXPECT_EQ(frame[14 + 5], 12 + 16 + 8 + 4); // PayLen: BTH through ICRC
     EXPECT_TRUE(std::equal(route.global.source_gid.begin(), route.global.source_gid.end(),
                            frame.begin() + 14 + 8));
