@@ -33,7 +33,8 @@ TEST(NicAdminQueue, QueryDeviceReportsTheLimits) {
   EXPECT_EQ(le(attr.caps), 0xfffu | ORNIC_CAP_FLUSH | ORNIC_CAP_ATOMIC_WRITE | ORNIC_CAP_UC |
                                ORNIC_CAP_MW | ORNIC_CAP_RESIZE | ORNIC_CAP_MCAST | ORNIC_CAP_XRC |
                                ORNIC_CAP_ODP | ORNIC_CAP_CQE_TIMESTAMP | ORNIC_CAP_DB_RECORD |
-                               ORNIC_CAP_CC | ORNIC_CAP_CQ_DB_RECORD);
+                               ORNIC_CAP_CC | ORNIC_CAP_CQ_DB_RECORD | ORNIC_CAP_ROCE_V1 |
+                               ORNIC_CAP_ROCE_VLAN);
   EXPECT_EQ(le(attr.max_fast_reg_pages), 512u);
   EXPECT_EQ(h.irqs.count(ORNIC_MSIX_VECTOR_ADMIN), 1u);
 }

@@ -37,11 +37,11 @@ TEST(NicRegisters, ResetValues) {
                 std::to_string(ORNIC_FW_VERSION_MINOR(fw)) + "." +
                 std::to_string(ORNIC_FW_VERSION_PATCH(fw)),
             version.substr(0, version.find_first_not_of("0123456789.")));
-  EXPECT_EQ(h.reg(ORNIC_REG_CAPS_LO), 0xfffu | ORNIC_CAP_FLUSH | ORNIC_CAP_ATOMIC_WRITE |
-                                          ORNIC_CAP_UC | ORNIC_CAP_MW | ORNIC_CAP_RESIZE |
-                                          ORNIC_CAP_MCAST | ORNIC_CAP_XRC | ORNIC_CAP_ODP |
-                                          ORNIC_CAP_CQE_TIMESTAMP | ORNIC_CAP_DB_RECORD |
-                                          ORNIC_CAP_CC | ORNIC_CAP_CQ_DB_RECORD);
+  EXPECT_EQ(h.reg(ORNIC_REG_CAPS_LO),
+            0xfffu | ORNIC_CAP_FLUSH | ORNIC_CAP_ATOMIC_WRITE | ORNIC_CAP_UC | ORNIC_CAP_MW |
+                ORNIC_CAP_RESIZE | ORNIC_CAP_MCAST | ORNIC_CAP_XRC | ORNIC_CAP_ODP |
+                ORNIC_CAP_CQE_TIMESTAMP | ORNIC_CAP_DB_RECORD | ORNIC_CAP_CC |
+                ORNIC_CAP_CQ_DB_RECORD | ORNIC_CAP_ROCE_V1 | ORNIC_CAP_ROCE_VLAN);
   EXPECT_EQ(h.reg(ORNIC_REG_CAPS_HI), 0u);
   EXPECT_EQ(h.reg(ORNIC_REG_DEV_CTRL), 0u);
   EXPECT_EQ(h.reg(ORNIC_REG_DEV_STATUS), 0u);
