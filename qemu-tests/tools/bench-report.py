@@ -314,6 +314,161 @@ def micro_markdown(micro):
     return "\n".join(lines)
 
 
+def read_floor(path):
+    """ornic-wake-floor's line ("wake_floor median_us M p99_us P ..."), or None."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                w = line.split()
+                if w and w[0] == "wake_floor":
+                    return {w[i]: float(w[i + 1]) for i in range(1, len(w) - 1, 2)}
+    except OSError:
+        pass
+    return None
+
+
+def event_report(run):
+    """ib_send_lat polled and event-driven per stack: every run's typical latency and the medians."""
+    path = os.path.join(run, "bench-event.tsv")
+    if not os.path.exists(path):
+        return None
+    stacks = {}
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            cols = line.rstrip("\n").split("\t")
+            if len(cols) < 5:
+                continue
+            stack, mode, rep, rc = cols[:4]
+            row = " ".join(" ".join(cols[4:]).split())
+            v = value_of("lat", row) if rc == "0" else None
+            runs = stacks.setdefault(stack, {}).setdefault(mode, [])
+            runs.append({"rep": int(rep), "exit": int(rc), "row": row, "value": v})
+    out = {}
+    for stack, modes in stacks.items():
+        out[stack] = {}
+        for mode, runs in modes.items():
+            vals = [r["value"] for r in runs if r["value"]]
+            out[stack][mode] = {"runs": runs, "valid": len(vals),
+                                "median": statistics.median(vals) if vals else None}
+    return out
+
+
+def cmtime_steps(path):
+    """cmtime's per-step table: {step: {column: value}}."""
+    steps, cols = {}, None
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            for line in f:
+                if line.startswith("step"):
+                    cols = line.split()[1:]
+                    continue
+                if cols is None or ":" not in line:
+                    continue
+                name, _, nums = line.partition(":")
+                try:
+                    vals = [float(x) for x in nums.split()]
+                except ValueError:
+                    continue
+                if len(vals) == len(cols):
+                    steps[name.strip()] = dict(zip(cols, vals))
+    except OSError:
+        pass
+    return steps
+
+
+def cm_report(run):
+    """cmtime and ucmatose per stack and connection count: wall time, connections/s, cmtime's steps."""
+    path = os.path.join(run, "bench-cm.tsv")
+    if not os.path.exists(path):
+        return None
+    rows = []
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            cols = line.rstrip("\n").split("\t")
+            if len(cols) < 6:
+                continue
+            tool, stack, n, rc, wall, log = cols[:6]
+            r = {"tool": tool, "stack": stack, "connections": int(n), "exit": int(rc),
+                 "wall_s": float(wall or 0), "log": log}
+            r["conn_per_s"] = r["connections"] / r["wall_s"] if rc == "0" and r["wall_s"] > 0 else None
+            if tool == "cmtime":
+                r["steps"] = cmtime_steps(os.path.join(run, log))
+                full = r["steps"].get("full connect", {}).get("total(us)")
+                if rc == "0" and full:
+                    r["connect_per_s"] = r["connections"] / (full / 1e6)
+            rows.append(r)
+    return rows
+
+
+def num(v, digits=3):
+    return "-" if v is None else f"{v:.{digits}g}"
+
+
+def usec(v):
+    return "-" if v is None else f"{v:.0f}"
+
+
+def latcm_markdown(report):
+    """The wake-up floor, event-driven against polled latency and the connection rates."""
+    lines = []
+    fl = report.get("floor") or {}
+    g, h = fl.get("guest"), fl.get("host")
+    if g or h:
+        lines.append("Wake-up floor (ornic-wake-floor: two processes ping-ponging over eventfds, "
+                     "blocking reads; one-way, median / p99):")
+        lines.append("")
+        lines.append("| | median us | p99 us |")
+        lines.append("| --- | --- | --- |")
+        for who, f in (("host", h), ("guest (TCG)", g)):
+            if f:
+                lines.append(f"| {who} | {num(f.get('median_us'))} | {num(f.get('p99_us'))} |")
+        lines.append("")
+    ev = report.get("event")
+    if ev:
+        unit = g.get("median_us") if g else None
+        lines.append("ib_send_lat 2 B, RC, typical latency, median of runs; polled against -e "
+                     "(sleeping on CQ events)" + (f"; x floor: in units of the guest's floor "
+                                                  f"({num(unit)} us)" if unit else "") + ":")
+        lines.append("")
+        lines.append("| stack | polled us | event us | polled x floor | event x floor | event - polled us |")
+        lines.append("| --- | --- | --- | --- | --- | --- |")
+        for k in [k for k in STACK_ORDER if k in ev] + sorted(set(ev) - set(STACK_ORDER)):
+            p = ev[k].get("poll", {}).get("median")
+            e = ev[k].get("event", {}).get("median")
+            lines.append(f"| {k} | {num(p)} | {num(e)} | {num(p / unit if p and unit else None)} | "
+                         f"{num(e / unit if e and unit else None)} | {num(e - p if e and p else None)} |")
+        o, r = ev.get("ornic", {}), ev.get("rxe", {})
+        ratios = []
+        for mode in ("poll", "event"):
+            a, b = o.get(mode, {}).get("median"), r.get(mode, {}).get("median")
+            ratios.append(num(a / b if a and b else None))
+        lines.append(f"| ornic/rxe | {ratios[0]} | {ratios[1]} | | | |")
+        lines.append("")
+    cm = report.get("cm")
+    if cm:
+        lines.append("rdma_cm connection setup (client wall time, process start included; cmtime's own "
+                     "rate from its 'full connect' total where printed):")
+        lines.append("")
+        lines.append("| tool | stack | connections | exit | wall s | conn/s (wall) | conn/s (cmtime) |")
+        lines.append("| --- | --- | --- | --- | --- | --- | --- |")
+        for r in cm:
+            lines.append(f"| {r['tool']} | {r['stack']} | {r['connections']} | {r['exit']} | "
+                         f"{r['wall_s']:.2f} | {num(r['conn_per_s'])} | {num(r.get('connect_per_s'))} |")
+        lines.append("")
+        steps = [r for r in cm if r["tool"] == "cmtime" and r.get("steps")]
+        if steps:
+            names = list(steps[0]["steps"])
+            lines.append("cmtime's steps, us per connection (client side):")
+            lines.append("")
+            lines.append("| step | " + " | ".join(f"{r['stack']} c{r['connections']}" for r in steps) + " |")
+            lines.append("| --- |" + " --- |" * len(steps))
+            for n in names:
+                lines.append(f"| {n} | " + " | ".join(usec(r["steps"].get(n, {}).get("us/conn"))
+                                                     for r in steps) + " |")
+            lines.append("")
+    return "\n".join(lines)
+
+
 def fmt(v, unit):
     if v is None:
         return "-"
@@ -402,10 +557,15 @@ def markdown(report):
         lines.append("")
     if report.get("micro"):
         lines.append(micro_markdown(report["micro"]))
+    extra = latcm_markdown(report)
+    if extra:
+        lines.append(extra)
     return "\n".join(lines)
 
 
 def plot(report, path):
+    if not report["mtus"]:
+        return  # no perftest matrix in this run: nothing to draw
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -507,6 +667,10 @@ def main():
         "points": [points[k] for k in order],
         "probe": probe_report(run, int(host.get("BENCH_PROBE_SECONDS") or 10) - 2),
         "micro": micro_report(run),
+        "floor": {"host": read_floor(os.path.join(run, "bench-floor-host.txt")),
+                  "guest": read_floor(os.path.join(run, "bench-floor.txt"))},
+        "event": event_report(run),
+        "cm": cm_report(run),
     }
     os.makedirs(res, exist_ok=True)
     with open(os.path.join(res, "bench.json"), "w", encoding="utf-8") as f:
