@@ -226,12 +226,32 @@ floor() {
 	echo "bench: guest $(cat /out/bench-floor.txt)"
 }
 
+# event_counters DEV...: the devices' doorbell writes (all, then work
+# queues'), EQEs and interrupts, summed: what an ornic message costs on the
+# event path.
+event_counters() {
+	local d f c v sums=(0 0 0 0) i
+	for d in "$@"; do
+		f=/tmp/evcounters-$d
+		rdma statistic show link "$d/1" >"$f" 2>&1
+		i=0
+		for c in db_writes db_wq_writes eqes interrupts; do
+			v=$(counter_value "$f" "$c")
+			sums[i]=$((sums[i] + ${v:-0}))
+			i=$((i + 1))
+		done
+	done
+	echo "${sums[*]}"
+}
+
 # event_lat: ib_send_lat polled and event-driven on each stack, the stacks
-# and modes taking turns.
+# and modes taking turns.  On ornic the devices' counters before and after
+# each run go to /out/bench-event-counters.tsv.
 event_lat() {
-	local reps=${BENCH_EVENT_REPS:-$REPS} rep k mode run rc row args ev
-	read -r -a args <<<"$(LAT_ITERS=${BENCH_EVENT_ITERS:-1000} perftest_args ib_send_lat 2 -c RC)"
+	local reps=${BENCH_EVENT_REPS:-$REPS} iters=${BENCH_EVENT_ITERS:-1000} rep k mode run rc row args ev before
+	read -r -a args <<<"$(LAT_ITERS=$iters perftest_args ib_send_lat 2 -c RC)"
 	: >/out/bench-event.tsv
+	: >/out/bench-event-counters.tsv
 	for ((rep = 1; rep <= reps; rep++)); do
 		for k in "${stacks[@]}"; do
 			for mode in poll event; do
@@ -240,10 +260,13 @@ event_lat() {
 				ev=()
 				[ "$mode" = poll ] || ev=(-e)
 				rc=0
+				[ "$k" != ornic ] || before=$(event_counters "$CDEV" "$SDEV")
 				cm_pair "$k" "$run" 18515 ib_send_lat -d "$SDEV" "${args[@]}" "${ev[@]}" -- \
 					-d "$CDEV" "${args[@]}" "${ev[@]}" "$SIP" || rc=$?
 				row=$(perftest_row "/out/$k-$run.client.log" | tr -s ' \t' ' ')
 				printf '%s\t%s\t%s\t%s\t%s\n' "$k" "$mode" "$rep" "$rc" "$row" >>/out/bench-event.tsv
+				[ "$k" != ornic ] || printf '%s\t%s\t%s\t%s\t%s\n' "$mode" "$rep" "$iters" "$before" \
+					"$(event_counters "$CDEV" "$SDEV")" >>/out/bench-event-counters.tsv
 				echo "bench: $(date +%T) $k ib_send_lat $mode #$rep: ${row:-no result (exit $rc)}"
 			done
 		done

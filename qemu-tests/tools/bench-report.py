@@ -344,12 +344,32 @@ def event_report(run):
             runs = stacks.setdefault(stack, {}).setdefault(mode, [])
             runs.append({"rep": int(rep), "exit": int(rc), "row": row, "value": v})
     out = {}
+    costs = {}
+    cpath = os.path.join(run, "bench-event-counters.tsv")
+    if os.path.exists(cpath):
+        with open(cpath, encoding="utf-8") as f:
+            for line in f:
+                cols = line.rstrip("\n").split("\t")
+                if len(cols) < 5:
+                    continue
+                try:
+                    iters = int(cols[2])
+                    before, after = [int(x) for x in cols[3].split()], [int(x) for x in cols[4].split()]
+                except ValueError:
+                    continue
+                # Two messages an iteration: the ping and the pong.
+                per = [(a - b) / (2 * iters) for a, b in zip(after, before)]
+                costs.setdefault(cols[0], []).append(
+                    dict(zip(("db_writes", "db_wq_writes", "eqes", "interrupts"), per)))
     for stack, modes in stacks.items():
         out[stack] = {}
         for mode, runs in modes.items():
             vals = [r["value"] for r in runs if r["value"]]
             out[stack][mode] = {"runs": runs, "valid": len(vals),
                                 "median": statistics.median(vals) if vals else None}
+            if stack == "ornic" and costs.get(mode):
+                c = costs[mode]
+                out[stack][mode]["per_message"] = {k: statistics.median(x[k] for x in c) for k in c[0]}
     return out
 
 
@@ -444,6 +464,19 @@ def latcm_markdown(report):
             ratios.append(num(a / b if a and b else None))
         lines.append(f"| ornic/rxe | {ratios[0]} | {ratios[1]} | | | |")
         lines.append("")
+        pm = {m: o.get(m, {}).get("per_message") for m in ("poll", "event")}
+        if any(pm.values()):
+            lines.append("ornic, both devices, per one-way message (device counters, medians of runs; "
+                         "connection set-up included):")
+            lines.append("")
+            lines.append("| | doorbell writes | of them WQ doorbells | EQEs | interrupts |")
+            lines.append("| --- | --- | --- | --- | --- |")
+            for m in ("poll", "event"):
+                if pm[m]:
+                    lines.append(f"| {m} | " + " | ".join(f"{pm[m][k]:.2f}" for k in
+                                                          ("db_writes", "db_wq_writes", "eqes", "interrupts"))
+                                 + " |")
+            lines.append("")
     cm = report.get("cm")
     if cm:
         lines.append("rdma_cm connection setup (client wall time, process start included; cmtime's own "
