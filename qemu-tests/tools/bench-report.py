@@ -374,26 +374,34 @@ def event_report(run):
 
 
 def cmtime_steps(path):
-    """cmtime's per-step table: {step: {column: value}}."""
-    steps, cols = {}, None
+    """cmtime's per-step tables: {"qp_conn" (connections with QPs) or "cm_conn" (rdma_cm alone):
+    {step: {column: value}}}."""
+    tables, cols, cur = {}, None, None
     try:
         with open(path, encoding="utf-8", errors="replace") as f:
             for line in f:
+                w = line.split()
+                if len(w) == 2 and w[0] in ("qp_conn", "cm_conn"):
+                    cur = tables.setdefault(w[0], {})
+                    continue
                 if line.startswith("step"):
-                    cols = line.split()[1:]
+                    cols = w[1:]
                     continue
-                if cols is None or ":" not in line:
+                if cur is None or cols is None:
                     continue
-                name, _, nums = line.partition(":")
-                try:
-                    vals = [float(x) for x in nums.split()]
-                except ValueError:
-                    continue
-                if len(vals) == len(cols):
-                    steps[name.strip()] = dict(zip(cols, vals))
+                name, vals = [], []
+                for x in w:
+                    try:
+                        vals.append(float(x))
+                    except ValueError:
+                        if vals:
+                            break
+                        name.append(x)
+                if name and len(vals) == len(cols):
+                    cur[" ".join(name)] = dict(zip(cols, vals))
     except OSError:
         pass
-    return steps
+    return tables
 
 
 def cm_report(run):
@@ -412,10 +420,12 @@ def cm_report(run):
                  "wall_s": float(wall or 0), "log": log}
             r["conn_per_s"] = r["connections"] / r["wall_s"] if rc == "0" and r["wall_s"] > 0 else None
             if tool == "cmtime":
-                r["steps"] = cmtime_steps(os.path.join(run, log))
-                full = r["steps"].get("full connect", {}).get("total(us)")
-                if rc == "0" and full:
-                    r["connect_per_s"] = r["connections"] / (full / 1e6)
+                r["tables"] = cmtime_steps(os.path.join(run, log))
+                r["steps"] = r["tables"].get("qp_conn", {})
+                for table, key in (("qp_conn", "connect_per_s"), ("cm_conn", "cm_connect_per_s")):
+                    full = r["tables"].get(table, {}).get("full connect", {}).get("total(us)")
+                    if rc == "0" and full:
+                        r[key] = r["connections"] / (full / 1e6)
             rows.append(r)
     return rows
 
@@ -479,24 +489,29 @@ def latcm_markdown(report):
             lines.append("")
     cm = report.get("cm")
     if cm:
-        lines.append("rdma_cm connection setup (client wall time, process start included; cmtime's own "
-                     "rate from its 'full connect' total where printed):")
+        lines.append("rdma_cm connection setup: connections/s over the client's wall time (process "
+                     "start, warm-up and teardown included), and cmtime's own 'full connect' time "
+                     "(all N connected, concurrently) with QPs and without:")
         lines.append("")
-        lines.append("| tool | stack | connections | exit | wall s | conn/s (wall) | conn/s (cmtime) |")
-        lines.append("| --- | --- | --- | --- | --- | --- | --- |")
+        lines.append("| tool | stack | connections | exit | wall s | conn/s (wall) | conn/s (cmtime, QPs) "
+                     "| conn/s (cmtime, no QPs) |")
+        lines.append("| --- | --- | --- | --- | --- | --- | --- | --- |")
         for r in cm:
             lines.append(f"| {r['tool']} | {r['stack']} | {r['connections']} | {r['exit']} | "
-                         f"{r['wall_s']:.2f} | {num(r['conn_per_s'])} | {num(r.get('connect_per_s'))} |")
+                         f"{r['wall_s']:.2f} | {num(r['conn_per_s'])} | {num(r.get('connect_per_s'))} | "
+                         f"{num(r.get('cm_connect_per_s'))} |")
         lines.append("")
         steps = [r for r in cm if r["tool"] == "cmtime" and r.get("steps")]
         if steps:
             names = list(steps[0]["steps"])
-            lines.append("cmtime's steps, us per connection (client side):")
+            lines.append("cmtime's steps with QPs, us per connection (client side; 'full connect' is the "
+                         "total for all N):")
             lines.append("")
             lines.append("| step | " + " | ".join(f"{r['stack']} c{r['connections']}" for r in steps) + " |")
             lines.append("| --- |" + " --- |" * len(steps))
             for n in names:
-                lines.append(f"| {n} | " + " | ".join(usec(r["steps"].get(n, {}).get("us/conn"))
+                col = "total(us)" if n == "full connect" else "us/conn"
+                lines.append(f"| {n} | " + " | ".join(usec(r["steps"].get(n, {}).get(col))
                                                      for r in steps) + " |")
             lines.append("")
     return "\n".join(lines)
