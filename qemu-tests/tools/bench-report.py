@@ -431,7 +431,9 @@ def cm_report(run):
 
 
 def num(v, digits=3):
-    return "-" if v is None else f"{v:.{digits}g}"
+    if v is None:
+        return "-"
+    return f"{v:.0f}" if abs(v) >= 10 ** digits else f"{v:.{digits}g}"
 
 
 def usec(v):
