@@ -12,7 +12,7 @@
 # nothing about ornic, so make check leaves it out (3 minutes of TCG time).
 # ORNIC_DATAPATH_KINDS="rxe" runs only the rxe half (to try the suite);
 # ORNIC_DATAPATH_TESTS="cm" only some parts (pingpongs perftests cm kverbs
-# nvmeof negative).
+# nvmeof rocev1 vlan negative).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=qemu-tests/testbed/lib.sh
@@ -81,9 +81,9 @@ if [[ " ${kinds[*]} " == *" ornic "* ]]; then
 		# tshark's only expected complaint is about running as root.
 		sed -i '/Running as user "root"/d' "$out/tshark.err"
 		if [ "$roce" -gt 0 ] && [ "$malformed" = 0 ] && [ ! -s "$out/tshark.err" ]; then
-			record PASS datapath/pcap-tshark "$roce RoCEv2 frames of $total decode in tshark, none malformed ($(( ${#heur[@]} / 2 )) payload heuristics off)"
+			record PASS datapath/pcap-tshark "$roce RoCE frames of $total decode in tshark, none malformed ($(( ${#heur[@]} / 2 )) payload heuristics off)"
 		else
-			record FAIL datapath/pcap-tshark "$roce RoCEv2 of $total frames, $malformed malformed/error (see $out/tshark-malformed.txt); $(head -c 300 "$out/tshark.err")"
+			record FAIL datapath/pcap-tshark "$roce RoCE of $total frames, $malformed malformed/error (see $out/tshark-malformed.txt); $(head -c 300 "$out/tshark.err")"
 		fi
 		# The checker first proves it catches a flipped bit.
 		# Its last line is the verdict (the lines before are the checks it ran).
@@ -97,6 +97,35 @@ if [[ " ${kinds[*]} " == *" ornic "* ]]; then
 			record PASS datapath/pcap-icrc-scapy "${line#PASS: }"
 		else
 			record FAIL datapath/pcap-icrc-scapy "$(echo "$line" | tail -n 3 | tr '\n' ' ')"
+		fi
+		# RoCE v1 (the rocev1 part): tshark's InfiniBand dissector under
+		# Ethertype 0x8915, and the ICRC by annex A16 from zlib, not ornic.
+		if [[ " ${ORNIC_DATAPATH_TESTS:-rocev1} " == *" rocev1 "* ]]; then
+			v1=$(tshark "${heur[@]}" -r "$pcap" -Y 'eth.type == 0x8915 && infiniband.bth' 2>/dev/null | wc -l)
+			v1bad=$(tshark "${heur[@]}" -r "$pcap" -Y 'eth.type == 0x8915 && (_ws.malformed || _ws.expert.severity == error || !infiniband.bth)' 2>/dev/null | wc -l)
+			if [ "$v1" -gt 0 ] && [ "$v1bad" = 0 ]; then
+				record PASS datapath/rocev1-pcap-tshark "$v1 RoCE v1 frames (Ethertype 0x8915) decode in tshark as GRH + BTH, none malformed"
+			else
+				record FAIL datapath/rocev1-pcap-tshark "$v1 RoCE v1 frames decoded, $v1bad malformed or without a BTH"
+			fi
+			v1icrc=$(echo "$line" | sed -n 's/.* \([0-9][0-9]*\) RoCE v1;.*/\1/p')
+			if [[ $line == PASS:* ]] && [ "${v1icrc:-0}" -gt 0 ]; then
+				record PASS datapath/rocev1-pcap-icrc "all $v1icrc RoCE v1 frames carry the annex A16 ICRC (zlib CRC-32 over the masked GRH, not ornic's code)"
+			else
+				record FAIL datapath/rocev1-pcap-icrc "${v1icrc:-no} RoCE v1 frames checked: $(echo "$line" | tail -n 1)"
+			fi
+		fi
+		# VLANs (the vlan part): tshark sees VLAN 42's tag on RoCE frames
+		# of both versions, every one with priority 5.
+		if [[ " ${ORNIC_DATAPATH_TESTS:-vlan} " == *" vlan "* ]]; then
+			tagged=$(tshark "${heur[@]}" -r "$pcap" -Y 'vlan.id == 42 && infiniband.bth' 2>/dev/null | wc -l)
+			tagged_v1=$(tshark "${heur[@]}" -r "$pcap" -Y 'vlan.id == 42 && vlan.etype == 0x8915 && infiniband.bth' 2>/dev/null | wc -l)
+			other=$(tshark "${heur[@]}" -r "$pcap" -Y 'vlan.id == 42 && infiniband.bth && vlan.priority != 5' 2>/dev/null | wc -l)
+			if [ "$tagged" -gt 0 ] && [ "$tagged_v1" -gt 0 ] && [ "$other" = 0 ]; then
+				record PASS datapath/vlan-pcap-tshark "$tagged RoCE frames tagged VLAN 42 ($tagged_v1 of them RoCE v1), every one with priority 5"
+			else
+				record FAIL datapath/vlan-pcap-tshark "$tagged RoCE frames on VLAN 42, $tagged_v1 v1, $other with another priority"
+			fi
 		fi
 		# Keep a bounded piece of the capture with the run's output.
 		tshark -r "$pcap" -c 2000 -w "$out/model0-head.pcap" 2>/dev/null

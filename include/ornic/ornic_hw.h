@@ -253,6 +253,19 @@ enum ornic_fatal_code {
  * link layer is ORNIC_LINK_LAYER_IB.
  */
 #define ORNIC_CAP_IB			ORNIC_BIT_ULL(24)
+/*
+ * RoCE v1 beside RoCE v2 (spec: roce.rst, "RoCE v1"): GID entries of type
+ * ORNIC_GID_TYPE_ROCE_V1, whose packets are Ethertype 0x8915 frames with a
+ * GRH in place of IP and UDP.  Ethernet ports only.
+ */
+#define ORNIC_CAP_ROCE_V1		ORNIC_BIT_ULL(25)
+/*
+ * RoCE over 802.1Q VLANs (spec: roce.rst, "VLANs"): GID entries with a VLAN
+ * ID (ORNIC_GID_FLAG_VLAN), tagged frames with the address vector's SL as
+ * the priority (PCP), and UD receives that report the tag
+ * (ORNIC_CQE_FLAG_VLAN).  Ethernet ports only.
+ */
+#define ORNIC_CAP_ROCE_VLAN		ORNIC_BIT_ULL(26)
 
 /* ------------------------------------------------------------------------
  * 4. Doorbells (spec: doorbells.rst).  Each 4 KiB page of BAR2 holds one
@@ -1160,7 +1173,10 @@ struct ornic_qp_attr {
 	__u8 traffic_class;
 	__u8 sq_draining;		/* QUERY only */
 	__u8 reserved0;
-	/* IB ports (infiniband.rst, "Address vectors"); 0 on Ethernet */
+	/*
+	 * IB ports (infiniband.rst, "Address vectors"); 0 on Ethernet but
+	 * for sl, there the priority (0..7) of a VLAN GID's frames
+	 */
 	__le16 dlid;
 	__u8 sl;			/* 0..15 */
 	__u8 src_path_bits;		/* below the port's LMC */
@@ -1271,7 +1287,10 @@ struct ornic_admin_create_ah {
 	__u8 traffic_class;
 	__u8 reserved0;
 	__le16 udp_sport;		/* 0 = device chooses */
-	/* IB ports (infiniband.rst, "Address vectors"); 0 on Ethernet */
+	/*
+	 * IB ports (infiniband.rst, "Address vectors"); 0 on Ethernet but
+	 * for sl, there the priority (0..7) of a VLAN GID's frames
+	 */
 	__le16 dlid;
 	__u8 sl;
 	__u8 src_path_bits;
@@ -1288,19 +1307,25 @@ ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_create_ah, dlid, 44);
 enum ornic_gid_type {
 	ORNIC_GID_TYPE_ROCE_V2_IPV4	= 1,	/* ::ffff:a.b.c.d */
 	ORNIC_GID_TYPE_ROCE_V2_IPV6	= 2,
+	ORNIC_GID_TYPE_ROCE_V1		= 3,	/* ORNIC_CAP_ROCE_V1; any GID */
 };
 
-/* ADD_GID (replaces the entry at index), DEL_GID (gid/type ignored). */
+/* The entry belongs to a VLAN device (ORNIC_CAP_ROCE_VLAN): vlan_id is set. */
+#define ORNIC_GID_FLAG_VLAN		ORNIC_BIT(0)
+
+/* ADD_GID (replaces the entry at index), DEL_GID (all but index zero). */
 struct ornic_admin_gid {
 	struct ornic_admin_hdr hdr;
 	__le32 index;
 	__u8 type;			/* enum ornic_gid_type */
-	__u8 reserved0[3];
+	__u8 flags;			/* ORNIC_GID_FLAG_* */
+	__le16 vlan_id;			/* 1..4094 with ORNIC_GID_FLAG_VLAN, else 0 */
 	__u8 gid[16];
 	__le32 reserved1[8];
 };
 
 ORNIC_HW_ASSERT_SIZE(struct ornic_admin_gid, 64);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_gid, vlan_id, 14);
 
 /*
  * ATTACH_MCAST / DETACH_MCAST (ORNIC_CAP_MCAST): add or remove UD QP qpn
@@ -1598,7 +1623,10 @@ struct ornic_wqe_av {
 	__u8 dgid[16];
 	__u8 dmac[6];
 	__le16 udp_sport;		/* 0 = device chooses */
-	/* IB ports (infiniband.rst, "Address vectors"); 0 on Ethernet */
+	/*
+	 * IB ports (infiniband.rst, "Address vectors"); 0 on Ethernet but
+	 * for sl, there the priority (0..7) of a VLAN GID's frames
+	 */
 	__le16 dlid;
 	__u8 sl;
 	__u8 src_path_bits;
@@ -1775,25 +1803,35 @@ enum ornic_cqe_status {
 #define ORNIC_CQE_FLAG_GRH		ORNIC_BIT(2)	/* UD: 40-byte GRH */
 #define ORNIC_CQE_FLAG_IPV4		ORNIC_BIT(3)	/* UD: GRH is IPv4 */
 #define ORNIC_CQE_FLAG_ETH_CSUM_OK	ORNIC_BIT(4)	/* ETH_RX */
+/* UD: the GRH area holds a RoCE v1 packet's own GRH (ORNIC_CAP_ROCE_V1). */
+#define ORNIC_CQE_FLAG_ROCE_V1		ORNIC_BIT(5)
 /* A receive from an XRC SRQ (ORNIC_CAP_XRC): src_qp holds its SRQN. */
 #define ORNIC_CQE_FLAG_XRC		ORNIC_BIT(6)
+/*
+ * UD: the packet came with an 802.1Q tag (ORNIC_CAP_ROCE_VLAN), whose TCI
+ * (PCP, DEI, VLAN ID) is vlan_tci_hi << 8 | src_qp bits 31..24.
+ */
+#define ORNIC_CQE_FLAG_VLAN		ORNIC_BIT(7)
 
 struct ornic_cqe {
 	__le64 wr_id;			/* ETH: descriptor index */
 	__le32 byte_len;
 	__be32 imm_data;		/* or invalidated rkey (le) with INV */
 	__le32 qpn;			/* ETH: ring id */
-	__le32 src_qp;			/* UD receive; SRQN with FLAG_XRC */
+	__le32 src_qp;			/* UD receive (bits 23..0); SRQN with
+					 * FLAG_XRC; bits 31..24: FLAG_VLAN
+					 */
 	__le16 wqe_index;		/* first block of the WQE, low 16 bits */
 	__u8 opcode;			/* enum ornic_cqe_opcode */
 	__u8 status;			/* enum ornic_cqe_status */
 	__u8 flags;			/* ORNIC_CQE_FLAG_* */
 	__u8 vendor_err;		/* enum ornic_vendor_err */
-	__u8 reserved;
+	__u8 vlan_tci_hi;		/* FLAG_VLAN: the TCI's high byte */
 	__u8 owner;			/* ORNIC_CQE_OWNER_PHASE; written last */
 };
 
 ORNIC_HW_ASSERT_SIZE(struct ornic_cqe, ORNIC_CQE_SIZE);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_cqe, vlan_tci_hi, 30);
 ORNIC_HW_ASSERT_OFFSET(struct ornic_cqe, wqe_index, 24);
 ORNIC_HW_ASSERT_OFFSET(struct ornic_cqe, owner, 31);
 

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 # Sets for the chosen pair: CDEV/SDEV (client/server ib_device), CIP/SIP and
-# CIP6/SIP6 (their addresses; the GIDs follow), NS (the server's netns).
+# CIP6/SIP6 (their addresses; the GIDs follow), NS (the server's netns), and
+# for ornic CND/SND (their netdevs).
 # shellcheck disable=SC2034 # the variables above are the interface
 # Guest-side helpers of the data-path suites (datapath.sh, demo.sh,
 # stock.sh): set up two ornic NICs or two rxe devices, each pair with its
@@ -37,6 +38,7 @@ setup_ornic_pair() {
 	read -r -a nds <<<"$(ornic_netdevs | tr '\n' ' ')"
 	read -r -a ibs <<<"$(ornic_ibdevs | tr '\n' ' ')"
 	NS=ornic CDEV=${ibs[0]} SDEV=${ibs[1]} CIP=10.0.0.1 SIP=10.0.0.2
+	CND=${nds[0]} SND=${nds[1]}
 	CIP6=fd00:0000:0000:0000:0000:0000:0000:0001 SIP6=fd00:0000:0000:0000:0000:0000:0000:0002
 	ip netns add "$NS"
 	ip link set "${nds[1]}" netns "$NS"
@@ -108,12 +110,13 @@ pair() {
 	return "$rc"
 }
 
-# perf_row KIND NAME TOOL ARGS...: run a perftest tool between the pair;
-# prints the parsed result row, status 1 when the tool failed.
+# perf_row KIND NAME TOOL ARGS...: run a perftest tool between the pair (on
+# the GIDs of type GID_TYPE, RoCE v2 unless set); prints the parsed result
+# row, status 1 when the tool failed.
 perf_row() {
 	local k=$1 name=$2 tool=$3 cg sg
 	shift 3
-	cg=$(gid_index "$CDEV" "$CIP") sg=$(gid_index "$SDEV" "$SIP")
+	cg=$(gid_index "$CDEV" "$CIP" "${GID_TYPE:-RoCE v2}") sg=$(gid_index "$SDEV" "$SIP" "${GID_TYPE:-RoCE v2}")
 	pair "$k" "$name" "$tool" -d "$SDEV" -x "$sg" -F "$@" -- -d "$CDEV" -x "$cg" -F "$@" || return 1
 	perftest_row "/out/$k-$name.client.log"
 }
@@ -164,9 +167,10 @@ cm_pair() {
 # connects to it: RDMA between the device and itself).  nvme-cli connects,
 # 8 MiB of random data go through the namespace with O_DIRECT and must come
 # back and be in the target's backing file; then the host disconnects.
+# The target listens on NVME_SVCID (default 4420).
 nvmeof() {
 	local k=$1 cfs=/sys/kernel/config/nvmet nqn=nqn.2026-11.org.ornic:test-$1
-	local img=/tmp/nvmet-$1.img port sub dev="" b hostnqn rc=0
+	local img=/tmp/nvmet-$1.img port sub dev="" b hostnqn rc=0 svc=${NVME_SVCID:-4420}
 	port=$cfs/ports/$((${#k} + 10)) sub=$cfs/subsystems/$nqn
 	if ! modprobe nvmet || ! modprobe nvmet-rdma || ! modprobe nvme-rdma; then
 		fail "$k/nvmeof" "modprobe nvmet/nvmet-rdma/nvme-rdma failed"
@@ -177,13 +181,13 @@ nvmeof() {
 		! mkdir "$sub/namespaces/1" || ! echo "$img" >"$sub/namespaces/1/device_path" ||
 		! echo 1 >"$sub/namespaces/1/buffered_io" || ! echo 1 >"$sub/namespaces/1/enable" ||
 		! mkdir "$port" || ! echo rdma >"$port/addr_trtype" || ! echo ipv4 >"$port/addr_adrfam" ||
-		! echo "$CIP" >"$port/addr_traddr" || ! echo 4420 >"$port/addr_trsvcid" ||
+		! echo "$CIP" >"$port/addr_traddr" || ! echo "$svc" >"$port/addr_trsvcid" ||
 		! ln -s "$sub" "$port/subsystems/$nqn"; then
 		fail "$k/nvmeof" "nvmet configfs setup failed: $(dmesg | tail -n 3 | tr '\n' ' ')"
 		return
 	fi
 	hostnqn=nqn.2014-08.org.nvmexpress:uuid:$(cat /proc/sys/kernel/random/uuid)
-	if ! timeout 120 nvme connect -t rdma -a "$CIP" -s 4420 -n "$nqn" --hostnqn="$hostnqn" \
+	if ! timeout 120 nvme connect -t rdma -a "$CIP" -s "$svc" -n "$nqn" --hostnqn="$hostnqn" \
 		>"/out/$k-nvme-connect.log" 2>&1; then
 		fail "$k/nvmeof" "nvme connect: $(tail -n 2 "/out/$k-nvme-connect.log" | tr '\n' ' ') $(dmesg | tail -n 3 | tr '\n' ' ')"
 		rc=1

@@ -8,7 +8,8 @@
 # over an IPv6 GID), ibv_uc_pingpong, ibv_ud_pingpong, ibv_srq_pingpong,
 # ibv_xsrq_pingpong (XRC; a SKIP on devices without XRC, such as rxe), perftest
 # send/write/read/atomic bandwidth and latency, rdma_cm tools (rping,
-# ucmatose, udaddy, mckey, ib_send_bw -R) and the negative test
+# ucmatose, udaddy, mckey, ib_send_bw -R), RoCE v1 and VLANs (ornic only)
+# and the negative test
 # (TOOLDIR/datapath-neg).  Parsed perftest rows go to /out/perf.txt as
 # "KIND TEST ROW..." for the host to compare.
 # The test groups below are called through "$t" (TESTS).
@@ -173,6 +174,154 @@ kverbs() {
 	fi
 }
 
+# roce_mode DEV MODE: rdma_cm's default RoCE version for DEV's port 1
+# ("IB/RoCE v1" or "RoCE v2"), set in its configfs directory and read back.
+roce_mode() {
+	local d=/sys/kernel/config/rdma_cm/$1 m
+	[ -d "$d" ] || mkdir "$d" || return 1
+	echo "$2" >"$d/ports/1/default_roce_mode" || return 1
+	read -r m <"$d/ports/1/default_roce_mode" && [ "$m" = "$2" ]
+}
+
+# rocev1 KIND: RoCE v1 beside RoCE v2 (roce.rst, "RoCE v1").  The kernel
+# gives each address a v1 GID next to its v2 one; the pingpongs, perftest
+# and, with rdma_cm's default_roce_mode set to v1, rping, ib_send_bw -R and
+# NVMe-oF run on them.  A v1 QP facing a v2 QP is refused by it as a real
+# NIC's is: the client's retries run out (an error completion, counted as
+# peer mismatches at the server) and nothing stays stuck.  The host checks
+# the capture's v1 frames (check-datapath.sh).
+rocev1() {
+	local k=$1 cg sg sg2 rc=0 before after
+	modprobe rdma_cm
+	cg=$(gid_index "$CDEV" "$CIP" "IB/RoCE v1") sg=$(gid_index "$SDEV" "$SIP" "IB/RoCE v1")
+	if [ -z "$cg" ] || [ -z "$sg" ]; then
+		fail "$k/rocev1-gids" "no IB/RoCE v1 GID for $CIP/$SIP: $(grep -s . /sys/class/infiniband/"$CDEV"/ports/1/gid_attrs/types/* | head -n 6 | tr '\n' ' ')"
+		return
+	fi
+	pass "$k/rocev1-gids" "$CDEV GID $cg and $SDEV GID $sg are IB/RoCE v1 (v2: $(gid_index "$CDEV" "$CIP"), $(gid_index "$SDEV" "$SIP"))"
+	if pair "$k" rc_pingpong_v1 ibv_rc_pingpong -d "$SDEV" -g "$sg" -c -n 100 -s 4096 -- \
+		-d "$CDEV" -g "$cg" -c -n 100 -s 4096; then
+		pass "$k/rocev1-rc_pingpong" "100 x 4096 B over RoCE v1 GIDs ($cg -> $sg), data checked"
+	else
+		fail "$k/rocev1-rc_pingpong" "$(tail_of "$k-rc_pingpong_v1")"
+	fi
+	if pair "$k" ud_pingpong_v1 ibv_ud_pingpong -d "$SDEV" -g "$sg" -c -n 100 -s 512 -- \
+		-d "$CDEV" -g "$cg" -c -n 100 -s 512; then
+		pass "$k/rocev1-ud_pingpong" "100 x 512 B of UD over RoCE v1, data checked"
+	else
+		fail "$k/rocev1-ud_pingpong" "$(tail_of "$k-ud_pingpong_v1")"
+	fi
+	GID_TYPE="IB/RoCE v1" perf "$k" rocev1-write_bw_64k ib_write_bw -s 65536 -n "$ITERS" --report_gbits
+	GID_TYPE="IB/RoCE v1" perf "$k" rocev1-send_lat_2b ib_send_lat -s 2 -n "$ITERS"
+
+	# rdma_cm on v1: both devices default to it, then back to v2.
+	if ! roce_mode "$CDEV" "IB/RoCE v1" || ! roce_mode "$SDEV" "IB/RoCE v1"; then
+		fail "$k/rocev1-cm-mode" "cannot set default_roce_mode to IB/RoCE v1"
+	else
+		pass "$k/rocev1-cm-mode" "rdma_cm default_roce_mode of $CDEV and $SDEV reads IB/RoCE v1"
+		if cm_pair "$k" rping_v1 7475 rping -s -a "$SIP" -p 7475 -V -C 50 -S 4096 -- \
+			-c -a "$SIP" -p 7475 -V -C 50 -S 4096; then
+			pass "$k/rocev1-cm_rping" "50 pings of 4096 B over an rdma_cm connection on RoCE v1, every byte verified"
+		else
+			fail "$k/rocev1-cm_rping" "$(tail_of "$k-rping_v1")"
+		fi
+		if cm_pair "$k" cm_send_bw_v1 18515 ib_send_bw -d "$SDEV" -R -F -s 65536 -n 100 --report_gbits -- \
+			-d "$CDEV" -R -F -s 65536 -n 100 --report_gbits "$SIP" &&
+			[ -n "$(perftest_row "/out/$k-cm_send_bw_v1.client.log")" ]; then
+			pass "$k/rocev1-cm_send_bw" "ib_send_bw -R on RoCE v1: $(perftest_row "/out/$k-cm_send_bw_v1.client.log")"
+		else
+			fail "$k/rocev1-cm_send_bw" "$(tail_of "$k-cm_send_bw_v1")"
+		fi
+		NVME_SVCID=4421 nvmeof "$k-rocev1"
+	fi
+	if ! roce_mode "$CDEV" "RoCE v2" || ! roce_mode "$SDEV" "RoCE v2"; then
+		fail "$k/rocev1-cm-mode-back" "cannot set default_roce_mode back to RoCE v2"
+	fi
+
+	# A v1 client against a v2 server QP.
+	sg2=$(gid_index "$SDEV" "$SIP")
+	before=$(rdma statistic show link "$SDEV/1" | tr ' ' '\n' | grep -A1 -x rx_peer_mismatch | tail -n 1)
+	ip netns exec "$NS" timeout 60 ibv_rc_pingpong -d "$SDEV" -g "$sg2" -n 5 -s 64 \
+		>"/out/$k-rocev1-mismatch.server.log" 2>&1 &
+	local spid=$!
+	if wait_listen "$NS" 18515; then
+		timeout 60 ibv_rc_pingpong -d "$CDEV" -g "$cg" -n 5 -s 64 "$SIP" \
+			>"/out/$k-rocev1-mismatch.client.log" 2>&1 || rc=$?
+	fi
+	kill "$spid" 2>/dev/null
+	wait "$spid" 2>/dev/null
+	after=$(rdma statistic show link "$SDEV/1" | tr ' ' '\n' | grep -A1 -x rx_peer_mismatch | tail -n 1)
+	if [ "$rc" != 0 ] && [ "$rc" != 124 ] &&
+		grep -qi 'retry' "/out/$k-rocev1-mismatch.client.log" &&
+		[ "${after:-0}" -gt "${before:-0}" ]; then
+		pass "$k/rocev1-to-v2-refused" "v1 QP against a v2 QP: $(grep -m1 -i 'retry' "/out/$k-rocev1-mismatch.client.log"); server rx_peer_mismatch $before -> $after"
+	else
+		fail "$k/rocev1-to-v2-refused" "client exit $rc, rx_peer_mismatch ${before:-?} -> ${after:-?}: $(tail -n 3 "/out/$k-rocev1-mismatch.client.log" | tr '\n' ' ')"
+	fi
+	if pair "$k" rc_pingpong_after_v1 ibv_rc_pingpong -d "$SDEV" -g "$sg" -c -n 20 -s 1024 -- \
+		-d "$CDEV" -g "$cg" -c -n 20 -s 1024; then
+		pass "$k/rocev1-after-mismatch" "a new v1 pair works after the refused one"
+	else
+		fail "$k/rocev1-after-mismatch" "$(tail_of "$k-rc_pingpong_after_v1")"
+	fi
+}
+
+# vlan KIND: RoCE over an 802.1Q VLAN (roce.rst, "VLANs"): a VLAN device on
+# each port's netdev (VLAN 42, egress priority 5), whose addresses get GIDs
+# of their own; RC and UD pingpongs on them with SL 5 (RoCEv2 and v1), and
+# rping over rdma_cm, whose CM datagrams must come back with their tag for
+# the core to find the VLAN's GID.  The host checks the capture's tags.
+vlan() {
+	local k=$1 cg sg cg1 sg1 cv=10.42.0.1 sv=10.42.0.2
+	if ! ip link add link "$CND" name "$CND.42" type vlan id 42 egress-qos-map 0:5 ||
+		! ip addr add "$cv/24" dev "$CND.42" || ! ip link set "$CND.42" up ||
+		! ip netns exec "$NS" ip link add link "$SND" name "$SND.42" type vlan id 42 egress-qos-map 0:5 ||
+		! ip netns exec "$NS" ip addr add "$sv/24" dev "$SND.42" ||
+		! ip netns exec "$NS" ip link set "$SND.42" up; then
+		fail "$k/vlan-setup" "cannot create VLAN 42 on $CND/$SND"
+		return
+	fi
+	if ! wait_gid "$CDEV" "$cv" || ! wait_gid "$SDEV" "$sv"; then
+		fail "$k/vlan-gids" "no GIDs for $cv/$sv"
+		return
+	fi
+	cg=$(gid_index "$CDEV" "$cv") sg=$(gid_index "$SDEV" "$sv")
+	cg1=$(gid_index "$CDEV" "$cv" "IB/RoCE v1") sg1=$(gid_index "$SDEV" "$sv" "IB/RoCE v1")
+	local nd
+	read -r nd <"/sys/class/infiniband/$CDEV/ports/1/gid_attrs/ndevs/$cg"
+	if [ "$nd" = "$CND.42" ] && [ -n "$cg1" ] && [ -n "$sg1" ]; then
+		pass "$k/vlan-gids" "$CDEV GIDs $cg (v2) and $cg1 (v1) on $nd, $SDEV GIDs $sg and $sg1"
+	else
+		fail "$k/vlan-gids" "GID $cg on '$nd', v1 GIDs '$cg1' '$sg1'"
+	fi
+	if SIP=$sv pair "$k" vlan_rc_pingpong ibv_rc_pingpong -d "$SDEV" -g "$sg" -l 5 -c -n 100 -s 4096 -- \
+		-d "$CDEV" -g "$cg" -l 5 -c -n 100 -s 4096; then
+		pass "$k/vlan-rc_pingpong" "100 x 4096 B over VLAN 42 GIDs with SL 5, data checked"
+	else
+		fail "$k/vlan-rc_pingpong" "$(tail_of "$k-vlan_rc_pingpong")"
+	fi
+	if SIP=$sv pair "$k" vlan_ud_pingpong ibv_ud_pingpong -d "$SDEV" -g "$sg" -l 5 -c -n 100 -s 512 -- \
+		-d "$CDEV" -g "$cg" -l 5 -c -n 100 -s 512; then
+		pass "$k/vlan-ud_pingpong" "100 x 512 B of UD over VLAN 42, data checked"
+	else
+		fail "$k/vlan-ud_pingpong" "$(tail_of "$k-vlan_ud_pingpong")"
+	fi
+	if SIP=$sv pair "$k" vlan_v1_pingpong ibv_rc_pingpong -d "$SDEV" -g "$sg1" -l 5 -c -n 100 -s 4096 -- \
+		-d "$CDEV" -g "$cg1" -l 5 -c -n 100 -s 4096; then
+		pass "$k/vlan-rocev1-rc_pingpong" "100 x 4096 B of RoCE v1 over VLAN 42, data checked"
+	else
+		fail "$k/vlan-rocev1-rc_pingpong" "$(tail_of "$k-vlan_v1_pingpong")"
+	fi
+	if cm_pair "$k" vlan_rping 7476 rping -s -a "$sv" -p 7476 -V -C 50 -S 4096 -- \
+		-c -a "$sv" -p 7476 -V -C 50 -S 4096; then
+		pass "$k/vlan-cm_rping" "50 pings of 4096 B over rdma_cm on VLAN 42, every byte verified"
+	else
+		fail "$k/vlan-cm_rping" "$(tail_of "$k-vlan_rping")"
+	fi
+	ip link del "$CND.42"
+	ip netns exec "$NS" ip link del "$SND.42"
+}
+
 # device_counters DEV: after all the traffic above, the device's own counters
 # (rdma statistic, read from the device) show RoCE packets and bytes both ways
 # and no frame dropped for its ICRC or headers.
@@ -196,11 +345,15 @@ for kind in "$@"; do
 		continue
 	fi
 	pass "$kind/setup" "$CDEV <-> $SDEV (server in netns $NS)"
-	for t in ${TESTS:-pingpongs perftests cm kverbs nvmeof negative}; do
+	for t in ${TESTS:-pingpongs perftests cm kverbs nvmeof rocev1 vlan negative}; do
 		# rxe (7.3) completes a SEND with a bad lkey as WR_FLUSH_ERR,
 		# not LOC_PROT_ERR; its remote-access cases pass (tried), but
 		# the suite judges only ornic.
 		[ "$t" = negative ] && [ "$kind" != ornic ] && continue
+		# rxe speaks RoCE v2 only; VLANs are checked on ornic here.
+		if [ "$kind" != ornic ] && { [ "$t" = rocev1 ] || [ "$t" = vlan ]; }; then
+			continue
+		fi
 		"$t" "$kind"
 	done
 	for d in "$CDEV" "$SDEV"; do

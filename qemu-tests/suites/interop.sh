@@ -12,8 +12,10 @@
 # then a subset at MTU 9000 (RoCE path MTU 4096).  Finally both stacks'
 # error counters: ornic's (rdma statistic) and the kernel UDP stack's under
 # rxe (nstat) must show no ICRC or checksum error, and rxe's must show the
-# ECT(0) and CE-marked packets ornic's link sent it.
-# TESTS="pingpongs perftests cm jumbo" (the default) selects parts; the
+# ECT(0) and CE-marked packets ornic's link sent it.  The vlan part runs the
+# RC and UD pingpongs both ways over VLAN 42 (a VLAN device on each side; rxe
+# takes the GIDs of its netdev's VLAN device as ornic does).
+# TESTS="pingpongs perftests cm vlan jumbo" (the default) selects parts; the
 # groups are called through "$t".
 # shellcheck disable=SC2317,SC2329
 set -uo pipefail
@@ -62,6 +64,28 @@ perftests() {
 }
 
 # jumbo: MTU 9000 on both netdevs (RoCE path MTU 4096), a subset both ways.
+# vlan: over VLAN 42, whose devices the first call creates (ornic's here,
+# the virtio-net's in the rxe namespace), both ends with SL 3.
+vlan() {
+	local ov=10.42.2.1 rv=10.42.2.2
+	if ! ip link show "$OND.42" >/dev/null 2>&1; then
+		if ! ip link add link "$OND" name "$OND.42" type vlan id 42 ||
+			! ip addr add "$ov/24" dev "$OND.42" || ! ip link set "$OND.42" up ||
+			! ip netns exec "$RNS" ip link add link "$VND" name "$VND.42" type vlan id 42 ||
+			! ip netns exec "$RNS" ip addr add "$rv/24" dev "$VND.42" ||
+			! ip netns exec "$RNS" ip link set "$VND.42" up ||
+			! wait_gid "$ODEV" "$ov" || ! at "$RNS" wait_gid rxe0 "$rv"; then
+			fail "$DIR/vlan-setup" "VLAN 42 on $OND/$VND or its GIDs: $(dmesg | tail -n 2 | tr '\n' ' ')"
+			return
+		fi
+	fi
+	local cip=$CIP sip=$SIP
+	if [ "$DIR" = ornic-rxe ]; then CIP=$ov SIP=$rv; else CIP=$rv SIP=$ov; fi
+	pingpong vlan_rc_pingpong ibv_rc_pingpong 4 "50 x 4096 B over VLAN 42 with SL 3, data checked" -c -n 50 -s 4096 -l 3
+	pingpong vlan_ud_pingpong ibv_ud_pingpong 4 "50 x 512 B of UD over VLAN 42, data checked" -c -n 50 -s 512 -l 3
+	CIP=$cip SIP=$sip
+}
+
 set_mtu() { # set_mtu MTU
 	ip link set "$OND" mtu "$1" && ip netns exec "$RNS" ip link set "$VND" mtu "$1"
 }
@@ -198,7 +222,7 @@ ecn() {
 # Status 1 only when the suite could not run: each tool has its own line,
 # and the host's line for this guest judges the kernel log.
 setup || exit 1
-tests=${TESTS:-pingpongs perftests cm jumbo}
+tests=${TESTS:-pingpongs perftests cm vlan jumbo}
 for d in ornic-rxe rxe-ornic; do
 	direction "$d"
 	for t in $tests; do

@@ -25,24 +25,26 @@ counter_value() { # counter_value FILE NAME
 	awk -v n="$2" '{ for (i = 1; i < NF; i++) if ($i == n) { print $(i + 1); exit } }' "$1"
 }
 
-# gid_index DEV IP: the index of DEV's port-1 RoCE v2 GID for IPv4 address IP.
+# gid_index DEV IP [TYPE]: the index of DEV's port-1 GID of TYPE (sysfs
+# gid_attrs/types: "RoCE v2", the default, or "IB/RoCE v1") for IPv4 address IP.
 gid_index() {
 	local ip=$2 a b c d
 	IFS=. read -r a b c d <<<"$ip"
-	gid_index_of "$1" "$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' "$a" "$b" "$c" "$d")"
+	gid_index_of "$1" "$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' "$a" "$b" "$c" "$d")" "${3:-RoCE v2}"
 }
 
-# gid_index_of DEV GID: the index of DEV's RoCE v2 GID that reads GID (the
-# sysfs form, e.g. fd00:0000:...:0001).  Indices in order and no process per
-# entry: rxe has 1024 of them, which cost 40 s of forks under TCG.
+# gid_index_of DEV GID [TYPE]: the index of DEV's GID of TYPE (default RoCE
+# v2) that reads GID (the sysfs form, e.g. fd00:0000:...:0001).  Indices in
+# order and no process per entry: rxe has 1024 of them, which cost 40 s of
+# forks under TCG.
 gid_index_of() {
-	local dir=/sys/class/infiniband/$1/ports/1 want=$2 i gid type
+	local dir=/sys/class/infiniband/$1/ports/1 want=$2 wtype=${3:-RoCE v2} i gid type
 	for ((i = 0; ; i++)); do
 		[ -e "$dir/gids/$i" ] || return 1
 		read -r gid 2>/dev/null <"$dir/gids/$i" || continue
 		[ "$gid" = "$want" ] || continue
 		read -r type 2>/dev/null <"$dir/gid_attrs/types/$i" || continue
-		[ "$type" = "RoCE v2" ] && { echo "$i"; return 0; }
+		[ "$type" = "$wtype" ] && { echo "$i"; return 0; }
 	done
 }
 

@@ -72,7 +72,9 @@ uint64_t NicCore::caps() const {
   if (!ib.enabled)
     return limits::kCaps;
   // No Ethernet function, no IP GIDs, no ECN/DCQCN on an InfiniBand port.
-  return (limits::kCaps & ~(ORNIC_CAP_ETH | ORNIC_CAP_IPV6_GID | ORNIC_CAP_CC)) | ORNIC_CAP_IB;
+  return (limits::kCaps & ~(ORNIC_CAP_ETH | ORNIC_CAP_IPV6_GID | ORNIC_CAP_CC | ORNIC_CAP_ROCE_V1 |
+                            ORNIC_CAP_ROCE_VLAN)) |
+         ORNIC_CAP_IB;
 }
 
 void NicCore::set_ib_port_state(uint8_t state) {

@@ -175,8 +175,12 @@ private:
 // the InfiniBand ones in range (the path bits are cut to the LMC when a packet is sent).
 template <typename Av>
 bool av_fields_valid(const NicCore& core, const Av& av) {
-  if (!core.is_ib())
-    return ib_av_fields_zero(av);
+  // Ethernet: the SL is the priority of a VLAN GID's frames (roce.rst, "VLANs"), 0..7.
+  if (!core.is_ib()) {
+    Av without_sl = av;
+    without_sl.sl = 0;
+    return av.sl <= 7 && ib_av_fields_zero(without_sl);
+  }
   constexpr uint8_t kMaxStaticRate = 0x3f;
   return av.reserved2 == 0 && av.sl <= 15 && av.src_path_bits < 0x80 &&
          (av.av_flags & ~ORNIC_AV_FLAG_GRH) == 0 && av.static_rate <= kMaxStaticRate &&

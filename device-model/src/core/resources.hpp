@@ -115,6 +115,7 @@ struct AddressHandle {
 struct GidEntry {
   ornic_gid_type type = ORNIC_GID_TYPE_ROCE_V2_IPV4;
   std::array<uint8_t, 16> gid{};
+  std::optional<uint16_t> vlan_id = std::nullopt; // the entry's 802.1Q VLAN (roce.rst, "VLANs")
 };
 
 struct EthRing {

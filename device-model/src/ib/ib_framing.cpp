@@ -250,7 +250,8 @@ iba::ReceiveOrigin IbFraming::origin_of(const iba::ReceivedPacket& packet) const
       .slid = packet.route.local.source_lid,
       .pkey_index = packet.pkey_index,
       .sl = packet.route.local.service_level,
-      .dlid_path_bits = static_cast<uint8_t>(packet.route.local.destination_lid & below_lmc)};
+      .dlid_path_bits = static_cast<uint8_t>(packet.route.local.destination_lid & below_lmc),
+      .vlan_tci = std::nullopt};
 }
 
 bool IbFraming::build_congestion_notification(const iba::Route&, uint32_t,

@@ -96,7 +96,8 @@ bool plan_packet(const iba::TransportHeaders& headers, bool global, size_t paylo
                         .pad_count = pad_count,
                         .network_kind = global ? kGlobalPacket : kLocalPacket,
                         .network_header_bytes = network_bytes,
-                        .network_payload_bytes = packet_bytes};
+                        .network_payload_bytes = packet_bytes,
+                        .link_header_bytes = 0};
   return true;
 }
 

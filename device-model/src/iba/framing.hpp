@@ -1,8 +1,8 @@
 // How the IB transport reaches a fabric: the one interface between the transport engine
 // (rdma/), which speaks BTH, PSNs and ACKs, and a framing that wraps those packets for a
-// link and unwraps what arrives. RoCEv2 (roce/roce_v2_framing.hpp) puts them in Ethernet,
-// IP and UDP; InfiniBand framing would put them behind an LRH (and a GRH when the route is
-// global); RoCEv1 behind Ethernet and a GRH. The engine holds a Framing& and never learns
+// link and unwraps what arrives. RoCE (roce/roce_framing.hpp) puts them in Ethernet, IP
+// and UDP (v2) or behind a GRH (v1); InfiniBand framing (ib/ib_framing.hpp) behind an LRH
+// (and a GRH when the route is global). The engine holds a Framing& and never learns
 // which: it fills a packet's transport headers and has the framing route, plan, write and
 // seal it; it has the framing parse what arrives and answer the questions only the fabric
 // can (is this a group, is it this port, is it the QP's peer, what GRH does a UD receiver
@@ -14,6 +14,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -56,6 +57,11 @@ struct EthernetRoute {
   std::array<uint8_t, 6> source_mac{};
   // The flow's entropy for ECMP: RoCEv2's UDP source port.
   uint16_t flow_entropy = 0;
+  // RoCE v1: the GRH straight in Ethernet (the source GID entry's type picks it).
+  bool roce_v1 = false;
+  // An 802.1Q tag (the source GID entry's VLAN) and the priority it carries.
+  std::optional<uint16_t> vlan_id = std::nullopt;
+  uint8_t priority = 0;
   bool operator==(const EthernetRoute&) const = default;
 };
 
@@ -105,6 +111,7 @@ struct FramePlan {
   uint8_t network_kind = 0;         // the framing's own
   size_t network_header_bytes = 0;  // the framing's own
   size_t network_payload_bytes = 0; // the framing's own
+  size_t link_header_bytes = 0;     // the framing's own (RoCE: Ethernet and a VLAN tag)
 };
 
 // The 40 bytes a UD receive buffer starts with (IBA 11.4.1.1): the GRH as received, an
@@ -113,7 +120,8 @@ struct FramePlan {
 struct UdGrh {
   std::array<uint8_t, 40> bytes{};
   bool present = false;
-  bool ipv4 = false; // RoCEv2 over IPv4 (ORNIC_CQE_FLAG_IPV4)
+  bool ipv4 = false;    // RoCEv2 over IPv4 (ORNIC_CQE_FLAG_IPV4)
+  bool roce_v1 = false; // a RoCE v1 packet's own GRH (ORNIC_CQE_FLAG_ROCE_V1)
 };
 
 class Framing {

@@ -177,23 +177,46 @@ AdminResult AdminCommands::destroy_ah(const ornic_admin_destroy& c) {
 }
 
 AdminResult AdminCommands::add_gid(const ornic_admin_gid& c) {
-  if (!field_is_zero(c.reserved0) || !field_is_zero(c.reserved1))
+  if (!field_is_zero(c.reserved1) || (c.flags & ~ORNIC_GID_FLAG_VLAN) != 0)
+    return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);
+  // VLAN IDs 1..4094 (0 tags a priority only, 4095 is reserved), only with the flag.
+  const uint16_t vlan_id = le(c.vlan_id);
+  const bool tagged = (c.flags & ORNIC_GID_FLAG_VLAN) != 0;
+  if (tagged ? ((core_.caps() & ORNIC_CAP_ROCE_VLAN) == 0 || vlan_id == 0 || vlan_id >= 0xfff)
+             : vlan_id != 0)
     return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);
   const uint32_t index = le(c.index);
   if (index >= limits::kGidTableSize)
     return admin_status(ORNIC_ADMIN_STATUS_BAD_HANDLE);
+  // A RoCEv2 entry's form picks its IP family; a RoCE v1 entry's GRH carries either form.
   const bool v4 = is_ipv4_mapped(c.gid);
-  if (c.type == ORNIC_GID_TYPE_ROCE_V2_IPV4 ? !v4 : (c.type != ORNIC_GID_TYPE_ROCE_V2_IPV6 || v4))
+  bool valid = false;
+  switch (c.type) {
+  case ORNIC_GID_TYPE_ROCE_V2_IPV4:
+    valid = v4;
+    break;
+  case ORNIC_GID_TYPE_ROCE_V2_IPV6:
+    valid = !v4;
+    break;
+  case ORNIC_GID_TYPE_ROCE_V1:
+    valid = (core_.caps() & ORNIC_CAP_ROCE_V1) != 0;
+    break;
+  default:
+    break;
+  }
+  if (!valid)
     return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);
   GidEntry entry;
   entry.type = static_cast<ornic_gid_type>(c.type);
+  if (tagged)
+    entry.vlan_id = vlan_id;
   std::copy(std::begin(c.gid), std::end(c.gid), entry.gid.begin());
   core_.resources.gids[index] = entry;
   return admin_ok();
 }
 
 AdminResult AdminCommands::del_gid(const ornic_admin_gid& c) {
-  if (!field_is_zero(c.reserved0) || !field_is_zero(c.reserved1) || c.type != 0 ||
+  if (c.flags != 0 || c.vlan_id != 0 || !field_is_zero(c.reserved1) || c.type != 0 ||
       !field_is_zero(c.gid))
     return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);
   const uint32_t index = le(c.index);

@@ -8,7 +8,7 @@
 #include "ib/ib_framing.hpp"
 #include "port/port.hpp"
 #include "rdma/transport_engine.hpp"
-#include "roce/roce_v2_framing.hpp"
+#include "roce/roce_framing.hpp"
 
 namespace ornic {
 namespace {
@@ -41,7 +41,7 @@ void set_up_ib_port(NicCore& core, const NicConfig& config) {
 // The framing of the port's link layer; an InfiniBand port's identity is set up first.
 std::unique_ptr<iba::Framing> make_framing(NicCore& core, const NicConfig& config) {
   if (config.link_layer != ORNIC_LINK_LAYER_IB)
-    return std::make_unique<roce::RoceV2Framing>(core);
+    return std::make_unique<roce::RoceFraming>(core);
   set_up_ib_port(core, config);
   return std::make_unique<ib::IbFraming>(core);
 }

@@ -22,10 +22,21 @@ bool gid_matches(const std::array<uint8_t, 16>& gid, std::span<const std::byte> 
 
 bool is_roce_for_port(std::span<const std::byte> frame,
                       const std::array<std::optional<GidEntry>, limits::kGidTableSize>& gids) {
-  constexpr size_t kEth = ORNIC_ETH_HLEN;
+  size_t kEth = ORNIC_ETH_HLEN;
   if (frame.size() < kEth)
     return false;
-  const uint16_t ethertype = be16_at(frame, 12);
+  uint16_t ethertype = be16_at(frame, 12);
+  // One 802.1Q tag: the frame is for a GID of that VLAN (VLAN ID 0 tags the priority only).
+  std::optional<uint16_t> vlan;
+  if (ethertype == 0x8100) {
+    if (frame.size() < kEth + 4)
+      return false;
+    if (const uint16_t id = be16_at(frame, kEth) & 0xfffu; id != 0)
+      vlan = id;
+    ethertype = be16_at(frame, kEth + 2);
+    kEth += 4;
+  }
+  const auto on_vlan = [&](const GidEntry& entry) { return entry.vlan_id == vlan; };
   std::span<const std::byte> destination;
   size_t udp = 0;
   ornic_gid_type family;
@@ -47,6 +58,17 @@ bool is_roce_for_port(std::span<const std::byte> frame,
     multicast = byte_at(frame, kEth + 24) == 0xffu; // ff00::/8
     udp = kEth + 40;
     family = ORNIC_GID_TYPE_ROCE_V2_IPV6;
+  } else if (ethertype == 0x8915) {
+    // RoCE v1: the GRH names the destination GID, which must be a v1 entry.
+    if (frame.size() < kEth + 40)
+      return false;
+    destination = frame.subspan(kEth + 24, 16);
+    if (byte_at(frame, kEth + 24) == 0xffu)
+      return true;
+    return std::any_of(gids.begin(), gids.end(), [&](const std::optional<GidEntry>& entry) {
+      return entry && entry->type == ORNIC_GID_TYPE_ROCE_V1 && on_vlan(*entry) &&
+             gid_matches(entry->gid, destination);
+    });
   } else {
     return false;
   }
@@ -55,7 +77,8 @@ bool is_roce_for_port(std::span<const std::byte> frame,
   if (multicast)
     return true; // the engine delivers it to the attached QPs or counts it dropped
   return std::any_of(gids.begin(), gids.end(), [&](const std::optional<GidEntry>& entry) {
-    return entry && entry->type == family && gid_matches(entry->gid, destination);
+    return entry && entry->type == family && on_vlan(*entry) &&
+           gid_matches(entry->gid, destination);
   });
 }
 

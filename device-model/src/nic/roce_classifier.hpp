@@ -1,5 +1,6 @@
-// Tells RoCEv2 frames for this port (UDP 4791 to one of its GIDs, or to a multicast IP
-// address: roce.rst, "Multicast") from plain Ethernet traffic, so they go to the RDMA
+// Tells RoCE frames for this port (RoCEv2: UDP 4791 to one of its GIDs, or to a multicast
+// IP address: roce.rst, "Multicast"; RoCE v1: Ethertype 0x8915 to one of its v1 GIDs or a
+// multicast GID) from plain Ethernet traffic, so they go to the RDMA
 // engine and never to an Ethernet RX ring (ethernet.rst).
 #pragma once
 

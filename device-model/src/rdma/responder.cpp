@@ -341,6 +341,10 @@ void Responder::complete_receive(uint32_t qpn, QueuePair& qp, const ReceiveResul
   cqe.status = result.status;
   cqe.vendor_err = result.vendor_err;
   cqe.flags = result.flags;
+  if ((result.flags & ORNIC_CQE_FLAG_VLAN) && result.origin.vlan_tci) {
+    cqe.src_qp = to_le((result.src_qp & ORNIC_QPN_MASK) | uint32_t{*result.origin.vlan_tci} << 24);
+    cqe.vlan_tci_hi = static_cast<uint8_t>(*result.origin.vlan_tci >> 8);
+  }
   if (recv.xrc_srqn) {
     cqe.flags |= ORNIC_CQE_FLAG_XRC;
     cqe.src_qp = to_le(*recv.xrc_srqn);
@@ -827,7 +831,9 @@ bool Responder::on_ud_request(uint32_t qpn, QueuePair& qp, const iba::ReceivedPa
   result.src_qp = d.deth->source_qp;
   result.solicited = d.bth.solicited;
   result.flags = static_cast<uint8_t>((grh.present ? ORNIC_CQE_FLAG_GRH : 0) |
-                                      (grh.ipv4 ? ORNIC_CQE_FLAG_IPV4 : 0));
+                                      (grh.ipv4 ? ORNIC_CQE_FLAG_IPV4 : 0) |
+                                      (grh.roce_v1 ? ORNIC_CQE_FLAG_ROCE_V1 : 0) |
+                                      (result.origin.vlan_tci ? ORNIC_CQE_FLAG_VLAN : 0));
   if (d.immdt) {
     result.flags |= ORNIC_CQE_FLAG_IMM;
     result.immediate = d.immdt->immediate;

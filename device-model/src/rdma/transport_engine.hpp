@@ -7,7 +7,7 @@
 // expiries to the roles, and the owner of what they share: the QPs' turns on the EventLoop
 // (bounded batches), the transport timer and the wire (port and loopback queue). What the
 // fabric adds — addressing, headers below the BTH, CRCs, what a group or a peer is — it
-// leaves to the iba::Framing it is given (RoCEv2: RoceV2Framing, in the roce layer), so the same
+// leaves to the iba::Framing it is given (RoCEv2: RoceFraming, in the roce layer), so the same
 // engine runs over any fabric that carries the IB transport.
 #pragma once
 

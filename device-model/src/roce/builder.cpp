@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "iba/grh.hpp"
 #include "iba/opcode_table.hpp"
 #include "iba/transport_codec.hpp"
 #include "iba/wire_bytes.hpp"
@@ -26,6 +27,8 @@ std::string_view build_error_name(BuildError error) {
     return "mixed_gid_families";
   case BuildError::too_long:
     return "too_long";
+  case BuildError::bad_vlan:
+    return "bad_vlan";
   }
   return "unknown";
 }
@@ -52,29 +55,38 @@ BuildError plan_frame(const TransportHeaders& headers, const Addressing& address
     return BuildError::unexpected_payload;
   }
   const std::optional<OpcodeInfo> info = lookup_opcode(headers.bth.opcode);
-  const IpFamily family = addressing.family();
-  if (gid_family(addressing.destination_gid) != family)
+  const bool v1 = addressing.roce_v1;
+  // A GRH carries GIDs of either form; IP carries one family end to end.
+  const IpFamily family = v1 ? IpFamily::ipv6 : addressing.family();
+  if (!v1 && gid_family(addressing.destination_gid) != family)
     return BuildError::mixed_gid_families;
 
   const size_t ip_header_bytes = family == IpFamily::ipv4 ? Ipv4Header::kSize : Ipv6Header::kSize;
+  const size_t udp_header_bytes = v1 ? 0 : UdpHeader::kSize;
   const uint8_t pad_count = pad_count_for(payload_bytes);
   // Checked before the sum so that no size_t wraps.
   if (payload_bytes > 0xffff)
     return BuildError::too_long;
   const size_t udp_bytes =
-      UdpHeader::kSize + info->header_bytes() + payload_bytes + pad_count + kIcrcSize;
-  // IPv4 total length counts its own header; IPv6 payload length and UDP length do not.
+      udp_header_bytes + info->header_bytes() + payload_bytes + pad_count + kIcrcSize;
+  // IPv4 total length counts its own header; IPv6 and GRH payload lengths and UDP length
+  // do not.
   if (udp_bytes + (family == IpFamily::ipv4 ? ip_header_bytes : 0) > 0xffff)
     return BuildError::too_long;
+  if (addressing.vlan_id && (*addressing.vlan_id == 0 || *addressing.vlan_id >= 0xfff))
+    return BuildError::bad_vlan;
+  const size_t link_header_bytes = EthernetHeader::kSize + (addressing.vlan_id ? kVlanTagBytes : 0);
   const size_t payload_offset =
-      EthernetHeader::kSize + ip_header_bytes + UdpHeader::kSize + info->header_bytes();
+      link_header_bytes + ip_header_bytes + udp_header_bytes + info->header_bytes();
   plan = FramePlan{.family = family,
+                   .link_header_bytes = link_header_bytes,
+                   .roce_v1 = v1,
                    .ip_header_bytes = ip_header_bytes,
                    .udp_bytes = udp_bytes,
                    .payload_offset = payload_offset,
                    .payload_bytes = payload_bytes,
                    .pad_count = pad_count,
-                   .frame_bytes = std::max(EthernetHeader::kSize + ip_header_bytes + udp_bytes,
+                   .frame_bytes = std::max(link_header_bytes + ip_header_bytes + udp_bytes,
                                            kMinEthernetFrameBytes)};
   return BuildError::ok;
 }
@@ -88,13 +100,38 @@ std::span<uint8_t> write_headers(const TransportHeaders& headers, const Addressi
   std::fill(bytes.begin() + static_cast<std::ptrdiff_t>(payload_end), bytes.end(), uint8_t{0});
 
   const IpFamily family = plan.family;
-  EthernetHeader{.destination = packet.destination_mac,
-                 .source = packet.source_mac,
-                 .ether_type = family == IpFamily::ipv4 ? kEtherTypeIpv4 : kEtherTypeIpv6}
-      .encode(bytes.first<EthernetHeader::kSize>());
+  uint16_t ether_type = family == IpFamily::ipv4 ? kEtherTypeIpv4 : kEtherTypeIpv6;
+  if (plan.roce_v1)
+    ether_type = kEtherTypeRoceV1;
+  if (packet.vlan_id) {
+    EthernetHeader{.destination = packet.destination_mac,
+                   .source = packet.source_mac,
+                   .ether_type = kEtherTypeVlan}
+        .encode(bytes.first<EthernetHeader::kSize>());
+    store_be16(bytes, EthernetHeader::kSize,
+               static_cast<uint16_t>((packet.priority & 7u) << 13 | (*packet.vlan_id & 0xfffu)));
+    store_be16(bytes, EthernetHeader::kSize + 2, ether_type);
+  } else {
+    EthernetHeader{.destination = packet.destination_mac,
+                   .source = packet.source_mac,
+                   .ether_type = ether_type}
+        .encode(bytes.first<EthernetHeader::kSize>());
+  }
 
   const std::span<uint8_t> ip_packet =
-      bytes.subspan(EthernetHeader::kSize, plan.ip_header_bytes + plan.udp_bytes);
+      bytes.subspan(plan.link_header_bytes, plan.ip_header_bytes + plan.udp_bytes);
+  if (plan.roce_v1) {
+    Grh{.traffic_class = packet.traffic_class,
+        .flow_label = packet.flow_label & 0xfffff,
+        .payload_length = static_cast<uint16_t>(plan.udp_bytes),
+        .hop_limit = packet.hop_limit,
+        .source_gid = packet.source_gid,
+        .destination_gid = packet.destination_gid}
+        .encode(ip_packet.first<Grh::kSize>());
+    write_transport_headers(headers, *lookup_opcode(headers.bth.opcode), plan.pad_count,
+                            ip_packet.subspan(Grh::kSize));
+    return bytes.subspan(plan.payload_offset, plan.payload_bytes);
+  }
   if (family == IpFamily::ipv4) {
     Ipv4Header ipv4;
     ipv4.tos = packet.traffic_class;
@@ -129,13 +166,14 @@ std::span<uint8_t> write_headers(const TransportHeaders& headers, const Addressi
 
 void seal_frame(const Addressing& packet, const FramePlan& plan, std::span<uint8_t> frame) {
   const std::span<uint8_t> ip_packet =
-      frame.subspan(EthernetHeader::kSize, plan.ip_header_bytes + plan.udp_bytes);
+      frame.subspan(plan.link_header_bytes, plan.ip_header_bytes + plan.udp_bytes);
   const size_t icrc_offset = ip_packet.size() - kIcrcSize;
   store_icrc(ip_packet.subspan(icrc_offset).first<kIcrcSize>(),
-             compute_icrc(plan.family, ip_packet.first(icrc_offset)));
+             plan.roce_v1 ? compute_icrc_v1(ip_packet.first(icrc_offset))
+                          : compute_icrc(plan.family, ip_packet.first(icrc_offset)));
 
   // The ICRC treats the UDP checksum as ones, so it can be filled in last.
-  if (plan.family == IpFamily::ipv6) {
+  if (plan.family == IpFamily::ipv6 && !plan.roce_v1) {
     const std::span<uint8_t> udp_segment = ip_packet.subspan(plan.ip_header_bytes);
     const uint16_t checksum = udp_checksum_ipv6(ipv6_from_gid(packet.source_gid),
                                                 ipv6_from_gid(packet.destination_gid), udp_segment);

@@ -19,6 +19,7 @@ enum class BuildError : uint8_t {
   unexpected_payload, // payload given for an opcode that carries none
   mixed_gid_families, // one GID IPv4-mapped, the other not
   too_long,           // IP length fields would overflow
+  bad_vlan,           // a VLAN ID of 0 or 4095, which no VLAN has
 };
 
 std::string_view build_error_name(BuildError error);
@@ -39,8 +40,10 @@ BuildError build_frame(const PacketDescription& packet, std::span<const uint8_t>
 // build_frame is these three steps with a copy in the middle.
 struct FramePlan {
   IpFamily family{};
-  size_t ip_header_bytes = 0;
-  size_t udp_bytes = 0;      // UDP header through ICRC
+  size_t link_header_bytes = EthernetHeader::kSize; // with the 802.1Q tag if there is one
+  bool roce_v1 = false;                             // a GRH in place of IP and UDP
+  size_t ip_header_bytes = 0;                       // the GRH's 40 on RoCE v1
+  size_t udp_bytes = 0;      // UDP header through ICRC; RoCE v1: BTH through ICRC
   size_t payload_offset = 0; // from the start of the frame
   size_t payload_bytes = 0;
   uint8_t pad_count = 0;
@@ -67,6 +70,7 @@ inline std::span<uint8_t> write_headers(const PacketDescription& packet, const F
 inline constexpr size_t kMinEthernetFrameBytes = 60; // 64 with the FCS
 
 // Frame size for a given opcode header size and payload, for callers sizing buffers/MTU.
+// (Untagged RoCEv2.)
 size_t frame_size(IpFamily family, size_t transport_header_bytes, size_t payload_bytes);
 
 } // namespace ornic::roce

@@ -30,10 +30,24 @@ constexpr uint32_t kAfterLrhStandIn = [] {
 // Up to this many bytes, compute_icrc copies the packet instead of calling the CRC twice.
 constexpr size_t kOneCallBytes = 256;
 
-// The ICRC's stand-ins for the fields routers may change: ones over them (IBA annex A17).
-// `bytes` starts with the IP header and holds at least through the BTH.
-void mask_variant_fields(IpFamily family, size_t ip_size, std::span<uint8_t> bytes) {
-  if (family == IpFamily::ipv4) {
+// Where the fields routers may change lie, in the bytes from the network header through
+// the BTH: an IPv4 header, an IPv6 header or (RoCE v1) a GRH in IPv6's shape, then UDP
+// (RoCEv2 only) and the BTH.
+enum class Network : uint8_t { ipv4, ipv6, grh };
+
+size_t network_header_bytes(Network network) {
+  return network == Network::ipv4 ? Ipv4Header::kSize : Ipv6Header::kSize;
+}
+
+size_t masked_bytes(Network network) {
+  return network_header_bytes(network) + (network == Network::grh ? 0 : UdpHeader::kSize) +
+         Bth::kSize;
+}
+
+// The ICRC's stand-ins for the fields routers may change: ones over them (IBA annexes A16
+// and A17). `bytes` starts with the network header and holds at least through the BTH.
+void mask_variant_fields(Network network, std::span<uint8_t> bytes) {
+  if (network == Network::ipv4) {
     bytes[1] = 0xff;  // TOS
     bytes[8] = 0xff;  // TTL
     bytes[10] = 0xff; // header checksum
@@ -45,33 +59,43 @@ void mask_variant_fields(IpFamily family, size_t ip_size, std::span<uint8_t> byt
     bytes[3] = 0xff;
     bytes[7] = 0xff; // hop limit
   }
-  bytes[ip_size + 6] = 0xff; // UDP checksum
-  bytes[ip_size + 7] = 0xff;
-  bytes[ip_size + UdpHeader::kSize + Bth::kIcrcMaskedByte] = 0xff;
+  size_t bth = network_header_bytes(network);
+  if (network != Network::grh) {
+    bytes[bth + 6] = 0xff; // UDP checksum
+    bytes[bth + 7] = 0xff;
+    bth += UdpHeader::kSize;
+  }
+  bytes[bth + Bth::kIcrcMaskedByte] = 0xff;
+}
+
+uint32_t icrc_of(Network network, std::span<const uint8_t> packet) {
+  const size_t masked_size = masked_bytes(network);
+  if (packet.size() < masked_size)
+    return 0; // not a RoCE packet; callers check lengths first, this only keeps reads in bounds
+  // A short packet is copied whole and checksummed in one call: for a small message, a call
+  // into the CRC costs about as much as the bytes it covers.
+  if (packet.size() <= kOneCallBytes) {
+    std::array<uint8_t, kOneCallBytes> whole;
+    std::copy(packet.begin(), packet.end(), whole.begin());
+    mask_variant_fields(network, whole);
+    return crc32_update(kAfterLrhStandIn, std::span<const uint8_t>(whole).first(packet.size()));
+  }
+  std::array<uint8_t, kMaxMaskedBytes> masked;
+  std::copy_n(packet.begin(), masked_size, masked.begin());
+  mask_variant_fields(network, masked);
+  const uint32_t crc =
+      crc32_update(kAfterLrhStandIn, std::span<const uint8_t>(masked).first(masked_size));
+  return crc32_update(crc, packet.subspan(masked_size));
 }
 
 } // namespace
 
 uint32_t compute_icrc(IpFamily family, std::span<const uint8_t> ip_packet) {
-  const size_t ip_size = family == IpFamily::ipv4 ? Ipv4Header::kSize : Ipv6Header::kSize;
-  const size_t masked_size = ip_size + UdpHeader::kSize + Bth::kSize;
-  if (ip_packet.size() < masked_size)
-    return 0; // not a RoCE packet; callers check lengths first, this only keeps reads in bounds
+  return icrc_of(family == IpFamily::ipv4 ? Network::ipv4 : Network::ipv6, ip_packet);
+}
 
-  // A short packet is copied whole and checksummed in one call: for a small message, a call
-  // into the CRC costs about as much as the bytes it covers.
-  if (ip_packet.size() <= kOneCallBytes) {
-    std::array<uint8_t, kOneCallBytes> whole;
-    std::copy(ip_packet.begin(), ip_packet.end(), whole.begin());
-    mask_variant_fields(family, ip_size, whole);
-    return crc32_update(kAfterLrhStandIn, std::span<const uint8_t>(whole).first(ip_packet.size()));
-  }
-  std::array<uint8_t, kMaxMaskedBytes> masked;
-  std::copy_n(ip_packet.begin(), masked_size, masked.begin());
-  mask_variant_fields(family, ip_size, masked);
-  const uint32_t crc =
-      crc32_update(kAfterLrhStandIn, std::span<const uint8_t>(masked).first(masked_size));
-  return crc32_update(crc, ip_packet.subspan(masked_size));
+uint32_t compute_icrc_v1(std::span<const uint8_t> grh_packet) {
+  return icrc_of(Network::grh, grh_packet);
 }
 
 } // namespace ornic::roce

@@ -19,6 +19,9 @@ using iba::kIcrcSize;
 // `ip_packet` runs from the first byte of the IP header to the last pad byte (the ICRC
 // itself excluded) and must hold at least the IP, UDP and BTH headers.
 uint32_t compute_icrc(IpFamily family, std::span<const uint8_t> ip_packet);
+// RoCE v1 (IBA annex A16): `grh_packet` runs from the first byte of the GRH to the last pad
+// byte; the GRH's traffic class, flow label and hop limit are masked as IPv6's are.
+uint32_t compute_icrc_v1(std::span<const uint8_t> grh_packet);
 
 using iba::load_icrc;
 using iba::store_icrc;

@@ -18,6 +18,12 @@ using Ipv6Address = std::array<uint8_t, 16>;
 
 inline constexpr uint16_t kEtherTypeIpv4 = 0x0800;
 inline constexpr uint16_t kEtherTypeIpv6 = 0x86dd;
+// RoCE v1: the IB transport behind a GRH, straight in Ethernet (IBA annex A16).
+inline constexpr uint16_t kEtherTypeRoceV1 = 0x8915;
+// An 802.1Q tag: this Ethertype, then the TCI (PCP 3 bits, DEI 1, VLAN ID 12), then the
+// frame's own Ethertype.
+inline constexpr uint16_t kEtherTypeVlan = 0x8100;
+inline constexpr size_t kVlanTagBytes = 4;
 inline constexpr uint8_t kIpProtocolUdp = 17;
 inline constexpr uint16_t kRoceV2UdpPort = 4791;
 

@@ -24,6 +24,12 @@ struct Addressing {
   uint32_t flow_label = 0;   // IPv6 only, 20 bits
   uint8_t hop_limit = 64;    // IPv4 TTL / IPv6 hop limit
   uint16_t udp_source_port = 0xc000;
+  // RoCE v1 (Ethertype 0x8915, a GRH in place of IP and UDP): the GIDs are the GRH's as
+  // they are, of either form, and the UDP port means nothing.
+  bool roce_v1 = false;
+  // An 802.1Q tag (roce.rst, "VLANs"): the VLAN ID and the priority (PCP) it carries.
+  std::optional<uint16_t> vlan_id = std::nullopt;
+  uint8_t priority = 0;
 
   IpFamily family() const { return gid_family(source_gid); }
   bool operator==(const Addressing&) const = default;

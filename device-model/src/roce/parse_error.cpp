@@ -31,6 +31,12 @@ std::string_view parse_error_name(ParseError error) {
       "pad_exceeds_payload",
       "payload_misaligned",
       "unexpected_payload",
+      "grh_truncated",
+      "grh_bad_version",
+      "grh_bad_next_header",
+      "grh_bad_payload_length",
+      "vlan_tag_truncated",
+      "bad_vlan_tag",
   };
   const auto index = static_cast<size_t>(error);
   return index < kNames.size() ? kNames[index] : "invalid";

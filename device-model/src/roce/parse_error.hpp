@@ -10,7 +10,7 @@ namespace ornic::roce {
 enum class ParseError : uint8_t {
   ok,
   frame_too_short,             // shorter than an Ethernet header
-  not_ip,                      // EtherType neither IPv4 nor IPv6
+  not_ip,                      // EtherType neither IPv4, IPv6 nor RoCE v1
   ip_header_truncated,         // frame ends inside the IP header
   ipv4_bad_version,            // EtherType IPv4 but version != 4
   ipv4_options,                // IHL != 5 (the device sends and accepts no options)
@@ -33,9 +33,15 @@ enum class ParseError : uint8_t {
   pad_exceeds_payload,         // pad count larger than what follows the headers
   payload_misaligned,          // payload + pad not a multiple of 4
   unexpected_payload,          // payload on an opcode that carries none
+  grh_truncated,               // RoCE v1: frame ends inside the GRH
+  grh_bad_version,             // RoCE v1: GRH IPVer != 6
+  grh_bad_next_header,         // RoCE v1: GRH NxtHdr != 0x1b (not an IBA transport packet)
+  grh_bad_payload_length,      // RoCE v1: GRH PayLen longer than the frame
+  vlan_tag_truncated,          // frame ends inside the 802.1Q tag
+  bad_vlan_tag,                // VLAN ID 4095, or a second tag (the device takes one)
 };
 
-inline constexpr size_t kParseErrorCount = static_cast<size_t>(ParseError::unexpected_payload) + 1;
+inline constexpr size_t kParseErrorCount = static_cast<size_t>(ParseError::bad_vlan_tag) + 1;
 
 std::string_view parse_error_name(ParseError error);
 

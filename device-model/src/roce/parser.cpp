@@ -4,6 +4,7 @@
 #include <array>
 #include <cstring>
 
+#include "iba/grh.hpp"
 #include "iba/transport_codec.hpp"
 #include "iba/wire_bytes.hpp"
 
@@ -17,8 +18,8 @@ namespace {
 constexpr size_t kAllTransportHeaderBytes = Bth::kSize + Xrceth::kSize + Deth::kSize + Feth::kSize +
                                             Reth::kSize + AtomicEth::kSize + Aeth::kSize +
                                             AtomicAckEth::kSize + ImmDt::kSize + Ieth::kSize;
-constexpr size_t kHeaderCopyBytes =
-    EthernetHeader::kSize + Ipv6Header::kSize + UdpHeader::kSize + kAllTransportHeaderBytes;
+constexpr size_t kHeaderCopyBytes = EthernetHeader::kSize + kVlanTagBytes + Ipv6Header::kSize +
+                                    UdpHeader::kSize + kAllTransportHeaderBytes;
 
 // The IP layer's result: where the UDP segment is and what addressing it carried.
 struct IpLayer {
@@ -80,6 +81,29 @@ ParseError parse_ipv6(std::span<const uint8_t> bytes, std::span<const uint8_t> c
   return ParseError::ok;
 }
 
+// RoCE v1: the GRH stands where IP and UDP would, and names the GIDs as they are.
+ParseError parse_grh(std::span<const uint8_t> bytes, std::span<const uint8_t> copy, IpLayer& ip,
+                     Addressing& packet) {
+  if (bytes.size() < Grh::kSize)
+    return ParseError::grh_truncated;
+  const Grh grh = Grh::decode(copy.first<Grh::kSize>());
+  if (grh.ip_version != Grh::kIpVersion)
+    return ParseError::grh_bad_version;
+  if (grh.next_header != Grh::kNextHeaderIba)
+    return ParseError::grh_bad_next_header;
+  if (grh.payload_length > bytes.size() - Grh::kSize)
+    return ParseError::grh_bad_payload_length;
+  ip = IpLayer{IpFamily::ipv6, Grh::kSize, bytes.first(Grh::kSize + grh.payload_length)};
+  packet.source_gid = grh.source_gid;
+  packet.destination_gid = grh.destination_gid;
+  packet.traffic_class = grh.traffic_class;
+  packet.flow_label = grh.flow_label;
+  packet.hop_limit = grh.hop_limit;
+  packet.udp_source_port = 0;
+  packet.roce_v1 = true;
+  return ParseError::ok;
+}
+
 uint16_t udp_checksum_of(IpFamily family, const Addressing& packet,
                          std::span<const uint8_t> segment) {
   if (family == IpFamily::ipv4)
@@ -132,23 +156,40 @@ ParseError parse_frame(std::span<const uint8_t> frame, TransportHeaders& headers
   const EthernetHeader ethernet = EthernetHeader::decode(copy.first<EthernetHeader::kSize>());
   packet.destination_mac = ethernet.destination;
   packet.source_mac = ethernet.source;
+  uint16_t ether_type = ethernet.ether_type;
+  size_t link_header_bytes = EthernetHeader::kSize;
+  if (ether_type == kEtherTypeVlan) {
+    // One 802.1Q tag; a VLAN ID of 0 tags the priority only (802.1p), 4095 is reserved.
+    if (copy.size() < EthernetHeader::kSize + kVlanTagBytes)
+      return ParseError::vlan_tag_truncated;
+    const uint16_t tci = load_be16(copy, EthernetHeader::kSize);
+    ether_type = load_be16(copy, EthernetHeader::kSize + 2);
+    link_header_bytes += kVlanTagBytes;
+    if ((tci & 0xfff) == 0xfff || ether_type == kEtherTypeVlan)
+      return ParseError::bad_vlan_tag;
+    packet.priority = static_cast<uint8_t>(tci >> 13);
+    if ((tci & 0xfff) != 0)
+      packet.vlan_id = static_cast<uint16_t>(tci & 0xfff);
+  }
 
   IpLayer ip;
-  const std::span<const uint8_t> after_ethernet = frame.subspan(EthernetHeader::kSize);
-  const std::span<const uint8_t> copy_after_ethernet = copy.subspan(EthernetHeader::kSize);
+  const std::span<const uint8_t> after_ethernet = frame.subspan(link_header_bytes);
+  const std::span<const uint8_t> copy_after_ethernet = copy.subspan(link_header_bytes);
   ParseError error = ParseError::not_ip;
-  if (ethernet.ether_type == kEtherTypeIpv4)
+  if (ether_type == kEtherTypeIpv4)
     error = parse_ipv4(after_ethernet, copy_after_ethernet, ip, packet);
-  else if (ethernet.ether_type == kEtherTypeIpv6)
+  else if (ether_type == kEtherTypeIpv6)
     error = parse_ipv6(after_ethernet, copy_after_ethernet, ip, packet);
+  else if (ether_type == kEtherTypeRoceV1)
+    error = parse_grh(after_ethernet, copy_after_ethernet, ip, packet);
   if (error != ParseError::ok)
     return error;
-  if ((error = parse_udp(ip, copy_after_ethernet, packet)) != ParseError::ok)
+  const size_t udp_bytes = packet.roce_v1 ? 0 : UdpHeader::kSize;
+  if (!packet.roce_v1 && (error = parse_udp(ip, copy_after_ethernet, packet)) != ParseError::ok)
     return error;
 
-  const size_t transport_offset = EthernetHeader::kSize + ip.header_bytes + UdpHeader::kSize;
-  const std::span<const uint8_t> transport =
-      ip.ip_packet.subspan(ip.header_bytes + UdpHeader::kSize);
+  const size_t transport_offset = link_header_bytes + ip.header_bytes + udp_bytes;
+  const std::span<const uint8_t> transport = ip.ip_packet.subspan(ip.header_bytes + udp_bytes);
   if (transport.size() < Bth::kSize + kIcrcSize)
     return ParseError::bth_truncated;
   headers.bth = Bth::decode(copy.subspan(transport_offset).first<Bth::kSize>());
@@ -157,7 +198,8 @@ ParseError parse_frame(std::span<const uint8_t> frame, TransportHeaders& headers
 
   const size_t icrc_offset = ip.ip_packet.size() - kIcrcSize;
   if (load_icrc(ip.ip_packet.subspan(icrc_offset).first<kIcrcSize>()) !=
-      compute_icrc(ip.family, ip.ip_packet.first(icrc_offset)))
+      (packet.roce_v1 ? compute_icrc_v1(ip.ip_packet.first(icrc_offset))
+                      : compute_icrc(ip.family, ip.ip_packet.first(icrc_offset))))
     return ParseError::icrc_mismatch;
 
   // kHeaderCopyBytes holds the longest transport headers there are after the longest

@@ -220,6 +220,31 @@ TEST_F(NicEthernet, RoceFramesForOurGidsNeverReachTheRxRing) {
   EXPECT_EQ(h.counter(ORNIC_CNT_ETH_RX_FRAMES), 1u);
 }
 
+// A tagged RoCE frame is for the GID of its VLAN only; one for a GID on another VLAN, or
+// with a tag the GID has none of, is the net_device's (which has no such VLAN and drops it).
+TEST_F(NicEthernet, TaggedRoceFramesAreForTheGidOfTheirVlan) {
+  const std::array<uint8_t, 16> gid = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 10, 0, 0, 1};
+  ASSERT_EQ(h.add_gid(0, gid, ORNIC_GID_TYPE_ROCE_V2_IPV4, 42).status, ORNIC_ADMIN_STATUS_SUCCESS);
+  post_rx(0, h.alloc(2048, 64), 2048);
+  const auto tagged = [](std::vector<std::byte> frame, uint16_t tci) {
+    const std::byte tag[4] = {std::byte{0x81}, std::byte{0}, std::byte(tci >> 8),
+                              std::byte(tci & 0xff)};
+    frame.insert(frame.begin() + 12, std::begin(tag), std::end(tag));
+    return frame;
+  };
+  h.port.deliver(tagged(udp4_frame(4791), 3 << 13 | 42));
+  EXPECT_EQ(h.counter(ORNIC_CNT_RX_RDMA_PACKETS), 1u);
+  EXPECT_EQ(h.counter(ORNIC_CNT_ETH_RX_FRAMES), 0u);
+  h.port.deliver(udp4_frame(4791)); // untagged: not the VLAN GID's
+  EXPECT_EQ(h.counter(ORNIC_CNT_RX_RDMA_PACKETS), 1u);
+  h.port.deliver(tagged(udp4_frame(4791), 43)); // another VLAN
+  EXPECT_EQ(h.counter(ORNIC_CNT_RX_RDMA_PACKETS), 1u);
+  // VLAN IDs 0 and 4095 name no VLAN; the flag is needed for any.
+  EXPECT_EQ(h.add_gid(1, gid, ORNIC_GID_TYPE_ROCE_V2_IPV4, 0).status, ORNIC_ADMIN_STATUS_BAD_FIELD);
+  EXPECT_EQ(h.add_gid(1, gid, ORNIC_GID_TYPE_ROCE_V2_IPV4, 4095).status,
+            ORNIC_ADMIN_STATUS_BAD_FIELD);
+}
+
 // An IPv4 frame with protocol `proto` (UDP: to port dport) to 239.1.2.3, at its IP
 // multicast MAC.
 std::vector<std::byte> multicast4_frame(uint8_t proto, uint16_t dport) {

@@ -233,6 +233,10 @@ TEST_F(NicObjects, SrqAhAndGidTable) {
   EXPECT_EQ(h.add_gid(0, kIpv4Gid, ORNIC_GID_TYPE_ROCE_V2_IPV6).status,
             ORNIC_ADMIN_STATUS_BAD_FIELD);
   EXPECT_EQ(h.add_gid(16, kIpv4Gid).status, ORNIC_ADMIN_STATUS_BAD_HANDLE);
+  EXPECT_EQ(h.add_gid(2, kIpv4Gid, static_cast<ornic_gid_type>(4)).status,
+            ORNIC_ADMIN_STATUS_BAD_FIELD);
+  // A RoCE v1 entry takes a GID of either form (its GRH carries both).
+  EXPECT_EQ(h.add_gid(2, kIpv4Gid, ORNIC_GID_TYPE_ROCE_V1).status, ORNIC_ADMIN_STATUS_SUCCESS);
   ASSERT_EQ(h.add_gid(1, kIpv4Gid).status, ORNIC_ADMIN_STATUS_SUCCESS);
 
   ornic_admin_create_ah ah{};
@@ -241,8 +245,17 @@ TEST_F(NicObjects, SrqAhAndGidTable) {
   ah.sgid_index = 0; // empty entry
   EXPECT_EQ(h.execute(DriverHarness::as_sqe(ah)).status, ORNIC_ADMIN_STATUS_BAD_FIELD);
   ah.sgid_index = 1;
-  ah.sl = 3; // InfiniBand only
+  ah.sl = 8; // Ethernet: a priority, 0..7
   EXPECT_EQ(h.execute(DriverHarness::as_sqe(ah)).status, ORNIC_ADMIN_STATUS_BAD_FIELD);
+  ah.sl = 0;
+  ah.static_rate = 3; // InfiniBand only
+  EXPECT_EQ(h.execute(DriverHarness::as_sqe(ah)).status, ORNIC_ADMIN_STATUS_BAD_FIELD);
+  ah.static_rate = 0;
+  ah.sl = 7;
+  cqe = h.execute(DriverHarness::as_sqe(ah));
+  ASSERT_EQ(cqe.status, ORNIC_ADMIN_STATUS_SUCCESS);
+  EXPECT_EQ(h.execute(DriverHarness::simple(ORNIC_ADMIN_DESTROY_AH, le(cqe.result0))).status,
+            ORNIC_ADMIN_STATUS_SUCCESS);
   ah.sl = 0;
   cqe = h.execute(DriverHarness::as_sqe(ah));
   ASSERT_EQ(cqe.status, ORNIC_ADMIN_STATUS_SUCCESS);

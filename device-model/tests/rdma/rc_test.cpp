@@ -1,4 +1,5 @@
-// Every opcode end to end over a perfect wire, IPv4 and IPv6 GIDs, UD and loopback.
+// Every opcode end to end over a perfect wire, IPv4 and IPv6 GIDs and RoCE v1, UD and
+// loopback.
 #include <gtest/gtest.h>
 
 #include "rdma_pair.hpp"
@@ -15,9 +16,15 @@ bool same(Node& x, uint64_t xo, Node& y, uint64_t yo, size_t length) {
   return std::memcmp(x.at(xo), y.at(yo), length) == 0;
 }
 
-class RcTransport : public ::testing::TestWithParam<bool> {
+enum class Gids : uint8_t { ipv4, ipv6, roce_v1, vlan };
+
+class RcTransport : public ::testing::TestWithParam<Gids> {
 protected:
-  RcTransport() : pair(GetParam()) {}
+  RcTransport()
+      : pair(RdmaPair::Options{.ipv6 = GetParam() == Gids::ipv6,
+                               .roce_v1 = GetParam() == Gids::roce_v1,
+                               .vlan_id = GetParam() == Gids::vlan ? std::optional<uint16_t>(42)
+                                                                   : std::nullopt}) {}
   RdmaPair pair;
 };
 
@@ -175,15 +182,25 @@ TEST_P(RcTransport, UdSendDeliversGrhAndSourceQp) {
   ASSERT_EQ(received.size(), 1u);
   EXPECT_EQ(received[0].status, ORNIC_CQE_SUCCESS);
   EXPECT_EQ(le(received[0].byte_len), 540u);
-  EXPECT_EQ(le(received[0].src_qp), ua.qpn);
+  EXPECT_EQ(le(received[0].src_qp) & ORNIC_QPN_MASK, ua.qpn);
   EXPECT_TRUE(received[0].flags & ORNIC_CQE_FLAG_GRH);
-  EXPECT_EQ((received[0].flags & ORNIC_CQE_FLAG_IPV4) != 0, !GetParam());
+  EXPECT_EQ((received[0].flags & ORNIC_CQE_FLAG_IPV4) != 0,
+            GetParam() == Gids::ipv4 || GetParam() == Gids::vlan);
+  // The tag's TCI, split between vlan_tci_hi and src_qp's top byte: PCP 5, VLAN 42.
+  EXPECT_EQ((received[0].flags & ORNIC_CQE_FLAG_VLAN) != 0, GetParam() == Gids::vlan);
+  if (GetParam() == Gids::vlan) {
+    EXPECT_EQ(received[0].vlan_tci_hi << 8 | le(received[0].src_qp) >> 24, 5 << 13 | 42);
+  }
+  EXPECT_EQ((received[0].flags & ORNIC_CQE_FLAG_ROCE_V1) != 0, GetParam() == Gids::roce_v1);
   EXPECT_TRUE(same(pair.a, 0, pair.b, 40, 500));
-  // The source address sits at the end of the GRH area (IPv4: bytes 32..35).
-  if (!GetParam())
+  // The source address sits at the end of the GRH area (IPv4: bytes 32..35); RoCE v1's
+  // GRH is the packet's own: NxtHdr 0x1b, the IPv4-mapped source GID at bytes 8..23.
+  if (GetParam() == Gids::ipv4 || GetParam() == Gids::vlan) {
     EXPECT_EQ(std::to_integer<uint8_t>(*pair.b.at(35)), 1);
-  else
+  } else {
     EXPECT_EQ(std::to_integer<uint8_t>(*pair.b.at(8 + 15)), 1);
+    EXPECT_EQ(std::to_integer<uint8_t>(*pair.b.at(6)) == 0x1b, GetParam() == Gids::roce_v1);
+  }
 }
 
 TEST(UdTransport, ManyMoreDatagramsThanTheRcWindow) {
@@ -211,8 +228,21 @@ TEST(UdTransport, ManyMoreDatagramsThanTheRcWindow) {
   EXPECT_EQ(pair.a.counter(ORNIC_CNT_TX_RDMA_PACKETS), static_cast<uint64_t>(kCount));
 }
 
-INSTANTIATE_TEST_SUITE_P(Gids, RcTransport, ::testing::Values(false, true),
-                         [](const auto& info) { return info.param ? "IPv6" : "IPv4"; });
+INSTANTIATE_TEST_SUITE_P(Gids, RcTransport,
+                         ::testing::Values(Gids::ipv4, Gids::ipv6, Gids::roce_v1, Gids::vlan),
+                         [](const auto& info) {
+                           switch (info.param) {
+                           case Gids::ipv4:
+                             return "IPv4";
+                           case Gids::ipv6:
+                             return "IPv6";
+                           case Gids::roce_v1:
+                             return "RoceV1";
+                           case Gids::vlan:
+                             break;
+                           }
+                           return "Vlan42";
+                         });
 
 TEST(RcLoopback, TwoQpsOnOneNicTalkWithoutTheWire) {
   RdmaPair pair;

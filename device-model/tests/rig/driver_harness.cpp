@@ -217,11 +217,15 @@ ornic_admin_cqe DriverHarness::modify_qp(uint32_t qpn, const ornic_qp_attr& attr
 }
 
 ornic_admin_cqe DriverHarness::add_gid(uint32_t index, const std::array<uint8_t, 16>& gid,
-                                       uint8_t type) {
+                                       uint8_t type, std::optional<uint16_t> vlan_id) {
   ornic_admin_gid command{};
   command.hdr.opcode = ORNIC_ADMIN_ADD_GID;
   command.index = to_le(index);
   command.type = type;
+  if (vlan_id) {
+    command.flags = ORNIC_GID_FLAG_VLAN;
+    command.vlan_id = to_le(*vlan_id);
+  }
   std::copy(gid.begin(), gid.end(), command.gid);
   return execute(as_sqe(command));
 }

@@ -96,7 +96,8 @@ public:
   uint8_t qp_flags = 0;
   ornic_admin_cqe modify_qp(uint32_t qpn, const ornic_qp_attr& attr, uint32_t mask);
   ornic_admin_cqe add_gid(uint32_t index, const std::array<uint8_t, 16>& gid,
-                          uint8_t type = ORNIC_GID_TYPE_ROCE_V2_IPV4);
+                          uint8_t type = ORNIC_GID_TYPE_ROCE_V2_IPV4,
+                          std::optional<uint16_t> vlan_id = std::nullopt);
   ornic_device_counters query_counters();
 
   EventLoop loop;

@@ -239,7 +239,8 @@ RdmaPair::RdmaPair(bool use_ipv6) : RdmaPair(Options{.ipv6 = use_ipv6}) {}
 
 RdmaPair::RdmaPair(const Options& options)
     : a(&wire.end(0), &timer_a, kMacA, options.ram, options.infiniband),
-      b(&wire.end(1), &timer_b, kMacB, options.ram, options.infiniband), ipv6(options.ipv6) {
+      b(&wire.end(1), &timer_b, kMacB, options.ram, options.infiniband), ipv6(options.ipv6),
+      roce_v1(options.roce_v1), vlan_id(options.vlan_id) {
   setup(a, 1, options.cq_log_depth);
   setup(b, 2, options.cq_log_depth);
 }
@@ -266,11 +267,18 @@ void RdmaPair::setup(Node& node, uint8_t last_octet, unsigned cq_log_depth) {
                 0xfe, node.mac[3], node.mac[4], node.mac[5]};
   } else if (ipv6) {
     node.gid = {0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, last_octet};
-    ASSERT_EQ(node.h.add_gid(0, node.gid, ORNIC_GID_TYPE_ROCE_V2_IPV6).status,
+    ASSERT_EQ(node.h
+                  .add_gid(0, node.gid,
+                           roce_v1 ? ORNIC_GID_TYPE_ROCE_V1 : ORNIC_GID_TYPE_ROCE_V2_IPV6, vlan_id)
+                  .status,
               ORNIC_ADMIN_STATUS_SUCCESS);
   } else {
     node.gid = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 10, 0, 0, last_octet};
-    ASSERT_EQ(node.h.add_gid(0, node.gid).status, ORNIC_ADMIN_STATUS_SUCCESS);
+    ASSERT_EQ(node.h
+                  .add_gid(0, node.gid,
+                           roce_v1 ? ORNIC_GID_TYPE_ROCE_V1 : ORNIC_GID_TYPE_ROCE_V2_IPV4, vlan_id)
+                  .status,
+              ORNIC_ADMIN_STATUS_SUCCESS);
   }
   node.buffer = node.h.alloc(Node::kBufferBytes);
   node.key = node.reg_mr(node.buffer, Node::kBufferBytes, ORNIC_ACCESS_ALL);

@@ -98,6 +98,7 @@ void set_address(Av& av, const Node& to) {
   std::copy(to.gid.begin(), to.gid.end(), av.dgid);
   std::copy(to.mac.begin(), to.mac.end(), av.dmac);
   av.hop_limit = 64;
+  av.sl = 5; // the priority of a VLAN GID's frames; untagged ones carry none
 }
 
 inline ornic_sge sge(uint64_t addr, uint32_t length, uint32_t lkey) {
@@ -121,7 +122,9 @@ class RdmaPair {
 public:
   struct Options {
     bool ipv6 = false;
-    bool infiniband = false; // LIDs 1 and 2, ports Active
+    bool roce_v1 = false; // GID 0 a RoCE v1 entry (of the IPv4 or IPv6 address)
+    std::optional<uint16_t> vlan_id = std::nullopt; // GID 0 on this VLAN; AVs with SL 5 (the PCP)
+    bool infiniband = false;                        // LIDs 1 and 2, ports Active
     GuestRam ram = GuestRam::fake;
     unsigned cq_log_depth = 8;
   };
@@ -163,6 +166,8 @@ public:
   ManualTimer timer_a, timer_b;
   Node a, b;
   bool ipv6;
+  bool roce_v1 = false;
+  std::optional<uint16_t> vlan_id = std::nullopt;
   bool real_time = false;
   std::function<bool()> poll_ports;
 

@@ -79,6 +79,31 @@ std::vector<std::vector<uint8_t>> all_sample_frames() {
       }
     }
   }
+  // Tagged (VLAN 42, priority 3), RoCEv2 and v1.
+  for (const bool v1 : {false, true}) {
+    const OpcodeInfo info = *lookup_opcode(static_cast<uint8_t>(Opcode::rc_send_only));
+    PacketDescription packet = sample_packet(info, IpFamily::ipv4);
+    packet.roce_v1 = v1;
+    packet.vlan_id = 42;
+    packet.priority = 3;
+    std::vector<uint8_t> frame;
+    if (build_frame(packet, sample_payload(info, 8), frame) != BuildError::ok)
+      throw std::logic_error("sample packet does not build");
+    frames.push_back(std::move(frame));
+  }
+  // RoCE v1: the same packets behind a GRH.
+  for (const OpcodeInfo& info : all_opcodes()) {
+    for (const size_t payload_bytes : {0, 5}) {
+      if (payload_bytes != 0 && !info.has(kPayload))
+        continue;
+      PacketDescription packet = sample_packet(info, IpFamily::ipv6);
+      packet.roce_v1 = true;
+      std::vector<uint8_t> frame;
+      if (build_frame(packet, sample_payload(info, payload_bytes), frame) != BuildError::ok)
+        throw std::logic_error("sample packet does not build");
+      frames.push_back(std::move(frame));
+    }
+  }
   return frames;
 }
 

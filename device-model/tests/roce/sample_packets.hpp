@@ -18,7 +18,8 @@ PacketDescription sample_packet(const iba::OpcodeInfo& info, IpFamily family);
 std::vector<uint8_t> sample_payload(const iba::OpcodeInfo& info, size_t bytes,
                                     uint8_t first = 0x10);
 
-// One built frame per (opcode, family, payload length in {0, 1, 5, 8}).
+// One built frame per (opcode, family, payload length in {0, 1, 5, 8}), then one per
+// (opcode, payload length in {0, 5}) as RoCE v1.
 std::vector<std::vector<uint8_t>> all_sample_frames();
 
 } // namespace ornic::roce::testing

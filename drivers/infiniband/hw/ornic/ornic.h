@@ -490,7 +490,7 @@ void ornic_ib_fatal_event(struct ornic_dev *dev);
 /* Whether @gid is an IPv4-mapped IPv6 address (::ffff:a.b.c.d). */
 bool ornic_gid_is_v4(const u8 gid[16]);
 int ornic_cmd_gid(struct ornic_admin_sqe *sqe, bool add, u32 index,
-		  const u8 gid[16], bool ipv4);
+		  const u8 gid[16], u8 type, u16 vlan_id);
 /* IB MTU enum (1..5) for RoCE over an Ethernet IP MTU (spec: ETH_SET_MTU). */
 int ornic_roce_mtu(u32 eth_mtu);
 /* IB speed/width pair for a link of @gbps Gb/s. */

@@ -30,11 +30,17 @@ int ornic_roce_av(const struct rdma_ah_attr *ah_attr, u32 lqpn, u32 rqpn,
 		return -EINVAL;
 	grh = rdma_ah_read_grh(ah_attr);
 	sgid_attr = grh->sgid_attr;
-	if (!sgid_attr || sgid_attr->gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP ||
-	    sgid_attr->index > U8_MAX)
+	if (!sgid_attr || sgid_attr->index > U8_MAX ||
+	    (sgid_attr->gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP &&
+	     sgid_attr->gid_type != IB_GID_TYPE_ROCE))
 		return -EINVAL;
-	/* Source and destination of one packet: both IPv4 or both IPv6. */
-	if ((rdma_gid_attr_network_type(sgid_attr) == RDMA_NETWORK_IPV4) !=
+	/*
+	 * RoCEv2: source and destination of one packet are both IPv4 or both
+	 * IPv6.  RoCE v1's GRH carries GIDs of either form; the device picks
+	 * the framing from the source GID entry's type.
+	 */
+	if (sgid_attr->gid_type == IB_GID_TYPE_ROCE_UDP_ENCAP &&
+	    (rdma_gid_attr_network_type(sgid_attr) == RDMA_NETWORK_IPV4) !=
 	    ornic_gid_is_v4(grh->dgid.raw))
 		return -EINVAL;
 
@@ -93,9 +99,19 @@ int ornic_av_from_ah_attr(struct ornic_dev *dev,
 			  const struct rdma_ah_attr *ah_attr, u32 lqpn,
 			  u32 rqpn, struct ornic_av *av)
 {
+	int err;
+
 	if (ornic_is_ib(dev))
 		return ornic_ib_av(ah_attr, av);
-	return ornic_roce_av(ah_attr, lqpn, rqpn, av);
+	err = ornic_roce_av(ah_attr, lqpn, rqpn, av);
+	/*
+	 * The SL is the priority (PCP) of a VLAN GID's frames (spec: roce.rst
+	 * "VLANs"); RoCE has eight, so the SL's low three bits, as other RoCE
+	 * NICs take them.
+	 */
+	if (!err && (dev->caps & ORNIC_CAP_ROCE_VLAN))
+		av->sl = rdma_ah_get_sl(ah_attr) & 7;
+	return err;
 }
 
 int ornic_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,

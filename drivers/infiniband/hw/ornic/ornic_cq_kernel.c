@@ -7,6 +7,7 @@
  * half ring and whenever the CQ is armed.
  */
 #include <kunit/visibility.h>
+#include <linux/if_vlan.h>
 #include <rdma/ib_verbs.h>
 
 #include "ornic_res.h"
@@ -154,6 +155,26 @@ static enum ib_wc_opcode ornic_wc_opcode(u8 op)
 	}
 }
 
+/*
+ * What a UD receive's GRH area holds, from its CQE flags: RoCEv2's IPv6 or
+ * IPv4 header, or a RoCE v1 packet's own GRH (which the core reads as IB's).
+ */
+/* A UD receive's 802.1Q TCI (ORNIC_CQE_FLAG_VLAN), split over two fields. */
+u16 ornic_cqe_vlan_tci(const struct ornic_cqe *cqe)
+{
+	return (u16)cqe->vlan_tci_hi << 8 | le32_to_cpu(cqe->src_qp) >> 24;
+}
+EXPORT_SYMBOL_IF_KUNIT(ornic_cqe_vlan_tci);
+
+enum rdma_network_type ornic_cqe_network_type(u8 flags)
+{
+	if (flags & ORNIC_CQE_FLAG_ROCE_V1)
+		return RDMA_NETWORK_ROCE_V1;
+	return (flags & ORNIC_CQE_FLAG_IPV4) ? RDMA_NETWORK_IPV4 :
+					       RDMA_NETWORK_IPV6;
+}
+EXPORT_SYMBOL_IF_KUNIT(ornic_cqe_network_type);
+
 static void ornic_cqe_to_wc(const struct ornic_cqe *cqe, struct ornic_qp *qp,
 			    u64 wr_id, struct ib_wc *wc)
 {
@@ -178,12 +199,21 @@ static void ornic_cqe_to_wc(const struct ornic_cqe *cqe, struct ornic_qp *qp,
 			le32_to_cpu((__force __le32)cqe->imm_data);
 	}
 	if (cqe->flags & ORNIC_CQE_FLAG_GRH) {
-		/* RoCEv2: the GRH area holds an IPv6 or an IPv4 header. */
 		wc->wc_flags |= IB_WC_GRH | IB_WC_WITH_NETWORK_HDR_TYPE;
-		wc->network_hdr_type = (cqe->flags & ORNIC_CQE_FLAG_IPV4) ?
-				       RDMA_NETWORK_IPV4 : RDMA_NETWORK_IPV6;
+		wc->network_hdr_type = ornic_cqe_network_type(cqe->flags);
 	}
 	wc->src_qp = le32_to_cpu(cqe->src_qp) & ORNIC_QPN_MASK;
+	if (cqe->flags & ORNIC_CQE_FLAG_VLAN) {
+		/*
+		 * The core finds a RoCE datagram's GID by its VLAN; the PCP
+		 * is the SL, as on other RoCE NICs.
+		 */
+		u16 tci = ornic_cqe_vlan_tci(cqe);
+
+		wc->wc_flags |= IB_WC_WITH_VLAN;
+		wc->vlan_id = tci & VLAN_VID_MASK;
+		wc->sl = tci >> VLAN_PRIO_SHIFT;
+	}
 }
 
 /*

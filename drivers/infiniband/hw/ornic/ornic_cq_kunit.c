@@ -54,6 +54,29 @@ static void ornic_cmd_resize_cq_layout(struct kunit *test)
 			   "RESIZE_CQ");
 }
 
+static void ornic_cqe_network_types(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, ornic_cqe_network_type(ORNIC_CQE_FLAG_GRH),
+			RDMA_NETWORK_IPV6);
+	KUNIT_EXPECT_EQ(test, ornic_cqe_network_type(ORNIC_CQE_FLAG_GRH |
+						     ORNIC_CQE_FLAG_IPV4),
+			RDMA_NETWORK_IPV4);
+	/* RoCE v1's GRH is IB's: the core then looks for a v1 GID. */
+	KUNIT_EXPECT_EQ(test, ornic_cqe_network_type(ORNIC_CQE_FLAG_GRH |
+						     ORNIC_CQE_FLAG_ROCE_V1),
+			RDMA_NETWORK_ROCE_V1);
+}
+
+static void ornic_cqe_vlan_tci_split(struct kunit *test)
+{
+	struct ornic_cqe cqe = { .src_qp = cpu_to_le32(0x2a000123),
+				 .vlan_tci_hi = 0xa0 };
+
+	/* PCP 5, VLAN 42: 0xa02a; the source QPN keeps its 24 bits. */
+	KUNIT_EXPECT_EQ(test, ornic_cqe_vlan_tci(&cqe), 0xa02a);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(cqe.src_qp) & ORNIC_QPN_MASK, 0x123);
+}
+
 static void ornic_devval_cqe_kind(struct kunit *test)
 {
 	KUNIT_EXPECT_EQ(test, ornic_cqe_kind(ORNIC_CQE_OP_SEND),
@@ -77,6 +100,8 @@ static void ornic_devval_cqe_kind(struct kunit *test)
 static struct kunit_case ornic_cq_cases[] = {
 	KUNIT_CASE(ornic_cmd_create_cq_layouts),
 	KUNIT_CASE(ornic_cmd_resize_cq_layout),
+	KUNIT_CASE(ornic_cqe_network_types),
+	KUNIT_CASE(ornic_cqe_vlan_tci_split),
 	KUNIT_CASE(ornic_devval_cqe_kind),
 	{}
 };

@@ -351,6 +351,8 @@ int ornic_create_kernel_cq(struct ib_cq *ibcq,
 void ornic_destroy_kernel_cq(struct ornic_cq *cq);
 int ornic_poll_cq(struct ib_cq *ibcq, int ne, struct ib_wc *wc);
 void ornic_cqe_origin_to_wc(const struct ornic_cqe_ts *ts, struct ib_wc *wc);
+enum rdma_network_type ornic_cqe_network_type(u8 flags);
+u16 ornic_cqe_vlan_tci(const struct ornic_cqe *cqe);
 int ornic_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 void ornic_kernel_cq_clean(struct ornic_cq *cq, u32 qpn,
 			   struct ornic_kwq *srq);

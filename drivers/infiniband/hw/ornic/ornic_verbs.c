@@ -6,6 +6,7 @@
  * rdma_user_mmap_entry.
  */
 #include <kunit/visibility.h>
+#include <linux/if_vlan.h>
 #include <linux/slab.h>
 #include <net/addrconf.h>
 #include <rdma/ib_cache.h>
@@ -164,9 +165,14 @@ static int ornic_get_port_immutable(struct ib_device *ibdev, u32 port,
 		return err;
 	immutable->pkey_tbl_len = attr.pkey_tbl_len;
 	immutable->gid_tbl_len = attr.gid_tbl_len;
-	immutable->core_cap_flags = ornic_is_ib(to_odev(ibdev)) ?
-				    RDMA_CORE_PORT_IBA_IB :
-				    RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
+	if (ornic_is_ib(to_odev(ibdev)))
+		immutable->core_cap_flags = RDMA_CORE_PORT_IBA_IB;
+	else if (to_odev(ibdev)->caps & ORNIC_CAP_ROCE_V1)
+		/* The core then adds a RoCE v1 and a RoCE v2 GID per address. */
+		immutable->core_cap_flags = RDMA_CORE_PORT_IBA_ROCE |
+					    RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
+	else
+		immutable->core_cap_flags = RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
 	immutable->max_mad_size = IB_MGMT_MAD_SIZE;
 	return 0;
 }
@@ -216,14 +222,31 @@ static int ornic_add_gid(const struct ib_gid_attr *attr, void **context)
 	struct ornic_dev *dev = to_odev(attr->device);
 	enum rdma_network_type net = rdma_gid_attr_network_type(attr);
 	struct ornic_admin_sqe sqe;
+	u16 vlan_id = 0xffff;
+	u8 type;
 	int err;
 
-	if (net != RDMA_NETWORK_IPV4 && net != RDMA_NETWORK_IPV6)
-		return -EINVAL;
-	if (net == RDMA_NETWORK_IPV6 && !(dev->caps & ORNIC_CAP_IPV6_GID))
+	/* A VLAN device's GID: its frames are tagged (spec: roce.rst "VLANs"). */
+	err = rdma_read_gid_l2_fields(attr, &vlan_id, NULL);
+	if (err)
+		return err;
+	if (vlan_id != 0xffff && !(dev->caps & ORNIC_CAP_ROCE_VLAN))
 		return -EOPNOTSUPP;
-	err = ornic_cmd_gid(&sqe, true, attr->index, attr->gid.raw,
-			    net == RDMA_NETWORK_IPV4);
+	if (attr->gid_type == IB_GID_TYPE_ROCE) {
+		if (!(dev->caps & ORNIC_CAP_ROCE_V1))
+			return -EOPNOTSUPP;
+		type = ORNIC_GID_TYPE_ROCE_V1;
+	} else if (net == RDMA_NETWORK_IPV4) {
+		type = ORNIC_GID_TYPE_ROCE_V2_IPV4;
+	} else if (net == RDMA_NETWORK_IPV6) {
+		if (!(dev->caps & ORNIC_CAP_IPV6_GID))
+			return -EOPNOTSUPP;
+		type = ORNIC_GID_TYPE_ROCE_V2_IPV6;
+	} else {
+		return -EINVAL;
+	}
+	err = ornic_cmd_gid(&sqe, true, attr->index, attr->gid.raw, type,
+			    vlan_id);
 	if (err)
 		return err;
 	err = ornic_admin_simple(dev, &sqe, NULL);
@@ -239,7 +262,7 @@ static int ornic_del_gid(const struct ib_gid_attr *attr, void **context)
 	struct ornic_admin_sqe sqe;
 	int err;
 
-	ornic_cmd_gid(&sqe, false, attr->index, NULL, false);
+	ornic_cmd_gid(&sqe, false, attr->index, NULL, 0, 0xffff);
 	err = ornic_admin_simple(dev, &sqe, NULL);
 	/* A dead device holds no GIDs: deleting succeeds. */
 	return err == -EIO ? 0 : err;
@@ -626,12 +649,12 @@ bool ornic_gid_is_v4(const u8 gid[16])
 EXPORT_SYMBOL_IF_KUNIT(ornic_gid_is_v4);
 
 /*
- * ADD_GID carries the GID and its type; DEL_GID only the index (gid and type
- * must be zero).  An IPv4 type with a GID that is not IPv4-mapped is refused
- * here rather than by the device.
+ * ADD_GID carries the GID and its type (enum ornic_gid_type); DEL_GID only
+ * the index (gid and type must be zero).  A RoCEv2 type whose IP family is
+ * not the GID's form is refused here rather than by the device.
  */
 int ornic_cmd_gid(struct ornic_admin_sqe *sqe, bool add, u32 index,
-		  const u8 gid[16], bool ipv4)
+		  const u8 gid[16], u8 type, u16 vlan_id)
 {
 	struct ornic_admin_gid *g = (struct ornic_admin_gid *)sqe;
 
@@ -639,11 +662,29 @@ int ornic_cmd_gid(struct ornic_admin_sqe *sqe, bool add, u32 index,
 	g->index = cpu_to_le32(index);
 	if (!add)
 		return 0;
-	if (ipv4 && !ornic_gid_is_v4(gid))
+	switch (type) {
+	case ORNIC_GID_TYPE_ROCE_V2_IPV4:
+		if (!ornic_gid_is_v4(gid))
+			return -EINVAL;
+		break;
+	case ORNIC_GID_TYPE_ROCE_V2_IPV6:
+		if (ornic_gid_is_v4(gid))
+			return -EINVAL;
+		break;
+	case ORNIC_GID_TYPE_ROCE_V1:
+		break;
+	default:
 		return -EINVAL;
-	g->type = ipv4 ? ORNIC_GID_TYPE_ROCE_V2_IPV4 :
-			 ORNIC_GID_TYPE_ROCE_V2_IPV6;
+	}
+	g->type = type;
 	memcpy(g->gid, gid, sizeof(g->gid));
+	/* 0xffff: no VLAN (rdma_read_gid_l2_fields); 0 and 4095 name none. */
+	if (vlan_id != 0xffff) {
+		if (!vlan_id || vlan_id >= VLAN_N_VID - 1)
+			return -EINVAL;
+		g->flags = ORNIC_GID_FLAG_VLAN;
+		g->vlan_id = cpu_to_le16(vlan_id);
+	}
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(ornic_cmd_gid);

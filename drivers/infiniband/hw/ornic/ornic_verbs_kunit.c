@@ -15,20 +15,45 @@ static void ornic_cmd_gid_encoding(struct kunit *test)
 	struct ornic_admin_sqe sqe;
 	struct ornic_admin_gid *g = (void *)&sqe;
 
-	KUNIT_EXPECT_EQ(test, ornic_cmd_gid(&sqe, true, 3, v4, true), 0);
+	KUNIT_EXPECT_EQ(test, ornic_cmd_gid(&sqe, true, 3, v4,
+					    ORNIC_GID_TYPE_ROCE_V2_IPV4, 0xffff), 0);
 	KUNIT_EXPECT_EQ(test, sqe.hdr.opcode, ORNIC_ADMIN_ADD_GID);
 	KUNIT_EXPECT_EQ(test, le32_to_cpu(g->index), 3U);
 	KUNIT_EXPECT_EQ(test, g->type, ORNIC_GID_TYPE_ROCE_V2_IPV4);
 	KUNIT_EXPECT_MEMEQ(test, g->gid, v4, 16);
 
-	KUNIT_EXPECT_EQ(test, ornic_cmd_gid(&sqe, true, 1, v6, false), 0);
+	KUNIT_EXPECT_EQ(test, g->flags, 0);
+	KUNIT_EXPECT_EQ(test, g->vlan_id, 0);
+
+	KUNIT_EXPECT_EQ(test, ornic_cmd_gid(&sqe, true, 1, v6,
+					    ORNIC_GID_TYPE_ROCE_V2_IPV6, 0xffff), 0);
 	KUNIT_EXPECT_EQ(test, g->type, ORNIC_GID_TYPE_ROCE_V2_IPV6);
 
-	/* An IPv4 type needs an IPv4-mapped GID. */
-	KUNIT_EXPECT_EQ(test, ornic_cmd_gid(&sqe, true, 1, v6, true), -EINVAL);
+	/* A VLAN device's GID: the flag and the VLAN ID, 1..4094. */
+	KUNIT_EXPECT_EQ(test, ornic_cmd_gid(&sqe, true, 4, v4,
+					    ORNIC_GID_TYPE_ROCE_V2_IPV4, 42), 0);
+	KUNIT_EXPECT_EQ(test, g->flags, ORNIC_GID_FLAG_VLAN);
+	KUNIT_EXPECT_EQ(test, le16_to_cpu(g->vlan_id), 42);
+	KUNIT_EXPECT_EQ(test, ornic_cmd_gid(&sqe, true, 4, v4,
+					    ORNIC_GID_TYPE_ROCE_V2_IPV4, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, ornic_cmd_gid(&sqe, true, 4, v4,
+					    ORNIC_GID_TYPE_ROCE_V2_IPV4, 4095),
+			-EINVAL);
+
+	/* A RoCEv2 type needs a GID of its IP family; RoCE v1 takes either. */
+	KUNIT_EXPECT_EQ(test, ornic_cmd_gid(&sqe, true, 1, v6,
+					    ORNIC_GID_TYPE_ROCE_V2_IPV4, 0xffff), -EINVAL);
+	KUNIT_EXPECT_EQ(test, ornic_cmd_gid(&sqe, true, 1, v4,
+					    ORNIC_GID_TYPE_ROCE_V2_IPV6, 0xffff), -EINVAL);
+	KUNIT_EXPECT_EQ(test, ornic_cmd_gid(&sqe, true, 2, v4,
+					    ORNIC_GID_TYPE_ROCE_V1, 0xffff), 0);
+	KUNIT_EXPECT_EQ(test, g->type, ORNIC_GID_TYPE_ROCE_V1);
+	KUNIT_EXPECT_EQ(test, ornic_cmd_gid(&sqe, true, 2, v6,
+					    ORNIC_GID_TYPE_ROCE_V1, 0xffff), 0);
+	KUNIT_EXPECT_EQ(test, ornic_cmd_gid(&sqe, true, 2, v6, 0, 0xffff), -EINVAL);
 
 	/* DEL_GID: gid and type must be zero. */
-	KUNIT_EXPECT_EQ(test, ornic_cmd_gid(&sqe, false, 5, NULL, false), 0);
+	KUNIT_EXPECT_EQ(test, ornic_cmd_gid(&sqe, false, 5, NULL, 0, 0xffff), 0);
 	KUNIT_EXPECT_EQ(test, sqe.hdr.opcode, ORNIC_ADMIN_DEL_GID);
 	KUNIT_EXPECT_EQ(test, le32_to_cpu(g->index), 5U);
 	KUNIT_EXPECT_EQ(test, g->type, 0);

@@ -1,9 +1,10 @@
-// RoCEv2 framing (roce.rst, "Encapsulation"): the IB transport in UDP port 4791 over IPv4
-// or IPv6 over Ethernet, GIDs as IP addresses (an IPv4-mapped GID selects IPv4), MACs
-// from the address vector (or the IP multicast mapping for a group), the UDP source port
-// as the flow's entropy, the ICRC (and the IPv6 UDP checksum) as the seal, ECN as the
-// congestion mark and the CNP as the notification. It reads the port's own addresses —
-// the GID table, the MAC, the multicast groups' GIDs, the Ethernet MTU and the ECN
+// RoCE framing (roce.rst, "Encapsulation" and "RoCE v1"): the IB transport in UDP port
+// 4791 over IPv4 or IPv6 over Ethernet (RoCEv2), or behind a GRH with Ethertype 0x8915
+// (RoCE v1), as the type of the packet's source GID entry says. For RoCEv2, GIDs as IP addresses
+// (an IPv4-mapped GID selects IPv4), MACs from the address vector (or the IP multicast mapping for
+// a group), the UDP source port as the flow's entropy, the ICRC (and the IPv6 UDP checksum) as the
+// seal, ECN as the congestion mark and the CNP as the notification. It reads the port's own
+// addresses — the GID table, the MAC, the multicast groups' GIDs, the Ethernet MTU and the ECN
 // settings — from the core, as they are at each packet.
 #pragma once
 
@@ -13,9 +14,9 @@
 
 namespace ornic::roce {
 
-class RoceV2Framing final : public iba::Framing {
+class RoceFraming final : public iba::Framing {
 public:
-  explicit RoceV2Framing(const NicCore& core) : core_(core) {}
+  explicit RoceFraming(const NicCore& core) : core_(core) {}
 
   bool route(const ornic_wqe_av& av, uint32_t source_qpn, uint32_t destination_qpn,
              iba::Route& route) const override;
