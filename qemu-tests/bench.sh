@@ -30,13 +30,24 @@
 # BENCH_TIMEOUT [7200] seconds for the guest, BENCH_MICRO [1; 0 skips
 # ornic-bench], BENCH_MICRO_FILTER [all; a --benchmark_filter regex],
 # BENCH_MICRO_MIN_TIME [0.5s per benchmark].
+#
+# Before the perftest matrix: the wake-up floor (ornic-wake-floor, an
+# eventfd ping-pong between two processes) on the host and in the guest
+# (BENCH_FLOOR [1; 0 skips it], BENCH_FLOOR_ITERS [10000] round trips);
+# ib_send_lat polled against event-driven (-e) on each stack (BENCH_EVENT
+# [1], BENCH_EVENT_REPS [BENCH_REPS], BENCH_EVENT_ITERS [1000]); rdma_cm
+# connection setup with cmtime and ucmatose (BENCH_CM [1], BENCH_CM_COUNTS
+# [1 100 1000] connections, BENCH_CM_TIMEOUT [900] seconds a run).  Only
+# these, on ornic and rxe: BENCH_POINTS=none BENCH_PROBE_SECONDS=0
+# BENCH_SCHED_ITERS=0 BENCH_MICRO=0 BENCH_MTUS=1500 BENCH_STACKS="ornic rxe".
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=qemu-tests/testbed/lib.sh
 . "$here/testbed/lib.sh"
 BENCH_VARS=(BENCH_STACKS BENCH_MTUS BENCH_REPS BENCH_SECONDS BENCH_LAT_ITERS BENCH_CQ_MOD BENCH_POINTS
 	BENCH_PROBE_POINT BENCH_PROBE_SECONDS BENCH_SCHED_POINT BENCH_SCHED_ITERS BENCH_TIMEOUT
-	BENCH_MICRO BENCH_MICRO_FILTER BENCH_MICRO_MIN_TIME)
+	BENCH_MICRO BENCH_MICRO_FILTER BENCH_MICRO_MIN_TIME BENCH_FLOOR BENCH_FLOOR_ITERS
+	BENCH_EVENT BENCH_EVENT_REPS BENCH_EVENT_ITERS BENCH_CM BENCH_CM_COUNTS BENCH_CM_TIMEOUT)
 # bench_env: "NAME=VALUE" for each BENCH_VARS variable that is set, a line
 # each, for env(1): enter.sh and the guest pass on only what they know.
 bench_env() {
@@ -59,10 +70,11 @@ B=$ORNIC_SRC/build/bench
 . "$here/release-build.sh"
 micro=${BENCH_MICRO:-1}
 if [ "$micro" = 1 ]; then
-	release_build "$B" ornic-bench
+	release_build "$B" ornic-bench ornic-wake-floor
 else
-	release_build "$B"
+	release_build "$B" ornic-wake-floor
 fi
+floor_bin=$B/device-model/ornic-wake-floor
 
 # The model's microbenchmarks, before any guest loads the machine. A benchmark
 # that fails (wrong data) is reported in the JSON and the log, never judged.
@@ -74,6 +86,14 @@ if [ "$micro" = 1 ]; then
 		--benchmark_min_time="${BENCH_MICRO_MIN_TIME:-0.5s}" \
 		--benchmark_out="$micro_json" --benchmark_out_format=json >"$B/ornic-bench.log" 2>&1 ||
 		say "ornic-bench: some benchmarks failed (see $B/ornic-bench.log)"
+fi
+
+# The host's wake-up floor, before any guest loads the machine.
+floor_host=$B/floor-host.txt
+rm -f "$floor_host"
+if [ "${BENCH_FLOOR:-1}" != 0 ]; then
+	"$floor_bin" -n "${BENCH_FLOOR_ITERS:-10000}" >"$floor_host" 2>&1 || say "ornic-wake-floor failed on the host"
+	say "host $(cat "$floor_host")"
 fi
 
 MODEL_BIN=$B/device-model/ornic-model
@@ -218,7 +238,7 @@ tailer=$!
 rc=0
 mapfile -t genv < <(bench_env)
 "$here/vm.sh" --name "$name" --timeout "${BENCH_TIMEOUT:-7200}" "${margs[@]}" -- \
-	env MODDIR="$B/modules" PROVIDER_DIR="$B/provider" "${genv[@]}" \
+	env MODDIR="$B/modules" PROVIDER_DIR="$B/provider" FLOOR_BIN="$floor_bin" "${genv[@]}" \
 	/src/qemu-tests/suites/bench.sh "${stacks[@]}" || rc=$?
 sleep 1
 kill "$tailer" 2>/dev/null || true
@@ -231,6 +251,7 @@ fi
 
 mkdir -p "$res"
 [ ! -f "$micro_json" ] || cp "$micro_json" "$out/ornic-bench.json"
+[ ! -f "$floor_host" ] || cp "$floor_host" "$out/bench-floor-host.txt"
 {
 	echo "date $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 	echo "host_cpus $(nproc)"

@@ -35,6 +35,21 @@
 # between the two runs is what the extra iterations cost, without the
 # processes' start and the connection: where a message's latency goes.
 # Numbers are never judged; the suite fails only when it cannot run.
+#
+# Three further sections, each on unless its knob is 0, run before the
+# perftest matrix:
+#   BENCH_FLOOR     ornic-wake-floor (FLOOR_BIN) in the guest, the guest's
+#                   wake-up floor: /out/bench-floor.txt.
+#   BENCH_EVENT     ib_send_lat 2 B, RC, polled and with -e (sleeping on CQ
+#                   events), BENCH_EVENT_ITERS [1000] iterations,
+#                   BENCH_EVENT_REPS [BENCH_REPS] times, on each stack:
+#                   /out/bench-event.tsv (stack, mode, repetition, exit
+#                   status, perftest's row).
+#   BENCH_CM        rdma_cm connection setup: cmtime -c N and ucmatose -c N
+#                   for each N of BENCH_CM_COUNTS [1 100 1000] on each stack,
+#                   each side stopped after BENCH_CM_TIMEOUT [900] seconds:
+#                   /out/bench-cm.tsv (tool, stack, N, exit status, the
+#                   client's wall seconds, its log).
 set -uo pipefail
 SUITE=bench
 . /src/qemu-tests/suites/lib.sh
@@ -200,6 +215,117 @@ probe() {
 	echo "bench: probe $mode ($point): packets (client tx rx, server tx rx, WQ doorbells) $before -> $after; ${row:-no result (exit $rc)}"
 }
 
+# floor: the guest's wake-up floor, the unit of an event-driven latency.
+floor() {
+	if [ ! -x "${FLOOR_BIN:-}" ]; then
+		echo "bench: floor: no ornic-wake-floor (FLOOR_BIN)"
+		return
+	fi
+	"$FLOOR_BIN" -n "${BENCH_FLOOR_ITERS:-10000}" >/out/bench-floor.txt 2>&1 ||
+		echo "bench: floor: ornic-wake-floor failed"
+	echo "bench: guest $(cat /out/bench-floor.txt)"
+}
+
+# event_counters DEV...: the devices' doorbell writes (all, then work
+# queues'), EQEs and interrupts, summed: what an ornic message costs on the
+# event path.
+event_counters() {
+	local d f c v sums=(0 0 0 0) i
+	for d in "$@"; do
+		f=/tmp/evcounters-$d
+		rdma statistic show link "$d/1" >"$f" 2>&1
+		i=0
+		for c in db_writes db_wq_writes eqes interrupts; do
+			v=$(counter_value "$f" "$c")
+			sums[i]=$((sums[i] + ${v:-0}))
+			i=$((i + 1))
+		done
+	done
+	echo "${sums[*]}"
+}
+
+# event_lat: ib_send_lat polled and event-driven on each stack, the stacks
+# and modes taking turns.  On ornic the devices' counters before and after
+# each run go to /out/bench-event-counters.tsv.
+event_lat() {
+	local reps=${BENCH_EVENT_REPS:-$REPS} iters=${BENCH_EVENT_ITERS:-1000} rep k mode run rc row args ev before
+	read -r -a args <<<"$(LAT_ITERS=$iters perftest_args ib_send_lat 2 -c RC)"
+	: >/out/bench-event.tsv
+	: >/out/bench-event-counters.tsv
+	for ((rep = 1; rep <= reps; rep++)); do
+		for k in "${stacks[@]}"; do
+			for mode in poll event; do
+				use "$k"
+				run=evlat-$mode-r$rep
+				ev=()
+				[ "$mode" = poll ] || ev=(-e)
+				rc=0
+				[ "$k" != ornic ] || before=$(event_counters "$CDEV" "$SDEV")
+				cm_pair "$k" "$run" 18515 ib_send_lat -d "$SDEV" "${args[@]}" "${ev[@]}" -- \
+					-d "$CDEV" "${args[@]}" "${ev[@]}" "$SIP" || rc=$?
+				row=$(perftest_row "/out/$k-$run.client.log" | tr -s ' \t' ' ')
+				printf '%s\t%s\t%s\t%s\t%s\n' "$k" "$mode" "$rep" "$rc" "$row" >>/out/bench-event.tsv
+				[ "$k" != ornic ] || printf '%s\t%s\t%s\t%s\t%s\n' "$mode" "$rep" "$iters" "$before" \
+					"$(event_counters "$CDEV" "$SDEV")" >>/out/bench-event-counters.tsv
+				echo "bench: $(date +%T) $k ib_send_lat $mode #$rep: ${row:-no result (exit $rc)}"
+			done
+		done
+	done
+}
+
+# cm_timed KIND NAME TOOL SERVER_ARGS -- CLIENT_ARGS: TOOL's server in $NS,
+# its client here, timed; the server is stopped once the client is done
+# (cmtime's server does not end by itself).  Prints the client's exit status
+# and wall seconds.
+cm_timed() {
+	local kind=$1 name=$2 tool=$3 sargs=() spid rc=0 t0 t1 tmo=${BENCH_CM_TIMEOUT:-900}
+	shift 3
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do sargs+=("$1"); shift; done
+	shift
+	ip netns exec "$NS" timeout "$tmo" stdbuf -oL -eL "$tool" "${sargs[@]}" \
+		>"/out/$kind-$name.server.log" 2>&1 &
+	spid=$!
+	if ! cm_wait_listen "$CM_PORT"; then
+		kill "$spid" 2>/dev/null
+		wait "$spid" 2>/dev/null
+		echo "1 0"
+		return
+	fi
+	t0=$(date +%s.%N)
+	timeout "$tmo" "$tool" "$@" >"/out/$kind-$name.client.log" 2>&1 || rc=$?
+	t1=$(date +%s.%N)
+	for _ in $(seq 50); do kill -0 "$spid" 2>/dev/null || break; sleep 0.2; done
+	kill "$spid" 2>/dev/null
+	wait "$spid" 2>/dev/null
+	echo "$rc $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')"
+}
+
+# cm_rate: cmtime and ucmatose, N connections each, on each stack.
+CM_PORT=18600
+cm_rate() {
+	local counts n k tool res
+	read -r -a counts <<<"${BENCH_CM_COUNTS:-1 100 1000}"
+	: >/out/bench-cm.tsv
+	for n in "${counts[@]}"; do
+		for tool in cmtime ucmatose; do
+			for k in "${stacks[@]}"; do
+				use "$k"
+				if [ "$tool" = cmtime ]; then
+					res=$(cm_timed "$k" "cmtime-c$n" cmtime -b "$SIP" -p "$CM_PORT" -c "$n" -- \
+						-s "$SIP" -b "$CIP" -p "$CM_PORT" -c "$n")
+				else
+					res=$(cm_timed "$k" "ucmatose-c$n" ucmatose -b "$SIP" -p "$CM_PORT" -c "$n" -C 1 -- \
+						-s "$SIP" -b "$CIP" -p "$CM_PORT" -c "$n" -C 1)
+				fi
+				read -r rc wall <<<"$res"
+				printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$tool" "$k" "$n" "$rc" "$wall" \
+					"$k-$tool-c$n.client.log" >>/out/bench-cm.tsv
+				echo "bench: $(date +%T) $k $tool -c $n: exit $rc, ${wall} s"
+			done
+		done
+	done
+}
+
 stacks=()
 for k in "$@"; do
 	if "setup_$k"; then
@@ -221,6 +347,10 @@ done
 	echo "seconds $SECS"
 	echo "reps $REPS"
 } >/out/bench-guest.txt
+
+[ "${BENCH_FLOOR:-1}" = 0 ] || floor
+[ "${BENCH_EVENT:-1}" = 0 ] || event_lat
+[ "${BENCH_CM:-1}" = 0 ] || cm_rate
 
 if [[ " ${stacks[*]} " == *" ornic "* ]] && [ "$PROBE_SECS" -gt 2 ]; then
 	probe cpu "$PROBE_POINT"

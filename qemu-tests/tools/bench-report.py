@@ -314,6 +314,211 @@ def micro_markdown(micro):
     return "\n".join(lines)
 
 
+def read_floor(path):
+    """ornic-wake-floor's line ("wake_floor median_us M p99_us P ..."), or None."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                w = line.split()
+                if w and w[0] == "wake_floor":
+                    return {w[i]: float(w[i + 1]) for i in range(1, len(w) - 1, 2)}
+    except OSError:
+        pass
+    return None
+
+
+def event_report(run):
+    """ib_send_lat polled and event-driven per stack: every run's typical latency and the medians."""
+    path = os.path.join(run, "bench-event.tsv")
+    if not os.path.exists(path):
+        return None
+    stacks = {}
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            cols = line.rstrip("\n").split("\t")
+            if len(cols) < 5:
+                continue
+            stack, mode, rep, rc = cols[:4]
+            row = " ".join(" ".join(cols[4:]).split())
+            v = value_of("lat", row) if rc == "0" else None
+            runs = stacks.setdefault(stack, {}).setdefault(mode, [])
+            runs.append({"rep": int(rep), "exit": int(rc), "row": row, "value": v})
+    out = {}
+    costs = {}
+    cpath = os.path.join(run, "bench-event-counters.tsv")
+    if os.path.exists(cpath):
+        with open(cpath, encoding="utf-8") as f:
+            for line in f:
+                cols = line.rstrip("\n").split("\t")
+                if len(cols) < 5:
+                    continue
+                try:
+                    iters = int(cols[2])
+                    before, after = [int(x) for x in cols[3].split()], [int(x) for x in cols[4].split()]
+                except ValueError:
+                    continue
+                # Two messages an iteration: the ping and the pong.
+                per = [(a - b) / (2 * iters) for a, b in zip(after, before)]
+                costs.setdefault(cols[0], []).append(
+                    dict(zip(("db_writes", "db_wq_writes", "eqes", "interrupts"), per)))
+    for stack, modes in stacks.items():
+        out[stack] = {}
+        for mode, runs in modes.items():
+            vals = [r["value"] for r in runs if r["value"]]
+            out[stack][mode] = {"runs": runs, "valid": len(vals),
+                                "median": statistics.median(vals) if vals else None}
+            if stack == "ornic" and costs.get(mode):
+                c = costs[mode]
+                out[stack][mode]["per_message"] = {k: statistics.median(x[k] for x in c) for k in c[0]}
+    return out
+
+
+def cmtime_steps(path):
+    """cmtime's per-step tables: {"qp_conn" (connections with QPs) or "cm_conn" (rdma_cm alone):
+    {step: {column: value}}}."""
+    tables, cols, cur = {}, None, None
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            for line in f:
+                w = line.split()
+                if len(w) == 2 and w[0] in ("qp_conn", "cm_conn"):
+                    cur = tables.setdefault(w[0], {})
+                    continue
+                if line.startswith("step"):
+                    cols = w[1:]
+                    continue
+                if cur is None or cols is None:
+                    continue
+                name, vals = [], []
+                for x in w:
+                    try:
+                        vals.append(float(x))
+                    except ValueError:
+                        if vals:
+                            break
+                        name.append(x)
+                if name and len(vals) == len(cols):
+                    cur[" ".join(name)] = dict(zip(cols, vals))
+    except OSError:
+        pass
+    return tables
+
+
+def cm_report(run):
+    """cmtime and ucmatose per stack and connection count: wall time, connections/s, cmtime's steps."""
+    path = os.path.join(run, "bench-cm.tsv")
+    if not os.path.exists(path):
+        return None
+    rows = []
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            cols = line.rstrip("\n").split("\t")
+            if len(cols) < 6:
+                continue
+            tool, stack, n, rc, wall, log = cols[:6]
+            r = {"tool": tool, "stack": stack, "connections": int(n), "exit": int(rc),
+                 "wall_s": float(wall or 0), "log": log}
+            r["conn_per_s"] = r["connections"] / r["wall_s"] if rc == "0" and r["wall_s"] > 0 else None
+            if tool == "cmtime":
+                r["tables"] = cmtime_steps(os.path.join(run, log))
+                r["steps"] = r["tables"].get("qp_conn", {})
+                for table, key in (("qp_conn", "connect_per_s"), ("cm_conn", "cm_connect_per_s")):
+                    full = r["tables"].get(table, {}).get("full connect", {}).get("total(us)")
+                    if rc == "0" and full:
+                        r[key] = r["connections"] / (full / 1e6)
+            rows.append(r)
+    return rows
+
+
+def num(v, digits=3):
+    if v is None:
+        return "-"
+    return f"{v:.0f}" if abs(v) >= 10 ** digits else f"{v:.{digits}g}"
+
+
+def usec(v):
+    return "-" if v is None else f"{v:.0f}"
+
+
+def latcm_markdown(report):
+    """The wake-up floor, event-driven against polled latency and the connection rates."""
+    lines = []
+    fl = report.get("floor") or {}
+    g, h = fl.get("guest"), fl.get("host")
+    if g or h:
+        lines.append("Wake-up floor (ornic-wake-floor: two processes ping-ponging over eventfds, "
+                     "blocking reads; one-way, median / p99):")
+        lines.append("")
+        lines.append("| | median us | p99 us |")
+        lines.append("| --- | --- | --- |")
+        for who, f in (("host", h), ("guest (TCG)", g)):
+            if f:
+                lines.append(f"| {who} | {num(f.get('median_us'))} | {num(f.get('p99_us'))} |")
+        lines.append("")
+    ev = report.get("event")
+    if ev:
+        unit = g.get("median_us") if g else None
+        lines.append("ib_send_lat 2 B, RC, typical latency, median of runs; polled against -e "
+                     "(sleeping on CQ events)" + (f"; x floor: in units of the guest's floor "
+                                                  f"({num(unit)} us)" if unit else "") + ":")
+        lines.append("")
+        lines.append("| stack | polled us | event us | polled x floor | event x floor | event - polled us |")
+        lines.append("| --- | --- | --- | --- | --- | --- |")
+        for k in [k for k in STACK_ORDER if k in ev] + sorted(set(ev) - set(STACK_ORDER)):
+            p = ev[k].get("poll", {}).get("median")
+            e = ev[k].get("event", {}).get("median")
+            lines.append(f"| {k} | {num(p)} | {num(e)} | {num(p / unit if p and unit else None)} | "
+                         f"{num(e / unit if e and unit else None)} | {num(e - p if e and p else None)} |")
+        o, r = ev.get("ornic", {}), ev.get("rxe", {})
+        ratios = []
+        for mode in ("poll", "event"):
+            a, b = o.get(mode, {}).get("median"), r.get(mode, {}).get("median")
+            ratios.append(num(a / b if a and b else None))
+        lines.append(f"| ornic/rxe | {ratios[0]} | {ratios[1]} | | | |")
+        lines.append("")
+        pm = {m: o.get(m, {}).get("per_message") for m in ("poll", "event")}
+        if any(pm.values()):
+            lines.append("ornic, both devices, per one-way message (device counters, medians of runs; "
+                         "connection set-up included):")
+            lines.append("")
+            lines.append("| | doorbell writes | of them WQ doorbells | EQEs | interrupts |")
+            lines.append("| --- | --- | --- | --- | --- |")
+            for m in ("poll", "event"):
+                if pm[m]:
+                    lines.append(f"| {m} | " + " | ".join(f"{pm[m][k]:.2f}" for k in
+                                                          ("db_writes", "db_wq_writes", "eqes", "interrupts"))
+                                 + " |")
+            lines.append("")
+    cm = report.get("cm")
+    if cm:
+        lines.append("rdma_cm connection setup: connections/s over the client's wall time (process "
+                     "start, warm-up and teardown included), and cmtime's own 'full connect' time "
+                     "(all N connected, concurrently) with QPs and without:")
+        lines.append("")
+        lines.append("| tool | stack | connections | exit | wall s | conn/s (wall) | conn/s (cmtime, QPs) "
+                     "| conn/s (cmtime, no QPs) |")
+        lines.append("| --- | --- | --- | --- | --- | --- | --- | --- |")
+        for r in cm:
+            lines.append(f"| {r['tool']} | {r['stack']} | {r['connections']} | {r['exit']} | "
+                         f"{r['wall_s']:.2f} | {num(r['conn_per_s'])} | {num(r.get('connect_per_s'))} | "
+                         f"{num(r.get('cm_connect_per_s'))} |")
+        lines.append("")
+        steps = [r for r in cm if r["tool"] == "cmtime" and r.get("steps")]
+        if steps:
+            names = list(steps[0]["steps"])
+            lines.append("cmtime's steps with QPs, us per connection (client side; 'full connect' is the "
+                         "total for all N):")
+            lines.append("")
+            lines.append("| step | " + " | ".join(f"{r['stack']} c{r['connections']}" for r in steps) + " |")
+            lines.append("| --- |" + " --- |" * len(steps))
+            for n in names:
+                col = "total(us)" if n == "full connect" else "us/conn"
+                lines.append(f"| {n} | " + " | ".join(usec(r["steps"].get(n, {}).get(col))
+                                                     for r in steps) + " |")
+            lines.append("")
+    return "\n".join(lines)
+
+
 def fmt(v, unit):
     if v is None:
         return "-"
@@ -402,10 +607,15 @@ def markdown(report):
         lines.append("")
     if report.get("micro"):
         lines.append(micro_markdown(report["micro"]))
+    extra = latcm_markdown(report)
+    if extra:
+        lines.append(extra)
     return "\n".join(lines)
 
 
 def plot(report, path):
+    if not report["mtus"]:
+        return  # no perftest matrix in this run: nothing to draw
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -507,6 +717,10 @@ def main():
         "points": [points[k] for k in order],
         "probe": probe_report(run, int(host.get("BENCH_PROBE_SECONDS") or 10) - 2),
         "micro": micro_report(run),
+        "floor": {"host": read_floor(os.path.join(run, "bench-floor-host.txt")),
+                  "guest": read_floor(os.path.join(run, "bench-floor.txt"))},
+        "event": event_report(run),
+        "cm": cm_report(run),
     }
     os.makedirs(res, exist_ok=True)
     with open(os.path.join(res, "bench.json"), "w", encoding="utf-8") as f:
