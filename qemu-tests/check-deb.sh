@@ -6,8 +6,9 @@
 # guest that loads it by modalias and finds the devices through the
 # installed provider package (with DEB_GUEST_IN_STOCK=1 the stock group's
 # guests do that on Debian's kernels instead), check that the packages, the
-# model and the module carry one version, check the systemd unit and
-# the service's configuration parsing.  Runs inside the testbed; one
+# model and the module carry one version, run the kernel verbs test
+# module on Debian's 6.12 kernel (kernel CQ resize through ib_resize_cq()),
+# check the systemd unit and the service's configuration parsing.  Runs inside the testbed; one
 # "PASS|FAIL: deb/..." line per check into $RESULTS.  The packages stay in
 # $BUILD/deb for the stock group, with the run's name in .check-run.
 set -uo pipefail
@@ -171,6 +172,73 @@ elif [ -f "$out/guest/ornic.ko" ] && [ -f "$out/${debs[ibverbs-providers-ornic]}
 	rm -rf "$rel"
 else
 	record FAIL deb/guest-install "no module or packages to install"
+fi
+
+# Kernel verbs on Debian's 6.12 kernel, whose RDMA core still has
+# ib_resize_cq() (7.x dropped it): the kverbs test module, built against
+# that kernel's packaged headers as DKMS builds ornic there, in a guest
+# booting it from stock/prepare.sh's trixie root (ornic-dkms and the
+# provider installed with dpkg -i), with two models of the ornic-model
+# package.
+kverbs_on_stock() {
+	local dir rc=0 kver series layer hdr="" tmp log rel mdir
+	dir=$("$here/stock/prepare.sh" root trixie "$out/${debs[ornic-dkms]}" \
+		"$out/${debs[ibverbs-providers-ornic]}" 2>"$BUILD/deb-stock.log") || rc=$?
+	if [ "$rc" = 3 ]; then
+		record SKIP deb/kverbs-stock "$dir"
+		return
+	elif [ "$rc" != 0 ]; then
+		record FAIL deb/kverbs-stock "stock/prepare.sh: $(grep -v '^ ' "$BUILD/deb-stock.log" | tail -n 3 | tr '\n' ' ')"
+		return
+	fi
+	kver=$(cat "$dir/kver")
+	series=$(cut -d. -f1,2 <<<"$kver")
+	while read -r layer; do
+		[ -d "$layer/usr/src/linux-headers-$kver" ] && hdr=$layer/usr/src/linux-headers-$kver
+	done <"$dir/layers"
+	tmp=$out/kverbs-$kver
+	log=$BUILD/deb-kverbs-$series.log
+	rm -rf "$tmp"
+	mkdir -p "$tmp"
+	cp "$here/kverbs/Kbuild" "$here/kverbs/ornic_kverbs_test.c" "$tmp/"
+	# The packaged Makefile includes its -common tree by absolute path:
+	# a private /usr/src holds links to the layer's.
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	if [ -n "$hdr" ] && unshare --mount --propagation unchanged bash -c 'mount -t tmpfs tmpfs /usr/src &&
+		ln -s "$1"/* /usr/src/ && shift && exec "$@"' link "$(dirname "$hdr")" \
+		env "${KMAKE_ENV[@]}" make -C "/usr/src/linux-headers-$kver" M="$tmp" W=1 \
+		CONFIG_DEBUG_INFO_BTF_MODULES= modules >"$log" 2>&1 &&
+		[ -f "$tmp/ornic_kverbs_test.ko" ] && ! grep -q -E 'warning:|error:' "$log"; then
+		record PASS "deb/$series/build-kverbs" "against $(basename "$hdr"), W=1, no warnings"
+	else
+		record FAIL "deb/$series/build-kverbs" "headers '$hdr': $(grep -m3 -E 'warning:|error' "$log" | tr '\n' ' ')see $log"
+		return
+	fi
+	rel=$(mktemp -d)
+	dpkg-deb -x "$out/${debs[ornic-model]}" "$rel"
+	# shellcheck source=qemu-tests/models.sh
+	. "$here/models.sh"
+	MODEL_BIN=$rel/usr/sbin/ornic-model
+	mdir=/tmp/models-deb-kverbs
+	if models_start "$mdir" 2 link; then
+		mapfile -t margs < <(models_vm_args)
+		rc=0
+		"$here/vm.sh" --name "$RUN_NAME/deb-kverbs-$series" --stock "$dir" --timeout 300 \
+			--allow-splat "${margs[@]}" -- \
+			/src/qemu-tests/suites/deb-kverbs.sh "$series" "$kver" "$tmp/ornic_kverbs_test.ko" || rc=$?
+		guest_results "deb/$series/kverbs-guest" "$RUNS/deb-kverbs-$series" "$rc"
+	else
+		record FAIL "deb/$series/kverbs-models" "the packaged model did not start; see $mdir"
+	fi
+	models_stop >/dev/null
+	rm -rf "$rel"
+}
+RUNS=$ORNIC_CACHE/runs/$RUN_NAME
+if [ -f "$out/${debs[ornic-dkms]}" ] && [ -f "$out/${debs[ornic-model]}" ] &&
+	"$here/stock/prepare.sh" available >/dev/null; then
+	kverbs_on_stock
+else
+	record SKIP deb/kverbs-stock "no packages, or no Debian kernel in the apt lists"
 fi
 
 # The systemd unit (as an instance, with the system's own units around it)

@@ -5,14 +5,17 @@
  * device connected by GID, SENDs of DMA-mapped kernel buffers (several
  * SGEs, immediate data, inline data, unsignaled batches that wrap the
  * rings), a completion event on an armed CQ, fast registration (REG_MR,
- * WRITE/READ through its rkey, LOCAL_INV) and ib_drain_qp().  Each check
- * runs while the module loads and logs "ornic_kverbs: PASS|FAIL <name>
- * <details>"; loading fails when one failed.  Unload it afterwards.
+ * WRITE/READ through its rkey, LOCAL_INV), resizing a kernel CQ with
+ * completions pending (where the core has ib_resize_cq()) and
+ * ib_drain_qp().  Each check runs while the module loads and logs
+ * "ornic_kverbs: PASS|FAIL|SKIP <name> <details>"; loading fails when one
+ * failed.  Unload it afterwards.
  *
  *   insmod ornic_kverbs_test.ko client=ornic_0 server=ornic_1 \
  *          client_gid=1 server_gid=1
  */
 #include <linux/completion.h>
+#include <linux/delay.h>
 #include <linux/dma-mapping.h>
 #include <linux/module.h>
 #include <linux/netdevice.h>
@@ -370,6 +373,158 @@ static void kv_test_batches(void)
 		rounds, batch);
 }
 
+#ifdef KV_HAVE_IB_RESIZE_CQ
+/*
+ * @n receives on the server, @n SENDs of 64 bytes from the client (the last
+ * signaled), receive k numbered @first + k; returns once the client saw
+ * its completion, so every receive CQE is on the server's CQ.
+ */
+static int kv_resize_traffic(u32 first, u32 n)
+{
+	struct ib_send_wr wr[KV_DEPTH] = {};
+	struct ib_sge sge[KV_DEPTH];
+	struct ib_wc wc;
+	u32 i, k;
+
+	for (i = 0; i < n; i++) {
+		k = first + i;
+		if (kv_post_recv(&sside, 5000 + k, (k % KV_DEPTH) * 256, 256))
+			return -EINVAL;
+		kv_fill(cside.buf + i * 64, 64, k);
+		sge[i].addr = cside.dma + i * 64;
+		sge[i].length = 64;
+		sge[i].lkey = cside.pd->local_dma_lkey;
+		wr[i].wr_id = 6000 + k;
+		wr[i].sg_list = &sge[i];
+		wr[i].num_sge = 1;
+		wr[i].opcode = IB_WR_SEND;
+		wr[i].next = i + 1 < n ? &wr[i + 1] : NULL;
+	}
+	wr[n - 1].send_flags = IB_SEND_SIGNALED;
+	ib_dma_sync_single_for_device(cside.dev, cside.dma, KV_BUF,
+				      DMA_BIDIRECTIONAL);
+	if (ib_post_send(cside.qp, wr, NULL))
+		return -EINVAL;
+	if (kv_poll(cside.cq, &wc, 1) != 1 || wc.status != IB_WC_SUCCESS ||
+	    wc.wr_id != 6000 + first + n - 1)
+		return -EIO;
+	/* The ACK may overtake the receiver's CQE write: give it time. */
+	msleep(100);
+	return 0;
+}
+
+/* Poll @n receives, which must be @first.. in order with their data. */
+static int kv_resize_take(u32 first, u32 n, const char **why)
+{
+	struct ib_wc wc[KV_DEPTH];
+	u32 i, k;
+	int got;
+
+	got = kv_poll(sside.cq, wc, n);
+	ib_dma_sync_single_for_cpu(sside.dev, sside.dma, KV_BUF,
+				   DMA_BIDIRECTIONAL);
+	if (got != (int)n) {
+		*why = "missing completions";
+		return got < 0 ? got : -EIO;
+	}
+	for (i = 0; i < n; i++) {
+		k = first + i;
+		if (wc[i].status != IB_WC_SUCCESS || wc[i].wr_id != 5000 + k ||
+		    wc[i].opcode != IB_WC_RECV || wc[i].byte_len != 64 ||
+		    !kv_check(sside.buf + (k % KV_DEPTH) * 256, 64, k)) {
+			pr_err("ornic_kverbs: receive %u: wr_id %llu status %s len %u\n",
+			       k, wc[i].wr_id, ib_wc_status_msg(wc[i].status),
+			       wc[i].byte_len);
+			*why = "a completion out of order, twice or damaged";
+			return -EIO;
+		}
+	}
+	return 0;
+}
+
+/*
+ * ib_resize_cq() on the server's CQ (one ring for its QP's send and
+ * receive completions) with receive CQEs pending: a shrink below them is
+ * refused and the old ring keeps them, a grow and a shrink that still holds
+ * them move them; every receive completes exactly once, in order.
+ */
+static void kv_test_resize_cq(void)
+{
+	struct ib_cq *cq = sside.cq;
+	const char *why = "";
+	int old = cq->cqe, err;
+	struct ib_wc wc;
+
+	/* 12 pending, 2 polled: the consumer index is inside the ring. */
+	if (kv_resize_traffic(0, 12) || kv_resize_take(0, 2, &why)) {
+		kv_fail("resize-cq", "traffic before the resize failed %s", why);
+		return;
+	}
+	err = ib_resize_cq(cq, 4);
+	if (err >= 0 || cq->cqe != old) {
+		kv_fail("resize-cq-shrink-refused",
+			"to 4 with 10 CQEs pending: %d, cqe %d (was %d)", err,
+			cq->cqe, old);
+		return;
+	}
+	if (kv_resize_take(2, 3, &why)) {
+		kv_fail("resize-cq-shrink-refused", "old ring after it: %s", why);
+		return;
+	}
+	kv_pass("resize-cq-shrink-refused",
+		"to 4 CQEs with 10 pending: %d; the old ring of %d kept them",
+		err, old);
+
+	err = ib_resize_cq(cq, 128);
+	if (err || cq->cqe < 128) {
+		kv_fail("resize-cq-grow", "to 128 with 7 pending: %d, cqe %d",
+			err, cq->cqe);
+		return;
+	}
+	if (kv_resize_take(5, 2, &why) || kv_resize_traffic(12, 8)) {
+		kv_fail("resize-cq-grow", "after it: %s", why);
+		return;
+	}
+	kv_pass("resize-cq-grow", "%d -> %d CQEs with 7 pending, 8 more received",
+		old, cq->cqe);
+
+	/* 13 pending (7..19): 16 holds them. */
+	err = ib_resize_cq(cq, 16);
+	if (err || cq->cqe != 16) {
+		kv_fail("resize-cq-shrink", "to 16 with 13 pending: %d, cqe %d",
+			err, cq->cqe);
+		return;
+	}
+	if (kv_resize_take(7, 13, &why) || ib_poll_cq(cq, 1, &wc)) {
+		kv_fail("resize-cq-shrink", "after it: %s",
+			*why ? why : "a completion more");
+		return;
+	}
+	/* The new ring wraps: 3 rounds of 8 through 16 slots. */
+	for (err = 0; err < 3; err++)
+		if (kv_resize_traffic(20 + 8 * err, 8) ||
+		    kv_resize_take(20 + 8 * err, 8, &why)) {
+			kv_fail("resize-cq-shrink", "round %d in the new ring: %s",
+				err, why);
+			return;
+		}
+	kv_pass("resize-cq-shrink",
+		"to 16 CQEs with 13 pending, then 24 more through the new ring");
+
+	err = ib_resize_cq(cq, old);
+	if (err || cq->cqe != old) {
+		kv_fail("resize-cq-back", "to %d with none pending: %d", old, err);
+		return;
+	}
+	kv_pass("resize-cq", "44 receives across 3 resizes, each once and in order");
+}
+#else
+static void kv_test_resize_cq(void)
+{
+	pr_info("ornic_kverbs: SKIP resize-cq this kernel's RDMA core has no ib_resize_cq(): a kernel CQ cannot be resized\n");
+}
+#endif
+
 static void kv_cq_event(struct ib_cq *cq, void *ctx)
 {
 	complete(ctx);
@@ -646,6 +801,7 @@ static int __init kv_init(void)
 
 	kv_test_send_sges();
 	kv_test_batches();
+	kv_test_resize_cq();
 	kv_test_event();
 	kv_test_frwr();
 	/*

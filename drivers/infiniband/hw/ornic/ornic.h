@@ -355,6 +355,9 @@ void ornic_ceqs_destroy(struct ornic_dev *dev);
 int ornic_cq_ring_create(struct ornic_dev *dev, struct ornic_cq_ring *cq,
 			 unsigned int log_depth, struct ornic_eq *eq);
 void ornic_cq_ring_destroy(struct ornic_dev *dev, struct ornic_cq_ring *cq);
+int ornic_cq_ring_alloc(struct ornic_dev *dev, struct ornic_cq_ring *cq,
+			struct ornic_mem_desc *mem);
+void ornic_cq_ring_free(struct ornic_dev *dev, struct ornic_cq_ring *cq);
 void ornic_cq_ring_arm(struct ornic_cq_ring *cq);
 struct ornic_cqe *ornic_cq_ring_next(struct ornic_cq_ring *cq);
 /* The CQE of ring slot @slot (the second half of a wide entry). */

@@ -176,6 +176,10 @@ int ornic_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
  * nothing polls while the device moves the unpolled CQEs.  The old ring
  * stays pinned until the command completed (the device may write CQEs
  * into it until then, and moves them with the others).
+ *
+ * The device op for both kinds of CQ: a kernel CQ (no udata) comes from
+ * ib_resize_cq() on kernels that have it; from 7.x, whose core has none
+ * and whose uverbs only names user CQs, from a caller of the op itself.
  */
 int ornic_resize_user_cq(struct ib_cq *ibcq, unsigned int cqe,
 			 struct ib_udata *udata)
@@ -191,7 +195,9 @@ int ornic_resize_user_cq(struct ib_cq *ibcq, unsigned int cqe,
 	u32 max_cqe, moved;
 	int err;
 
-	if (cq->kernel || !(dev->caps & ORNIC_CAP_RESIZE))
+	if (cq->kernel)
+		return ornic_resize_kernel_cq(ibcq, cqe);
+	if (!(dev->caps & ORNIC_CAP_RESIZE))
 		return -EOPNOTSUPP;
 	err = ornic_udata_in(udata, &req, sizeof(req));
 	if (err)
@@ -242,6 +248,7 @@ int ornic_resize_user_cq(struct ib_cq *ibcq, unsigned int cqe,
 }
 
 #ifndef ORNIC_HAVE_IB_DMAH
+/* resize_cq: ib_resize_cq() passes a kernel consumer's int unchecked. */
 int ornic_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 {
 	if (cqe <= 0)

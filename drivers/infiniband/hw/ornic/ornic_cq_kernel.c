@@ -4,7 +4,8 @@
  * The CQE ring is DMA-coherent driver memory on the kernel doorbell page;
  * poll_cq reads CQEs under the CQ's lock, retires the WQEs they name in
  * their QP's queue (or its SRQ) and reports the consumer index back every
- * half ring and whenever the CQ is armed.
+ * half ring and whenever the CQ is armed.  With ORNIC_CAP_RESIZE a kernel
+ * CQ moves to a new ring (RESIZE_CQ) while its consumer goes on polling.
  */
 #include <kunit/visibility.h>
 #include <linux/if_vlan.h>
@@ -49,13 +50,29 @@ static void ornic_kernel_cq_dead(struct ornic_cq_ring *ring)
 					   kern.ring)->ibcq);
 }
 
+/*
+ * The log2 depth of a kernel CQ's ring for @cqe entries on a device that
+ * allows @max_cqe (KUnit: ornic_cq_kunit.c), or -EINVAL.
+ */
+int ornic_kernel_cq_log_depth(u32 cqe, u32 max_cqe)
+{
+	unsigned int log_depth;
+
+	if (!cqe || cqe > max_cqe)
+		return -EINVAL;
+	log_depth = max(ornic_log2_depth(cqe), 1U);
+	if (log_depth > ORNIC_KERNEL_CQ_LOG_DEPTH_MAX)
+		return -EINVAL;
+	return log_depth;
+}
+EXPORT_SYMBOL_IF_KUNIT(ornic_kernel_cq_log_depth);
+
 int ornic_create_kernel_cq(struct ib_cq *ibcq,
 			   const struct ib_cq_init_attr *attr)
 {
 	struct ornic_dev *dev = to_odev(ibcq->device);
 	struct ornic_cq *cq = to_ocq(ibcq);
-	unsigned int log_depth;
-	int err;
+	int log_depth, err;
 
 	if (attr->flags) {
 		ibdev_dbg(&dev->ibdev, "kernel CQ flags %#x: none supported\n",
@@ -67,27 +84,27 @@ int ornic_create_kernel_cq(struct ib_cq *ibcq,
 			  attr->comp_vector, dev->num_ceqs);
 		return -EINVAL;
 	}
-	if (!attr->cqe || attr->cqe > le32_to_cpu(dev->attr.max_cqe)) {
-		ibdev_dbg(&dev->ibdev, "kernel CQ of %u CQEs (device max %u)\n",
-			  attr->cqe, le32_to_cpu(dev->attr.max_cqe));
-		return -EINVAL;
-	}
-	log_depth = max(ornic_log2_depth(attr->cqe), 1U);
-	if (log_depth > ORNIC_KERNEL_CQ_LOG_DEPTH_MAX) {
+	log_depth = ornic_kernel_cq_log_depth(attr->cqe,
+					      le32_to_cpu(dev->attr.max_cqe));
+	if (log_depth < 0) {
 		ibdev_dbg(&dev->ibdev,
-			  "kernel CQ of %u CQEs: 2^%u above 2^%u\n", attr->cqe,
-			  log_depth, ORNIC_KERNEL_CQ_LOG_DEPTH_MAX);
-		return -EINVAL;
+			  "kernel CQ of %u CQEs (device max %u, ring 2^%u)\n",
+			  attr->cqe, le32_to_cpu(dev->attr.max_cqe),
+			  ORNIC_KERNEL_CQ_LOG_DEPTH_MAX);
+		return log_depth;
 	}
 
 	spin_lock_init(&cq->kern.lock);
+	mutex_init(&cq->kern.resize_lock);
 	cq->kernel = true;
 	cq->kern.ring.comp_handler = ornic_kernel_cq_comp;
 	cq->kern.ring.dead_handler = ornic_kernel_cq_dead;
 	err = ornic_cq_ring_create(dev, &cq->kern.ring, log_depth,
 				   &dev->ceqs[attr->comp_vector]);
-	if (err)
+	if (err) {
+		mutex_destroy(&cq->kern.resize_lock);
 		return err;
+	}
 	cq->eq = cq->kern.ring.eq;
 	cq->cqn = cq->kern.ring.cqn;
 	cq->log_depth = log_depth;
@@ -98,13 +115,99 @@ int ornic_create_kernel_cq(struct ib_cq *ibcq,
 void ornic_destroy_kernel_cq(struct ornic_cq *cq)
 {
 	ornic_cq_ring_destroy(to_odev(cq->ibcq.device), &cq->kern.ring);
+	mutex_destroy(&cq->kern.resize_lock);
 }
 
+/* Under the CQ's lock, never while RESIZE_CQ runs. */
 static void ornic_cq_report_ci(struct ornic_cq *cq, u64 arm)
 {
 	ornic_ring_db(&cq->kern.ring.dev->live, ORNIC_DB_CQ,
 		      ornic_db_value(cq->cqn, arm, cq->kern.ring.ci));
 	cq->kern.ci_reported = cq->kern.ring.ci;
+}
+
+/*
+ * RESIZE_CQ (spec: admin.rst) of a kernel CQ.  The command sleeps, so the
+ * CQ's lock is not held across it: poll_cq goes on reading the old ring
+ * meanwhile, but no doorbell is rung (one about the old ring could reach
+ * the device after the new one took over) and an arm waits.  The device
+ * copies the CQEs from the consumer index given to slots 0.. of the new
+ * ring; those polled since are its first ones.  The old ring is freed
+ * only after the completion: until then the device may still write there.
+ */
+int ornic_resize_kernel_cq(struct ib_cq *ibcq, unsigned int cqe)
+{
+	struct ornic_dev *dev = to_odev(ibcq->device);
+	struct ornic_cq *cq = to_ocq(ibcq);
+	struct ornic_kernel_cq *kcq = &cq->kern;
+	struct ornic_cq_ring next = { .dev = dev, .wide = kcq->ring.wide };
+	struct ornic_admin_sqe sqe;
+	struct ornic_mem_desc mem;
+	u32 consumer, moved, polled;
+	unsigned long flags;
+	int log_depth, err;
+	bool kick;
+
+	if (!(dev->caps & ORNIC_CAP_RESIZE))
+		return -EOPNOTSUPP;
+	log_depth = ornic_kernel_cq_log_depth(cqe,
+					      le32_to_cpu(dev->attr.max_cqe));
+	if (log_depth < 0) {
+		ibdev_dbg(&dev->ibdev, "resize kernel CQ %u to %u CQEs\n",
+			  cq->cqn, cqe);
+		return log_depth;
+	}
+	next.log_depth = log_depth;
+
+	mutex_lock(&kcq->resize_lock);
+	err = ornic_cq_ring_alloc(dev, &next, &mem);
+	if (err)
+		goto out_unlock;
+	spin_lock_irqsave(&kcq->lock, flags);
+	kcq->resizing = true;
+	consumer = kcq->ring.ci;
+	spin_unlock_irqrestore(&kcq->lock, flags);
+
+	ornic_cmd_resize_cq(&sqe, &mem, log_depth, cq->cqn, consumer);
+	err = ornic_admin_simple(dev, &sqe, &moved);
+
+	spin_lock_irqsave(&kcq->lock, flags);
+	kcq->resizing = false;
+	if (err) {
+		/* More unpolled CQEs than the new depth, or a dead device. */
+		ibdev_dbg(&dev->ibdev, "resize kernel CQ %u to 2^%d from %u: %d\n",
+			  cq->cqn, log_depth, consumer, err);
+	} else {
+		polled = kcq->ring.ci - consumer;
+		if (moved > (1U << log_depth) || polled > moved) {
+			ornic_device_error(&dev->live, "RESIZE_CQ moved", moved,
+					   min(polled, 1U << log_depth));
+			polled = min(polled, moved);
+		}
+		swap(kcq->ring.ring, next.ring);
+		swap(kcq->ring.dma, next.dma);
+		swap(kcq->ring.log_depth, next.log_depth);
+		kcq->ring.ci = polled;
+		/* The device's consumer index starts again at 0. */
+		kcq->ci_reported = 0;
+		cq->log_depth = log_depth;
+		ibcq->cqe = 1U << log_depth;
+	}
+	/*
+	 * What was polled meanwhile, and an arm asked for: CQEs that came in
+	 * before the device was armed raise no event, so the consumer is
+	 * told now if any is waiting.
+	 */
+	ornic_cq_report_ci(cq, kcq->arm_pending);
+	kick = kcq->arm_pending && ornic_cq_ring_next(&kcq->ring);
+	kcq->arm_pending = 0;
+	spin_unlock_irqrestore(&kcq->lock, flags);
+	if (kick)
+		ornic_kernel_cq_kick(ibcq);
+	ornic_cq_ring_free(dev, &next);
+out_unlock:
+	mutex_unlock(&kcq->resize_lock);
+	return err;
 }
 
 /*
@@ -376,7 +479,8 @@ int ornic_poll_cq(struct ib_cq *ibcq, int ne, struct ib_wc *wc)
 	while (n < ne && (ring_cqe = ornic_cq_ring_next(&kcq->ring))) {
 		cqe = *ring_cqe;
 		kcq->ring.ci++;
-		if (kcq->ring.ci - kcq->ci_reported >= (1U << cq->log_depth) / 2)
+		if (!kcq->resizing &&
+		    kcq->ring.ci - kcq->ci_reported >= (1U << cq->log_depth) / 2)
 			ornic_cq_report_ci(cq, 0);
 		qp = ornic_kernel_cqe_check(dev, cq, &cqe, &posted);
 		if (!qp)
@@ -406,15 +510,19 @@ int ornic_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 	struct ornic_cq *cq = to_ocq(ibcq);
 	unsigned long irqflags;
 	int missed = 0;
+	u64 arm;
 
 	/* uverbs' REQ_NOTIFY_CQ: a user CQ is armed by its provider. */
 	if (!cq->kernel)
 		return -EOPNOTSUPP;
+	arm = (flags & IB_CQ_SOLICITED_MASK) == IB_CQ_SOLICITED ?
+	      ORNIC_DB_FLAG_ARM_SOLICITED : ORNIC_DB_FLAG_ARM_NEXT;
 	spin_lock_irqsave(&cq->kern.lock, irqflags);
 	cq->kern.armed = true;
-	ornic_cq_report_ci(cq, (flags & IB_CQ_SOLICITED_MASK) ==
-			       IB_CQ_SOLICITED ? ORNIC_DB_FLAG_ARM_SOLICITED :
-			       ORNIC_DB_FLAG_ARM_NEXT);
+	if (!cq->kern.resizing)
+		ornic_cq_report_ci(cq, arm);
+	else if (cq->kern.arm_pending != ORNIC_DB_FLAG_ARM_NEXT)
+		cq->kern.arm_pending = arm;	/* NEXT covers SOLICITED */
 	if ((flags & IB_CQ_REPORT_MISSED_EVENTS) &&
 	    (ornic_cq_ring_next(&cq->kern.ring) ||
 	     (ornic_dead(&to_odev(ibcq->device)->live) &&
@@ -440,6 +548,8 @@ void ornic_kernel_cq_clean(struct ornic_cq *cq, u32 qpn,
 	struct ornic_cq_ring *ring = &cq->kern.ring;
 	unsigned long flags;
 
+	/* The device reads the ring while it resizes it: nothing moves. */
+	mutex_lock(&cq->kern.resize_lock);
 	spin_lock_irqsave(&cq->kern.lock, flags);
 	for (end = ring->ci; end - ring->ci < depth; end++) {
 		struct ornic_cqe *cqe =
@@ -477,6 +587,7 @@ void ornic_kernel_cq_clean(struct ornic_cq *cq, u32 qpn,
 	}
 	cq->kern.ring.ci += dropped;
 	spin_unlock_irqrestore(&cq->kern.lock, flags);
+	mutex_unlock(&cq->kern.resize_lock);
 }
 
 /* --- what a CQE's opcode completes (KUnit: ornic_cq_kunit.c) -------------- */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * KUnit suite ornic_cq: the CQ commands (ornic_cq.c) and what a CQE's opcode completes
- * (ornic_cq_kernel.c).
+ * KUnit suite ornic_cq: the CQ commands (ornic_cq.c), what a CQE's opcode completes
+ * and the ring depth of a kernel CQ (ornic_cq_kernel.c).
  */
 #include <kunit/test.h>
 
@@ -97,12 +97,33 @@ static void ornic_devval_cqe_kind(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ornic_cqe_kind(0xff), ORNIC_CQE_KIND_INVALID);
 }
 
+/* Creation and resize size a kernel CQ's ring alike. */
+static void ornic_kernel_cq_log_depths(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, ornic_kernel_cq_log_depth(0, 4096), -EINVAL);
+	KUNIT_EXPECT_EQ(test, ornic_kernel_cq_log_depth(1, 4096), 1);
+	KUNIT_EXPECT_EQ(test, ornic_kernel_cq_log_depth(2, 4096), 1);
+	KUNIT_EXPECT_EQ(test, ornic_kernel_cq_log_depth(3, 4096), 2);
+	KUNIT_EXPECT_EQ(test, ornic_kernel_cq_log_depth(16, 4096), 4);
+	KUNIT_EXPECT_EQ(test, ornic_kernel_cq_log_depth(17, 4096), 5);
+	KUNIT_EXPECT_EQ(test, ornic_kernel_cq_log_depth(4096, 4096), 12);
+	/* Past what the device allows, or what a DMA-contiguous ring holds. */
+	KUNIT_EXPECT_EQ(test, ornic_kernel_cq_log_depth(4097, 4096), -EINVAL);
+	KUNIT_EXPECT_EQ(test, ornic_kernel_cq_log_depth(U32_MAX, 4096), -EINVAL);
+	KUNIT_EXPECT_EQ(test, ornic_kernel_cq_log_depth(1U << 14, 1U << 20), 14);
+	KUNIT_EXPECT_EQ(test, ornic_kernel_cq_log_depth((1U << 14) + 1,
+							1U << 20), -EINVAL);
+	KUNIT_EXPECT_EQ(test, ornic_kernel_cq_log_depth(U32_MAX, U32_MAX),
+			-EINVAL);
+}
+
 static struct kunit_case ornic_cq_cases[] = {
 	KUNIT_CASE(ornic_cmd_create_cq_layouts),
 	KUNIT_CASE(ornic_cmd_resize_cq_layout),
 	KUNIT_CASE(ornic_cqe_network_types),
 	KUNIT_CASE(ornic_cqe_vlan_tci_split),
 	KUNIT_CASE(ornic_devval_cqe_kind),
+	KUNIT_CASE(ornic_kernel_cq_log_depths),
 	{}
 };
 

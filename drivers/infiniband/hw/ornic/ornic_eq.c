@@ -414,6 +414,28 @@ struct ornic_cqe *ornic_cq_ring_cqe(struct ornic_cq_ring *cq, u32 slot)
 	return cq->wide ? &((struct ornic_cqe_ts *)entry)->cqe : entry;
 }
 
+/*
+ * The zeroed ring of 2^cq->log_depth entries (cq->wide: 64-byte ones) that
+ * CREATE_CQ and RESIZE_CQ hand the device, and its descriptor.
+ */
+int ornic_cq_ring_alloc(struct ornic_dev *dev, struct ornic_cq_ring *cq,
+			struct ornic_mem_desc *mem)
+{
+	cq->ring = dma_alloc_coherent(&dev->pdev->dev, ornic_cq_ring_bytes(cq),
+				      &cq->dma, GFP_KERNEL);
+	if (!cq->ring)
+		return -ENOMEM;
+	ornic_mem_desc_contig(mem, cq->dma, ornic_cq_ring_bytes(cq), PAGE_SHIFT);
+	return 0;
+}
+
+void ornic_cq_ring_free(struct ornic_dev *dev, struct ornic_cq_ring *cq)
+{
+	dma_free_coherent(&dev->pdev->dev, ornic_cq_ring_bytes(cq), cq->ring,
+			  cq->dma);
+	cq->ring = NULL;
+}
+
 int ornic_cq_ring_create(struct ornic_dev *dev, struct ornic_cq_ring *cq,
 			 unsigned int log_depth, struct ornic_eq *eq)
 {
@@ -428,12 +450,10 @@ int ornic_cq_ring_create(struct ornic_dev *dev, struct ornic_cq_ring *cq,
 	cq->ci = 0;
 	/* spec: infiniband.rst "Completions": every CQ of an IB port is wide. */
 	cq->wide = ornic_is_ib(dev);
-	cq->ring = dma_alloc_coherent(&dev->pdev->dev, ornic_cq_ring_bytes(cq),
-				      &cq->dma, GFP_KERNEL);
-	if (!cq->ring)
-		return -ENOMEM;
+	err = ornic_cq_ring_alloc(dev, cq, &mem);
+	if (err)
+		return err;
 
-	ornic_mem_desc_contig(&mem, cq->dma, ornic_cq_ring_bytes(cq), PAGE_SHIFT);
 	ornic_cmd_create_cq(&sqe, &mem, log_depth, eq->eqn,
 			    ORNIC_DB_PAGE_KERNEL,
 			    cq->wide ? ORNIC_CQ_FLAG_TIMESTAMP : 0);
@@ -449,9 +469,7 @@ int ornic_cq_ring_create(struct ornic_dev *dev, struct ornic_cq_ring *cq,
 err_destroy:
 	ornic_admin_destroy(dev, ORNIC_ADMIN_DESTROY_CQ, cq->cqn);
 err_free:
-	dma_free_coherent(&dev->pdev->dev, ornic_cq_ring_bytes(cq), cq->ring,
-			  cq->dma);
-	cq->ring = NULL;
+	ornic_cq_ring_free(dev, cq);
 	return err;
 }
 
@@ -461,9 +479,7 @@ void ornic_cq_ring_destroy(struct ornic_dev *dev, struct ornic_cq_ring *cq)
 	xa_erase_irq(&dev->cq_rings, cq->cqn);
 	/* No EQ handler may still be looking at the CQ. */
 	ornic_ceqs_sync(dev);
-	dma_free_coherent(&dev->pdev->dev, ornic_cq_ring_bytes(cq), cq->ring,
-			  cq->dma);
-	cq->ring = NULL;
+	ornic_cq_ring_free(dev, cq);
 }
 
 struct ornic_cqe *ornic_cq_ring_next(struct ornic_cq_ring *cq)

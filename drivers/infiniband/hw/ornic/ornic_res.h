@@ -75,6 +75,14 @@ struct ornic_kernel_cq {
 	spinlock_t lock;
 	u32 ci_reported;
 	bool armed;		/* req_notify_cq since the last software event */
+	/*
+	 * RESIZE_CQ in flight (under lock): the CQ rings no doorbell, an arm
+	 * asked for meanwhile waits in arm_pending (ORNIC_DB_FLAG_ARM_*).
+	 */
+	bool resizing;
+	u64 arm_pending;
+	/* Serialises resizes with each other and with cleaning out a QP. */
+	struct mutex resize_lock;
 };
 
 /* A user CQ's own part: the provider's ring (ornic_cq.c). */
@@ -357,6 +365,8 @@ int ornic_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 void ornic_kernel_cq_clean(struct ornic_cq *cq, u32 qpn,
 			   struct ornic_kwq *srq);
 void ornic_kernel_cq_kick(struct ib_cq *ibcq);
+int ornic_kernel_cq_log_depth(u32 cqe, u32 max_cqe);
+int ornic_resize_kernel_cq(struct ib_cq *ibcq, unsigned int cqe);
 
 /* What a CQE's opcode says it completes (a value from the device). */
 enum ornic_cqe_kind {
