@@ -106,6 +106,9 @@ pair() {
 	fi
 	timeout 300 "$tool" "${cargs[@]}" "$SIP" >"/out/$kind-$name.client.log" 2>&1 || rc=$?
 	wait "$spid" || src=$?
+	# A tool killed by a signal or one that fails silently says nothing.
+	[ "$rc" = 0 ] || echo "($tool exited with status $rc)" >>"/out/$kind-$name.client.log"
+	[ "$src" = 0 ] || echo "($tool exited with status $src)" >>"/out/$kind-$name.server.log"
 	[ "$rc" != 0 ] || rc=$src
 	return "$rc"
 }

@@ -1,5 +1,6 @@
 #include "core/completion_queue.hpp"
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cstddef>
@@ -46,8 +47,10 @@ CompletionQueue::PostResult CompletionQueue::post(GuestMemory& memory, DeviceCou
   counters.inc(ORNIC_CNT_CQES);
   const bool is_error = cqe.status != ORNIC_CQE_SUCCESS;
   const bool notify = arm_ == Arm::kNext || (arm_ == Arm::kSolicited && (solicited || is_error));
-  if (notify)
+  if (notify) {
     arm_ = Arm::kNone;
+    notified_ = ring_.producer;
+  }
   return {Outcome::kWritten, notify};
 }
 
@@ -86,9 +89,13 @@ CompletionQueue::DoorbellResult CompletionQueue::doorbell(uint32_t consumer, uin
   else
     return {true, false};
   // CQEs software has not consumed yet count as "the next CQE": without this, a CQE that
-  // raced with the arm would never produce an event.
-  if (ring_.used() != 0) {
+  // raced with the arm would never produce an event. Not those whose event was already
+  // delivered: software that re-arms before it polls (the verbs pattern: get the event,
+  // re-arm, poll) would take a second event for one CQE and, sleeping on it, find no new one.
+  const uint32_t unnotified = std::min(ring_.used(), ring_.producer - notified_);
+  if (unnotified != 0) {
     arm_ = Arm::kNone;
+    notified_ = ring_.producer;
     return {true, true};
   }
   return {true, false};
@@ -124,6 +131,7 @@ CompletionQueue::ResizeResult CompletionQueue::resize(GuestMemory& guest, QueueM
   next.producer = moved;
   memory_ = std::move(memory);
   ring_ = next;
+  notified_ = 0; // the moved CQEs may notify again: an event too many, never one too few
   return {ORNIC_ADMIN_STATUS_SUCCESS, moved};
 }
 

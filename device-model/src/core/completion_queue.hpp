@@ -67,6 +67,10 @@ public:
   ResizeResult resize(GuestMemory& guest, QueueMemory memory, unsigned log_depth,
                       uint32_t consumer);
 
+  // The EQE of the event post() or doorbell() just reported was not written (a full EQ):
+  // the unpolled CQEs notify again at the next arm (events.rst, "Overflow").
+  void event_lost() { notified_ = ring_.consumer; }
+
 private:
   enum class Arm { kNone, kNext, kSolicited };
 
@@ -80,6 +84,7 @@ private:
   uint32_t db_page_;
   bool timestamped_;
   Arm arm_ = Arm::kNone;
+  uint32_t notified_ = 0; // the producer index when the last event was delivered
   bool in_error_ = false;
 };
 

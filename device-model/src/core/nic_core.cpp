@@ -118,11 +118,12 @@ void NicCore::complete(uint32_t cqn, const ornic_cqe& entry, bool solicited,
   switch (result.outcome) {
   case CompletionQueue::Outcome::kWritten:
     if (result.notify) {
-      if (EventQueue* eq = event_queue(cq->eqn())) {
-        (void)eq->post(memory(), irqs(), counters, ORNIC_EQE_COMPLETION, cqn, 0);
-        if (faults.eq_storm && cq->eqn() != 0)
-          eq->start_storm(memory(), irqs(), counters);
-      }
+      EventQueue* eq = event_queue(cq->eqn());
+      if (eq == nullptr || eq->post(memory(), irqs(), counters, ORNIC_EQE_COMPLETION, cqn, 0) !=
+                               EventQueue::PostResult::kPosted)
+        cq->event_lost();
+      if (eq != nullptr && faults.eq_storm && cq->eqn() != 0)
+        eq->start_storm(memory(), irqs(), counters);
     }
     return;
   case CompletionQueue::Outcome::kDropped:

@@ -86,10 +86,12 @@ void QueueDoorbells::completion_queue(const Doorbell& db) {
   const auto result = cq->doorbell(db.index, db.flags);
   if (!result.accepted)
     return refuse(ORNIC_CNT_DB_BAD_INDEX, db);
-  if (result.notify)
-    if (EventQueue* eq = core_.event_queue(cq->eqn()))
-      (void)eq->post(core_.memory(), core_.irqs(), core_.counters, ORNIC_EQE_COMPLETION, db.queue,
-                     0);
+  if (!result.notify)
+    return;
+  EventQueue* eq = core_.event_queue(cq->eqn());
+  if (eq == nullptr || eq->post(core_.memory(), core_.irqs(), core_.counters, ORNIC_EQE_COMPLETION,
+                                db.queue, 0) != EventQueue::PostResult::kPosted)
+    cq->event_lost();
 }
 
 void QueueDoorbells::event_queue(const Doorbell& db) {

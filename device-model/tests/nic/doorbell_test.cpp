@@ -138,6 +138,36 @@ TEST_F(NicDoorbells, FlushInErrorArmsCqRaisesEqVector) {
   EXPECT_EQ(h.irqs.count(3), 2u);
 }
 
+// The verbs pattern of an event-driven consumer: take the event, re-arm, then poll. The CQE
+// that caused the event is still unpolled at the re-arm; it must not cause a second event,
+// or the consumer wakes for a completion that is not there yet.
+TEST_F(NicDoorbells, RearmBeforePollDoesNotNotifyTheSameCqeAgain) {
+  uint64_t cq_ring = 0, rq = 0;
+  const uint32_t cqn = h.create_cq(eqn, 6, 0, &cq_ring);
+  const uint32_t qpn = h.create_qp(h.alloc_pd(), cqn, ORNIC_QPT_RC, 0, nullptr, &rq);
+  ornic_qp_attr attr{};
+  attr.state = ORNIC_QPS_ERR;
+  ASSERT_EQ(h.modify_qp(qpn, attr, ORNIC_QP_ATTR_STATE).status, ORNIC_ADMIN_STATUS_SUCCESS);
+  h.doorbell(0, ORNIC_DB_CQ, ORNIC_DB_VALUE(cqn, ORNIC_DB_FLAG_ARM_NEXT, 0));
+
+  post_receives(rq, 0, 1); // flushed at once: CQE 0, an event
+  h.doorbell(0, ORNIC_DB_RQ, ORNIC_DB_VALUE(qpn, 0, 1));
+  ASSERT_TRUE(poll_eq());
+  h.doorbell(0, ORNIC_DB_CQ, ORNIC_DB_VALUE(cqn, ORNIC_DB_FLAG_ARM_NEXT, 0)); // CQE 0 unpolled
+  EXPECT_FALSE(poll_eq());
+
+  post_receives(rq, 1, 1); // CQE 1: the armed CQ's next event
+  h.doorbell(0, ORNIC_DB_RQ, ORNIC_DB_VALUE(qpn, 0, 2));
+  EXPECT_TRUE(poll_eq());
+  // A CQE written while the CQ was disarmed still notifies at once when it is armed.
+  post_receives(rq, 2, 1);
+  h.doorbell(0, ORNIC_DB_RQ, ORNIC_DB_VALUE(qpn, 0, 3));
+  EXPECT_FALSE(poll_eq());
+  h.doorbell(0, ORNIC_DB_CQ, ORNIC_DB_VALUE(cqn, ORNIC_DB_FLAG_ARM_NEXT, 1));
+  EXPECT_TRUE(poll_eq());
+  EXPECT_FALSE(poll_eq());
+}
+
 TEST_F(NicDoorbells, CqOverflowIsReportedAndErrorsItsQps) {
   uint64_t cq_ring = 0, rq = 0;
   const uint32_t cqn = h.create_cq(eqn, 1, 0, &cq_ring); // 2 entries
