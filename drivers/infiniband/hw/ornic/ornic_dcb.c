@@ -251,6 +251,17 @@ static int ornic_dcb_delapp(struct net_device *netdev, struct dcb_app *app)
 	return ornic_dcb_send(eth, &eth->dcb.pfc, &eth->dcb.ets);
 }
 
+/* The highest priority the table gives @app's selector and protocol. */
+static int ornic_dcb_getapp(struct net_device *netdev, struct dcb_app *app)
+{
+	u8 mask = dcb_ieee_getapp_mask(netdev, app);
+
+	if (!mask)
+		return -ENOENT;
+	app->priority = fls(mask) - 1;
+	return 0;
+}
+
 static u8 ornic_dcb_getdcbx(struct net_device *netdev)
 {
 	return ORNIC_DCBX_MODE;
@@ -267,6 +278,7 @@ static const struct dcbnl_rtnl_ops ornic_dcbnl_ops = {
 	.ieee_setets = ornic_dcb_setets,
 	.ieee_getpfc = ornic_dcb_getpfc,
 	.ieee_setpfc = ornic_dcb_setpfc,
+	.ieee_getapp = ornic_dcb_getapp,
 	.ieee_setapp = ornic_dcb_setapp,
 	.ieee_delapp = ornic_dcb_delapp,
 	.getdcbx = ornic_dcb_getdcbx,
