@@ -266,6 +266,12 @@ enum ornic_fatal_code {
  * (ORNIC_CQE_FLAG_VLAN).  Ethernet ports only.
  */
 #define ORNIC_CAP_ROCE_VLAN		ORNIC_BIT_ULL(26)
+/*
+ * Data center bridging on the Ethernet port (spec: ethernet.rst, "Priorities
+ * and lossless Ethernet"): the port's QoS settings (SET_PORT_QOS) and its
+ * per-priority counters (QUERY_PORT_QOS).  Ethernet ports only.
+ */
+#define ORNIC_CAP_DCB			ORNIC_BIT_ULL(27)
 
 /* ------------------------------------------------------------------------
  * 4. Doorbells (spec: doorbells.rst).  Each 4 KiB page of BAR2 holds one
@@ -426,6 +432,8 @@ enum ornic_admin_opcode {
 	ORNIC_ADMIN_CC_CONFIG		= 0x4a,	/* ORNIC_CAP_CC */
 	ORNIC_ADMIN_MAD_IFC		= 0x4c,	/* ORNIC_CAP_IB */
 	ORNIC_ADMIN_MODIFY_PORT		= 0x4d,	/* ORNIC_CAP_IB */
+	ORNIC_ADMIN_SET_PORT_QOS	= 0x4e,	/* ORNIC_CAP_DCB */
+	ORNIC_ADMIN_QUERY_PORT_QOS	= 0x4f,	/* ORNIC_CAP_DCB */
 };
 
 enum ornic_admin_status {
@@ -977,6 +985,87 @@ struct ornic_admin_modify_port {
 
 ORNIC_HW_ASSERT_SIZE(struct ornic_admin_modify_port, 64);
 ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_modify_port, port, 20);
+
+/*
+ * SET_PORT_QOS / QUERY_PORT_QOS (ORNIC_CAP_DCB; spec: ethernet.rst,
+ * "Priorities and lossless Ethernet").  SET reads a struct ornic_port_qos
+ * from addr (len >= its size) and applies it whole; any field out of range,
+ * or reserved bytes not 0, is BAD_FIELD and changes nothing.  QUERY writes a
+ * struct ornic_port_qos_query to addr (len >= its size) and returns its size
+ * in result0.  Reset restores the defaults: no PFC, every priority in TC 0,
+ * every TC strict priority with bandwidth 0, no DSCP mapping.
+ */
+#define ORNIC_QOS_NUM_PRIO		8
+#define ORNIC_QOS_NUM_TC		8
+#define ORNIC_QOS_NUM_DSCP		64
+
+/* Transmission selection of a traffic class (the IEEE 802.1Qaz numbers). */
+enum ornic_qos_tsa {
+	ORNIC_QOS_TSA_STRICT		= 0,
+	ORNIC_QOS_TSA_ETS		= 2,
+};
+
+struct ornic_admin_port_qos {
+	struct ornic_admin_hdr hdr;
+	__le64 addr;			/* ornic_port_qos / ornic_port_qos_query */
+	__le32 len;
+	__le32 reserved[11];
+};
+
+ORNIC_HW_ASSERT_SIZE(struct ornic_admin_port_qos, 64);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_port_qos, len, 16);
+
+struct ornic_port_qos {
+	__u8 pfc_enable;		/* bit n: PFC on priority n */
+	__u8 reserved0[7];
+	__u8 prio_tc[ORNIC_QOS_NUM_PRIO];	/* traffic class 0..7 */
+	/* Percent; the ETS classes' sum to 100, strict classes' ignored. */
+	__u8 tc_bw[ORNIC_QOS_NUM_TC];
+	__u8 tc_tsa[ORNIC_QOS_NUM_TC];	/* enum ornic_qos_tsa */
+	__le64 dscp_valid;		/* bit n: dscp_prio[n] maps DSCP n */
+	__u8 dscp_prio[ORNIC_QOS_NUM_DSCP];	/* priority 0..7; 0 if !valid */
+	__le32 reserved1[6];
+};
+
+ORNIC_HW_ASSERT_SIZE(struct ornic_port_qos, 128);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_port_qos, prio_tc, 8);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_port_qos, tc_bw, 16);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_port_qos, tc_tsa, 24);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_port_qos, dscp_valid, 32);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_port_qos, dscp_prio, 40);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_port_qos, reserved1, 104);
+
+/*
+ * One priority's counters.  A frame's priority is its 802.1Q PCP when
+ * tagged, else for IPv4/IPv6 its DSCP's through dscp_prio, else 0.  Pause
+ * durations are in microseconds.
+ */
+struct ornic_prio_counters {
+	__le64 tx_frames;
+	__le64 tx_bytes;
+	__le64 rx_frames;
+	__le64 rx_bytes;
+	__le64 tx_pause;		/* PFC frames sent pausing this priority */
+	__le64 rx_pause;		/* PFC frames received pausing it */
+	__le64 tx_pause_duration;
+	__le64 rx_pause_duration;
+	__le64 rx_pause_transitions;	/* paused -> not paused */
+	__le64 tx_discards;
+	__le64 rx_discards;
+	__le64 reserved;
+};
+
+ORNIC_HW_ASSERT_SIZE(struct ornic_prio_counters, 96);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_prio_counters, tx_pause, 32);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_prio_counters, rx_discards, 80);
+
+struct ornic_port_qos_query {
+	struct ornic_port_qos config;
+	struct ornic_prio_counters prio[ORNIC_QOS_NUM_PRIO];
+};
+
+ORNIC_HW_ASSERT_SIZE(struct ornic_port_qos_query, 896);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_port_qos_query, prio, 128);
 
 /* REG_MR flags */
 #define ORNIC_MR_FLAG_PHYSICAL		ORNIC_BIT(0) /* iova = DMA address */

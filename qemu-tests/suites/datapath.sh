@@ -8,7 +8,7 @@
 # over an IPv6 GID), ibv_uc_pingpong, ibv_ud_pingpong, ibv_srq_pingpong,
 # ibv_xsrq_pingpong (XRC; a SKIP on devices without XRC, such as rxe), perftest
 # send/write/read/atomic bandwidth and latency, rdma_cm tools (rping,
-# ucmatose, udaddy, mckey, ib_send_bw -R), RoCE v1 and VLANs (ornic only)
+# ucmatose, udaddy, mckey, ib_send_bw -R), RoCE v1, VLANs and DCB (ornic only)
 # and the negative test
 # (TOOLDIR/datapath-neg).  Parsed perftest rows go to /out/perf.txt as
 # "KIND TEST ROW..." for the host to compare.
@@ -334,6 +334,176 @@ vlan() {
 	ip netns exec "$NS" ip link del "$SND.42"
 }
 
+# dcb KIND: data center bridging on the ornic netdevs (ethernet.rst,
+# "Priorities and lossless Ethernet") with iproute2's dcb: PFC, ETS and a
+# DSCP APP entry set and read back, an ETS whose bandwidths do not add up
+# refused with nothing changed, the settings kept over a link down/up with
+# the device's own view (debugfs qos, read with QUERY_PORT_QOS) agreeing,
+# ethtool -S's per-priority counters moved by VLAN traffic of priority 3 on
+# both ends, and lldptool (lldpad) setting PFC the same way.
+dcb_json() { # dcb_json KEY PRIO JSON: the value of KEY's entry PRIO, as text
+	python3 -c '
+import json, sys
+def find(o, key):
+    if isinstance(o, dict):
+        if key in o:
+            return o[key]
+        o = list(o.values())
+    if isinstance(o, list):
+        for v in o:
+            r = find(v, key)
+            if r is not None:
+                return r
+    return None
+v = find(json.loads(sys.argv[3]), sys.argv[1])
+if isinstance(v, dict):
+    v = v.get(sys.argv[2])
+elif isinstance(v, list):
+    v = v[int(sys.argv[2])]
+print(str(v).lower())' "$@" 2>/dev/null
+}
+dcb_qos() { # dcb_qos KEY: the device's line KEY of debugfs qos, without KEY
+	sed -n "s/^$1 //p" "/sys/kernel/debug/ornic/$CDEV/qos" 2>/dev/null
+}
+ethtool_stat() { # ethtool_stat [NS] NAME: NAME's value in ethtool -S of CND (or SND in NS)
+	if [ $# = 2 ]; then
+		ip netns exec "$1" ethtool -S "$SND" | awk -v n="$2:" '$1 == n { print $2 }'
+	else
+		ethtool -S "$CND" | awk -v n="$1:" '$1 == n { print $2 }'
+	fi
+}
+dcb() {
+	local k=$1 _ j on off before after qos
+	if ! j=$(command dcb -j pfc show dev "$CND" 2>&1); then
+		fail "$k/dcb-pfc-set-read" "dcb pfc show dev $CND: $j"
+		return
+	fi
+	command dcb pfc set dev "$CND" prio-pfc 3:on
+	on=$(dcb_json prio_pfc 3 "$(command dcb -j pfc show dev "$CND")")
+	qos=$(dcb_qos pfc_enable)
+	command dcb pfc set dev "$CND" prio-pfc 3:off
+	off=$(dcb_json prio_pfc 3 "$(command dcb -j pfc show dev "$CND")")
+	if [ "$on" = true ] && [ "$off" = false ] && [ "$qos" = 0x08 ]; then
+		pass "$k/dcb-pfc-set-read" "prio-pfc 3:on reads back on (device pfc_enable $qos), 3:off reads off"
+	else
+		fail "$k/dcb-pfc-set-read" "3:on read '$on' (device '$qos'), 3:off read '$off'; $(command dcb -j pfc show dev "$CND" 2>&1 | head -c 300)"
+	fi
+
+	if command dcb ets set dev "$CND" prio-tc 0:0 1:0 2:0 3:1 4:0 5:0 6:0 7:0 \
+		tc-tsa all:ets tc-bw 0:50 1:50 2:0 3:0 4:0 5:0 6:0 7:0 2>"/out/dcb-ets.err" &&
+		j=$(command dcb -j ets show dev "$CND") &&
+		[ "$(dcb_json prio_tc 3 "$j")" = 1 ] && [ "$(dcb_json prio_tc 2 "$j")" = 0 ] &&
+		[ "$(dcb_json tc_bw 0 "$j")" = 50 ] && [ "$(dcb_json tc_bw 1 "$j")" = 50 ] &&
+		[ "$(dcb_json tc_tsa 1 "$j")" = ets ] &&
+		[ "$(dcb_qos prio_tc)" = "0 0 0 1 0 0 0 0" ] && [ "$(dcb_qos tc_bw)" = "50 50 0 0 0 0 0 0" ] &&
+		[ "$(dcb_qos tc_tsa)" = "2 2 2 2 2 2 2 2" ]; then
+		pass "$k/dcb-ets-set-read" "priority 3 in TC 1, TCs 0 and 1 ETS 50/50: read back, and the device holds it"
+	else
+		fail "$k/dcb-ets-set-read" "$(head -c 200 /out/dcb-ets.err) $(command dcb -j ets show dev "$CND" 2>&1 | head -c 300) device: $(tr '\n' ' ' <"/sys/kernel/debug/ornic/$CDEV/qos")"
+	fi
+
+	if command dcb ets set dev "$CND" tc-bw 0:60 1:50 2>"/out/dcb-bad-ets.err"; then
+		fail "$k/dcb-bad-ets" "bandwidths 60 + 50 accepted: $(command dcb -j ets show dev "$CND" 2>&1 | head -c 300)"
+	elif j=$(command dcb -j ets show dev "$CND") && [ "$(dcb_json tc_bw 0 "$j")" = 50 ] &&
+		[ "$(dcb_qos tc_bw)" = "50 50 0 0 0 0 0 0" ]; then
+		pass "$k/dcb-bad-ets" "tc-bw 0:60 1:50 refused ($(head -n 1 /out/dcb-bad-ets.err)), 50/50 kept in the driver and the device"
+	else
+		fail "$k/dcb-bad-ets" "refused, but now: $(command dcb -j ets show dev "$CND" 2>&1 | head -c 300) device tc_bw $(dcb_qos tc_bw)"
+	fi
+
+	command dcb app add dev "$CND" dscp-prio 26:3 2>"/out/dcb-app.err"
+	j=$(command dcb -j app show dev "$CND" 2>&1)
+	qos=$(dcb_qos dscp_prio)
+	if [[ $j == *26*3* ]] && [ "$qos" = "26:3" ]; then
+		pass "$k/dcb-app-set-read" "dscp-prio 26:3 reads back ($j), the device maps DSCP $qos"
+	else
+		fail "$k/dcb-app-set-read" "read '$j' device '$qos' $(head -c 200 /out/dcb-app.err)"
+	fi
+
+	command dcb pfc set dev "$CND" prio-pfc 3:on
+	ip link set "$CND" down
+	ip link set "$CND" up
+	for _ in $(seq 50); do
+		[ "$(cat "/sys/class/net/$CND/carrier" 2>/dev/null)" = 1 ] && break
+		sleep 0.2
+	done
+	j=$(command dcb -j pfc show dev "$CND")
+	if [ "$(dcb_json prio_pfc 3 "$j")" = true ] && [ "$(dcb_qos pfc_enable)" = 0x08 ] &&
+		[ "$(dcb_qos prio_tc)" = "0 0 0 1 0 0 0 0" ] && [ "$(dcb_qos dscp_prio)" = "26:3" ]; then
+		pass "$k/dcb-survives-link" "after link down/up: PFC on 3, priority 3 in TC 1, DSCP 26 -> 3 in dcb and in the device's QUERY_PORT_QOS"
+	else
+		fail "$k/dcb-survives-link" "dcb: $(echo "$j" | head -c 200) device: $(tr '\n' ' ' <"/sys/kernel/debug/ornic/$CDEV/qos")"
+	fi
+
+	# Priority 3 on the wire: a VLAN whose egress-qos-map sends priority 0 as PCP 3.
+	local cv=10.43.0.1 sv=10.43.0.2 ctx srx cg sg roce=no
+	if ! ip link add link "$CND" name "$CND.43" type vlan id 43 egress-qos-map 0:3 ||
+		! ip addr add "$cv/24" dev "$CND.43" || ! ip link set "$CND.43" up ||
+		! ip netns exec "$NS" ip link add link "$SND" name "$SND.43" type vlan id 43 egress-qos-map 0:3 ||
+		! ip netns exec "$NS" ip addr add "$sv/24" dev "$SND.43" ||
+		! ip netns exec "$NS" ip link set "$SND.43" up; then
+		fail "$k/dcb-prio-counters" "cannot create VLAN 43 on $CND/$SND"
+	else
+		before=$(ethtool_stat tx_prio3_packets) srx=$(ethtool_stat "$NS" rx_prio3_packets)
+		ping -c 20 -i 0.05 -W 2 "$sv" >/out/dcb-ping.log 2>&1
+		# RoCE with SL 3 on the VLAN is priority 3 as well.
+		if wait_gid "$CDEV" "$cv" && wait_gid "$SDEV" "$sv"; then
+			cg=$(gid_index "$CDEV" "$cv") sg=$(gid_index "$SDEV" "$sv")
+			SIP=$sv pair "$k" dcb_rc_pingpong ibv_rc_pingpong -d "$SDEV" -g "$sg" -l 3 -c -n 50 -s 4096 -- \
+				-d "$CDEV" -g "$cg" -l 3 -c -n 50 -s 4096 && roce=yes
+		fi
+		after=$(ethtool_stat tx_prio3_packets)
+		ctx=$(ethtool_stat "$NS" rx_prio3_packets)
+		if [ -n "$before" ] && [ "$((after - before))" -ge 120 ] && [ "$((ctx - srx))" -ge 120 ] &&
+			grep -q ' 0% packet loss' /out/dcb-ping.log && [ "$roce" = yes ]; then
+			pass "$k/dcb-prio-counters" "20 pings and 50 x 4096 B of RC with SL 3 on VLAN 43 (PCP 3): $CND tx_prio3_packets $before -> $after, $SND rx_prio3_packets $srx -> $ctx"
+		else
+			fail "$k/dcb-prio-counters" "tx_prio3_packets '$before' -> '$after', peer rx_prio3_packets '$srx' -> '$ctx', RoCE pingpong $roce; $(tail -n 2 /out/dcb-ping.log | tr '\n' ' ')"
+		fi
+		ip link del "$CND.43"
+		ip netns exec "$NS" ip link del "$SND.43"
+	fi
+
+	dcb_lldptool "$k"
+
+	# Back to the defaults for the parts after this one.
+	command dcb app del dev "$CND" dscp-prio 26:3
+	command dcb pfc set dev "$CND" prio-pfc all:off
+	command dcb ets set dev "$CND" prio-tc all:0 tc-tsa all:strict tc-bw all:0
+}
+
+# lldptool drives the same dcbnl operations through lldpad (host DCBX, IEEE).
+dcb_lldptool() {
+	local k=$1 _ j pid
+	if ! command -v lldpad >/dev/null || ! command -v lldptool >/dev/null; then
+		skip "$k/dcb-lldptool" "no lldpad/lldptool in the guest"
+		return
+	fi
+	command dcb pfc set dev "$CND" prio-pfc all:off
+	lldpad -d >/out/lldpad.log 2>&1
+	for _ in $(seq 50); do
+		lldptool -p >/dev/null 2>&1 && break
+		sleep 0.2
+	done
+	lldptool set-lldp -i "$CND" adminStatus=rxtx >/out/lldptool.log 2>&1
+	lldptool -T -i "$CND" -V PFC enabled=3 >>/out/lldptool.log 2>&1
+	for _ in $(seq 50); do
+		j=$(command dcb -j pfc show dev "$CND")
+		[ "$(dcb_json prio_pfc 3 "$j")" = true ] && break
+		sleep 0.2
+	done
+	if [ "$(dcb_json prio_pfc 3 "$j")" = true ] && [ "$(dcb_qos pfc_enable)" = 0x08 ]; then
+		pass "$k/dcb-lldptool" "lldptool -T -V PFC enabled=3 through lldpad: PFC on priority 3 in dcb and the device"
+	else
+		fail "$k/dcb-lldptool" "after lldptool: $(echo "$j" | head -c 200) device pfc_enable $(dcb_qos pfc_enable); $(tail -n 3 /out/lldptool.log | tr '\n' ' ')"
+	fi
+	lldptool -T -i "$CND" -V PFC enabled=none >/dev/null 2>&1
+	lldptool set-lldp -i "$CND" adminStatus=disabled >/dev/null 2>&1
+	pid=$(tr -d '\0' 2>/dev/null </var/run/lldpad.pid)
+	[ -n "$pid" ] && kill "$pid" 2>/dev/null
+	sleep 0.5
+}
+
 # device_counters DEV: after all the traffic above, the device's own counters
 # (rdma statistic, read from the device) show RoCE packets and bytes both ways
 # and no frame dropped for its ICRC or headers.
@@ -357,13 +527,13 @@ for kind in "$@"; do
 		continue
 	fi
 	pass "$kind/setup" "$CDEV <-> $SDEV (server in netns $NS)"
-	for t in ${TESTS:-pingpongs perftests events cm kverbs nvmeof rocev1 vlan negative}; do
+	for t in ${TESTS:-pingpongs perftests events cm kverbs nvmeof rocev1 vlan dcb negative}; do
 		# rxe (7.3) completes a SEND with a bad lkey as WR_FLUSH_ERR,
 		# not LOC_PROT_ERR; its remote-access cases pass (tried), but
 		# the suite judges only ornic.
 		[ "$t" = negative ] && [ "$kind" != ornic ] && continue
 		# rxe speaks RoCE v2 only; VLANs are checked on ornic here.
-		if [ "$kind" != ornic ] && { [ "$t" = rocev1 ] || [ "$t" = vlan ]; }; then
+		if [ "$kind" != ornic ] && { [ "$t" = rocev1 ] || [ "$t" = vlan ] || [ "$t" = dcb ]; }; then
 			continue
 		fi
 		"$t" "$kind"

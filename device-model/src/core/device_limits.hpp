@@ -14,7 +14,7 @@ inline constexpr uint64_t kCaps =
     ORNIC_CAP_DB_32BIT_PAIR | ORNIC_CAP_GSI | ORNIC_CAP_FAST_REG | ORNIC_CAP_FLUSH |
     ORNIC_CAP_ATOMIC_WRITE | ORNIC_CAP_UC | ORNIC_CAP_MW | ORNIC_CAP_RESIZE | ORNIC_CAP_MCAST |
     ORNIC_CAP_XRC | ORNIC_CAP_ODP | ORNIC_CAP_CQE_TIMESTAMP | ORNIC_CAP_DB_RECORD | ORNIC_CAP_CC |
-    ORNIC_CAP_CQ_DB_RECORD | ORNIC_CAP_ROCE_V1 | ORNIC_CAP_ROCE_VLAN;
+    ORNIC_CAP_CQ_DB_RECORD | ORNIC_CAP_ROCE_V1 | ORNIC_CAP_ROCE_VLAN | ORNIC_CAP_DCB;
 
 // Object counts: at least what rxe offers on the same kernel (QPN 2..2^20+1, plus GSI QPN 1).
 // The tables grow with what the guest creates (core/handle_table.hpp), so a large limit

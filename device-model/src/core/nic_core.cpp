@@ -60,6 +60,7 @@ void NicCore::reset() {
   mac = permanent_mac;
   eth_mtu = limits::kDefaultEthMtu;
   cc = cc::CcConfig{};
+  qos.reset();
   ib.reset_config(); // the owner takes the logical state from the link (ib_physical_link)
   fatal_code_ = ORNIC_FATAL_NONE;
   admin_stalled = false;
@@ -73,7 +74,7 @@ uint64_t NicCore::caps() const {
     return limits::kCaps;
   // No Ethernet function, no IP GIDs, no ECN/DCQCN on an InfiniBand port.
   return (limits::kCaps & ~(ORNIC_CAP_ETH | ORNIC_CAP_IPV6_GID | ORNIC_CAP_CC | ORNIC_CAP_ROCE_V1 |
-                            ORNIC_CAP_ROCE_VLAN)) |
+                            ORNIC_CAP_ROCE_VLAN | ORNIC_CAP_DCB)) |
          ORNIC_CAP_IB;
 }
 

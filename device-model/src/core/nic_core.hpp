@@ -20,6 +20,7 @@
 #include "core/fault_injection.hpp"
 #include "core/hw.hpp"
 #include "core/ib_port.hpp"
+#include "core/port_qos.hpp"
 #include "core/resources.hpp"
 #include "core/transport_hooks.hpp"
 #include "core/transport_timer.hpp"
@@ -140,6 +141,9 @@ public:
   IbPort ib;
   // CC_CONFIG (roce.rst, "Congestion control"); back to the defaults on reset.
   cc::CcConfig cc;
+  // SET_PORT_QOS and the per-priority counters (ethernet.rst, "Priorities and lossless
+  // Ethernet"); back to the defaults on reset.
+  PortQos qos;
   TransportHooks* transport = nullptr; // the packet engine; not owned
   TransportTimer* clock = nullptr;     // the device clock's source; not owned
   // Test-only misbehaviour (--inject-faults); kept across resets.

@@ -62,6 +62,10 @@ private:
   // admin_cc.cpp
   AdminResult cc_config(const ornic_admin_cc_config& command);
 
+  // admin_qos.cpp
+  AdminResult set_port_qos(const ornic_admin_port_qos& command);
+  AdminResult query_port_qos(const ornic_admin_port_qos& command);
+
   // admin_qp.cpp
   AdminResult create_qp(const ornic_admin_create_qp& command);
   AdminResult modify_qp(const ornic_admin_modify_qp& command);

@@ -84,7 +84,8 @@ void AdminCommands::inject_faults(const ornic_admin_sqe& command, AdminResult& r
 }
 
 // What an InfiniBand port does not have (infiniband.rst): an Ethernet function and a GID
-// table software fills are a state the port is never in; DCQCN is a capability it lacks.
+// table software fills are a state the port is never in; DCQCN and DCB are capabilities it
+// lacks.
 static std::optional<ornic_admin_status> refused_on_ib_port(uint8_t opcode) {
   switch (opcode) {
   case ORNIC_ADMIN_ADD_GID:
@@ -96,6 +97,8 @@ static std::optional<ornic_admin_status> refused_on_ib_port(uint8_t opcode) {
   case ORNIC_ADMIN_ETH_SET_MTU:
     return ORNIC_ADMIN_STATUS_BAD_STATE;
   case ORNIC_ADMIN_CC_CONFIG:
+  case ORNIC_ADMIN_SET_PORT_QOS:
+  case ORNIC_ADMIN_QUERY_PORT_QOS:
     return ORNIC_ADMIN_STATUS_BAD_OPCODE;
   default:
     return std::nullopt;
@@ -189,6 +192,10 @@ AdminResult AdminCommands::dispatch(const ornic_admin_sqe& c) {
     return odp_resume(as<ornic_admin_odp_resume>(c));
   case ORNIC_ADMIN_CC_CONFIG:
     return cc_config(as<ornic_admin_cc_config>(c));
+  case ORNIC_ADMIN_SET_PORT_QOS:
+    return set_port_qos(as<ornic_admin_port_qos>(c));
+  case ORNIC_ADMIN_QUERY_PORT_QOS:
+    return query_port_qos(as<ornic_admin_port_qos>(c));
   case ORNIC_ADMIN_MAD_IFC:
     return mad_ifc(as<ornic_admin_mad_ifc>(c));
   case ORNIC_ADMIN_MODIFY_PORT:

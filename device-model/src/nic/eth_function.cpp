@@ -93,7 +93,9 @@ void EthFunction::transmit_one(uint32_t ring_id, EthRing& ring) {
   if (!carrier) {
     // Like a MAC with no carrier: the frame is gone, the descriptor completes normally.
     core_.counters.inc(ORNIC_CNT_ETH_TX_LINK_DOWN);
+    core_.qos.count_tx_discard(frame);
   } else {
+    core_.qos.count_tx(frame); // before the commit: the slot is the port's after it
     port_->commit_tx(length);
     core_.counters.inc(ORNIC_CNT_ETH_TX_FRAMES);
     core_.counters.inc(ORNIC_CNT_ETH_TX_BYTES, length);
@@ -142,6 +144,7 @@ void EthFunction::receive(std::span<const std::byte> frame) {
   }
   if (frame.size() > core_.eth_mtu + ORNIC_ETH_HLEN) {
     core_.counters.inc(ORNIC_CNT_ETH_RX_TOO_LONG);
+    core_.qos.count_rx_discard(frame);
     return;
   }
   // Lowest ring id with a posted buffer (no receive-side scaling in 1.0).
@@ -168,6 +171,7 @@ void EthFunction::receive(std::span<const std::byte> frame) {
     }
     if (frame.size() > buffer) {
       core_.counters.inc(ORNIC_CNT_ETH_RX_TOO_LONG);
+      core_.qos.count_rx_discard(frame);
       return; // the buffer stays posted for a frame that fits
     }
     ++ring.ring.consumer;
@@ -184,6 +188,7 @@ void EthFunction::receive(std::span<const std::byte> frame) {
     return;
   }
   core_.counters.inc(ORNIC_CNT_ETH_RX_NO_BUFFER);
+  core_.qos.count_rx_discard(frame);
 }
 
 } // namespace ornic

@@ -83,6 +83,7 @@ NicDevice::NicDevice(EventLoop& loop, const NicConfig& config)
           core_.transport->receive(frame);
         return;
       }
+      core_.qos.count_rx(frame);
       eth_.receive(frame);
     });
     port_->set_link_listener([this, ticket = lifetime_.ticket()](bool up) {

@@ -34,7 +34,7 @@ TEST(NicAdminQueue, QueryDeviceReportsTheLimits) {
                                ORNIC_CAP_MW | ORNIC_CAP_RESIZE | ORNIC_CAP_MCAST | ORNIC_CAP_XRC |
                                ORNIC_CAP_ODP | ORNIC_CAP_CQE_TIMESTAMP | ORNIC_CAP_DB_RECORD |
                                ORNIC_CAP_CC | ORNIC_CAP_CQ_DB_RECORD | ORNIC_CAP_ROCE_V1 |
-                               ORNIC_CAP_ROCE_VLAN);
+                               ORNIC_CAP_ROCE_VLAN | ORNIC_CAP_DCB);
   EXPECT_EQ(le(attr.max_fast_reg_pages), 512u);
   EXPECT_EQ(h.irqs.count(ORNIC_MSIX_VECTOR_ADMIN), 1u);
 }

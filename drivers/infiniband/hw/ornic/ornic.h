@@ -23,6 +23,7 @@
 
 #include <linux/bitops.h>
 #include <linux/completion.h>
+#include <linux/dcbnl.h>
 #include <linux/interrupt.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
@@ -186,6 +187,15 @@ struct ornic_eth_stats {
 };
 
 /* netdev_priv() of the Ethernet function's net_device. */
+/*
+ * The DCB settings (ornic_dcb.c; the APP table is dcbnl's), kept for the
+ * net_device's life and sent again whenever it comes up.  Under RTNL.
+ */
+struct ornic_dcb {
+	struct ieee_pfc pfc;
+	struct ieee_ets ets;
+};
+
 struct ornic_eth {
 	struct ornic_dev *dev;
 	struct net_device *netdev;
@@ -199,6 +209,7 @@ struct ornic_eth {
 	struct ornic_eth_stats tx_stats;	/* NAPI: TX completions */
 	struct ornic_eth_stats rx_stats;	/* NAPI: RX completions */
 	struct ornic_eth_stats xmit_stats;	/* xmit (TX queue lock): drops */
+	struct ornic_dcb dcb;
 };
 
 struct ornic_ucontext {
@@ -444,6 +455,30 @@ void ornic_cmd_query_counters(struct ornic_admin_sqe *sqe, u8 scope,
 
 /* ornic_ethtool.c */
 extern const struct ethtool_ops ornic_ethtool_ops;
+
+/* ornic_dcb.c: DCB (ORNIC_CAP_DCB) on the net_device; none without dcbnl */
+#define ORNIC_PRIO_STATS	11	/* ethtool -S counters per priority */
+#if IS_ENABLED(CONFIG_DCB)
+void ornic_dcb_init(struct ornic_eth *eth);
+void ornic_dcb_apply(struct ornic_eth *eth);
+int ornic_dcb_query(struct ornic_dev *dev, struct ornic_port_qos_query *out);
+unsigned int ornic_dcb_stats_count(struct ornic_dev *dev);
+void ornic_dcb_stats_strings(struct ornic_dev *dev, u8 **data);
+void ornic_dcb_stats(struct ornic_dev *dev, u64 *data);
+void ornic_dcb_debugfs_add(struct ornic_dev *dev, struct dentry *parent);
+#else
+static inline void ornic_dcb_init(struct ornic_eth *eth) {}
+static inline void ornic_dcb_apply(struct ornic_eth *eth) {}
+static inline unsigned int ornic_dcb_stats_count(struct ornic_dev *dev)
+{
+	return 0;
+}
+
+static inline void ornic_dcb_stats_strings(struct ornic_dev *dev, u8 **data) {}
+static inline void ornic_dcb_stats(struct ornic_dev *dev, u64 *data) {}
+static inline void ornic_dcb_debugfs_add(struct ornic_dev *dev,
+					 struct dentry *parent) {}
+#endif
 
 /* ornic_restrack.c */
 extern const struct ib_device_ops ornic_restrack_ops;

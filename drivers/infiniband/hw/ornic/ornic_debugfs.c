@@ -166,6 +166,7 @@ void ornic_debugfs_add(struct ornic_dev *dev)
 	debugfs_create_file("cqs", 0400, d, dev, &ornic_cqs_fops);
 	debugfs_create_file("eth", 0400, d, dev, &ornic_eth_fops);
 	ornic_cc_debugfs_add(dev, d);
+	ornic_dcb_debugfs_add(dev, d);
 	dev->debugfs = d;
 }
 

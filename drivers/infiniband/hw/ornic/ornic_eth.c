@@ -463,6 +463,7 @@ static int ornic_eth_open(struct net_device *netdev)
 	err = ornic_eth_rings_up(eth);
 	if (err)
 		return err;
+	ornic_dcb_apply(eth);
 	netif_start_queue(netdev);
 	dev->link_up = ornic_rd32(&dev->live, ORNIC_REG_LINK_STATUS) &
 		       ORNIC_LINK_STATUS_UP;
@@ -625,6 +626,7 @@ int ornic_eth_register(struct ornic_dev *dev)
 	netif_napi_add_weight(netdev, &eth->napi, ornic_eth_poll,
 			      ORNIC_ETH_NAPI_WEIGHT);
 	netif_carrier_off(netdev);
+	ornic_dcb_init(eth);
 
 	err = register_netdev(netdev);
 	if (err) {

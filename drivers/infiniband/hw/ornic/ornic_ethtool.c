@@ -5,7 +5,8 @@
  * the device's firmware version (its FW_VERSION register) with the
  * specification version it implements (VERSION) and the PCI function;
  * `ethtool -S` shows the device's counters (spec: counters.rst), RoCE
- * included, read with QUERY_COUNTERS each time.
+ * included, read with QUERY_COUNTERS each time, then (ORNIC_CAP_DCB) the
+ * per-priority counters of QUERY_PORT_QOS (ornic_dcb.c).
  */
 #include <linux/ethtool.h>
 #include <linux/netdevice.h>
@@ -39,7 +40,11 @@ static void ornic_get_drvinfo(struct net_device *netdev,
 
 static int ornic_get_sset_count(struct net_device *netdev, int sset)
 {
-	return sset == ETH_SS_STATS ? ORNIC_CNT_COUNT : -EOPNOTSUPP;
+	struct ornic_dev *dev = ornic_netdev_odev(netdev);
+
+	if (sset != ETH_SS_STATS)
+		return -EOPNOTSUPP;
+	return ORNIC_CNT_COUNT + ornic_dcb_stats_count(dev);
 }
 
 static void ornic_get_strings(struct net_device *netdev, u32 sset, u8 *data)
@@ -50,6 +55,7 @@ static void ornic_get_strings(struct net_device *netdev, u32 sset, u8 *data)
 		return;
 	for (i = 0; i < ORNIC_CNT_COUNT; i++)
 		ethtool_puts(&data, ornic_counter_descs[i].name);
+	ornic_dcb_stats_strings(ornic_netdev_odev(netdev), &data);
 }
 
 /* A failed query (dead device) shows zeros: ethtool has no error path. */
@@ -64,6 +70,7 @@ static void ornic_get_ethtool_stats(struct net_device *netdev,
 		netdev_dbg(netdev, "QUERY_COUNTERS failed: %d\n", err);
 		memset(data, 0, ORNIC_CNT_COUNT * sizeof(*data));
 	}
+	ornic_dcb_stats(dev, data + ORNIC_CNT_COUNT);
 }
 
 const struct ethtool_ops ornic_ethtool_ops = {
