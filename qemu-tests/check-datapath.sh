@@ -11,7 +11,7 @@
 # prints ornic's perftest numbers next to rxe's: a comparison that judges
 # nothing about ornic, so make check leaves it out (3 minutes of TCG time).
 # ORNIC_DATAPATH_KINDS="rxe" runs only the rxe half (to try the suite);
-# ORNIC_DATAPATH_TESTS="cm" only some parts (pingpongs perftests cm kverbs
+# ORNIC_DATAPATH_TESTS="cm" only some parts (pingpongs perftests events cm kverbs
 # nvmeof rocev1 vlan dcb negative).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
