@@ -54,7 +54,7 @@ bench_smoke() {
 			tee -a "$RESULTS"
 		return
 	fi
-	timeout 120 "$bin" --benchmark_min_time=1x --benchmark_filter='-/(qps|objects):(1024|4096|16384)$' \
+	timeout 120 "$bin" --benchmark_min_time=1x --benchmark_filter='-/(qps|objects):(1024|4096|16384)(/|$)' \
 		--benchmark_out="$dir/bench-smoke.json" \
 		--benchmark_out_format=json >"$log" 2>&1 || rc=$?
 	ran=$(grep -c '^BM_' "$log")

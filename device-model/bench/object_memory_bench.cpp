@@ -4,10 +4,12 @@
 // the heap (glibc's mallinfo2: bytes in use, mmapped blocks included) over each kind,
 // divided by N. Guest memory (the rings) is a memfd outside the heap and is not counted;
 // what is counted is what the model keeps per object: the object, its slot in the handle
-// table, its timers' and queues' state. Then a churn of kChurn QPs created, taken to RTS
-// and destroyed one after the other: what the heap keeps of each, which should be nothing. Under
+// table, its timers' and queues' state. Then a churn of N QPs (at most kChurn) created, taken
+// to RTS and destroyed one after the other: what the heap keeps of each, which should be
+// nothing. Under
 // the sanitizers the heap is theirs and the figures mean nothing; the run still creates every
 // object and fails if one is refused.
+#include <algorithm>
 #include <functional>
 #include <vector>
 
@@ -71,7 +73,7 @@ void BM_IdleObjectMemory(benchmark::State& state) {
     per_mr =
         bytes_per(pair, count, [&](uint32_t) { node.reg_mr(node.buffer, 4096, ORNIC_ACCESS_ALL); });
     per_ah = bytes_per(pair, count, [&](uint32_t) { pair.create_ah(node, pair.b); });
-    per_churn = bytes_per(pair, kChurn, [&](uint32_t) {
+    per_churn = bytes_per(pair, std::min(count, kChurn), [&](uint32_t) {
       test::Qp qp;
       qp.node = &node;
       qp.qpn =

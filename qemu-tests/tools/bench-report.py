@@ -388,7 +388,7 @@ def count_markdown(count):
         lines += ["Model memory per idle object (ornic-bench, release build: N of each created "
                   "through the admin queue, QPs in RTS each on a CQ of its own; the growth of the "
                   "model's heap, mallinfo2, divided by N; guest rings not counted). Churn: what the "
-                  "heap keeps of each QP created, taken to RTS and destroyed, 2000 in a row.",
+                  "heap keeps of each QP created, taken to RTS and destroyed, N (at most 2000) in a row.",
                   "",
                   "| objects | bytes per QP | bytes per CQ | bytes per MR | bytes per AH | churn, bytes per QP |",
                   "| --- | --- | --- | --- | --- | --- |"]
