@@ -316,8 +316,9 @@ def micro_markdown(micro):
     return "\n".join(lines)
 
 
-ACTIVE_QPS = "BM_RcWriteMsgRateActiveQps/qps:"
-IDLE_MEMORY = "BM_IdleObjectMemory/objects:"
+# Their names, with any suffix Google Benchmark adds (/iterations:1, /repeats:3).
+ACTIVE_QPS = re.compile(r"BM_RcWriteMsgRateActiveQps/qps:(\d+)(/|$)")
+IDLE_MEMORY = re.compile(r"BM_IdleObjectMemory/objects:(\d+)(/|$)")
 
 
 def count_report(micro):
@@ -328,15 +329,16 @@ def count_report(micro):
     rates, memory = [], []
     for b in micro["benchmarks"]:
         name = b["name"] or ""
-        if name.startswith(ACTIVE_QPS) and name[len(ACTIVE_QPS):].isdigit():
+        active, idle = ACTIVE_QPS.match(name), IDLE_MEMORY.match(name)
+        if active:
             rate = b["items_per_second"] if not b["error"] else None
-            rates.append({"qps": int(name[len(ACTIVE_QPS):]), "error": b["error"],
+            rates.append({"qps": int(active.group(1)), "error": b["error"],
                           "msgs_per_s": rate, "ns_per_msg": 1e9 / rate if rate else None,
                           "pkts_per_msg": b["counters"].get("pkts_per_msg"),
                           "acks_per_msg": b["counters"].get("acks_per_msg"),
                           "setup_us_per_pair": b["counters"].get("setup_us_per_pair")})
-        elif name.startswith(IDLE_MEMORY) and name[len(IDLE_MEMORY):].isdigit():
-            memory.append({"objects": int(name[len(IDLE_MEMORY):]), "error": b["error"],
+        elif idle:
+            memory.append({"objects": int(idle.group(1)), "error": b["error"],
                            **{k: b["counters"].get(f"bytes_per_{k}") for k in ("qp", "cq", "mr", "ah")},
                            "churn": b["counters"].get("churn_bytes_per_qp")})
     # Repetitions (--benchmark_repetitions) give a point several rows: its median.
