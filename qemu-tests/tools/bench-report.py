@@ -8,8 +8,10 @@ bench-host.txt and the probe's host side).  Writes RESULT_DIR/bench.json
 (every run's value, the medians, the model measurement), bench.md (one table
 per Ethernet MTU: ornic, rxe, siw and ornic/rxe; then the model's
 microbenchmarks from RUN_DIR/ornic-bench.json, Google Benchmark's JSON output
-of ornic-bench, when there) and bench.png (bandwidth against message size,
-one line per stack and operation).
+of ornic-bench, when there, with its cost-against-count tables: message rate
+against active QPs, model memory per idle object), bench.png (bandwidth
+against message size, one line per stack and operation) and bench-qps.png
+(the model's message rate against active QPs, when ornic-bench measured it).
 
 Values: bandwidth points give perftest's average Gb/s, message-rate points
 its MsgRate in Mpps, latency points the typical (median) latency in us.  A
@@ -314,6 +316,118 @@ def micro_markdown(micro):
     return "\n".join(lines)
 
 
+# Their names, with any suffix Google Benchmark adds (/iterations:1, /repeats:3).
+ACTIVE_QPS = re.compile(r"BM_RcWriteMsgRateActiveQps/qps:(\d+)(/|$)")
+IDLE_MEMORY = re.compile(r"BM_IdleObjectMemory/objects:(\d+)(/|$)")
+
+
+def count_report(micro):
+    """Cost against count, from ornic-bench's results: the message rate with N QP pairs all
+    active (CPU time per message, relative to N = 1) and the model's heap per idle object."""
+    if not micro:
+        return None
+    rates, memory = [], []
+    for b in micro["benchmarks"]:
+        name = b["name"] or ""
+        active, idle = ACTIVE_QPS.match(name), IDLE_MEMORY.match(name)
+        if active:
+            rate = b["items_per_second"] if not b["error"] else None
+            rates.append({"qps": int(active.group(1)), "error": b["error"],
+                          "msgs_per_s": rate, "ns_per_msg": 1e9 / rate if rate else None,
+                          "pkts_per_msg": b["counters"].get("pkts_per_msg"),
+                          "acks_per_msg": b["counters"].get("acks_per_msg"),
+                          "setup_us_per_pair": b["counters"].get("setup_us_per_pair")})
+        elif idle:
+            memory.append({"objects": int(idle.group(1)), "error": b["error"],
+                           **{k: b["counters"].get(f"bytes_per_{k}") for k in ("qp", "cq", "mr", "ah")},
+                           "churn": b["counters"].get("churn_bytes_per_qp")})
+    # Repetitions (--benchmark_repetitions) give a point several rows: its median.
+    by_qps = {}
+    for r in rates:
+        by_qps.setdefault(r["qps"], []).append(r)
+    rates = []
+    for qps in sorted(by_qps):
+        runs = by_qps[qps]
+        good = sorted((r for r in runs if r["msgs_per_s"]), key=lambda r: r["msgs_per_s"])
+        rates.append(good[len(good) // 2] if good else runs[0])
+        rates[-1]["runs"] = len(runs)
+    memory.sort(key=lambda r: r["objects"])
+    base = next((r["ns_per_msg"] for r in rates if r["qps"] == 1 and r["ns_per_msg"]), None)
+    for r in rates:
+        r["vs_1_qp"] = r["ns_per_msg"] / base if base and r["ns_per_msg"] else None
+    if not rates and not memory:
+        return None
+    return {"active_qps": rates, "idle_memory": memory}
+
+
+def count_markdown(count):
+    lines = []
+    if count["active_qps"]:
+        lines += ["Message rate against active QPs (ornic-bench, release build: an RC pair on an "
+                  "in-memory wire with N QP pairs, each posting its share of every batch of 64 B "
+                  "RDMA WRITEs; per CPU second of the benchmark thread). Flat CPU time per message "
+                  "means the model touches only the QPs with work; up to 1024 QPs the ACKs per "
+                  "message grow (each QP's burst is ACKed), from there only the number of QPs does. "
+                  "Set-up: the wall time of building the rig (two NICs and N connected QP pairs) "
+                  "over N.",
+                  "",
+                  "| active QPs | messages/s | CPU per message | vs 1 QP | packets/msg | ACKs/msg "
+                  "| rig set-up / N |",
+                  "| --- | --- | --- | --- | --- | --- | --- |"]
+        for r in count["active_qps"]:
+            if r["error"]:
+                lines.append(f"| {r['qps']} | ERROR: {r['error']} | - | - | - | - | - |")
+                continue
+            ratio = f"{r['vs_1_qp']:.2f}" if r["vs_1_qp"] else "-"
+            pkts = f"{r['pkts_per_msg']:.2f}" if r["pkts_per_msg"] is not None else "-"
+            acks = f"{r['acks_per_msg']:.2f}" if r["acks_per_msg"] is not None else "-"
+            setup = fmt(r["setup_us_per_pair"], "us") if r["setup_us_per_pair"] else "-"
+            ns = f"{r['ns_per_msg']:.0f} ns" if r["ns_per_msg"] else "-"
+            lines.append(f"| {r['qps']} | {si(r['msgs_per_s'], '/s')} | {ns} | {ratio} | {pkts} | "
+                         f"{acks} | {setup} |")
+        lines.append("")
+    if count["idle_memory"]:
+        lines += ["Model memory per idle object (ornic-bench, release build: N of each created "
+                  "through the admin queue, QPs in RTS each on a CQ of its own; the growth of the "
+                  "model's heap, mallinfo2, divided by N; guest rings not counted). Churn: what the "
+                  "heap keeps of each QP created, taken to RTS and destroyed, N (at most 2000) in a row.",
+                  "",
+                  "| objects | bytes per QP | bytes per CQ | bytes per MR | bytes per AH | churn, bytes per QP |",
+                  "| --- | --- | --- | --- | --- | --- |"]
+        for m in count["idle_memory"]:
+            if m["error"]:
+                lines.append(f"| {m['objects']} | ERROR: {m['error']} | - | - | - | - |")
+                continue
+            cells = " | ".join(f"{m[k]:.0f}" if m[k] is not None else "-"
+                               for k in ("qp", "cq", "mr", "ah", "churn"))
+            lines.append(f"| {m['objects']} | {cells} |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def plot_count(count, path):
+    """Message rate against the number of active QPs (log-log), when ornic-bench measured it."""
+    pts = [(r["qps"], r["msgs_per_s"]) for r in (count or {}).get("active_qps", []) if r["msgs_per_s"]]
+    if not pts:
+        return
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 4.5))
+    ax.plot([x for x, _ in pts], [y / 1e6 for _, y in pts], "-", marker="o", color="tab:blue",
+            label="ornic model, 64 B RDMA WRITE")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_ylim(min(y for _, y in pts) / 1e6 / 4, max(y for _, y in pts) / 1e6 * 4)
+    ax.set_xlabel("active QP pairs")
+    ax.set_ylabel("messages per CPU second (M)")
+    ax.set_title("ornic-bench: message rate against active QPs (model alone)")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(loc="lower left", fontsize="small", frameon=False)
+    fig.savefig(path, dpi=100, bbox_inches="tight")
+
+
 def read_floor(path):
     """ornic-wake-floor's line ("wake_floor median_us M p99_us P ..."), or None."""
     try:
@@ -607,6 +721,8 @@ def markdown(report):
         lines.append("")
     if report.get("micro"):
         lines.append(micro_markdown(report["micro"]))
+    if report.get("count"):
+        lines.append(count_markdown(report["count"]))
     extra = latcm_markdown(report)
     if extra:
         lines.append(extra)
@@ -722,6 +838,7 @@ def main():
         "event": event_report(run),
         "cm": cm_report(run),
     }
+    report["count"] = count_report(report["micro"])
     os.makedirs(res, exist_ok=True)
     with open(os.path.join(res, "bench.json"), "w", encoding="utf-8") as f:
         json.dump(report, f, indent=1)
@@ -729,6 +846,7 @@ def main():
     with open(os.path.join(res, "bench.md"), "w", encoding="utf-8") as f:
         f.write(markdown(report))
     plot(report, os.path.join(res, "bench.png"))
+    plot_count(report["count"], os.path.join(res, "bench-qps.png"))
 
 
 def label(name, info):

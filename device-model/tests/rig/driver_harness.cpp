@@ -8,10 +8,10 @@ namespace ornic::test {
 
 namespace {
 
-std::unique_ptr<MemfdRam> make_ram(GuestRam ram) {
+std::unique_ptr<MemfdRam> make_ram(GuestRam ram, size_t size) {
   if (ram == GuestRam::fake)
     return nullptr;
-  return std::make_unique<MemfdRam>(DriverHarness::kMemoryBase, DriverHarness::kMemorySize);
+  return std::make_unique<MemfdRam>(DriverHarness::kMemoryBase, size);
 }
 
 } // namespace
@@ -29,10 +29,12 @@ NicConfig config_of(const MacAddress& mac, Port* port, TransportTimer* timer,
 
 DriverHarness::DriverHarness(Port* wire, TransportTimer* timer, const MacAddress& mac,
                              const FaultInjection& faults, GuestRam ram,
-                             ornic_link_layer link_layer)
-    : memfd_ram(make_ram(ram)), memory(memfd_ram ? FakeGuestMemory(kMemoryBase, memfd_ram->bytes())
-                                                 : FakeGuestMemory(kMemoryBase, kMemorySize)),
-      device(loop, config_of(mac, wire != nullptr ? wire : &port, timer, faults, link_layer)) {
+                             ornic_link_layer link_layer, size_t memory_size)
+    : memfd_ram(make_ram(ram, memory_size)),
+      memory(memfd_ram ? FakeGuestMemory(kMemoryBase, memfd_ram->bytes())
+                       : FakeGuestMemory(kMemoryBase, memory_size)),
+      device(loop, config_of(mac, wire != nullptr ? wire : &port, timer, faults, link_layer)),
+      memory_size_(memory_size) {
   if (memfd_ram)
     device.attach(memfd_ram->dma(), irqs);
   else
@@ -41,7 +43,7 @@ DriverHarness::DriverHarness(Port* wire, TransportTimer* timer, const MacAddress
 
 uint64_t DriverHarness::alloc(size_t size, size_t align) {
   const uint64_t at = (next_free_ + align - 1) & ~(uint64_t{align} - 1);
-  if (at + size > kMemoryBase + kMemorySize)
+  if (at + size > kMemoryBase + memory_size_)
     throw std::runtime_error("test guest memory exhausted");
   next_free_ = at + size;
   std::memset(memory.at(at), 0, size);

@@ -30,10 +30,13 @@ public:
   static constexpr size_t kMemorySize = 8 << 20;
 
   // With a port (and clock) of the test's own instead of the built-in FakePort.
+  // `memory_size`: more guest memory than the default, for rigs with thousands of queues
+  // (a memfd's pages cost nothing until written).
   explicit DriverHarness(Port* wire = nullptr, TransportTimer* timer = nullptr,
                          const MacAddress& mac = kTestMac, const FaultInjection& faults = {},
                          GuestRam ram = GuestRam::fake,
-                         ornic_link_layer link_layer = ORNIC_LINK_LAYER_ETH);
+                         ornic_link_layer link_layer = ORNIC_LINK_LAYER_ETH,
+                         size_t memory_size = kMemorySize);
 
   // Registers.
   uint32_t reg(uint32_t offset) { return static_cast<uint32_t>(device.bar_read(0, offset, 4)); }
@@ -112,6 +115,7 @@ public:
   uint32_t aq_depth = 0, aeq_depth = 0;
 
 private:
+  size_t memory_size_;
   uint64_t next_free_ = kMemoryBase;
   uint32_t aq_tail_ = 0;
   uint32_t aq_cq_head_ = 0;

@@ -238,9 +238,9 @@ ornic_qp_attr Qp::attr() {
 RdmaPair::RdmaPair(bool use_ipv6) : RdmaPair(Options{.ipv6 = use_ipv6}) {}
 
 RdmaPair::RdmaPair(const Options& options)
-    : a(&wire.end(0), &timer_a, kMacA, options.ram, options.infiniband),
-      b(&wire.end(1), &timer_b, kMacB, options.ram, options.infiniband), ipv6(options.ipv6),
-      roce_v1(options.roce_v1), vlan_id(options.vlan_id) {
+    : a(&wire.end(0), &timer_a, kMacA, options.ram, options.infiniband, options.guest_memory),
+      b(&wire.end(1), &timer_b, kMacB, options.ram, options.infiniband, options.guest_memory),
+      ipv6(options.ipv6), roce_v1(options.roce_v1), vlan_id(options.vlan_id) {
   setup(a, 1, options.cq_log_depth);
   setup(b, 2, options.cq_log_depth);
 }

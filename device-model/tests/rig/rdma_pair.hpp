@@ -21,8 +21,9 @@ inline constexpr MacAddress kMacB = {0x02, 0, 0, 0, 0, 0x0b};
 
 struct Node {
   Node(Port* port, TransportTimer* timer, const MacAddress& node_mac, GuestRam ram = GuestRam::fake,
-       bool infiniband = false)
-      : h(port, timer, node_mac, {}, ram, infiniband ? ORNIC_LINK_LAYER_IB : ORNIC_LINK_LAYER_ETH),
+       bool infiniband = false, size_t memory_size = DriverHarness::kMemorySize)
+      : h(port, timer, node_mac, {}, ram, infiniband ? ORNIC_LINK_LAYER_IB : ORNIC_LINK_LAYER_ETH,
+          memory_size),
         mac(node_mac), ib(infiniband) {}
   DriverHarness h;
   MacAddress mac;
@@ -127,6 +128,7 @@ public:
     bool infiniband = false;                        // LIDs 1 and 2, ports Active
     GuestRam ram = GuestRam::fake;
     unsigned cq_log_depth = 8;
+    size_t guest_memory = DriverHarness::kMemorySize; // each node's
   };
   explicit RdmaPair(bool ipv6 = false);
   explicit RdmaPair(const Options& options);
