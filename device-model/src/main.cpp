@@ -10,6 +10,9 @@
 //                                                exit; without it they go to the log)
 //   --link-rate 200 --ecn-threshold 65536       (a bottleneck link that marks ECN CE,
 //                                                roce.rst "Congestion control")
+//   --port-rx-rate 10000 --port-pfc 0x08        (a receiver slower than the wire, priority 3
+//                                                lossless by PFC; operations.rst "Priority
+//                                                flow control")
 //   --link-layer ib                             (an InfiniBand port: LRH/VCRC packets on the
 //                                                link, subnet management by an SM such as
 //                                                OpenSM; infiniband.rst)
@@ -151,6 +154,8 @@ int main(int argc, char** argv) {
   std::string sandbox_text = "on";
   std::string max_text;
   ornic::LinkShaping shaping;
+  ornic::PfcOptions pfc;
+  unsigned pfc_mask = 0;
   app.set_version_flag("--version", std::string("ornic-model ") + ornic::release::kVersion);
   app.add_option("--socket", socket_path, "vfio-user unix socket to listen on")->required();
   app.add_option("--port", port_spec,
@@ -202,6 +207,45 @@ int main(int argc, char** argv) {
                  "with --link-rate: mark ECN-capable frames CE while the transmit queue holds "
                  "more than this many bytes (0: never)")
       ->check(CLI::Range(size_t{0}, size_t{1} << 30))
+      ->capture_default_str();
+  app.add_option("--port-pfc", pfc_mask,
+                 "priority flow control (802.1Qbb) on these priorities, a bitmap (bit n: "
+                 "priority n lossless) until the driver's DCB configuration sets one; nonzero "
+                 "puts the PFC engine on the port")
+      ->check(CLI::Range(0u, 255u))
+      ->capture_default_str();
+  app.add_option("--port-speed", pfc.speed_mbps,
+                 "the port speed in Mbit/s that PFC pause quanta (512 bit times) are counted at")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1'600'000}))
+      ->capture_default_str();
+  app.add_option("--port-rx-rate", pfc.rx_rate_mbps,
+                 "make the port's receiver slower than the wire: received frames wait in a "
+                 "buffer per priority that drains at this many Mbit/s (0: no buffer, frames go "
+                 "straight to the NIC); puts the PFC engine on the port")
+      ->check(CLI::Range(uint64_t{0}, uint64_t{1'600'000}))
+      ->capture_default_str();
+  app.add_option("--port-rx-buffer", pfc.rx_buffer_bytes,
+                 "with --port-rx-rate: each priority's receive buffer, in bytes")
+      ->check(CLI::Range(size_t{9216}, size_t{1} << 30))
+      ->capture_default_str();
+  app.add_option("--port-xoff", pfc.xoff_bytes,
+                 "with --port-rx-rate: a PFC priority whose receive buffer holds more than this "
+                 "many bytes asks the peer to pause it")
+      ->check(CLI::Range(size_t{1}, size_t{1} << 30))
+      ->capture_default_str();
+  app.add_option("--port-xon", pfc.xon_bytes,
+                 "with --port-rx-rate: a paused PFC priority is resumed once its receive buffer "
+                 "has drained to this many bytes")
+      ->check(CLI::Range(size_t{0}, size_t{1} << 30))
+      ->capture_default_str();
+  app.add_option("--port-tx-buffer", pfc.tx_buffer_bytes,
+                 "bytes each priority may queue while the peer pauses it; beyond, frames drop")
+      ->check(CLI::Range(size_t{9216}, size_t{1} << 30))
+      ->capture_default_str();
+  app.add_option("--pfc-watchdog", pfc.watchdog_ms,
+                 "a priority paused this many ms without a break stops honouring pause until "
+                 "the peer's pause frames stop (PFC storm prevention; 0: never)")
+      ->check(CLI::Range(0u, 60'000u))
       ->capture_default_str();
   app.add_option("--sandbox", sandbox_text,
                  "after setup, allow only the system calls the model needs (seccomp; "
@@ -264,6 +308,17 @@ int main(int argc, char** argv) {
                  mac_text.c_str());
     return 2;
   }
+  pfc.enabled = static_cast<uint8_t>(pfc_mask);
+  pfc.source_mac = *mac;
+  if (infiniband && pfc.any()) {
+    std::fprintf(stderr, "--port-pfc, --port-rx-rate: an InfiniBand port has no priority flow "
+                         "control (infiniband.rst)\n");
+    return 2;
+  }
+  if (const std::string why = ornic::check_pfc_options(pfc); !why.empty()) {
+    std::fprintf(stderr, "--port-rx-buffer, --port-xoff, --port-xon: %s\n", why.c_str());
+    return 2;
+  }
   ornic::WireFaults wire_faults;
   if (!wire_faults_text.empty()) {
     try {
@@ -279,9 +334,9 @@ int main(int argc, char** argv) {
     ornic::EventLoop loop;
     std::unique_ptr<ornic::Port> port;
     try {
-      port = ornic::make_port(loop, port_spec, pcap_path, wire_faults, shaping,
-                              infiniband ? ornic::PortFrames::infiniband
-                                         : ornic::PortFrames::ethernet);
+      port = ornic::make_port(
+          loop, port_spec, pcap_path, wire_faults, shaping,
+          infiniband ? ornic::PortFrames::infiniband : ornic::PortFrames::ethernet, pfc);
     } catch (const std::invalid_argument& e) {
       std::fprintf(stderr, "--port: %s\n", e.what());
       return 2;

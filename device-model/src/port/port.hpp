@@ -28,11 +28,13 @@
 #include <vector>
 
 #include "port/link_shaping.hpp"
+#include "port/pfc_options.hpp"
 #include "port/wire_faults.hpp"
 
 namespace ornic {
 
 class EventLoop;
+class PfcPort;
 
 // Ethernet header only (dst MAC, src MAC, EtherType): anything shorter is not a frame.
 inline constexpr size_t kMinFrameBytes = 14;
@@ -112,9 +114,13 @@ enum class PortFrames { ethernet, infiniband };
 // or UDP port in use, directory missing, no such tap, pcap file not writable).
 // `shaping` (when any()) puts a ShapedPort between the faults and the tap, so the pcap
 // records frames as the NIC sent them, before they queue and are marked.
+// `pfc` (when any()) puts a PfcPort (pfc_port.hpp) outermost, above the tap, so the capture
+// holds the PFC frames both ways; `pfc_port`, if given, is set to it (or to null), for the
+// DCB configuration and counters.
 std::unique_ptr<Port> make_port(EventLoop& loop, std::string_view spec,
                                 std::string_view pcap_path = {}, const WireFaults& faults = {},
                                 const LinkShaping& shaping = {},
-                                PortFrames frames = PortFrames::ethernet);
+                                PortFrames frames = PortFrames::ethernet,
+                                const PfcOptions& pfc = {}, PfcPort** pfc_port = nullptr);
 
 } // namespace ornic

@@ -1,4 +1,5 @@
-// make_port: spec string → backend, optionally wrapped in the pcap tap.
+// make_port: spec string → backend, optionally wrapped in faults, shaping, the pcap tap and
+// priority flow control.
 #include <stdexcept>
 #include <string>
 
@@ -6,6 +7,7 @@
 #include "port/loopback_port.hpp"
 #include "port/null_port.hpp"
 #include "port/pcap_tap.hpp"
+#include "port/pfc_port.hpp"
 #include "port/port.hpp"
 #include "port/port_spec.hpp"
 #include "port/shaped_port.hpp"
@@ -35,22 +37,33 @@ std::unique_ptr<Port> make_backend(EventLoop& loop, const PortSpec& spec) {
 
 std::unique_ptr<Port> make_port(EventLoop& loop, std::string_view spec, std::string_view pcap_path,
                                 const WireFaults& faults, const LinkShaping& shaping,
-                                PortFrames frames) {
+                                PortFrames frames, const PfcOptions& pfc, PfcPort** pfc_port) {
+  if (pfc_port != nullptr)
+    *pfc_port = nullptr;
   const PortSpec parsed = parse_port_spec(spec);
   if (frames == PortFrames::infiniband && std::holds_alternative<TapPortSpec>(parsed))
     throw std::invalid_argument("a tap device carries Ethernet frames; an InfiniBand port needs "
                                 "a datagram link (unix:, udp:, shm: or loopback)");
+  // Checked before the backend exists, so a refused spec leaves no socket behind.
+  if (frames == PortFrames::infiniband && pfc.any())
+    throw std::invalid_argument("priority flow control is an Ethernet function; an InfiniBand "
+                                "port has none");
   std::unique_ptr<Port> port = make_backend(loop, parsed);
   if (faults.any())
     port = std::make_unique<FaultyPort>(loop, std::move(port), faults);
   if (shaping.any())
     port = std::make_unique<ShapedPort>(loop, std::move(port), shaping);
-  if (pcap_path.empty())
+  if (!pcap_path.empty())
+    port = std::make_unique<PcapTap>(loop, std::move(port), std::string(pcap_path),
+                                     frames == PortFrames::infiniband
+                                         ? PcapTap::Records::infiniband_erf
+                                         : PcapTap::Records::ethernet);
+  if (!pfc.any())
     return port;
-  return std::make_unique<PcapTap>(loop, std::move(port), std::string(pcap_path),
-                                   frames == PortFrames::infiniband
-                                       ? PcapTap::Records::infiniband_erf
-                                       : PcapTap::Records::ethernet);
+  auto pfc_decorator = std::make_unique<PfcPort>(loop, std::move(port), pfc);
+  if (pfc_port != nullptr)
+    *pfc_port = pfc_decorator.get();
+  return pfc_decorator;
 }
 
 } // namespace ornic
