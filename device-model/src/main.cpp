@@ -333,10 +333,14 @@ int main(int argc, char** argv) {
   try {
     ornic::EventLoop loop;
     std::unique_ptr<ornic::Port> port;
+    ornic::PfcPort* pfc_port = nullptr;
+    // Every Ethernet port has the PFC engine, so that the driver's DCB settings can turn
+    // priorities lossless at run time; with none lossless it only counts and passes.
+    pfc.insert = !infiniband;
     try {
       port = ornic::make_port(
           loop, port_spec, pcap_path, wire_faults, shaping,
-          infiniband ? ornic::PortFrames::infiniband : ornic::PortFrames::ethernet, pfc);
+          infiniband ? ornic::PortFrames::infiniband : ornic::PortFrames::ethernet, pfc, &pfc_port);
     } catch (const std::invalid_argument& e) {
       std::fprintf(stderr, "--port: %s\n", e.what());
       return 2;
@@ -344,6 +348,7 @@ int main(int argc, char** argv) {
     ornic::NicConfig config;
     config.mac = *mac;
     config.port = port.get();
+    config.pfc = pfc_port;
     config.link_layer = infiniband ? ORNIC_LINK_LAYER_IB : ORNIC_LINK_LAYER_ETH;
     config.node_description = node_description;
     config.faults = faults;

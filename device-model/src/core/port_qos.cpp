@@ -121,6 +121,8 @@ PriorityCounters PortQos::counters(unsigned prio) const {
     c.tx_pause_duration = pause.tx_pause_duration;
     c.rx_pause_duration = pause.rx_pause_duration;
     c.rx_pause_transitions = pause.rx_pause_transitions;
+    c.tx_discards += pause.tx_discards;
+    c.rx_discards += pause.rx_discards;
   }
   return c;
 }

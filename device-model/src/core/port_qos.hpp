@@ -40,13 +40,16 @@ struct PriorityCounters {
   uint64_t rx_discards = 0;
 };
 
-// The pause fields of one priority, as the PFC engine counts them.
+// The pause fields of one priority, as the PFC engine counts them, and the frames it
+// dropped (a paused priority's full transmit buffer, a lossy priority's full receive one).
 struct PauseStats {
   uint64_t tx_pause = 0;
   uint64_t rx_pause = 0;
   uint64_t tx_pause_duration = 0;
   uint64_t rx_pause_duration = 0;
   uint64_t rx_pause_transitions = 0;
+  uint64_t tx_discards = 0;
+  uint64_t rx_discards = 0;
 };
 
 class PortQos {

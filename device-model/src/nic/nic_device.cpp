@@ -6,6 +6,7 @@
 
 #include "core/device_limits.hpp"
 #include "ib/ib_framing.hpp"
+#include "port/pfc_port.hpp"
 #include "port/port.hpp"
 #include "rdma/transport_engine.hpp"
 #include "roce/roce_framing.hpp"
@@ -69,6 +70,8 @@ NicDevice::NicDevice(EventLoop& loop, const NicConfig& config)
         work();
     });
   };
+  if (config.pfc != nullptr)
+    attach_pfc(*config.pfc);
   core_.link_up = port_ != nullptr && port_->link_up();
   if (core_.is_ib())
     core_.ib_physical_link(core_.link_up);
@@ -100,6 +103,32 @@ NicDevice::~NicDevice() {
     port_->set_receiver(nullptr);
     port_->set_link_listener(nullptr);
   }
+  if (pfc_ != nullptr)
+    pfc_->set_classifier({});
+}
+
+// The PFC engine follows SET_PORT_QOS: the priorities --port-pfc made lossless stay so (the
+// port's own configuration), the driver's DCB settings add theirs. It classifies frames by
+// the device's rule (PCP, else the DSCP map), and its pause counts and drops are the pause
+// fields of QUERY_PORT_QOS.
+void NicDevice::attach_pfc(PfcPort& pfc) {
+  pfc_ = &pfc;
+  const uint8_t fixed = pfc.pfc_enabled();
+  pfc.set_classifier(
+      [this](std::span<const std::byte> frame) -> size_t { return core_.qos.priority_of(frame); });
+  core_.qos.on_config_change = [&pfc, fixed](const QosConfig& qos) {
+    pfc.set_pfc_enabled(static_cast<uint8_t>(fixed | qos.pfc_enable));
+  };
+  core_.qos.pause_source = [&pfc](unsigned prio) {
+    const PfcPriorityCounters c = pfc.priority_counters(prio);
+    return PauseStats{c.tx_pause,
+                      c.rx_pause,
+                      c.tx_pause_duration_us,
+                      c.rx_pause_duration_us,
+                      c.rx_pause_transitions,
+                      c.tx_discards,
+                      c.rx_discards};
+  };
 }
 
 PciIdentity NicDevice::identity() const {

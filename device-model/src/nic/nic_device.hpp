@@ -28,10 +28,14 @@
 namespace ornic {
 
 class Port;
+class PfcPort;
 
 struct NicConfig {
   std::array<uint8_t, 6> mac;
   Port* port = nullptr; // not owned; outlives the device
+  // The port's PFC engine (in `port`'s chain), which SET_PORT_QOS drives; null on an
+  // InfiniBand port. Not owned.
+  PfcPort* pfc = nullptr;
   // The packet engine's clock; null = the EventLoop's monotonic timers. Not owned.
   TransportTimer* timer = nullptr;
   // Test-only misbehaviour (--inject-faults).
@@ -71,10 +75,12 @@ private:
   void enable();
   void aeq_doorbell(uint32_t value);
   void link_changed(bool up);
+  void attach_pfc(PfcPort& pfc);
   RegisterView register_view() const;
   uint64_t doorbell_page_read(uint64_t offset, unsigned size) const;
 
   Port* port_;
+  PfcPort* pfc_ = nullptr;
   NicCore core_;
   RegisterFile registers_;
   AdminCommands commands_;

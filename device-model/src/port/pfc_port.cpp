@@ -36,7 +36,7 @@ PfcPort::~PfcPort() {
   if (timer_)
     loop_.cancel_timer(*timer_);
   for (size_t p = 0; p < kPriorities; ++p) {
-    const PriorityCounters c = priority_counters(p);
+    const PfcPriorityCounters c = priority_counters(p);
     if (c.tx_pause == 0 && c.rx_pause == 0 && c.tx_discards == 0 && c.rx_discards == 0)
       continue;
     spdlog::info("port: priority {}: pause sent {} ({} us), received {} ({} us, {} stops, "
@@ -76,9 +76,9 @@ void PfcPort::set_pfc_enabled(uint8_t mask) {
   arm();
 }
 
-PriorityCounters PfcPort::priority_counters(size_t priority) const {
+PfcPriorityCounters PfcPort::priority_counters(size_t priority) const {
   const int64_t now = clock_();
-  PriorityCounters c = counters_[priority];
+  PfcPriorityCounters c = counters_[priority];
   const TxPriority& t = tx_[priority];
   const RxPriority& r = rx_[priority];
   const int64_t stopped = t.paused_total_ns + (t.paused() ? now - t.paused_since : 0);
@@ -88,8 +88,8 @@ PriorityCounters PfcPort::priority_counters(size_t priority) const {
   return c;
 }
 
-std::array<PriorityCounters, PfcPort::kPriorities> PfcPort::priority_counters() const {
-  std::array<PriorityCounters, kPriorities> all;
+std::array<PfcPriorityCounters, PfcPort::kPriorities> PfcPort::priority_counters() const {
+  std::array<PfcPriorityCounters, kPriorities> all;
   for (size_t p = 0; p < kPriorities; ++p)
     all[p] = priority_counters(p);
   return all;
@@ -106,8 +106,37 @@ int64_t PfcPort::serialization_ns(size_t bytes) const {
 
 // ---- transmit ----
 
+size_t PfcPort::priority_of(std::span<const std::byte> frame) const {
+  return classify_ ? std::min(classify_(frame), kPriorities - 1)
+                   : mac_control::frame_priority(frame);
+}
+
+std::span<std::byte> PfcPort::reserve_tx(size_t bytes) {
+  direct_ = true;
+  for (const TxPriority& t : tx_)
+    direct_ = direct_ && !t.paused() && t.queue.empty();
+  if (!direct_)
+    return Port::reserve_tx(bytes);
+  direct_slot_ = inner_->reserve_tx(bytes);
+  return direct_slot_;
+}
+
+void PfcPort::commit_tx(size_t length) {
+  if (!direct_) {
+    Port::commit_tx(length);
+    return;
+  }
+  direct_ = false;
+  const auto frame =
+      std::span<const std::byte>(direct_slot_).first(std::min(length, direct_slot_.size()));
+  const size_t p = priority_of(frame);
+  ++counters_[p].tx_frames;
+  counters_[p].tx_bytes += frame.size();
+  inner_->commit_tx(length);
+}
+
 void PfcPort::send(std::span<const std::byte> frame) {
-  const size_t p = mac_control::frame_priority(frame);
+  const size_t p = priority_of(frame);
   TxPriority& t = tx_[p];
   if (!t.paused() && t.queue.empty()) {
     transmit(p, frame);
@@ -184,7 +213,7 @@ void PfcPort::on_receive(std::span<const std::byte> frame) {
     on_mac_control(parsed);
     return;
   }
-  const size_t p = mac_control::frame_priority(frame);
+  const size_t p = priority_of(frame);
   if (options_.rx_rate_mbps == 0) {
     ++counters_[p].rx_frames;
     counters_[p].rx_bytes += frame.size();

@@ -31,6 +31,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "common/event_loop.hpp"
@@ -41,7 +42,7 @@
 namespace ornic {
 
 // Per priority, as NICs report them in ethtool -S (the `_prio_N` counters).
-struct PriorityCounters {
+struct PfcPriorityCounters {
   uint64_t tx_frames = 0; // data frames handed to the wire
   uint64_t tx_bytes = 0;
   uint64_t rx_frames = 0; // data frames taken from the wire (into the buffer, if any)
@@ -89,10 +90,19 @@ public:
 
   // Bit n: priority n is lossless (sends and honours PFC). The DCB configuration's pfc_en.
   void set_pfc_enabled(uint8_t mask);
+  // How a frame's priority is found; the 802.1Q PCP (untagged: 0) unless the device gives
+  // its own rule (a DSCP map for untagged IP frames).
+  using Classifier = std::function<size_t(std::span<const std::byte> frame)>;
+  void set_classifier(Classifier classify) { classify_ = std::move(classify); }
+
+  // Zero copy (the shm: port's ring slot) while no priority holds a pause or a backlog:
+  // the frame would then go straight out in send() too.
+  std::span<std::byte> reserve_tx(size_t bytes) override;
+  void commit_tx(size_t length) override;
   uint8_t pfc_enabled() const { return enabled_; }
   // Durations include a pause still running.
-  PriorityCounters priority_counters(size_t priority) const;
-  std::array<PriorityCounters, kPriorities> priority_counters() const;
+  PfcPriorityCounters priority_counters(size_t priority) const;
+  std::array<PfcPriorityCounters, kPriorities> priority_counters() const;
   const MacControlCounters& mac_control_counters() const { return mac_counters_; }
 
   bool tx_paused(size_t priority) const { return tx_[priority].paused(); }
@@ -124,6 +134,7 @@ private:
     int64_t xoff_total_ns = 0; // closed XOFF periods
   };
 
+  size_t priority_of(std::span<const std::byte> frame) const;
   void on_receive(std::span<const std::byte> frame);
   void on_mac_control(const mac_control::Parsed& parsed);
   void pause(size_t priority, uint16_t quanta, int64_t now);
@@ -146,7 +157,7 @@ private:
   uint8_t enabled_ = 0;
   std::array<TxPriority, kPriorities> tx_;
   std::array<RxPriority, kPriorities> rx_;
-  std::array<PriorityCounters, kPriorities> counters_{};
+  std::array<PfcPriorityCounters, kPriorities> counters_{};
   MacControlCounters mac_counters_;
   // The frame the NIC's receiver is taking: its priority and when it is done.
   std::optional<size_t> rx_serving_;
@@ -156,6 +167,9 @@ private:
   size_t tx_next_ = 0;          // round-robin cursor
   int64_t xoff_refresh_ns_ = 0; // 0: no XOFF in force
   std::optional<EventLoop::TimerId> timer_;
+  Classifier classify_;
+  std::span<std::byte> direct_slot_; // reserve_tx() handed out the inner port's buffer
+  bool direct_ = false;
 };
 
 } // namespace ornic

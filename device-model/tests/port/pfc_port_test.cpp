@@ -125,7 +125,7 @@ TEST(PfcPort, PausedPriorityHoldsWhileAnotherFlows) {
   EXPECT_EQ(r.wire->data_sent(3), 1u);
   r.advance(1);
   EXPECT_EQ(r.wire->data_sent(3), 2u);
-  const PriorityCounters c = r.port->priority_counters(3);
+  const PfcPriorityCounters c = r.port->priority_counters(3);
   EXPECT_EQ(c.rx_pause, 1u);
   EXPECT_EQ(c.rx_pause_transitions, 1u);
   EXPECT_EQ(c.tx_frames, 2u);
@@ -277,7 +277,7 @@ TEST(PfcPort, XoffPastTheThresholdXonOnceDrained) {
   EXPECT_EQ(xon.pfc.class_enable, 0x08);
   EXPECT_EQ(xon.pfc.time[3], 0);
   EXPECT_FALSE(r.port->xoff_sent(3));
-  const PriorityCounters c = r.port->priority_counters(3);
+  const PfcPriorityCounters c = r.port->priority_counters(3);
   EXPECT_EQ(c.tx_pause, 1u); // an XON is not a pause
   EXPECT_EQ(c.tx_pause_duration_us, 4000u);
   r.advance(2'000'000);
