@@ -33,9 +33,6 @@ class PfcPort;
 struct NicConfig {
   std::array<uint8_t, 6> mac;
   Port* port = nullptr; // not owned; outlives the device
-  // The port's PFC engine (in `port`'s chain), which SET_PORT_QOS drives; null on an
-  // InfiniBand port. Not owned.
-  PfcPort* pfc = nullptr;
   // The packet engine's clock; null = the EventLoop's monotonic timers. Not owned.
   TransportTimer* timer = nullptr;
   // Test-only misbehaviour (--inject-faults).
@@ -46,6 +43,9 @@ struct NicConfig {
   std::string node_description{};
   // Object counts the device takes and reports (--max); the device's maxima by default.
   limits::ObjectLimits limits{};
+  // The port's PFC engine (in `port`'s chain), which SET_PORT_QOS drives; null on an
+  // InfiniBand port. Not owned. Last, so that positional initializers stay valid.
+  PfcPort* pfc = nullptr;
 };
 
 class NicDevice : public PciFunctionModel {
