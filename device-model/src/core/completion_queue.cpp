@@ -79,9 +79,14 @@ bool CompletionQueue::room_from_record(GuestMemory& memory, DeviceCounters& coun
 }
 
 CompletionQueue::DoorbellResult CompletionQueue::doorbell(uint32_t consumer, uint32_t flags) {
-  if (!ring_.consumer_acceptable(consumer))
+  // With a record, a doorbell index behind the device's (serial number arithmetic) is stale,
+  // not wrong: the doorbell was posted before software polled further and wrote the record
+  // the device has already read. Its arming still counts; the consumer index stays.
+  const bool stale = ring_.has_record && ring_.consumer - consumer < (uint32_t{1} << 31);
+  if (!stale && !ring_.consumer_acceptable(consumer))
     return {false, false};
-  ring_.consumer = consumer;
+  if (!stale)
+    ring_.consumer = consumer;
   if (flags & ORNIC_DB_FLAG_ARM_NEXT)
     arm_ = Arm::kNext;
   else if (flags & ORNIC_DB_FLAG_ARM_SOLICITED)

@@ -109,5 +109,42 @@ TEST(CqRecordAdmin, CreateCqNeedsRoomForTheRecord) {
   EXPECT_EQ(h.execute(DriverHarness::as_sqe(c)).status, ORNIC_ADMIN_STATUS_SUCCESS);
 }
 
+// An arming doorbell posted before software polled further reaches the device after it read
+// the newer record: the arm must count (a lost arm leaves a sleeping consumer without its
+// event), and the consumer index must not go back.
+TEST_F(CqRecord, AStaleArmingDoorbellStillArms) {
+  for (uint64_t i = 0; i < 4; ++i)
+    ASSERT_EQ(post(i), CompletionQueue::Outcome::kWritten);
+  set_record(3);
+  ASSERT_EQ(post(4), CompletionQueue::Outcome::kWritten); // took 3 from the record
+  ASSERT_EQ(cq.ring().consumer, 3u);
+  set_record(5);
+  // Software armed at consumer 2, then polled to 5.
+  const auto armed = cq.doorbell(2, ORNIC_DB_FLAG_ARM_NEXT);
+  EXPECT_TRUE(armed.accepted);
+  EXPECT_EQ(cq.ring().consumer, 3u);
+  EXPECT_EQ(counters.get(ORNIC_CNT_DB_RECORD_ERRORS), 0u);
+  // CQEs 3 and 4 were written before the arm and not notified: an event now, as for any
+  // arm with unconsumed CQEs; the next arm waits for a new CQE.
+  EXPECT_TRUE(armed.notify);
+  const auto again = cq.doorbell(5, ORNIC_DB_FLAG_ARM_NEXT);
+  EXPECT_TRUE(again.accepted);
+  EXPECT_FALSE(again.notify);
+  ornic_cqe cqe{};
+  EXPECT_TRUE(cq.post(memory, counters, cqe, false).notify);
+}
+
+TEST_F(CqRecord, WithoutARecordABackwardDoorbellIsRefused) {
+  CompletionQueue plain(
+      QueueMemory::contiguous(kBase, CompletionQueue::ring_bytes(false, 2, false)), 2, 1, 0, false,
+      false);
+  ornic_cqe cqe{};
+  for (int i = 0; i < 3; ++i)
+    ASSERT_EQ(plain.post(memory, counters, cqe, false).outcome, CompletionQueue::Outcome::kWritten);
+  ASSERT_TRUE(plain.doorbell(2, 0).accepted);
+  EXPECT_FALSE(plain.doorbell(1, ORNIC_DB_FLAG_ARM_NEXT).accepted);
+  EXPECT_EQ(plain.ring().consumer, 2u);
+}
+
 } // namespace
 } // namespace ornic::test
