@@ -9,7 +9,7 @@
 #
 #   {write,read,send}_bw_{64,4k,64k,1m}  ib_{write,read,send}_bw, Gb/s
 #   {send,write,read}_lat_2              ib_{send,write,read}_lat 2 B, us
-#   msgrate_q{1,4,16}                    ib_write_bw -s 64 -q N, Mpps
+#   msgrate_q{1,4,16,64,256}             ib_write_bw -s 64 -q N, Mpps
 #
 # at each Ethernet MTU of BENCH_MTUS on every netdev under the stacks,
 # BENCH_REPS times each, the stacks taking turns point by point so that the
@@ -83,7 +83,8 @@ ALL_POINTS=(
 	"send_bw_64k ib_send_bw 65536" "send_bw_1m ib_send_bw 1048576"
 	"send_lat_2 ib_send_lat 2" "write_lat_2 ib_write_lat 2" "read_lat_2 ib_read_lat 2"
 	"msgrate_q1 ib_write_bw 64 -q 1" "msgrate_q4 ib_write_bw 64 -q 4"
-	"msgrate_q16 ib_write_bw 64 -q 16"
+	"msgrate_q16 ib_write_bw 64 -q 16" "msgrate_q64 ib_write_bw 64 -q 64"
+	"msgrate_q256 ib_write_bw 64 -q 256"
 )
 
 # wanted NAME: NAME matches one of BENCH_POINTS' patterns.

@@ -362,6 +362,23 @@ def count_report(micro):
 
 def count_markdown(count):
     lines = []
+    guest = count.get("guest_msgrate") or {}
+    if guest:
+        stacks = sorted(guest)
+        qps = sorted({q for c in guest.values() for q, _ in c})
+        lines += ["Message rate against active QPs in the guest (perftest ib_write_bw -s 64 -q N "
+                  "over rdma_cm, every WRITE signaled, median of the runs; wall time under TCG, so "
+                  "the guest's CPUs, not the device, bound it).",
+                  "",
+                  "| active QPs | " + " | ".join(f"{k}, Mpps" for k in stacks) + " |",
+                  "| --- |" + " --- |" * len(stacks)]
+        for q in qps:
+            cells = []
+            for k in stacks:
+                v = dict(guest[k]).get(q)
+                cells.append(f"{v:.4f}" if v else "-")
+            lines.append(f"| {q} | " + " | ".join(cells) + " |")
+        lines.append("")
     if count["active_qps"]:
         lines += ["Message rate against active QPs (ornic-bench, release build: an RC pair on an "
                   "in-memory wire with N QP pairs, each posting its share of every batch of 64 B "
@@ -406,23 +423,33 @@ def count_markdown(count):
 
 
 def plot_count(count, path):
-    """Message rate against the number of active QPs (log-log), when ornic-bench measured it."""
+    """Message rate against the number of active QPs (log-log): the model alone (ornic-bench,
+    per CPU second) and each stack in the guest (perftest -q, per wall second), as measured."""
     pts = [(r["qps"], r["msgs_per_s"]) for r in (count or {}).get("active_qps", []) if r["msgs_per_s"]]
-    if not pts:
+    guest = (count or {}).get("guest_msgrate", {})
+    if not pts and not guest:
         return
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(6, 4.5))
-    ax.plot([x for x, _ in pts], [y / 1e6 for _, y in pts], "-", marker="o", color="tab:blue",
-            label="ornic model, 64 B RDMA WRITE")
+    ys = []
+    if pts:
+        ax.plot([x for x, _ in pts], [y / 1e6 for _, y in pts], "-", marker="o", color="tab:blue",
+                label="ornic model alone, per CPU second")
+        ys += [y / 1e6 for _, y in pts]
+    colours = {"ornic": "tab:green", "rxe": "tab:red", "siw": "tab:purple"}
+    for stack, curve in sorted(guest.items()):
+        ax.plot([x for x, _ in curve], [y for _, y in curve], "--", marker="s",
+                color=colours.get(stack, "tab:gray"), label=f"{stack} in the guest (perftest -q)")
+        ys += [y for _, y in curve]
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
-    ax.set_ylim(min(y for _, y in pts) / 1e6 / 4, max(y for _, y in pts) / 1e6 * 4)
+    ax.set_ylim(min(ys) / 4, max(ys) * 4)
     ax.set_xlabel("active QP pairs")
-    ax.set_ylabel("messages per CPU second (M)")
-    ax.set_title("ornic-bench: message rate against active QPs (model alone)")
+    ax.set_ylabel("64 B RDMA WRITEs per second (M)")
+    ax.set_title("Message rate against active QPs")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(loc="lower left", fontsize="small", frameon=False)
     fig.savefig(path, dpi=100, bbox_inches="tight")
@@ -838,7 +865,9 @@ def main():
         "event": event_report(run),
         "cm": cm_report(run),
     }
-    report["count"] = count_report(report["micro"])
+    count = count_report(report["micro"]) or {"active_qps": [], "idle_memory": []}
+    count["guest_msgrate"] = guest_msgrate(report["points"])
+    report["count"] = count if any(count.values()) else None
     os.makedirs(res, exist_ok=True)
     with open(os.path.join(res, "bench.json"), "w", encoding="utf-8") as f:
         json.dump(report, f, indent=1)
@@ -847,6 +876,20 @@ def main():
         f.write(markdown(report))
     plot(report, os.path.join(res, "bench.png"))
     plot_count(report["count"], os.path.join(res, "bench-qps.png"))
+
+
+def guest_msgrate(points):
+    """Each stack's perftest message rate against its QPs (-q), at the first MTU measured:
+    {stack: [(qps, Mpps), ...]}, medians only."""
+    mtus = sorted({p["mtu"] for p in points if p["kind"] == "msgrate"})
+    curves = {}
+    for p in points:
+        if p["kind"] != "msgrate" or not mtus or p["mtu"] != mtus[0]:
+            continue
+        for stack, s in p["stacks"].items():
+            if s.get("median"):
+                curves.setdefault(stack, []).append((p["qps"], s["median"]))
+    return {k: sorted(v) for k, v in curves.items()}
 
 
 def label(name, info):
