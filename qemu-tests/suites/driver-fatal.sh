@@ -25,7 +25,7 @@ if ! install_modules "$mo" || ! modprobe ornic || ! wait_for have_devs 2; then
 fi
 read -r -a nds <<<"$(ornic_netdevs | tr '\n' ' ')"
 read -r -a ibs <<<"$(ornic_ibdevs | tr '\n' ' ')"
-nd0=${nds[0]} nd1=${nds[1]} ib1=${ibs[1]}
+nd0=${nds[0]} nd1=${nds[1]} ib0=${ibs[0]} ib1=${ibs[1]}
 ip addr add 10.2.0.1/24 dev "$nd0"
 ip link set "$nd0" up
 ip link set "$nd1" up
@@ -99,7 +99,7 @@ sleep 1
 echo "ornic-test: kill-model requested" >/dev/kmsg
 touch /out/kill-model
 found=0
-for _ in $(seq 100); do
+for _ in $(seq 300); do
 	if dmesg_has "$ib1: reporting IB_EVENT_DEVICE_FATAL"; then
 		found=1
 		break
@@ -112,15 +112,23 @@ ktime() { # ktime PATTERN: kernel timestamp (ms) of the first line with PATTERN
 	dmesg | grep -m1 "$1" | sed -n 's/^\[ *\([0-9]*\)\.\([0-9]\{3\}\).*/\1\2/p'
 }
 if [ $found = 1 ]; then
-	ms=$(( $(ktime "$ib1: reporting IB_EVENT_DEVICE_FATAL") - $(ktime 'ornic-test: kill-model requested') ))
-	# Includes the host noticing the request (polls every 50 ms) and the kill.
-	if [ "$ms" -le 1000 ]; then
-		pass device-fatal "IB_EVENT_DEVICE_FATAL on $ib1 ${ms} ms after the kill request"
+	# Reported, not judged (wall time under a loaded TCG host says nothing
+	# about the driver): from the request, which includes the host noticing
+	# it and killing the model, and from the moment the peer NIC lost its
+	# link, the model's death as the wire saw it.
+	fatal=$(ktime "$ib1: reporting IB_EVENT_DEVICE_FATAL")
+	ms=$((fatal - $(ktime 'ornic-test: kill-model requested')))
+	peer=$(dmesg | grep "$ib0: Port: 1 Link DOWN" | tail -n 1 |
+		sed -n 's/^\[ *\([0-9]*\)\.\([0-9]\{3\}\).*/\1\2/p')
+	since=""
+	[ -n "$peer" ] && since=", $((fatal - peer)) ms after $ib0 lost its link"
+	if dmesg_has "device dead ("; then
+		pass device-fatal "IB_EVENT_DEVICE_FATAL on $ib1 ${ms} ms after the kill request$since; $(dmesg | grep -m1 -o 'device dead ([^:]*')"
 	else
-		fail device-fatal "IB_EVENT_DEVICE_FATAL on $ib1 only ${ms} ms after the kill request"
+		fail device-fatal "IB_EVENT_DEVICE_FATAL on $ib1 without the driver saying why the device is dead"
 	fi
 else
-	fail device-fatal "no DEVICE_FATAL for $ib1 within 10 s: $(dmesg | grep -i ornic | tail -n 3 | tr '\n' ' ')"
+	fail device-fatal "no DEVICE_FATAL for $ib1 within 30 s: $(dmesg | grep -i ornic | tail -n 3 | tr '\n' ' ')"
 fi
 dmesg | grep -i ornic >/out/ornic-dmesg.txt
 

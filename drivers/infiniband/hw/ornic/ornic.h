@@ -38,6 +38,7 @@
 #include "ornic/ornic_hw.h"
 #include "ornic_admin_cmd.h"
 #include "ornic_cc_knob.h"
+#include "ornic_dcb_cmd.h"
 #include "ornic_compat.h"
 #include "ornic_liveness.h"
 #include "ornic_ring.h"
@@ -457,7 +458,6 @@ void ornic_cmd_query_counters(struct ornic_admin_sqe *sqe, u8 scope,
 extern const struct ethtool_ops ornic_ethtool_ops;
 
 /* ornic_dcb.c: DCB (ORNIC_CAP_DCB) on the net_device; none without dcbnl */
-#define ORNIC_PRIO_STATS	11	/* ethtool -S counters per priority */
 #if IS_ENABLED(CONFIG_DCB)
 void ornic_dcb_init(struct ornic_eth *eth);
 void ornic_dcb_apply(struct ornic_eth *eth);

@@ -19,8 +19,6 @@
 
 static_assert(sizeof(struct ornic_port_qos_query) <=
 	      sizeof(struct ornic_device_counters));
-static_assert(IEEE_8021QAZ_TSA_STRICT == ORNIC_QOS_TSA_STRICT);
-static_assert(IEEE_8021QAZ_TSA_ETS == ORNIC_QOS_TSA_ETS);
 
 #define ORNIC_DCBX_MODE		(DCB_CAP_DCBX_HOST | DCB_CAP_DCBX_VER_IEEE)
 
@@ -29,50 +27,18 @@ static struct ornic_eth *ornic_dcb_eth(struct net_device *netdev)
 	return netdev_priv(netdev);
 }
 
-static void ornic_cmd_port_qos(struct ornic_admin_sqe *sqe, u8 opcode,
-			       dma_addr_t addr, u32 len)
-{
-	struct ornic_admin_port_qos *c = (struct ornic_admin_port_qos *)sqe;
-
-	ornic_cmd_init(sqe, opcode);
-	c->addr = cpu_to_le64(addr);
-	c->len = cpu_to_le32(len);
-}
-
-/* The settings in the device's layout; the DSCP map from dcbnl's table. */
-static void ornic_dcb_fill(struct ornic_eth *eth, const struct ieee_pfc *pfc,
-			   const struct ieee_ets *ets, struct ornic_port_qos *q)
-{
-	struct dcb_ieee_app_dscp_map map;
-	u64 valid = 0;
-	unsigned int i;
-
-	memset(q, 0, sizeof(*q));
-	q->pfc_enable = pfc->pfc_en;
-	memcpy(q->prio_tc, ets->prio_tc, sizeof(q->prio_tc));
-	memcpy(q->tc_bw, ets->tc_tx_bw, sizeof(q->tc_bw));
-	memcpy(q->tc_tsa, ets->tc_tsa, sizeof(q->tc_tsa));
-	dcb_ieee_getapp_dscp_prio_mask_map(eth->netdev, &map);
-	for (i = 0; i < ORNIC_QOS_NUM_DSCP; i++) {
-		if (!map.map[i])
-			continue;
-		/* Several priorities for one DSCP: the highest wins. */
-		q->dscp_prio[i] = fls(map.map[i]) - 1;
-		valid |= BIT_ULL(i);
-	}
-	q->dscp_valid = cpu_to_le64(valid);
-}
-
 /* SET_PORT_QOS with @pfc and @ets (the driver's copies or candidates). */
 static int ornic_dcb_send(struct ornic_eth *eth, const struct ieee_pfc *pfc,
 			  const struct ieee_ets *ets)
 {
 	struct ornic_dev *dev = eth->dev;
+	struct dcb_ieee_app_dscp_map map;
 	struct ornic_admin_sqe sqe;
 	int err;
 
+	dcb_ieee_getapp_dscp_prio_mask_map(eth->netdev, &map);
 	mutex_lock(&dev->counters_lock);
-	ornic_dcb_fill(eth, pfc, ets, dev->counters_buf);
+	ornic_dcb_fill(pfc, ets, &map, dev->counters_buf);
 	ornic_cmd_port_qos(&sqe, ORNIC_ADMIN_SET_PORT_QOS, dev->counters_dma,
 			   sizeof(struct ornic_port_qos));
 	err = ornic_admin_simple(dev, &sqe, NULL);
@@ -114,48 +80,17 @@ static int ornic_dcb_getets(struct net_device *netdev, struct ieee_ets *ets)
 	return 0;
 }
 
-/* What the device takes (admin.rst, SET_PORT_QOS); the rest is -EINVAL. */
-static int ornic_dcb_check_ets(struct net_device *netdev,
-			       const struct ieee_ets *ets)
-{
-	unsigned int i, bw = 0;
-	bool any_ets = false;
-
-	for (i = 0; i < IEEE_8021QAZ_MAX_TCS; i++) {
-		if (ets->prio_tc[i] >= IEEE_8021QAZ_MAX_TCS) {
-			netdev_dbg(netdev, "ets: priority %u: no TC %u\n", i,
-				   ets->prio_tc[i]);
-			return -EINVAL;
-		}
-		if (ets->tc_tsa[i] != IEEE_8021QAZ_TSA_STRICT &&
-		    ets->tc_tsa[i] != IEEE_8021QAZ_TSA_ETS) {
-			netdev_dbg(netdev, "ets: TC %u: TSA %u not supported\n",
-				   i, ets->tc_tsa[i]);
-			return -EINVAL;
-		}
-		if (ets->tc_tx_bw[i] > 100)
-			return -EINVAL;
-		if (ets->tc_tsa[i] == IEEE_8021QAZ_TSA_ETS) {
-			any_ets = true;
-			bw += ets->tc_tx_bw[i];
-		}
-	}
-	if (any_ets && bw != 100) {
-		netdev_dbg(netdev, "ets: bandwidth of ETS TCs is %u%%\n", bw);
-		return -EINVAL;
-	}
-	return 0;
-}
-
 static int ornic_dcb_setets(struct net_device *netdev, struct ieee_ets *ets)
 {
 	struct ornic_eth *eth = ornic_dcb_eth(netdev);
 	struct ieee_ets next = eth->dcb.ets;
 	int err;
 
-	err = ornic_dcb_check_ets(netdev, ets);
-	if (err)
+	err = ornic_dcb_ets_check(ets);
+	if (err) {
+		netdev_dbg(netdev, "ets: a TC, TSA or bandwidth not taken\n");
 		return err;
+	}
 	memcpy(next.prio_tc, ets->prio_tc, sizeof(next.prio_tc));
 	memcpy(next.tc_tx_bw, ets->tc_tx_bw, sizeof(next.tc_tx_bw));
 	memcpy(next.tc_tsa, ets->tc_tsa, sizeof(next.tc_tsa));
@@ -205,32 +140,17 @@ static int ornic_dcb_setpfc(struct net_device *netdev, struct ieee_pfc *pfc)
 	return 0;
 }
 
-/* DSCP (to the device) and Ethertype (the stack's) entries only. */
-static int ornic_dcb_check_app(struct net_device *netdev,
-			       const struct dcb_app *app)
-{
-	if (app->priority >= IEEE_8021QAZ_MAX_TCS)
-		return -EINVAL;
-	switch (app->selector) {
-	case IEEE_8021QAZ_APP_SEL_DSCP:
-		return app->protocol < ORNIC_QOS_NUM_DSCP ? 0 : -EINVAL;
-	case IEEE_8021QAZ_APP_SEL_ETHERTYPE:
-		return 0;
-	default:
-		netdev_dbg(netdev, "app: selector %u not supported\n",
-			   app->selector);
-		return -EINVAL;
-	}
-}
-
 static int ornic_dcb_setapp(struct net_device *netdev, struct dcb_app *app)
 {
 	struct ornic_eth *eth = ornic_dcb_eth(netdev);
 	int err;
 
-	err = ornic_dcb_check_app(netdev, app);
-	if (err)
+	err = ornic_dcb_app_check(app);
+	if (err) {
+		netdev_dbg(netdev, "app: selector %u protocol %u priority %u not taken\n",
+			   app->selector, app->protocol, app->priority);
 		return err;
+	}
 	err = dcb_ieee_setapp(netdev, app);
 	if (err || app->selector != IEEE_8021QAZ_APP_SEL_DSCP)
 		return err;
@@ -299,20 +219,6 @@ void ornic_dcb_init(struct ornic_eth *eth)
 
 /* --- ethtool -S -------------------------------------------------------- */
 
-static const char * const ornic_prio_stat_names[ORNIC_PRIO_STATS] = {
-	"rx_prio%u_packets",
-	"rx_prio%u_bytes",
-	"tx_prio%u_packets",
-	"tx_prio%u_bytes",
-	"rx_prio%u_pause",
-	"tx_prio%u_pause",
-	"rx_prio%u_pause_duration",
-	"tx_prio%u_pause_duration",
-	"rx_prio%u_pause_transition",
-	"rx_prio%u_discards",
-	"tx_prio%u_discards",
-};
-
 unsigned int ornic_dcb_stats_count(struct ornic_dev *dev)
 {
 	return dev->caps & ORNIC_CAP_DCB ?
@@ -327,15 +233,13 @@ void ornic_dcb_stats_strings(struct ornic_dev *dev, u8 **data)
 		return;
 	for (prio = 0; prio < ORNIC_QOS_NUM_PRIO; prio++)
 		for (i = 0; i < ORNIC_PRIO_STATS; i++)
-			ethtool_sprintf(data, ornic_prio_stat_names[i], prio);
+			ethtool_sprintf(data, ornic_dcb_stat_name(i), prio);
 }
 
-/* In ornic_prio_stat_names' order; zeros when the device cannot answer. */
+/* In ethtool's order (ornic_dcb_stat_name()); zeros if the device cannot answer. */
 void ornic_dcb_stats(struct ornic_dev *dev, u64 *data)
 {
 	struct ornic_port_qos_query *q;
-	const struct ornic_prio_counters *c;
-	unsigned int prio;
 
 	if (!ornic_dcb_stats_count(dev))
 		return;
@@ -343,23 +247,8 @@ void ornic_dcb_stats(struct ornic_dev *dev, u64 *data)
 	q = kzalloc_obj(*q, GFP_KERNEL);
 	if (!q)
 		return;
-	if (ornic_dcb_query(dev, q))
-		goto out;
-	for (prio = 0; prio < ORNIC_QOS_NUM_PRIO; prio++) {
-		c = &q->prio[prio];
-		*data++ = le64_to_cpu(c->rx_frames);
-		*data++ = le64_to_cpu(c->rx_bytes);
-		*data++ = le64_to_cpu(c->tx_frames);
-		*data++ = le64_to_cpu(c->tx_bytes);
-		*data++ = le64_to_cpu(c->rx_pause);
-		*data++ = le64_to_cpu(c->tx_pause);
-		*data++ = le64_to_cpu(c->rx_pause_duration);
-		*data++ = le64_to_cpu(c->tx_pause_duration);
-		*data++ = le64_to_cpu(c->rx_pause_transitions);
-		*data++ = le64_to_cpu(c->rx_discards);
-		*data++ = le64_to_cpu(c->tx_discards);
-	}
-out:
+	if (!ornic_dcb_query(dev, q))
+		ornic_dcb_stats_from(q, data);
 	kfree(q);
 }
 
