@@ -174,11 +174,15 @@ if [[ " ${kinds[*]} " == *" ornic "* ]] && [[ " ${ORNIC_DATAPATH_TESTS:-pfc} " =
 	log=$mdir/model3.log
 	trip=$(grep -m1 'priority 3 paused for .*pause storm' "$log")
 	over=$(grep -m1 'priority 3: pause storm over' "$log")
-	storms=$(sed -n 's/.*port: priority 3: .* (\([0-9]*\) storms).*/\1/p' "$log" | tail -n 1)
-	if [ -n "$trip" ] && [ -n "$over" ] && [ "${storms:-0}" -gt 0 ]; then
-		record PASS datapath/pfc-watchdog-model "model 3 (--pfc-watchdog 50): '${trip#*port: }', then '${over#*port: }'; $storms storm(s) at exit"
+	# At exit: "port: priority 3: pause sent N (T us), received N (T us, N
+	# stops, N storms), ...".  The sender's watchdog must not have tripped:
+	# the slow receiver's pauses are not a storm.
+	storms=$(sed -n 's/.*port: priority 3: pause sent.* \([0-9][0-9]*\) storms).*/\1/p' "$log" | tail -n 1)
+	sender=$(sed -n 's/.*port: priority 3: pause sent.* \([0-9][0-9]*\) storms).*/\1/p' "$mdir/model2.log" | tail -n 1)
+	if [ -n "$trip" ] && [ -n "$over" ] && [ "${storms:-0}" -gt 0 ] && [ "${sender:-0}" = 0 ]; then
+		record PASS datapath/pfc-watchdog-model "model 3 (--pfc-watchdog 50): '${trip#*port: }', then '${over#*port: }'; $storms trips at exit, none on the sender (model 2)"
 	else
-		record FAIL datapath/pfc-watchdog-model "trip '${trip:-none}', over '${over:-none}', storms '${storms:-none}'"
+		record FAIL datapath/pfc-watchdog-model "trip '${trip:-none}', over '${over:-none}', storms '${storms:-none}', sender's storms '${sender:-none}'"
 	fi
 	mc=$(grep -m1 'port: MAC control received' "$log")
 	unknown=$(echo "$mc" | sed -n 's/.*unknown opcode \([0-9]*\).*/\1/p')
