@@ -84,7 +84,7 @@ for entry in "${names[@]}"; do
 	# -runs=0: execute the corpora once, mutate nothing.  A scratch first
 	# directory, so nothing is ever written into the corpora themselves.
 	if ! LLVM_PROFILE_FILE=$out/profiles/$target.profraw "$binary" -runs=0 -timeout=10 \
-		-rss_limit_mb=2048 ${max_len:+"$max_len"} "$out/scratch" "$dir/corpus" "$grown/$target" \
+		-rss_limit_mb=2048 ${max_len:+"$max_len"} -artifact_prefix="$out/profiles/" "$out/scratch" "$dir/corpus" "$grown/$target" \
 		>"$out/profiles/$target.log" 2>&1; then
 		tail -n 20 "$out/profiles/$target.log" >&2
 		echo "coverage.sh: $target failed replaying its corpus, see $out/profiles/$target.log" >&2
