@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""Writes the RoCE v1 and 802.1Q seeds of fuzz_roce from its RoCEv2 ones (make_corpus.py):
-the IPv6 frames again with a GRH in place of IPv6 and UDP (EtherType 0x8915), and a few
-frames of each kind behind a VLAN tag. ICRC and IPv4 checksum are left as they are: the
+"""Writes variants of fuzz_roce's RoCEv2 seeds (make_corpus.py): the IPv6 frames again as
+RoCE v1, with a GRH in place of IPv6 and UDP (EtherType 0x8915); a few frames of each kind
+behind a VLAN tag; and IPv4 frames with a UDP checksum, which the parser then verifies. The
+ICRC (it does not cover the UDP checksum) and the IPv4 checksum are left as they are: the
 fuzzer repairs them, the v1 ICRC included.
 
-usage: make_v1_vlan_corpus.py [CORPUS_DIR]"""
+usage: make_variant_corpus.py [CORPUS_DIR]"""
 import os
 import struct
 import sys
@@ -25,6 +26,26 @@ def vlan(frame, vid, priority=3):
     return frame[:12] + struct.pack(">HH", 0x8100, priority << 13 | vid) + frame[12:]
 
 
+def ones_complement_sum(data):
+    data += b"\0" * (len(data) % 2)
+    total = sum(struct.unpack(f">{len(data) // 2}H", data))
+    while total >> 16:
+        total = (total & 0xFFFF) + (total >> 16)
+    return total
+
+
+def with_udp_checksum(frame):
+    """An IPv4 frame with its UDP checksum filled in (0 on the wire is "none": 0xffff)."""
+    ip = frame[14:]
+    header_bytes = (ip[0] & 0xF) * 4
+    udp = bytearray(ip[header_bytes:struct.unpack_from(">H", ip, 2)[0]])
+    struct.pack_into(">H", udp, 6, 0)
+    pseudo = ip[12:20] + struct.pack(">BBH", 0, 17, len(udp))
+    checksum = 0xFFFF - ones_complement_sum(pseudo + bytes(udp)) or 0xFFFF
+    struct.pack_into(">H", udp, 6, checksum)
+    return frame[:14 + header_bytes] + bytes(udp) + frame[14 + header_bytes + len(udp):]
+
+
 def main():
     corpus = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__),
                                                                   "corpus")
@@ -37,6 +58,8 @@ def main():
         opcode = int(name[-2:], 16)
         if name.startswith("ipv6-"):
             seeds[f"v1-opcode-{opcode:02x}"] = to_v1(frame)
+        if name.startswith("ipv4-") and opcode in VLAN_OPCODES:
+            seeds[f"udp-checksum-{name}"] = with_udp_checksum(frame)
         if opcode in VLAN_OPCODES:
             seeds[f"vlan-{name}"] = vlan(frame, 100)
             if name.startswith("ipv6-"):
