@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes variants of fuzz_roce's RoCEv2 seeds (make_corpus.py): the IPv6 frames again as
 RoCE v1, with a GRH in place of IPv6 and UDP (EtherType 0x8915); a few frames of each kind
-behind a VLAN tag; and IPv4 frames with a UDP checksum, which the parser then verifies. The
+behind a VLAN tag or a priority-only (802.1p) tag; and IPv4 frames with a UDP checksum, which the parser then verifies. The
 ICRC (it does not cover the UDP checksum) and the IPv4 checksum are left as they are: the
 fuzzer repairs them, the v1 ICRC included.
 
@@ -62,6 +62,8 @@ def main():
             seeds[f"udp-checksum-{name}"] = with_udp_checksum(frame)
         if opcode in VLAN_OPCODES:
             seeds[f"vlan-{name}"] = vlan(frame, 100)
+            # 802.1p: a priority tag without a VLAN, read as untagged with its priority.
+            seeds[f"prio-tag-{name}"] = vlan(frame, 0, 5)
             if name.startswith("ipv6-"):
                 seeds[f"vlan-v1-opcode-{opcode:02x}"] = vlan(to_v1(frame), 100)
     for name, frame in seeds.items():
