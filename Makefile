@@ -3,7 +3,7 @@
 # Debian 13 debootstrap under $(ORNIC_CACHE), default /var/cache/ornic),
 # created and updated by `make testbed`.
 
-.PHONY: all demo bench check check-debug compare soak fuzz testbed kernel kernel-kasan model modules deb docs lint shell clean help
+.PHONY: all demo bench check check-debug compare soak fuzz fuzz-coverage testbed kernel kernel-kasan model modules deb docs lint shell clean help
 
 all: model
 
@@ -17,6 +17,9 @@ help:
 	@echo "make soak         100 rmmod and 50 kill -9 cycles under RDMA traffic, a million QP create/destroy"
 	@echo "                  cycles (make check runs 3, 6 and 2000)"
 	@echo "make fuzz         every libFuzzer target for FUZZ_SECONDS (60) each: executions, coverage, crashes"
+	@echo "                  (FUZZ_LONG=1: 10^7 executions each, hours)"
+	@echo "make fuzz-coverage  llvm-cov of the fuzz corpora over device-model/src: per target, per file,"
+	@echo "                  the functions no input reaches"
 	@echo "make lint         checkpatch --strict, clang-format, shellcheck, docs, README, man pages, version"
 	@echo "make docs         Documentation/ as HTML in build/docs/html (Sphinx, warnings are errors)"
 	@echo "make testbed      create/update the testbed root (cached)"
@@ -53,14 +56,23 @@ soak:
 	ORNIC_CHECK_ONLY="model driver provider soak" SOAK_RELOADS=100 SOAK_KILLS=50 SOAK_QP_CYCLES=1000000 \
 		qemu-tests/check.sh
 
-# Every fuzz target of device-model/fuzz for FUZZ_SECONDS each, on scratch
-# corpora seeded from the checked-in ones (build/fuzz/fuzz-runs); fails if any
-# target crashes, hangs or runs out of memory.  FUZZ_TARGETS="bar0 roce" runs
-# only those directories of device-model/fuzz.
+# Every fuzz target of device-model/fuzz for FUZZ_SECONDS each, or with
+# FUZZ_LONG=1 for FUZZ_RUNS executions each (10^7), on the checked-in seeds
+# plus the corpus earlier runs grew in $(ORNIC_CACHE)/fuzz/corpus, where new
+# inputs go; fails if any target crashes, hangs or runs out of memory.
+# FUZZ_TARGETS="bar0 roce" runs only those directories of device-model/fuzz.
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?=
+FUZZ_LONG ?=
+FUZZ_RUNS ?= $(if $(FUZZ_LONG),10000000)
 fuzz: testbed
-	qemu-tests/testbed/enter.sh device-model/fuzz/fuzz.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+	qemu-tests/testbed/enter.sh env FUZZ_RUNS=$(FUZZ_RUNS) device-model/fuzz/fuzz.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+# What those corpora reach: clang source-based coverage of device-model/src
+# per target and per file, and the functions no input reaches, in
+# $(ORNIC_CACHE)/fuzz/coverage/report.txt (cached by sources and corpora).
+fuzz-coverage: testbed
+	qemu-tests/testbed/enter.sh device-model/fuzz/coverage.sh $(FUZZ_TARGETS)
 
 testbed:
 	qemu-tests/testbed/mkroot.sh

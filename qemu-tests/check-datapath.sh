@@ -12,7 +12,9 @@
 # nothing about ornic, so make check leaves it out (3 minutes of TCG time).
 # ORNIC_DATAPATH_KINDS="rxe" runs only the rxe half (to try the suite);
 # ORNIC_DATAPATH_TESTS="cm" only some parts (pingpongs perftests events cm kverbs
-# nvmeof rocev1 vlan dcb negative).
+# nvmeof rocev1 vlan dcb pfc negative).  A second pair of linked models (2
+# and 3, a slow receiver) serves the "pfc" part; its capture and logs are
+# checked here too.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=qemu-tests/testbed/lib.sh
@@ -45,7 +47,21 @@ fi
 # --- the guest --------------------------------------------------------------------
 mdir=/tmp/datapath-models
 rm -rf "$mdir"
-if ! models_start "$mdir" 2 link; then
+# Models 0 and 1 are the pair every part uses.  Models 2 and 3 are the PFC
+# pair (suites/datapath.sh "pfc"): model 3's receiver drains at 20 Mbit/s,
+# below what the sanitized model sends from a TCG guest, from a buffer of
+# 1 MiB per priority, so the buffer overflows unless PFC stops the sender.
+# XOFF above 64 KiB leaves 960 KiB of headroom for what is already on its
+# way when the pause leaves: the shm wire's 512 slots and a model's turn of
+# 64 packets.  Both models count pause quanta at 400 Mbit/s: the longest
+# pause lasts 84 ms, long enough for the guest's paced pause storm to keep a
+# priority stopped.  Model 2's watchdog is longer than any pause the slow
+# receiver asks for, model 3's short one is the one the storm trips.  Model
+# 2's transmit buffer holds an RC send window (1024 packets) of a paused
+# priority, so nothing drops there.
+MODEL_SHAPING[2]="--port-speed 400 --pfc-watchdog 2000 --port-tx-buffer 4194304"
+MODEL_SHAPING[3]="--port-speed 400 --port-rx-rate 20 --port-rx-buffer 1048576 --port-xoff 65536 --port-xon 32768 --pfc-watchdog 50"
+if ! models_start "$mdir" 4 link; then
 	record FAIL datapath/models-start "models did not start; see $mdir"
 	models_stop >/dev/null
 	exit 0
@@ -53,9 +69,9 @@ fi
 sleep 0.5
 mapfile -t margs < <(models_vm_args)
 run_vm datapath/vm- datapath "$FLAVOUR" --timeout 3000 "${margs[@]}" -- \
-	env MODDIR="$MO" PROVIDER_DIR="$PDIR" TESTS="${ORNIC_DATAPATH_TESTS:-}" /src/qemu-tests/suites/datapath.sh "$TOOLS" "${kinds[@]}"
+	env MODDIR="$MO" PROVIDER_DIR="$PDIR" ORNIC_DEVICES=4 TESTS="${ORNIC_DATAPATH_TESTS:-}" /src/qemu-tests/suites/datapath.sh "$TOOLS" "${kinds[@]}"
 if why=$(models_stop); then
-	record PASS datapath/models-survive "both models alive after the data-path suite, clean exit"
+	record PASS datapath/models-survive "all four models alive after the data-path suite, clean exit"
 else
 	record FAIL datapath/models-survive "$why"
 fi
@@ -130,6 +146,53 @@ if [[ " ${kinds[*]} " == *" ornic "* ]]; then
 		# Keep a bounded piece of the capture with the run's output.
 		tshark -r "$pcap" -c 2000 -w "$out/model0-head.pcap" 2>/dev/null
 	fi
+fi
+
+# --- the PFC pair (suites/datapath.sh "pfc") ----------------------------------------
+# Model 3's capture holds both directions of the pair's wire: its own XOFF/XON
+# frames and the guest's pause storm.  The frames the guest sent to test bad
+# input carry the source address 02:00:00:00:0b:ad and are left out of the
+# malformed count (tshark rightly flags their reserved bits).
+if [[ " ${kinds[*]} " == *" ornic "* ]] && [[ " ${ORNIC_DATAPATH_TESTS:-pfc} " == *" pfc "* ]]; then
+	pcap=$mdir/model3.pcap
+	good='eth.type == 0x8808 && eth.src != 02:00:00:00:0b:ad'
+	pfc=$(tshark -r "$pcap" -Y "$good && macc.opcode == 0x0101" 2>"$out/tshark-pfc.err" | wc -l)
+	xoff=$(tshark -r "$pcap" -Y "$good && macc.opcode == 0x0101 && macc.cbfc.enbv.c3 && macc.cbfc.pause_time.c3 > 0" 2>/dev/null | wc -l)
+	xon=$(tshark -r "$pcap" -Y "$good && macc.opcode == 0x0101 && macc.cbfc.enbv.c3 && macc.cbfc.pause_time.c3 == 0" 2>/dev/null | wc -l)
+	cbfc=$(tshark -r "$pcap" -Y "$good" 2>/dev/null | grep -c 'Class Based Flow Control \[CBFC\] Pause')
+	bad=$(tshark -r "$pcap" -Y "$good && (_ws.malformed || _ws.expert.severity >= warning)" 2>/dev/null |
+		tee "$out/tshark-pfc-malformed.txt" | wc -l)
+	sed -i '/Running as user "root"/d' "$out/tshark-pfc.err"
+	if [ "$pfc" -gt 0 ] && [ "$xoff" -gt 0 ] && [ "$xon" -gt 0 ] && [ "$cbfc" = "$pfc" ] &&
+		[ "$bad" = 0 ] && [ ! -s "$out/tshark-pfc.err" ]; then
+		record PASS datapath/pfc-pcap-tshark "$pfc PFC frames (MAC control 0x8808, opcode 0x0101) on the PFC pair's wire decode in tshark as CBFC Pause, none malformed or flagged: $xoff stop priority 3, $xon resume it"
+	else
+		record FAIL datapath/pfc-pcap-tshark "$pfc PFC frames ($cbfc shown as CBFC Pause), $xoff XOFF, $xon XON for priority 3, $bad malformed/flagged (see $out/tshark-pfc-malformed.txt); $(head -c 300 "$out/tshark-pfc.err")"
+	fi
+	# The watchdog and the MAC control counters are the model's own: it logs
+	# a trip, the end of the storm, and its counters at exit.
+	log=$mdir/model3.log
+	trip=$(grep -m1 'priority 3 paused for .*pause storm' "$log")
+	over=$(grep -m1 'priority 3: pause storm over' "$log")
+	# At exit: "port: priority 3: pause sent N (T us), received N (T us, N
+	# stops, N storms), ...".  The sender's watchdog must not have tripped:
+	# the slow receiver's pauses are not a storm.
+	storms=$(sed -n 's/.*port: priority 3: pause sent.* \([0-9][0-9]*\) storms).*/\1/p' "$log" | tail -n 1)
+	sender=$(sed -n 's/.*port: priority 3: pause sent.* \([0-9][0-9]*\) storms).*/\1/p' "$mdir/model2.log" | tail -n 1)
+	if [ -n "$trip" ] && [ -n "$over" ] && [ "${storms:-0}" -gt 0 ] && [ "${sender:-0}" = 0 ]; then
+		record PASS datapath/pfc-watchdog-model "model 3 (--pfc-watchdog 50): '${trip#*port: }', then '${over#*port: }'; $storms trips at exit, none on the sender (model 2)"
+	else
+		record FAIL datapath/pfc-watchdog-model "trip '${trip:-none}', over '${over:-none}', storms '${storms:-none}', sender's storms '${sender:-none}'"
+	fi
+	mc=$(grep -m1 'port: MAC control received' "$log")
+	unknown=$(echo "$mc" | sed -n 's/.*unknown opcode \([0-9]*\).*/\1/p')
+	reserved=$(echo "$mc" | sed -n 's/.*reserved bits \([0-9]*\).*/\1/p')
+	if [ "${unknown:-0}" -gt 0 ] && [ "${reserved:-0}" -gt 0 ]; then
+		record PASS datapath/pfc-bad-mac-control-model "model 3 counted the guest's bad MAC control frames: ${mc#*port: }"
+	else
+		record FAIL datapath/pfc-bad-mac-control-model "model 3's MAC control counters: '${mc:-none}'"
+	fi
+	tshark -r "$pcap" -Y 'eth.type == 0x8808' -w "$out/model3-mac-control.pcap" 2>/dev/null
 fi
 
 # --- ornic next to rxe (same guest, same tools, same sizes) -----------------------

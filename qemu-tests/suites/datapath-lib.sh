@@ -23,7 +23,7 @@ setup_ornic() {
 		fail ornic/setup "cannot install the provider"
 		return 1
 	fi
-	if ! modprobe ornic || ! wait_for have_devs 2; then
+	if ! modprobe ornic || ! wait_for have_devs "${ORNIC_DEVICES:-2}"; then
 		fail ornic/setup "modprobe ornic: $(dmesg | grep -i ornic | tail -n 3 | tr '\n' ' ')"
 		return 1
 	fi
@@ -32,13 +32,17 @@ setup_ornic() {
 
 # setup_ornic_pair: with the driver loaded and both devices there (however
 # they were installed): ornic_1's netdev in netns "ornic", addresses, both
-# ports ACTIVE.
+# ports ACTIVE.  A third and fourth device (the PFC pair of check-datapath.sh)
+# are left alone, named in PFC_CDEV/PFC_SDEV and PFC_CND/PFC_SND (empty
+# without them): once a netdev moves to another namespace, sysfs no longer
+# lists it here.
 setup_ornic_pair() {
 	local nds ibs
 	read -r -a nds <<<"$(ornic_netdevs | tr '\n' ' ')"
 	read -r -a ibs <<<"$(ornic_ibdevs | tr '\n' ' ')"
 	NS=ornic CDEV=${ibs[0]} SDEV=${ibs[1]} CIP=10.0.0.1 SIP=10.0.0.2
 	CND=${nds[0]} SND=${nds[1]}
+	PFC_CDEV=${ibs[2]:-} PFC_SDEV=${ibs[3]:-} PFC_CND=${nds[2]:-} PFC_SND=${nds[3]:-}
 	CIP6=fd00:0000:0000:0000:0000:0000:0000:0001 SIP6=fd00:0000:0000:0000:0000:0000:0000:0002
 	ip netns add "$NS"
 	ip link set "${nds[1]}" netns "$NS"

@@ -11,7 +11,8 @@
 // Random mutations almost never keep the IPv4 header checksum and the ICRC right, which
 // would hide everything the parser checks after them. So each input is parsed twice: as
 // given, and with those two repaired (and the UDP checksum cleared) wherever the lengths
-// in the input make that possible.
+// in the input make that possible -- behind an 802.1Q tag too, and for RoCE v1 (a GRH in
+// place of IP and UDP).
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include "engine_rig.hpp"
+#include "iba/grh.hpp"
 #include "iba/wire_bytes.hpp"
 #include "roce/builder.hpp"
 #include "roce/parser.hpp"
@@ -36,15 +38,23 @@ namespace {
 
 // Best effort: leaves the frame alone wherever its own lengths do not fit.
 void repair_checksums(std::vector<uint8_t>& frame) {
-  const size_t ip_offset = EthernetHeader::kSize;
+  size_t ip_offset = EthernetHeader::kSize;
   if (frame.size() < ip_offset)
     return;
   const std::span<uint8_t> bytes(frame);
-  const uint16_t ether_type = load_be16(bytes, 12);
+  uint16_t ether_type = load_be16(bytes, 12);
+  if (ether_type == kEtherTypeVlan && frame.size() >= ip_offset + kVlanTagBytes) {
+    ether_type = load_be16(bytes, ip_offset + 2);
+    ip_offset += kVlanTagBytes;
+  }
   size_t ip_header_bytes = 0;
   size_t ip_packet_bytes = 0;
   IpFamily family{};
-  if (ether_type == kEtherTypeIpv4 && frame.size() >= ip_offset + Ipv4Header::kSize) {
+  const bool v1 = ether_type == kEtherTypeRoceV1;
+  if (v1 && frame.size() >= ip_offset + Grh::kSize) {
+    ip_header_bytes = Grh::kSize;
+    ip_packet_bytes = Grh::kSize + load_be16(bytes, ip_offset + 4);
+  } else if (ether_type == kEtherTypeIpv4 && frame.size() >= ip_offset + Ipv4Header::kSize) {
     family = IpFamily::ipv4;
     ip_header_bytes = Ipv4Header::kSize;
     ip_packet_bytes = load_be16(bytes, ip_offset + 2);
@@ -56,14 +66,16 @@ void repair_checksums(std::vector<uint8_t>& frame) {
   } else {
     return;
   }
-  const size_t least = ip_header_bytes + UdpHeader::kSize + Bth::kSize + kIcrcSize;
+  const size_t least = ip_header_bytes + (v1 ? 0 : UdpHeader::kSize) + Bth::kSize + kIcrcSize;
   if (ip_packet_bytes < least || ip_packet_bytes > frame.size() - ip_offset)
     return;
   const std::span<uint8_t> ip_packet = bytes.subspan(ip_offset, ip_packet_bytes);
-  store_be16(ip_packet, ip_header_bytes + 6, 0);
+  if (!v1)
+    store_be16(ip_packet, ip_header_bytes + 6, 0);
   const size_t icrc_offset = ip_packet_bytes - kIcrcSize;
   store_icrc(ip_packet.subspan(icrc_offset).first<kIcrcSize>(),
-             compute_icrc(family, ip_packet.first(icrc_offset)));
+             v1 ? compute_icrc_v1(ip_packet.first(icrc_offset))
+                : compute_icrc(family, ip_packet.first(icrc_offset)));
 }
 
 void check_round_trip(std::span<const uint8_t> frame) {
@@ -79,7 +91,12 @@ void check_round_trip(std::span<const uint8_t> frame) {
   ParsedPacket reparsed;
   if (parse_frame(rebuilt, reparsed) != ParseError::ok)
     fail("a rebuilt frame does not parse");
-  if (!(reparsed.description == parsed.description))
+  // A priority-only tag (802.1p, VLAN ID 0) is read for its priority, but the device tags
+  // only frames on a VLAN (roce.rst, "VLANs"): the rebuilt frame is untagged.
+  PacketDescription expected = parsed.description;
+  if (!expected.vlan_id)
+    expected.priority = 0;
+  if (!(reparsed.description == expected))
     fail("round trip changed the description");
   if (!std::equal(reparsed.payload.begin(), reparsed.payload.end(), parsed.payload.begin(),
                   parsed.payload.end()))
@@ -94,14 +111,21 @@ void address_to_rig(std::vector<uint8_t>& frame, uint8_t control,
     return;
   std::copy(EngineRig::kMac.begin(), EngineRig::kMac.end(), frame.begin());
   const std::span<uint8_t> bytes(frame);
-  const uint16_t ether_type = load_be16(bytes, 12);
+  uint16_t ether_type = load_be16(bytes, 12);
+  size_t ip = EthernetHeader::kSize;
+  if (ether_type == kEtherTypeVlan && frame.size() >= ip + kVlanTagBytes) {
+    ether_type = load_be16(bytes, ip + 2);
+    ip += kVlanTagBytes;
+  }
   size_t bth = 0;
-  if (ether_type == kEtherTypeIpv4 && frame.size() >= 34) {
-    std::copy(EngineRig::kIpv4.begin(), EngineRig::kIpv4.end(), frame.begin() + 30);
-    bth = 42;
-  } else if (ether_type == kEtherTypeIpv6 && frame.size() >= 54) {
-    std::copy(EngineRig::kIpv6.begin(), EngineRig::kIpv6.end(), frame.begin() + 38);
-    bth = 62;
+  if (ether_type == kEtherTypeIpv4 && frame.size() >= ip + 20) {
+    std::copy(EngineRig::kIpv4.begin(), EngineRig::kIpv4.end(), frame.begin() + ip + 16);
+    bth = ip + 28;
+  } else if ((ether_type == kEtherTypeIpv6 || ether_type == kEtherTypeRoceV1) &&
+             frame.size() >= ip + 40) {
+    // The GRH of RoCE v1 has the IPv6 header's layout: the destination GID at the same place.
+    std::copy(EngineRig::kIpv6.begin(), EngineRig::kIpv6.end(), frame.begin() + ip + 24);
+    bth = ip + (ether_type == kEtherTypeIpv6 ? 48 : 40);
   } else {
     return;
   }

@@ -35,6 +35,13 @@ PfcPort::PfcPort(EventLoop& loop, std::unique_ptr<Port> inner, const PfcOptions&
 PfcPort::~PfcPort() {
   if (timer_)
     loop_.cancel_timer(*timer_);
+  const MacControlCounters& m = mac_counters_;
+  if (m.rx_pfc != 0 || m.rx_pause != 0 || m.rx_unknown_opcode != 0 || m.rx_short != 0 ||
+      m.tx_pfc != 0)
+    spdlog::info("port: MAC control received: pfc {} (reserved bits {}), pause {} (ignored {}), "
+                 "unknown opcode {}, short {}; sent: pfc {}",
+                 m.rx_pfc, m.rx_pfc_reserved_bits, m.rx_pause, m.rx_pause_ignored,
+                 m.rx_unknown_opcode, m.rx_short, m.tx_pfc);
   for (size_t p = 0; p < kPriorities; ++p) {
     const PfcPriorityCounters c = priority_counters(p);
     if (c.tx_pause == 0 && c.rx_pause == 0 && c.tx_discards == 0 && c.rx_discards == 0)
