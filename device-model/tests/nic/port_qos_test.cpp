@@ -116,12 +116,15 @@ protected:
     h.run_loop();
   }
 
-  // Data frames the port put on the wire at priority `prio`.
+  // Data frames the port put on the wire at priority `prio` (by ets_config()'s DSCP map).
   size_t sent_at(unsigned prio) const {
+    mac_control::DscpMap dscp;
+    dscp.valid = uint64_t{1} << 26;
+    dscp.priority[26] = 3;
     size_t n = 0;
     for (const auto& f : h.port.sent)
       if (mac_control::parse(f).kind == mac_control::Kind::not_mac_control &&
-          mac_control::frame_priority(f) == prio)
+          mac_control::frame_priority(f, dscp) == prio)
         ++n;
     return n;
   }
