@@ -3,23 +3,6 @@
 #include <algorithm>
 
 namespace ornic {
-namespace {
-
-constexpr uint16_t kEthertypeVlan = 0x8100;
-constexpr uint16_t kEthertypeQinQ = 0x88a8;
-constexpr uint16_t kEthertypeIpv4 = 0x0800;
-constexpr uint16_t kEthertypeIpv6 = 0x86dd;
-constexpr size_t kEthHeader = 14;
-
-uint8_t byte_at(std::span<const std::byte> frame, size_t offset) {
-  return std::to_integer<uint8_t>(frame[offset]);
-}
-
-uint16_t be16_at(std::span<const std::byte> frame, size_t offset) {
-  return static_cast<uint16_t>(byte_at(frame, offset) << 8 | byte_at(frame, offset + 1));
-}
-
-} // namespace
 
 std::optional<QosConfig> PortQos::from_wire(const ornic_port_qos& in) {
   if (!field_is_zero(in.reserved0) || !field_is_zero(in.reserved1))
@@ -69,61 +52,28 @@ ornic_port_qos PortQos::to_wire(const QosConfig& config) {
 
 void PortQos::set_config(const QosConfig& config) {
   config_ = config;
+  dscp_.valid = config.dscp_valid;
+  dscp_.priority = config.dscp_prio;
   if (on_config_change)
     on_config_change(config_);
 }
 
 unsigned PortQos::priority_of(std::span<const std::byte> frame) const {
-  if (frame.size() < kEthHeader)
-    return 0;
-  const uint16_t type = be16_at(frame, 12);
-  if (type == kEthertypeVlan || type == kEthertypeQinQ)
-    return frame.size() >= kEthHeader + 2 ? byte_at(frame, 14) >> 5 : 0;
-  unsigned dscp;
-  if (type == kEthertypeIpv4 && frame.size() >= kEthHeader + 2 &&
-      (byte_at(frame, kEthHeader) >> 4) == 4)
-    dscp = byte_at(frame, kEthHeader + 1) >> 2;
-  else if (type == kEthertypeIpv6 && frame.size() >= kEthHeader + 2 &&
-           (byte_at(frame, kEthHeader) >> 4) == 6)
-    // Four bits of version, then the traffic class, whose top six bits are the DSCP.
-    dscp = (be16_at(frame, kEthHeader) >> 6) & 0x3f;
-  else
-    return 0;
-  return ((config_.dscp_valid >> dscp) & 1) ? config_.dscp_prio[dscp] : 0;
-}
-
-void PortQos::count_tx(std::span<const std::byte> frame) {
-  PriorityCounters& c = counters_[priority_of(frame)];
-  ++c.tx_frames;
-  c.tx_bytes += frame.size();
-}
-
-void PortQos::count_rx(std::span<const std::byte> frame) {
-  PriorityCounters& c = counters_[priority_of(frame)];
-  ++c.rx_frames;
-  c.rx_bytes += frame.size();
+  return mac_control::frame_priority(frame, dscp_);
 }
 
 void PortQos::count_tx_discard(std::span<const std::byte> frame) {
-  ++counters_[priority_of(frame)].tx_discards;
+  ++discards_[priority_of(frame)].tx_discards;
 }
 
 void PortQos::count_rx_discard(std::span<const std::byte> frame) {
-  ++counters_[priority_of(frame)].rx_discards;
+  ++discards_[priority_of(frame)].rx_discards;
 }
 
 PriorityCounters PortQos::counters(unsigned prio) const {
-  PriorityCounters c = counters_.at(prio);
-  if (pause_source) {
-    const PauseStats pause = pause_source(prio);
-    c.tx_pause = pause.tx_pause;
-    c.rx_pause = pause.rx_pause;
-    c.tx_pause_duration = pause.tx_pause_duration;
-    c.rx_pause_duration = pause.rx_pause_duration;
-    c.rx_pause_transitions = pause.rx_pause_transitions;
-    c.tx_discards += pause.tx_discards;
-    c.rx_discards += pause.rx_discards;
-  }
+  PriorityCounters c = port_source ? port_source(prio) : PriorityCounters{};
+  c.tx_discards += discards_.at(prio).tx_discards;
+  c.rx_discards += discards_.at(prio).rx_discards;
   return c;
 }
 
@@ -149,7 +99,9 @@ ornic_port_qos_query PortQos::query() const {
 }
 
 void PortQos::reset() {
-  counters_ = {};
+  discards_ = {};
+  if (clear_port_source)
+    clear_port_source();
   set_config(QosConfig{});
 }
 

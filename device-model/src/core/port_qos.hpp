@@ -1,7 +1,7 @@
 // The Ethernet port's priorities (ethernet.rst, "Priorities and lossless Ethernet"): the
-// PFC, ETS and DSCP settings SET_PORT_QOS replaces whole, and what the device counts per
-// priority. Every frame that reaches or leaves the wire is counted here by its priority;
-// the PFC pause counters come from whoever implements PFC (pause_source).
+// PFC, ETS and DSCP settings SET_PORT_QOS replaces whole, and QUERY_PORT_QOS's per-priority
+// counters. The frames to and from the wire are classified and counted once, by the port's
+// PFC engine (port_source); only the frames the NIC itself drops are counted here.
 #pragma once
 
 #include <array>
@@ -11,6 +11,7 @@
 #include <span>
 
 #include "core/hw.hpp"
+#include "port/mac_control.hpp"
 
 namespace ornic {
 
@@ -40,18 +41,6 @@ struct PriorityCounters {
   uint64_t rx_discards = 0;
 };
 
-// The pause fields of one priority, as the PFC engine counts them, and the frames it
-// dropped (a paused priority's full transmit buffer, a lossy priority's full receive one).
-struct PauseStats {
-  uint64_t tx_pause = 0;
-  uint64_t rx_pause = 0;
-  uint64_t tx_pause_duration = 0;
-  uint64_t rx_pause_duration = 0;
-  uint64_t rx_pause_transitions = 0;
-  uint64_t tx_discards = 0;
-  uint64_t rx_discards = 0;
-};
-
 class PortQos {
 public:
   // The settings in wire form, or nothing when a field is out of range or reserved bytes
@@ -64,28 +53,33 @@ public:
   // Called after every SET_PORT_QOS and reset, e.g. for a PFC engine to follow pfc_enable.
   std::function<void(const QosConfig&)> on_config_change;
 
-  // A frame's priority: its 802.1Q PCP, else its IPv4/IPv6 DSCP's, else 0.
+  // A frame's priority: its 802.1Q PCP, else its IPv4/IPv6 DSCP's, else 0
+  // (mac_control::frame_priority with this configuration's DSCP map).
   unsigned priority_of(std::span<const std::byte> frame) const;
+  const mac_control::DscpMap& dscp_map() const { return dscp_; }
 
-  void count_tx(std::span<const std::byte> frame);
-  void count_rx(std::span<const std::byte> frame);
+  // Frames the NIC dropped after the port handed them over, or that never reached it.
   void count_tx_discard(std::span<const std::byte> frame);
   void count_rx_discard(std::span<const std::byte> frame);
 
-  // The counters of priority `prio` (< 8), the pause fields taken from pause_source when
-  // one is set: the PFC engine keeps its own counts and plugs them in here.
+  // The counters of priority `prio` (< 8): port_source's (the PFC engine's frames, bytes,
+  // pauses and discards) plus the NIC's own discards. Without a source (no engine on the
+  // port) only those discards.
   PriorityCounters counters(unsigned prio) const;
-  std::function<PauseStats(unsigned prio)> pause_source;
+  std::function<PriorityCounters(unsigned prio)> port_source;
+  // Zeroes port_source's counters (reset).
+  std::function<void()> clear_port_source;
 
   // QUERY_PORT_QOS's answer.
   ornic_port_qos_query query() const;
 
-  // Defaults and zero counters (ethernet.rst); pause_source and on_config_change stay.
+  // Defaults and zero counters (ethernet.rst); the callbacks stay.
   void reset();
 
 private:
   QosConfig config_{};
-  std::array<PriorityCounters, ORNIC_QOS_NUM_PRIO> counters_{};
+  mac_control::DscpMap dscp_{};
+  std::array<PriorityCounters, ORNIC_QOS_NUM_PRIO> discards_{};
 };
 
 } // namespace ornic

@@ -95,7 +95,6 @@ void EthFunction::transmit_one(uint32_t ring_id, EthRing& ring) {
     core_.counters.inc(ORNIC_CNT_ETH_TX_LINK_DOWN);
     core_.qos.count_tx_discard(frame);
   } else {
-    core_.qos.count_tx(frame); // before the commit: the slot is the port's after it
     port_->commit_tx(length);
     core_.counters.inc(ORNIC_CNT_ETH_TX_FRAMES);
     core_.counters.inc(ORNIC_CNT_ETH_TX_BYTES, length);

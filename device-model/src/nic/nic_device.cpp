@@ -86,7 +86,6 @@ NicDevice::NicDevice(EventLoop& loop, const NicConfig& config)
           core_.transport->receive(frame);
         return;
       }
-      core_.qos.count_rx(frame);
       eth_.receive(frame);
     });
     port_->set_link_listener([this, ticket = lifetime_.ticket()](bool up) {
@@ -103,32 +102,34 @@ NicDevice::~NicDevice() {
     port_->set_receiver(nullptr);
     port_->set_link_listener(nullptr);
   }
-  if (pfc_ != nullptr)
-    pfc_->set_classifier({});
 }
 
 // The PFC engine follows SET_PORT_QOS: the priorities --port-pfc made lossless stay so (the
-// port's own configuration), the driver's DCB settings add theirs. It classifies frames by
-// the device's rule (PCP, else the DSCP map), and its pause counts and drops are the pause
-// fields of QUERY_PORT_QOS.
+// port's own configuration), the driver's DCB settings add theirs, and it classifies frames
+// by the DSCP map. It is the one place frames to and from the wire are classified and
+// counted: QUERY_PORT_QOS reads its counters.
 void NicDevice::attach_pfc(PfcPort& pfc) {
-  pfc_ = &pfc;
   const uint8_t fixed = pfc.pfc_enabled();
-  pfc.set_classifier(
-      [this](std::span<const std::byte> frame) -> size_t { return core_.qos.priority_of(frame); });
-  core_.qos.on_config_change = [&pfc, fixed](const QosConfig& qos) {
-    pfc.set_pfc_enabled(static_cast<uint8_t>(fixed | qos.pfc_enable));
+  pfc.set_dscp_map(core_.qos.dscp_map());
+  core_.qos.on_config_change = [&pfc, fixed, &qos = core_.qos](const QosConfig& config) {
+    pfc.set_pfc_enabled(static_cast<uint8_t>(fixed | config.pfc_enable));
+    pfc.set_dscp_map(qos.dscp_map());
   };
-  core_.qos.pause_source = [&pfc](unsigned prio) {
+  core_.qos.port_source = [&pfc](unsigned prio) {
     const PfcPriorityCounters c = pfc.priority_counters(prio);
-    return PauseStats{c.tx_pause,
-                      c.rx_pause,
-                      c.tx_pause_duration_us,
-                      c.rx_pause_duration_us,
-                      c.rx_pause_transitions,
-                      c.tx_discards,
-                      c.rx_discards};
+    return PriorityCounters{c.tx_frames,
+                            c.tx_bytes,
+                            c.rx_frames,
+                            c.rx_bytes,
+                            c.tx_pause,
+                            c.rx_pause,
+                            c.tx_pause_duration_us,
+                            c.rx_pause_duration_us,
+                            c.rx_pause_transitions,
+                            c.tx_discards,
+                            c.rx_discards};
   };
+  core_.qos.clear_port_source = [&pfc] { pfc.clear_priority_counters(); };
 }
 
 PciIdentity NicDevice::identity() const {

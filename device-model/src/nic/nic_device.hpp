@@ -43,7 +43,8 @@ struct NicConfig {
   std::string node_description{};
   // Object counts the device takes and reports (--max); the device's maxima by default.
   limits::ObjectLimits limits{};
-  // The port's PFC engine (in `port`'s chain), which SET_PORT_QOS drives; null on an
+  // The port's PFC engine (in `port`'s chain), which SET_PORT_QOS drives and whose
+  // per-priority counts QUERY_PORT_QOS reports (without one they stay 0); null on an
   // InfiniBand port. Not owned. Last, so that positional initializers stay valid.
   PfcPort* pfc = nullptr;
 };
@@ -80,7 +81,6 @@ private:
   uint64_t doorbell_page_read(uint64_t offset, unsigned size) const;
 
   Port* port_;
-  PfcPort* pfc_ = nullptr;
   NicCore core_;
   RegisterFile registers_;
   AdminCommands commands_;

@@ -6,6 +6,8 @@ namespace ornic::mac_control {
 namespace {
 
 constexpr size_t kEtherTypeOffset = 12;
+constexpr uint16_t kEtherTypeIpv4 = 0x0800;
+constexpr uint16_t kEtherTypeIpv6 = 0x86dd;
 
 uint16_t be16(std::span<const std::byte> bytes, size_t offset) {
   return static_cast<uint16_t>((std::to_integer<unsigned>(bytes[offset]) << 8) |
@@ -84,10 +86,32 @@ std::vector<std::byte> build_pause(const std::array<uint8_t, 6>& source, uint16_
   return out;
 }
 
-uint8_t frame_priority(std::span<const std::byte> frame) {
-  if (frame.size() < kEtherTypeOffset + 4 || be16(frame, kEtherTypeOffset) != kEtherTypeVlan)
+uint8_t frame_priority(std::span<const std::byte> frame, const DscpMap& dscp) {
+  constexpr size_t kL3 = kEtherTypeOffset + 2;
+  if (frame.size() < kL3)
     return 0;
-  return static_cast<uint8_t>(std::to_integer<unsigned>(frame[kEtherTypeOffset + 2]) >> 5);
+  const uint16_t type = be16(frame, kEtherTypeOffset);
+  if (type == kEtherTypeVlan || type == kEtherTypeQinQ)
+    return frame.size() >= kL3 + 2
+               ? static_cast<uint8_t>(std::to_integer<unsigned>(frame[kL3]) >> 5)
+               : 0;
+  if (frame.size() < kL3 + 2)
+    return 0;
+  const unsigned version = std::to_integer<unsigned>(frame[kL3]) >> 4;
+  unsigned code;
+  if (type == kEtherTypeIpv4 && version == 4)
+    code = std::to_integer<unsigned>(frame[kL3 + 1]) >> 2;
+  else if (type == kEtherTypeIpv6 && version == 6)
+    // Four bits of version, then the traffic class, whose top six bits are the DSCP.
+    code = (be16(frame, kL3) >> 6) & 0x3f;
+  else
+    return 0;
+  return ((dscp.valid >> code) & 1) != 0 ? static_cast<uint8_t>(dscp.priority[code] & 7) : 0;
+}
+
+uint8_t frame_priority(std::span<const std::byte> frame) {
+  static const DscpMap kNone{};
+  return frame_priority(frame, kNone);
 }
 
 int64_t quanta_ns(uint32_t quanta, uint64_t speed_mbps) {

@@ -25,6 +25,7 @@ namespace ornic::mac_control {
 
 inline constexpr uint16_t kEtherType = 0x8808;
 inline constexpr uint16_t kEtherTypeVlan = 0x8100;
+inline constexpr uint16_t kEtherTypeQinQ = 0x88a8;
 inline constexpr uint16_t kOpcodePause = 0x0001;
 inline constexpr uint16_t kOpcodePfc = 0x0101;
 inline constexpr std::array<uint8_t, 6> kDestination = {0x01, 0x80, 0xc2, 0x00, 0x00, 0x01};
@@ -70,9 +71,19 @@ std::vector<std::byte> build_pfc(const std::array<uint8_t, 6>& source, const Pfc
 // An 802.3x PAUSE frame from `source`, padded to kMinFrameBytes.
 std::vector<std::byte> build_pause(const std::array<uint8_t, 6>& source, uint16_t pause_time);
 
-// The 802.1Q priority (PCP) of a frame: the tag's top three bits when TPID 0x8100 follows
-// the addresses, else 0 (untagged, priority-tagged frames keep their PCP; a frame too
-// short to hold the tag is priority 0).
+// The priority of IPv4 and IPv6 frames by DSCP (bit n of `valid`: DSCP n is mapped); an
+// unmapped DSCP is priority 0.
+struct DscpMap {
+  uint64_t valid = 0;
+  std::array<uint8_t, 64> priority{}; // each below kPriorities
+};
+
+// A frame's priority, the one rule of the device (ethernet.rst, "Priorities and lossless
+// Ethernet"): the PCP of the VLAN tag right after the addresses (TPID 0x8100, or 0x88a8 for
+// an 802.1ad S-tag), else the DSCP of an IPv4/IPv6 packet through `dscp`, else 0. A frame
+// too short for the field it needs is priority 0.
+uint8_t frame_priority(std::span<const std::byte> frame, const DscpMap& dscp);
+// With no DSCP mapped: the PCP, else 0.
 uint8_t frame_priority(std::span<const std::byte> frame);
 
 // How long `quanta` pause quanta last at `speed_mbps`, in nanoseconds (rounded up, so a

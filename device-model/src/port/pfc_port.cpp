@@ -88,11 +88,23 @@ PfcPriorityCounters PfcPort::priority_counters(size_t priority) const {
   PfcPriorityCounters c = counters_[priority];
   const TxPriority& t = tx_[priority];
   const RxPriority& r = rx_[priority];
-  const int64_t stopped = t.paused_total_ns + (t.paused() ? now - t.paused_since : 0);
-  const int64_t asked = r.xoff_total_ns + (r.xoff ? now - r.xoff_since : 0);
+  const int64_t stopped =
+      t.paused_total_ns + (t.paused() ? now - t.paused_since : 0) - t.paused_cleared_ns;
+  const int64_t asked = r.xoff_total_ns + (r.xoff ? now - r.xoff_since : 0) - r.xoff_cleared_ns;
   c.rx_pause_duration_us = static_cast<uint64_t>(std::max<int64_t>(0, stopped) / 1000);
   c.tx_pause_duration_us = static_cast<uint64_t>(std::max<int64_t>(0, asked) / 1000);
   return c;
+}
+
+void PfcPort::clear_priority_counters() {
+  const int64_t now = clock_();
+  counters_ = {};
+  for (size_t p = 0; p < kPriorities; ++p) {
+    TxPriority& t = tx_[p];
+    RxPriority& r = rx_[p];
+    t.paused_cleared_ns = t.paused_total_ns + (t.paused() ? now - t.paused_since : 0);
+    r.xoff_cleared_ns = r.xoff_total_ns + (r.xoff ? now - r.xoff_since : 0);
+  }
 }
 
 std::array<PfcPriorityCounters, PfcPort::kPriorities> PfcPort::priority_counters() const {
@@ -114,8 +126,7 @@ int64_t PfcPort::serialization_ns(size_t bytes) const {
 // ---- transmit ----
 
 size_t PfcPort::priority_of(std::span<const std::byte> frame) const {
-  return classify_ ? std::min(classify_(frame), kPriorities - 1)
-                   : mac_control::frame_priority(frame);
+  return mac_control::frame_priority(frame, dscp_);
 }
 
 std::span<std::byte> PfcPort::reserve_tx(size_t bytes) {

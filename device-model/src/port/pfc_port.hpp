@@ -90,10 +90,9 @@ public:
 
   // Bit n: priority n is lossless (sends and honours PFC). The DCB configuration's pfc_en.
   void set_pfc_enabled(uint8_t mask);
-  // How a frame's priority is found; the 802.1Q PCP (untagged: 0) unless the device gives
-  // its own rule (a DSCP map for untagged IP frames).
-  using Classifier = std::function<size_t(std::span<const std::byte> frame)>;
-  void set_classifier(Classifier classify) { classify_ = std::move(classify); }
+  // The DSCP map of the device's priority rule (mac_control::frame_priority): the engine is
+  // where every frame is classified, once, and counted.
+  void set_dscp_map(const mac_control::DscpMap& dscp) { dscp_ = dscp; }
 
   // Zero copy (the shm: port's ring slot) while no priority holds a pause or a backlog:
   // the frame would then go straight out in send() too.
@@ -102,6 +101,8 @@ public:
   uint8_t pfc_enabled() const { return enabled_; }
   // Durations include a pause still running.
   PfcPriorityCounters priority_counters(size_t priority) const;
+  // Zeroes priority_counters() (a device reset); pauses in force go on.
+  void clear_priority_counters();
   std::array<PfcPriorityCounters, kPriorities> priority_counters() const;
   const MacControlCounters& mac_control_counters() const { return mac_counters_; }
 
@@ -121,9 +122,10 @@ private:
     size_t bytes = 0;
     int64_t paused_until = 0; // 0: running
     int64_t paused_since = 0;
-    bool storm = false;          // the watchdog tripped: pause is not honoured
-    int64_t last_pause_rx = 0;   // when the peer last asked for a pause
-    int64_t paused_total_ns = 0; // closed pauses
+    bool storm = false;            // the watchdog tripped: pause is not honoured
+    int64_t last_pause_rx = 0;     // when the peer last asked for a pause
+    int64_t paused_total_ns = 0;   // closed pauses
+    int64_t paused_cleared_ns = 0; // the duration at clear_priority_counters()
     bool paused() const { return paused_until != 0; }
   };
   struct RxPriority {
@@ -131,7 +133,8 @@ private:
     size_t bytes = 0;
     bool xoff = false;
     int64_t xoff_since = 0;
-    int64_t xoff_total_ns = 0; // closed XOFF periods
+    int64_t xoff_total_ns = 0;   // closed XOFF periods
+    int64_t xoff_cleared_ns = 0; // the duration at clear_priority_counters()
   };
 
   size_t priority_of(std::span<const std::byte> frame) const;
@@ -167,7 +170,7 @@ private:
   size_t tx_next_ = 0;          // round-robin cursor
   int64_t xoff_refresh_ns_ = 0; // 0: no XOFF in force
   std::optional<EventLoop::TimerId> timer_;
-  Classifier classify_;
+  mac_control::DscpMap dscp_;
   std::span<std::byte> direct_slot_; // reserve_tx() handed out the inner port's buffer
   bool direct_ = false;
 };

@@ -289,8 +289,6 @@ bool TransportEngine::transmit(QueuePair& qp, const iba::OutboundPacket& packet,
   // cannot deliver is lost like any other and recovered by the transport.
   if (!port_->link_up())
     core_.counters.inc(ORNIC_CNT_ETH_TX_LINK_DOWN);
-  if (!core_.is_ib())
-    core_.qos.count_tx(std::as_bytes(buffer));
   if (reserved)
     port_->commit_tx(buffer.size());
   else
@@ -305,8 +303,6 @@ void TransportEngine::send_frame(std::span<const uint8_t> frame, const iba::Rout
     core_.counters.inc(ORNIC_CNT_ETH_TX_LINK_DOWN);
     return;
   }
-  if (!core_.is_ib())
-    core_.qos.count_tx(std::as_bytes(frame));
   port_->send(std::as_bytes(frame));
 }
 

@@ -1,10 +1,12 @@
 // SET_PORT_QOS and QUERY_PORT_QOS (admin.rst; ethernet.rst, "Priorities and lossless
 // Ethernet"): settings applied whole or not at all, reserved bytes refused, the query
-// round trip, and the per-priority frame counters of both directions.
+// round trip, the per-priority frame counters of both directions (the PFC engine's, which
+// classifies every frame once), and SET_PORT_QOS's PFC settings reaching the engine.
 #include <gtest/gtest.h>
 
 #include "core/port_qos.hpp"
 #include "driver_harness.hpp"
+#include "port/mac_control.hpp"
 
 namespace ornic::test {
 namespace {
@@ -44,6 +46,24 @@ ornic_port_qos ets_config() {
   q.dscp_valid = to_le(uint64_t{1} << 26);
   q.dscp_prio[26] = 3;
   return q;
+}
+
+// The engine as ornic-model puts it on every Ethernet port: nothing lossless until the
+// driver says so.
+PfcOptions engine() {
+  PfcOptions o;
+  o.insert = true;
+  o.source_mac = kTestMac;
+  return o;
+}
+
+std::vector<std::byte> pfc_frame(uint8_t priorities, uint16_t quanta) {
+  mac_control::PfcRequest request;
+  request.class_enable = priorities;
+  for (size_t p = 0; p < mac_control::kPriorities; ++p)
+    if ((priorities & (1u << p)) != 0)
+      request.time[p] = quanta;
+  return mac_control::build_pfc({0x02, 0, 0, 0, 0, 0x02}, request);
 }
 
 class PortQosAdmin : public ::testing::Test {
@@ -96,7 +116,27 @@ protected:
     h.run_loop();
   }
 
-  DriverHarness h;
+  // Data frames the port put on the wire at priority `prio` (by ets_config()'s DSCP map).
+  size_t sent_at(unsigned prio) const {
+    mac_control::DscpMap dscp;
+    dscp.valid = uint64_t{1} << 26;
+    dscp.priority[26] = 3;
+    size_t n = 0;
+    for (const auto& f : h.port.sent)
+      if (mac_control::parse(f).kind == mac_control::Kind::not_mac_control &&
+          mac_control::frame_priority(f, dscp) == prio)
+        ++n;
+    return n;
+  }
+
+  DriverHarness h{nullptr,
+                  nullptr,
+                  kTestMac,
+                  {},
+                  GuestRam::fake,
+                  ORNIC_LINK_LAYER_ETH,
+                  DriverHarness::kMemorySize,
+                  engine()};
   uint64_t cq_ring = 0, tx_ring = 0;
   uint32_t tx = 0, tx_prod = 0;
 };
@@ -191,18 +231,111 @@ TEST_F(PortQosAdmin, CountsFramesPerPriorityBothWays) {
   EXPECT_EQ(le(q.prio[7].rx_discards), 1u);
 }
 
-TEST(PortQos, PauseFieldsComeFromThePauseSource) {
+TEST_F(PortQosAdmin, PfcFromTheDriverReachesTheEngine) {
+  EXPECT_EQ(h.pfc->pfc_enabled(), 0);
+  ASSERT_EQ(set(ets_config()).status, ORNIC_ADMIN_STATUS_SUCCESS); // PFC on priority 3
+  EXPECT_EQ(h.pfc->pfc_enabled(), 1u << 3);
+  const MacAddress peer{0x02, 0, 0, 0, 0, 0x02};
+  h.port.deliver(pfc_frame(0xff, 0xffff)); // the peer stops every priority it may
+  transmit(frame(peer, 100, 3, 0));
+  transmit(frame(peer, 64, -1, 26)); // DSCP 26 -> 3: stopped too
+  transmit(frame(peer, 80, 5, 0));   // lossy: PFC does not stop it
+  EXPECT_EQ(sent_at(3), 0u);
+  EXPECT_EQ(sent_at(5), 1u);
+  h.pfc_now += 25'000;
+  ornic_port_qos_query q = query();
+  EXPECT_EQ(le(q.prio[3].rx_pause), 1u);
+  EXPECT_EQ(le(q.prio[3].rx_pause_transitions), 1u);
+  EXPECT_EQ(le(q.prio[3].rx_pause_duration), 25u);
+  EXPECT_EQ(le(q.prio[3].tx_frames), 0u); // waiting, not on the wire
+  EXPECT_EQ(le(q.prio[5].rx_pause), 0u);
+  EXPECT_EQ(le(q.prio[5].tx_frames), 1u);
+  EXPECT_EQ(le(q.prio[5].tx_bytes), 80u);
+
+  h.port.deliver(pfc_frame(1u << 3, 0)); // resume: the backlog leaves at the port speed
+  EXPECT_EQ(sent_at(3), 1u);
+  h.pfc_now += 1'000'000;
+  h.pfc->poll();
+  EXPECT_EQ(sent_at(3), 2u);
+  q = query();
+  EXPECT_EQ(le(q.prio[3].tx_frames), 2u);
+  EXPECT_EQ(le(q.prio[3].tx_bytes), 164u);
+  EXPECT_EQ(le(q.prio[3].rx_pause_duration), 25u);
+  EXPECT_EQ(le(q.prio[3].rx_frames), 0u); // PFC frames are the port's, not a priority's
+
+  // The driver turns PFC off again: priority 3 no longer stops.
+  ASSERT_EQ(set(ornic_port_qos{}).status, ORNIC_ADMIN_STATUS_SUCCESS);
+  EXPECT_EQ(h.pfc->pfc_enabled(), 0);
+  h.port.deliver(pfc_frame(1u << 3, 0xffff));
+  transmit(frame(peer, 100, 3, 0));
+  EXPECT_EQ(sent_at(3), 3u);
+  EXPECT_EQ(le(query().prio[3].rx_pause), 1u);
+}
+
+TEST_F(PortQosAdmin, ResetZeroesTheEnginesCounters) {
+  ASSERT_EQ(set(ets_config()).status, ORNIC_ADMIN_STATUS_SUCCESS);
+  h.port.deliver(pfc_frame(1u << 3, 0xffff));
+  h.port.deliver(frame(kTestMac, 90, 3, 0));
+  h.pfc_now += 5'000;
+  EXPECT_EQ(le(query().prio[3].rx_pause), 1u);
+  h.write_reg(ORNIC_REG_DEV_CTRL, ORNIC_DEV_CTRL_RESET);
+  ASSERT_TRUE(h.bring_up(32));
+  EXPECT_EQ(h.pfc->pfc_enabled(), 0); // the reset's defaults reach the engine
+  h.pfc_now += 5'000;
+  const ornic_port_qos_query q = query();
+  for (const auto& c : q.prio) {
+    EXPECT_EQ(le(c.rx_frames) + le(c.rx_bytes) + le(c.rx_pause) + le(c.rx_discards), 0u);
+    EXPECT_EQ(le(c.rx_pause_duration) + le(c.rx_pause_transitions), 0u);
+  }
+}
+
+TEST(PortQos, CountersComeFromThePortSourceAndTheNicsDiscards) {
   PortQos qos;
   EXPECT_EQ(qos.counters(3).tx_pause, 0u);
-  qos.pause_source = [](unsigned prio) {
-    PauseStats s;
+  std::vector<std::byte> tagged(64, std::byte{0});
+  tagged[12] = std::byte{0x81};
+  tagged[14] = std::byte{4 << 5};
+  qos.count_rx_discard(tagged);
+  EXPECT_EQ(qos.counters(4).rx_discards, 1u);
+  qos.port_source = [](unsigned prio) {
+    PriorityCounters s;
     s.tx_pause = prio * 10;
     s.rx_pause_duration = 7;
+    s.rx_discards = 2;
     return s;
   };
   EXPECT_EQ(qos.counters(3).tx_pause, 30u);
   EXPECT_EQ(le(qos.query().prio[4].tx_pause), 40u);
   EXPECT_EQ(le(qos.query().prio[4].rx_pause_duration), 7u);
+  EXPECT_EQ(le(qos.query().prio[4].rx_discards), 3u);
+  bool cleared = false;
+  qos.clear_port_source = [&] { cleared = true; };
+  qos.reset();
+  EXPECT_TRUE(cleared);
+  EXPECT_EQ(qos.counters(4).rx_discards, 2u);
+}
+
+TEST(PortQos, PriorityIsPcpThenDscpThenZero) {
+  PortQos qos;
+  QosConfig c;
+  c.dscp_valid = uint64_t{1} << 46;
+  c.dscp_prio[46] = 6;
+  qos.set_config(c);
+  std::vector<std::byte> f(64, std::byte{0});
+  f[12] = std::byte{0x08};
+  f[14] = std::byte{0x45};
+  f[15] = std::byte{46 << 2};
+  EXPECT_EQ(qos.priority_of(f), 6u);
+  f[15] = std::byte{10 << 2}; // unmapped
+  EXPECT_EQ(qos.priority_of(f), 0u);
+  f[14] = std::byte{0x65}; // not IPv4 after all
+  f[15] = std::byte{46 << 2};
+  EXPECT_EQ(qos.priority_of(f), 0u);
+  f[12] = std::byte{0x81}; // tagged: the PCP wins
+  f[13] = std::byte{0x00};
+  f[14] = std::byte{2 << 5};
+  EXPECT_EQ(qos.priority_of(f), 2u);
+  EXPECT_EQ(qos.priority_of(std::span(f).first(15)), 0u); // tag cut short
 }
 
 TEST(PortQos, ConfigChangeIsAnnounced) {

@@ -125,11 +125,32 @@ TEST(MacControl, FramePriorityFromThe8021QTag) {
   EXPECT_EQ(frame_priority(tagged(7, 1, 15)), 0); // the tag is cut short
   EXPECT_EQ(frame_priority(tagged(7, 1, 16)), 7);
   EXPECT_EQ(frame_priority(Frame{}), 0);
-  // An 802.1ad S-tag (0x88a8) is not read: the port knows only 802.1Q.
+  // An 802.1ad S-tag (0x88a8): its PCP.
   Frame stag = tagged(6, 1);
   stag[12] = std::byte{0x88};
   stag[13] = std::byte{0xa8};
-  EXPECT_EQ(frame_priority(stag), 0);
+  EXPECT_EQ(frame_priority(stag), 6);
+}
+
+TEST(MacControl, FramePriorityOfUntaggedIpFromTheDscpMap) {
+  DscpMap map;
+  map.valid = uint64_t{1} << 26;
+  map.priority[26] = 3;
+  Frame v4(64, std::byte{0});
+  v4[12] = std::byte{0x08};
+  v4[14] = std::byte{0x45};
+  v4[15] = std::byte{26 << 2};
+  EXPECT_EQ(frame_priority(v4, map), 3);
+  EXPECT_EQ(frame_priority(v4), 0); // no map
+  Frame v6(64, std::byte{0});
+  v6[12] = std::byte{0x86};
+  v6[13] = std::byte{0xdd};
+  v6[14] = std::byte{0x60 | (26 >> 2)};
+  v6[15] = std::byte{(26 & 3) << 6};
+  EXPECT_EQ(frame_priority(v6, map), 3);
+  EXPECT_EQ(frame_priority(std::span(v6).first(15), map), 0); // too short for the DSCP
+  map.valid = 0;
+  EXPECT_EQ(frame_priority(v6, map), 0);
 }
 
 TEST(MacControl, QuantaAreFiveHundredTwelveBitTimes) {

@@ -19,21 +19,53 @@ std::unique_ptr<MemfdRam> make_ram(GuestRam ram, size_t size) {
 namespace {
 
 NicConfig config_of(const MacAddress& mac, Port* port, TransportTimer* timer,
-                    const FaultInjection& faults, ornic_link_layer link_layer) {
+                    const FaultInjection& faults, ornic_link_layer link_layer, PfcPort* pfc) {
   NicConfig config{mac, port, timer, faults};
   config.link_layer = link_layer;
+  if (pfc != nullptr)
+    config.port = config.pfc = pfc;
   return config;
+}
+
+// A port the harness keeps, lent to the PfcPort that owns its inner port.
+class LentPort final : public Port {
+public:
+  explicit LentPort(Port& port) : port_(port) {}
+  void send(std::span<const std::byte> frame) override { port_.send(frame); }
+  void set_receiver(Receiver rx) override { port_.set_receiver(std::move(rx)); }
+  bool link_up() const override { return port_.link_up(); }
+  PortCounters counters() const override { return port_.counters(); }
+  size_t tx_backlog() const override { return port_.tx_backlog(); }
+  std::span<std::byte> reserve_tx(size_t bytes) override { return port_.reserve_tx(bytes); }
+  void commit_tx(size_t length) override { port_.commit_tx(length); }
+  void set_link_listener(LinkListener listener) override {
+    port_.set_link_listener(std::move(listener));
+  }
+
+private:
+  Port& port_;
+};
+
+std::unique_ptr<PfcPort> make_pfc(EventLoop& loop, Port& wire, const int64_t& now,
+                                  const std::optional<PfcOptions>& options) {
+  if (!options)
+    return nullptr;
+  return std::make_unique<PfcPort>(loop, std::make_unique<LentPort>(wire), *options,
+                                   [&now] { return now; });
 }
 
 } // namespace
 
 DriverHarness::DriverHarness(Port* wire, TransportTimer* timer, const MacAddress& mac,
                              const FaultInjection& faults, GuestRam ram,
-                             ornic_link_layer link_layer, size_t memory_size)
+                             ornic_link_layer link_layer, size_t memory_size,
+                             std::optional<PfcOptions> pfc_options)
     : memfd_ram(make_ram(ram, memory_size)),
       memory(memfd_ram ? FakeGuestMemory(kMemoryBase, memfd_ram->bytes())
                        : FakeGuestMemory(kMemoryBase, memory_size)),
-      device(loop, config_of(mac, wire != nullptr ? wire : &port, timer, faults, link_layer)),
+      pfc(make_pfc(loop, wire != nullptr ? *wire : port, pfc_now, pfc_options)),
+      device(loop,
+             config_of(mac, wire != nullptr ? wire : &port, timer, faults, link_layer, pfc.get())),
       memory_size_(memory_size) {
   if (memfd_ram)
     device.attach(memfd_ram->dma(), irqs);

@@ -15,6 +15,7 @@
 #include "memfd_ram.hpp"
 #include "nic/nic_device.hpp"
 #include "pci/recording_interrupt_sink.hpp"
+#include "port/pfc_port.hpp"
 
 namespace ornic::test {
 
@@ -36,7 +37,8 @@ public:
                          const MacAddress& mac = kTestMac, const FaultInjection& faults = {},
                          GuestRam ram = GuestRam::fake,
                          ornic_link_layer link_layer = ORNIC_LINK_LAYER_ETH,
-                         size_t memory_size = kMemorySize);
+                         size_t memory_size = kMemorySize,
+                         std::optional<PfcOptions> pfc = std::nullopt);
 
   // Registers.
   uint32_t reg(uint32_t offset) { return static_cast<uint32_t>(device.bar_read(0, offset, 4)); }
@@ -109,6 +111,10 @@ public:
   FakeGuestMemory memory;
   RecordingInterruptSink irqs;
   FakePort port;
+  // With `pfc`: the PFC engine between the device and `port`, as every Ethernet port of
+  // ornic-model has, on the clock pfc_now (nanoseconds) that the test moves.
+  int64_t pfc_now = 1;
+  std::unique_ptr<PfcPort> pfc;
   NicDevice device;
 
   uint64_t aq_sq = 0, aq_cq = 0, aeq = 0;
