@@ -174,13 +174,14 @@ if [[ " ${kinds[*]} " == *" ornic "* ]] && [[ " ${ORNIC_DATAPATH_TESTS:-pfc} " =
 	log=$mdir/model3.log
 	trip=$(grep -m1 'priority 3 paused for .*pause storm' "$log")
 	over=$(grep -m1 'priority 3: pause storm over' "$log")
-	# At exit: "port: priority 3: pause sent N (T us), received N (T us, N
-	# stops, N storms), ...".  The sender's watchdog must not have tripped:
-	# the slow receiver's pauses are not a storm.
-	storms=$(sed -n 's/.*port: priority 3: pause sent.* \([0-9][0-9]*\) storms).*/\1/p' "$log" | tail -n 1)
-	sender=$(sed -n 's/.*port: priority 3: pause sent.* \([0-9][0-9]*\) storms).*/\1/p' "$mdir/model2.log" | tail -n 1)
+	# Every trip is logged when it happens; the counters at exit cannot
+	# say (the driver's reset at unload zeroes them, as ethernet.rst asks).
+	# The sender's watchdog must not have tripped: the slow receiver's
+	# pauses are not a storm.
+	storms=$(grep -c 'port: priority 3 paused for .*pause storm' "$log")
+	sender=$(grep -c 'port: priority [0-7] paused for .*pause storm' "$mdir/model2.log")
 	if [ -n "$trip" ] && [ -n "$over" ] && [ "${storms:-0}" -gt 0 ] && [ "${sender:-0}" = 0 ]; then
-		record PASS datapath/pfc-watchdog-model "model 3 (--pfc-watchdog 50): '${trip#*port: }', then '${over#*port: }'; $storms trips at exit, none on the sender (model 2)"
+		record PASS datapath/pfc-watchdog-model "model 3 (--pfc-watchdog 50): '${trip#*port: }', then '${over#*port: }'; $storms trips logged, none on the sender (model 2)"
 	else
 		record FAIL datapath/pfc-watchdog-model "trip '${trip:-none}', over '${over:-none}', storms '${storms:-none}', sender's storms '${sender:-none}'"
 	fi

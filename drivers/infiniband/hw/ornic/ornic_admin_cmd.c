@@ -180,6 +180,10 @@ const char *ornic_admin_opcode_str(u8 opcode)
 	case ORNIC_ADMIN_ODP_INVALIDATE: return "ODP_INVALIDATE";
 	case ORNIC_ADMIN_ODP_RESUME: return "ODP_RESUME";
 	case ORNIC_ADMIN_CC_CONFIG: return "CC_CONFIG";
+	case ORNIC_ADMIN_MAD_IFC: return "MAD_IFC";
+	case ORNIC_ADMIN_MODIFY_PORT: return "MODIFY_PORT";
+	case ORNIC_ADMIN_SET_PORT_QOS: return "SET_PORT_QOS";
+	case ORNIC_ADMIN_QUERY_PORT_QOS: return "QUERY_PORT_QOS";
 	default: return "UNKNOWN";
 	}
 }
