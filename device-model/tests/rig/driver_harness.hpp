@@ -51,6 +51,11 @@ public:
 
   // Bump allocator over guest memory (zeroed); returns IOVAs.
   uint64_t alloc(size_t size, size_t align = 4096);
+  // Where the next allocation starts; rewind(mark) gives back everything allocated since, for
+  // loops that create and destroy objects far more often than guest memory could hold. The
+  // caller must know the device no longer uses that memory (its objects are destroyed).
+  uint64_t mark() const { return next_free_; }
+  void rewind(uint64_t mark) { next_free_ = mark; }
   template <typename T>
   T read(uint64_t iova) {
     T value;
