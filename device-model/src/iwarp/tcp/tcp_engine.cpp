@@ -24,6 +24,7 @@ constexpr uint16_t kEtherTypeIpv4 = 0x0800;
 constexpr uint8_t kProtoTcp = 6;
 constexpr uint8_t kTcpFlagSyn = 0x02;
 constexpr uint8_t kTcpFlagAck = 0x10;
+static_assert(TcpEngine::kTickPeriod.count() == TCP_TMR_INTERVAL);
 // After a long stall (a stopped guest, a debugger) the timers jump ahead instead of
 // replaying every missed period in one go.
 constexpr int kMaxCatchUpTicks = 64;
@@ -499,10 +500,9 @@ void TcpEngine::feed(unsigned port, std::span<const std::byte> ip_packet) {
     pbuf_free(p);
     return;
   }
-  if (ps->nif.input(p, &ps->nif) != ERR_OK) {
-    ++counters_.frames_malformed;
+  // lwIP checks the rest (checksums, lengths, sequence numbers) and drops what fails.
+  if (ps->nif.input(p, &ps->nif) != ERR_OK)
     pbuf_free(p);
-  }
 }
 
 bool TcpEngine::listen(unsigned port, uint16_t tcp_port, AcceptHandler on_accept) {

@@ -63,7 +63,6 @@ struct EngineLimits {
 
 struct EngineCounters {
   uint64_t frames_consumed = 0;
-  uint64_t frames_malformed = 0; // addressed to an owned port, but unparsable
   uint64_t frames_sent = 0;
   uint64_t frames_no_neighbor = 0;
   uint64_t syns_refused = 0; // over max_half_open or max_connections
@@ -77,8 +76,8 @@ public:
       std::function<bool(ConnectionId, const Endpoint& remote, ConnectionCallbacks& callbacks)>;
   using ConnectHandler = std::function<void(ConnectionId, bool connected)>;
 
-  // lwIP's timers advance one step per tick; TCP_TMR_INTERVAL (250 ms) is what lwIP assumes,
-  // a shorter period scales every TCP timer (RTO, delayed ACK, TIME_WAIT) down with it.
+  // lwIP's TCP timer period (TCP_TMR_INTERVAL): its RTO, delayed-ACK and TIME_WAIT clocks
+  // count in these steps.
   static constexpr std::chrono::milliseconds kTickPeriod{250};
 
   TcpEngine(Transmit transmit, EngineLimits limits = {});

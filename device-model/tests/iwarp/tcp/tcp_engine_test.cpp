@@ -1,6 +1,7 @@
 // Two TCP engines on an in-memory wire, timers on a simulated clock.
 #include <chrono>
 #include <deque>
+#include <map>
 #include <optional>
 #include <random>
 #include <vector>
@@ -316,6 +317,25 @@ TEST_F(TcpEngineTest, AbortFromInsideTheReceiveCallback) {
   EXPECT_EQ(a_.engine->connection_count(), 0u);
 }
 
+TEST_F(TcpEngineTest, ConnectTimesOutWhenNothingAnswers) {
+  listen_b();
+  drop_every_ = 1;
+  connect_a();
+  ASSERT_TRUE(run_until([&] { return a_.connect_result.has_value(); }, 4000));
+  EXPECT_EQ(*a_.connect_result, false);
+  EXPECT_EQ(a_.engine->connection_count(), 0u);
+}
+
+TEST_F(TcpEngineTest, EstablishedConnectionTimesOutOnASilentPeer) {
+  establish();
+  drop_every_ = 1;
+  out_[0] = pattern(10 << 10, 6);
+  feed_senders();
+  ASSERT_TRUE(run_until([&] { return a_.error.has_value(); }, 40000));
+  EXPECT_EQ(*a_.error, TcpError::TimedOut);
+  EXPECT_EQ(a_.engine->connection_count(), 0u);
+}
+
 TEST_F(TcpEngineTest, SynToAReservedPortWithoutListenerGetsRst) {
   b_.engine->reserve_port(0, 7000);
   connect_a(7000);
@@ -332,6 +352,47 @@ TEST_F(TcpEngineTest, SynToAPortOfTheHostGoesToTheNetdev) {
   EXPECT_FALSE(a_.connect_result.has_value());
   a_.engine->abort(a_.id);
   EXPECT_EQ(a_.engine->connection_count(), 0u);
+}
+
+// More connections than lwIP's MEMP_NUM_TCP_PCB default (5): Debian's build takes pcbs from
+// malloc, so only the engine's own limit counts.
+TEST_F(TcpEngineTest, ManyConnectionsAtOnce) {
+  constexpr size_t kConns = 40;
+  constexpr size_t kBytes = 16 << 10;
+  std::map<ConnectionId, Bytes> got;
+  std::vector<ConnectionId> accepted;
+  ASSERT_TRUE(
+      b_.engine->listen(0, kPortB, [&](ConnectionId id, const Endpoint&, ConnectionCallbacks& cb) {
+        accepted.push_back(id);
+        cb.on_receive = [&got](ConnectionId c, std::span<const std::byte> b) {
+          got[c].insert(got[c].end(), b.begin(), b.end());
+        };
+        return true;
+      }));
+  std::vector<ConnectionId> ids;
+  size_t up = 0;
+  for (size_t i = 0; i < kConns; ++i) {
+    ids.push_back(a_.engine->connect(0, static_cast<uint16_t>(kPortA + i), {kIpB, kPortB}, {},
+                                     [&up](ConnectionId, bool ok) { up += ok ? 1 : 0; }));
+    ASSERT_NE(ids.back(), kNoConnection);
+  }
+  ASSERT_TRUE(run_until([&] { return up == kConns && accepted.size() == kConns; }, 100));
+  Bytes data = pattern(kBytes, 9);
+  std::vector<size_t> off(kConns, 0);
+  ASSERT_TRUE(run_until(
+      [&] {
+        bool all = true;
+        for (size_t i = 0; i < kConns; ++i) {
+          off[i] += a_.engine->send(ids[i], std::span<const std::byte>(data).subspan(off[i]));
+          all = all && got[accepted[i]].size() == kBytes;
+        }
+        return all;
+      },
+      400));
+  for (ConnectionId id : accepted)
+    EXPECT_TRUE(got[id] == data);
+  EXPECT_EQ(a_.engine->connection_count(), kConns);
+  EXPECT_EQ(b_.engine->connection_count(), kConns);
 }
 
 // The IPv4 header of a frame from A to B carrying a TCP segment of the connection.
