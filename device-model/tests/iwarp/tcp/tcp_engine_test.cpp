@@ -1,6 +1,7 @@
 // Two TCP engines on an in-memory wire, timers on a simulated clock.
 #include <chrono>
 #include <deque>
+#include <iostream>
 #include <map>
 #include <optional>
 #include <random>
@@ -127,6 +128,7 @@ protected:
   bool run_until(Pred done, int max_ticks = 2000) {
     for (int t = 0; t <= max_ticks; ++t) {
       pump();
+      ticks_ = t;
       if (done())
         return true;
       tick();
@@ -213,6 +215,7 @@ protected:
   bool synchronous_ = false;
   bool feeding_ = false;
   bool abort_on_receive_ = false;
+  int ticks_ = 0; // of the last run_until
   size_t drop_every_ = 0;
   size_t reorder_every_ = 0;
   size_t sent_ = 0;
@@ -247,6 +250,8 @@ TEST_F(TcpEngineTest, LossRecoveredByRetransmission) {
   drop_every_ = 13;
   transfer_both_ways(1 << 20, 20000);
   EXPECT_GT(dropped_, 100u);
+  std::cout << "[ info ] " << dropped_ << " of " << sent_ << " frames dropped, " << ticks_
+            << " ticks\n";
 }
 
 TEST_F(TcpEngineTest, ReorderingKeepsTheStreamExact) {
@@ -323,6 +328,7 @@ TEST_F(TcpEngineTest, ConnectTimesOutWhenNothingAnswers) {
   connect_a();
   ASSERT_TRUE(run_until([&] { return a_.connect_result.has_value(); }, 4000));
   EXPECT_EQ(*a_.connect_result, false);
+  std::cout << "[ info ] connect gave up after " << ticks_ << " ticks\n";
   EXPECT_EQ(a_.engine->connection_count(), 0u);
 }
 
@@ -333,6 +339,7 @@ TEST_F(TcpEngineTest, EstablishedConnectionTimesOutOnASilentPeer) {
   feed_senders();
   ASSERT_TRUE(run_until([&] { return a_.error.has_value(); }, 40000));
   EXPECT_EQ(*a_.error, TcpError::TimedOut);
+  std::cout << "[ info ] established connection gave up after " << ticks_ << " ticks\n";
   EXPECT_EQ(a_.engine->connection_count(), 0u);
 }
 
