@@ -118,6 +118,7 @@ struct TcpEngine::Impl {
   };
   // Frames that arrived while lwIP was running (fed when it returns).
   static inline std::vector<Pending> pending;
+  static inline bool draining = false;
   // Connections dropped inside a callback die when lwIP has returned, not under its feet.
   static inline std::vector<std::unique_ptr<Conn>> graveyard;
   // The pcb whose callback is running, and whether the user aborted it meanwhile: lwIP
@@ -128,15 +129,19 @@ struct TcpEngine::Impl {
   class Entry {
   public:
     Entry() { ++global().depth; }
+    // The outermost exit feeds what waited, in a loop rather than by recursion: a wire
+    // that answers synchronously would otherwise nest one level per exchange.
     ~Entry() {
-      if (--global().depth != 0)
+      if (--global().depth != 0 || draining)
         return;
+      draining = true;
       while (!pending.empty()) {
         auto batch = std::move(pending);
         pending.clear();
         for (auto& p : batch)
           p.engine->feed(p.port, p.packet);
       }
+      draining = false;
       graveyard.clear();
     }
     Entry(const Entry&) = delete;
@@ -158,6 +163,18 @@ struct TcpEngine::Impl {
     CallbackScope(const CallbackScope&) = delete;
     CallbackScope& operator=(const CallbackScope&) = delete;
   };
+
+  // A consumer's exception must not unwind through lwIP's C frames: it ends the connection
+  // (RST) instead.
+  template <typename F>
+  static void call_user(TcpEngine& e, ConnectionId id, F&& f) {
+    try {
+      f();
+    } catch (...) {
+      ++e.counters_.callback_exceptions;
+      e.abort(id);
+    }
+  }
 
   static void detach(tcp_pcb* pcb) {
     tcp_arg(pcb, nullptr);
@@ -225,13 +242,15 @@ struct TcpEngine::Impl {
     c->tuple = Tuple{l->port, pcb->local_port, from_lwip(pcb->remote_ip), pcb->remote_port};
     Endpoint remote{std::get<2>(c->tuple), pcb->remote_port};
     ConnectionCallbacks callbacks;
-    {
-      CallbackScope scope(pcb);
-      if (!l->on_accept(c->id, remote, callbacks) || scope.aborted()) {
-        if (!scope.aborted())
-          tcp_abort(pcb);
-        return ERR_ABRT;
-      }
+    bool accepted = false;
+    try {
+      accepted = l->on_accept(c->id, remote, callbacks);
+    } catch (...) {
+      ++e.counters_.callback_exceptions;
+    }
+    if (!accepted) {
+      tcp_abort(pcb);
+      return ERR_ABRT;
     }
     c->callbacks = std::move(callbacks);
     Conn& ref = *c;
@@ -247,8 +266,9 @@ struct TcpEngine::Impl {
       return ERR_OK;
     c->connecting = false;
     CallbackScope scope(pcb);
+    ConnectionId id = c->id;
     if (auto handler = std::move(c->on_connect))
-      handler(c->id, true);
+      call_user(*c->engine, id, [&] { handler(id, true); });
     return scope.aborted() ? ERR_ABRT : ERR_OK;
   }
 
@@ -266,22 +286,22 @@ struct TcpEngine::Impl {
     ConnectionId id = c->id;
     if (p == nullptr) {
       if (c->callbacks.on_peer_closed)
-        c->callbacks.on_peer_closed(id);
+        call_user(e, id, [&] { c->callbacks.on_peer_closed(id); });
       return scope.aborted() ? ERR_ABRT : ERR_OK;
     }
-    uint16_t total = p->tot_len;
+    // The window reopens before the consumer runs: a close() from inside on_receive then
+    // finds nothing unread and sends FIN, where lwIP would answer unread data with RST.
+    tcp_recved(pcb, p->tot_len);
     for (pbuf* q = p; q != nullptr && !scope.aborted(); q = q->next) {
       // The connection may have been closed by the previous chunk's consumer.
       Conn* live = e.conn(id);
       if (live == nullptr || !live->callbacks.on_receive)
         break;
-      live->callbacks.on_receive(id, {static_cast<const std::byte*>(q->payload), q->len});
+      std::span<const std::byte> bytes{static_cast<const std::byte*>(q->payload), q->len};
+      call_user(e, id, [&] { live->callbacks.on_receive(id, bytes); });
     }
     pbuf_free(p);
-    if (scope.aborted())
-      return ERR_ABRT;
-    tcp_recved(pcb, total);
-    return ERR_OK;
+    return scope.aborted() ? ERR_ABRT : ERR_OK;
   }
 
   static err_t on_sent(void* arg, tcp_pcb* pcb, u16_t len) {
@@ -289,7 +309,8 @@ struct TcpEngine::Impl {
     if (c == nullptr || !c->callbacks.on_sent)
       return ERR_OK;
     CallbackScope scope(pcb);
-    c->callbacks.on_sent(c->id, len);
+    ConnectionId id = c->id;
+    call_user(*c->engine, id, [&] { c->callbacks.on_sent(id, len); });
     return scope.aborted() ? ERR_ABRT : ERR_OK;
   }
 
@@ -308,12 +329,15 @@ struct TcpEngine::Impl {
     auto on_connect = std::move(c->on_connect);
     auto on_error = c->callbacks.on_error;
     e.release_conn(id);
-    if (connecting) {
-      if (on_connect)
-        on_connect(id, false);
-    } else if (on_error) {
-      on_error(id, why);
-    }
+    // The pcb is gone: an exception here has nothing left to abort.
+    call_user(e, id, [&] {
+      if (connecting) {
+        if (on_connect)
+          on_connect(id, false);
+      } else if (on_error) {
+        on_error(id, why);
+      }
+    });
   }
 };
 

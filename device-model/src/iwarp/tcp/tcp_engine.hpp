@@ -44,7 +44,8 @@ const char* tcp_error_name(TcpError error);
 using ConnectionId = uint32_t;
 inline constexpr ConnectionId kNoConnection = 0;
 
-// Called from inside the engine; they may call send/close/abort on the engine again.
+// Called from inside the engine; they may call send/close/abort on the engine again. One that
+// throws gets its connection reset.
 struct ConnectionCallbacks {
   // Bytes in order. The engine reopens the window at once: the consumer must take them.
   std::function<void(ConnectionId, std::span<const std::byte>)> on_receive;
@@ -65,7 +66,8 @@ struct EngineCounters {
   uint64_t frames_consumed = 0;
   uint64_t frames_sent = 0;
   uint64_t frames_no_neighbor = 0;
-  uint64_t syns_refused = 0; // over max_half_open or max_connections
+  uint64_t syns_refused = 0;        // over max_half_open or max_connections
+  uint64_t callback_exceptions = 0; // a consumer threw: its connection was reset
 };
 
 class TcpEngine {

@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 #include <random>
+#include <stdexcept>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -139,11 +140,18 @@ protected:
   ConnectionCallbacks callbacks(Side& s) {
     ConnectionCallbacks cb;
     cb.on_receive = [&s, this](ConnectionId id, std::span<const std::byte> b) {
-      if (abort_on_receive_ && &s == &b_) {
+      if (&s == &b_ && abort_on_receive_) {
         s.engine->abort(id);
         return;
       }
+      if (&s == &b_ && throw_on_receive_)
+        throw std::runtime_error("consumer failed");
       s.received.insert(s.received.end(), b.begin(), b.end());
+      if (&s == &b_ && close_after_ != 0 && s.received.size() >= close_after_ &&
+          s.id != kNoConnection) {
+        s.engine->close(id);
+        s.id = kNoConnection;
+      }
     };
     cb.on_sent = [&s, this](ConnectionId, size_t n) {
       s.acked += n;
@@ -215,7 +223,9 @@ protected:
   bool synchronous_ = false;
   bool feeding_ = false;
   bool abort_on_receive_ = false;
-  int ticks_ = 0; // of the last run_until
+  bool throw_on_receive_ = false;
+  size_t close_after_ = 0; // B closes from inside on_receive once it has this many bytes
+  int ticks_ = 0;          // of the last run_until
   size_t drop_every_ = 0;
   size_t reorder_every_ = 0;
   size_t sent_ = 0;
@@ -264,7 +274,7 @@ TEST_F(TcpEngineTest, ReorderingKeepsTheStreamExact) {
 TEST_F(TcpEngineTest, SynchronousWireIsNotReentered) {
   synchronous_ = true;
   establish();
-  transfer_both_ways(256 << 10, 200);
+  transfer_both_ways(1 << 20, 200);
 }
 
 TEST_F(TcpEngineTest, FinBothWays) {
@@ -341,6 +351,29 @@ TEST_F(TcpEngineTest, EstablishedConnectionTimesOutOnASilentPeer) {
   EXPECT_EQ(*a_.error, TcpError::TimedOut);
   std::cout << "[ info ] established connection gave up after " << ticks_ << " ticks\n";
   EXPECT_EQ(a_.engine->connection_count(), 0u);
+}
+
+TEST_F(TcpEngineTest, CloseFromInsideTheReceiveCallbackSendsFin) {
+  establish();
+  // All that A sends: B's close comes with nothing unread (data after a close is reset).
+  close_after_ = 4 << 10;
+  out_[0] = pattern(4 << 10, 7);
+  feed_senders();
+  ASSERT_TRUE(run_until([&] { return a_.peer_closed || a_.error.has_value(); }, 100));
+  EXPECT_TRUE(a_.peer_closed);
+  EXPECT_FALSE(a_.error.has_value());
+  EXPECT_EQ(b_.engine->connection_count(), 0u);
+}
+
+TEST_F(TcpEngineTest, AThrowingConsumerResetsItsConnection) {
+  establish();
+  throw_on_receive_ = true;
+  out_[0] = pattern(4 << 10, 8);
+  feed_senders();
+  ASSERT_TRUE(run_until([&] { return a_.error.has_value(); }, 100));
+  EXPECT_EQ(*a_.error, TcpError::Reset);
+  EXPECT_EQ(b_.engine->counters().callback_exceptions, 1u);
+  EXPECT_EQ(b_.engine->connection_count(), 0u);
 }
 
 TEST_F(TcpEngineTest, SynToAReservedPortWithoutListenerGetsRst) {
