@@ -14,7 +14,9 @@ inline constexpr uint32_t kCrc32cStart = 0xffffffffu;
 // crc32c_update(kCrc32cStart, a||b).
 uint32_t crc32c_update(uint32_t running, std::span<const uint8_t> bytes);
 
-inline uint32_t crc32c_final(uint32_t running) { return ~running; }
+inline uint32_t crc32c_final(uint32_t running) {
+  return ~running;
+}
 
 // The CRC32c of `bytes` (0xe3069283 for "123456789").
 inline uint32_t crc32c(std::span<const uint8_t> bytes) {

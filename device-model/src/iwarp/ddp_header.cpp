@@ -31,10 +31,9 @@ std::optional<DdpHeader> load_ddp_header(std::span<const uint8_t> bytes) {
 }
 
 void store_ddp_header(std::span<uint8_t> bytes, const DdpHeader& header) {
-  bytes[0] = static_cast<uint8_t>((header.tagged ? kDdpFlagTagged : 0) |
-                                  (header.last ? kDdpFlagLast : 0) |
-                                  (header.reserved & kDdpReservedMask) |
-                                  (header.version & kDdpVersionMask));
+  bytes[0] = static_cast<uint8_t>(
+      (header.tagged ? kDdpFlagTagged : 0) | (header.last ? kDdpFlagLast : 0) |
+      (header.reserved & kDdpReservedMask) | (header.version & kDdpVersionMask));
   bytes[1] = header.ulp_control;
   if (header.tagged) {
     store_be32(bytes, 2, header.stag);

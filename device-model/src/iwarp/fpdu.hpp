@@ -15,7 +15,9 @@ inline constexpr size_t kFpduCrcSize = 4;
 inline constexpr size_t kMaxUlpdu = 0xffff;
 
 // Pad bytes after a ULPDU of `ulpdu_size` bytes.
-constexpr size_t fpdu_pad(size_t ulpdu_size) { return (4 - (kFpduLengthSize + ulpdu_size) % 4) % 4; }
+constexpr size_t fpdu_pad(size_t ulpdu_size) {
+  return (4 - (kFpduLengthSize + ulpdu_size) % 4) % 4;
+}
 
 // Wire bytes of the FPDU that carries a ULPDU of `ulpdu_size` bytes.
 constexpr size_t fpdu_size(size_t ulpdu_size) {

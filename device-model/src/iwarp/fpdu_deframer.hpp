@@ -32,8 +32,8 @@ public:
   using UlpduSink = FunctionRef<bool(std::span<const uint8_t> ulpdu)>;
 
   struct FeedResult {
-    size_t consumed = 0;                  // bytes of the chunk taken (all, unless stopped or broken)
-    std::optional<TerminateCause> error;  // set once the stream is broken
+    size_t consumed = 0;                 // bytes of the chunk taken (all, unless stopped or broken)
+    std::optional<TerminateCause> error; // set once the stream is broken
   };
 
   // Takes the next bytes of the stream.

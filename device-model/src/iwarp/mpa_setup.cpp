@@ -73,7 +73,8 @@ MpaSetupParse parse_mpa_setup(std::span<const uint8_t> bytes, MpaFrameKind kind)
   frame.markers = flags & kMpaFlagMarkers;
   frame.crc = flags & kMpaFlagCrc;
   frame.reject = flags & kMpaFlagReject;
-  frame.reserved_flags = flags & (enhanced ? kMpaFlagReserved : kMpaFlagReserved | kMpaFlagEnhanced);
+  frame.reserved_flags =
+      flags & (enhanced ? kMpaFlagReserved : kMpaFlagReserved | kMpaFlagEnhanced);
   frame.revision = revision;
   auto private_data = bytes.subspan(kMpaSetupHeaderSize, pd_length);
   if (enhanced) {
@@ -114,10 +115,10 @@ std::optional<std::vector<uint8_t>> build_mpa_setup(const MpaSetupFrame& frame) 
   std::vector<uint8_t> bytes(kMpaSetupHeaderSize + pd_length);
   const auto& key = key_of(frame.kind);
   std::copy(key.begin(), key.end(), bytes.begin());
-  bytes[16] = static_cast<uint8_t>((frame.markers ? kMpaFlagMarkers : 0) |
-                                   (frame.crc ? kMpaFlagCrc : 0) |
-                                   (frame.reject ? kMpaFlagReject : 0) |
-                                   (frame.enhanced ? kMpaFlagEnhanced : 0) | frame.reserved_flags);
+  bytes[16] =
+      static_cast<uint8_t>((frame.markers ? kMpaFlagMarkers : 0) | (frame.crc ? kMpaFlagCrc : 0) |
+                           (frame.reject ? kMpaFlagReject : 0) |
+                           (frame.enhanced ? kMpaFlagEnhanced : 0) | frame.reserved_flags);
   bytes[17] = frame.revision;
   store_be16(bytes, 18, static_cast<uint16_t>(pd_length));
   size_t offset = kMpaSetupHeaderSize;

@@ -126,8 +126,8 @@ std::optional<std::vector<uint8_t>> build_terminate(const TerminateMessage& mess
   const bool has_ddp = !message.ddp_header.empty();
   const bool has_rdmap = !message.rdmap_header.empty();
   if (has_ddp) {
-    const size_t size = (message.ddp_header[0] & kDdpFlagTagged) ? kDdpTaggedHeaderSize
-                                                                 : kDdpUntaggedHeaderSize;
+    const size_t size =
+        (message.ddp_header[0] & kDdpFlagTagged) ? kDdpTaggedHeaderSize : kDdpUntaggedHeaderSize;
     if (message.ddp_header.size() != size)
       return std::nullopt;
   }
@@ -137,14 +137,13 @@ std::optional<std::vector<uint8_t>> build_terminate(const TerminateMessage& mess
       message.reserved > kTerminateReservedMask)
     return std::nullopt;
   std::vector<uint8_t> bytes(kTerminateControlSize);
-  bytes[0] =
-      static_cast<uint8_t>(static_cast<uint8_t>(message.cause.layer) << 4 | message.cause.error_type);
+  bytes[0] = static_cast<uint8_t>(static_cast<uint8_t>(message.cause.layer) << 4 |
+                                  message.cause.error_type);
   bytes[1] = message.cause.error_code;
   store_be16(bytes, 2,
-             static_cast<uint16_t>(message.reserved |
-                                   (message.segment_length_valid ? kHdrctSegmentLength << 8 : 0) |
-                                   (has_ddp ? kHdrctDdp << 8 : 0) |
-                                   (has_rdmap ? kHdrctRdmap << 8 : 0)));
+             static_cast<uint16_t>(
+                 message.reserved | (message.segment_length_valid ? kHdrctSegmentLength << 8 : 0) |
+                 (has_ddp ? kHdrctDdp << 8 : 0) | (has_rdmap ? kHdrctRdmap << 8 : 0)));
   if (message.segment_length_valid || has_ddp) {
     bytes.resize(bytes.size() + kTerminateSegmentLengthSize);
     store_be16(bytes, kTerminateControlSize, message.segment_length);

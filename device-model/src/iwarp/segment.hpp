@@ -23,7 +23,7 @@ struct Segment {
   std::optional<uint32_t> invalidate_stag;   // Send with Invalidate (and with SE)
   std::optional<ReadRequest> read_request;   // Read Request
   std::optional<TerminateMessage> terminate; // Terminate
-  std::span<const uint8_t> payload;          // the data after the headers (Write, Read Response, Sends)
+  std::span<const uint8_t> payload; // the data after the headers (Write, Read Response, Sends)
 };
 
 struct SegmentParse {
