@@ -9,7 +9,8 @@
 // Invariants (a violation aborts): a setup frame that parses rebuilds to the same bytes and
 // its answer builds; the deframer yields the same ULPDUs and the same verdict however the
 // stream is chunked; a segment that parses rebuilds to the same ULPDU, and the FPDU rebuilt
-// around it (with a CRC) is the one received; every refusal is a cause the layers define.
+// around it (with a CRC) is the one received; every refusal is a cause the layers define; the
+// largest ULPDU for an MSS fills it.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -88,6 +89,7 @@ Deframed deframe(std::span<const uint8_t> stream, bool crc, unsigned chunk_seed)
     require(result.consumed == size);
     stream = stream.subspan(size);
   }
+  require(deframer.broken() == out.error.has_value());
   if (!out.error)
     require(deframer.buffered() < fpdu_size(4096));
   return out;
@@ -99,7 +101,12 @@ void check_segment(std::span<const uint8_t> ulpdu) {
     require(describe(parse.error) != "unknown");
     return;
   }
-  const auto rebuilt = build_segment(*parse.segment);
+  const Segment& segment = *parse.segment;
+  require(segment.invalidate_stag.has_value() == rdmap_opcode_invalidates(segment.opcode));
+  require(rdmap_opcode_solicits(segment.opcode) ==
+          (segment.opcode == RdmapOpcode::send_se ||
+           segment.opcode == RdmapOpcode::send_se_invalidate));
+  const auto rebuilt = build_segment(segment);
   require(rebuilt && std::equal(rebuilt->begin(), rebuilt->end(), ulpdu.begin(), ulpdu.end()));
 }
 
@@ -114,6 +121,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const bool skip_setup = mode & 4;
   const unsigned chunk_seed = mode >> 3;
   std::span<const uint8_t> stream(data + 1, size - 1);
+
+  // The first two stream bytes as an MSS: the largest ULPDU for it fills it, and one more
+  // byte would not fit.
+  if (stream.size() >= 2) {
+    const size_t mss = size_t{stream[0]} << 8 | stream[1];
+    const size_t ulpdu = max_ulpdu_for_mss(mss);
+    if (ulpdu)
+      require(fpdu_size(ulpdu) <= mss && (ulpdu == kMaxUlpdu || fpdu_size(ulpdu + 1) > mss));
+    else
+      require(fpdu_size(0) > mss);
+  }
 
   if (!skip_setup) {
     const MpaSetupParse parse = parse_mpa_setup(stream, kind);
