@@ -79,6 +79,8 @@ for entry in "${names[@]}"; do
 	mkdir -p "$work" "$grown/$target"
 	# The input size limit the target's ctest run uses (its CMakeLists.txt), if any.
 	max_len=$(grep -o -- '-max_len=[0-9]*' "$dir/CMakeLists.txt" | head -n 1)
+	# The target's dictionary of protocol tokens, if it has one.
+	dict=$(find "$dir" -maxdepth 1 -name '*.dict' | head -n 1)
 	# libFuzzer stops itself after max_total_time or runs; the outer timeout
 	# only guards against a hang outside its control (loading a huge corpus, a
 	# stuck exit), at 100 executions per second for a number of runs.
@@ -95,7 +97,7 @@ for entry in "${names[@]}"; do
 	# seeds are only read.
 	start=$(date +%s)
 	timeout --kill-after=30 "$guard" "$binary" "${limit[@]}" \
-		-timeout=10 -rss_limit_mb=2048 -print_final_stats=1 ${max_len:+"$max_len"} \
+		-timeout=10 -rss_limit_mb=2048 -print_final_stats=1 ${max_len:+"$max_len"} ${dict:+-dict="$dict"} \
 		-artifact_prefix="$work/" "$grown/$target" "$dir/corpus" >"$work/log" 2>&1
 	rc=$?
 	took=$(($(date +%s) - start))
