@@ -58,9 +58,12 @@ rm -rf "$mdir"
 # priority stopped.  Model 2's watchdog is longer than any pause the slow
 # receiver asks for, model 3's short one is the one the storm trips.  Model
 # 2's transmit buffer holds an RC send window (1024 packets) of a paused
-# priority, so nothing drops there.
+# priority, so nothing drops there.  Model 3 also marks ECN CE past 16 KiB
+# of a priority's buffer, a quarter of XOFF: the part keeps the receiver's
+# notification point off (no CNP) except in its ECN runs, so the others see
+# PFC alone.
 MODEL_SHAPING[2]="--port-speed 400 --pfc-watchdog 2000 --port-tx-buffer 4194304"
-MODEL_SHAPING[3]="--port-speed 400 --port-rx-rate 20 --port-rx-buffer 1048576 --port-xoff 65536 --port-xon 32768 --pfc-watchdog 50"
+MODEL_SHAPING[3]="--port-speed 400 --port-rx-rate 20 --port-rx-buffer 1048576 --port-xoff 65536 --port-xon 32768 --pfc-watchdog 50 --port-rx-ecn 16384"
 if ! models_start "$mdir" 4 link; then
 	record FAIL datapath/models-start "models did not start; see $mdir"
 	models_stop >/dev/null
@@ -192,6 +195,16 @@ if [[ " ${kinds[*]} " == *" ornic "* ]] && [[ " ${ORNIC_DATAPATH_TESTS:-pfc} " =
 		record PASS datapath/pfc-bad-mac-control-model "model 3 counted the guest's bad MAC control frames: ${mc#*port: }"
 	else
 		record FAIL datapath/pfc-bad-mac-control-model "model 3's MAC control counters: '${mc:-none}'"
+	fi
+	# ECN marks on the receiver's port (the model's count at exit, which a
+	# device reset leaves): priority 3's runs passed the threshold.
+	ecn=$(grep -m1 'port: receive ECN: marked CE above' "$log")
+	marked=$(echo "$ecn" | sed -n 's/.*priority 0-7: \(.*\)$/\1/p')
+	read -r _ _ _ p3 _ <<<"$marked"
+	if [ "${p3:-0}" -gt 0 ] && ! grep -q 'port: receive ECN' "$mdir/model2.log"; then
+		record PASS datapath/pfc-ecn-model "model 3 (--port-rx-ecn 16384) marked $p3 priority 3 frames CE on arrival (by priority 0-7: $marked); model 2 marks none"
+	else
+		record FAIL datapath/pfc-ecn-model "model 3's ECN counts: '${ecn:-none}'"
 	fi
 	tshark -r "$pcap" -Y 'eth.type == 0x8808' -w "$out/model3-mac-control.pcap" 2>/dev/null
 fi

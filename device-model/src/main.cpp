@@ -12,7 +12,8 @@
 //                                                roce.rst "Congestion control")
 //   --port-rx-rate 10000 --port-pfc 0x08        (a receiver slower than the wire, priority 3
 //                                                lossless by PFC; operations.rst "Priority
-//                                                flow control")
+//                                                flow control"; --port-rx-ecn 16384 marks
+//                                                ECN CE before PFC pauses)
 //   --link-layer ib                             (an InfiniBand port: LRH/VCRC packets on the
 //                                                link, subnet management by an SM such as
 //                                                OpenSM; infiniband.rst)
@@ -238,6 +239,13 @@ int main(int argc, char** argv) {
                  "has drained to this many bytes")
       ->check(CLI::Range(size_t{0}, size_t{1} << 30))
       ->capture_default_str();
+  app.add_option("--port-rx-ecn", pfc.rx_ecn_bytes,
+                 "with --port-rx-rate: mark ECN-capable frames CE as they arrive while their "
+                 "priority's receive buffer holds more than this many bytes, as a switch in "
+                 "front of a slow port does (0: never); below --port-xoff, congestion control "
+                 "acts before PFC")
+      ->check(CLI::Range(size_t{0}, size_t{1} << 30))
+      ->capture_default_str();
   app.add_option("--port-tx-buffer", pfc.tx_buffer_bytes,
                  "bytes each priority may queue while the peer pauses it; beyond, frames drop")
       ->check(CLI::Range(size_t{9216}, size_t{1} << 30))
@@ -316,7 +324,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (const std::string why = ornic::check_pfc_options(pfc); !why.empty()) {
-    std::fprintf(stderr, "--port-rx-buffer, --port-xoff, --port-xon: %s\n", why.c_str());
+    std::fprintf(stderr, "--port-rx-buffer, --port-xoff, --port-xon, --port-rx-ecn: %s\n",
+                 why.c_str());
     return 2;
   }
   ornic::WireFaults wire_faults;

@@ -516,8 +516,15 @@ dcb_lldptool() {
 # receiver trips its watchdog (--pfc-watchdog 50): traffic it was asked to
 # stop flows during the storm and after it.  Bad MAC control frames from the
 # guest are consumed by the port, and a QP on priority 1 keeps working.
+# The receiver's port also marks ECN CE past 16 KiB of a priority's buffer
+# (--port-rx-ecn), below XOFF, as a switch does in front of a slow port.  The
+# runs above keep its notification point off (np_enable 0: marks counted, no
+# CNP), so PFC alone keeps them lossless.  Then the same write run with DCQCN
+# on both ends: CE marks, CNPs sent and handled, the sender's QP rate cut,
+# nothing dropped or sent again, and its pause frames against the run
+# without CNPs (reported, not judged: under TCG the count depends on timing).
 # check-datapath.sh checks the capture's PFC frames in tshark and the
-# model's own counts (watchdog trips, bad MAC control frames).
+# model's own counts (watchdog trips, bad MAC control frames, ECN marks).
 pfc_dev_counter() { # pfc_dev_counter DEV NAME: NAME of rdma statistic for DEV
 	rdma statistic show link "$1/1" 2>/dev/null | tr ' ' '\n' | grep -A1 -x "$2" | tail -n 1
 }
@@ -535,6 +542,24 @@ pfc_read() {
 	c["c_rx3_pause_duration"]=$(ethtool_stat rx_prio3_pause_duration)
 	c["c_retransmits"]=$(pfc_dev_counter "$CDEV" retransmits)
 	c["s_retransmits"]=$(pfc_dev_counter "$SDEV" retransmits)
+	c["s_ce"]=$(pfc_dev_counter "$SDEV" cc_ce_received)
+	c["s_cnps_sent"]=$(pfc_dev_counter "$SDEV" cc_cnps_sent)
+	c["c_cnps_handled"]=$(pfc_dev_counter "$CDEV" cc_cnps_handled)
+	c["s_bad_icrc"]=$(pfc_dev_counter "$SDEV" rx_bad_icrc)
+}
+# pfc_cc DEV KNOB [VALUE]: DEV's congestion control knob KNOB (debugfs cc/),
+# read or written.
+pfc_cc() {
+	local f=/sys/kernel/debug/ornic/$1/cc/$2
+	if [ $# = 3 ]; then echo "$3" >"$f"; else cat "$f"; fi
+}
+# pfc_rates DEV: until killed, every 0.1 s, the nonzero QP rates (Mbit/s)
+# DEV's cc/qp_rates shows, one a line.
+pfc_rates() {
+	while :; do
+		awk '$4 > 0 { print $4 }' "/sys/kernel/debug/ornic/$1/cc/qp_rates" 2>/dev/null
+		sleep 0.1
+	done
 }
 # pfc_delta NAME: how much counter NAME grew between arrays pb and pa.
 pfc_delta() { echo $((${pa[$1]:-0} - ${pb[$1]:-0})); }
@@ -642,6 +667,7 @@ pfc() {
 	else
 		pass "$k/pfc-setup" "$CDEV ($CND) -> $SDEV ($SND, in netns $NS, receiver drains at 20 Mbit/s), RoCE on VLAN 44"
 		pfc_runs "$k"
+		pfc_cc "$SDEV" np_enable 1
 	fi
 	command dcb pfc set dev "$CND" prio-pfc all:off
 	ip netns exec "$NS" dcb pfc set dev "$SND" prio-pfc all:off
@@ -649,9 +675,14 @@ pfc() {
 	CIP=${save[5]} SIP=${save[6]}
 }
 pfc_runs() {
-	local k=$1 cg sg ok bw sent seen storm
+	local k=$1 cg sg ok bw sent seen storm base
 	local -A pb pa
 	cg=$(gid_index "$CDEV" "$CIP") sg=$(gid_index "$SDEV" "$SIP")
+	# PFC alone first: CE marks reach the receiver but it sends no CNP.
+	if ! pfc_cc "$SDEV" np_enable 0; then
+		fail "$k/pfc-setup-cc" "cannot write $SDEV's cc/np_enable"
+		return
+	fi
 
 	# Lossless: a write bandwidth run (with an ACK timeout no buffer reaches:
 	# nothing may drop, nothing may be sent again), then ping-pongs of 64 KiB
@@ -667,10 +698,11 @@ pfc_runs() {
 	pfc_bw lossless 18515 3 -s 65536 -n 100 --report_gbits && pfc_bw_wait lossless || ok=no
 	pfc_read pa
 	bw=$(pfc_bw_gbits lossless)
+	base="pause frames +$(pfc_delta s_tx3_pause) (paused $(pfc_delta c_rx3_pause_duration) us) at ${bw:-?} Gb/s, CE marks +$(pfc_delta s_ce)"
 	if [ "$ok" = yes ] && [ "$(pfc_delta s_rx3_discards)" = 0 ] && [ "$(pfc_delta c_tx3_discards)" = 0 ] &&
 		[ "$(pfc_delta c_retransmits)" = 0 ] && [ "$(pfc_delta s_retransmits)" = 0 ] &&
 		[ "$(pfc_delta s_tx3_pause)" -gt 0 ] && [ "$(pfc_delta c_rx3_pause)" -gt 0 ]; then
-		pass "$k/pfc-lossless" "PFC on 3: ib_write_bw 100 x 64 KiB with SL 3 into a 20 Mbit/s receiver at ${bw:-?} Gb/s: 0 discards (rx or tx), 0 retransmits; receiver tx_prio3_pause +$(pfc_delta s_tx3_pause), sender rx_prio3_pause +$(pfc_delta c_rx3_pause) (paused $(pfc_delta c_rx3_pause_duration) us)"
+		pass "$k/pfc-lossless" "PFC on 3: ib_write_bw 100 x 64 KiB with SL 3 into a 20 Mbit/s receiver at ${bw:-?} Gb/s: 0 discards (rx or tx), 0 retransmits; receiver tx_prio3_pause +$(pfc_delta s_tx3_pause), sender rx_prio3_pause +$(pfc_delta c_rx3_pause) (paused $(pfc_delta c_rx3_pause_duration) us); CE marks +$(pfc_delta s_ce), no CNP (np_enable 0)"
 	else
 		fail "$k/pfc-lossless" "completed: $ok; discards rx +$(pfc_delta s_rx3_discards) tx +$(pfc_delta c_tx3_discards), retransmits +$(pfc_delta c_retransmits)/+$(pfc_delta s_retransmits), pause tx +$(pfc_delta s_tx3_pause) rx +$(pfc_delta c_rx3_pause); $(tail -n 2 /out/ornic-lossless.client.log | tr '\n' ' ')"
 	fi
@@ -684,6 +716,8 @@ pfc_runs() {
 	else
 		fail "$k/pfc-lossless-data" "completed: $ok; discards rx +$(pfc_delta s_rx3_discards) tx +$(pfc_delta c_tx3_discards); $(tail_of ornic-pfc_lossless_pingpong)"
 	fi
+
+	pfc_ecn_runs "$k" "$cg" "$sg" "$base"
 
 	# Lossy: the same write run with PFC off, then ping-pongs of 2 MiB, twice
 	# the buffer (data checked).
@@ -763,6 +797,62 @@ pfc_runs() {
 	else
 		fail "$k/pfc-bad-mac-control" "sent '$sent', $seen reached $SND; $(tail_of ornic-pfc_bad_input_pingpong)"
 	fi
+}
+
+# pfc_ecn_runs KIND CLIENT_GID SERVER_GID BASE: with PFC on priority 3, the
+# lossless write run again with the receiver's notification point on and the
+# sender's reaction point cut to the pair's 400 Mbit/s with its increase
+# timer at 5 ms (the marks reach the receiver's NIC only after the buffer
+# ahead of them has drained: milliseconds at 20 Mbit/s, where DCQCN's default
+# 300 us would raise the rate again before a CNP could answer), then
+# ping-pongs with their data checked.  BASE: the run without CNPs, reported
+# beside this one.
+pfc_ecn_runs() {
+	local k=$1 cg=$2 sg=$3 base=$4 ok bw rates low knob
+	local -A pb pa saved
+	local knobs=(rp_enable rp_max_rate rp_time_reset rp_ai_rate rp_hai_rate)
+	for knob in "${knobs[@]}"; do
+		saved[$knob]=$(pfc_cc "$CDEV" "$knob")
+	done
+	if ! pfc_cc "$CDEV" rp_enable 1 || ! pfc_cc "$CDEV" rp_max_rate 400 ||
+		! pfc_cc "$CDEV" rp_time_reset 5000 || ! pfc_cc "$CDEV" rp_ai_rate 2 ||
+		! pfc_cc "$CDEV" rp_hai_rate 10 || ! pfc_cc "$SDEV" np_enable 1; then
+		fail "$k/pfc-ecn-dcqcn" "cannot set the DCQCN knobs of $CDEV/$SDEV"
+	else
+		pfc_read pb
+		ok=yes
+		pfc_rates "$CDEV" >/out/pfc-ecn-rates.txt &
+		rates=$!
+		pfc_bw ecn 18517 3 -s 65536 -n 100 --report_gbits && pfc_bw_wait ecn || ok=no
+		kill "$rates" 2>/dev/null
+		wait "$rates" 2>/dev/null
+		pfc_read pa
+		bw=$(pfc_bw_gbits ecn)
+		low=$(sort -n /out/pfc-ecn-rates.txt | head -n 1)
+		if [ "$ok" = yes ] && [ "$(pfc_delta s_rx3_discards)" = 0 ] && [ "$(pfc_delta c_tx3_discards)" = 0 ] &&
+			[ "$(pfc_delta c_retransmits)" = 0 ] && [ "$(pfc_delta s_retransmits)" = 0 ] &&
+			[ "$(pfc_delta s_ce)" -gt 0 ] && [ "$(pfc_delta s_cnps_sent)" -gt 0 ] &&
+			[ "$(pfc_delta c_cnps_handled)" -gt 0 ] && [ -n "$low" ] && [ "$low" -lt 400 ] &&
+			[ "$(pfc_delta s_bad_icrc)" = 0 ]; then
+			pass "$k/pfc-ecn-dcqcn" "PFC and ECN on 3: ib_write_bw 100 x 64 KiB with SL 3 into a 20 Mbit/s receiver at ${bw:-?} Gb/s: receiver cc_ce_received +$(pfc_delta s_ce), cc_cnps_sent +$(pfc_delta s_cnps_sent), sender cc_cnps_handled +$(pfc_delta c_cnps_handled), sender QP rate cut to $low Mbit/s (cc/qp_rates, from 400); 0 discards (rx or tx), 0 retransmits, 0 bad ICRC (marked frames verify); pause frames +$(pfc_delta s_tx3_pause) (paused $(pfc_delta c_rx3_pause_duration) us), against $base without CNPs (pfc-lossless)"
+		else
+			fail "$k/pfc-ecn-dcqcn" "completed: $ok; CE +$(pfc_delta s_ce), CNPs sent +$(pfc_delta s_cnps_sent) handled +$(pfc_delta c_cnps_handled), lowest rate '${low:-none}', bad ICRC +$(pfc_delta s_bad_icrc); discards rx +$(pfc_delta s_rx3_discards) tx +$(pfc_delta c_tx3_discards), retransmits +$(pfc_delta c_retransmits)/+$(pfc_delta s_retransmits), pause +$(pfc_delta s_tx3_pause); $(tail -n 2 /out/ornic-ecn.client.log | tr '\n' ' ')"
+		fi
+		pfc_read pb
+		ok=yes
+		pair "$k" pfc_ecn_pingpong ibv_rc_pingpong -d "$SDEV" -g "$sg" -l 3 -c -n 20 -s 65536 -- \
+			-d "$CDEV" -g "$cg" -l 3 -c -n 20 -s 65536 || ok=no
+		pfc_read pa
+		if [ "$ok" = yes ] && [ "$(pfc_delta s_rx3_discards)" = 0 ] && [ "$(pfc_delta c_tx3_discards)" = 0 ]; then
+			pass "$k/pfc-ecn-data" "PFC and ECN on 3: 20 x 64 KiB RC ping-pongs with SL 3, data checked: 0 discards (rx or tx); CE +$(pfc_delta s_ce), CNPs sent +$(pfc_delta s_cnps_sent) handled +$(pfc_delta c_cnps_handled), pause frames +$(pfc_delta s_tx3_pause), retransmits +$(pfc_delta c_retransmits)/+$(pfc_delta s_retransmits) (ACK timeouts, not drops)"
+		else
+			fail "$k/pfc-ecn-data" "completed: $ok; discards rx +$(pfc_delta s_rx3_discards) tx +$(pfc_delta c_tx3_discards); $(tail_of ornic-pfc_ecn_pingpong)"
+		fi
+	fi
+	pfc_cc "$SDEV" np_enable 0
+	for knob in "${knobs[@]}"; do
+		[ -n "${saved[$knob]}" ] && pfc_cc "$CDEV" "$knob" "${saved[$knob]}"
+	done
 }
 
 # device_counters DEV: after all the traffic above, the device's own counters

@@ -5,7 +5,8 @@
 namespace ornic {
 namespace {
 
-constexpr size_t kEthernetHeader = 14;
+constexpr size_t kMacAddresses = 12;
+constexpr size_t kVlanTag = 4;
 constexpr unsigned kEcnCe = 3;
 
 uint8_t byte_at(std::span<std::byte> frame, size_t offset) {
@@ -22,21 +23,31 @@ bool ect(unsigned ecn) {
 } // namespace
 
 bool mark_ecn_ce(std::span<std::byte> frame) {
-  if (frame.size() < kEthernetHeader + 2)
-    return false;
-  const unsigned ether_type = unsigned{byte_at(frame, 12)} << 8 | byte_at(frame, 13);
-  if (ether_type == 0x0800) {
-    if (frame.size() < kEthernetHeader + 20 || (byte_at(frame, kEthernetHeader) >> 4) != 4)
+  // A switch marks tagged frames too: the IP header follows up to two VLAN tags (802.1Q,
+  // 802.1ad), as RoCE on a VLAN carries it.
+  size_t type_at = kMacAddresses;
+  unsigned ether_type = 0;
+  for (int tags = 0;; ++tags) {
+    if (frame.size() < type_at + 2)
       return false;
-    const size_t tos_at = kEthernetHeader + 1;
+    ether_type = unsigned{byte_at(frame, type_at)} << 8 | byte_at(frame, type_at + 1);
+    if (tags == 2 || (ether_type != 0x8100 && ether_type != 0x88a8))
+      break;
+    type_at += kVlanTag;
+  }
+  const size_t ip_at = type_at + 2;
+  if (ether_type == 0x0800) {
+    if (frame.size() < ip_at + 20 || (byte_at(frame, ip_at) >> 4) != 4)
+      return false;
+    const size_t tos_at = ip_at + 1;
     const uint8_t tos = byte_at(frame, tos_at);
     if (!ect(tos & 3u))
       return false;
     // RFC 1624, eqn. 3: HC' = ~(~HC + ~m + m') over the 16-bit word holding the TOS.
-    const uint16_t old_word = static_cast<uint16_t>(byte_at(frame, kEthernetHeader) << 8 | tos);
+    const uint16_t old_word = static_cast<uint16_t>(byte_at(frame, ip_at) << 8 | tos);
     const auto new_tos = static_cast<uint8_t>(tos | kEcnCe);
-    const uint16_t new_word = static_cast<uint16_t>(byte_at(frame, kEthernetHeader) << 8 | new_tos);
-    const size_t checksum_at = kEthernetHeader + 10;
+    const uint16_t new_word = static_cast<uint16_t>(byte_at(frame, ip_at) << 8 | new_tos);
+    const size_t checksum_at = ip_at + 10;
     const uint16_t checksum =
         static_cast<uint16_t>(byte_at(frame, checksum_at) << 8 | byte_at(frame, checksum_at + 1));
     uint32_t sum = static_cast<uint16_t>(~checksum) + static_cast<uint16_t>(~old_word) + new_word;
@@ -49,10 +60,10 @@ bool mark_ecn_ce(std::span<std::byte> frame) {
     return true;
   }
   if (ether_type == 0x86dd) {
-    if (frame.size() < kEthernetHeader + 40 || (byte_at(frame, kEthernetHeader) >> 4) != 6)
+    if (frame.size() < ip_at + 40 || (byte_at(frame, ip_at) >> 4) != 6)
       return false;
     // The traffic class straddles bytes 0 and 1; its ECN bits are bits 5..4 of byte 1.
-    const size_t at = kEthernetHeader + 1;
+    const size_t at = ip_at + 1;
     const uint8_t low = byte_at(frame, at);
     if (!ect((low >> 4) & 3u))
       return false;

@@ -20,6 +20,10 @@ std::string check_pfc_options(const PfcOptions& options) {
   if (options.xoff_bytes + kMaxFrameBytes > options.rx_buffer_bytes)
     return "XOFF must leave at least one maximum frame (" + std::to_string(kMaxFrameBytes) +
            " bytes) of the receive buffer as headroom";
+  if (options.rx_ecn_bytes != 0 && options.rx_rate_mbps == 0)
+    return "ECN marking on receive needs a receive rate (only a buffer can be congested)";
+  if (options.rx_ecn_bytes >= options.rx_buffer_bytes)
+    return "the ECN threshold must be below the receive buffer";
   return {};
 }
 

@@ -26,6 +26,11 @@ struct PfcOptions {
   size_t rx_buffer_bytes = size_t{1} << 20;
   size_t xoff_bytes = size_t{256} << 10;
   size_t xon_bytes = size_t{128} << 10;
+  // A switch's ECN marking in front of a slow port: an ECN-capable IP frame (a RoCE v2 one
+  // of a DCQCN sender) that arrives while its priority's receive buffer holds more than
+  // this is marked CE before the NIC takes it, so congestion control slows the sender
+  // before the buffer reaches XOFF. 0: never.
+  size_t rx_ecn_bytes = 0;
   size_t tx_buffer_bytes = size_t{1} << 20; // per priority, what waits while it is paused
   // A priority paused this long without a break stops honouring pause until the peer's
   // pause frames stop for as long (ethtool's pfc-prevention-tout; 100 ms as mlx5's

@@ -6,6 +6,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include "port/ecn_mark.hpp"
+
 namespace ornic {
 namespace {
 
@@ -24,12 +26,15 @@ PfcPort::PfcPort(EventLoop& loop, std::unique_ptr<Port> inner, const PfcOptions&
           .count();
     };
   spdlog::info("port: PFC on priorities {:#04x}, speed {} Mbit/s, receive {}, buffers "
-               "rx {} xoff {} xon {} tx {} bytes, watchdog {} ms",
+               "rx {} xoff {} xon {} tx {} bytes, watchdog {} ms, ECN marking on receive {}",
                enabled_, options_.speed_mbps,
                options_.rx_rate_mbps == 0 ? std::string("unlimited")
                                           : std::to_string(options_.rx_rate_mbps) + " Mbit/s",
                options_.rx_buffer_bytes, options_.xoff_bytes, options_.xon_bytes,
-               options_.tx_buffer_bytes, options_.watchdog_ms);
+               options_.tx_buffer_bytes, options_.watchdog_ms,
+               options_.rx_ecn_bytes == 0
+                   ? std::string("off")
+                   : "above " + std::to_string(options_.rx_ecn_bytes) + " bytes");
 }
 
 PfcPort::~PfcPort() {
@@ -42,6 +47,13 @@ PfcPort::~PfcPort() {
                  "unknown opcode {}, short {}; sent: pfc {}",
                  m.rx_pfc, m.rx_pfc_reserved_bits, m.rx_pause, m.rx_pause_ignored,
                  m.rx_unknown_opcode, m.rx_short, m.tx_pfc);
+  if (options_.rx_ecn_bytes != 0) {
+    std::string marked;
+    for (size_t p = 0; p < kPriorities; ++p)
+      marked += (p == 0 ? "" : " ") + std::to_string(rx_ecn_marked_[p]);
+    spdlog::info("port: receive ECN: marked CE above {} bytes, by priority 0-7: {}",
+                 options_.rx_ecn_bytes, marked);
+  }
   for (size_t p = 0; p < kPriorities; ++p) {
     const PfcPriorityCounters c = priority_counters(p);
     if (c.tx_pause == 0 && c.rx_pause == 0 && c.tx_discards == 0 && c.rx_discards == 0)
@@ -283,7 +295,9 @@ void PfcPort::buffer_rx(size_t priority, std::span<const std::byte> frame, int64
     ++counters_[priority].rx_discards;
     return;
   }
-  r.queue.emplace_back(frame.begin(), frame.end());
+  std::vector<std::byte>& copy = r.queue.emplace_back(frame.begin(), frame.end());
+  if (options_.rx_ecn_bytes != 0 && r.bytes > options_.rx_ecn_bytes && mark_ecn_ce(copy))
+    ++rx_ecn_marked_[priority];
   r.bytes += frame.size();
   ++counters_[priority].rx_frames;
   counters_[priority].rx_bytes += frame.size();

@@ -18,7 +18,10 @@
 // makes the port send a PFC frame stopping it for the longest time (0xffff quanta),
 // repeated at half that time while the buffer stays above XON, and a PFC frame with time
 // 0 once it has drained to XON; a full buffer drops (a lossy priority's only recourse).
-// Without a receive rate, frames pass straight through.
+// With an ECN threshold (PfcOptions::rx_ecn_bytes), an ECN-capable IP frame arriving while
+// its priority's buffer holds more than that is marked CE on its way in, as a switch marks
+// in front of a slow port: ECN signals first, PFC catches what it does not. Without a
+// receive rate, frames pass straight through.
 //
 // Watchdog (storm prevention, as ethtool's pfc-prevention-tout): a priority kept stopped
 // for the watchdog time stops honouring pause (its queue goes out, tx_pause_storm counts
@@ -105,6 +108,9 @@ public:
   void clear_priority_counters();
   std::array<PfcPriorityCounters, kPriorities> priority_counters() const;
   const MacControlCounters& mac_control_counters() const { return mac_counters_; }
+  // Frames of the priority marked CE on arrival; a device reset leaves them, as it leaves
+  // the MAC control counts, so the log at exit still has them.
+  uint64_t rx_ecn_marked(size_t priority) const { return rx_ecn_marked_[priority]; }
 
   bool tx_paused(size_t priority) const { return tx_[priority].paused(); }
   bool xoff_sent(size_t priority) const { return rx_[priority].xoff; }
@@ -162,6 +168,7 @@ private:
   std::array<RxPriority, kPriorities> rx_;
   std::array<PfcPriorityCounters, kPriorities> counters_{};
   MacControlCounters mac_counters_;
+  std::array<uint64_t, kPriorities> rx_ecn_marked_{};
   // The frame the NIC's receiver is taking: its priority and when it is done.
   std::optional<size_t> rx_serving_;
   int64_t rx_done_ns_ = 0;

@@ -19,16 +19,28 @@ bool build_cnp(const PacketDescription& addressing, uint32_t destination_qp, uin
   const IpFamily family = addressing.family();
   if (gid_family(addressing.destination_gid) != family)
     return false;
+  if (addressing.vlan_id && (*addressing.vlan_id == 0 || *addressing.vlan_id >= 0xfff))
+    return false;
   const size_t ip_header_bytes = family == IpFamily::ipv4 ? Ipv4Header::kSize : Ipv6Header::kSize;
-  frame.assign(
-      std::max(EthernetHeader::kSize + ip_header_bytes + kCnpUdpBytes, kMinEthernetFrameBytes), 0);
+  // A QP on a VLAN sends its CNPs on it too, as its ACKs: untagged, the peer's VLAN GID
+  // would never see them.
+  const size_t link_header_bytes = EthernetHeader::kSize + (addressing.vlan_id ? kVlanTagBytes : 0);
+  frame.assign(std::max(link_header_bytes + ip_header_bytes + kCnpUdpBytes, kMinEthernetFrameBytes),
+               0);
   const std::span<uint8_t> bytes(frame);
+  const uint16_t ether_type = family == IpFamily::ipv4 ? kEtherTypeIpv4 : kEtherTypeIpv6;
   EthernetHeader{.destination = addressing.destination_mac,
                  .source = addressing.source_mac,
-                 .ether_type = family == IpFamily::ipv4 ? kEtherTypeIpv4 : kEtherTypeIpv6}
+                 .ether_type = addressing.vlan_id ? kEtherTypeVlan : ether_type}
       .encode(bytes.first<EthernetHeader::kSize>());
+  if (addressing.vlan_id) {
+    store_be16(
+        bytes, EthernetHeader::kSize,
+        static_cast<uint16_t>((addressing.priority & 7u) << 13 | (*addressing.vlan_id & 0xfffu)));
+    store_be16(bytes, EthernetHeader::kSize + 2, ether_type);
+  }
   const std::span<uint8_t> ip_packet =
-      bytes.subspan(EthernetHeader::kSize, ip_header_bytes + kCnpUdpBytes);
+      bytes.subspan(link_header_bytes, ip_header_bytes + kCnpUdpBytes);
   if (family == IpFamily::ipv4) {
     Ipv4Header ipv4;
     ipv4.tos = traffic_class;
@@ -76,7 +88,8 @@ bool is_cnp(const PacketDescription& parsed, std::span<const uint8_t> frame) {
     return false;
   const size_t ip_header_bytes =
       parsed.family() == IpFamily::ipv4 ? Ipv4Header::kSize : Ipv6Header::kSize;
-  const size_t udp_offset = EthernetHeader::kSize + ip_header_bytes;
+  const size_t udp_offset =
+      EthernetHeader::kSize + (parsed.vlan_id ? kVlanTagBytes : 0) + ip_header_bytes;
   if (frame.size() < udp_offset + UdpHeader::kSize)
     return false;
   // The parser has checked that the UDP length matches the IP packet.

@@ -1,6 +1,9 @@
 // ECN marking as the port's bottleneck does it: an ECT RoCEv2 frame marked CE still passes
 // the parser (the IPv4 header checksum is updated, the ICRC masks the traffic class); what
 // is not ECN-capable is never touched.
+#include <array>
+#include <optional>
+
 #include <gtest/gtest.h>
 
 #include "port/ecn_mark.hpp"
@@ -10,8 +13,11 @@
 namespace ornic {
 namespace {
 
-std::vector<uint8_t> roce_frame(roce::IpFamily family, uint8_t traffic_class) {
+std::vector<uint8_t> roce_frame(roce::IpFamily family, uint8_t traffic_class,
+                                std::optional<uint16_t> vlan = std::nullopt) {
   roce::PacketDescription p;
+  p.vlan_id = vlan;
+  p.priority = 3;
   p.source_mac = {0x02, 0, 0, 0, 0, 0x0a};
   p.destination_mac = {0x02, 0, 0, 0, 0, 0x0b};
   if (family == roce::IpFamily::ipv4) {
@@ -58,6 +64,31 @@ TEST_P(EcnMarkTest, NotEctFramesAreLeftAlone) {
   const std::vector<uint8_t> before = frame;
   EXPECT_FALSE(mark_ecn_ce(bytes(frame)));
   EXPECT_EQ(frame, before);
+}
+
+TEST_P(EcnMarkTest, TaggedFramesAreMarked) {
+  // RoCE on a VLAN (802.1Q), and behind a second, outer tag (802.1ad).
+  std::vector<uint8_t> frame = roce_frame(GetParam(), 0xa2, 44);
+  ASSERT_EQ(frame[12], 0x81);
+  std::vector<uint8_t> stacked = frame;
+  const std::array<uint8_t, 4> outer = {0x88, 0xa8, 0x00, 0x07};
+  stacked.insert(stacked.begin() + 12, outer.begin(), outer.end());
+  ASSERT_TRUE(mark_ecn_ce(bytes(frame)));
+  roce::ParsedPacket parsed;
+  ASSERT_EQ(roce::parse_frame(frame, parsed), roce::ParseError::ok);
+  EXPECT_EQ(parsed.description.traffic_class, 0xa3);
+  EXPECT_EQ(parsed.description.vlan_id, 44);
+  ASSERT_TRUE(mark_ecn_ce(bytes(stacked)));
+  // The marked stacked frame is the marked single-tagged one with the outer tag.
+  stacked.erase(stacked.begin() + 12, stacked.begin() + 16);
+  EXPECT_EQ(stacked, frame);
+  // A third tag is more than a switch looks through.
+  std::vector<uint8_t> deep = roce_frame(GetParam(), 0xa2, 44);
+  for (int i = 0; i < 2; ++i)
+    deep.insert(deep.begin() + 12, outer.begin(), outer.end());
+  const std::vector<uint8_t> before = deep;
+  EXPECT_FALSE(mark_ecn_ce(bytes(deep)));
+  EXPECT_EQ(deep, before);
 }
 
 INSTANTIATE_TEST_SUITE_P(Families, EcnMarkTest,

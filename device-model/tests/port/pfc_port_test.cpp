@@ -286,6 +286,99 @@ TEST(PfcPort, XoffPastTheThresholdXonOnceDrained) {
   EXPECT_EQ(c.rx_discards, 0u);
 }
 
+// data() with an IPv4 header behind the tag: ECT(0), its checksum right.
+Frame ect_data(uint8_t pcp) {
+  Frame f = data(pcp);
+  f[18] = std::byte{0x45};
+  f[19] = std::byte{0x02};
+  f[20] = std::byte{0x03}; // total length 1000 - 18
+  f[21] = std::byte{0xd6};
+  f[26] = std::byte{64};
+  f[27] = std::byte{17};
+  uint32_t sum = 0;
+  for (size_t i = 18; i < 38; i += 2)
+    sum += static_cast<uint32_t>(f[i]) << 8 | static_cast<uint32_t>(f[i + 1]);
+  sum = (sum & 0xffff) + (sum >> 16);
+  sum = (sum & 0xffff) + (sum >> 16);
+  f[28] = static_cast<std::byte>(~sum >> 8);
+  f[29] = static_cast<std::byte>(~sum);
+  return f;
+}
+unsigned ecn_of(const Frame& f) {
+  return static_cast<unsigned>(f[19]) & 3u;
+}
+bool ipv4_checksum_ok(const Frame& f) {
+  uint32_t sum = 0;
+  for (size_t i = 18; i < 38; i += 2)
+    sum += static_cast<uint32_t>(f[i]) << 8 | static_cast<uint32_t>(f[i + 1]);
+  sum = (sum & 0xffff) + (sum >> 16);
+  sum = (sum & 0xffff) + (sum >> 16);
+  return sum == 0xffff;
+}
+
+TEST(PfcPort, EcnMarksPastTheThresholdBeforeXoff) {
+  PfcOptions o = slow_receiver(0x08);
+  o.rx_ecn_bytes = 2'000;
+  ASSERT_EQ(check_pfc_options(o), "");
+  Rig r(o);
+  for (int i = 0; i < 5; ++i)
+    r.wire->inject(ect_data(3));
+  // The fourth and fifth found more than 2000 bytes waiting; XOFF (5000) is not reached.
+  EXPECT_EQ(r.port->rx_ecn_marked(3), 2u);
+  EXPECT_TRUE(r.wire->control_sent().empty());
+  r.wire->inject(ect_data(3));
+  EXPECT_EQ(r.port->rx_ecn_marked(3), 3u);
+  EXPECT_EQ(r.wire->control_sent().size(), 1u); // PFC still catches what ECN did not
+  r.advance(10'000'000);
+  ASSERT_EQ(r.delivered.size(), 6u);
+  for (size_t i = 0; i < r.delivered.size(); ++i) {
+    EXPECT_EQ(ecn_of(r.delivered[i]), i < 3 ? 2u : 3u) << i;
+    EXPECT_TRUE(ipv4_checksum_ok(r.delivered[i])) << i;
+  }
+  // A device reset zeroes the priority counters, not the marks.
+  r.port->clear_priority_counters();
+  EXPECT_EQ(r.port->rx_ecn_marked(3), 3u);
+}
+
+TEST(PfcPort, EcnLeavesNotEctFramesAndMarksLossyPriorities) {
+  PfcOptions o = slow_receiver(0x08);
+  o.rx_ecn_bytes = 2'000;
+  Rig r(o);
+  for (int i = 0; i < 5; ++i)
+    r.wire->inject(data(3)); // no IP header: not ECN-capable
+  for (int i = 0; i < 5; ++i)
+    r.wire->inject(ect_data(1));
+  EXPECT_EQ(r.port->rx_ecn_marked(3), 0u);
+  EXPECT_EQ(r.port->rx_ecn_marked(1), 2u); // ECN does not need PFC
+  r.advance(20'000'000);
+  ASSERT_EQ(r.delivered.size(), 10u);
+  for (const Frame& f : r.delivered) {
+    if (mac_control::frame_priority(f) == 3) {
+      EXPECT_EQ(f, data(3));
+    }
+  }
+}
+
+TEST(PfcPort, NoEcnThresholdMarksNothing) {
+  Rig r(slow_receiver(0x08));
+  for (int i = 0; i < 10; ++i)
+    r.wire->inject(ect_data(3));
+  EXPECT_EQ(r.port->rx_ecn_marked(3), 0u);
+  r.advance(20'000'000);
+  for (const Frame& f : r.delivered)
+    EXPECT_EQ(ecn_of(f), 2u);
+}
+
+TEST(PfcOptions, EcnNeedsAReceiveBufferToMarkIn) {
+  PfcOptions o;
+  o.rx_ecn_bytes = 16'384;
+  EXPECT_NE(check_pfc_options(o), ""); // no receive rate: no buffer fills
+  o.rx_rate_mbps = 20;
+  EXPECT_EQ(check_pfc_options(o), "");
+  o.rx_ecn_bytes = o.rx_buffer_bytes;
+  EXPECT_NE(check_pfc_options(o), "");
+}
+
 TEST(PfcPort, XoffIsRefreshedBeforeItExpires) {
   PfcOptions o = slow_receiver(0x08);
   o.rx_rate_mbps = 1; // 8 ms a frame: stays above XON for a long time

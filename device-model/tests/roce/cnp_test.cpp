@@ -1,5 +1,7 @@
 // The CNP on the wire: what build_cnp makes the parser accepts up to the opcode (checksums,
 // ICRC), is_cnp recognises it, and malformed look-alikes are refused.
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include "roce/cnp.hpp"
@@ -59,6 +61,29 @@ TEST_P(CnpTest, CnpWithPayloadOrPadIsNotACnp) {
   truncated[udp + 5] = static_cast<uint8_t>(truncated[udp + 5] - 4);
   EXPECT_FALSE(is_cnp(parsed.description, truncated));
   EXPECT_FALSE(is_cnp(parsed.description, std::span<const uint8_t>(frame).first(udp + 3)));
+}
+
+TEST_P(CnpTest, CnpOfAQpOnAVlanIsTagged) {
+  roce::PacketDescription a = addressing(GetParam());
+  a.vlan_id = 44;
+  a.priority = 3;
+  std::vector<uint8_t> frame;
+  ASSERT_TRUE(build_cnp(a, 0x42, 0, frame));
+  ASSERT_EQ(frame[12], 0x81);
+  ASSERT_EQ(frame[13], 0x00);
+  roce::ParsedPacket parsed;
+  ASSERT_EQ(roce::parse_frame(frame, parsed), roce::ParseError::unknown_opcode);
+  EXPECT_EQ(parsed.description.vlan_id, 44);
+  EXPECT_EQ(parsed.description.priority, 3);
+  EXPECT_EQ(parsed.description.bth.destination_qp, 0x42u);
+  EXPECT_TRUE(is_cnp(parsed.description, frame));
+  const size_t ip = GetParam() == roce::IpFamily::ipv4 ? 20 : 40;
+  EXPECT_EQ(frame.size(), std::max<size_t>(18 + ip + 8 + 12 + kCnpReservedBytes + 4, 60));
+  // No VLAN has ID 0 or 4095.
+  for (uint16_t bad : {uint16_t{0}, uint16_t{0xfff}}) {
+    a.vlan_id = bad;
+    EXPECT_FALSE(build_cnp(a, 0x42, 0, frame));
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Families, CnpTest,
