@@ -49,6 +49,17 @@ double bytes_per(test::RdmaPair& pair, uint32_t count,
   return (static_cast<double>(after) - static_cast<double>(before)) / count;
 }
 
+// One QP on `node`'s own CQ, created, taken to RTS towards `peer` and destroyed.
+void churn_one_qp(test::RdmaPair& pair, test::Node& node, const test::Qp& peer) {
+  test::Qp qp;
+  qp.node = &node;
+  qp.qpn = node.h.create_qp(node.pd, node.cqn, ORNIC_QPT_RC, ORNIC_DB_PAGE_KERNEL, &qp.sq, &qp.rq);
+  pair.connect(qp, peer, ORNIC_MTU_1024);
+  if (node.h.execute(test::DriverHarness::simple(ORNIC_ADMIN_DESTROY_QP, qp.qpn)).status !=
+      ORNIC_ADMIN_STATUS_SUCCESS)
+    ADD_FAILURE() << "DESTROY_QP " << qp.qpn << " refused";
+}
+
 void BM_IdleObjectMemory(benchmark::State& state) {
   const auto count = static_cast<uint32_t>(state.range(0));
   // Each QP's SQ and RQ (a page each), its CQ's ring (a page), three MODIFY_QP buffers (a
@@ -76,16 +87,8 @@ void BM_IdleObjectMemory(benchmark::State& state) {
     per_mr =
         bytes_per(pair, count, [&](uint32_t) { node.reg_mr(node.buffer, 4096, ORNIC_ACCESS_ALL); });
     per_ah = bytes_per(pair, count, [&](uint32_t) { pair.create_ah(node, pair.b); });
-    per_churn = bytes_per(pair, std::min(count, kChurn), [&](uint32_t) {
-      test::Qp qp;
-      qp.node = &node;
-      qp.qpn =
-          node.h.create_qp(node.pd, node.cqn, ORNIC_QPT_RC, ORNIC_DB_PAGE_KERNEL, &qp.sq, &qp.rq);
-      pair.connect(qp, peer, ORNIC_MTU_1024);
-      if (node.h.execute(test::DriverHarness::simple(ORNIC_ADMIN_DESTROY_QP, qp.qpn)).status !=
-          ORNIC_ADMIN_STATUS_SUCCESS)
-        ADD_FAILURE() << "DESTROY_QP " << qp.qpn << " refused";
-    });
+    per_churn =
+        bytes_per(pair, std::min(count, kChurn), [&](uint32_t) { churn_one_qp(pair, node, peer); });
   }
   // Every command checks its completion (EXPECT_EQ in the rig): a refused one is a failure.
   if (rig_failures() != failures_before)
@@ -131,14 +134,7 @@ void BM_QpChurnMemory(benchmark::State& state) {
   peer.qpn = 0x100; // no such QP: nothing is ever sent
   const auto cycle = [&] {
     const uint64_t mark = node.h.mark();
-    test::Qp qp;
-    qp.node = &node;
-    qp.qpn =
-        node.h.create_qp(node.pd, node.cqn, ORNIC_QPT_RC, ORNIC_DB_PAGE_KERNEL, &qp.sq, &qp.rq);
-    pair.connect(qp, peer, ORNIC_MTU_1024);
-    if (node.h.execute(test::DriverHarness::simple(ORNIC_ADMIN_DESTROY_QP, qp.qpn)).status !=
-        ORNIC_ADMIN_STATUS_SUCCESS)
-      ADD_FAILURE() << "DESTROY_QP " << qp.qpn << " refused";
+    churn_one_qp(pair, node, peer);
     node.h.rewind(mark);
     pair.a.h.irqs.clear();
     pair.b.h.irqs.clear();
