@@ -248,7 +248,7 @@ for try in 1 2; do
 	(
 		for _ in $(seq 6000); do
 			if [ -e "$out/kill-model" ]; then
-				kill -KILL "$victim"
+				model_kill_idle "$victim"
 				touch "$out/model-killed"
 				exit 0
 			fi

@@ -89,7 +89,7 @@ peer=${MODEL_PIDS[1]} victim=${MODEL_PIDS[2]}
 		fi
 	fi
 	if step kill-victim; then
-		kill -KILL "$victim"
+		model_kill_idle "$victim"
 		touch "$out/victim-killed"
 	fi
 ) &
