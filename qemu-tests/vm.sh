@@ -190,6 +190,8 @@ for t in "${taps[@]}"; do
 	i=$((i + 1))
 done
 qemu=(qemu-system-x86_64)
+# ORNIC_QEMU_TRACE: a QEMU trace pattern whose events go to qemu-trace.log.
+[ -z "${ORNIC_QEMU_TRACE:-}" ] || args+=(-trace "$ORNIC_QEMU_TRACE" -D "$out/qemu-trace.log")
 [ -z "$netns" ] || qemu=(ip netns exec "$netns" qemu-system-x86_64)
 
 say "vm $name: booting ($flavour kernel${domain:+ through libvirt}, timeout ${timeout}s, console: $console)"
