@@ -17,6 +17,9 @@
 //   --link-layer ib                             (an InfiniBand port: LRH/VCRC packets on the
 //                                                link, subnet management by an SM such as
 //                                                OpenSM; infiniband.rst)
+//   --link-layer iwarp                          (an iWARP port: Ethernet whose RDMA
+//                                                connections run over TCP in the device;
+//                                                no RoCE; iwarp.rst)
 //   --sandbox off                               (no seccomp allow-list, for debugging;
 //                                                operations.rst "Confinement")
 //
@@ -184,10 +187,11 @@ int main(int argc, char** argv) {
                  "write the counters and state as JSON to this file on SIGUSR1 and at exit "
                  "(default: to the log)");
   app.add_option("--link-layer", link_layer_text,
-                 "the port's link layer: eth (Ethernet, RoCEv2) or ib (InfiniBand: the port is "
+                 "the port's link layer: eth (Ethernet, RoCEv2), ib (InfiniBand: the port is "
                  "managed by a subnet manager and carries LRH/VCRC packets on a unix:, udp:, "
-                 "shm: or loopback link)")
-      ->check(CLI::IsMember({"eth", "ib"}))
+                 "shm: or loopback link) or iwarp (Ethernet, iWARP: TCP and MPA in the "
+                 "device, no RoCE)")
+      ->check(CLI::IsMember({"eth", "ib", "iwarp"}))
       ->capture_default_str();
   app.add_option("--node-description", node_description,
                  "InfiniBand: the NodeDescription the port's SMA reports (at most 64 bytes; "
@@ -280,6 +284,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   const bool infiniband = link_layer_text == "ib";
+  const bool iwarp = link_layer_text == "iwarp";
   if (infiniband && shaping.ecn_threshold_bytes != 0) {
     std::fprintf(stderr, "--ecn-threshold: an InfiniBand port has no ECN (infiniband.rst)\n");
     return 2;
@@ -358,7 +363,9 @@ int main(int argc, char** argv) {
     config.mac = *mac;
     config.port = port.get();
     config.pfc = pfc_port;
-    config.link_layer = infiniband ? ORNIC_LINK_LAYER_IB : ORNIC_LINK_LAYER_ETH;
+    config.link_layer = infiniband ? ORNIC_LINK_LAYER_IB
+                        : iwarp    ? ORNIC_LINK_LAYER_IWARP
+                                   : ORNIC_LINK_LAYER_ETH;
     config.node_description = node_description;
     config.faults = faults;
     config.limits = object_limits;
@@ -388,8 +395,10 @@ int main(int argc, char** argv) {
                    sandbox_mode == ornic::sandbox::Mode::log ? "log" : "on", allowed);
     sandbox_selftest();
     spdlog::info("ornic-model ready: socket {}, port {} ({}), mac {}{}", socket_path, port_spec,
-                 infiniband ? "InfiniBand" : "Ethernet", mac_text,
-                 pcap_path.empty() ? "" : fmt::format(", pcap {}", pcap_path));
+                 infiniband ? "InfiniBand"
+                 : iwarp    ? "Ethernet, iWARP"
+                            : "Ethernet",
+                 mac_text, pcap_path.empty() ? "" : fmt::format(", pcap {}", pcap_path));
     if (faults.any())
       spdlog::warn("ornic-model: injecting faults {} (test only)",
                    ornic::fault_list_string(faults));

@@ -272,6 +272,13 @@ enum ornic_fatal_code {
  * per-priority counters (QUERY_PORT_QOS).  Ethernet ports only.
  */
 #define ORNIC_CAP_DCB			ORNIC_BIT_ULL(27)
+/*
+ * An iWARP port (spec: iwarp.rst, iwarp-cm.rst): the device terminates TCP
+ * and MPA for the RNIC's connections (IW_* admin commands, IW_* events) and
+ * frames no RoCE.  Set exactly when the port's link layer is
+ * ORNIC_LINK_LAYER_IWARP.
+ */
+#define ORNIC_CAP_IWARP			ORNIC_BIT_ULL(28)
 
 /* ------------------------------------------------------------------------
  * 4. Doorbells (spec: doorbells.rst).  Each 4 KiB page of BAR2 holds one
@@ -434,6 +441,13 @@ enum ornic_admin_opcode {
 	ORNIC_ADMIN_MODIFY_PORT		= 0x4d,	/* ORNIC_CAP_IB */
 	ORNIC_ADMIN_SET_PORT_QOS	= 0x4e,	/* ORNIC_CAP_DCB */
 	ORNIC_ADMIN_QUERY_PORT_QOS	= 0x4f,	/* ORNIC_CAP_DCB */
+	ORNIC_ADMIN_IW_LISTEN		= 0x50,	/* ORNIC_CAP_IWARP */
+	ORNIC_ADMIN_IW_UNLISTEN		= 0x51,	/* ORNIC_CAP_IWARP */
+	ORNIC_ADMIN_IW_CONNECT		= 0x52,	/* ORNIC_CAP_IWARP */
+	ORNIC_ADMIN_IW_ACCEPT		= 0x53,	/* ORNIC_CAP_IWARP */
+	ORNIC_ADMIN_IW_REJECT		= 0x54,	/* ORNIC_CAP_IWARP */
+	ORNIC_ADMIN_IW_DISCONNECT	= 0x55,	/* ORNIC_CAP_IWARP */
+	ORNIC_ADMIN_IW_QUERY_CONN	= 0x56,	/* ORNIC_CAP_IWARP */
 };
 
 enum ornic_admin_status {
@@ -572,6 +586,7 @@ enum ornic_port_state {
 enum ornic_link_layer {
 	ORNIC_LINK_LAYER_ETH		= 0,	/* RoCE (roce.rst) */
 	ORNIC_LINK_LAYER_IB		= 1,	/* InfiniBand (infiniband.rst) */
+	ORNIC_LINK_LAYER_IWARP		= 2,	/* iWARP on Ethernet (iwarp.rst) */
 };
 
 enum ornic_mtu {
@@ -1067,6 +1082,148 @@ struct ornic_port_qos_query {
 ORNIC_HW_ASSERT_SIZE(struct ornic_port_qos_query, 896);
 ORNIC_HW_ASSERT_OFFSET(struct ornic_port_qos_query, prio, 128);
 
+/*
+ * iWARP connection management (ORNIC_CAP_IWARP; spec: iwarp-cm.rst).  The
+ * device runs TCP and the MPA exchange of every connection; software names
+ * listeners by the id IW_LISTEN returns and connections by a connection id:
+ * its own for IW_CONNECT (1..ORNIC_IW_CONN_ID_DEVICE - 1), the device's
+ * (ORNIC_IW_CONN_ID_DEVICE set) for one a listener accepted.  Addresses are
+ * IPv4 in network order; ports, IRD, ORD and lengths are little-endian.
+ */
+#define ORNIC_IW_MAX_LISTENERS		64
+#define ORNIC_IW_MAX_CONNS		1024
+#define ORNIC_IW_MAX_BACKLOG		256
+#define ORNIC_IW_MAX_ADDRS		16	/* local IPv4 addresses in use */
+#define ORNIC_IW_MAX_PRIVATE_DATA	512
+#define ORNIC_IW_MAX_IRD_ORD		128
+#define ORNIC_IW_CONN_ID_DEVICE		ORNIC_BIT(31)
+
+/* result0 = listener id (1..ORNIC_IW_MAX_LISTENERS). */
+struct ornic_admin_iw_listen {
+	struct ornic_admin_hdr hdr;
+	__u8 ip[4];			/* local address, not 0.0.0.0 */
+	__le16 port;			/* TCP port, not 0 */
+	__le16 backlog;			/* 1..ORNIC_IW_MAX_BACKLOG */
+	__le32 reserved[12];
+};
+
+ORNIC_HW_ASSERT_SIZE(struct ornic_admin_iw_listen, 64);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_iw_listen, port, 12);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_iw_listen, backlog, 14);
+
+/*
+ * IW_UNLISTEN, IW_REJECT, IW_DISCONNECT and IW_QUERY_CONN name one object;
+ * the fields a command does not use are reserved.
+ */
+#define ORNIC_IW_DISCONNECT_ABRUPT	ORNIC_BIT(0)	/* RST instead of FIN */
+
+struct ornic_admin_iw_conn_cmd {
+	struct ornic_admin_hdr hdr;
+	__le32 id;			/* listener id (UNLISTEN), else conn id */
+	__le32 flags;			/* DISCONNECT: ORNIC_IW_DISCONNECT_* */
+	__le64 addr;			/* REJECT: private data; QUERY: attr */
+	__le32 len;			/* REJECT: <= 512; QUERY: >= attr size */
+	__le32 reserved[9];
+};
+
+ORNIC_HW_ASSERT_SIZE(struct ornic_admin_iw_conn_cmd, 64);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_iw_conn_cmd, addr, 16);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_iw_conn_cmd, len, 24);
+
+struct ornic_iw_tuple {
+	__u8 local_ip[4];
+	__u8 remote_ip[4];
+	__le16 local_port;
+	__le16 remote_port;
+};
+
+ORNIC_HW_ASSERT_SIZE(struct ornic_iw_tuple, 12);
+
+/* Markers are never offered: no flag asks for them. */
+#define ORNIC_IW_CONNECT_CRC		ORNIC_BIT(0)	/* ask for MPA CRCs */
+
+struct ornic_admin_iw_connect {
+	struct ornic_admin_hdr hdr;
+	__le32 conn_id;			/* 1..ORNIC_IW_CONN_ID_DEVICE - 1 */
+	__le32 qpn;
+	struct ornic_iw_tuple tuple;	/* every field set */
+	__u8 next_hop_mac[6];		/* unicast */
+	__u8 tos;
+	__u8 ttl;			/* 0: 64 */
+	__u8 mpa_rev;			/* 1 or 2 */
+	__u8 flags;			/* ORNIC_IW_CONNECT_* */
+	__le16 pdata_len;		/* <= 512 (508 with revision 2) */
+	__le16 ird;			/* <= ORNIC_IW_MAX_IRD_ORD */
+	__le16 ord;			/* <= ORNIC_IW_MAX_IRD_ORD */
+	__le32 reserved0;
+	__le64 pdata_addr;
+	__le64 reserved1;
+};
+
+ORNIC_HW_ASSERT_SIZE(struct ornic_admin_iw_connect, 64);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_iw_connect, tuple, 16);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_iw_connect, next_hop_mac, 28);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_iw_connect, mpa_rev, 36);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_iw_connect, pdata_len, 38);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_iw_connect, pdata_addr, 48);
+
+#define ORNIC_IW_ACCEPT_CRC		ORNIC_BIT(0)	/* ask for MPA CRCs */
+
+struct ornic_admin_iw_accept {
+	struct ornic_admin_hdr hdr;
+	__le32 conn_id;			/* from a CONN_REQUEST event */
+	__le32 qpn;
+	__le16 ird;			/* <= ORNIC_IW_MAX_IRD_ORD */
+	__le16 ord;			/* <= ORNIC_IW_MAX_IRD_ORD */
+	__le16 pdata_len;		/* <= 512 (508 with revision 2) */
+	__u8 flags;			/* ORNIC_IW_ACCEPT_* */
+	__u8 reserved0;
+	__le64 pdata_addr;
+	__le32 reserved1[8];
+};
+
+ORNIC_HW_ASSERT_SIZE(struct ornic_admin_iw_accept, 64);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_iw_accept, pdata_len, 20);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_admin_iw_accept, pdata_addr, 24);
+
+enum ornic_iw_conn_state {
+	ORNIC_IW_CONN_CONNECTING	= 1,	/* TCP handshake */
+	ORNIC_IW_CONN_MPA_REQ_SENT	= 2,	/* waiting for the MPA reply */
+	ORNIC_IW_CONN_MPA_REQ_RCVD	= 3,	/* waiting for ACCEPT/REJECT */
+	ORNIC_IW_CONN_ESTABLISHED	= 4,
+	ORNIC_IW_CONN_PEER_CLOSED	= 5,	/* FIN received */
+	ORNIC_IW_CONN_CLOSED		= 6,	/* TCP gone; id not yet freed */
+};
+
+#define ORNIC_IW_CONN_FLAG_CRC		ORNIC_BIT(0)	/* FPDUs carry CRCs */
+#define ORNIC_IW_CONN_FLAG_ACTIVE	ORNIC_BIT(1)	/* IW_CONNECT's */
+
+/* IW_QUERY_CONN writes this to addr; result0 = its size. */
+struct ornic_iw_conn_attr {
+	struct ornic_iw_tuple tuple;
+	__u8 state;			/* enum ornic_iw_conn_state */
+	__u8 mpa_rev;			/* the request's; the reply's once in */
+	__u8 flags;			/* ORNIC_IW_CONN_FLAG_* */
+	__u8 reserved0;
+	__le16 ird;			/* ours, as sent in the MPA frame */
+	__le16 ord;
+	__le16 peer_ird;		/* the peer's (revision 2 enhanced) */
+	__le16 peer_ord;
+	__le32 qpn;			/* 0 before ACCEPT */
+	__le32 listener_id;		/* 0 for IW_CONNECT's */
+	__le16 pdata_len;		/* the peer's private data */
+	__le16 reserved1;
+	__le32 reserved2[7];
+	__u8 pdata[ORNIC_IW_MAX_PRIVATE_DATA];
+};
+
+ORNIC_HW_ASSERT_SIZE(struct ornic_iw_conn_attr, 576);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_iw_conn_attr, state, 12);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_iw_conn_attr, ird, 16);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_iw_conn_attr, qpn, 24);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_iw_conn_attr, pdata_len, 32);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_iw_conn_attr, pdata, 64);
+
 /* REG_MR flags */
 #define ORNIC_MR_FLAG_PHYSICAL		ORNIC_BIT(0) /* iova = DMA address */
 /*
@@ -1489,6 +1646,12 @@ enum ornic_eqe_type {
 	ORNIC_EQE_DEVICE_FATAL		= 0x11,	/* data = enum ornic_fatal_code */
 	ORNIC_EQE_PAGE_FAULT		= 0x12,	/* struct ornic_eqe_page_fault */
 	ORNIC_EQE_PORT_CHANGE		= 0x13,	/* data = ORNIC_PORT_CHANGE_* */
+	/* ORNIC_CAP_IWARP: struct ornic_eqe_iw (iwarp-cm.rst) */
+	ORNIC_EQE_IW_CONN_REQUEST	= 0x20,	/* a listener's new conn */
+	ORNIC_EQE_IW_CONNECT_REPLY	= 0x21,	/* IW_CONNECT's outcome */
+	ORNIC_EQE_IW_ESTABLISHED	= 0x22,	/* IW_ACCEPT's reply sent */
+	ORNIC_EQE_IW_DISCONNECT		= 0x23,	/* the peer sent FIN */
+	ORNIC_EQE_IW_CLOSE		= 0x24,	/* the conn id is free */
 };
 
 /* PORT_CHANGE (ORNIC_CAP_IB): what the subnet manager changed. */
@@ -1539,6 +1702,31 @@ ORNIC_HW_ASSERT_OFFSET(struct ornic_eqe_page_fault, key, 4);
 ORNIC_HW_ASSERT_OFFSET(struct ornic_eqe_page_fault, page, 8);
 ORNIC_HW_ASSERT_OFFSET(struct ornic_eqe_page_fault, qpn, 12);
 ORNIC_HW_ASSERT_OFFSET(struct ornic_eqe_page_fault, owner, 15);
+
+/* Status of IW_CONNECT_REPLY and IW_CLOSE events. */
+enum ornic_iw_status {
+	ORNIC_IW_STATUS_OK		= 0,	/* accepted / closed gracefully */
+	ORNIC_IW_STATUS_REJECTED	= 1,	/* MPA reply with R set */
+	ORNIC_IW_STATUS_TIMEOUT		= 2,	/* TCP or MPA reply timed out */
+	ORNIC_IW_STATUS_RESET		= 3,	/* RST (also: refused) */
+	ORNIC_IW_STATUS_UNREACHABLE	= 4,	/* no route or resources */
+	ORNIC_IW_STATUS_MPA_ERROR	= 5,	/* peer's MPA frame refused */
+};
+
+struct ornic_eqe_iw {
+	__u8 type;			/* ORNIC_EQE_IW_* */
+	__u8 status;			/* enum ornic_iw_status */
+	__le16 pdata_len;		/* CONN_REQUEST, CONNECT_REPLY */
+	__le32 conn_id;
+	__le32 listener_id;		/* CONN_REQUEST */
+	__u8 reserved[3];
+	__u8 owner;			/* ORNIC_EQE_OWNER_PHASE; written last */
+};
+
+ORNIC_HW_ASSERT_SIZE(struct ornic_eqe_iw, ORNIC_EQE_SIZE);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_eqe_iw, conn_id, 4);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_eqe_iw, listener_id, 8);
+ORNIC_HW_ASSERT_OFFSET(struct ornic_eqe_iw, owner, 15);
 
 /* ------------------------------------------------------------------------
  * 8. Work queue entries (spec: wqe.rst).  SQ, RQ and SRQ rings are arrays

@@ -70,6 +70,10 @@ void NicCore::reset() {
 }
 
 uint64_t NicCore::caps() const {
+  // An iWARP port frames no RoCE: no RoCE v1, VLAN GIDs or ECN/DCQCN of RoCEv2.
+  if (iwarp)
+    return (limits::kCaps & ~(ORNIC_CAP_CC | ORNIC_CAP_ROCE_V1 | ORNIC_CAP_ROCE_VLAN)) |
+           ORNIC_CAP_IWARP;
   if (!ib.enabled)
     return limits::kCaps;
   // No Ethernet function, no IP GIDs, no ECN/DCQCN on an InfiniBand port.

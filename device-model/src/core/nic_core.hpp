@@ -30,6 +30,8 @@
 
 namespace ornic {
 
+class IwarpCmHooks;
+
 using MacAddress = std::array<uint8_t, 6>;
 
 // The largest IB MTU whose packets fit an Ethernet MTU: IPv4 (20) + UDP (8) + BTH (12) +
@@ -91,6 +93,7 @@ public:
   // PORT_CHANGE: what the subnet manager changed (ORNIC_PORT_CHANGE_*).
   void post_port_change(uint32_t what) { post_async_event(ORNIC_EQE_PORT_CHANGE, 1, what); }
   bool is_ib() const { return ib.enabled; }
+  bool is_iwarp() const { return iwarp; }
   // The port's GID table entry `index` exists (an InfiniBand port has GID 0 only).
   bool gid_index_valid(uint32_t index) const {
     if (ib.enabled)
@@ -139,6 +142,11 @@ public:
   bool link_up = false;
   // The InfiniBand port (ib.enabled when the link layer is InfiniBand).
   IbPort ib;
+  // An iWARP port (iwarp.rst): Ethernet without RoCE framing; fixed for the device's life.
+  bool iwarp = false;
+  // The iWARP connection manager the IW_* commands drive (core/iwarp_cm_hooks.hpp); null
+  // on other ports. Not owned.
+  IwarpCmHooks* iwarp_cm = nullptr;
   // CC_CONFIG (roce.rst, "Congestion control"); back to the defaults on reset.
   cc::CcConfig cc;
   // SET_PORT_QOS and the per-priority counters (ethernet.rst, "Priorities and lossless

@@ -1,6 +1,7 @@
 #include <cstring>
 #include <optional>
 
+#include "core/iwarp_cm_hooks.hpp"
 #include "nic/admin_commands.hpp"
 
 namespace ornic {
@@ -200,6 +201,19 @@ AdminResult AdminCommands::dispatch(const ornic_admin_sqe& c) {
     return mad_ifc(as<ornic_admin_mad_ifc>(c));
   case ORNIC_ADMIN_MODIFY_PORT:
     return modify_port(as<ornic_admin_modify_port>(c));
+  case ORNIC_ADMIN_IW_LISTEN:
+  case ORNIC_ADMIN_IW_UNLISTEN:
+  case ORNIC_ADMIN_IW_CONNECT:
+  case ORNIC_ADMIN_IW_ACCEPT:
+  case ORNIC_ADMIN_IW_REJECT:
+  case ORNIC_ADMIN_IW_DISCONNECT:
+  case ORNIC_ADMIN_IW_QUERY_CONN: {
+    // ORNIC_CAP_IWARP only (iwarp-cm.rst).
+    if (core_.iwarp_cm == nullptr)
+      return admin_status(ORNIC_ADMIN_STATUS_BAD_OPCODE);
+    const IwarpCmResult r = core_.iwarp_cm->admin(c);
+    return {static_cast<ornic_admin_status>(r.status), r.result0, 0};
+  }
   default:
     return admin_status(ORNIC_ADMIN_STATUS_BAD_OPCODE);
   }

@@ -83,7 +83,7 @@ AdminResult AdminCommands::query_port(const ornic_admin_query& c) {
     attr.port_guid = to_be(core_.ib.port_guid);
   } else {
     attr.state = core_.link_up ? ORNIC_PORT_ACTIVE : ORNIC_PORT_DOWN;
-    attr.link_layer = ORNIC_LINK_LAYER_ETH;
+    attr.link_layer = core_.is_iwarp() ? ORNIC_LINK_LAYER_IWARP : ORNIC_LINK_LAYER_ETH;
     attr.gid_tbl_len = to_le(limits::kGidTableSize);
     attr.eth_mtu = to_le(core_.eth_mtu);
     attr.max_eth_mtu = to_le(ORNIC_ETH_MTU_MAX);

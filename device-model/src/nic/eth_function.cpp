@@ -133,7 +133,8 @@ void EthFunction::receive(std::span<const std::byte> frame) {
     core_.counters.inc(ORNIC_CNT_ETH_RX_FILTERED);
     return;
   }
-  if (is_roce_for_port(frame, core_.resources.gids)) {
+  // An iWARP port has no RoCE: UDP 4791 and Ethertype 0x8915 are frames like any other.
+  if (!core_.is_iwarp() && is_roce_for_port(frame, core_.resources.gids)) {
     // RDMA traffic belongs to the packet engine and is never shown to the net_device.
     if (core_.transport != nullptr)
       core_.transport->receive(frame);

@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <bit>
 #include <cstdio>
+#include <cstring>
 
 #include "core/device_limits.hpp"
 #include "ib/ib_framing.hpp"
+#include "iwarp/cm/connection_manager.hpp"
 #include "port/pfc_port.hpp"
 #include "port/port.hpp"
 #include "rdma/transport_engine.hpp"
@@ -59,8 +61,12 @@ NicDevice::NicDevice(EventLoop& loop, const NicConfig& config)
       own_timer_(config.timer ? nullptr : std::make_unique<EventLoopTransportTimer>(loop)),
       framing_(make_framing(core_, config)),
       transport_(std::make_unique<TransportEngine>(
-          loop, core_, config.port, config.timer ? *config.timer : *own_timer_, *framing_)) {
+          loop, core_, config.port, config.timer ? *config.timer : *own_timer_, *framing_)),
+      loop_(loop) {
   core_.clock = config.timer ? config.timer : own_timer_.get();
+  core_.iwarp = config.link_layer == ORNIC_LINK_LAYER_IWARP;
+  if (core_.iwarp)
+    set_up_iwarp();
   core_.transport = transport_.get();
   core_.faults = config.faults;
   core_.resources.set_limits(config.limits);
@@ -86,6 +92,10 @@ NicDevice::NicDevice(EventLoop& loop, const NicConfig& config)
           core_.transport->receive(frame);
         return;
       }
+      // iwarp-cm.rst, "Receive": TCP to the device's listeners and connections is the
+      // connection manager's, everything else the Ethernet function's.
+      if (iwarp_cm_ && ready() && iwarp_cm_->receive(frame))
+        return;
       eth_.receive(frame);
     });
     port_->set_link_listener([this, ticket = lifetime_.ticket()](bool up) {
@@ -96,12 +106,54 @@ NicDevice::NicDevice(EventLoop& loop, const NicConfig& config)
 }
 
 NicDevice::~NicDevice() {
+  if (iwarp_tick_ != 0)
+    loop_.cancel_timer(iwarp_tick_);
+  core_.iwarp_cm = nullptr;
+  iwarp_cm_.reset();
   core_.transport = nullptr; // the transport goes first (members are destroyed in reverse)
   lifetime_.invalidate();
   if (port_ != nullptr) {
     port_->set_receiver(nullptr);
     port_->set_link_listener(nullptr);
   }
+}
+
+// The connection manager sends through the port like the Ethernet function, reports on the
+// async EQ and reads and writes host memory for private data and IW_QUERY_CONN.
+void NicDevice::set_up_iwarp() {
+  iwarp::cm::CmEnvironment env;
+  env.transmit = [this](std::span<const std::byte> frame) {
+    if (port_ != nullptr && core_.link_up && !core_.fatal())
+      port_->send(frame);
+  };
+  env.post_event = [this](const ornic_eqe_iw& event) {
+    ornic_eqe eqe;
+    static_assert(sizeof(eqe) == sizeof(event));
+    std::memcpy(&eqe, &event, sizeof(eqe));
+    core_.post_async_entry(eqe);
+  };
+  env.dma_read = [this](uint64_t addr, std::span<std::byte> out) {
+    return core_.memory().read(addr, out);
+  };
+  env.dma_write = [this](uint64_t addr, std::span<const std::byte> in) {
+    return core_.memory().write(addr, in);
+  };
+  env.mac = [this] { return core_.mac; };
+  iwarp_cm_ = std::make_unique<iwarp::cm::ConnectionManager>(std::move(env), core_.mac);
+  core_.iwarp_cm = iwarp_cm_.get();
+  iwarp_tick();
+}
+
+// lwIP's timers and the MPA timeouts run on the device clock, one tick per TCP timer period.
+void NicDevice::iwarp_tick() {
+  const auto now =
+      std::chrono::steady_clock::time_point{std::chrono::nanoseconds(core_.clock_ns())};
+  iwarp_cm_->advance(now);
+  iwarp_tick_ =
+      loop_.add_timer(iwarp::tcp::TcpEngine::kTickPeriod, [this, ticket = lifetime_.ticket()] {
+        if (ticket.valid())
+          iwarp_tick();
+      });
 }
 
 // The PFC engine follows SET_PORT_QOS: the priorities --port-pfc made lossless stay so (the
@@ -291,6 +343,8 @@ nlohmann::json NicDevice::state() const {
 
 void NicDevice::reset() {
   admin_.stop();
+  if (iwarp_cm_)
+    iwarp_cm_->reset();
   eth_.reset();
   transport_->reset();
   core_.reset();

@@ -29,6 +29,9 @@ namespace ornic {
 
 class Port;
 class PfcPort;
+namespace iwarp::cm {
+class ConnectionManager;
+}
 
 struct NicConfig {
   std::array<uint8_t, 6> mac;
@@ -77,6 +80,8 @@ private:
   void aeq_doorbell(uint32_t value);
   void link_changed(bool up);
   void attach_pfc(PfcPort& pfc);
+  void set_up_iwarp();
+  void iwarp_tick();
   RegisterView register_view() const;
   uint64_t doorbell_page_read(uint64_t offset, unsigned size) const;
 
@@ -92,6 +97,10 @@ private:
   std::unique_ptr<TransportTimer> own_timer_;
   std::unique_ptr<iba::Framing> framing_;     // what the transport's packets look like
   std::unique_ptr<TransportHooks> transport_; // uses framing_
+  EventLoop& loop_;
+  // An iWARP port's connection manager (iwarp-cm.rst) and its TCP timer tick.
+  std::unique_ptr<iwarp::cm::ConnectionManager> iwarp_cm_;
+  EventLoop::TimerId iwarp_tick_ = 0;
   LifetimeToken lifetime_; // for callbacks the Port runs after the device is gone
 };
 

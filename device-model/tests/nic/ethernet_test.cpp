@@ -16,6 +16,9 @@ std::vector<std::byte> frame_to(const MacAddress& dst, size_t length, uint8_t fi
 
 class NicEthernet : public ::testing::Test {
 protected:
+  explicit NicEthernet(ornic_link_layer link_layer = ORNIC_LINK_LAYER_ETH)
+      : h(nullptr, nullptr, kTestMac, {}, GuestRam::fake, link_layer) {}
+
   void SetUp() override {
     ASSERT_TRUE(h.bring_up(32));
     cqn = h.create_cq(h.create_eq(), 6, 0, &cq_ring);
@@ -298,6 +301,91 @@ TEST_F(NicEthernet, MulticastReachesTheNetdevUnlessItIsRoce) {
   h.port.deliver(multicast6_frame(17, 4791));
   EXPECT_EQ(h.counter(ORNIC_CNT_RX_RDMA_PACKETS), 2u);
   EXPECT_EQ(h.counter(ORNIC_CNT_ETH_RX_FRAMES), 4u);
+}
+
+// iwarp.rst, "Port mode": an iWARP port reports its link layer and the IWARP capability
+// without RoCE's, and frames no RoCE: UDP 4791 to one of its GIDs is the net_device's.
+class NicEthernetIwarp : public NicEthernet {
+protected:
+  NicEthernetIwarp() : NicEthernet(ORNIC_LINK_LAYER_IWARP) {}
+};
+
+TEST_F(NicEthernetIwarp, ReportsTheLinkLayerAndCapability) {
+  const uint64_t buffer = h.alloc(sizeof(ornic_port_attr));
+  ornic_admin_query query{};
+  query.hdr.opcode = ORNIC_ADMIN_QUERY_PORT;
+  query.resp_addr = to_le(buffer);
+  query.resp_len = to_le<uint32_t>(sizeof(ornic_port_attr));
+  ASSERT_EQ(h.execute(DriverHarness::as_sqe(query)).status, ORNIC_ADMIN_STATUS_SUCCESS);
+  const auto attr = h.read<ornic_port_attr>(buffer);
+  EXPECT_EQ(attr.link_layer, ORNIC_LINK_LAYER_IWARP);
+  EXPECT_EQ(attr.state, ORNIC_PORT_ACTIVE);
+  const uint64_t caps = h.reg(ORNIC_REG_CAPS_LO) | uint64_t{h.reg(ORNIC_REG_CAPS_HI)} << 32;
+  EXPECT_NE(caps & ORNIC_CAP_IWARP, 0u);
+  EXPECT_NE(caps & ORNIC_CAP_ETH, 0u);
+  EXPECT_EQ(caps & (ORNIC_CAP_IB | ORNIC_CAP_CC | ORNIC_CAP_ROCE_V1 | ORNIC_CAP_ROCE_VLAN), 0u);
+}
+
+TEST_F(NicEthernetIwarp, RoceFramesGoToTheNetdev) {
+  const std::array<uint8_t, 16> gid = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 10, 0, 0, 1};
+  ASSERT_EQ(h.add_gid(0, gid).status, ORNIC_ADMIN_STATUS_SUCCESS);
+  const uint64_t buffer = h.alloc(2 * 2048, 64);
+  post_rx(0, buffer, 2048);
+  post_rx(1, buffer + 2048, 2048);
+  h.port.deliver(udp4_frame(4791));
+  h.port.deliver(multicast4_frame(17, 4791));
+  EXPECT_EQ(next_cqe().status, ORNIC_CQE_SUCCESS);
+  EXPECT_EQ(next_cqe().status, ORNIC_CQE_SUCCESS);
+  EXPECT_EQ(h.counter(ORNIC_CNT_RX_RDMA_PACKETS), 0u);
+  EXPECT_EQ(h.counter(ORNIC_CNT_ETH_RX_FRAMES), 2u);
+}
+
+// An IPv4 TCP SYN from 10.0.0.9:40000 to 10.0.0.1:dport.
+std::vector<std::byte> tcp_syn_frame(uint16_t dport) {
+  std::vector<std::byte> frame(14 + 20 + 20, std::byte{0});
+  for (size_t i = 0; i < 6; ++i) {
+    frame[i] = std::byte{kTestMac[i]};
+    frame[6 + i] = std::byte{static_cast<uint8_t>(i == 0 ? 0x02 : 9)};
+  }
+  frame[12] = std::byte{0x08};
+  const uint8_t ip[20] = {0x45, 0, 0, 40, 0, 0, 0x40, 0, 64, 6, 0, 0, 10, 0, 0, 9, 10, 0, 0, 1};
+  for (size_t i = 0; i < 20; ++i)
+    frame[14 + i] = std::byte{ip[i]};
+  frame[34] = std::byte{40000 >> 8};
+  frame[35] = std::byte{40000 & 0xff};
+  frame[36] = std::byte{static_cast<uint8_t>(dport >> 8)};
+  frame[37] = std::byte{static_cast<uint8_t>(dport)};
+  frame[34 + 12] = std::byte{0x50};
+  frame[34 + 13] = std::byte{0x02};
+  return frame;
+}
+
+// iwarp-cm.rst, "Receive": TCP to a device listener is the device's, other TCP the netdev's.
+TEST_F(NicEthernetIwarp, TcpToAListenerIsTheDevices) {
+  ornic_admin_iw_listen c{};
+  c.hdr.opcode = ORNIC_ADMIN_IW_LISTEN;
+  const uint8_t ip[4] = {10, 0, 0, 1};
+  std::copy(std::begin(ip), std::end(ip), c.ip);
+  c.port = to_le<uint16_t>(6000);
+  c.backlog = to_le<uint16_t>(4);
+  const auto listened = h.execute(DriverHarness::as_sqe(c));
+  ASSERT_EQ(listened.status, ORNIC_ADMIN_STATUS_SUCCESS);
+  EXPECT_EQ(le(listened.result0), 1u);
+  const uint64_t buffer = h.alloc(2 * 2048, 64);
+  post_rx(0, buffer, 2048);
+  h.port.deliver(tcp_syn_frame(6000));
+  h.run_loop();
+  EXPECT_EQ(h.counter(ORNIC_CNT_ETH_RX_FRAMES), 0u);
+  h.port.deliver(tcp_syn_frame(80));
+  EXPECT_EQ(next_cqe().status, ORNIC_CQE_SUCCESS);
+  EXPECT_EQ(h.counter(ORNIC_CNT_ETH_RX_FRAMES), 1u);
+  c.reserved[0] = 1;
+  EXPECT_EQ(h.execute(DriverHarness::as_sqe(c)).status, ORNIC_ADMIN_STATUS_BAD_FIELD);
+}
+
+TEST_F(NicEthernet, IwarpCommandsNeedAnIwarpPort) {
+  for (uint8_t opcode = ORNIC_ADMIN_IW_LISTEN; opcode <= ORNIC_ADMIN_IW_QUERY_CONN; ++opcode)
+    EXPECT_EQ(h.execute(DriverHarness::simple(opcode)).status, ORNIC_ADMIN_STATUS_BAD_OPCODE);
 }
 
 } // namespace

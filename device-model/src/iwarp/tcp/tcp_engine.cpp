@@ -641,6 +641,14 @@ size_t TcpEngine::send(ConnectionId id, std::span<const std::byte> bytes) {
   return done;
 }
 
+void TcpEngine::set_ip_options(ConnectionId id, uint8_t tos, uint8_t ttl) {
+  Conn* c = conn(id);
+  if (c == nullptr || c->pcb == nullptr)
+    return;
+  c->pcb->tos = tos;
+  c->pcb->ttl = ttl;
+}
+
 void TcpEngine::close(ConnectionId id) {
   Conn* c = conn(id);
   if (c == nullptr)
