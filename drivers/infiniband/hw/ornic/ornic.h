@@ -319,6 +319,17 @@ static inline bool ornic_is_ib(const struct ornic_dev *dev)
 }
 
 /*
+ * An iWARP port (ORNIC_CAP_IWARP): the device runs TCP and MPA itself and
+ * needs an iw_cm provider, which this driver does not have; its RDMA verbs
+ * over RoCE framing would never reach the peer.  Only the netdev is
+ * registered.
+ */
+static inline bool ornic_is_iwarp(const struct ornic_dev *dev)
+{
+	return dev->caps & ORNIC_CAP_IWARP;
+}
+
+/*
  * ornic_main.c: probe and remove; nothing else calls into it.  What the
  * lower layers report reaches it through the handlers it registers:
  * struct ornic_liveness_ops (ornic_liveness.h) and struct

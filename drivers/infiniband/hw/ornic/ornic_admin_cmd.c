@@ -184,6 +184,13 @@ const char *ornic_admin_opcode_str(u8 opcode)
 	case ORNIC_ADMIN_MODIFY_PORT: return "MODIFY_PORT";
 	case ORNIC_ADMIN_SET_PORT_QOS: return "SET_PORT_QOS";
 	case ORNIC_ADMIN_QUERY_PORT_QOS: return "QUERY_PORT_QOS";
+	case ORNIC_ADMIN_IW_LISTEN: return "IW_LISTEN";
+	case ORNIC_ADMIN_IW_UNLISTEN: return "IW_UNLISTEN";
+	case ORNIC_ADMIN_IW_CONNECT: return "IW_CONNECT";
+	case ORNIC_ADMIN_IW_ACCEPT: return "IW_ACCEPT";
+	case ORNIC_ADMIN_IW_REJECT: return "IW_REJECT";
+	case ORNIC_ADMIN_IW_DISCONNECT: return "IW_DISCONNECT";
+	case ORNIC_ADMIN_IW_QUERY_CONN: return "IW_QUERY_CONN";
 	default: return "UNKNOWN";
 	}
 }

@@ -457,7 +457,10 @@ static int ornic_register(struct ornic_dev *dev)
 			      msecs_to_jiffies(ORNIC_HEALTH_PERIOD_MS));
 	/* An InfiniBand port has no Ethernet function (IPoIB gives ib0). */
 	err = ornic_is_ib(dev) ? 0 : ornic_eth_register(dev);
-	if (!err)
+	if (!err && ornic_is_iwarp(dev))
+		dev_info(&dev->pdev->dev,
+			 "iWARP port: no RDMA device (no iWARP connection manager in this driver), Ethernet only\n");
+	else if (!err)
 		err = ornic_ib_register(dev);
 	if (err)
 		ornic_unregister(dev);
