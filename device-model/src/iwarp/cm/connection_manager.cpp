@@ -158,6 +158,19 @@ ConnectionManager::Conn* ConnectionManager::find(uint32_t id) {
   return it == conns_.end() ? nullptr : &it->second;
 }
 
+ConnectionManager::Conn* ConnectionManager::find_request(uint32_t id, uint8_t& status) {
+  Conn* conn = find(id);
+  if (conn == nullptr || conn->phase == Phase::awaiting_request) {
+    status = ORNIC_ADMIN_STATUS_BAD_HANDLE;
+    return nullptr;
+  }
+  if (conn->active || conn->phase != Phase::request_received) {
+    status = ORNIC_ADMIN_STATUS_BAD_STATE;
+    return nullptr;
+  }
+  return conn;
+}
+
 std::optional<std::vector<uint8_t>>
 ConnectionManager::read_private_data(uint64_t addr, uint16_t len, uint8_t& status) {
   std::vector<uint8_t> data(len);
@@ -529,11 +542,10 @@ IwarpCmResult ConnectionManager::accept(const ornic_admin_iw_accept& c) {
       (c.flags & ~ORNIC_IW_ACCEPT_CRC) != 0 || ird > ORNIC_IW_MAX_IRD_ORD ||
       ord > ORNIC_IW_MAX_IRD_ORD || pdata_len > kMpaMaxPrivateData)
     return status_of(ORNIC_ADMIN_STATUS_BAD_FIELD);
-  Conn* conn = find(le(c.conn_id));
-  if (conn == nullptr || conn->phase == Phase::awaiting_request)
-    return status_of(ORNIC_ADMIN_STATUS_BAD_HANDLE);
-  if (conn->active || conn->phase != Phase::request_received)
-    return status_of(ORNIC_ADMIN_STATUS_BAD_STATE);
+  uint8_t status = ORNIC_ADMIN_STATUS_SUCCESS;
+  Conn* conn = find_request(le(c.conn_id), status);
+  if (conn == nullptr)
+    return status_of(status);
   MpaLocalPolicy policy;
   policy.want_crc = (c.flags & ORNIC_IW_ACCEPT_CRC) != 0;
   policy.ird = ird;
@@ -541,7 +553,6 @@ IwarpCmResult ConnectionManager::accept(const ornic_admin_iw_accept& c) {
   MpaAnswer answer = answer_mpa_request(conn->request, policy);
   if (answer.reply.enhanced && pdata_len > kMpaMaxPrivateData - kMpaEnhancedParamsSize)
     return status_of(ORNIC_ADMIN_STATUS_BAD_FIELD);
-  uint8_t status = ORNIC_ADMIN_STATUS_SUCCESS;
   auto pdata = read_private_data(le(c.pdata_addr), pdata_len, status);
   if (!pdata)
     return status_of(status);
@@ -567,12 +578,10 @@ IwarpCmResult ConnectionManager::reject(const ornic_admin_iw_conn_cmd& c) {
   const uint32_t len = le(c.len);
   if (c.hdr.flags != 0 || c.flags != 0 || !field_is_zero(c.reserved) || len > kMpaMaxPrivateData)
     return status_of(ORNIC_ADMIN_STATUS_BAD_FIELD);
-  Conn* conn = find(le(c.id));
-  if (conn == nullptr || conn->phase == Phase::awaiting_request)
-    return status_of(ORNIC_ADMIN_STATUS_BAD_HANDLE);
-  if (conn->active || conn->phase != Phase::request_received)
-    return status_of(ORNIC_ADMIN_STATUS_BAD_STATE);
   uint8_t status = ORNIC_ADMIN_STATUS_SUCCESS;
+  Conn* conn = find_request(le(c.id), status);
+  if (conn == nullptr)
+    return status_of(status);
   auto pdata = read_private_data(le(c.addr), static_cast<uint16_t>(len), status);
   if (!pdata)
     return status_of(status);

@@ -115,6 +115,9 @@ private:
 
   std::optional<unsigned> engine_port_for(const tcp::Ipv4Address& ip);
   Conn* find(uint32_t id);
+  // The passive connection @id whose MPA request awaits ACCEPT or REJECT; else
+  // @status says why not (BAD_HANDLE, BAD_STATE).
+  Conn* find_request(uint32_t id, uint8_t& status);
   tcp::ConnectionCallbacks callbacks(uint32_t id);
   bool accept_tcp(uint32_t listener_id, tcp::ConnectionId tcp, const tcp::Endpoint& remote,
                   tcp::ConnectionCallbacks& callbacks);
