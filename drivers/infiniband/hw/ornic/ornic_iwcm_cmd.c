@@ -30,13 +30,19 @@ static bool ornic_iw_unicast(__be32 ip)
 	       !ipv4_is_lbcast(ip);
 }
 
+/* A unicast IPv4 address with a port: what the device takes. */
+static bool ornic_iw_endpoint_ok(const struct sockaddr_in *sin)
+{
+	return sin->sin_family == AF_INET && sin->sin_port &&
+	       ornic_iw_unicast(sin->sin_addr.s_addr);
+}
+
 int ornic_cmd_iw_listen(struct ornic_admin_sqe *sqe,
 			const struct sockaddr_in *addr, int backlog)
 {
 	struct ornic_admin_iw_listen *c = (struct ornic_admin_iw_listen *)sqe;
 
-	if (addr->sin_family != AF_INET || !addr->sin_port ||
-	    !ornic_iw_unicast(addr->sin_addr.s_addr))
+	if (!ornic_iw_endpoint_ok(addr))
 		return -EINVAL;
 	ornic_cmd_init(sqe, ORNIC_ADMIN_IW_LISTEN);
 	memcpy(c->ip, &addr->sin_addr.s_addr, sizeof(c->ip));
@@ -46,12 +52,6 @@ int ornic_cmd_iw_listen(struct ornic_admin_sqe *sqe,
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(ornic_cmd_iw_listen);
-
-static bool ornic_iw_endpoint_ok(const struct sockaddr_in *sin)
-{
-	return sin->sin_family == AF_INET && sin->sin_port &&
-	       ornic_iw_unicast(sin->sin_addr.s_addr);
-}
 
 static void ornic_iw_put_tuple(struct ornic_iw_tuple *t,
 			       const struct sockaddr_in *local,
