@@ -241,24 +241,60 @@ run_groups() {
 	group_end
 }
 
-# The model, driver and provider groups build what every later group uses.
-run_groups model model-guest driver provider
-# The later groups share only those builds (each its own guests, models,
-# socket directories and network namespaces), and a TCG guest keeps about
-# 70 % of two host cores busy: two lanes of them run side by side.  The
-# groups that start guests of their own next to each other (twoguests,
-# guide) and those that build the packages and use them (deb, stock) keep
-# to one lane.  ORNIC_CHECK_LANES=1 runs everything in one lane.
-lane_a=(ib interop ulp lint)
-lane_b=(datapath pyverbs twoguests guide deb stock soak runner rxe siw)
+# The model group builds what every later group uses; model-guest, driver
+# and provider build the tools, modules and provider the guest groups load.
+# The package groups (deb, then stock, which uses deb's packages) need none
+# of that: they start in the second lane right after the model group.  A
+# TCG guest keeps about 70 % of two host cores busy, so two lanes of groups
+# run side by side; each lane takes the next unit of one queue, longest
+# first, so neither lane idles while the other has a long tail.  A unit's
+# groups run in order in one lane: twoguests and guide start guests of
+# their own side by side and do not run next to each other.
+# ORNIC_CHECK_LANES=1 runs everything in one lane.
+run_groups model
+units=("ib" "twoguests guide" "datapath" "soak" "pyverbs" "interop" "ulp" "lint" "runner" "rxe" "siw")
 if [ "${ORNIC_CHECK_LANES:-2}" = 1 ]; then
-	run_groups "${lane_b[@]:0:1}" "${lane_a[@]}" "${lane_b[@]:1}"
-else
-	run_groups "${lane_a[@]}" &
-	pid_a=$!
-	run_groups "${lane_b[@]}" &
-	pid_b=$!
-	wait "$pid_a"
-	wait "$pid_b"
+	# shellcheck disable=SC2068 # each unit is a list of group names
+	run_groups model-guest driver provider deb stock ${units[@]}
+	exit 0
 fi
+queue=$(mktemp -d)
+echo 0 >"$queue/next"
+# next_unit: the queue's next unit (its groups), or status 1 when empty.
+next_unit() {
+	local n
+	n=$(
+		flock 9
+		n=$(cat "$queue/next")
+		echo $((n + 1)) >"$queue/next"
+		echo "$n"
+	) 9>"$queue/lock"
+	[ "$n" -lt "${#units[@]}" ] || return 1
+	echo "${units[$n]}"
+}
+# take_units: units of the queue until it is empty.
+take_units() {
+	local unit
+	while unit=$(next_unit); do
+		# shellcheck disable=SC2086 # a unit is a list of group names
+		run_groups $unit
+	done
+}
+(
+	run_groups model-guest driver provider
+	touch "$queue/built"
+	take_units
+) &
+pid_a=$!
+(
+	run_groups deb stock
+	while [ ! -e "$queue/built" ]; do
+		sleep 2
+	done
+	take_units
+) &
+pid_b=$!
+wait "$pid_a"
+wait "$pid_b"
+rm -rf "$queue"
 exit 0

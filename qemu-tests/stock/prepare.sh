@@ -28,6 +28,8 @@
 #       (root) or a week (kernel) are removed.  Exit 3 with the reason on
 #       stdout when the archive has no such kernel package, 1 on any other
 #       failure (the logs are named on stderr).
+#   prepare.sh kernels
+#       The kernel layers of both suites only (no packages needed yet).
 #   prepare.sh available
 #       Status 0 when the apt lists name a kernel for either suite.
 set -euo pipefail
@@ -213,8 +215,23 @@ kernel_layer() {
 	exit 1
 }
 
+# kernel_for SUITE: kernel_layer, once more with fresh apt lists when the
+# archive no longer has the version they name; exit 3 when it still has not.
+kernel_for() {
+	local suite=$1 rc=0
+	kernel_layer "$suite" || rc=$?
+	[ "$rc" = 4 ] || return 0
+	refresh_lists || die "apt-get update failed; see $STOCK/apt-update.log"
+	rc=0
+	kernel_layer "$suite" || rc=$?
+	if [ "$rc" = 4 ]; then
+		echo "linux-image-amd64=$V ($suite) is not in the archive: $(grep -m1 -E '404|Unable to locate|candidate' "$KDIR.fail/build.log")"
+		exit 3
+	fi
+}
+
 root() {
-	local suite=$1 rkey rdir kver deb debs sums=() rc=0
+	local suite=$1 rkey rdir kver deb debs sums=()
 	shift
 	[ $# -gt 0 ] || die "prepare.sh root: no packages given"
 	# Absolute paths: the chroot sees /src and /cache where they are.
@@ -223,16 +240,7 @@ root() {
 	done
 	mapfile -t debs < <(realpath -e "$@")
 	set -- "${debs[@]}"
-	kernel_layer "$suite" || rc=$?
-	if [ "$rc" = 4 ]; then
-		refresh_lists || die "apt-get update failed; see $STOCK/apt-update.log"
-		rc=0
-		kernel_layer "$suite" || rc=$?
-		if [ "$rc" = 4 ]; then
-			echo "linux-image-amd64=$V ($suite) is not in the archive: $(grep -m1 -E '404|Unable to locate|candidate' "$KDIR.fail/build.log")"
-			exit 3
-		fi
-	fi
+	kernel_for "$suite"
 	kver=$(kernel_release "$KDIR") || die "no vmlinuz in $KDIR/upper/boot"
 	[ -f "$KDIR/upper/boot/initrd.img-$kver" ] || die "initramfs-tools made no initrd.img-$kver"
 	for deb in "$@"; do
@@ -264,7 +272,15 @@ root() {
 
 case ${1:-} in
 root) shift; root "$@" ;;
+# kernels: the kernel layers of both suites, as root would build them (make
+# check builds them while the test kernel compiles: they wait on the
+# network more than on the CPU).
+kernels)
+	for suite in trixie trixie-backports; do
+		(kernel_for "$suite") || true
+	done
+	;;
 # available: status 0 when the lists name a kernel for either suite.
 available) (version trixie) || (version trixie-backports) ;;
-*) die "usage: prepare.sh root SUITE DEB... | available" ;;
+*) die "usage: prepare.sh root SUITE DEB... | kernels | available" ;;
 esac
