@@ -301,6 +301,25 @@ struct ornic_dev {
 
 	struct net_device *netdev;
 	bool ib_registered;
+	/* An iWARP port's connection management (ornic_iwcm.c). */
+	struct ornic_iwcm {
+		/*
+		 * Protects eps, listeners, every endpoint's state and buf
+		 * (private data out, IW_QUERY_CONN answers in).
+		 */
+		struct mutex lock;
+		struct xarray eps;		/* by connection id */
+		struct list_head listeners;
+		void *buf;
+		dma_addr_t buf_dma;
+		/* Protects events, num_events; live also under aeq_lock. */
+		spinlock_t event_lock;
+		struct list_head events;	/* from the AEQ, for the work */
+		unsigned int num_events;
+		bool live;			/* the AEQ handler may queue */
+		struct work_struct event_work;
+		struct workqueue_struct *wq;	/* ordered: the device's order */
+	} iw;
 
 	struct delayed_work health_work;
 	struct work_struct fatal_work;	/* reports the death upward */
@@ -319,15 +338,24 @@ static inline bool ornic_is_ib(const struct ornic_dev *dev)
 }
 
 /*
- * An iWARP port (ORNIC_CAP_IWARP): the device runs TCP and MPA itself and
- * needs an iw_cm provider, which this driver does not have; its RDMA verbs
- * over RoCE framing would never reach the peer.  Only the netdev is
- * registered.
+ * An iWARP port (ORNIC_CAP_IWARP): the device runs TCP and MPA itself; the
+ * driver registers an RNIC whose connections the iw_cm sets up through
+ * ornic_iwcm.c.
  */
 static inline bool ornic_is_iwarp(const struct ornic_dev *dev)
 {
 	return dev->caps & ORNIC_CAP_IWARP;
 }
+
+/* ornic_iwcm.c: the iw_cm provider of an iWARP port */
+struct ornic_qp;
+int ornic_iw_init(struct ornic_dev *dev);
+void ornic_iw_fini(struct ornic_dev *dev);
+void ornic_iw_async_event(struct ornic_dev *dev, const struct ornic_eqe *eqe);
+void ornic_iw_device_dead(struct ornic_dev *dev);
+void ornic_iw_qp_disconnect(struct ornic_qp *qp, bool abrupt);
+void ornic_iw_qp_get(struct ornic_qp *qp);
+void ornic_iw_qp_put(struct ornic_qp *qp);
 
 /*
  * ornic_main.c: probe and remove; nothing else calls into it.  What the
@@ -360,8 +388,8 @@ int ornic_admin_destroy(struct ornic_dev *dev, u8 opcode, u32 handle);
  * user CQ), from the completion EQ's interrupt handler.
  */
 struct ornic_eq_handlers {
-	void (*async[ORNIC_EQE_PORT_CHANGE + 1])(struct ornic_dev *dev,
-						 const struct ornic_eqe *eqe);
+	void (*async[ORNIC_EQE_IW_CLOSE + 1])(struct ornic_dev *dev,
+					      const struct ornic_eqe *eqe);
 	void (*completion)(struct ornic_dev *dev, struct ornic_eq *eq,
 			   u32 cqn);
 };

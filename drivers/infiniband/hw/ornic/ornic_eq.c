@@ -535,6 +535,11 @@ bool ornic_eqe_type_valid(u8 type)
 	case ORNIC_EQE_DEVICE_FATAL:
 	case ORNIC_EQE_PAGE_FAULT:
 	case ORNIC_EQE_PORT_CHANGE:
+	case ORNIC_EQE_IW_CONN_REQUEST:
+	case ORNIC_EQE_IW_CONNECT_REPLY:
+	case ORNIC_EQE_IW_ESTABLISHED:
+	case ORNIC_EQE_IW_DISCONNECT:
+	case ORNIC_EQE_IW_CLOSE:
 		return true;
 	default:
 		return false;

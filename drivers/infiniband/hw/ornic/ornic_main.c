@@ -59,6 +59,7 @@ static void ornic_fatal_work(struct work_struct *work)
 	flush_work(&dev->link_work);
 	ornic_ib_fatal_event(dev);
 	ornic_cq_rings_kick(dev);
+	ornic_iw_device_dead(dev);
 }
 
 /*
@@ -89,6 +90,11 @@ static const struct ornic_eq_handlers ornic_eq_handlers = {
 		[ORNIC_EQE_PORT_STATE] = ornic_port_state_event,
 		[ORNIC_EQE_PAGE_FAULT] = ornic_odp_page_fault_event,
 		[ORNIC_EQE_PORT_CHANGE] = ornic_port_change_event,
+		[ORNIC_EQE_IW_CONN_REQUEST] = ornic_iw_async_event,
+		[ORNIC_EQE_IW_CONNECT_REPLY] = ornic_iw_async_event,
+		[ORNIC_EQE_IW_ESTABLISHED] = ornic_iw_async_event,
+		[ORNIC_EQE_IW_DISCONNECT] = ornic_iw_async_event,
+		[ORNIC_EQE_IW_CLOSE] = ornic_iw_async_event,
 	},
 	.completion = ornic_cq_comp_event,
 };
@@ -457,10 +463,7 @@ static int ornic_register(struct ornic_dev *dev)
 			      msecs_to_jiffies(ORNIC_HEALTH_PERIOD_MS));
 	/* An InfiniBand port has no Ethernet function (IPoIB gives ib0). */
 	err = ornic_is_ib(dev) ? 0 : ornic_eth_register(dev);
-	if (!err && ornic_is_iwarp(dev))
-		dev_info(&dev->pdev->dev,
-			 "iWARP port: no RDMA device (no iWARP connection manager in this driver), Ethernet only\n");
-	else if (!err)
+	if (!err)
 		err = ornic_ib_register(dev);
 	if (err)
 		ornic_unregister(dev);

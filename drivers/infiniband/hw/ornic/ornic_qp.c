@@ -23,6 +23,9 @@ static int ornic_qp_check_init(struct ornic_dev *dev,
 
 	if (init->create_flags)
 		return -EOPNOTSUPP;
+	/* iWARP connects RC QPs only: no datagrams, no UC, no XRC. */
+	if (ornic_is_iwarp(dev) && init->qp_type != IB_QPT_RC)
+		return -EOPNOTSUPP;
 	/*
 	 * RC, UC, UD and XRC as the device's caps say; GSI and SMI are the MAD
 	 * layer's QP1 and QP0, never user space's.
@@ -339,6 +342,9 @@ int ornic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	if (err)
 		return err;
 	mutex_init(&qp->lock);
+	/* The creator's reference; the iw_cm and connections take more. */
+	refcount_set(&qp->iw_refs, 1);
+	init_completion(&qp->iw_released);
 	if (init->qp_type == IB_QPT_XRC_TGT)
 		return ornic_create_xrc_tgt_qp(dev, qp, init);
 	if (!udata)
@@ -352,6 +358,15 @@ int ornic_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	struct ornic_qp *qp = to_oqp(ibqp);
 	int err;
 
+	if (ornic_is_iwarp(dev)) {
+		/*
+		 * Its connection goes first (RST); the iw_cm drops its
+		 * reference once it has heard of the close.
+		 */
+		ornic_iw_qp_disconnect(qp, true);
+		ornic_iw_qp_put(qp);
+		wait_for_completion(&qp->iw_released);
+	}
 	err = ornic_admin_destroy(dev, ORNIC_ADMIN_DESTROY_QP, qp->qpn);
 	if (err && err != -EIO)
 		return err;
@@ -438,6 +453,74 @@ static int ornic_qp_cmd(struct ornic_dev *dev, u8 opcode, u32 qpn, u32 mask,
 	return err;
 }
 
+/*
+ * An iWARP QP (iwarp-cm.rst, "QPs"): RTR is a no-op, RTS the device's own
+ * move when MPA completes, SQD and ERR close its connection (FIN, RST) and
+ * leave it in ERR.  The device hears INIT, ERR and RESET.
+ */
+static int ornic_iw_modify_qp(struct ornic_dev *dev, struct ornic_qp *qp,
+			      struct ib_qp_attr *attr, int mask,
+			      struct ornic_qp_attr *oa, u32 hw_mask)
+{
+	enum ib_qp_state cur, next;
+	u32 state;
+	int err = 0;
+
+	mutex_lock(&qp->lock);
+	cur = READ_ONCE(qp->state);
+	next = (mask & IB_QP_STATE) ? attr->qp_state : cur;
+	switch (next) {
+	case IB_QPS_INIT:
+		if (cur != IB_QPS_RESET && cur != IB_QPS_INIT)
+			err = -EINVAL;
+		/* iWARP has no P_Key: the device's RC rules want index 0. */
+		if (cur == IB_QPS_RESET)
+			hw_mask |= ORNIC_QP_ATTR_PKEY_INDEX |
+				   ORNIC_QP_ATTR_ACCESS_FLAGS;
+		break;
+	case IB_QPS_RTR:
+		if (cur == IB_QPS_INIT || cur == IB_QPS_RTR)
+			WRITE_ONCE(qp->state, IB_QPS_RTR);
+		else
+			err = -EINVAL;
+		goto out;
+	case IB_QPS_RTS:
+		/* Only the device moves it there; software may confirm. */
+		if (cur != IB_QPS_RTS)
+			err = -EINVAL;
+		goto out;
+	case IB_QPS_SQD:
+	case IB_QPS_SQE:
+	case IB_QPS_ERR:
+		ornic_iw_qp_disconnect(qp, next != IB_QPS_SQD);
+		oa->state = IB_QPS_ERR;
+		hw_mask = ORNIC_QP_ATTR_STATE;
+		break;
+	case IB_QPS_RESET:
+		break;
+	default:
+		err = -EINVAL;
+		goto out;
+	}
+	if (err)
+		goto out;
+	if (!(mask & IB_QP_STATE))
+		goto out;	/* nothing else an iWARP QP takes later */
+	if (ornic_dead(&dev->live) && oa->state == IB_QPS_ERR) {
+		WRITE_ONCE(qp->state, IB_QPS_ERR);
+		goto out;
+	}
+	err = ornic_qp_cmd(dev, ORNIC_ADMIN_MODIFY_QP, qp->qpn, hw_mask, -1,
+			   oa, &state);
+	if (!err)
+		WRITE_ONCE(qp->state, state);
+	if (!err && qp->kernel && state == IB_QPS_RESET && cur != IB_QPS_RESET)
+		ornic_kernel_qp_reset(qp);
+out:
+	mutex_unlock(&qp->lock);
+	return err;
+}
+
 int ornic_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 		    int mask, struct ib_udata *udata)
 {
@@ -460,6 +543,8 @@ int ornic_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	err = ornic_qp_attr_from_ib(attr, mask, &oa);
 	if (err)
 		return err;
+	if (ornic_is_iwarp(dev))
+		return ornic_iw_modify_qp(dev, qp, attr, mask, &oa, hw_mask);
 	access = ornic_qp_access_for_caps(le32_to_cpu(oa.access_flags),
 					  dev->caps);
 	oa.access_flags = cpu_to_le32(access);

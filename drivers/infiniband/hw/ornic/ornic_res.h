@@ -215,6 +215,14 @@ struct ornic_qp {
 	 */
 	u8 state;
 	struct mutex lock;		/* serialises modify and query */
+	/*
+	 * iWARP: references of the iw_cm and of the connection the QP is
+	 * bound to (iw_conn_id, 0 when none; written under dev->iw.lock);
+	 * destroy waits for iw_released.
+	 */
+	refcount_t iw_refs;
+	struct completion iw_released;
+	u32 iw_conn_id;
 };
 
 struct ornic_ah {

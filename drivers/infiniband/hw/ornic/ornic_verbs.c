@@ -7,11 +7,13 @@
  */
 #include <kunit/visibility.h>
 #include <linux/if_vlan.h>
+#include <linux/inetdevice.h>
 #include <linux/slab.h>
 #include <net/addrconf.h>
 #include <rdma/ib_cache.h>
 #include <rdma/ib_user_verbs.h>
 #include <rdma/ib_mad.h>
+#include <rdma/iw_cm.h>
 #include <rdma/ornic-abi.h>
 
 #include "ornic.h"
@@ -118,7 +120,26 @@ static int ornic_query_device(struct ib_device *ibdev,
 			    IB_ATOMIC_GLOB :
 			    a->atomic_cap == ORNIC_ATOMIC_HCA ? IB_ATOMIC_HCA :
 			    IB_ATOMIC_NONE;
+	/* iWARP has no atomics, and a READ's sink is one tagged buffer. */
+	if (ornic_is_iwarp(dev)) {
+		props->atomic_cap = IB_ATOMIC_NONE;
+		props->masked_atomic_cap = IB_ATOMIC_NONE;
+		props->max_sge_rd = 1;
+	}
 	return 0;
+}
+
+/* Whether @netdev has an IPv4 address (an iWARP port's ACTIVE needs one). */
+static bool ornic_iw_has_ipv4(struct net_device *netdev)
+{
+	const struct in_device *in_dev;
+	bool has;
+
+	rcu_read_lock();
+	in_dev = __in_dev_get_rcu(netdev);
+	has = in_dev && rcu_access_pointer(in_dev->ifa_list);
+	rcu_read_unlock();
+	return has;
 }
 
 static int ornic_query_port(struct ib_device *ibdev, u32 port,
@@ -137,14 +158,22 @@ static int ornic_query_port(struct ib_device *ibdev, u32 port,
 	props->pkey_tbl_len = 1;
 	props->ip_gids = true;
 	props->port_cap_flags = IB_PORT_CM_SUP;
+	if (ornic_is_iwarp(dev)) {
+		props->gid_tbl_len = 1;
+		props->ip_gids = false;
+	}
 	props->max_msg_sz = le32_to_cpu(dev->attr.max_msg_size);
 	props->max_mtu = IB_MTU_4096;
 	props->active_mtu = ornic_roce_mtu(mtu);
 	ornic_speed_to_ib(le32_to_cpu(dev->port.speed_gbps),
 			  &props->active_speed, &props->active_width);
-	/* A RoCE port is active while its netdev is up with carrier. */
+	/*
+	 * A RoCE port is active while its netdev is up with carrier; an
+	 * iWARP port also needs an IPv4 address to connect from.
+	 */
 	if (netdev && !ornic_dead(&dev->live) && netif_running(netdev) &&
-	    netif_carrier_ok(netdev))
+	    netif_carrier_ok(netdev) &&
+	    (!ornic_is_iwarp(dev) || ornic_iw_has_ipv4(netdev)))
 		props->state = IB_PORT_ACTIVE;
 	else
 		props->state = IB_PORT_DOWN;
@@ -167,13 +196,16 @@ static int ornic_get_port_immutable(struct ib_device *ibdev, u32 port,
 	immutable->gid_tbl_len = attr.gid_tbl_len;
 	if (ornic_is_ib(to_odev(ibdev)))
 		immutable->core_cap_flags = RDMA_CORE_PORT_IBA_IB;
+	else if (ornic_is_iwarp(to_odev(ibdev)))
+		immutable->core_cap_flags = RDMA_CORE_PORT_IWARP;
 	else if (to_odev(ibdev)->caps & ORNIC_CAP_ROCE_V1)
 		/* The core then adds a RoCE v1 and a RoCE v2 GID per address. */
 		immutable->core_cap_flags = RDMA_CORE_PORT_IBA_ROCE |
 					    RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
 	else
 		immutable->core_cap_flags = RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
-	immutable->max_mad_size = IB_MGMT_MAD_SIZE;
+	if (!ornic_is_iwarp(to_odev(ibdev)))
+		immutable->max_mad_size = IB_MGMT_MAD_SIZE;
 	return 0;
 }
 
@@ -202,6 +234,19 @@ static int ornic_query_gid(struct ib_device *ibdev, u32 port, int index,
 			   union ib_gid *gid)
 {
 	return ornic_ib_query_gid(to_odev(ibdev), index, gid);
+}
+
+/* An iWARP port's one GID: the netdev's MAC, then zeros. */
+static int ornic_iw_query_gid(struct ib_device *ibdev, u32 port, int index,
+			      union ib_gid *gid)
+{
+	struct net_device *netdev = to_odev(ibdev)->netdev;
+
+	if (index)
+		return -EINVAL;
+	memset(gid, 0, sizeof(*gid));
+	memcpy(gid->raw, netdev->dev_addr, ETH_ALEN);
+	return 0;
 }
 
 /* sysfs fw_ver: the device's FW_VERSION (identity.rst, "Versioning"). */
@@ -518,6 +563,11 @@ static const struct ib_device_ops ornic_ib_port_ops = {
 	.query_gid = ornic_query_gid,
 };
 
+/* An iWARP port: one GID (the MAC) the driver reports, no MADs. */
+static const struct ib_device_ops ornic_iw_port_ops = {
+	.query_gid = ornic_iw_query_gid,
+};
+
 /* Multicast verbs, only when the device has ORNIC_CAP_MCAST. */
 static const struct ib_device_ops ornic_mcast_ops = {
 	.attach_mcast = ornic_attach_mcast,
@@ -565,6 +615,22 @@ int ornic_ib_register(struct ornic_dev *dev)
 		addrconf_addr_eui48((u8 *)&ibdev->node_guid,
 				    dev->netdev->perm_addr);
 	}
+	if (ornic_is_iwarp(dev)) {
+		/*
+		 * rdma_cm finds an iWARP port by its one GID (the MAC); the
+		 * device's connections need no port mapper.
+		 */
+		ibdev->node_type = RDMA_NODE_RNIC;
+		strscpy(ibdev->node_desc, "ornic iWARP RNIC",
+			sizeof(ibdev->node_desc));
+		memcpy(ibdev->iw_ifname, dev->netdev->name,
+		       sizeof(ibdev->iw_ifname));
+		ibdev->iw_driver_flags = IW_F_NO_PORT_MAP;
+		ib_set_device_ops(ibdev, &ornic_iw_port_ops);
+		err = ornic_iw_init(dev);
+		if (err)
+			return err;
+	}
 	ib_set_device_ops(ibdev, &ornic_counter_ops);
 	ib_set_device_ops(ibdev, &ornic_restrack_ops);
 	ibdev->driver_def = ornic_uapi_defs;
@@ -575,8 +641,10 @@ int ornic_ib_register(struct ornic_dev *dev)
 	if (ornic_odp_supported(dev)) {
 		ib_set_device_ops(ibdev, &ornic_odp_ops);
 		wq = alloc_workqueue("ornic_odp", WQ_UNBOUND, 0);
-		if (!wq)
-			return -ENOMEM;
+		if (!wq) {
+			err = -ENOMEM;
+			goto err_iw;
+		}
 		spin_lock_irq(&dev->aeq_lock);
 		dev->odp_wq = wq;
 		spin_unlock_irq(&dev->aeq_lock);
@@ -601,6 +669,8 @@ int ornic_ib_register(struct ornic_dev *dev)
 
 err_odp:
 	ornic_odp_wq_destroy(dev);
+err_iw:
+	ornic_iw_fini(dev);
 	return err;
 }
 
@@ -609,6 +679,7 @@ void ornic_ib_unregister(struct ornic_dev *dev)
 	WRITE_ONCE(dev->ib_registered, false);
 	ib_unregister_device(&dev->ibdev);
 	ornic_odp_wq_destroy(dev);
+	ornic_iw_fini(dev);
 }
 
 void ornic_ib_event(struct ornic_dev *dev, enum ib_event_type type)
