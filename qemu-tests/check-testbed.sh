@@ -5,7 +5,7 @@
 # module builds and guest suites.  Every test prints one
 # "PASS|FAIL|SKIP: name details" line into $RESULTS; the host side
 # (check.sh) prints the summary.  Selected groups: ORNIC_CHECK_ONLY="a b"
-# (lint model model-guest driver provider datapath ib pyverbs interop ulp
+# (lint model model-guest driver provider datapath ib iwarp pyverbs interop ulp
 # twoguests soak deb stock guide runner, and rxe siw: the software RDMA
 # baselines, which judge nothing about ornic and run only when named, as
 # `make compare` does).
@@ -133,6 +133,13 @@ group_ib() {
 	fi
 }
 
+# --- iWARP ports: the RNIC, rdma_cm over the device's TCP and MPA (check-iwarp.sh)
+group_iwarp() {
+	if [ -x "$here/check-iwarp.sh" ]; then
+		RESULTS=$RESULTS FLAVOUR=$flavour BUILD=$BUILD "$here/check-iwarp.sh" || true
+	fi
+}
+
 # --- rdma-core's pyverbs suite on ornic and rxe (check-pyverbs.sh) -----------
 group_pyverbs() {
 	if [ -x "$here/check-pyverbs.sh" ]; then
@@ -252,7 +259,7 @@ run_groups() {
 # their own side by side and do not run next to each other.
 # ORNIC_CHECK_LANES=1 runs everything in one lane.
 run_groups model
-units=("ib" "twoguests guide" "datapath" "soak" "pyverbs" "interop" "ulp" "lint" "runner" "rxe" "siw")
+units=("ib" "twoguests guide" "datapath" "soak" "pyverbs" "iwarp" "interop" "ulp" "lint" "runner" "rxe" "siw")
 if [ "${ORNIC_CHECK_LANES:-2}" = 1 ]; then
 	# shellcheck disable=SC2068 # each unit is a list of group names
 	run_groups model-guest driver provider deb stock ${units[@]}

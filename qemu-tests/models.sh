@@ -21,7 +21,7 @@ MODEL_MAX=()
 # MODEL_STATE_DIR: model i writes its counters and state as JSON to
 # MODEL_STATE_DIR/model<i>-state.json on SIGUSR1 and at exit (unset: to its log).
 MODEL_STATE_DIR=${MODEL_STATE_DIR:-}
-# MODEL_LINK_LAYER=ib: every model's port is an InfiniBand port (--link-layer
+# MODEL_LINK_LAYER=ib|iwarp: every model's port is an InfiniBand or iWARP port (--link-layer
 # ib: its capture is then ERF InfiniBand records); unset: Ethernet.
 MODEL_LINK_LAYER=${MODEL_LINK_LAYER:-}
 # MODEL_PCAP=0: no capture (make bench; a capture costs a write per frame).

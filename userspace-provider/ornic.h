@@ -326,6 +326,15 @@ int ornic_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 int ornic_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 		   int attr_mask, struct ibv_qp_init_attr *init_attr);
 int ornic_destroy_qp(struct ibv_qp *ibqp);
+
+/* Whether a QP in @state has a send queue that takes WQEs. */
+static inline bool ornic_sq_usable(enum ibv_qp_state state)
+{
+	return state != IBV_QPS_RESET && state != IBV_QPS_INIT &&
+	       state != IBV_QPS_RTR;
+}
+
+bool ornic_sq_ready(struct ornic_qp *qp);
 struct ornic_qp *ornic_find_qp(struct ornic_context *ctx, uint32_t qpn);
 struct ibv_qp *ornic_open_qp(struct ibv_context *ibctx,
 			     struct ibv_qp_open_attr *attr);

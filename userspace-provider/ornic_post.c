@@ -108,12 +108,6 @@ static int ornic_build_send(struct ornic_qp *qp, const struct ibv_send_wr *wr,
 	return ornic_wqe_finish(qp, w);
 }
 
-static bool ornic_sq_usable(enum ibv_qp_state state)
-{
-	return state != IBV_QPS_RESET && state != IBV_QPS_INIT &&
-	       state != IBV_QPS_RTR;
-}
-
 int ornic_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		    struct ibv_send_wr **bad_wr)
 {
@@ -127,10 +121,10 @@ int ornic_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		*bad_wr = wr;
 		return EINVAL;
 	}
+	if (!ornic_sq_ready(qp))
+		err = EINVAL;
 	pthread_spin_lock(&qp->sq.lock);
 	start = qp->sq.pi;
-	if (!ornic_sq_usable(qp->state))
-		err = EINVAL;
 	for (; wr && !err; wr = wr->next) {
 		err = ornic_build_send(qp, wr, &w);
 		if (!err)

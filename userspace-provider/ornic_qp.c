@@ -433,6 +433,28 @@ int ornic_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 	return 0;
 }
 
+/*
+ * Whether the send queue takes WQEs.  An iWARP QP reaches RTS by the
+ * device's own move once its connection is established (iwarp-cm.rst,
+ * "QPs on an iWARP port"), which no modify told the provider: a state that
+ * would refuse is read from the kernel once more (once per connection,
+ * then the cached state says RTS).
+ */
+bool ornic_sq_ready(struct ornic_qp *qp)
+{
+	struct ibv_qp *ibqp = &qp->vqp.qp;
+	struct ibv_qp_init_attr init;
+	struct ibv_qp_attr attr;
+
+	if (ornic_sq_usable(qp->state))
+		return true;
+	if (ibqp->context->device->transport_type != IBV_TRANSPORT_IWARP)
+		return false;
+	if (ornic_query_qp(ibqp, &attr, IBV_QP_STATE, &init))
+		return false;
+	return ornic_sq_usable(qp->state);
+}
+
 int ornic_destroy_qp(struct ibv_qp *ibqp)
 {
 	struct ornic_context *ctx = to_ornic_ctx(ibqp->context);

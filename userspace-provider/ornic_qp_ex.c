@@ -107,13 +107,13 @@ static struct ornic_qp *ornic_wr_qp(struct ibv_qp_ex *x)
 static void ornic_wr_start(struct ibv_qp_ex *x)
 {
 	struct ornic_qp *qp = ornic_wr_qp(x);
+	bool ready = ornic_sq_ready(qp);
 
 	pthread_spin_lock(&qp->sq.lock);
 	qp->wr_err = 0;
 	qp->wr_open = false;
 	qp->wr_start_pi = qp->sq.pi;
-	if (qp->state == IBV_QPS_RESET || qp->state == IBV_QPS_INIT ||
-	    qp->state == IBV_QPS_RTR)
+	if (!ready)
 		qp->wr_err = EINVAL;
 }
 

@@ -466,9 +466,15 @@ static int ornic_iw_modify_qp(struct ornic_dev *dev, struct ornic_qp *qp,
 	u32 state;
 	int err = 0;
 
+	/*
+	 * Without a state, what rdma_cm passes on (the port) changes nothing
+	 * the device keeps for an iWARP QP.
+	 */
+	if (!(mask & IB_QP_STATE))
+		return 0;
 	mutex_lock(&qp->lock);
 	cur = READ_ONCE(qp->state);
-	next = (mask & IB_QP_STATE) ? attr->qp_state : cur;
+	next = attr->qp_state;
 	switch (next) {
 	case IB_QPS_INIT:
 		if (cur != IB_QPS_RESET && cur != IB_QPS_INIT)
@@ -504,8 +510,6 @@ static int ornic_iw_modify_qp(struct ornic_dev *dev, struct ornic_qp *qp,
 	}
 	if (err)
 		goto out;
-	if (!(mask & IB_QP_STATE))
-		goto out;	/* nothing else an iWARP QP takes later */
 	if (ornic_dead(&dev->live) && oa->state == IB_QPS_ERR) {
 		WRITE_ONCE(qp->state, IB_QPS_ERR);
 		goto out;
@@ -543,11 +547,11 @@ int ornic_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	err = ornic_qp_attr_from_ib(attr, mask, &oa);
 	if (err)
 		return err;
-	if (ornic_is_iwarp(dev))
-		return ornic_iw_modify_qp(dev, qp, attr, mask, &oa, hw_mask);
 	access = ornic_qp_access_for_caps(le32_to_cpu(oa.access_flags),
 					  dev->caps);
 	oa.access_flags = cpu_to_le32(access);
+	if (ornic_is_iwarp(dev))
+		return ornic_iw_modify_qp(dev, qp, attr, mask, &oa, hw_mask);
 	if ((mask & IB_QP_MAX_QP_RD_ATOMIC) &&
 	    attr->max_rd_atomic > le32_to_cpu(dev->attr.max_qp_init_rd_atom))
 		return -EINVAL;

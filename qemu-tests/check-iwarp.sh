@@ -1,0 +1,69 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+# The iwarp group of `make check`: two ornic NICs whose models run
+# --link-layer iwarp, linked, in one guest (suites/iwarp.sh): the driver
+# registers each as an iWARP RNIC, rdma_cm sets connections up through the
+# device's TCP and MPA (accepted and rejected, private data checked both
+# ways), and model 0's capture must decode in tshark as MPA with no
+# malformed frame.  One "PASS|FAIL|SKIP: iwarp/..." line per check into
+# $RESULTS.  Runs inside the testbed.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=qemu-tests/testbed/lib.sh
+. "$here/testbed/lib.sh"
+[ "${ORNIC_IN_TESTBED:-}" = 1 ] || die "check-iwarp.sh runs inside the testbed"
+
+# shellcheck source=qemu-tests/check-guest-lib.sh
+. "$here/check-guest-lib.sh"
+TOOLS=$BUILD/tools
+mkdir -p "$TOOLS"
+if ! gcc -std=gnu11 -O2 -Wall -Wextra -Werror -o "$TOOLS/iwarp-cm" "$here/suites/iwarp-cm.c" \
+	-lrdmacm -libverbs 2>"$TOOLS/iwarp-cm.log"; then
+	record FAIL iwarp/build-iwarp-cm "$(head -n 5 "$TOOLS/iwarp-cm.log" | tr '\n' ' ')"
+	exit 0
+fi
+guest_inputs_built iwarp || exit 0
+
+mdir=/tmp/iwarp-models
+out=$RUNS/iwarp
+rm -rf "$mdir"
+mkdir -p "$out"
+if ! MODEL_LINK_LAYER=iwarp models_start "$mdir" 2 link; then
+	record FAIL iwarp/models-start "models did not start; see $mdir"
+	models_stop >/dev/null
+	exit 0
+fi
+sleep 0.5
+mapfile -t margs < <(models_vm_args)
+run_vm iwarp/vm- iwarp "$FLAVOUR" --timeout 900 "${margs[@]}" -- \
+	env MODDIR="$MO" PROVIDER_DIR="$PDIR" /src/qemu-tests/suites/iwarp.sh "$TOOLS"
+if why=$(models_stop); then
+	record PASS iwarp/models-survive "both iWARP models alive after the suite, clean exit"
+else
+	record FAIL iwarp/models-survive "$why"
+fi
+cp "$mdir"/model*.log "$out/" 2>/dev/null
+
+# What crossed the wire, judged by tshark: MPA request and reply frames
+# (tshark flags revision 2 as unusual, a warning, never an error).
+pcap=$mdir/model0.pcap
+if [ ! -s "$pcap" ]; then
+	record FAIL iwarp/pcap "model 0 wrote no capture"
+else
+	# RPC-over-RDMA's heuristic would claim Send payloads.
+	ts=(tshark --disable-protocol rpcordma -r "$pcap")
+	req=$("${ts[@]}" -Y 'iwarp_mpa.req' 2>"$out/tshark.err" | wc -l)
+	rep=$("${ts[@]}" -Y 'iwarp_mpa.rep' 2>>"$out/tshark.err" | wc -l)
+	rej=$("${ts[@]}" -Y 'iwarp_mpa.rep && iwarp_mpa.rej_flag == 1' 2>>"$out/tshark.err" | wc -l)
+	bad=$("${ts[@]}" -Y '_ws.malformed || _ws.expert.severity == error' \
+		2>>"$out/tshark.err" | tee "$out/tshark-malformed.txt" | wc -l)
+	sed -i '/Running as user "root"/d' "$out/tshark.err"
+	if [ "$req" -gt 0 ] && [ "$rep" -ge "$req" ] && [ "$rej" -gt 0 ] && [ "$bad" = 0 ] &&
+		[ ! -s "$out/tshark.err" ]; then
+		record PASS iwarp/pcap-tshark-mpa "tshark decodes $req MPA requests and $rep replies ($rej rejecting) on model 0's wire, no malformed frame or error"
+	else
+		record FAIL iwarp/pcap-tshark-mpa "$req MPA requests, $rep replies ($rej rejecting), $bad malformed/error (see $out/tshark-malformed.txt); $(head -c 300 "$out/tshark.err")"
+	fi
+	tshark -r "$pcap" -c 2000 -w "$out/model0-head.pcap" 2>/dev/null
+fi
+exit 0

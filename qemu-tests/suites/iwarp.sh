@@ -1,0 +1,167 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+# Guest side of the iwarp group (check-iwarp.sh): two ornic NICs on iWARP
+# ports, linked; the second one's netdev in netns "ornic".
+#   iwarp.sh TOOLDIR
+set -uo pipefail
+tooldir=$1
+SUITE=iwarp
+# shellcheck source=qemu-tests/suites/lib.sh
+. /src/qemu-tests/suites/lib.sh
+# shellcheck source=qemu-tests/suites/driver-lib.sh
+. /src/qemu-tests/suites/driver-lib.sh
+# shellcheck source=qemu-tests/suites/datapath-lib.sh
+. /src/qemu-tests/suites/datapath-lib.sh
+
+# registered DEV NETDEV [NS]: an iWARP RNIC on NETDEV, as rdma_cm and the
+# verbs tools see one.
+registered() {
+	local d=$1 nd=$2 nsx=() mac gid want o bad=""
+	[ -n "${3:-}" ] && nsx=(ip netns exec "$3")
+	[ "$(cat "/sys/class/infiniband/$d/node_type")" = "4: RNIC" ] ||
+		bad+=" node_type '$(cat "/sys/class/infiniband/$d/node_type")'"
+	o=$("${nsx[@]}" rdma link show "$d/1" 2>&1)
+	[[ $o == *"state ACTIVE"* && $o == *"netdev $nd"* ]] || bad+=" rdma link: '$o'"
+	o=$(ibv_devinfo -d "$d" 2>&1)
+	[[ $o == *"transport:"*"iWARP"* ]] || bad+=" ibv_devinfo: '$(grep -m1 transport <<<"$o")'"
+	[[ $o == *"link_layer:"*"Ethernet"* ]] || bad+=" link_layer: '$(grep -m1 link_layer <<<"$o")'"
+	mac=$("${nsx[@]}" cat "/sys/class/net/$nd/address")
+	gid=$(cat "/sys/class/infiniband/$d/ports/1/gids/0")
+	want=$(tr -d : <<<"$mac" | sed 's/^\(....\)\(....\)\(....\)$/\1:\2:\3/'):0000:0000:0000:0000:0000
+	[ "$gid" = "$want" ] || bad+=" GID 0 '$gid', wanted '$want'"
+	if [ -z "$bad" ]; then
+		pass "registered-$d" "$d: node type RNIC, transport iWARP, link layer Ethernet, ACTIVE on $nd, GID 0 $gid (its MAC)"
+	else
+		fail "registered-$d" "$bad"
+	fi
+}
+
+# siw_setup: netns "siw" behind a veth pair from $NS, which forwards between
+# it and the ornic link; siw0 on its end.
+siw_setup() {
+	local log=/out/siw-setup.log
+	{
+		ip netns add siw &&
+			ip link add vA type veth peer name vB &&
+			ip link set vA netns "$NS" && ip link set vB netns siw &&
+			ip netns exec "$NS" ip addr add 10.0.5.1/24 dev vA &&
+			ip netns exec "$NS" ip link set vA up &&
+			ip netns exec siw ip addr add 10.0.5.2/24 dev vB &&
+			ip netns exec siw ip link set vB up &&
+			ip netns exec siw ip link set lo up &&
+			ip netns exec siw ip route add default via 10.0.5.1 &&
+			ip netns exec "$NS" sysctl -qw net.ipv4.ip_forward=1 &&
+			ip route add 10.0.5.0/24 via "$SIP" dev "$CND" &&
+			modprobe siw &&
+			ip netns exec siw rdma link add siw0 type siw netdev vB &&
+			wait_for port_active siw0
+	} >"$log" 2>&1 && return 0
+	fail siw-setup "$(tail -n 3 "$log" | tr '\n' ' ')"
+	return 1
+}
+
+# in_ns NS CMD...: CMD in netns NS, or here when NS is "-".
+in_ns() {
+	local ns=$1
+	shift
+	if [ "$ns" = - ]; then "$@"; else ip netns exec "$ns" "$@"; fi
+}
+
+# cm_run NAME PORT SERVER_NS CLIENT_NS TOOL SERVER_ARGS -- CLIENT_ARGS: an
+# rdma_cm tool's server in SERVER_NS, its client in CLIENT_NS ("-": this
+# one); logs /out/NAME.{server,client}.log.
+cm_run() {
+	local name=$1 port=$2 sns=$3 cns=$4 tool=$5 sargs=() spid rc=0 src=0 _
+	shift 5
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do sargs+=("$1"); shift; done
+	shift
+	in_ns "$sns" timeout 300 stdbuf -oL -eL "$tool" "${sargs[@]}" >"/out/$name.server.log" 2>&1 &
+	spid=$!
+	for _ in $(seq 150); do
+		[[ $(in_ns "$sns" rdma resource show cm_id 2>/dev/null) == *"state LISTEN"*":$port "* ]] && break
+		sleep 0.2
+	done
+	in_ns "$cns" timeout 300 "$tool" "$@" >"/out/$name.client.log" 2>&1 || rc=$?
+	wait "$spid" || src=$?
+	[ "$rc" != 0 ] || rc=$src
+	return "$rc"
+}
+
+# data PAIR SERVER_NS SERVER_IP CLIENT_NS PORT: rping and ucmatose between
+# a pair's two sides.
+data() {
+	local pair=$1 sns=$2 sip=$3 cns=$4 port=$5
+	if cm_run "$pair-rping" "$port" "$sns" "$cns" rping -s -a "$sip" -p "$port" -V -C 50 -S 4096 -- \
+		-c -a "$sip" -p "$port" -V -C 50 -S 4096; then
+		pass "$pair/rping" "50 pings of 4096 B (RDMA READ, WRITE and SEND), every byte verified (-V)"
+	else
+		fail "$pair/rping" "$(tail -n 2 "/out/$pair-rping.client.log" | tr '\n' ' ') / $(tail -n 2 "/out/$pair-rping.server.log" | tr '\n' ' ')"
+	fi
+	port=$((port + 1))
+	if cm_run "$pair-ucmatose" "$port" "$sns" "$cns" ucmatose -b "$sip" -p "$port" -c 4 -C 20 -S 1000 -- \
+		-s "$sip" -p "$port" -c 4 -C 20 -S 1000 &&
+		grep -q 'test complete' "/out/$pair-ucmatose.client.log"; then
+		pass "$pair/ucmatose" "4 RC connections, 20 x 1000 B each way"
+	else
+		fail "$pair/ucmatose" "$(tail -n 2 "/out/$pair-ucmatose.client.log" | tr '\n' ' ') / $(tail -n 2 "/out/$pair-ucmatose.server.log" | tr '\n' ' ')"
+	fi
+}
+
+# siw_to_ornic: iwarp-cm's server on ornic_0 (this namespace), its client
+# on siw0 in netns siw; logs /out/siw-ornic-cm.{server,client}.log.
+siw_to_ornic() {
+	local spid rc=0 src=0
+	timeout 120 stdbuf -oL -eL "$tooldir/iwarp-cm" server "$CIP" 7473 4 \
+		>/out/siw-ornic-cm.server.log 2>&1 &
+	spid=$!
+	if ! cm_wait_listen 7473; then
+		kill "$spid" 2>/dev/null
+		echo "server did not listen" >/out/siw-ornic-cm.client.log
+		return 1
+	fi
+	ip netns exec siw timeout 120 "$tooldir/iwarp-cm" client "$CIP" 7473 4 10.0.5.2 \
+		>/out/siw-ornic-cm.client.log 2>&1 || rc=$?
+	wait "$spid" || src=$?
+	[ "$rc" != 0 ] || rc=$src
+	return "$rc"
+}
+
+if setup_ornic; then
+	registered "$CDEV" "$CND"
+	registered "$SDEV" "$SND" "$NS"
+	if cm_pair ornic-ornic cm 7471 "$tooldir/iwarp-cm" server "$SIP" 7471 6 -- \
+		client "$SIP" 7471 6 "$CIP"; then
+		pass ornic-ornic/cm-setup "rdma_cm over the device's TCP and MPA: 6 connections, 3 accepted (established, closed by the client, seen closed by the server) and 3 rejected, every request's and answer's private data checked"
+	else
+		fail ornic-ornic/cm-setup "$(tail -n 3 /out/ornic-ornic-cm.client.log | tr '\n' ' ') / $(tail -n 3 /out/ornic-ornic-cm.server.log | tr '\n' ' ')"
+	fi
+	data ornic-ornic "$NS" "$SIP" - 7480
+	o=$(rdma resource show cm_id 2>&1; ip netns exec "$NS" rdma resource show cm_id 2>&1)
+	left=$(grep -v LISTEN <<<"$o" | grep -F ornic_)
+	if [ -z "$left" ]; then
+		pass ornic-ornic/cm-ids-gone "no connection's cm_id left on either side"
+	else
+		fail ornic-ornic/cm-ids-gone "$(tr '\n' ' ' <<<"$o")"
+	fi
+	# siw on a veth pair in netns "siw" (10.0.5.2), routed through the
+	# server port's namespace: its frames cross the same wire, and the
+	# device hands them to the netdev as it does all TCP it does not own.
+	if siw_setup; then
+		pass siw-setup "siw0 on a veth in netns siw (10.0.5.2), routed through $SND"
+		if NS=siw cm_pair ornic-siw cm 7472 "$tooldir/iwarp-cm" server 10.0.5.2 7472 4 -- \
+			client 10.0.5.2 7472 4 "$CIP"; then
+			pass ornic-siw/cm-setup "ornic_0 connects to siw0 (MPA revision 2, CRC asked): 4 connections, 2 accepted and closed, 2 rejected, every private data checked by the other side"
+		else
+			fail ornic-siw/cm-setup "$(tail -n 3 /out/ornic-siw-cm.client.log | tr '\n' ' ') / $(tail -n 3 /out/ornic-siw-cm.server.log | tr '\n' ' ')"
+		fi
+		data ornic-siw siw 10.0.5.2 - 7482
+		data siw-ornic - "$CIP" siw 7484
+		if siw_to_ornic; then
+			pass siw-ornic/cm-setup "siw0 connects to ornic_0: 4 connections, 2 accepted and closed, 2 rejected, every private data checked by the other side"
+		else
+			fail siw-ornic/cm-setup "$(tail -n 3 /out/siw-ornic-cm.client.log | tr '\n' ' ') / $(tail -n 3 /out/siw-ornic-cm.server.log | tr '\n' ' ')"
+		fi
+	fi
+	rmmod ornic || fail rmmod "$(lsmod | grep ornic)"
+fi
+exit 0
