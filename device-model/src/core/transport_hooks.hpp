@@ -21,6 +21,8 @@ public:
   virtual void qp_modified(uint32_t qpn, ornic_qp_state from, ornic_qp_state to) = 0;
   // The QP is entering ERR: drop transport work before its WQEs are flushed.
   virtual void qp_entering_error(uint32_t qpn) = 0;
+  // DESTROY_QP: the QP is about to go (the IB transport keeps nothing outside it).
+  virtual void qp_destroyed(uint32_t /*qpn*/) {}
   // A frame of the transport's fabric addressed to the port (RoCEv2: to one of its GIDs).
   virtual void receive(std::span<const std::byte> frame) = 0;
   // ODP_RESUME: a requester stalled on a page fault goes on (no-op when not stalled).

@@ -40,6 +40,9 @@ AdminResult AdminCommands::create_qp(const ornic_admin_create_qp& c) {
       (qp_is_xrc(type) && !(limits::kCaps & ORNIC_CAP_XRC)) ||
       (type == ORNIC_QPT_SMI && !core_.is_ib()))
     return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);
+  // iwarp-cm.rst, "QPs on an iWARP port": iWARP connects RC QPs only.
+  if (core_.is_iwarp() && (type == ORNIC_QPT_UD || type == ORNIC_QPT_UC || qp_is_xrc(type)))
+    return admin_status(ORNIC_ADMIN_STATUS_BAD_FIELD);
   if (type == ORNIC_QPT_XRC_TGT)
     return create_xrc_tgt_qp(c);
   const bool use_srq = (c.flags & ORNIC_QP_FLAG_USE_SRQ) != 0;
@@ -248,6 +251,10 @@ AdminResult AdminCommands::modify_qp(const ornic_admin_modify_qp& c) {
   }
   if ((c.flags & ORNIC_MODIFY_QP_FLAG_CUR_STATE) && c.cur_state != qp->state)
     return admin_status(ORNIC_ADMIN_STATUS_BAD_STATE);
+  // On an iWARP port the device takes a QP to RTS when its connection is established.
+  if (core_.is_iwarp() && (mask & ORNIC_QP_ATTR_STATE) && attr.state != qp->state &&
+      (attr.state == ORNIC_QPS_RTR || attr.state == ORNIC_QPS_RTS))
+    return admin_status(ORNIC_ADMIN_STATUS_BAD_STATE);
   if (auto status = check_qp_attr(core_, attr, mask); status != ORNIC_ADMIN_STATUS_SUCCESS)
     return admin_status(status);
 
@@ -308,6 +315,8 @@ AdminResult AdminCommands::destroy_qp(const ornic_admin_destroy& c) {
   const QueuePair* qp = r.qps.find(qpn);
   if (qp == nullptr)
     return admin_status(ORNIC_ADMIN_STATUS_BAD_HANDLE);
+  if (core_.transport != nullptr)
+    core_.transport->qp_destroyed(qpn);
   r.page_list_entries -= qp->page_list_charge;
   // A type-2 window is usable only through its QP: a later QP with this QPN must not inherit it.
   r.unbind_windows_of(qpn);

@@ -8,6 +8,7 @@
 #include "core/device_limits.hpp"
 #include "ib/ib_framing.hpp"
 #include "iwarp/cm/connection_manager.hpp"
+#include "iwarp/qp/qp_engine.hpp"
 #include "port/pfc_port.hpp"
 #include "port/port.hpp"
 #include "rdma/transport_engine.hpp"
@@ -59,10 +60,7 @@ NicDevice::NicDevice(EventLoop& loop, const NicConfig& config)
     : port_(config.port), core_(config.mac), commands_(core_), admin_(loop, core_, commands_),
       eth_(loop, core_, config.port), doorbells_(core_, eth_),
       own_timer_(config.timer ? nullptr : std::make_unique<EventLoopTransportTimer>(loop)),
-      framing_(make_framing(core_, config)),
-      transport_(std::make_unique<TransportEngine>(
-          loop, core_, config.port, config.timer ? *config.timer : *own_timer_, *framing_)),
-      loop_(loop) {
+      framing_(make_framing(core_, config)), transport_(make_transport(loop, config)), loop_(loop) {
   core_.clock = config.timer ? config.timer : own_timer_.get();
   core_.iwarp = config.link_layer == ORNIC_LINK_LAYER_IWARP;
   if (core_.iwarp)
@@ -106,9 +104,11 @@ NicDevice::NicDevice(EventLoop& loop, const NicConfig& config)
 }
 
 NicDevice::~NicDevice() {
-  if (iwarp_tick_ != 0)
-    loop_.cancel_timer(iwarp_tick_);
+  if (iwarp_cm_ && core_.clock != nullptr)
+    core_.clock->disarm();
   core_.iwarp_cm = nullptr;
+  if (iwarp_qps_ != nullptr)
+    iwarp_qps_->set_io(nullptr);
   iwarp_cm_.reset();
   core_.transport = nullptr; // the transport goes first (members are destroyed in reverse)
   lifetime_.invalidate();
@@ -118,8 +118,22 @@ NicDevice::~NicDevice() {
   }
 }
 
+// The transport of the port's link layer: an iWARP port's QPs run RDMAP over the connection
+// manager's TCP (iwarp-cm.rst), the others the IB transport in the port's framing.
+std::unique_ptr<TransportHooks> NicDevice::make_transport(EventLoop& loop,
+                                                          const NicConfig& config) {
+  if (config.link_layer == ORNIC_LINK_LAYER_IWARP) {
+    auto engine = std::make_unique<iwarp::qp::QpEngine>(core_);
+    iwarp_qps_ = engine.get();
+    return engine;
+  }
+  return std::make_unique<TransportEngine>(loop, core_, config.port,
+                                           config.timer ? *config.timer : *own_timer_, *framing_);
+}
+
 // The connection manager sends through the port like the Ethernet function, reports on the
-// async EQ and reads and writes host memory for private data and IW_QUERY_CONN.
+// async EQ and reads and writes host memory for private data and IW_QUERY_CONN; its
+// established connections carry the QP engine's streams.
 void NicDevice::set_up_iwarp() {
   iwarp::cm::CmEnvironment env;
   env.transmit = [this](std::span<const std::byte> frame) {
@@ -141,19 +155,23 @@ void NicDevice::set_up_iwarp() {
   env.mac = [this] { return core_.mac; };
   iwarp_cm_ = std::make_unique<iwarp::cm::ConnectionManager>(std::move(env), core_.mac);
   core_.iwarp_cm = iwarp_cm_.get();
+  if (iwarp_qps_ != nullptr) {
+    iwarp_cm_->set_qp_streams(iwarp_qps_);
+    iwarp_qps_->set_io(iwarp_cm_.get());
+  }
   iwarp_tick();
 }
 
 // lwIP's timers and the MPA timeouts run on the device clock, one tick per TCP timer period.
 void NicDevice::iwarp_tick() {
-  const auto now =
-      std::chrono::steady_clock::time_point{std::chrono::nanoseconds(core_.clock_ns())};
-  iwarp_cm_->advance(now);
-  iwarp_tick_ =
-      loop_.add_timer(iwarp::tcp::TcpEngine::kTickPeriod, [this, ticket = lifetime_.ticket()] {
-        if (ticket.valid())
-          iwarp_tick();
-      });
+  const int64_t now_ns = core_.clock->now_ns();
+  iwarp_cm_->advance(std::chrono::steady_clock::time_point{std::chrono::nanoseconds(now_ns)});
+  // An iWARP port has no IB transport: the device clock's one wakeup is the tick's.
+  const int64_t period = std::chrono::nanoseconds(iwarp::tcp::TcpEngine::kTickPeriod).count();
+  core_.clock->arm(now_ns + period, [this, ticket = lifetime_.ticket()] {
+    if (ticket.valid())
+      iwarp_tick();
+  });
 }
 
 // The PFC engine follows SET_PORT_QOS: the priorities --port-pfc made lossless stay so (the

@@ -32,6 +32,9 @@ class PfcPort;
 namespace iwarp::cm {
 class ConnectionManager;
 }
+namespace iwarp::qp {
+class QpEngine;
+}
 
 struct NicConfig {
   std::array<uint8_t, 6> mac;
@@ -80,6 +83,7 @@ private:
   void aeq_doorbell(uint32_t value);
   void link_changed(bool up);
   void attach_pfc(PfcPort& pfc);
+  std::unique_ptr<TransportHooks> make_transport(EventLoop& loop, const NicConfig& config);
   void set_up_iwarp();
   void iwarp_tick();
   RegisterView register_view() const;
@@ -96,11 +100,11 @@ private:
   QueueDoorbells doorbells_;
   std::unique_ptr<TransportTimer> own_timer_;
   std::unique_ptr<iba::Framing> framing_;     // what the transport's packets look like
+  iwarp::qp::QpEngine* iwarp_qps_ = nullptr;  // transport_, on an iWARP port
   std::unique_ptr<TransportHooks> transport_; // uses framing_
   EventLoop& loop_;
-  // An iWARP port's connection manager (iwarp-cm.rst) and its TCP timer tick.
+  // An iWARP port's connection manager (iwarp-cm.rst); its TCP timers tick on the device clock.
   std::unique_ptr<iwarp::cm::ConnectionManager> iwarp_cm_;
-  EventLoop::TimerId iwarp_tick_ = 0;
   LifetimeToken lifetime_; // for callbacks the Port runs after the device is gone
 };
 

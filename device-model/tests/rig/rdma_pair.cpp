@@ -238,8 +238,10 @@ ornic_qp_attr Qp::attr() {
 RdmaPair::RdmaPair(bool use_ipv6) : RdmaPair(Options{.ipv6 = use_ipv6}) {}
 
 RdmaPair::RdmaPair(const Options& options)
-    : a(&wire.end(0), &timer_a, kMacA, options.ram, options.infiniband, options.guest_memory),
-      b(&wire.end(1), &timer_b, kMacB, options.ram, options.infiniband, options.guest_memory),
+    : a(&wire.end(0), &timer_a, kMacA, options.ram, options.infiniband, options.guest_memory,
+        options.iwarp),
+      b(&wire.end(1), &timer_b, kMacB, options.ram, options.infiniband, options.guest_memory,
+        options.iwarp),
       ipv6(options.ipv6), roce_v1(options.roce_v1), vlan_id(options.vlan_id) {
   setup(a, 1, options.cq_log_depth);
   setup(b, 2, options.cq_log_depth);

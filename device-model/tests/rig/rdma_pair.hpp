@@ -21,8 +21,11 @@ inline constexpr MacAddress kMacB = {0x02, 0, 0, 0, 0, 0x0b};
 
 struct Node {
   Node(Port* port, TransportTimer* timer, const MacAddress& node_mac, GuestRam ram = GuestRam::fake,
-       bool infiniband = false, size_t memory_size = DriverHarness::kMemorySize)
-      : h(port, timer, node_mac, {}, ram, infiniband ? ORNIC_LINK_LAYER_IB : ORNIC_LINK_LAYER_ETH,
+       bool infiniband = false, size_t memory_size = DriverHarness::kMemorySize, bool iwarp = false)
+      : h(port, timer, node_mac, {}, ram,
+          infiniband ? ORNIC_LINK_LAYER_IB
+          : iwarp    ? ORNIC_LINK_LAYER_IWARP
+                     : ORNIC_LINK_LAYER_ETH,
           memory_size),
         mac(node_mac), ib(infiniband) {}
   DriverHarness h;
@@ -126,6 +129,7 @@ public:
     bool roce_v1 = false; // GID 0 a RoCE v1 entry (of the IPv4 or IPv6 address)
     std::optional<uint16_t> vlan_id = std::nullopt; // GID 0 on this VLAN; AVs with SL 5 (the PCP)
     bool infiniband = false;                        // LIDs 1 and 2, ports Active
+    bool iwarp = false;                             // iWARP ports (10.0.0.1 and .2)
     GuestRam ram = GuestRam::fake;
     unsigned cq_log_depth = 8;
     size_t guest_memory = DriverHarness::kMemorySize; // each node's

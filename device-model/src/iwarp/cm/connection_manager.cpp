@@ -264,6 +264,16 @@ tcp::ConnectionCallbacks ConnectionManager::callbacks(uint32_t id) {
   cb.on_receive = [this, id](tcp::ConnectionId, std::span<const std::byte> bytes) {
     on_bytes(id, bytes);
   };
+  cb.on_sent = [this, id](tcp::ConnectionId, size_t bytes) {
+    Conn* conn = find(id);
+    if (conn == nullptr)
+      return;
+    // The QP counts its own bytes only: the setup frame went first.
+    const size_t setup = std::min(bytes, conn->setup_unacked);
+    conn->setup_unacked -= setup;
+    if (bytes > setup && conn->qp_bound && qps_ != nullptr)
+      qps_->acknowledged(conn->qpn, bytes - setup);
+  };
   cb.on_peer_closed = [this, id](tcp::ConnectionId) { on_peer_closed(id); };
   cb.on_error = [this, id](tcp::ConnectionId, tcp::TcpError error) { on_tcp_error(id, error); };
   return cb;
@@ -291,7 +301,9 @@ IwarpCmResult ConnectionManager::connect(const ornic_admin_iw_connect& c) {
     return status_of(ORNIC_ADMIN_STATUS_BUSY);
   if (conns_.size() >= ORNIC_IW_MAX_CONNS)
     return status_of(ORNIC_ADMIN_STATUS_NO_RESOURCES);
-  uint8_t status = ORNIC_ADMIN_STATUS_SUCCESS;
+  uint8_t status = check_qp(le(c.qpn), id);
+  if (status != ORNIC_ADMIN_STATUS_SUCCESS)
+    return status_of(status);
   auto pdata = read_private_data(le(c.pdata_addr), pdata_len, status);
   if (!pdata)
     return status_of(status);
@@ -360,7 +372,9 @@ bool ConnectionManager::send_frame(Conn& conn, const MpaSetupFrame& frame) {
   if (!bytes)
     return false;
   // A fresh connection's send buffer holds far more than 532 bytes.
-  return engine_->send(conn.tcp, std::as_bytes(std::span<const uint8_t>(*bytes))) == bytes->size();
+  const size_t sent = engine_->send(conn.tcp, std::as_bytes(std::span<const uint8_t>(*bytes)));
+  conn.setup_unacked += sent;
+  return sent == bytes->size();
 }
 
 void ConnectionManager::on_bytes(uint32_t id, std::span<const std::byte> bytes) {
@@ -368,8 +382,10 @@ void ConnectionManager::on_bytes(uint32_t id, std::span<const std::byte> bytes) 
   if (conn == nullptr)
     return;
   if (conn->phase != Phase::awaiting_request && conn->phase != Phase::request_sent) {
-    // FPDUs (and a peer that talks before it may): not processed yet.
-    counters_.fpdu_bytes_dropped += bytes.size();
+    if (conn->qp_bound && qps_ != nullptr)
+      qps_->received(conn->qpn, bytes);
+    else // a peer that talks before it may, or after its QP let the stream go
+      counters_.fpdu_bytes_dropped += bytes.size();
     return;
   }
   for (const std::byte b : bytes)
@@ -429,7 +445,9 @@ void ConnectionManager::got_reply(Conn& conn) {
     post(ORNIC_EQE_IW_CONNECT_REPLY, conn, ORNIC_IW_STATUS_MPA_ERROR);
     return;
   }
-  counters_.fpdu_bytes_dropped += conn.setup_bytes.size() - parse.frame_size;
+  // The bytes after the reply are the first FPDUs: the QP's once it is bound.
+  std::vector<uint8_t> first_fpdus(
+      conn.setup_bytes.begin() + static_cast<ptrdiff_t>(parse.frame_size), conn.setup_bytes.end());
   conn.setup_bytes.clear();
   conn.peer_private_data = parse.frame.private_data;
   const auto pdata_len = static_cast<uint16_t>(conn.peer_private_data.size());
@@ -452,7 +470,11 @@ void ConnectionManager::got_reply(Conn& conn) {
     conn.peer_ord = parse.frame.enhanced->ord;
   }
   conn.phase = Phase::established;
+  bind(conn);
+  const uint32_t id = conn.id;
   post(ORNIC_EQE_IW_CONNECT_REPLY, conn, ORNIC_IW_STATUS_OK, pdata_len);
+  if (!first_fpdus.empty())
+    on_bytes(id, std::as_bytes(std::span<const uint8_t>(first_fpdus)));
 }
 
 void ConnectionManager::on_peer_closed(uint32_t id) {
@@ -471,6 +493,7 @@ void ConnectionManager::on_peer_closed(uint32_t id) {
   case Phase::request_received:
   case Phase::established:
     conn->phase = Phase::peer_closed;
+    unbind(*conn, StreamEnd::peer_closed);
     post(ORNIC_EQE_IW_DISCONNECT, *conn, ORNIC_IW_STATUS_OK);
     return;
   default:
@@ -494,6 +517,7 @@ void ConnectionManager::on_tcp_error(uint32_t id, tcp::TcpError error) {
     if (was == Phase::request_received)
       if (auto it = listeners_.find(conn->listener_id); it != listeners_.end())
         --it->second.pending;
+    unbind(*conn, error == tcp::TcpError::TimedOut ? StreamEnd::timed_out : StreamEnd::reset);
     post(ORNIC_EQE_IW_CLOSE, *conn, status_of_error(error));
   }
 }
@@ -546,6 +570,9 @@ IwarpCmResult ConnectionManager::accept(const ornic_admin_iw_accept& c) {
   Conn* conn = find_request(le(c.conn_id), status);
   if (conn == nullptr)
     return status_of(status);
+  status = check_qp(le(c.qpn), conn->id);
+  if (status != ORNIC_ADMIN_STATUS_SUCCESS)
+    return status_of(status);
   MpaLocalPolicy policy;
   policy.want_crc = (c.flags & ORNIC_IW_ACCEPT_CRC) != 0;
   policy.ird = ird;
@@ -570,8 +597,61 @@ IwarpCmResult ConnectionManager::accept(const ornic_admin_iw_accept& c) {
     post(ORNIC_EQE_IW_CLOSE, *conn, ORNIC_IW_STATUS_UNREACHABLE);
     return {};
   }
+  bind(*conn);
   post(ORNIC_EQE_IW_ESTABLISHED, *conn, ORNIC_IW_STATUS_OK);
   return {};
+}
+
+uint8_t ConnectionManager::check_qp(uint32_t qpn, uint32_t conn_id) const {
+  if (qps_ == nullptr)
+    return ORNIC_ADMIN_STATUS_SUCCESS;
+  const uint8_t status = qps_->check_qp(qpn);
+  if (status != ORNIC_ADMIN_STATUS_SUCCESS)
+    return status;
+  // An IW_CONNECT still setting up holds its QP as a bound one does.
+  for (const auto& [id, conn] : conns_)
+    if (id != conn_id && conn.qpn == qpn && conn.phase != Phase::closed &&
+        (conn.qp_bound || conn.active))
+      return ORNIC_ADMIN_STATUS_BUSY;
+  return ORNIC_ADMIN_STATUS_SUCCESS;
+}
+
+void ConnectionManager::bind(Conn& conn) {
+  if (qps_ == nullptr || conn.tcp == tcp::kNoConnection)
+    return;
+  StreamParams params;
+  params.conn_id = conn.id;
+  params.qpn = conn.qpn;
+  params.crc = conn.crc;
+  params.mss = engine_->mss(conn.tcp);
+  params.ird = conn.ird;
+  params.ord = conn.ord;
+  conn.qp_bound = true;
+  qps_->established(params);
+}
+
+void ConnectionManager::unbind(Conn& conn, StreamEnd why) {
+  if (!conn.qp_bound)
+    return;
+  conn.qp_bound = false;
+  if (qps_ != nullptr)
+    qps_->ended(conn.qpn, why);
+}
+
+size_t ConnectionManager::stream_send(uint32_t conn_id, std::span<const std::byte> bytes) {
+  Conn* conn = find(conn_id);
+  if (conn == nullptr || !conn->qp_bound || conn->tcp == tcp::kNoConnection)
+    return 0;
+  return engine_->send(conn->tcp, bytes);
+}
+
+void ConnectionManager::stream_close(uint32_t conn_id) {
+  Conn* conn = find(conn_id);
+  if (conn == nullptr || !conn->qp_bound)
+    return;
+  conn->qp_bound = false;
+  end(*conn, false);
+  post(ORNIC_EQE_IW_CLOSE, *conn, ORNIC_IW_STATUS_OK);
 }
 
 IwarpCmResult ConnectionManager::reject(const ornic_admin_iw_conn_cmd& c) {
@@ -602,6 +682,7 @@ IwarpCmResult ConnectionManager::disconnect(const ornic_admin_iw_conn_cmd& c) {
   Conn* conn = find(le(c.id));
   if (conn == nullptr || conn->phase == Phase::awaiting_request)
     return status_of(ORNIC_ADMIN_STATUS_BAD_HANDLE);
+  unbind(*conn, StreamEnd::disconnected);
   drop(conn->id, (le(c.flags) & ORNIC_IW_DISCONNECT_ABRUPT) != 0);
   return {};
 }

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "core/iwarp_cm_hooks.hpp"
+#include "iwarp/cm/qp_streams.hpp"
 #include "iwarp/mpa_setup.hpp"
 #include "iwarp/tcp/tcp_engine.hpp"
 
@@ -45,10 +46,10 @@ struct CmCounters {
   uint64_t mpa_replies_refused = 0;  // invalid or unacceptable reply on our IW_CONNECT
   uint64_t mpa_timeouts = 0;         // no request or reply within kMpaTimeout
   uint64_t backlog_refused = 0;      // a SYN over a listener's backlog or the table
-  uint64_t fpdu_bytes_dropped = 0;   // after setup: no FPDU processing yet
+  uint64_t fpdu_bytes_dropped = 0;   // after setup, with no QP bound to take them
 };
 
-class ConnectionManager : public IwarpCmHooks {
+class ConnectionManager : public IwarpCmHooks, public StreamIo {
 public:
   // How long a peer has to send its MPA request or reply once TCP is up.
   static constexpr std::chrono::seconds kMpaTimeout{10};
@@ -66,6 +67,11 @@ public:
   // TCP's timers and the MPA timeouts, on the model's clock.
   void advance(Clock::time_point now);
   void set_mac(const tcp::MacAddress& mac) { mac_ = mac; }
+  // The QPs established connections are bound to; unset, no QP is checked or bound.
+  void set_qp_streams(QpStreams* qps) { qps_ = qps; }
+
+  size_t stream_send(uint32_t conn_id, std::span<const std::byte> bytes) override;
+  void stream_close(uint32_t conn_id) override;
 
   const CmCounters& counters() const { return counters_; }
   size_t connection_count() const { return conns_.size(); }
@@ -95,6 +101,8 @@ private:
     tcp::ConnectionId tcp = tcp::kNoConnection;
     uint32_t listener_id = 0;
     uint32_t qpn = 0;
+    bool qp_bound = false;    // established, and the QP engine owns the stream
+    size_t setup_unacked = 0; // our setup frame's bytes TCP has not seen acknowledged yet
     ornic_iw_tuple tuple{};
     MpaSetupFrame request; // ours (active) or the peer's (passive)
     uint8_t revision = 0;
@@ -131,6 +139,10 @@ private:
   void end(Conn& conn, bool abort);
   // The connection and its id go (the passive side before CONN_REQUEST, REJECT, DISCONNECT).
   void drop(uint32_t id, bool abort);
+  // IW_CONNECT's or IW_ACCEPT's QP: its own state, and no other live connection names it.
+  uint8_t check_qp(uint32_t qpn, uint32_t conn_id) const;
+  void bind(Conn& conn);
+  void unbind(Conn& conn, StreamEnd why);
   void post(uint8_t type, const Conn& conn, uint8_t status, uint16_t pdata_len = 0);
   bool send_frame(Conn& conn, const MpaSetupFrame& frame);
   std::optional<std::vector<uint8_t>> read_private_data(uint64_t addr, uint16_t len,
@@ -146,6 +158,7 @@ private:
   uint32_t next_device_id_ = 1;
   Clock::time_point now_{};
   CmCounters counters_;
+  QpStreams* qps_ = nullptr;
 };
 
 } // namespace ornic::iwarp::cm

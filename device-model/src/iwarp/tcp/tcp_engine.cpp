@@ -620,6 +620,13 @@ size_t TcpEngine::send_space(ConnectionId id) const {
   return tcp_sndbuf(c->pcb);
 }
 
+size_t TcpEngine::mss(ConnectionId id) const {
+  Conn* c = conn(id);
+  if (c == nullptr || c->pcb == nullptr || c->connecting)
+    return 0;
+  return tcp_mss(c->pcb);
+}
+
 size_t TcpEngine::send(ConnectionId id, std::span<const std::byte> bytes) {
   Conn* c = conn(id);
   if (c == nullptr || c->pcb == nullptr || c->connecting)

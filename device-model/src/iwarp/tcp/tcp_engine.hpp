@@ -111,6 +111,8 @@ public:
   // How many bytes the engine took (0 when the send buffer is full: wait for on_sent).
   size_t send(ConnectionId id, std::span<const std::byte> bytes);
   size_t send_space(ConnectionId id) const;
+  // The connection's MSS: TCP payload bytes per segment (0 when it is not connected).
+  size_t mss(ConnectionId id) const;
   // The IPv4 TOS byte and TTL of the connection's segments (lwIP's defaults until set).
   void set_ip_options(ConnectionId id, uint8_t tos, uint8_t ttl);
   void close(ConnectionId id); // FIN; the connection lingers in the engine until it is done

@@ -370,6 +370,62 @@ TEST_F(ConnectionManagerTest, PeerFinIsADisconnect) {
   EXPECT_TRUE(run_until([&] { return a_.cm->connection_count() == 0; }));
 }
 
+// What the QP engine of a device would see: the connection manager's QP checks, the
+// binding, the stream and its end.
+struct FakeQps : QpStreams {
+  uint8_t answer = ORNIC_ADMIN_STATUS_SUCCESS;
+  std::vector<StreamParams> bound;
+  std::vector<std::byte> bytes;
+  size_t acked = 0;
+  std::vector<StreamEnd> ends;
+
+  uint8_t check_qp(uint32_t) const override { return answer; }
+  void established(const StreamParams& p) override { bound.push_back(p); }
+  void received(uint32_t, std::span<const std::byte> b) override {
+    bytes.insert(bytes.end(), b.begin(), b.end());
+  }
+  void acknowledged(uint32_t, size_t n) override { acked += n; }
+  void ended(uint32_t, StreamEnd why) override { ends.push_back(why); }
+};
+
+TEST_F(ConnectionManagerTest, EstablishedConnectionsCarryTheQpStream) {
+  FakeQps qa, qb;
+  a_.cm->set_qp_streams(&qa);
+  b_.cm->set_qp_streams(&qb);
+  qa.answer = ORNIC_ADMIN_STATUS_BAD_STATE;
+  EXPECT_EQ(a_.cm->admin(sqe(connect_cmd(1))).status, ORNIC_ADMIN_STATUS_BAD_STATE);
+  EXPECT_EQ(a_.cm->connection_count(), 0u);
+  qa.answer = ORNIC_ADMIN_STATUS_SUCCESS;
+  const uint32_t b_id = establish();
+  // The QP of an IW_CONNECT still in use cannot be named again.
+  auto again = connect_cmd(2);
+  EXPECT_EQ(a_.cm->admin(sqe(again)).status, ORNIC_ADMIN_STATUS_BUSY);
+  ASSERT_EQ(qa.bound.size(), 1u);
+  ASSERT_EQ(qb.bound.size(), 1u);
+  EXPECT_EQ(qa.bound[0].qpn, 17u);
+  EXPECT_EQ(qb.bound[0].qpn, 33u);
+  EXPECT_EQ(qa.bound[0].conn_id, 1u);
+  EXPECT_EQ(qb.bound[0].conn_id, b_id);
+  EXPECT_EQ(qa.bound[0].mss, 1460u);
+  // A's stream reaches B's QP, and A hears every byte acknowledged (its setup frame's not).
+  const std::vector<std::byte> data(3000, std::byte{0x5a});
+  EXPECT_EQ(a_.cm->stream_send(1, data), data.size());
+  ASSERT_TRUE(run_until([&] { return qa.acked == data.size(); }));
+  EXPECT_EQ(qb.bytes, data);
+  EXPECT_EQ(a_.cm->counters().fpdu_bytes_dropped, 0u);
+  // B's QP gives the stream up: A sees FIN, B reports IW_CLOSE.
+  b_.cm->stream_close(b_id);
+  const auto eb = b_.event();
+  ASSERT_TRUE(eb);
+  EXPECT_EQ(eb->type, ORNIC_EQE_IW_CLOSE);
+  EXPECT_EQ(eb->status, ORNIC_IW_STATUS_OK);
+  ASSERT_TRUE(run_until([&] { return !qa.ends.empty(); }));
+  EXPECT_EQ(qa.ends[0], StreamEnd::peer_closed);
+  EXPECT_TRUE(qb.ends.empty());
+  a_.cm->set_qp_streams(nullptr);
+  b_.cm->set_qp_streams(nullptr);
+}
+
 // A raw TCP peer sends `request` to B's listener; what it gets back.
 struct RawPeer {
   tcp::ConnectionId id = tcp::kNoConnection;
