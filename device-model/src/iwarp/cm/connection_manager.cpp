@@ -662,6 +662,11 @@ IwarpCmResult ConnectionManager::reject(const ornic_admin_iw_conn_cmd& c) {
   Conn* conn = find_request(le(c.id), status);
   if (conn == nullptr)
     return status_of(status);
+  // An enhanced request's reply carries the enhanced parameters even when it rejects: the
+  // peer (siw among others) takes the first four bytes of its private data as them.
+  const bool enhanced = conn->request.enhanced.has_value();
+  if (enhanced && len > kMpaMaxPrivateData - kMpaEnhancedParamsSize)
+    return status_of(ORNIC_ADMIN_STATUS_BAD_FIELD);
   auto pdata = read_private_data(le(c.addr), static_cast<uint16_t>(len), status);
   if (!pdata)
     return status_of(status);
@@ -669,6 +674,8 @@ IwarpCmResult ConnectionManager::reject(const ornic_admin_iw_conn_cmd& c) {
   reply.kind = MpaFrameKind::reply;
   reply.reject = true;
   reply.revision = conn->revision;
+  if (enhanced)
+    reply.enhanced = MpaEnhancedParams{};
   reply.private_data = std::move(*pdata);
   send_frame(*conn, reply);
   drop(conn->id, false);

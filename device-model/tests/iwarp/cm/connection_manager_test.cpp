@@ -505,6 +505,29 @@ TEST_F(ConnectionManagerWire, MarkersAreRefusedWithAReject) {
   EXPECT_TRUE(b_.events.empty());
 }
 
+// What siw does with a reject: the first four bytes of an enhanced request's reply are the
+// enhanced parameters, a rejecting reply's included.
+TEST_F(ConnectionManagerWire, RejectOfAnEnhancedRequestCarriesTheParameters) {
+  RawPeer p;
+  MpaSetupFrame request;
+  request.kind = MpaFrameKind::request;
+  request.revision = kMpaRevision2;
+  request.enhanced = MpaEnhancedParams{.peer_to_peer = true, .write_rtr = true, .ird = 4, .ord = 4};
+  raw_connect(p, *build_mpa_setup(request));
+  ASSERT_TRUE(run_until([&] { return !b_.events.empty(); }));
+  const uint32_t b_id = le(b_.event()->conn_id);
+  put_pdata(b_, "busy");
+  ASSERT_EQ(conn_cmd(b_, ORNIC_ADMIN_IW_REJECT, b_id, 0, kPdataAddr, 4).status,
+            ORNIC_ADMIN_STATUS_SUCCESS);
+  ASSERT_TRUE(run_until([&] { return p.peer_closed; }));
+  const MpaSetupParse reply = parse_mpa_setup(p.received, MpaFrameKind::reply);
+  ASSERT_EQ(reply.status, MpaSetupParse::Status::complete);
+  EXPECT_TRUE(reply.frame.reject);
+  EXPECT_EQ(reply.frame.revision, kMpaRevision2);
+  ASSERT_TRUE(reply.frame.enhanced);
+  EXPECT_EQ(std::string(reply.frame.private_data.begin(), reply.frame.private_data.end()), "busy");
+}
+
 TEST_F(ConnectionManagerWire, SilentPeerTimesOut) {
   RawPeer p;
   raw_connect(p, {});
