@@ -4,8 +4,10 @@
 # --link-layer iwarp, linked, in one guest (suites/iwarp.sh): the driver
 # registers each as an iWARP RNIC, rdma_cm sets connections up through the
 # device's TCP and MPA (accepted and rejected, private data checked both
-# ways), and model 0's capture must decode in tshark as MPA with no
-# malformed frame.  One "PASS|FAIL|SKIP: iwarp/..." line per check into
+# ways), with ornic and with siw; rping, ucmatose and perftest move data
+# over them.  Model 0's capture must decode in tshark as MPA/DDP/RDMAP with
+# no malformed frame, and every FPDU's CRC32c must be what python3-crcmod
+# computes (tools/iwarp-crc-check.py).  One "PASS|FAIL|SKIP: iwarp/..." line per check into
 # $RESULTS.  Runs inside the testbed.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -55,15 +57,36 @@ else
 	req=$("${ts[@]}" -Y 'iwarp_mpa.req' 2>"$out/tshark.err" | wc -l)
 	rep=$("${ts[@]}" -Y 'iwarp_mpa.rep' 2>>"$out/tshark.err" | wc -l)
 	rej=$("${ts[@]}" -Y 'iwarp_mpa.rep && iwarp_mpa.rej_flag == 1' 2>>"$out/tshark.err" | wc -l)
+	rdmap=$("${ts[@]}" -Y 'iwarp_rdma' 2>>"$out/tshark.err" | wc -l)
 	bad=$("${ts[@]}" -Y '_ws.malformed || _ws.expert.severity == error' \
 		2>>"$out/tshark.err" | tee "$out/tshark-malformed.txt" | wc -l)
 	sed -i '/Running as user "root"/d' "$out/tshark.err"
-	if [ "$req" -gt 0 ] && [ "$rep" -ge "$req" ] && [ "$rej" -gt 0 ] && [ "$bad" = 0 ] &&
-		[ ! -s "$out/tshark.err" ]; then
-		record PASS iwarp/pcap-tshark-mpa "tshark decodes $req MPA requests and $rep replies ($rej rejecting) on model 0's wire, no malformed frame or error"
+	if [ "$req" -gt 0 ] && [ "$rep" -ge "$req" ] && [ "$rej" -gt 0 ] && [ "$rdmap" -gt 0 ] &&
+		[ "$bad" = 0 ] && [ ! -s "$out/tshark.err" ]; then
+		record PASS iwarp/pcap-tshark-mpa "tshark decodes $req MPA requests and $rep replies ($rej rejecting) and $rdmap frames of MPA/DDP/RDMAP on model 0's wire, no malformed frame or error"
 	else
-		record FAIL iwarp/pcap-tshark-mpa "$req MPA requests, $rep replies ($rej rejecting), $bad malformed/error (see $out/tshark-malformed.txt); $(head -c 300 "$out/tshark.err")"
+		record FAIL iwarp/pcap-tshark-mpa "$req MPA requests, $rep replies ($rej rejecting), $rdmap RDMAP frames, $bad malformed/error (see $out/tshark-malformed.txt); $(head -c 300 "$out/tshark.err")"
+	fi
+	# Every FPDU's CRC32c, recomputed by code that is not ornic's.
+	if line=$(python3 "$here/tools/iwarp-crc-check.py" --self-test 2>&1) &&
+		line=$(python3 "$here/tools/iwarp-crc-check.py" "$pcap" 2>&1); then
+		record PASS iwarp/pcap-crcs "$line"
+	else
+		record FAIL iwarp/pcap-crcs "$(echo "$line" | tail -n 3 | tr '\n' ' ')"
 	fi
 	tshark -r "$pcap" -c 2000 -w "$out/model0-head.pcap" 2>/dev/null
+fi
+# The perftest figures of the four pairings, side by side (reported, not
+# judged): ornic, siw, and the two mixed pairs of the same run.
+perf=$out/perf.txt
+if [ -s "$perf" ]; then
+	cp "$perf" "$(dirname "$RESULTS")/iwarp-perf.txt"
+	for t in ib_write_bw ib_read_bw ib_send_bw ib_send_lat; do
+		line=$(awk -v t="$t" '$2 == t {
+			if (t ~ /_bw$/) v = $6 " Gb/s"; else v = $7 " us typical"
+			printf "%s%s %s", sep, $1, v; sep = ", "
+		}' "$perf")
+		[ -z "$line" ] || echo "INFO: iwarp/figures/$t $line"
+	done >>"$(dirname "$RESULTS")/compare.txt"
 fi
 exit 0
