@@ -634,5 +634,122 @@ TEST_F(IwarpQp, SendWithInvalidateOfAFastRegisteredMr) {
   expect_invalid_stag_terminate(qa, qb);
 }
 
+// REG_MR, a multi-segment Send from the new region and LOCAL_INV of it, posted together:
+// the Send uses the new key, and LOCAL_INV waits until TCP has had the Send acknowledged.
+TEST_F(IwarpQp, LocalOpsKeepSqOrder) {
+  listen();
+  Qp qa = init_qp(pair.a), qb = init_qp(pair.b);
+  establish(qa, qb);
+  const uint32_t key = with_variant(alloc_fast_mr(pair.a, 4), 0x34);
+  const auto pages = pages_of(pair.a, 2);
+  constexpr uint32_t kLength = 4000;
+  for (uint32_t k = 0; k < kLength; ++k)
+    *region_byte(pair.a, pages, k) = std::byte(k * 3 + 1);
+  qb.post_recv(1, {sge(pair.b.buffer, 8192, pair.b.key)});
+  post_reg(qa, key, ORNIC_ACCESS_LOCAL_WRITE, pages, kLength);
+  qa.post_send(send_wqe(ORNIC_WQE_OP_SEND, 2), {sge(kIova, kLength, key)});
+  post_local_inv(qa, key);
+  const auto done = cqes(pair.a, 3);
+  ASSERT_EQ(done.size(), 3u);
+  EXPECT_EQ(done[0].opcode, ORNIC_CQE_OP_REG_MR);
+  EXPECT_EQ(done[1].opcode, ORNIC_CQE_OP_SEND);
+  EXPECT_EQ(done[2].opcode, ORNIC_CQE_OP_LOCAL_INV);
+  for (const auto& cqe : done)
+    EXPECT_EQ(cqe.status, ORNIC_CQE_SUCCESS);
+  const auto recv = cqes(pair.b, 1);
+  ASSERT_EQ(recv.size(), 1u);
+  EXPECT_EQ(le(recv[0].byte_len), kLength);
+  for (uint32_t k = 0; k < kLength; ++k)
+    ASSERT_EQ(*pair.b.at(k), std::byte(k * 3 + 1)) << "offset " << k;
+
+  // The key is gone: a Send from it fails locally.
+  qa.post_send(send_wqe(ORNIC_WQE_OP_SEND, 3), {sge(kIova, 16, key)});
+  const auto failed = cqes(pair.a, 1);
+  ASSERT_EQ(failed.size(), 1u);
+  EXPECT_EQ(failed[0].status, ORNIC_CQE_LOC_PROT_ERR);
+  EXPECT_EQ(qa.state(), ORNIC_QPS_ERR);
+}
+
+// A failing local operation fails its QP as on RoCE: its CQE carries the error, the WQE
+// behind it flushes, and the connection closes.
+TEST_F(IwarpQp, AFailedRegMrFailsTheQp) {
+  listen();
+  Qp qa = init_qp(pair.a), qb = init_qp(pair.b);
+  establish(qa, qb);
+  const uint32_t key = with_variant(alloc_fast_mr(pair.b, 4), 0x31);
+  const auto pages = pages_of(pair.b, 1);
+  register_fast(qb, key, kFastRw, pages, 1024);
+  post_reg(qb, key, kFastRw, pages, 1024, 51); // VALID: must be invalidated first
+  qb.post_send(send_wqe(ORNIC_WQE_OP_SEND, 52), {});
+  const auto done = cqes(pair.b, 2);
+  ASSERT_EQ(done.size(), 2u);
+  EXPECT_EQ(le(done[0].wr_id), 51u);
+  EXPECT_EQ(done[0].status, ORNIC_CQE_LOC_PROT_ERR);
+  EXPECT_EQ(done[0].vendor_err, ORNIC_VERR_MR_STATE);
+  EXPECT_EQ(le(done[1].wr_id), 52u);
+  EXPECT_EQ(done[1].status, ORNIC_CQE_WR_FLUSH_ERR);
+  EXPECT_EQ(qb.state(), ORNIC_QPS_ERR);
+  EXPECT_GE(pair.b.counter(ORNIC_CNT_WQE_ERRORS), 1u);
+  ASSERT_TRUE(wait_event(pair.a, ORNIC_EQE_IW_DISCONNECT).has_value());
+  EXPECT_EQ(qa.state(), ORNIC_QPS_ERR);
+}
+
+// A type-2 window bound from an iWARP QP: the peer writes and reads through it on that QP's
+// connection, and a Send with Invalidate ends it.
+TEST_F(IwarpQp, BindMwThenAccessAndInvalidateThroughTheWindow) {
+  listen();
+  Qp qa = init_qp(pair.a), qb = init_qp(pair.b);
+  establish(qa, qb);
+  watch_terminates();
+  const uint64_t mr_base = pair.b.buffer + 64 * 1024;
+  const uint32_t mr_key =
+      pair.b.reg_mr(mr_base, 16 * 1024, ORNIC_ACCESS_LOCAL_WRITE | ORNIC_ACCESS_MW_BIND);
+  ornic_admin_alloc_mw c{};
+  c.hdr.opcode = ORNIC_ADMIN_ALLOC_MW;
+  c.pd = to_le(pair.b.pd);
+  c.type = ORNIC_MW_TYPE_2;
+  c.key_variant = 0x40;
+  const auto alloc = pair.b.h.execute(DriverHarness::as_sqe(c));
+  ASSERT_EQ(alloc.status, ORNIC_ADMIN_STATUS_SUCCESS);
+  const uint32_t mw_key = with_variant(le(alloc.result0), 0x41);
+  const uint64_t win = mr_base + 4096;
+  auto bind = send_wqe(ORNIC_WQE_OP_BIND_MW, 80);
+  bind.num_blocks = 1;
+  bind.bind_mw.mw_key = to_le(mw_key);
+  bind.bind_mw.mr_key = to_le(mr_key);
+  bind.bind_mw.addr = to_le(win);
+  bind.bind_mw.length = to_le<uint64_t>(4096);
+  bind.bind_mw.access = to_le(ORNIC_ACCESS_REMOTE_WRITE | ORNIC_ACCESS_REMOTE_READ);
+  qb.post_send(bind, {});
+  auto done = cqes(pair.b, 1);
+  ASSERT_EQ(done.size(), 1u);
+  EXPECT_EQ(done[0].status, ORNIC_CQE_SUCCESS);
+  EXPECT_EQ(done[0].opcode, ORNIC_CQE_OP_BIND_MW);
+
+  fill(pair.a, 0, 2000, 13);
+  post_rdma(qa, ORNIC_WQE_OP_RDMA_WRITE, win + 100, mw_key, 2000);
+  post_rdma(qa, ORNIC_WQE_OP_RDMA_READ, win + 100, mw_key, 2000, 128 * 1024, 2);
+  done = cqes(pair.a, 2);
+  ASSERT_EQ(done.size(), 2u);
+  EXPECT_EQ(done[0].status, ORNIC_CQE_SUCCESS);
+  EXPECT_EQ(done[1].status, ORNIC_CQE_SUCCESS);
+  EXPECT_TRUE(same(pair.a, 0, pair.b, 64 * 1024 + 4096 + 100, 2000));
+  EXPECT_TRUE(same(pair.a, 0, pair.a, 128 * 1024, 2000));
+
+  qb.post_recv(7, {sge(pair.b.buffer, 64, pair.b.key)});
+  auto w = send_wqe(ORNIC_WQE_OP_SEND_INV, 8);
+  w.invalidate_rkey = to_le(mw_key);
+  qa.post_send(w, {sge(pair.a.buffer, 16, pair.a.key)});
+  const auto recv = cqes(pair.b, 1);
+  ASSERT_EQ(recv.size(), 1u);
+  EXPECT_EQ(recv[0].status, ORNIC_CQE_SUCCESS);
+  EXPECT_EQ(recv[0].flags & ORNIC_CQE_FLAG_INV, ORNIC_CQE_FLAG_INV);
+  EXPECT_EQ(le(recv[0].imm_data), mw_key);
+  (void)cqes(pair.a, 1);
+
+  post_rdma(qa, ORNIC_WQE_OP_RDMA_WRITE, win, mw_key, 16);
+  expect_invalid_stag_terminate(qa, qb);
+}
+
 } // namespace
 } // namespace ornic::test
