@@ -166,6 +166,26 @@ std::optional<WqeError> execute_local_op(NicCore& core, uint32_t qpn, const Queu
   return std::nullopt;
 }
 
+LocalOpOutcome run_local_op(NicCore& core, uint32_t qpn, QueuePair& qp, const SendOp& op) {
+  RequesterState& req = qp.transport.req;
+  if (!req.ops.empty())
+    return {};
+  if (const auto error = execute_local_op(core, qpn, qp, op)) {
+    core.counters.inc(ORNIC_CNT_WQE_ERRORS);
+    ++qp.counters.wqe_errors;
+    core.log.warn("qp {}: {} WQE at {} failed (status {}, vendor_err {})", qpn,
+                  op.opcode == ORNIC_WQE_OP_REG_MR    ? "REG_MR"
+                  : op.opcode == ORNIC_WQE_OP_BIND_MW ? "BIND_MW"
+                                                      : "LOCAL_INV",
+                  op.wqe_index, error->status, error->vendor_err);
+    return {LocalOpRun::failed, *error};
+  }
+  req.sq_next = op.wqe_index + op.blocks;
+  qp.sq.consumer = req.sq_next;
+  ++qp.counters.send_wqes;
+  return {LocalOpRun::done, {}};
+}
+
 uint8_t remote_invalidate(Resources& resources, uint32_t qpn, uint32_t pd, uint32_t rkey) {
   return invalidate(resources, pd, rkey, qpn);
 }

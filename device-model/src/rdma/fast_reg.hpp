@@ -28,6 +28,23 @@ std::optional<WqeError> fetch_local_op(NicCore& core, const QueuePair& qp, const
 std::optional<WqeError> execute_local_op(NicCore& core, uint32_t qpn, const QueuePair& qp,
                                          const SendOp& op);
 
+// What run_local_op did with the local operation at the head of an SQ.
+enum class LocalOpRun : uint8_t {
+  waiting, // earlier WQEs have not all completed: nothing done
+  done,    // executed; the SQ is past it (its CQE is the caller's to write)
+  failed,  // `error` says why (counted); the caller completes it and moves the QP to ERR
+};
+struct LocalOpOutcome {
+  LocalOpRun run = LocalOpRun::waiting;
+  WqeError error{};
+};
+
+// The fetched local operation `op`, the next WQE of QP `qpn`'s SQ, in SQ order on every
+// transport: it executes once every earlier WQE has completed (an implicit fence: a
+// LOCAL_INV never pulls an MR from under a WQE still using it), and before the next WQE
+// starts, so that one may already use the new key.
+LocalOpOutcome run_local_op(NicCore& core, uint32_t qpn, QueuePair& qp, const SendOp& op);
+
 // SEND_WITH_INV received on QP `qpn`: `rkey` must name a VALID fast-reg MR of `pd`, or a
 // VALID type-2 window of `pd` bound through `qpn`, which becomes FREE. ORNIC_VERR_NONE or
 // why not.

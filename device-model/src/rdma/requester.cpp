@@ -207,27 +207,13 @@ bool Requester::start_wqe(uint32_t qpn, QueuePair& qp) {
   return true;
 }
 
-// REG_MR / LOCAL_INV / BIND_MW execute once every earlier WQE has completed (an implicit fence: a
-// LOCAL_INV never pulls an MR from under a send still being transmitted or acknowledged),
-// and before the next WQE starts, so that WQE may already use the new key.
+// REG_MR / LOCAL_INV / BIND_MW: in SQ order as on every transport (fast_reg.hpp).
 bool Requester::run_local_op(uint32_t qpn, QueuePair& qp, SendOp& op) {
-  RequesterState& req = qp.transport.req;
-  if (!req.ops.empty())
-    return false; // started again when the last outstanding WQE retires
-  if (const auto error = execute_local_op(core_, qpn, qp, op)) {
-    core_.counters.inc(ORNIC_CNT_WQE_ERRORS);
-    ++qp.counters.wqe_errors;
-    core_.log.warn("qp {}: {} WQE at {} failed (status {}, vendor_err {})", qpn,
-                   op.opcode == ORNIC_WQE_OP_REG_MR    ? "REG_MR"
-                   : op.opcode == ORNIC_WQE_OP_BIND_MW ? "BIND_MW"
-                                                       : "LOCAL_INV",
-                   req.sq_next, error->status, error->vendor_err);
-    fail_send(qpn, qp, op, error->status, error->vendor_err);
-    return false;
-  }
-  req.sq_next += op.blocks;
-  qp.sq.consumer = req.sq_next;
-  ++qp.counters.send_wqes;
+  const LocalOpOutcome outcome = ornic::run_local_op(core_, qpn, qp, op);
+  if (outcome.run == LocalOpRun::failed)
+    fail_send(qpn, qp, op, outcome.error.status, outcome.error.vendor_err);
+  if (outcome.run != LocalOpRun::done)
+    return false; // waiting: started again when the last outstanding WQE retires
   if (op.flags & ORNIC_WQE_FLAG_SIGNALED)
     complete_send(qpn, qp, op, ORNIC_CQE_SUCCESS, ORNIC_VERR_NONE);
   return true;

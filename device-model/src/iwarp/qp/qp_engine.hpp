@@ -6,7 +6,8 @@
 // places what arrives by DDP's tagged and untagged models (qp_receiver.cpp); and answers
 // every bad segment with a TERMINATE before giving the connection up (qp_terminate.cpp).
 // Memory is reached through the shared checks of rdma/memory_access.hpp, WQEs through
-// rdma/wqe_fetch.hpp.
+// rdma/wqe_fetch.hpp, and the local WQEs (REG_MR, LOCAL_INV, BIND_MW) run as on RoCE
+// through rdma/fast_reg.hpp.
 #pragma once
 
 #include <cstdint>

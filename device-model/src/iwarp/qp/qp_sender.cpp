@@ -1,11 +1,12 @@
 // The send side of a bound QP: SQ WQEs become RDMAP messages cut into DDP segments of at
 // most max_ulpdu_for_mss(MSS) bytes, one FPDU each, queued on the connection's byte stream.
 // A Send or Write completes once TCP has had its last byte acknowledged; a Read once its
-// last Read Response is placed (qp_receiver.cpp).
+// last Read Response is placed (qp_receiver.cpp). The local WQEs put nothing on the stream.
 #include <algorithm>
 
 #include "iwarp/fpdu.hpp"
 #include "iwarp/qp/qp_engine.hpp"
+#include "rdma/fast_reg.hpp"
 #include "rdma/memory_access.hpp"
 #include "rdma/wqe_fetch.hpp"
 
@@ -99,9 +100,8 @@ bool QpEngine::start_wqe(uint32_t qpn, QueuePair& qp, QpStream& s) {
     give_up(qpn, true, ORNIC_EQE_QP_FATAL);
     return false;
   }
-  const auto fail = [&](uint8_t status, uint8_t vendor_err) {
-    core_.counters.inc(ORNIC_CNT_WQE_ERRORS);
-    ++qp.counters.wqe_errors;
+  // Fails the WQE, whose error the caller has counted.
+  const auto fail_counted = [&](uint8_t status, uint8_t vendor_err) {
     // In order: what was started before it is flushed, then it carries the error.
     while (!req.ops.empty()) {
       const SendOp earlier = pop_op(req);
@@ -115,8 +115,25 @@ bool QpEngine::start_wqe(uint32_t qpn, QueuePair& qp, QpStream& s) {
     give_up(qpn, true, 0);
     return false;
   };
+  const auto fail = [&](uint8_t status, uint8_t vendor_err) {
+    core_.counters.inc(ORNIC_CNT_WQE_ERRORS);
+    ++qp.counters.wqe_errors;
+    return fail_counted(status, vendor_err);
+  };
   if (error)
     return fail(error->status, error->vendor_err);
+  if (is_local_op(op.opcode)) {
+    // REG_MR, LOCAL_INV and BIND_MW send nothing: they run as on RoCE, once every earlier
+    // WQE has completed (retire() pumps again) and before the next one starts.
+    const LocalOpOutcome outcome = run_local_op(core_, qpn, qp, op);
+    if (outcome.run == LocalOpRun::failed)
+      return fail_counted(outcome.error.status, outcome.error.vendor_err);
+    if (outcome.run == LocalOpRun::waiting)
+      return false;
+    if (op.flags & ORNIC_WQE_FLAG_SIGNALED)
+      complete_send(qpn, qp, op, ORNIC_CQE_SUCCESS, ORNIC_VERR_NONE);
+    return true;
+  }
 
   const size_t tx_before = s.tx.size();
   const uint64_t queued_before = s.queued;
@@ -176,7 +193,7 @@ bool QpEngine::start_wqe(uint32_t qpn, QueuePair& qp, QpStream& s) {
     break;
   }
   default:
-    // Immediate data, atomics and the rest have no RDMAP message (iwarp-cm.rst).
+    // Immediate data, atomics, FLUSH and ATOMIC_WRITE have no RDMAP message (iwarp-cm.rst).
     return fail(ORNIC_CQE_LOC_QP_OP_ERR, ORNIC_VERR_BAD_OPCODE);
   }
   if (error) {

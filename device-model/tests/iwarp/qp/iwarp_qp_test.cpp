@@ -1,10 +1,15 @@
 // The QPs of an iWARP port (iwarp-cm.rst, "QPs on an iWARP port"): two models on one wire,
 // IW_LISTEN / IW_CONNECT / IW_ACCEPT binding a QP on each side, then RDMAP traffic placed in
-// guest memory, and what a bad segment costs (TERMINATE, QP to ERR).
+// guest memory, the local WQEs (fast registration, LOCAL_INV, BIND_MW) as on RoCE, and what
+// a bad segment costs (TERMINATE, QP to ERR).
+#include <algorithm>
 #include <cstring>
+#include <span>
 
 #include <gtest/gtest.h>
 
+#include "iwarp/fpdu.hpp"
+#include "iwarp/segment.hpp"
 #include "rdma_pair.hpp"
 
 namespace ornic::test {
@@ -22,6 +27,39 @@ ornic_iw_tuple tuple_a_to_b(uint16_t local_port = kLocalPort) {
   t.local_port = to_le(local_port);
   t.remote_port = to_le(kListenPort);
   return t;
+}
+
+constexpr uint32_t kFastRw =
+    ORNIC_ACCESS_LOCAL_WRITE | ORNIC_ACCESS_REMOTE_WRITE | ORNIC_ACCESS_REMOTE_READ;
+constexpr uint64_t kIova = 0x7f0000000100ull; // 0x100 into its first page
+
+uint32_t with_variant(uint32_t key, uint8_t variant) {
+  return (key & ~ORNIC_MR_KEY_VARIANT_MASK) | variant;
+}
+
+// The causes of the TERMINATEs in one IPv4/TCP frame whose payload starts with an FPDU.
+std::vector<iwarp::TerminateCause> terminates_in(const LossyWire::Frame& frame) {
+  std::vector<iwarp::TerminateCause> found;
+  const auto byte = [&](size_t i) { return std::to_integer<size_t>(frame[i]); };
+  constexpr size_t kIp = 14;
+  if (frame.size() < kIp + 20 || byte(12) != 0x08 || byte(13) != 0x00 || byte(kIp + 9) != 6)
+    return found;
+  const size_t ip_end = kIp + ((byte(kIp + 2) << 8) | byte(kIp + 3));
+  const size_t tcp = kIp + (byte(kIp) & 0xf) * 4;
+  if (ip_end > frame.size() || tcp + 20 > ip_end)
+    return found;
+  size_t at = tcp + (byte(tcp + 12) >> 4) * 4;
+  while (at + iwarp::kFpduLengthSize <= ip_end) {
+    const size_t length = (byte(at) << 8) | byte(at + 1);
+    if (at + iwarp::fpdu_size(length) > ip_end)
+      break;
+    const auto ulpdu = std::span(reinterpret_cast<const uint8_t*>(frame.data()) + at + 2, length);
+    const iwarp::SegmentParse parse = iwarp::parse_segment(ulpdu);
+    if (parse.segment && parse.segment->terminate)
+      found.push_back(parse.segment->terminate->cause);
+    at += iwarp::fpdu_size(length);
+  }
+  return found;
 }
 
 ornic_eqe_iw as_iw(const ornic_eqe& e) {
@@ -143,8 +181,104 @@ protected:
     return std::memcmp(x.at(x_offset), y.at(y_offset), length) == 0;
   }
 
+  // Records the causes of the TERMINATEs each side sends.
+  void watch_terminates() {
+    pair.wire.policy = [this](int side, uint64_t, const LossyWire::Frame& frame) {
+      for (const auto& cause : terminates_in(frame))
+        terminates_sent[side].push_back(cause);
+      return WireAction::deliver;
+    };
+  }
+
+  // A FREE fast-reg MR of `node`'s PD; its key.
+  uint32_t alloc_fast_mr(Node& node, uint32_t capacity) {
+    ornic_admin_reg_mr c{};
+    c.hdr.opcode = ORNIC_ADMIN_REG_MR;
+    c.mem.num_pages = to_le(capacity);
+    c.pd = to_le(node.pd);
+    c.key_variant = 0x30;
+    c.flags = ORNIC_MR_FLAG_FAST_REG;
+    const auto cqe = node.h.execute(DriverHarness::as_sqe(c));
+    EXPECT_EQ(cqe.status, ORNIC_ADMIN_STATUS_SUCCESS);
+    return le(cqe.result0);
+  }
+
+  // `count` 4 KiB pages of `node`, highest address first, so that the region is not
+  // contiguous in guest memory.
+  std::vector<uint64_t> pages_of(Node& node, size_t count) {
+    std::vector<uint64_t> pages;
+    for (size_t i = 0; i < count; ++i)
+      pages.push_back(node.h.alloc(4096, 4096));
+    std::reverse(pages.begin(), pages.end());
+    return pages;
+  }
+
+  // The byte at offset `k` of a region at kIova over `pages` of `node`.
+  std::byte* region_byte(Node& node, const std::vector<uint64_t>& pages, uint64_t k) {
+    const uint64_t at = (kIova & 4095) + k;
+    return node.h.memory.at(pages[at / 4096] + at % 4096);
+  }
+
+  // Posts a REG_MR WQE on `qp` making `key` a region of `length` bytes at kIova over `pages`.
+  void post_reg(Qp& qp, uint32_t key, uint32_t access, const std::vector<uint64_t>& pages,
+                uint64_t length, uint64_t wr_id = 50) {
+    Node& node = *qp.node;
+    const uint64_t list = node.h.alloc(pages.size() * 8, 8);
+    for (size_t i = 0; i < pages.size(); ++i)
+      node.h.write<uint64_t>(list + 8 * i, to_le(pages[i]));
+    auto w = send_wqe(ORNIC_WQE_OP_REG_MR, wr_id);
+    w.reg_mr.key = to_le(key);
+    w.reg_mr.access = to_le(access);
+    w.reg_mr.page_shift = 12;
+    w.reg_mr.num_pages = to_le(static_cast<uint32_t>(pages.size()));
+    ornic_wqe_reg_mr_ext ext{};
+    ext.pbl_addr = to_le(list);
+    ext.iova = to_le(kIova);
+    ext.length = to_le(length);
+    qp.post_reg_mr(w, ext);
+  }
+
+  // REG_MR on `qp`, which must complete.
+  void register_fast(Qp& qp, uint32_t key, uint32_t access, const std::vector<uint64_t>& pages,
+                     uint64_t length) {
+    post_reg(qp, key, access, pages, length);
+    const auto done = cqes(*qp.node, 1);
+    ASSERT_EQ(done.size(), 1u);
+    EXPECT_EQ(done[0].status, ORNIC_CQE_SUCCESS);
+    EXPECT_EQ(done[0].opcode, ORNIC_CQE_OP_REG_MR);
+    EXPECT_EQ(le(done[0].wr_id), 50u);
+  }
+
+  static void post_local_inv(Qp& qp, uint32_t key, uint64_t wr_id = 60) {
+    auto w = send_wqe(ORNIC_WQE_OP_LOCAL_INV, wr_id);
+    w.invalidate_rkey = to_le(key);
+    qp.post_send(w, {});
+  }
+
+  // An RDMA WRITE or READ of `length` bytes from `qp` (on A) at `remote` under `rkey`,
+  // locally at A's buffer + `local`.
+  void post_rdma(Qp& qp, uint8_t opcode, uint64_t remote, uint32_t rkey, uint32_t length,
+                 uint64_t local = 0, uint64_t wr_id = 1) {
+    auto w = send_wqe(opcode, wr_id);
+    w.rdma.remote_addr = to_le(remote);
+    w.rdma.rkey = to_le(rkey);
+    qp.post_send(w, {sge(pair.a.buffer + local, length, pair.a.key)});
+  }
+
+  // `qa` (A) wrote to a key B no longer has: B terminated for an invalid STag, both in ERR.
+  void expect_invalid_stag_terminate(Qp& qa, Qp& qb) {
+    ASSERT_TRUE(wait_event(pair.b, ORNIC_EQE_QP_ACCESS_ERR).has_value());
+    EXPECT_EQ(qb.state(), ORNIC_QPS_ERR);
+    ASSERT_TRUE(wait_event(pair.a, ORNIC_EQE_QP_FATAL).has_value());
+    EXPECT_EQ(qa.state(), ORNIC_QPS_ERR);
+    ASSERT_EQ(terminates_sent[1].size(), 1u);
+    EXPECT_EQ(terminates_sent[1][0], iwarp::cause::ddp_tagged_invalid_stag);
+    EXPECT_TRUE(terminates_sent[0].empty());
+  }
+
   RdmaPair pair;
   std::vector<ornic_eqe> other_events;
+  std::vector<iwarp::TerminateCause> terminates_sent[2];
 };
 
 TEST_F(IwarpQp, EstablishedConnectionTakesBothQpsToRts) {
@@ -390,6 +524,231 @@ TEST_F(IwarpQp, PeerResetIsAQpError) {
   ASSERT_TRUE(wait_event(pair.a, ORNIC_EQE_IW_CLOSE).has_value());
   EXPECT_EQ(qa.state(), ORNIC_QPS_ERR);
   EXPECT_TRUE(saw_event(pair.a, ORNIC_EQE_QP_FATAL, qa.qpn));
+}
+
+TEST_F(IwarpQp, FastRegisteredMrTakesThePeersWriteAndRead) {
+  listen();
+  Qp qa = init_qp(pair.a), qb = init_qp(pair.b);
+  establish(qa, qb);
+  const uint32_t key = with_variant(alloc_fast_mr(pair.b, 8), 0x31);
+  const auto pages = pages_of(pair.b, 3);
+  const uint32_t length = 3 * 4096 - 0x100 - 0x80; // three pages, offset in the first
+  register_fast(qb, key, kFastRw, pages, length);
+
+  fill(pair.a, 0, length, 5);
+  post_rdma(qa, ORNIC_WQE_OP_RDMA_WRITE, kIova, key, length);
+  auto done = cqes(pair.a, 1);
+  ASSERT_EQ(done.size(), 1u);
+  EXPECT_EQ(done[0].status, ORNIC_CQE_SUCCESS);
+  for (uint32_t k = 0; k < length; ++k)
+    ASSERT_EQ(*region_byte(pair.b, pages, k), *pair.a.at(k)) << "offset " << k;
+
+  // Back from the middle of the region, across a page boundary, into other memory.
+  constexpr uint32_t kRead = 5000;
+  constexpr uint64_t kLocal = 256 * 1024;
+  post_rdma(qa, ORNIC_WQE_OP_RDMA_READ, kIova + 100, key, kRead, kLocal, 2);
+  done = cqes(pair.a, 1);
+  ASSERT_EQ(done.size(), 1u);
+  EXPECT_EQ(done[0].status, ORNIC_CQE_SUCCESS);
+  EXPECT_EQ(le(done[0].byte_len), kRead);
+  for (uint32_t k = 0; k < kRead; ++k)
+    ASSERT_EQ(*pair.a.at(kLocal + k), *pair.a.at(100 + k)) << "offset " << k;
+  EXPECT_EQ(qa.state(), ORNIC_QPS_RTS);
+  EXPECT_EQ(qb.state(), ORNIC_QPS_RTS);
+}
+
+// What the kernel's rdma_rw does for an iWARP READ: the sink is an FRWR MR registered by a
+// REG_MR posted just before the READ, its key the sink STag of the Read Request.
+TEST_F(IwarpQp, ReadIntoAFastRegisteredSink) {
+  listen();
+  Qp qa = init_qp(pair.a), qb = init_qp(pair.b);
+  establish(qa, qb);
+  const uint32_t key = with_variant(alloc_fast_mr(pair.a, 4), 0x32);
+  const auto pages = pages_of(pair.a, 2);
+  constexpr uint32_t kLength = 6000;
+  fill(pair.b, 4096, kLength, 41);
+  post_reg(qa, key, ORNIC_ACCESS_LOCAL_WRITE | ORNIC_ACCESS_REMOTE_WRITE, pages, kLength);
+  auto r = send_wqe(ORNIC_WQE_OP_RDMA_READ, 2);
+  r.rdma.remote_addr = to_le(pair.b.buffer + 4096);
+  r.rdma.rkey = to_le(pair.b.key);
+  qa.post_send(r, {sge(kIova, kLength, key)});
+  const auto done = cqes(pair.a, 2);
+  ASSERT_EQ(done.size(), 2u);
+  EXPECT_EQ(done[0].opcode, ORNIC_CQE_OP_REG_MR);
+  EXPECT_EQ(done[0].status, ORNIC_CQE_SUCCESS);
+  EXPECT_EQ(done[1].opcode, ORNIC_CQE_OP_RDMA_READ);
+  EXPECT_EQ(done[1].status, ORNIC_CQE_SUCCESS);
+  EXPECT_EQ(le(done[1].byte_len), kLength);
+  for (uint32_t k = 0; k < kLength; ++k)
+    ASSERT_EQ(*region_byte(pair.a, pages, k), *pair.b.at(4096 + k)) << "offset " << k;
+}
+
+TEST_F(IwarpQp, LocalInvThenAPeerWriteTerminates) {
+  listen();
+  Qp qa = init_qp(pair.a), qb = init_qp(pair.b);
+  establish(qa, qb);
+  watch_terminates();
+  const uint32_t key = with_variant(alloc_fast_mr(pair.b, 4), 0x31);
+  const auto pages = pages_of(pair.b, 1);
+  register_fast(qb, key, kFastRw, pages, 1024);
+  post_rdma(qa, ORNIC_WQE_OP_RDMA_WRITE, kIova, key, 64);
+  auto done = cqes(pair.a, 1);
+  ASSERT_EQ(done.size(), 1u);
+  EXPECT_EQ(done[0].status, ORNIC_CQE_SUCCESS);
+
+  post_local_inv(qb, key);
+  done = cqes(pair.b, 1);
+  ASSERT_EQ(done.size(), 1u);
+  EXPECT_EQ(done[0].status, ORNIC_CQE_SUCCESS);
+  EXPECT_EQ(done[0].opcode, ORNIC_CQE_OP_LOCAL_INV);
+  EXPECT_EQ(le(done[0].wr_id), 60u);
+
+  post_rdma(qa, ORNIC_WQE_OP_RDMA_WRITE, kIova, key, 64);
+  expect_invalid_stag_terminate(qa, qb);
+}
+
+TEST_F(IwarpQp, SendWithInvalidateOfAFastRegisteredMr) {
+  listen();
+  Qp qa = init_qp(pair.a), qb = init_qp(pair.b);
+  establish(qa, qb);
+  watch_terminates();
+  const uint32_t key = with_variant(alloc_fast_mr(pair.b, 4), 0x33);
+  register_fast(qb, key, kFastRw, pages_of(pair.b, 1), 1024);
+  qb.post_recv(7, {sge(pair.b.buffer, 64, pair.b.key)});
+  auto w = send_wqe(ORNIC_WQE_OP_SEND_INV, 8);
+  w.invalidate_rkey = to_le(key);
+  qa.post_send(w, {sge(pair.a.buffer, 16, pair.a.key)});
+  const auto recv = cqes(pair.b, 1);
+  ASSERT_EQ(recv.size(), 1u);
+  EXPECT_EQ(recv[0].status, ORNIC_CQE_SUCCESS);
+  EXPECT_EQ(recv[0].opcode, ORNIC_CQE_OP_RECV);
+  EXPECT_EQ(recv[0].flags & ORNIC_CQE_FLAG_INV, ORNIC_CQE_FLAG_INV);
+  EXPECT_EQ(le(recv[0].imm_data), key);
+  EXPECT_EQ(le(recv[0].byte_len), 16u);
+  const auto sent = cqes(pair.a, 1);
+  ASSERT_EQ(sent.size(), 1u);
+  EXPECT_EQ(sent[0].status, ORNIC_CQE_SUCCESS);
+  EXPECT_EQ(qb.state(), ORNIC_QPS_RTS);
+
+  post_rdma(qa, ORNIC_WQE_OP_RDMA_WRITE, kIova, key, 64);
+  expect_invalid_stag_terminate(qa, qb);
+}
+
+// REG_MR, a multi-segment Send from the new region and LOCAL_INV of it, posted together:
+// the Send uses the new key, and LOCAL_INV waits until TCP has had the Send acknowledged.
+TEST_F(IwarpQp, LocalOpsKeepSqOrder) {
+  listen();
+  Qp qa = init_qp(pair.a), qb = init_qp(pair.b);
+  establish(qa, qb);
+  const uint32_t key = with_variant(alloc_fast_mr(pair.a, 4), 0x34);
+  const auto pages = pages_of(pair.a, 2);
+  constexpr uint32_t kLength = 4000;
+  for (uint32_t k = 0; k < kLength; ++k)
+    *region_byte(pair.a, pages, k) = std::byte(k * 3 + 1);
+  qb.post_recv(1, {sge(pair.b.buffer, 8192, pair.b.key)});
+  post_reg(qa, key, ORNIC_ACCESS_LOCAL_WRITE, pages, kLength);
+  qa.post_send(send_wqe(ORNIC_WQE_OP_SEND, 2), {sge(kIova, kLength, key)});
+  post_local_inv(qa, key);
+  const auto done = cqes(pair.a, 3);
+  ASSERT_EQ(done.size(), 3u);
+  EXPECT_EQ(done[0].opcode, ORNIC_CQE_OP_REG_MR);
+  EXPECT_EQ(done[1].opcode, ORNIC_CQE_OP_SEND);
+  EXPECT_EQ(done[2].opcode, ORNIC_CQE_OP_LOCAL_INV);
+  for (const auto& cqe : done)
+    EXPECT_EQ(cqe.status, ORNIC_CQE_SUCCESS);
+  const auto recv = cqes(pair.b, 1);
+  ASSERT_EQ(recv.size(), 1u);
+  EXPECT_EQ(le(recv[0].byte_len), kLength);
+  for (uint32_t k = 0; k < kLength; ++k)
+    ASSERT_EQ(*pair.b.at(k), std::byte(k * 3 + 1)) << "offset " << k;
+
+  // The key is gone: a Send from it fails locally.
+  qa.post_send(send_wqe(ORNIC_WQE_OP_SEND, 3), {sge(kIova, 16, key)});
+  const auto failed = cqes(pair.a, 1);
+  ASSERT_EQ(failed.size(), 1u);
+  EXPECT_EQ(failed[0].status, ORNIC_CQE_LOC_PROT_ERR);
+  EXPECT_EQ(qa.state(), ORNIC_QPS_ERR);
+}
+
+// A failing local operation fails its QP as on RoCE: its CQE carries the error, the WQE
+// behind it flushes, and the connection closes.
+TEST_F(IwarpQp, AFailedRegMrFailsTheQp) {
+  listen();
+  Qp qa = init_qp(pair.a), qb = init_qp(pair.b);
+  establish(qa, qb);
+  const uint32_t key = with_variant(alloc_fast_mr(pair.b, 4), 0x31);
+  const auto pages = pages_of(pair.b, 1);
+  register_fast(qb, key, kFastRw, pages, 1024);
+  post_reg(qb, key, kFastRw, pages, 1024, 51); // VALID: must be invalidated first
+  qb.post_send(send_wqe(ORNIC_WQE_OP_SEND, 52), {});
+  const auto done = cqes(pair.b, 2);
+  ASSERT_EQ(done.size(), 2u);
+  EXPECT_EQ(le(done[0].wr_id), 51u);
+  EXPECT_EQ(done[0].status, ORNIC_CQE_LOC_PROT_ERR);
+  EXPECT_EQ(done[0].vendor_err, ORNIC_VERR_MR_STATE);
+  EXPECT_EQ(le(done[1].wr_id), 52u);
+  EXPECT_EQ(done[1].status, ORNIC_CQE_WR_FLUSH_ERR);
+  EXPECT_EQ(qb.state(), ORNIC_QPS_ERR);
+  EXPECT_GE(pair.b.counter(ORNIC_CNT_WQE_ERRORS), 1u);
+  ASSERT_TRUE(wait_event(pair.a, ORNIC_EQE_IW_DISCONNECT).has_value());
+  EXPECT_EQ(qa.state(), ORNIC_QPS_ERR);
+}
+
+// A type-2 window bound from an iWARP QP: the peer writes and reads through it on that QP's
+// connection, and a Send with Invalidate ends it.
+TEST_F(IwarpQp, BindMwThenAccessAndInvalidateThroughTheWindow) {
+  listen();
+  Qp qa = init_qp(pair.a), qb = init_qp(pair.b);
+  establish(qa, qb);
+  watch_terminates();
+  const uint64_t mr_base = pair.b.buffer + 64 * 1024;
+  const uint32_t mr_key =
+      pair.b.reg_mr(mr_base, 16 * 1024, ORNIC_ACCESS_LOCAL_WRITE | ORNIC_ACCESS_MW_BIND);
+  ornic_admin_alloc_mw c{};
+  c.hdr.opcode = ORNIC_ADMIN_ALLOC_MW;
+  c.pd = to_le(pair.b.pd);
+  c.type = ORNIC_MW_TYPE_2;
+  c.key_variant = 0x40;
+  const auto alloc = pair.b.h.execute(DriverHarness::as_sqe(c));
+  ASSERT_EQ(alloc.status, ORNIC_ADMIN_STATUS_SUCCESS);
+  const uint32_t mw_key = with_variant(le(alloc.result0), 0x41);
+  const uint64_t win = mr_base + 4096;
+  auto bind = send_wqe(ORNIC_WQE_OP_BIND_MW, 80);
+  bind.num_blocks = 1;
+  bind.bind_mw.mw_key = to_le(mw_key);
+  bind.bind_mw.mr_key = to_le(mr_key);
+  bind.bind_mw.addr = to_le(win);
+  bind.bind_mw.length = to_le<uint64_t>(4096);
+  bind.bind_mw.access = to_le(ORNIC_ACCESS_REMOTE_WRITE | ORNIC_ACCESS_REMOTE_READ);
+  qb.post_send(bind, {});
+  auto done = cqes(pair.b, 1);
+  ASSERT_EQ(done.size(), 1u);
+  EXPECT_EQ(done[0].status, ORNIC_CQE_SUCCESS);
+  EXPECT_EQ(done[0].opcode, ORNIC_CQE_OP_BIND_MW);
+
+  fill(pair.a, 0, 2000, 13);
+  post_rdma(qa, ORNIC_WQE_OP_RDMA_WRITE, win + 100, mw_key, 2000);
+  post_rdma(qa, ORNIC_WQE_OP_RDMA_READ, win + 100, mw_key, 2000, 128 * 1024, 2);
+  done = cqes(pair.a, 2);
+  ASSERT_EQ(done.size(), 2u);
+  EXPECT_EQ(done[0].status, ORNIC_CQE_SUCCESS);
+  EXPECT_EQ(done[1].status, ORNIC_CQE_SUCCESS);
+  EXPECT_TRUE(same(pair.a, 0, pair.b, 64 * 1024 + 4096 + 100, 2000));
+  EXPECT_TRUE(same(pair.a, 0, pair.a, 128 * 1024, 2000));
+
+  qb.post_recv(7, {sge(pair.b.buffer, 64, pair.b.key)});
+  auto w = send_wqe(ORNIC_WQE_OP_SEND_INV, 8);
+  w.invalidate_rkey = to_le(mw_key);
+  qa.post_send(w, {sge(pair.a.buffer, 16, pair.a.key)});
+  const auto recv = cqes(pair.b, 1);
+  ASSERT_EQ(recv.size(), 1u);
+  EXPECT_EQ(recv[0].status, ORNIC_CQE_SUCCESS);
+  EXPECT_EQ(recv[0].flags & ORNIC_CQE_FLAG_INV, ORNIC_CQE_FLAG_INV);
+  EXPECT_EQ(le(recv[0].imm_data), mw_key);
+  (void)cqes(pair.a, 1);
+
+  post_rdma(qa, ORNIC_WQE_OP_RDMA_WRITE, win, mw_key, 16);
+  expect_invalid_stag_terminate(qa, qb);
 }
 
 } // namespace
