@@ -217,6 +217,27 @@ if [ -n "$domain" ]; then
 else
 	"${qemu[@]}" "${args[@]}" >"$out/qemu.log" 2>&1 &
 	qpid=$!
+	# A guest whose console stays empty for minutes never reached the
+	# kernel (the kernel's first warnings, or the guest's init, print
+	# within a minute even on a loaded host): once in a great while a
+	# TCG guest stalls in the firmware for good.  Such a boot is tried
+	# once more (ORNIC_BOOT_WAIT seconds, 300), and the run says so.
+	boot_wait=${ORNIC_BOOT_WAIT:-300}
+	for ((i = 0; i < boot_wait; i++)); do
+		[ -s "$console" ] && break
+		kill -0 "$qpid" 2>/dev/null || break
+		sleep 1
+	done
+	if [ ! -s "$console" ] && kill -0 "$qpid" 2>/dev/null; then
+		say "vm $name: no console output in ${boot_wait}s: QEMU never reached the kernel; booting once more"
+		kill -TERM "$qpid" 2>/dev/null || true
+		wait_timeout "$qpid" 5 || kill -KILL "$qpid" 2>/dev/null || true
+		wait "$qpid" 2>/dev/null || true
+		mv "$out/qemu.log" "$out/qemu-stalled-boot.log"
+		echo "boot stalled before the kernel after ${boot_wait}s; booted again" >"$out/boot-retry"
+		"${qemu[@]}" "${args[@]}" >"$out/qemu.log" 2>&1 &
+		qpid=$!
+	fi
 	qemu=()
 fi
 timed_out=0
