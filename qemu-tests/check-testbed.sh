@@ -270,12 +270,12 @@ echo 0 >"$queue/next"
 # next_unit: the queue's next unit (its groups), or status 1 when empty.
 next_unit() {
 	local n
-	n=$(
+	n=$({
 		flock 9
 		n=$(cat "$queue/next")
 		echo $((n + 1)) >"$queue/next"
 		echo "$n"
-	) 9>"$queue/lock"
+	} 9>"$queue/lock")
 	[ "$n" -lt "${#units[@]}" ] || return 1
 	echo "${units[$n]}"
 }
