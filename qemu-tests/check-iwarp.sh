@@ -4,8 +4,7 @@
 # --link-layer iwarp, linked, in one guest (suites/iwarp.sh): the driver
 # registers each as an iWARP RNIC, rdma_cm sets connections up through the
 # device's TCP and MPA (accepted and rejected, private data checked both
-# ways), with ornic and with siw; rping, ucmatose and perftest move data
-# over them.  Model 0's capture must decode in tshark as MPA/DDP/RDMAP with
+# ways), with ornic and with siw; rping and ucmatose move data over them.  Model 0's capture must decode in tshark as MPA/DDP/RDMAP with
 # no malformed frame, and every FPDU's CRC32c must be what python3-crcmod
 # computes (tools/iwarp-crc-check.py).  One "PASS|FAIL|SKIP: iwarp/..." line per check into
 # $RESULTS.  Runs inside the testbed.
@@ -75,18 +74,5 @@ else
 		record FAIL iwarp/pcap-crcs "$(echo "$line" | tail -n 3 | tr '\n' ' ')"
 	fi
 	tshark -r "$pcap" -c 2000 -w "$out/model0-head.pcap" 2>/dev/null
-fi
-# The perftest figures of the four pairings, side by side (reported, not
-# judged): ornic, siw, and the two mixed pairs of the same run.
-perf=$out/perf.txt
-if [ -s "$perf" ]; then
-	cp "$perf" "$(dirname "$RESULTS")/iwarp-perf.txt"
-	for t in ib_write_bw ib_read_bw ib_send_bw ib_send_lat; do
-		line=$(awk -v t="$t" '$2 == t {
-			if (t ~ /_bw$/) v = $6 " Gb/s"; else v = $7 " us typical"
-			printf "%s%s %s", sep, $1, v; sep = ", "
-		}' "$perf")
-		[ -z "$line" ] || echo "INFO: iwarp/figures/$t $line"
-	done >>"$(dirname "$RESULTS")/compare.txt"
 fi
 exit 0

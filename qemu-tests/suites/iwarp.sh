@@ -98,61 +98,15 @@ data() {
 		fail "$pair/rping" "$(tail -n 2 "/out/$pair-rping.client.log" | tr '\n' ' ') / $(tail -n 2 "/out/$pair-rping.server.log" | tr '\n' ' ')"
 	fi
 	port=$((port + 1))
-	if cm_run "$pair-ucmatose" "$port" "$sns" "$cns" ucmatose -b "$sip" -p "$port" -c 4 -C 20 -S 1000 -- \
+	# The server listens on the wildcard address: the device on each of
+	# the netdev's addresses.
+	if cm_run "$pair-ucmatose" "$port" "$sns" "$cns" ucmatose -p "$port" -c 4 -C 20 -S 1000 -- \
 		-s "$sip" -p "$port" -c 4 -C 20 -S 1000 &&
 		grep -q 'test complete' "/out/$pair-ucmatose.client.log"; then
-		pass "$pair/ucmatose" "4 RC connections, 20 x 1000 B each way"
+		pass "$pair/ucmatose" "4 RC connections to a wildcard listener, 20 x 1000 B each way"
 	else
 		fail "$pair/ucmatose" "$(tail -n 2 "/out/$pair-ucmatose.client.log" | tr '\n' ' ') / $(tail -n 2 "/out/$pair-ucmatose.server.log" | tr '\n' ' ')"
 	fi
-}
-
-# perf_once PAIR SNS SDEV SIP CNS CDEV TOOL ARGS...: one perftest run over
-# rdma_cm (-R); status of both sides.
-perf_once() {
-	local pair=$1 sns=$2 sdev=$3 sip=$4 cns=$5 cdev=$6 t=$7 spid rc=0 _
-	shift 7
-	in_ns "$sns" timeout 300 "$t" -R -d "$sdev" -F "$@" >"/out/$pair-$t.server.log" 2>&1 &
-	spid=$!
-	for _ in $(seq 150); do
-		[[ $(in_ns "$sns" rdma resource show cm_id 2>/dev/null) == *"state LISTEN"*":18515 "* ]] && break
-		sleep 0.2
-	done
-	in_ns "$cns" timeout 300 "$t" -R -d "$cdev" -F "$@" "$sip" >"/out/$pair-$t.client.log" 2>&1 || rc=$?
-	wait "$spid" || [ "$rc" != 0 ] || rc=1
-	return "$rc"
-}
-
-# perf PAIR SNS SDEV SIP CNS CDEV: perftest over rdma_cm between the pair,
-# each tool once (a latency up to three times: TCG's TSC can defeat
-# perftest's estimate, the third try counts cycles); rows go to
-# /out/perf.txt as "PAIR TOOL ROW", figures judged only on measuring
-# something.
-perf() {
-	local pair=$1 t try row why rc args
-	for t in ib_write_bw ib_read_bw ib_send_bw ib_send_lat; do
-		for try in 1 2 3; do
-			case $t in
-			*_bw) args=(-s 65536 -n 100 --report_gbits) ;;
-			*)
-				args=(-s 2 -n 200)
-				[ -z "$(perftest_cycles "$t" "$try")" ] || args+=(-C)
-				;;
-			esac
-			rc=0
-			perf_once "$@" "$t" "${args[@]}" || rc=$?
-			row=$(perftest_row "/out/$pair-$t.client.log")
-			[ "$try" = 3 ] && [[ $t == *_lat ]] && row=$(perftest_cycles_to_us "$row")
-			[ "$rc" = 0 ] && why=$(perftest_judge "$t" "$row") && break
-			[[ $t == *_lat ]] || break
-		done
-		if [ "$rc" = 0 ] && why=$(perftest_judge "$t" "$row"); then
-			pass "$pair/$t" "$6 -> $3 over rdma_cm: $why"
-			echo "$pair $t $row" >>/out/perf.txt
-		else
-			fail "$pair/$t" "exit $rc: $(tail -n 2 "/out/$pair-$t.client.log" | tr '\n' ' ') / $(tail -n 2 "/out/$pair-$t.server.log" | tr '\n' ' ')"
-		fi
-	done
 }
 
 # siw_to_ornic: iwarp-cm's server on ornic_0 (this namespace), its client
@@ -184,7 +138,6 @@ if setup_ornic; then
 		fail ornic-ornic/cm-setup "$(tail -n 3 /out/ornic-ornic-cm.client.log | tr '\n' ' ') / $(tail -n 3 /out/ornic-ornic-cm.server.log | tr '\n' ' ')"
 	fi
 	data ornic-ornic "$NS" "$SIP" - 7480
-	perf ornic-ornic "$NS" "$SDEV" "$SIP" - "$CDEV"
 	o=$(rdma resource show cm_id 2>&1; ip netns exec "$NS" rdma resource show cm_id 2>&1)
 	left=$(grep -v LISTEN <<<"$o" | grep -F ornic_)
 	if [ -z "$left" ]; then
@@ -205,15 +158,6 @@ if setup_ornic; then
 		fi
 		data ornic-siw siw 10.0.5.2 - 7482
 		data siw-ornic - "$CIP" siw 7484
-		perf ornic-siw siw siw0 10.0.5.2 - "$CDEV"
-		perf siw-ornic - "$CDEV" "$CIP" siw siw0
-		# The software baseline: siw to siw over the veth pair alone.
-		if ip netns exec "$NS" rdma link add siw1 type siw netdev vA &&
-			wait_for port_active siw1; then
-			perf siw-siw siw siw0 10.0.5.2 "$NS" siw1
-		else
-			fail siw-siw/setup "cannot add siw1 on vA"
-		fi
 		if siw_to_ornic; then
 			pass siw-ornic/cm-setup "siw0 connects to ornic_0: 4 connections, 2 accepted and closed, 2 rejected, every private data checked by the other side"
 		else

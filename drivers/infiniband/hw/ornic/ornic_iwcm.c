@@ -670,18 +670,48 @@ static int ornic_iw_listen_one(struct ornic_dev *dev,
 	return 0;
 }
 
+/*
+ * @ips: the IPv4 addresses a listen on @sin covers, at most @max: its own,
+ * or for a wildcard each of the netdev's (read under RCU: rdma_cm calls
+ * with its own lock held, which it takes under RTNL elsewhere).
+ */
+static unsigned int ornic_iw_listen_addrs(struct ornic_dev *dev,
+					  const struct sockaddr_in *sin,
+					  __be32 *ips, unsigned int max)
+{
+	const struct in_ifaddr *ifa;
+	struct in_device *in_dev;
+	unsigned int n = 0;
+
+	if (sin->sin_addr.s_addr != htonl(INADDR_ANY)) {
+		ips[0] = sin->sin_addr.s_addr;
+		return 1;
+	}
+	rcu_read_lock();
+	in_dev = __in_dev_get_rcu(dev->netdev);
+	if (in_dev)
+		in_dev_for_each_ifa_rcu(ifa, in_dev) {
+			if (n == max)
+				break;
+			ips[n++] = ifa->ifa_local;
+		}
+	rcu_read_unlock();
+	return n;
+}
+
 static int ornic_iw_create_listen(struct iw_cm_id *cm_id, int backlog)
 {
 	struct ornic_dev *dev = ornic_iw_dev(cm_id);
 	const struct sockaddr_in *sin = (void *)&cm_id->m_local_addr;
+	__be32 ips[ORNIC_IW_MAX_ADDRS];
 	struct ornic_iw_listener *l;
-	struct in_device *in_dev;
-	const struct in_ifaddr *ifa;
+	unsigned int i, n;
 	int err = 0;
 
 	if (sin->sin_family != AF_INET)
 		return -EAFNOSUPPORT;
 	backlog = clamp(backlog, 1, ORNIC_IW_MAX_BACKLOG);
+	n = ornic_iw_listen_addrs(dev, sin, ips, ARRAY_SIZE(ips));
 	l = kzalloc_obj(*l, GFP_KERNEL);
 	if (!l)
 		return -ENOMEM;
@@ -689,23 +719,9 @@ static int ornic_iw_create_listen(struct iw_cm_id *cm_id, int backlog)
 	l->cm_id = cm_id;
 
 	mutex_lock(&dev->iw.lock);
-	if (sin->sin_addr.s_addr != htonl(INADDR_ANY)) {
-		err = ornic_iw_listen_one(dev, l, sin->sin_addr.s_addr,
-					  sin->sin_port, backlog);
-	} else {
-		/* A wildcard listens on each of the port's addresses. */
-		rtnl_lock();
-		in_dev = __in_dev_get_rtnl(dev->netdev);
-		if (in_dev)
-			in_dev_for_each_ifa_rtnl(ifa, in_dev) {
-				err = ornic_iw_listen_one(dev, l, ifa->ifa_local,
-							  sin->sin_port,
-							  backlog);
-				if (err)
-					break;
-			}
-		rtnl_unlock();
-	}
+	for (i = 0; i < n && !err; i++)
+		err = ornic_iw_listen_one(dev, l, ips[i], sin->sin_port,
+					  backlog);
 	if (err) {
 		ornic_iw_listener_free(dev, l);
 		goto out;
