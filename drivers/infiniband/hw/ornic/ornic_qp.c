@@ -454,6 +454,39 @@ static int ornic_qp_cmd(struct ornic_dev *dev, u8 opcode, u32 qpn, u32 mask,
 }
 
 /*
+ * MODIFY_QP of @qp (under its lock) from @cur to @next (@cur_state: the
+ * command's current-state field, -1 for none), the driver's copy of the
+ * state kept with the device's answer.
+ */
+static int ornic_qp_modify_locked(struct ornic_dev *dev, struct ornic_qp *qp,
+				  u32 hw_mask, int cur_state,
+				  enum ib_qp_state cur, enum ib_qp_state next,
+				  struct ornic_qp_attr *oa)
+{
+	u32 state;
+	int err;
+
+	/*
+	 * A dead device was reset and holds no QP: ERR is where every QP of
+	 * it is, and the driver flushes kernel QPs itself (ornic_poll_cq()),
+	 * so that ib_drain_qp() works during a ULP's teardown.
+	 */
+	if (ornic_dead(&dev->live) && next == IB_QPS_ERR) {
+		WRITE_ONCE(qp->state, IB_QPS_ERR);
+		return 0;
+	}
+	err = ornic_qp_cmd(dev, ORNIC_ADMIN_MODIFY_QP, qp->qpn, hw_mask,
+			   cur_state, oa, &state);
+	if (err)
+		return err;
+	WRITE_ONCE(qp->state, state);
+	/* The device starts a reset QP's rings at index 0 again. */
+	if (qp->kernel && state == IB_QPS_RESET && cur != IB_QPS_RESET)
+		ornic_kernel_qp_reset(qp);
+	return 0;
+}
+
+/*
  * An iWARP QP (iwarp-cm.rst, "QPs"): RTR is a no-op, RTS the device's own
  * move when MPA completes, SQD and ERR close its connection (FIN, RST) and
  * leave it in ERR.  The device hears INIT, ERR and RESET.
@@ -463,7 +496,6 @@ static int ornic_iw_modify_qp(struct ornic_dev *dev, struct ornic_qp *qp,
 			      struct ornic_qp_attr *oa, u32 hw_mask)
 {
 	enum ib_qp_state cur, next;
-	u32 state;
 	int err = 0;
 
 	/*
@@ -508,18 +540,9 @@ static int ornic_iw_modify_qp(struct ornic_dev *dev, struct ornic_qp *qp,
 		err = -EINVAL;
 		goto out;
 	}
-	if (err)
-		goto out;
-	if (ornic_dead(&dev->live) && oa->state == IB_QPS_ERR) {
-		WRITE_ONCE(qp->state, IB_QPS_ERR);
-		goto out;
-	}
-	err = ornic_qp_cmd(dev, ORNIC_ADMIN_MODIFY_QP, qp->qpn, hw_mask, -1,
-			   oa, &state);
 	if (!err)
-		WRITE_ONCE(qp->state, state);
-	if (!err && qp->kernel && state == IB_QPS_RESET && cur != IB_QPS_RESET)
-		ornic_kernel_qp_reset(qp);
+		err = ornic_qp_modify_locked(dev, qp, hw_mask, -1, cur,
+					     oa->state, oa);
 out:
 	mutex_unlock(&qp->lock);
 	return err;
@@ -533,7 +556,7 @@ int ornic_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	enum ib_qp_state cur, next;
 	struct ornic_qp_attr oa = {};
 	struct ornic_av av;
-	u32 hw_mask, state, access;
+	u32 hw_mask, access;
 	int err;
 
 	if (udata && udata->inlen &&
@@ -583,23 +606,9 @@ int ornic_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 		err = -EINVAL;
 		goto out;
 	}
-	/*
-	 * A dead device was reset and holds no QP: ERR is where every QP of
-	 * it is, and the driver flushes kernel QPs itself (ornic_poll_cq()),
-	 * so that ib_drain_qp() works during a ULP's teardown.
-	 */
-	if (ornic_dead(&dev->live) && next == IB_QPS_ERR) {
-		WRITE_ONCE(qp->state, IB_QPS_ERR);
-		goto out;
-	}
-	err = ornic_qp_cmd(dev, ORNIC_ADMIN_MODIFY_QP, qp->qpn, hw_mask,
-			   (mask & IB_QP_CUR_STATE) ? (int)cur : -1, &oa,
-			   &state);
-	if (!err)
-		WRITE_ONCE(qp->state, state);
-	/* The device starts a reset QP's rings at index 0 again. */
-	if (!err && qp->kernel && state == IB_QPS_RESET && cur != IB_QPS_RESET)
-		ornic_kernel_qp_reset(qp);
+	err = ornic_qp_modify_locked(dev, qp, hw_mask,
+				     (mask & IB_QP_CUR_STATE) ? (int)cur : -1,
+				     cur, next, &oa);
 out:
 	mutex_unlock(&qp->lock);
 	return err;
