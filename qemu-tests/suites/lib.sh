@@ -129,6 +129,23 @@ perftest_tsc_failed() {
 		}'
 }
 
+# perftest_wall_row TOOL ROW NS: a _bw row whose rates perftest could not
+# compute (its TSC estimate failed on every run), recomputed from the
+# client's wall time in nanoseconds: bytes x iterations over the whole run,
+# connection setup included, so a lower bound.  Status 1 for other rows.
+perftest_wall_row() {
+	[[ $1 == *_bw ]] || return 1
+	awk -v r="$2" -v ns="$3" 'BEGIN {
+		n = split(r, a)
+		s = ns / 1e9
+		if (s <= 0 || n < 5)
+			exit 1
+		g = a[1] * a[2] * 8 / s / 1e9
+		printf "%s %s %.6f %.6f %.6f\n", a[1], a[2], g, g, a[2] / s / 1e6
+	}'
+}
+PERFTEST_WALL=" (perftest's TSC estimate failed on all 3 runs: the rate of the last run from the client's wall time, setup included, a lower bound)"
+
 # perftest_cycles TOOL TRY: "-C" for the third try of a latency point,
 # after perftest's own TSC estimate failed twice: with -C it prints TSC
 # cycles and estimates nothing; perftest_cycles_to_us converts the row.
