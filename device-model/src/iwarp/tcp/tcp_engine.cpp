@@ -538,6 +538,9 @@ bool TcpEngine::listen(unsigned port, uint16_t tcp_port, AcceptHandler on_accept
   if (pcb == nullptr)
     return false;
   tcp_bind_netif(pcb, &ps->nif);
+  // Connections accepted on the port inherit the flag, so a new listener may take the port
+  // while they run, as a socket with SO_REUSEADDR does; listeners_ keeps it to one listener.
+  ip_set_option(pcb, SOF_REUSEADDR);
   ip_addr_t local = to_lwip_any(ps->ip);
   if (tcp_bind(pcb, &local, tcp_port) != ERR_OK) {
     tcp_abort(pcb);

@@ -299,6 +299,19 @@ TEST_F(TcpEngineTest, FinBothWays) {
   EXPECT_TRUE(b_.to_netdev.empty());
 }
 
+// rdma_cm listens on a port again while a connection it accepted there still runs (perftest's
+// -R does: one connection to exchange parameters, then a new listen for the test's own).
+TEST_F(TcpEngineTest, ListenAgainOnAPortItsAcceptedConnectionStillUses) {
+  establish();
+  b_.engine->stop_listening(0, kPortB);
+  ASSERT_TRUE(b_.engine->connected(b_.id));
+  ASSERT_TRUE(b_.engine->listen(0, kPortB, [](ConnectionId, const Endpoint&,
+                                              ConnectionCallbacks&) { return false; }));
+  EXPECT_FALSE(b_.engine->listen(0, kPortB, [](ConnectionId, const Endpoint&,
+                                               ConnectionCallbacks&) { return false; }));
+  transfer_both_ways(64 << 10, 100);
+}
+
 TEST_F(TcpEngineTest, PeerFinSeenByTheConnector) {
   establish();
   b_.engine->close(b_.id);
