@@ -515,6 +515,16 @@ static int ornic_iw_modify_qp(struct ornic_dev *dev, struct ornic_qp *qp,
 		if (cur == IB_QPS_RESET)
 			hw_mask |= ORNIC_QP_ATTR_PKEY_INDEX |
 				   ORNIC_QP_ATTR_ACCESS_FLAGS;
+		/*
+		 * Remote READ and WRITE are always on, as on other iWARP
+		 * RNICs: rdma_cm takes the active side's QP to INIT with no
+		 * access flags and never sets them, and a peer's tagged
+		 * access is checked against the STag's own rights.
+		 */
+		if (hw_mask & ORNIC_QP_ATTR_ACCESS_FLAGS)
+			oa->access_flags |=
+				cpu_to_le32(ORNIC_ACCESS_REMOTE_READ |
+					    ORNIC_ACCESS_REMOTE_WRITE);
 		break;
 	case IB_QPS_RTR:
 		if (cur == IB_QPS_INIT || cur == IB_QPS_RTR)
