@@ -4,7 +4,9 @@
 # --link-layer iwarp, linked, in one guest (suites/iwarp.sh): the driver
 # registers each as an iWARP RNIC, rdma_cm sets connections up through the
 # device's TCP and MPA (accepted and rejected, private data checked both
-# ways), with ornic and with siw; rping and ucmatose move data over them.  Model 0's capture must decode in tshark as MPA/DDP/RDMAP with
+# ways), with ornic and with siw; rping and ucmatose move data over them, and
+# perftest (-R) between the two ornic NICs, its figures to iwarp-perf.txt
+# and compare.txt.  Model 0's capture must decode in tshark as MPA/DDP/RDMAP with
 # no malformed frame, and every FPDU's CRC32c must be what python3-crcmod
 # computes (tools/iwarp-crc-check.py).  One "PASS|FAIL|SKIP: iwarp/..." line per check into
 # $RESULTS.  Runs inside the testbed.
@@ -21,6 +23,11 @@ mkdir -p "$TOOLS"
 if ! gcc -std=gnu11 -O2 -Wall -Wextra -Werror -o "$TOOLS/iwarp-cm" "$here/suites/iwarp-cm.c" \
 	-lrdmacm -libverbs 2>"$TOOLS/iwarp-cm.log"; then
 	record FAIL iwarp/build-iwarp-cm "$(head -n 5 "$TOOLS/iwarp-cm.log" | tr '\n' ' ')"
+	exit 0
+fi
+if ! gcc -std=gnu11 -O2 -Wall -Wextra -Werror -shared -fPIC -o "$TOOLS/connect-delay.so" \
+	"$here/suites/connect-delay.c" -ldl 2>"$TOOLS/connect-delay.log"; then
+	record FAIL iwarp/build-connect-delay "$(head -n 5 "$TOOLS/connect-delay.log" | tr '\n' ' ')"
 	exit 0
 fi
 guest_inputs_built iwarp || exit 0
@@ -74,5 +81,13 @@ else
 		record FAIL iwarp/pcap-crcs "$(echo "$line" | tail -n 3 | tr '\n' ' ')"
 	fi
 	tshark -r "$pcap" -c 2000 -w "$out/model0-head.pcap" 2>/dev/null
+fi
+
+# --- the figures, ornic with ornic (reported, never judged) ------------------------
+perf=$out/perf.txt
+if [ -s "$perf" ]; then
+	cp "$perf" "$(dirname "$RESULTS")/iwarp-perf.txt"
+	awk '{ print "INFO: iwarp/figures/" $2 " " $1 " " $6 " Gb/s" }' "$perf" \
+		>>"$(dirname "$RESULTS")/compare.txt"
 fi
 exit 0
