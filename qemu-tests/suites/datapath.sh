@@ -119,7 +119,7 @@ perf() { # perf KIND NAME TOOL ARGS...
 		fi
 		again+=" (run $try completed but perftest's TSC estimate failed)"
 	done
-	[ $wall = 1 ] || echo "$k $name $row" >>"$PERF"
+	[ "$wall" = 1 ] || echo "$k $name $row" >>"$PERF"
 	if sum=$(perftest_judge "$tool" "$row"); then
 		pass "$k/$name" "$sum$again"
 	else

@@ -234,7 +234,7 @@ verbs() {
 		if [ -z "$row" ]; then
 			fail "$name" "$(tail_of "$name")$again"
 		elif sum=$(perftest_judge "$tool" "$row"); then
-			[ $wall = 1 ] || echo "ib $name $row" >>/out/perf.txt
+			[ "$wall" = 1 ] || echo "ib $name $row" >>/out/perf.txt
 			pass "$name" "$tool by LID, $sum$again"
 		else
 			fail "$name" "$sum$again"

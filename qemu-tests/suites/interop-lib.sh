@@ -312,7 +312,7 @@ perf() {
 		fi
 		again+=" (run $try completed but perftest's TSC estimate failed)"
 	done
-	[ $wall = 1 ] || echo "$DIR $name$SFX $row" >>"$PERF"
+	[ "$wall" = 1 ] || echo "$DIR $name$SFX $row" >>"$PERF"
 	if sum=$(perftest_judge "$tool" "$row"); then
 		pass "$DIR/$name$SFX" "$CDEV -> $SDEV, $sum$again"
 	else

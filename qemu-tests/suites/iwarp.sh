@@ -153,7 +153,7 @@ perf() {
 		if [ -z "$row" ]; then
 			fail "$pair/$name" "$(tail -n 3 "/out/$pair-$name.client.log" | tr '\n' ' ') / $(tail -n 3 "/out/$pair-$name.server.log" | tr '\n' ' ')$again"
 		elif sum=$(perftest_judge "$tool" "$row"); then
-			[ $wall = 1 ] || echo "$pair $name $row" >>/out/perf.txt
+			[ "$wall" = 1 ] || echo "$pair $name $row" >>/out/perf.txt
 			pass "$pair/$name" "$tool -R, $cdev -> $sdev, $sum$again"
 		else
 			fail "$pair/$name" "$sum$again"

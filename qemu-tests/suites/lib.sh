@@ -144,6 +144,7 @@ perftest_wall_row() {
 		printf "%s %s %.6f %.6f %.6f\n", a[1], a[2], g, g, a[2] / s / 1e6
 	}'
 }
+# shellcheck disable=SC2034 # for the suites that source this file
 PERFTEST_WALL=" (perftest's TSC estimate failed on all 3 runs: the rate of the last run from the client's wall time, setup included, a lower bound)"
 
 # perftest_cycles TOOL TRY: "-C" for the third try of a latency point,
