@@ -305,10 +305,10 @@ TEST_F(TcpEngineTest, ListenAgainOnAPortItsAcceptedConnectionStillUses) {
   establish();
   b_.engine->stop_listening(0, kPortB);
   ASSERT_TRUE(b_.engine->connected(b_.id));
-  ASSERT_TRUE(b_.engine->listen(0, kPortB, [](ConnectionId, const Endpoint&,
-                                              ConnectionCallbacks&) { return false; }));
-  EXPECT_FALSE(b_.engine->listen(0, kPortB, [](ConnectionId, const Endpoint&,
-                                               ConnectionCallbacks&) { return false; }));
+  ASSERT_TRUE(b_.engine->listen(
+      0, kPortB, [](ConnectionId, const Endpoint&, ConnectionCallbacks&) { return false; }));
+  EXPECT_FALSE(b_.engine->listen(
+      0, kPortB, [](ConnectionId, const Endpoint&, ConnectionCallbacks&) { return false; }));
   transfer_both_ways(64 << 10, 100);
 }
 
