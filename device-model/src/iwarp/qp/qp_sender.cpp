@@ -122,6 +122,12 @@ bool QpEngine::start_wqe(uint32_t qpn, QueuePair& qp, QpStream& s) {
   };
   if (error)
     return fail(error->status, error->vendor_err);
+  // A fenced WQE may use what the READs before it fetch: it starts once they all have their
+  // data (received() pumps again as Read Responses land).
+  if ((op.flags & ORNIC_WQE_FLAG_FENCE) &&
+      std::any_of(s.tracks.begin(), s.tracks.end(),
+                  [](const OpTrack& t) { return t.read && !t.done; }))
+    return false;
   if (is_local_op(op.opcode)) {
     // REG_MR, LOCAL_INV and BIND_MW send nothing: they run as on RoCE, once every earlier
     // WQE has completed (retire() pumps again) and before the next one starts.

@@ -423,6 +423,32 @@ TEST_F(IwarpQp, RdmaWriteThenRead) {
   EXPECT_TRUE(same(pair.b, 65536, pair.a, 131072, kLength));
 }
 
+// A WRITE fenced behind a READ sends what the READ fetched into the same buffer; unfenced, it
+// would leave before the Read Response arrives.
+TEST_F(IwarpQp, FencedWriteWaitsForTheReadBeforeIt) {
+  listen();
+  Qp qa = init_qp(pair.a), qb = init_qp(pair.b);
+  establish(qa, qb);
+  constexpr uint32_t kLength = 5000;
+  fill(pair.a, 0, kLength, 1);
+  fill(pair.b, 65536, kLength, 55);
+  auto r = send_wqe(ORNIC_WQE_OP_RDMA_READ, 1);
+  r.rdma.remote_addr = to_le(pair.b.buffer + 65536);
+  r.rdma.rkey = to_le(pair.b.key);
+  qa.post_send(r, {sge(pair.a.buffer, kLength, pair.a.key)});
+  auto w = send_wqe(ORNIC_WQE_OP_RDMA_WRITE, 2, ORNIC_WQE_FLAG_SIGNALED | ORNIC_WQE_FLAG_FENCE);
+  w.rdma.remote_addr = to_le(pair.b.buffer + 131072);
+  w.rdma.rkey = to_le(pair.b.key);
+  qa.post_send(w, {sge(pair.a.buffer, kLength, pair.a.key)});
+  const auto done = cqes(pair.a, 2);
+  ASSERT_EQ(done.size(), 2u);
+  EXPECT_EQ(done[0].opcode, ORNIC_CQE_OP_RDMA_READ);
+  EXPECT_EQ(done[1].opcode, ORNIC_CQE_OP_RDMA_WRITE);
+  for (const auto& cqe : done)
+    EXPECT_EQ(cqe.status, ORNIC_CQE_SUCCESS);
+  EXPECT_TRUE(same(pair.b, 65536, pair.b, 131072, kLength));
+}
+
 TEST_F(IwarpQp, ImmediateAndAtomicsAreLocalErrors) {
   listen();
   Qp qa = init_qp(pair.a), qb = init_qp(pair.b);
