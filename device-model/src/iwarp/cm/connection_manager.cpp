@@ -645,6 +645,13 @@ size_t ConnectionManager::stream_send(uint32_t conn_id, std::span<const std::byt
   return engine_->send(conn->tcp, bytes);
 }
 
+size_t ConnectionManager::stream_send_record(uint32_t conn_id, std::span<const std::byte> bytes) {
+  Conn* conn = find(conn_id);
+  if (conn == nullptr || !conn->qp_bound || conn->tcp == tcp::kNoConnection)
+    return 0;
+  return engine_->send_record(conn->tcp, bytes);
+}
+
 void ConnectionManager::stream_close(uint32_t conn_id) {
   Conn* conn = find(conn_id);
   if (conn == nullptr || !conn->qp_bound)

@@ -71,6 +71,7 @@ public:
   void set_qp_streams(QpStreams* qps) { qps_ = qps; }
 
   size_t stream_send(uint32_t conn_id, std::span<const std::byte> bytes) override;
+  size_t stream_send_record(uint32_t conn_id, std::span<const std::byte> bytes) override;
   void stream_close(uint32_t conn_id) override;
 
   const CmCounters& counters() const { return counters_; }

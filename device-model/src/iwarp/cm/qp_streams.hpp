@@ -51,6 +51,9 @@ public:
   virtual ~StreamIo() = default;
   // How many bytes TCP took (what did not fit waits for acknowledged()).
   virtual size_t stream_send(uint32_t conn_id, std::span<const std::byte> bytes) = 0;
+  // One FPDU in a TCP segment of its own: all of it (bytes.size()) or nothing (0; try again
+  // after acknowledged()).
+  virtual size_t stream_send_record(uint32_t conn_id, std::span<const std::byte> bytes) = 0;
   // The QP gave the connection up (a TERMINATE went or came): FIN after what is queued.
   // The QP is already unbound; the connection manager reports IW_CLOSE.
   virtual void stream_close(uint32_t conn_id) = 0;

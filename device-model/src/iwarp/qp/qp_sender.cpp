@@ -217,9 +217,12 @@ bool QpEngine::start_wqe(uint32_t qpn, QueuePair& qp, QpStream& s) {
 void QpEngine::push_tx(QpStream& s) {
   if (io_ == nullptr)
     return;
-  while (s.tx_pending() != 0) {
-    const size_t took = io_->stream_send(
-        s.params.conn_id, std::as_bytes(std::span<const uint8_t>(s.tx).subspan(s.tx_head)));
+  // FPDU by FPDU, each in a TCP segment of its own (tx holds whole FPDUs only).
+  while (s.tx_pending() >= kFpduLengthSize) {
+    const size_t ulpdu = (size_t{s.tx[s.tx_head]} << 8) | s.tx[s.tx_head + 1];
+    const size_t size = std::min(fpdu_size(ulpdu), s.tx_pending());
+    const size_t took = io_->stream_send_record(
+        s.params.conn_id, std::as_bytes(std::span<const uint8_t>(s.tx).subspan(s.tx_head, size)));
     if (took == 0)
       break;
     s.tx_head += took;

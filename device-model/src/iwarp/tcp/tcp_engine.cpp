@@ -186,6 +186,9 @@ struct TcpEngine::Impl {
   }
 
   static void attach(Conn& c) {
+    // Records go out as they are written: Nagle would hold a short one back until the
+    // peer's ACK, and records are never merged (send_record).
+    tcp_nagle_disable(c.pcb);
     tcp_arg(c.pcb, &c);
     tcp_recv(c.pcb, on_recv);
     tcp_sent(c.pcb, on_sent);
@@ -649,6 +652,27 @@ size_t TcpEngine::send(ConnectionId id, std::span<const std::byte> bytes) {
   if (done != 0)
     tcp_output(c->pcb);
   return done;
+}
+
+size_t TcpEngine::send_record(ConnectionId id, std::span<const std::byte> bytes) {
+  Conn* c = conn(id);
+  if (c == nullptr || c->pcb == nullptr || c->connecting || bytes.empty() || bytes.size() > 0xffff)
+    return 0;
+  if (tcp_sndbuf(c->pcb) < bytes.size())
+    return 0;
+  // lwIP tops the last unsent segment up to the MSS with what is written next: wait while it
+  // has room (a short record), until it is sent.  Full ones may queue behind each other.
+  const tcp_seg* last = c->pcb->unsent;
+  while (last != nullptr && last->next != nullptr)
+    last = last->next;
+  if (last != nullptr && last->len < tcp_mss(c->pcb))
+    return 0;
+  Impl::Entry entry;
+  if (tcp_write(c->pcb, bytes.data(), static_cast<u16_t>(bytes.size()), TCP_WRITE_FLAG_COPY) !=
+      ERR_OK)
+    return 0;
+  tcp_output(c->pcb);
+  return bytes.size();
 }
 
 void TcpEngine::set_ip_options(ConnectionId id, uint8_t tos, uint8_t ttl) {

@@ -110,6 +110,11 @@ public:
 
   // How many bytes the engine took (0 when the send buffer is full: wait for on_sent).
   size_t send(ConnectionId id, std::span<const std::byte> bytes);
+  // `bytes` as one record in a segment of its own, all or nothing: written only when it fits
+  // whole and the last unsent segment, if any, is full (lwIP would top it up with the record's
+  // start).  Keeps MPA's FPDUs aligned with TCP segments (RFC 5044, "MPA-aware TCP"), which
+  // some receivers rely on.
+  size_t send_record(ConnectionId id, std::span<const std::byte> bytes);
   size_t send_space(ConnectionId id) const;
   // The connection's MSS: TCP payload bytes per segment (0 when it is not connected).
   size_t mss(ConnectionId id) const;

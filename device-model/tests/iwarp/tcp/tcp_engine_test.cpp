@@ -76,6 +76,15 @@ protected:
 
   void put(int to, std::span<const std::byte> f) {
     ++sent_;
+    // TCP payload bytes of A's data segments (Ethernet, IPv4 and TCP headers skipped).
+    if (to == 1 && f.size() >= 54) {
+      const auto at = [&](size_t i) { return std::to_integer<size_t>(f[i]); };
+      const size_t ip_header = (at(14) & 0xf) * 4;
+      const size_t ip_total = (at(16) << 8) | at(17);
+      const size_t tcp_header = (at(14 + ip_header + 12) >> 4) * 4;
+      if (ip_total > ip_header + tcp_header)
+        a_segments_.push_back(ip_total - ip_header - tcp_header);
+    }
     if (drop_every_ != 0 && sent_ % drop_every_ == 0) {
       ++dropped_;
       return;
@@ -233,6 +242,7 @@ protected:
   size_t reordered_ = 0;
   Bytes out_[2];
   size_t offset_[2] = {0, 0};
+  std::vector<size_t> a_segments_; // payload bytes of each data segment A sent
 };
 
 TEST_F(TcpEngineTest, Handshake) {
@@ -310,6 +320,36 @@ TEST_F(TcpEngineTest, ListenAgainOnAPortItsAcceptedConnectionStillUses) {
   EXPECT_FALSE(b_.engine->listen(
       0, kPortB, [](ConnectionId, const Endpoint&, ConnectionCallbacks&) { return false; }));
   transfer_both_ways(64 << 10, 100);
+}
+
+// Records (MPA's FPDUs) each travel in a segment of their own, whatever the window lets
+// through at a time: a short one is never topped up with the start of the next.
+TEST_F(TcpEngineTest, RecordsKeepToSegmentsOfTheirOwn) {
+  establish();
+  const std::vector<size_t> sizes = {756, 1460, 1460, 100, 1460, 28, 1460, 1460, 1460, 756};
+  std::vector<size_t> want;
+  Bytes all;
+  for (int round = 0; round < 40; ++round)
+    for (size_t n : sizes) {
+      want.push_back(n);
+      const Bytes r = pattern(n, static_cast<uint32_t>(want.size()));
+      all.insert(all.end(), r.begin(), r.end());
+    }
+  a_segments_.clear();
+  size_t next = 0, at = 0;
+  ASSERT_TRUE(run_until(
+      [&] {
+        while (next < want.size()) {
+          const auto record = std::span<const std::byte>(all).subspan(at, want[next]);
+          if (a_.engine->send_record(a_.id, record) == 0)
+            break;
+          at += want[next++];
+        }
+        return next == want.size() && b_.received.size() == all.size();
+      },
+      2000));
+  EXPECT_TRUE(b_.received == all);
+  EXPECT_EQ(a_segments_, want);
 }
 
 TEST_F(TcpEngineTest, PeerFinSeenByTheConnector) {
