@@ -212,8 +212,8 @@ if setup_ornic; then
 		data ornic-siw siw 10.0.5.2 - 7482
 		data siw-ornic - "$CIP" siw 7484
 		# siw checks every FPDU's CRC as it comes, and reads it wrongly
-		# when a TCP segment ends inside an FPDU: ornic's must each fill
-		# segments of their own (iwarp-tcp.rst).
+		# when a TCP segment ends inside the CRC: ornic's FPDUs must each
+		# fill a segment of their own (iwarp-tcp.rst).
 		PERF_TESTS=write_bw_64k:ib_write_bw perf ornic-siw siw 10.0.5.2 siw0 - "$CDEV"
 		if siw_to_ornic; then
 			pass siw-ornic/cm-setup "siw0 connects to ornic_0: 4 connections, 2 accepted and closed, 2 rejected, every private data checked by the other side"
