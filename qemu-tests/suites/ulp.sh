@@ -446,7 +446,12 @@ smb() {
 	# rmmod) shuts its SMB Direct listener down and then kthread_stop()s the
 	# listener thread, which the shutdown itself may already have let exit:
 	# this kernel then warns of a task_struct use-after-free, a race in
-	# ksmbd that no RDMA device can avoid.
+	# ksmbd that no RDMA device can avoid.  With ksmbd up, cifs lets go of
+	# its connection a moment after the umount.
+	for _ in $(seq 30); do
+		modprobe -r cifs 2>/dev/null && break
+		sleep 1
+	done
 	unload "smb/$K/teardown" cifs &&
 		ok "smb/$K/teardown" "unmounted, cifs unloaded (ksmbd keeps listening)"
 }
