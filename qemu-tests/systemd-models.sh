@@ -59,14 +59,18 @@ sysd_models_start() {
 			echo "Wants=ornic-model@m$i.service"
 		done
 	} >"$root/etc/systemd/system/ornic-check.target"
-	systemd-nspawn -q -D "$root" --boot --register=no --keep-unit --console=passive \
+	# The console's output goes to container.log: on a passive console
+	# nobody reads, systemd blocks once its status lines fill the pty
+	# (a slow boot on a loaded host) and answers systemctl no more.
+	systemd-nspawn -q -D "$root" --boot --register=no --keep-unit --console=read-only \
 		--bind="$dir/run:/run/ornic" --machine=ornic-check -- --unit=ornic-check.target \
 		>"$dir/container.log" 2>&1 &
 	SYSD_PID=$!
 	for _ in $(seq 300); do
 		[ -z "$SYSD_LEADER" ] && SYSD_LEADER=$(pgrep -P "$SYSD_PID" -x systemd | head -n 1)
 		if [ -n "$SYSD_LEADER" ]; then
-			state=$(sysd_in systemctl is-system-running 2>/dev/null)
+			state=$(timeout 10 nsenter -t "$SYSD_LEADER" -m -p -u -i -r -w -- \
+				systemctl is-system-running 2>/dev/null)
 			case $state in running | degraded) break ;; esac
 		fi
 		kill -0 "$SYSD_PID" 2>/dev/null || break
