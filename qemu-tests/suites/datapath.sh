@@ -91,7 +91,7 @@ has_xrc() {
 }
 
 perf() { # perf KIND NAME TOOL ARGS...
-	local k=$1 name=$2 tool=$3 row try again="" sum cyc t0 w wall=0
+	local k=$1 name=$2 tool=$3 row try again="" sum cyc t0 wall=0
 	for try in 1 2 3; do
 		cyc=$(perftest_cycles "$tool" "$try")
 		t0=$(date +%s%N)
@@ -108,16 +108,7 @@ perf() { # perf KIND NAME TOOL ARGS...
 			row=$(perftest_cycles_to_us "$row")
 			again+=" (run 3 in TSC cycles, -C, converted at the guest's rate)"
 		fi
-		# A failed TSC estimate: run it again (3 runs at most).
-		if ! perftest_tsc_failed "/out/$k-$name.client.log" "$row"; then
-			break
-		elif [ "$try" = 3 ]; then
-			if w=$(perftest_wall_row "$tool" "$row" $(($(date +%s%N) - t0))); then
-				row=$w again+=$PERFTEST_WALL wall=1
-			fi
-			break
-		fi
-		again+=" (run $try completed but perftest's TSC estimate failed)"
+		perftest_tsc_settle "/out/$k-$name.client.log" "$try" "$tool" "$t0" row again wall && break
 	done
 	[ "$wall" = 1 ] || echo "$k $name $row" >>"$PERF"
 	if sum=$(perftest_judge "$tool" "$row"); then

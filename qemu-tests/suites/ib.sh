@@ -200,7 +200,7 @@ verbs() {
 	fi
 	# The datapath suite's sizes and names, so check-ib.sh can put the
 	# numbers next to RoCEv2's from the same run.
-	local t row try again sum cyc t0 wall w
+	local t row try again sum cyc t0 wall
 	for t in "write_bw_64k ib_write_bw -s 65536 --report_gbits" "send_bw_64k ib_send_bw -s 65536 --report_gbits" \
 		"read_bw_64k ib_read_bw -s 65536 --report_gbits" "atomic_bw ib_atomic_bw --report_gbits" \
 		"send_lat_2b ib_send_lat -s 2" "write_lat_2b ib_write_lat -s 2" \
@@ -220,16 +220,7 @@ verbs() {
 				row=$(perftest_cycles_to_us "$row")
 				again+=" (run 3 in TSC cycles, -C, converted at the guest's rate)"
 			fi
-			# A failed TSC estimate: run it again (3 runs at most).
-			if ! perftest_tsc_failed "/out/$name.client.log" "$row"; then
-				break
-			elif [ "$try" = 3 ]; then
-				if w=$(perftest_wall_row "$tool" "$row" $(($(date +%s%N) - t0))); then
-					row=$w again+=$PERFTEST_WALL wall=1
-				fi
-				break
-			fi
-			again+=" (run $try completed but perftest's TSC estimate failed)"
+			perftest_tsc_settle "/out/$name.client.log" "$try" "$tool" "$t0" row again wall && break
 		done
 		if [ -z "$row" ]; then
 			fail "$name" "$(tail_of "$name")$again"

@@ -279,7 +279,7 @@ pingpong() {
 # 7) then gives up although every packet arrived (a run that failed so
 # showed no loss: rxe's duplicate_request equalled ornic's retransmits).
 perf() {
-	local name=$1 tool=$2 cg sg row again="" try sum cyc t0 w wall=0
+	local name=$1 tool=$2 cg sg row again="" try sum cyc t0 wall=0
 	shift 2
 	cg=$(at "$CNS" gid_index "$CDEV" "$CIP") sg=$(at "$SNS" gid_index "$SDEV" "$SIP")
 	for try in 1 2 3; do
@@ -301,16 +301,7 @@ perf() {
 			row=$(perftest_cycles_to_us "$row")
 			again+=" (run 3 in TSC cycles, -C, converted at the guest's rate)"
 		fi
-		# A failed TSC estimate: run it again (3 runs at most).
-		if ! perftest_tsc_failed "$(log "$name" client)" "$row"; then
-			break
-		elif [ "$try" = 3 ]; then
-			if w=$(perftest_wall_row "$tool" "$row" $(($(date +%s%N) - t0))); then
-				row=$w again+=$PERFTEST_WALL wall=1
-			fi
-			break
-		fi
-		again+=" (run $try completed but perftest's TSC estimate failed)"
+		perftest_tsc_settle "$(log "$name" client)" "$try" "$tool" "$t0" row again wall && break
 	done
 	[ "$wall" = 1 ] || echo "$DIR $name$SFX $row" >>"$PERF"
 	if sum=$(perftest_judge "$tool" "$row"); then

@@ -124,7 +124,7 @@ data() {
 # a second (connect-delay.c), and a run refused all the same is repeated,
 # 3 runs at most.  Figures go to /out/perf.txt.
 perf() {
-	local pair=$1 sns=$2 sip=$3 sdev=$4 cns=$5 cdev=$6 t name tool try row sum again t0 w wall
+	local pair=$1 sns=$2 sip=$3 sdev=$4 cns=$5 cdev=$6 t name tool try row sum again t0 wall
 	for t in ${PERF_TESTS:-send_bw_64k:ib_send_bw write_bw_64k:ib_write_bw read_bw_64k:ib_read_bw}; do
 		name=${t%%:*} tool=${t#*:}
 		again="" wall=0 row=""
@@ -133,15 +133,8 @@ perf() {
 			if CLIENT_PRELOAD=$tooldir/connect-delay.so cm_run "$pair-$name" 18515 "$sns" "$cns" "$tool" -d "$sdev" -R -F -n 200 -s 65536 \
 				--report_gbits -- -d "$cdev" -R -F -n 200 -s 65536 --report_gbits "$sip"; then
 				row=$(perftest_row "/out/$pair-$name.client.log")
-				if [ -n "$row" ] && perftest_tsc_failed "/out/$pair-$name.client.log" "$row" &&
-					[ "$try" != 3 ]; then
-					again+=" (run $try completed but perftest's TSC estimate failed)"
-					continue
-				fi
-				if [ -n "$row" ] && perftest_tsc_failed "/out/$pair-$name.client.log" "$row" &&
-					w=$(perftest_wall_row "$tool" "$row" $(($(date +%s%N) - t0))); then
-					row=$w again+=$PERFTEST_WALL wall=1
-				fi
+				[ -z "$row" ] || perftest_tsc_settle "/out/$pair-$name.client.log" "$try" \
+					"$tool" "$t0" row again wall || continue
 				break
 			fi
 			row=""

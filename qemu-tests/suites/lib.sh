@@ -144,8 +144,28 @@ perftest_wall_row() {
 		printf "%s %s %.6f %.6f %.6f\n", a[1], a[2], g, g, a[2] / s / 1e6
 	}'
 }
-# shellcheck disable=SC2034 # for the suites that source this file
-PERFTEST_WALL=" (perftest's TSC estimate failed on all 3 runs: the rate of the last run from the client's wall time, setup included, a lower bound)"
+
+# perftest_tsc_settle LOG TRY TOOL T0 ROWVAR AGAINVAR WALLVAR: after run TRY
+# (1 to 3) of TOOL, started at T0 (date +%s%N), left its row in ROWVAR and
+# its log in LOG.  Status 1: perftest's TSC estimate failed and a run is
+# left, so run again (AGAINVAR says why).  Status 0: keep the row; after a
+# third failed estimate of a _bw point it is the wall-clock one
+# (perftest_wall_row), WALLVAR is set to 1 and AGAINVAR says so.
+perftest_tsc_settle() {
+	local log=$1 try=$2 tool=$3 t0=$4 w
+	local -n settle_row=$5 settle_again=$6 settle_wall=$7
+	perftest_tsc_failed "$log" "$settle_row" || return 0
+	if [ "$try" != 3 ]; then
+		settle_again+=" (run $try completed but perftest's TSC estimate failed)"
+		return 1
+	fi
+	if w=$(perftest_wall_row "$tool" "$settle_row" $(($(date +%s%N) - t0))); then
+		# shellcheck disable=SC2034 # settle_wall names the caller's variable
+		settle_row=$w settle_wall=1
+		settle_again+=" (perftest's TSC estimate failed on all 3 runs: the rate of the last run from the client's wall time, setup included, a lower bound)"
+	fi
+	return 0
+}
 
 # perftest_cycles TOOL TRY: "-C" for the third try of a latency point,
 # after perftest's own TSC estimate failed twice: with -C it prints TSC
