@@ -73,6 +73,33 @@ else
 	else
 		record FAIL iwarp/pcap-tshark-mpa "$req MPA requests, $rep replies ($rej rejecting), $rdmap RDMAP frames, $bad malformed/error (see $out/tshark-malformed.txt); $(head -c 300 "$out/tshark.err")"
 	fi
+	# The MPA variants of suites/iwarp.sh (ports 7490-7495): the revision
+	# of the request and the C flags of request and reply as tshark reads
+	# them ("PORT PAIR/NAME REV REQ-C REP-C"), and FPDUs after them.
+	"${ts[@]}" -Y 'tcp.port >= 7490 && tcp.port <= 7495 && (iwarp_mpa.req || iwarp_mpa.rep)' \
+		-T fields -e tcp.srcport -e tcp.dstport -e iwarp_mpa.rev -e iwarp_mpa.crc_flag \
+		-e iwarp_mpa.key.req >"$out/mpa-variants.txt" 2>/dev/null
+	"${ts[@]}" -Y 'tcp.port >= 7490 && tcp.port <= 7495 && iwarp_rdma' \
+		-T fields -e tcp.srcport -e tcp.dstport >"$out/mpa-variants-rdmap.txt" 2>/dev/null
+	while read -r port name want; do
+		got=$(awk -v p="$port" '$1 == p || $2 == p' "$out/mpa-variants.txt" | sort -u |
+			awk '{ c = ($4 == "1" || $4 == "True") ? 1 : 0 }
+				$5 != "" { rev = $3; req = c } $5 == "" { rep = c }
+				END { print rev, req, rep }')
+		n=$(awk -v p="$port" '$1 == p || $2 == p' "$out/mpa-variants-rdmap.txt" | wc -l)
+		if [ "$got" = "$want" ] && [ "$n" -gt 0 ]; then
+			record PASS "iwarp/$name/pcap-mpa" "tshark: request revision ${want%% *}, C in request and reply ${want#* }, then $n RDMAP frames (port $port)"
+		else
+			record FAIL "iwarp/$name/pcap-mpa" "port $port: tshark reads revision, request C, reply C '$got', wanted '$want'; $n RDMAP frames"
+		fi
+	done <<-EOF
+		7490 ornic-ornic/mpa-rev1-crc 1 1 1
+		7491 ornic-ornic/mpa-rev2-nocrc 2 0 0
+		7492 ornic-siw/mpa-rev1-crc 1 1 1
+		7493 ornic-siw/mpa-rev1-nocrc 1 0 0
+		7494 ornic-siw/mpa-rev2-nocrc 2 0 0
+		7495 siw-ornic/mpa-rev2-nocrc 2 0 0
+	EOF
 	# Every FPDU's CRC32c, recomputed by code that is not ornic's.
 	if line=$(python3 "$here/tools/iwarp-crc-check.py" --self-test 2>&1) &&
 		line=$(python3 "$here/tools/iwarp-crc-check.py" "$pcap" 2>&1); then
@@ -81,6 +108,7 @@ else
 		record FAIL iwarp/pcap-crcs "$(echo "$line" | tail -n 3 | tr '\n' ' ')"
 	fi
 	tshark -r "$pcap" -c 2000 -w "$out/model0-head.pcap" 2>/dev/null
+	tshark -r "$pcap" -Y 'tcp.port >= 7490 && tcp.port <= 7495' -w "$out/mpa-variants.pcap" 2>/dev/null
 fi
 
 # --- the figures, ornic with ornic (reported, never judged) ------------------------

@@ -154,6 +154,34 @@ perf() {
 	done
 }
 
+# mpa PAIR NAME REV CRC PORT SERVER_NS SERVER_IP CLIENT_NS [ucmatose]:
+# rping -V (or ucmatose, SENDs only) with the driver's MPA settings
+# (module parameters mpa_rev and mpa_crc, read at each connect and accept)
+# at REV and CRC on both ornic sides.  What the request and reply carried is
+# judged on the host from the capture (check-iwarp.sh, by PORT); the
+# defaults are put back afterwards.
+mpa() {
+	local pair=$1 name=$2 rev=$3 crc=$4 port=$5 sns=$6 sip=$7 cns=$8 tool=${9:-rping}
+	local p=/sys/module/ornic/parameters what ok=0
+	echo "$rev" >$p/mpa_rev && echo "$crc" >$p/mpa_crc
+	if [ "$tool" = rping ]; then
+		what="20 pings of 4096 B, every byte verified (-V)"
+		cm_run "$pair-$name" "$port" "$sns" "$cns" rping -s -a "$sip" -p "$port" -V -C 20 -S 4096 -- \
+			-c -a "$sip" -p "$port" -V -C 20 -S 4096 && ok=1
+	else
+		what="ucmatose: 2 connections, 10 x 1000 B SENDs each way"
+		cm_run "$pair-$name" "$port" "$sns" "$cns" ucmatose -p "$port" -c 2 -C 10 -S 1000 -- \
+			-s "$sip" -p "$port" -c 2 -C 10 -S 1000 &&
+			grep -q 'test complete' "/out/$pair-$name.client.log" && ok=1
+	fi
+	if [ "$ok" = 1 ]; then
+		pass "$pair/$name" "driver asks MPA revision $rev, CRC $([ "$crc" = 1 ] && echo on || echo off); $what"
+	else
+		fail "$pair/$name" "$(tail -n 2 "/out/$pair-$name.client.log" | tr '\n' ' ') / $(tail -n 2 "/out/$pair-$name.server.log" | tr '\n' ' ')"
+	fi
+	echo 2 >$p/mpa_rev && echo 1 >$p/mpa_crc
+}
+
 # siw_to_ornic: iwarp-cm's server on ornic_0 (this namespace), its client
 # on siw0 in netns siw; logs /out/siw-ornic-cm.{server,client}.log.
 siw_to_ornic() {
@@ -183,6 +211,9 @@ if setup_ornic; then
 		fail ornic-ornic/cm-setup "$(tail -n 3 /out/ornic-ornic-cm.client.log | tr '\n' ' ') / $(tail -n 3 /out/ornic-ornic-cm.server.log | tr '\n' ' ')"
 	fi
 	data ornic-ornic "$NS" "$SIP" - 7480
+	# Ports 7490-7499: the MPA variants, judged by check-iwarp.sh.
+	mpa ornic-ornic mpa-rev1-crc 1 1 7490 "$NS" "$SIP" -
+	mpa ornic-ornic mpa-rev2-nocrc 2 0 7491 "$NS" "$SIP" -
 	perf ornic-ornic "$NS" "$SIP" "$SDEV" - "$CDEV"
 	o=$(rdma resource show cm_id 2>&1; ip netns exec "$NS" rdma resource show cm_id 2>&1)
 	left=$(grep -v LISTEN <<<"$o" | grep -F ornic_)
@@ -204,6 +235,15 @@ if setup_ornic; then
 		fi
 		data ornic-siw siw 10.0.5.2 - 7482
 		data siw-ornic - "$CIP" siw 7484
+		# siw answers the revision asked and CRCs when asked (RFC 5044:
+		# either side's C turns them on); as client it asks revision 2
+		# without CRC.  Revision 1 carries no IRD and ORD, and siw then
+		# hands its server 0 for both: rping's server, which accepts with
+		# what the request gave, could not READ, so SENDs only there.
+		mpa ornic-siw mpa-rev1-crc 1 1 7492 siw 10.0.5.2 - ucmatose
+		mpa ornic-siw mpa-rev1-nocrc 1 0 7493 siw 10.0.5.2 - ucmatose
+		mpa ornic-siw mpa-rev2-nocrc 2 0 7494 siw 10.0.5.2 -
+		mpa siw-ornic mpa-rev2-nocrc 2 0 7495 - "$CIP" siw
 		# siw checks every FPDU's CRC as it comes, and reads it wrongly
 		# when a TCP segment ends inside the CRC: ornic's FPDUs must each
 		# fill a segment of their own (iwarp-tcp.rst).

@@ -17,6 +17,7 @@
  * goes.
  */
 #include <linux/inetdevice.h>
+#include <linux/moduleparam.h>
 #include <net/neighbour.h>
 #include <net/route.h>
 #include <rdma/iw_cm.h>
@@ -25,9 +26,35 @@
 #include "ornic_iwcm_cmd.h"
 #include "ornic_res.h"
 
-/* The MPA revision and CRC ornic asks for; siw answers both. */
-#define ORNIC_IW_MPA_REV	2
 #define ORNIC_IW_EVENT_MAX	4096	/* queued events before the device is dead */
+
+/*
+ * What a connection asks for in MPA (iwarp-cm.rst): the revision of the
+ * requests this side sends, and whether its request or reply sets C.  CRCs
+ * are used when either side asks, so mpa_crc=0 turns them off only with a
+ * peer that does not ask either.  As responder the device answers the
+ * revision of the request, 1 or 2.  Read at each connect and accept, so a
+ * change applies to the connections that follow.
+ */
+static unsigned int ornic_iw_mpa_rev = 2;
+static bool ornic_iw_mpa_crc = true;
+
+static int ornic_iw_set_mpa_rev(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 1, 2);
+}
+
+static const struct kernel_param_ops ornic_iw_mpa_rev_ops = {
+	.set = ornic_iw_set_mpa_rev,
+	.get = param_get_uint,
+};
+
+module_param_cb(mpa_rev, &ornic_iw_mpa_rev_ops, &ornic_iw_mpa_rev, 0644);
+MODULE_PARM_DESC(mpa_rev,
+		 "MPA revision of the connection requests of iWARP ports: 1 or 2 (RFC 6581, the default)");
+module_param_named(mpa_crc, ornic_iw_mpa_crc, bool, 0644);
+MODULE_PARM_DESC(mpa_crc,
+		 "ask for MPA CRC32c in iWARP connection requests and replies (default on; CRCs are used when either side asks)");
 
 enum ornic_iw_ep_state {
 	ORNIC_IW_EP_CONNECTING,		/* IW_CONNECT sent, no reply yet */
@@ -502,13 +529,14 @@ static int ornic_iw_connect(struct iw_cm_id *cm_id,
 	struct ornic_admin_sqe sqe;
 	struct ornic_iw_ep *ep;
 	struct ornic_qp *qp;
+	u8 mpa_rev = READ_ONCE(ornic_iw_mpa_rev);
 	u8 mac[ETH_ALEN];
 	u32 id;
 	int err;
 
 	if (laddr->sin_family != AF_INET || raddr->sin_family != AF_INET)
 		return -EAFNOSUPPORT;
-	if (param->private_data_len > ornic_iw_max_pdata(ORNIC_IW_MPA_REV))
+	if (param->private_data_len > ornic_iw_max_pdata(mpa_rev))
 		return -EINVAL;
 	qp = xa_load(&dev->qps, param->qpn);
 	if (!qp || qp->ibqp.qp_type != IB_QPT_RC)
@@ -537,8 +565,8 @@ static int ornic_iw_connect(struct iw_cm_id *cm_id,
 	args.remote = raddr;
 	args.next_hop = mac;
 	args.tos = cm_id->tos;
-	args.mpa_rev = ORNIC_IW_MPA_REV;
-	args.crc = true;
+	args.mpa_rev = mpa_rev;
+	args.crc = READ_ONCE(ornic_iw_mpa_crc);
 	args.ird = ornic_iw_ird_ord(param->ird);
 	args.ord = ornic_iw_ird_ord(param->ord);
 	args.pdata_len = param->private_data_len;
@@ -574,7 +602,8 @@ static int ornic_iw_accept(struct iw_cm_id *cm_id,
 	qp = xa_load(&dev->qps, param->qpn);
 	if (!qp || qp->ibqp.qp_type != IB_QPT_RC)
 		return -EINVAL;
-	if (param->private_data_len > ornic_iw_max_pdata(ORNIC_IW_MPA_REV))
+	/* The device checks the request's own revision's limit. */
+	if (param->private_data_len > ornic_iw_max_pdata(1))
 		return -EINVAL;
 	mutex_lock(&dev->iw.lock);
 	if (!ep || xa_load(&dev->iw.eps, ep->conn_id) != ep ||
@@ -585,7 +614,8 @@ static int ornic_iw_accept(struct iw_cm_id *cm_id,
 	}
 	err = ornic_cmd_iw_accept(&sqe, ep->conn_id, qp->qpn,
 				  ornic_iw_ird_ord(param->ird),
-				  ornic_iw_ird_ord(param->ord), true,
+				  ornic_iw_ird_ord(param->ord),
+				  READ_ONCE(ornic_iw_mpa_crc),
 				  param->private_data_len,
 				  ornic_iw_pdata(dev, param->private_data,
 						 param->private_data_len));
