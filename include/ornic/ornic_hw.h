@@ -709,7 +709,17 @@ enum ornic_counter_id {
 	ORNIC_CNT_RX_PKEY_ERRORS	= 64,	/* P_Key does not admit it */
 	ORNIC_CNT_RX_PORT_NOT_ACTIVE	= 65,	/* data VL while not Active */
 	ORNIC_CNT_TX_PORT_NOT_ACTIVE	= 66,	/* not sent: not Active */
-	ORNIC_CNT_COUNT			= 67,
+	/* iWARP ports (iwarp-cm.rst) */
+	ORNIC_CNT_IW_TCP_RX_FRAMES	= 67,	/* taken by the device's TCP */
+	ORNIC_CNT_IW_TCP_TX_FRAMES	= 68,	/* sent by the device's TCP */
+	ORNIC_CNT_IW_CONN_REFUSED	= 69,	/* SYN answered with RST */
+	ORNIC_CNT_IW_MPA_ERRORS		= 70,	/* MPA frame refused, timed out */
+	ORNIC_CNT_IW_RX_BAD_FPDU	= 71,	/* CRC or length wrong */
+	ORNIC_CNT_IW_RX_BAD_SEGMENT	= 72,	/* DDP/RDMAP header malformed */
+	ORNIC_CNT_IW_TERMINATES_SENT	= 73,
+	ORNIC_CNT_IW_TERMINATES_RECEIVED = 74,
+	ORNIC_CNT_IW_RX_DROPPED_BYTES	= 75,	/* no QP in RTS to take them */
+	ORNIC_CNT_COUNT			= 76,
 };
 
 #define ORNIC_DEVICE_COUNTERS_MAX	126
@@ -1752,6 +1762,7 @@ enum ornic_wqe_opcode {
 	ORNIC_WQE_OP_FLUSH		= 0x0a,	/* ORNIC_CAP_FLUSH, RC */
 	ORNIC_WQE_OP_ATOMIC_WRITE	= 0x0b,	/* ORNIC_CAP_ATOMIC_WRITE, RC */
 	ORNIC_WQE_OP_BIND_MW		= 0x0c,	/* ORNIC_CAP_MW */
+	ORNIC_WQE_OP_RDMA_READ_INV	= 0x0d,	/* iWARP: READ, then LOCAL_INV */
 };
 
 #define ORNIC_WQE_FLAG_SIGNALED		ORNIC_BIT(0)
@@ -1932,7 +1943,7 @@ struct ornic_send_wqe {
 	__le16 inline_len;		/* with FLAG_INLINE */
 	__le16 reserved0;
 	__be32 imm_data;		/* SEND_IMM, RDMA_WRITE_IMM */
-	__le32 invalidate_rkey;		/* SEND_INV, LOCAL_INV: MR or MW key */
+	__le32 invalidate_rkey;		/* SEND_INV, LOCAL_INV, RDMA_READ_INV */
 	__le64 wr_id;
 	__le32 xrc_srqn;		/* XRC_INI: remote XRC SRQ, else 0 */
 	__le32 reserved1;

@@ -29,6 +29,7 @@ uint8_t cqe_opcode_for_send(uint8_t wqe_opcode) {
   case ORNIC_WQE_OP_RDMA_WRITE_IMM:
     return ORNIC_CQE_OP_RDMA_WRITE;
   case ORNIC_WQE_OP_RDMA_READ:
+  case ORNIC_WQE_OP_RDMA_READ_INV:
     return ORNIC_CQE_OP_RDMA_READ;
   case ORNIC_WQE_OP_ATOMIC_CMP_SWP:
     return ORNIC_CQE_OP_COMP_SWAP;

@@ -153,6 +153,7 @@ void NicDevice::set_up_iwarp() {
     return core_.memory().write(addr, in);
   };
   env.mac = [this] { return core_.mac; };
+  env.count = [this](ornic_counter_id id, uint64_t by) { core_.counters.inc(id, by); };
   iwarp_cm_ = std::make_unique<iwarp::cm::ConnectionManager>(std::move(env), core_.mac);
   core_.iwarp_cm = iwarp_cm_.get();
   if (iwarp_qps_ != nullptr) {

@@ -76,6 +76,15 @@ constexpr auto kCounterNames = std::to_array<std::string_view>({
     "rx_pkey_errors",
     "rx_port_not_active",
     "tx_port_not_active",
+    "iw_tcp_rx_frames",
+    "iw_tcp_tx_frames",
+    "iw_conn_refused",
+    "iw_mpa_errors",
+    "iw_rx_bad_fpdu",
+    "iw_rx_bad_segment",
+    "iw_terminates_sent",
+    "iw_terminates_received",
+    "iw_rx_dropped_bytes",
 });
 static_assert(kCounterNames.size() == ORNIC_CNT_COUNT, "one name per ornic_counter_id");
 

@@ -149,6 +149,13 @@ std::optional<WqeError> fetch_send_wqe(NicCore& core, const QueuePair& qp, uint3
   if (w.num_blocks == 0 || w.num_blocks > ORNIC_WQE_MAX_BLOCKS || w.num_blocks > available)
     return op_error(ORNIC_VERR_BAD_BLOCKS);
   op.blocks = w.num_blocks;
+  // An iWARP port's READ whose sink key is invalidated when it completes (wqe.rst): shaped
+  // and checked as a READ.
+  if (w.opcode == ORNIC_WQE_OP_RDMA_READ_INV) {
+    if (!core.is_iwarp() || qp.type != ORNIC_QPT_RC)
+      return op_error(ORNIC_VERR_BAD_OPCODE);
+    w.opcode = ORNIC_WQE_OP_RDMA_READ;
+  }
   if (is_local_op(w.opcode)) { // on any QP type: they send nothing
     if (w.reserved0 != 0 || w.reserved1 != 0 || w.xrc_srqn != 0)
       return op_error(ORNIC_VERR_RESERVED_NONZERO);

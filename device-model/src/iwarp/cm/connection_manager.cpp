@@ -54,6 +54,7 @@ void ConnectionManager::reset() {
   engine_.reset(); // aborts what is left, without callbacks
   engine_ = std::make_unique<tcp::TcpEngine>(
       [this](unsigned, std::span<const std::byte> frame) {
+        tally(ORNIC_CNT_IW_TCP_TX_FRAMES);
         if (env_.transmit)
           env_.transmit(frame);
       },
@@ -79,8 +80,12 @@ bool ConnectionManager::receive(std::span<const std::byte> frame) {
   const bool tcp = std::to_integer<uint8_t>(frame[kEthHeader + 9]) == 6;
   const bool syn = tcp && frame.size() >= kEthHeader + ihl + 20 &&
                    (std::to_integer<uint8_t>(frame[kEthHeader + ihl + 13]) & 0x12) == 0x02;
-  if (!syn)
-    return engine_->receive(it->second, frame);
+  if (!syn) {
+    const bool claimed = engine_->receive(it->second, frame);
+    if (claimed)
+      tally(ORNIC_CNT_IW_TCP_RX_FRAMES);
+    return claimed;
+  }
   tcp::Ipv4Address src;
   tcp::MacAddress src_mac;
   for (size_t i = 0; i < 4; ++i)
@@ -91,7 +96,11 @@ bool ConnectionManager::receive(std::span<const std::byte> frame) {
   const bool learn = neighbors_.count(key) == 0 && (src_mac[0] & 1) == 0;
   if (learn)
     engine_->set_neighbor(it->second, src, src_mac);
+  const uint64_t refused = engine_->counters().syns_refused;
   const bool claimed = engine_->receive(it->second, frame);
+  if (claimed)
+    tally(ORNIC_CNT_IW_TCP_RX_FRAMES);
+  tally(ORNIC_CNT_IW_CONN_REFUSED, engine_->counters().syns_refused - refused);
   if (learn && claimed)
     neighbors_.insert(key);
   else if (learn)
@@ -111,6 +120,7 @@ void ConnectionManager::advance(Clock::time_point now) {
     if (conn == nullptr)
       continue;
     ++counters_.mpa_timeouts;
+    tally(ORNIC_CNT_IW_MPA_ERRORS);
     conn->deadline.reset();
     if (conn->phase == Phase::awaiting_request) {
       drop(id, true);
@@ -236,6 +246,7 @@ bool ConnectionManager::accept_tcp(uint32_t listener_id, tcp::ConnectionId tcp,
     l = &it->second;
   if (l == nullptr || l->pending >= l->backlog || conns_.size() >= ORNIC_IW_MAX_CONNS) {
     ++counters_.backlog_refused;
+    tally(ORNIC_CNT_IW_CONN_REFUSED);
     return false;
   }
   uint32_t id = 0;
@@ -386,6 +397,7 @@ void ConnectionManager::on_bytes(uint32_t id, std::span<const std::byte> bytes) 
       qps_->received(conn->qpn, bytes);
     else // a peer that talks before it may, or after its QP let the stream go
       counters_.fpdu_bytes_dropped += bytes.size();
+    tally(ORNIC_CNT_IW_RX_DROPPED_BYTES, bytes.size());
     return;
   }
   for (const std::byte b : bytes)
@@ -403,10 +415,12 @@ void ConnectionManager::got_request(Conn& conn) {
   if (parse.status == MpaSetupParse::Status::invalid) {
     // Not an MPA request: nothing to answer it with (RFC 5044 7.1).
     ++counters_.mpa_requests_refused;
+    tally(ORNIC_CNT_IW_MPA_ERRORS);
     drop(conn.id, true);
     return;
   }
   counters_.fpdu_bytes_dropped += conn.setup_bytes.size() - parse.frame_size;
+  tally(ORNIC_CNT_IW_RX_DROPPED_BYTES, conn.setup_bytes.size() - parse.frame_size);
   conn.setup_bytes.clear();
   conn.deadline.reset();
   conn.request = parse.frame;
@@ -414,6 +428,7 @@ void ConnectionManager::got_request(Conn& conn) {
   if (parse.frame.markers) {
     // iwarp.rst, "Negotiation": a reply with R set, the request's revision, then FIN.
     ++counters_.mpa_markers_refused;
+    tally(ORNIC_CNT_IW_MPA_ERRORS);
     MpaSetupFrame reply;
     reply.kind = MpaFrameKind::reply;
     reply.reject = true;
@@ -441,6 +456,7 @@ void ConnectionManager::got_reply(Conn& conn) {
   conn.deadline.reset();
   if (parse.status == MpaSetupParse::Status::invalid) {
     ++counters_.mpa_replies_refused;
+    tally(ORNIC_CNT_IW_MPA_ERRORS);
     end(conn, true);
     post(ORNIC_EQE_IW_CONNECT_REPLY, conn, ORNIC_IW_STATUS_MPA_ERROR);
     return;
@@ -459,6 +475,7 @@ void ConnectionManager::got_reply(Conn& conn) {
   }
   if (!check.accepted) {
     ++counters_.mpa_replies_refused;
+    tally(ORNIC_CNT_IW_MPA_ERRORS);
     end(conn, true);
     post(ORNIC_EQE_IW_CONNECT_REPLY, conn, ORNIC_IW_STATUS_MPA_ERROR, pdata_len);
     return;
@@ -487,6 +504,7 @@ void ConnectionManager::on_peer_closed(uint32_t id) {
     return;
   case Phase::request_sent:
     ++counters_.mpa_replies_refused;
+    tally(ORNIC_CNT_IW_MPA_ERRORS);
     end(*conn, true);
     post(ORNIC_EQE_IW_CONNECT_REPLY, *conn, ORNIC_IW_STATUS_RESET);
     return;

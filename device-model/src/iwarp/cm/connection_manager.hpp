@@ -38,6 +38,8 @@ struct CmEnvironment {
   std::function<bool(uint64_t addr, std::span<const std::byte> in)> dma_write;
   // The port's current MAC (ETH_SET_MAC may change it); unset: the constructor's.
   std::function<tcp::MacAddress()> mac;
+  // The device counters (ORNIC_CNT_IW_*); unset: not counted.
+  std::function<void(ornic_counter_id id, uint64_t by)> count;
 };
 
 struct CmCounters {
@@ -159,6 +161,10 @@ private:
   uint32_t next_device_id_ = 1;
   Clock::time_point now_{};
   CmCounters counters_;
+  void tally(ornic_counter_id id, uint64_t by = 1) {
+    if (env_.count)
+      env_.count(id, by);
+  }
   QpStreams* qps_ = nullptr;
 };
 

@@ -56,6 +56,7 @@ void QpEngine::received(uint32_t qpn, std::span<const std::byte> bytes) {
   const QueuePair* qp = core_.resources.qps.find(qpn);
   if (s == nullptr || qp == nullptr || qp->state != ORNIC_QPS_RTS) {
     counters_.bytes_dropped += bytes.size();
+    core_.counters.inc(ORNIC_CNT_IW_RX_DROPPED_BYTES, bytes.size());
     return;
   }
   const auto data =
@@ -64,6 +65,7 @@ void QpEngine::received(uint32_t qpn, std::span<const std::byte> bytes) {
       data, [this, qpn](std::span<const uint8_t> ulpdu) { return on_ulpdu(qpn, ulpdu); });
   if (QpStream* live = stream(qpn)) {
     if (fed.error) {
+      core_.counters.inc(ORNIC_CNT_IW_RX_BAD_FPDU);
       terminate(qpn, *live, *fed.error, {}, ORNIC_EQE_QP_FATAL);
       return;
     }
@@ -76,11 +78,14 @@ bool QpEngine::on_ulpdu(uint32_t qpn, std::span<const uint8_t> ulpdu) {
   QueuePair* qp = core_.resources.qps.find(qpn);
   if (s == nullptr || qp == nullptr || qp->state != ORNIC_QPS_RTS) {
     counters_.bytes_dropped += ulpdu.size();
+    core_.counters.inc(ORNIC_CNT_IW_RX_DROPPED_BYTES, ulpdu.size());
     return false;
   }
   const SegmentParse parse = parse_segment(ulpdu);
-  if (!parse.segment)
+  if (!parse.segment) {
+    core_.counters.inc(ORNIC_CNT_IW_RX_BAD_SEGMENT);
     return terminate(qpn, *s, parse.error, ulpdu, ORNIC_EQE_QP_REQ_ERR);
+  }
   const Segment& seg = *parse.segment;
   switch (seg.opcode) {
   case RdmapOpcode::write:
@@ -92,6 +97,7 @@ bool QpEngine::on_ulpdu(uint32_t qpn, std::span<const uint8_t> ulpdu) {
   case RdmapOpcode::terminate:
     core_.log.warn("qp {}: TERMINATE received ({})", qpn, describe(seg.terminate->cause));
     ++counters_.terminates_received;
+    core_.counters.inc(ORNIC_CNT_IW_TERMINATES_RECEIVED);
     give_up(qpn, true, ORNIC_EQE_QP_FATAL);
     return false;
   default:

@@ -179,7 +179,8 @@ bool QpEngine::start_wqe(uint32_t qpn, QueuePair& qp, QpStream& s) {
     (void)append_message(s, header, op.length, payload);
     break;
   }
-  case ORNIC_WQE_OP_RDMA_READ: {
+  case ORNIC_WQE_OP_RDMA_READ:
+  case ORNIC_WQE_OP_RDMA_READ_INV: {
     if (op.sges.size() != 1)
       return fail(ORNIC_CQE_LOC_QP_OP_ERR, ORNIC_VERR_BAD_SGE_COUNT);
     if (s.reads_outstanding >= std::max<uint16_t>(s.params.ord, 1))
@@ -260,6 +261,19 @@ void QpEngine::retire(uint32_t qpn, QueuePair& qp, QpStream& s) {
     s.tracks.pop_front();
     const SendOp op = pop_op(req);
     qp.sq.consumer = op.wqe_index + op.blocks;
+    if (op.opcode == ORNIC_WQE_OP_RDMA_READ_INV) {
+      // The sink's key goes once its data is all placed, as a LOCAL_INV would take it.
+      SendOp inv;
+      inv.opcode = ORNIC_WQE_OP_LOCAL_INV;
+      inv.invalidate_rkey = op.invalidate_rkey;
+      if (const auto error = execute_local_op(core_, qpn, qp, inv)) {
+        core_.counters.inc(ORNIC_CNT_WQE_ERRORS);
+        ++qp.counters.wqe_errors;
+        complete_send(qpn, qp, op, error->status, error->vendor_err);
+        give_up(qpn, true, 0);
+        return;
+      }
+    }
     if (op.flags & ORNIC_WQE_FLAG_SIGNALED)
       complete_send(qpn, qp, op, ORNIC_CQE_SUCCESS, ORNIC_VERR_NONE);
   }

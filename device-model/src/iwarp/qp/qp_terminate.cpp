@@ -32,6 +32,7 @@ bool QpEngine::terminate(uint32_t qpn, QpStream& s, TerminateCause cause,
   append_segment(s, seg);
   push_tx(s);
   ++counters_.terminates_sent;
+  core_.counters.inc(ORNIC_CNT_IW_TERMINATES_SENT);
   give_up(qpn, true, event);
   return false;
 }

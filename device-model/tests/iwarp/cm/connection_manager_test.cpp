@@ -38,6 +38,7 @@ struct Device {
   std::map<uint64_t, std::vector<std::byte>> memory; // addr -> bytes
   std::deque<ornic_eqe_iw> events;
   std::vector<Bytes> to_netdev;
+  std::map<ornic_counter_id, uint64_t> counted; // the device counters it was given
   bool dma_fails = false;
 
   std::optional<ornic_eqe_iw> event() {
@@ -78,6 +79,7 @@ protected:
     CmEnvironment env;
     env.transmit = [this](std::span<const std::byte> f) { put(f); };
     env.post_event = [&d](const ornic_eqe_iw& e) { d.events.push_back(e); };
+    env.count = [&d](ornic_counter_id id, uint64_t by) { d.counted[id] += by; };
     env.dma_read = [&d](uint64_t addr, std::span<std::byte> out) {
       const auto it = d.memory.find(addr);
       if (d.dma_fails || it == d.memory.end() || it->second.size() < out.size())
@@ -479,6 +481,11 @@ TEST_F(ConnectionManagerWire, BadKeyIsReset) {
   EXPECT_EQ(b_.cm->counters().mpa_requests_refused, 1u);
   EXPECT_TRUE(b_.events.empty());
   EXPECT_EQ(b_.cm->connection_count(), 0u);
+  // The device counters: the refused request, and the TCP frames of SYN to RST.
+  EXPECT_EQ(b_.counted[ORNIC_CNT_IW_MPA_ERRORS], 1u);
+  EXPECT_GE(b_.counted[ORNIC_CNT_IW_TCP_RX_FRAMES], 3u);
+  EXPECT_GE(b_.counted[ORNIC_CNT_IW_TCP_TX_FRAMES], 2u);
+  EXPECT_EQ(b_.counted[ORNIC_CNT_IW_CONN_REFUSED], 0u);
 }
 
 TEST_F(ConnectionManagerWire, PrivateDataOver512IsReset) {

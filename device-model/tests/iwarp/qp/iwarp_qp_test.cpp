@@ -510,6 +510,14 @@ TEST_F(IwarpQp, WriteWithABadStagOrOutOfBoundsTerminates) {
   EXPECT_EQ(qb.state(), ORNIC_QPS_ERR);
   ASSERT_TRUE(wait_event(pair.a, ORNIC_EQE_QP_FATAL).has_value());
   EXPECT_EQ(qa.state(), ORNIC_QPS_ERR);
+  // The device counters say what happened: one TERMINATE each way, a well-formed segment.
+  EXPECT_EQ(pair.b.counter(ORNIC_CNT_IW_TERMINATES_SENT), 1u);
+  EXPECT_EQ(pair.a.counter(ORNIC_CNT_IW_TERMINATES_RECEIVED), 1u);
+  EXPECT_EQ(pair.a.counter(ORNIC_CNT_IW_TERMINATES_SENT), 0u);
+  EXPECT_EQ(pair.b.counter(ORNIC_CNT_IW_RX_BAD_SEGMENT), 0u);
+  EXPECT_EQ(pair.b.counter(ORNIC_CNT_IW_RX_BAD_FPDU), 0u);
+  EXPECT_GT(pair.a.counter(ORNIC_CNT_IW_TCP_TX_FRAMES), 0u);
+  EXPECT_GT(pair.b.counter(ORNIC_CNT_IW_TCP_RX_FRAMES), 0u);
 }
 
 TEST_F(IwarpQp, ReadOfABadStagTerminates) {
@@ -607,6 +615,55 @@ TEST_F(IwarpQp, ReadIntoAFastRegisteredSink) {
   EXPECT_EQ(le(done[1].byte_len), kLength);
   for (uint32_t k = 0; k < kLength; ++k)
     ASSERT_EQ(*region_byte(pair.a, pages, k), *pair.b.at(4096 + k)) << "offset " << k;
+}
+
+// IB_WR_RDMA_READ_WITH_INV, which rdma_rw posts for READ sinks on iWARP ports: once the
+// data is placed the sink's key is invalid, and the READ completes as a READ.
+TEST_F(IwarpQp, ReadWithInvalidateFreesTheSinkKey) {
+  listen();
+  Qp qa = init_qp(pair.a), qb = init_qp(pair.b);
+  establish(qa, qb);
+  const uint32_t key = with_variant(alloc_fast_mr(pair.a, 4), 0x34);
+  const auto pages = pages_of(pair.a, 1);
+  constexpr uint32_t kLength = 3000;
+  fill(pair.b, 0, kLength, 43);
+  post_reg(qa, key, ORNIC_ACCESS_LOCAL_WRITE | ORNIC_ACCESS_REMOTE_WRITE, pages, kLength);
+  auto r = send_wqe(ORNIC_WQE_OP_RDMA_READ_INV, 2);
+  r.rdma.remote_addr = to_le(pair.b.buffer);
+  r.rdma.rkey = to_le(pair.b.key);
+  r.invalidate_rkey = to_le(key);
+  qa.post_send(r, {sge(kIova, kLength, key)});
+  auto done = cqes(pair.a, 2);
+  ASSERT_EQ(done.size(), 2u);
+  EXPECT_EQ(done[1].opcode, ORNIC_CQE_OP_RDMA_READ);
+  EXPECT_EQ(done[1].status, ORNIC_CQE_SUCCESS);
+  EXPECT_EQ(le(done[1].wr_id), 2u);
+  for (uint32_t k = 0; k < kLength; ++k)
+    ASSERT_EQ(*region_byte(pair.a, pages, k), *pair.b.at(k)) << "offset " << k;
+  // The key is FREE: a READ into it fails locally.
+  auto again = send_wqe(ORNIC_WQE_OP_RDMA_READ, 3);
+  again.rdma.remote_addr = to_le(pair.b.buffer);
+  again.rdma.rkey = to_le(pair.b.key);
+  qa.post_send(again, {sge(kIova, 64, key)});
+  done = cqes(pair.a, 1);
+  ASSERT_EQ(done.size(), 1u);
+  EXPECT_EQ(done[0].status, ORNIC_CQE_LOC_PROT_ERR);
+}
+
+TEST_F(IwarpQp, ReadWithInvalidateOfAKeyItCannotInvalidateFails) {
+  listen();
+  Qp qa = init_qp(pair.a), qb = init_qp(pair.b);
+  establish(qa, qb);
+  auto r = send_wqe(ORNIC_WQE_OP_RDMA_READ_INV, 4);
+  r.rdma.remote_addr = to_le(pair.b.buffer);
+  r.rdma.rkey = to_le(pair.b.key);
+  r.invalidate_rkey = to_le(pair.a.key); // an ordinary MR: LOCAL_INV cannot take it
+  qa.post_send(r, {sge(pair.a.buffer, 64, pair.a.key)});
+  const auto done = cqes(pair.a, 1);
+  ASSERT_EQ(done.size(), 1u);
+  EXPECT_EQ(done[0].opcode, ORNIC_CQE_OP_RDMA_READ);
+  EXPECT_NE(done[0].status, ORNIC_CQE_SUCCESS);
+  EXPECT_EQ(qa.state(), ORNIC_QPS_ERR);
 }
 
 TEST_F(IwarpQp, LocalInvThenAPeerWriteTerminates) {

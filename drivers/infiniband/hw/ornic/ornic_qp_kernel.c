@@ -306,6 +306,9 @@ static int ornic_wqe_opcode_of(enum ib_wr_opcode op, u8 *hw)
 	case IB_WR_RDMA_READ:
 		*hw = ORNIC_WQE_OP_RDMA_READ;
 		return 0;
+	case IB_WR_RDMA_READ_WITH_INV:
+		*hw = ORNIC_WQE_OP_RDMA_READ_INV;
+		return 0;
 	case IB_WR_ATOMIC_CMP_AND_SWP:
 		*hw = ORNIC_WQE_OP_ATOMIC_CMP_SWP;
 		return 0;
@@ -326,12 +329,17 @@ static int ornic_wqe_opcode(const struct ornic_qp *qp, enum ib_wr_opcode op,
 
 	if (err)
 		return err;
+	/* What rdma_rw posts for READ sinks on iWARP ports (wqe.rst). */
+	if (*hw == ORNIC_WQE_OP_RDMA_READ_INV)
+		return qp->hw_type == ORNIC_QPT_RC &&
+		       rdma_protocol_iwarp(qp->ibqp.device, 1) ? 0 : -EINVAL;
 	return ornic_qp_type_has_op(qp->hw_type, *hw) ? 0 : -EINVAL;
 }
 
 static bool ornic_hw_op_reads(u8 hw)
 {
 	return hw == ORNIC_WQE_OP_RDMA_READ ||
+	       hw == ORNIC_WQE_OP_RDMA_READ_INV ||
 	       hw == ORNIC_WQE_OP_ATOMIC_CMP_SWP ||
 	       hw == ORNIC_WQE_OP_ATOMIC_FETCH_ADD;
 }
@@ -530,7 +538,8 @@ static void ornic_send_op_fields(struct ornic_kwq *wq,
 	if (wr->opcode == IB_WR_SEND_WITH_IMM ||
 	    wr->opcode == IB_WR_RDMA_WRITE_WITH_IMM)
 		h->imm_data = wr->ex.imm_data;
-	else if (wr->opcode == IB_WR_SEND_WITH_INV)
+	else if (wr->opcode == IB_WR_SEND_WITH_INV ||
+		 wr->opcode == IB_WR_RDMA_READ_WITH_INV)
 		h->invalidate_rkey = cpu_to_le32(wr->ex.invalidate_rkey);
 
 	if (ah) {
