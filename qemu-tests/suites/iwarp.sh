@@ -182,6 +182,25 @@ mpa() {
 	echo 2 >$p/mpa_rev && echo 1 >$p/mpa_crc
 }
 
+# iw_counters NAME: ornic_0's iWARP device counters (counters.rst) after
+# good traffic only: its TCP took and sent frames, and no FPDU or segment
+# was bad.  Saved to /out/NAME.txt.
+iw_counters() {
+	local f=/out/$1.txt v bad=""
+	rdma statistic show link "$CDEV/1" >"$f" 2>&1
+	for v in iw_tcp_rx_frames iw_tcp_tx_frames; do
+		[ "$(counter_value "$f" $v)" -gt 0 ] 2>/dev/null || bad+=" $v=$(counter_value "$f" $v)"
+	done
+	for v in iw_rx_bad_fpdu iw_rx_bad_segment; do
+		[ "$(counter_value "$f" $v)" = 0 ] || bad+=" $v=$(counter_value "$f" $v)"
+	done
+	if [ -z "$bad" ]; then
+		pass "$1" "$CDEV: TCP frames in $(counter_value "$f" iw_tcp_rx_frames), out $(counter_value "$f" iw_tcp_tx_frames); bad FPDUs 0, bad segments 0; SYNs refused $(counter_value "$f" iw_conn_refused), MPA errors $(counter_value "$f" iw_mpa_errors) (rejections included), TERMINATEs sent $(counter_value "$f" iw_terminates_sent), received $(counter_value "$f" iw_terminates_received)"
+	else
+		fail "$1" "$CDEV:$bad"
+	fi
+}
+
 # siw_to_ornic: iwarp-cm's server on ornic_0 (this namespace), its client
 # on siw0 in netns siw; logs /out/siw-ornic-cm.{server,client}.log.
 siw_to_ornic() {
@@ -253,6 +272,7 @@ if setup_ornic; then
 		else
 			fail siw-ornic/cm-setup "$(tail -n 3 /out/siw-ornic-cm.client.log | tr '\n' ' ') / $(tail -n 3 /out/siw-ornic-cm.server.log | tr '\n' ' ')"
 		fi
+		iw_counters counters-good
 	fi
 	rmmod ornic || fail rmmod "$(lsmod | grep ornic)"
 fi
