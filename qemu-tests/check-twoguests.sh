@@ -13,6 +13,12 @@
 #   tap-rxe    model a3 with a tap: port and guest b's -netdev tap
 #              virtio-net, both taps on a Linux bridge in netns 2g-tap
 #              (guest b's QEMU runs there); rxe on that virtio-net in b
+#   udp-iwarp  model a4 and b4 on iWARP ports (--link-layer iwarp), udp:
+#              over 127.0.0.1 (netns 2g-lo): the iwarp group's NVMe-oF
+#              between two ornic NICs, which needs two kernels
+#   tap-siw    model a5 on an iWARP port with a tap: on the same bridge as
+#              tap-rxe, and a second virtio-net of guest b with siw on it:
+#              NVMe-oF between ornic and siw both ways
 # suites/two-guests.sh runs in both guests (a drives, b serves).  A link
 # whose host facility is missing (/dev/net/tun, bridge, netem) is reported
 # as SKIP with the reason.  Results: interop/two-guests/...
@@ -66,6 +72,10 @@ if netns_new 2g-lo; then
 	model_add "$mdir" 1 udp:127.0.0.1:47002,127.0.0.1:47001 02:00:00:00:0b:01 2g-lo
 	a_models+=("$mdir/model0.sock") b_models+=("$mdir/model1.sock")
 	links+=" udp-lo"
+	MODEL_LINK_LAYER=iwarp model_add "$mdir" 5 udp:127.0.0.1:47003,127.0.0.1:47004 02:00:00:00:0a:04 2g-lo
+	MODEL_LINK_LAYER=iwarp model_add "$mdir" 6 udp:127.0.0.1:47004,127.0.0.1:47003 02:00:00:00:0b:04 2g-lo
+	a_models+=("$mdir/model5.sock") b_models+=("$mdir/model6.sock")
+	links+=" udp-iwarp"
 else
 	record SKIP $P/udp-lo "cannot create a network namespace"
 fi
@@ -100,16 +110,20 @@ if [ ! -c /dev/net/tun ]; then
 	record SKIP $P/tap-rxe "/dev/net/tun is missing on this host"
 elif ! netns_new 2g-tap || ! why=$(ip -n 2g-tap link add br0 type bridge 2>&1); then
 	record SKIP $P/tap-rxe "no Linux bridge on this host: $why"
-elif ! ip -n 2g-tap tuntap add dev tapm mode tap || ! ip -n 2g-tap tuntap add dev tapq mode tap ||
-	! ip -n 2g-tap link set tapm master br0 || ! ip -n 2g-tap link set tapq master br0 ||
-	! ip -n 2g-tap link set br0 up || ! ip -n 2g-tap link set tapm mtu 9000 up ||
-	! ip -n 2g-tap link set tapq mtu 9000 up; then
-	record FAIL $P/tap-rxe "cannot set up the taps and the bridge in netns 2g-tap"
 else
-	model_add "$mdir" 4 tap:tapm 02:00:00:00:0a:03 2g-tap
-	a_models+=("$mdir/model4.sock")
-	b_netns=2g-tap b_taps+=(--virtio-net-tap "tapq,52:54:00:00:0b:03")
-	links+=" tap-rxe"
+	for t in tapm tapq tapw tapv; do
+		ip -n 2g-tap tuntap add dev $t mode tap && ip -n 2g-tap link set $t master br0 &&
+			ip -n 2g-tap link set $t mtu 9000 up || why+=" $t"
+	done
+	if [ -n "$why" ] || ! ip -n 2g-tap link set br0 up; then
+		record FAIL $P/tap-rxe "cannot set up the taps ($why) and the bridge in netns 2g-tap"
+	else
+		model_add "$mdir" 4 tap:tapm 02:00:00:00:0a:03 2g-tap
+		MODEL_LINK_LAYER=iwarp model_add "$mdir" 7 tap:tapw 02:00:00:00:0a:05 2g-tap
+		a_models+=("$mdir/model4.sock" "$mdir/model7.sock")
+		b_netns=2g-tap b_taps+=(--virtio-net-tap "tapq,52:54:00:00:0b:03" --virtio-net-tap "tapv,52:54:00:00:0b:05")
+		links+=" tap-rxe tap-siw"
+	fi
 fi
 if [ -z "$links" ]; then
 	record FAIL $P/links "no link could be built"

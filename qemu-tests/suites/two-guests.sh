@@ -8,6 +8,10 @@
 #              delay and loss on it, "none" without netem) -- ornic (b)
 #   tap-rxe    ornic (a) -- tap: + Linux bridge + QEMU tap -- virtio-net (b)
 #              with rxe on it
+#   udp-iwarp  ornic (a) -- udp: over 127.0.0.1 -- ornic (b), both on
+#              iWARP ports
+#   tap-siw    ornic on an iWARP port (a) -- tap: + the same bridge --
+#              a second virtio-net (b) with siw on it
 # Guest b sets up its ends, says so in /share/b-ready and then runs the
 # commands guest a submits (remote_agent, interop-lib.sh) until
 # /share/stop.  Guest a drives: for every link it runs the stock tools
@@ -38,6 +42,10 @@ link_end() {
 	udp-veth-b) echo 02:00:00:00:0b:02 10.11.0.2 ornic ;;
 	tap-rxe-a) echo 02:00:00:00:0a:03 10.12.0.1 ornic ;;
 	tap-rxe-b) echo 52:54:00:00:0b:03 10.12.0.2 rxe ;;
+	udp-iwarp-a) echo 02:00:00:00:0a:04 10.14.0.1 ornic-iw ;;
+	udp-iwarp-b) echo 02:00:00:00:0b:04 10.14.0.2 ornic-iw ;;
+	tap-siw-a) echo 02:00:00:00:0a:05 10.13.0.1 ornic-iw ;;
+	tap-siw-b) echo 52:54:00:00:0b:05 10.13.0.2 siw ;;
 	esac
 }
 
@@ -58,7 +66,7 @@ setup_ends() {
 	local link mac ip kind nd dev n=0 want=0
 	for link in $LINKS; do
 		read -r _ _ kind <<<"$(link_end "$link" "$ROLE")"
-		[ "$kind" = ornic ] && want=$((want + 1))
+		[[ $kind == ornic* ]] && want=$((want + 1))
 	done
 	install_modules "${MODDIR:?}" || { fail "$ROLE/setup" "cannot install modules"; return 1; }
 	if ! cp "${PROVIDER_DIR:?}/libornic-rdmav34.so" "$LIBDIR/" ||
@@ -70,6 +78,9 @@ setup_ends() {
 		fail "$ROLE/setup" "modprobe ornic, $want NICs: $(dmesg | grep -i ornic | tail -n 3 | tr '\n' ' ')"
 		return 1
 	fi
+	# Two links share one bridge: each netdev answers ARP for its own
+	# addresses only, so no frame of one link lands on the other's NIC.
+	sysctl -qw net.ipv4.conf.all.arp_ignore=1 net.ipv4.conf.all.arp_announce=2
 	: >/out/ends.txt
 	for link in $LINKS; do
 		read -r mac ip kind <<<"$(link_end "$link" "$ROLE")"
@@ -84,13 +95,20 @@ setup_ends() {
 				fail "$ROLE/setup" "$link: rxe on $nd: $(dmesg | tail -n 3 | tr '\n' ' ')"
 				return 1
 			fi
+		elif [ "$kind" = siw ]; then
+			if ! modprobe siw || ! rdma link add siw0 type siw netdev "$nd"; then
+				fail "$ROLE/setup" "$link: siw on $nd: $(dmesg | tail -n 3 | tr '\n' ' ')"
+				return 1
+			fi
 		fi
 		for _ in $(seq 20); do
 			dev=$(ibdev_of_netdev "$nd")
 			[ -n "$dev" ] && break
 			sleep 0.5
 		done
-		if [ -z "$dev" ] || ! wait_for port_active "$dev" || ! wait_gid "$dev" "$ip"; then
+		# An iWARP port has one GID, its MAC: rdma_cm finds it by netdev.
+		if [ -z "$dev" ] || ! wait_for port_active "$dev" ||
+			{ [ "$kind" != siw ] && [ "$kind" != ornic-iw ] && ! wait_gid "$dev" "$ip"; }; then
 			fail "$ROLE/setup" "$link: ${dev:-no ib_device} on $nd: port not ACTIVE or no GID for $ip"
 			return 1
 		fi
@@ -105,7 +123,8 @@ setup_ends() {
 judge_counters() {
 	local link dev nd f v bad suite
 	while read -r link dev nd; do
-		[[ $dev == ornic* ]] || continue
+		# iWARP ports carry TCP, which these RoCE counters do not count.
+		[[ $dev == ornic* && $link != udp-iwarp && $link != tap-siw ]] || continue
 		f=/out/counters-$ROLE-$link.txt
 		rdma statistic show link "$dev/1" >"$f" 2>&1
 		bad="" suite=$SUITE
@@ -261,6 +280,26 @@ tap_rxe() {
 		direction tap-rxe "${d%%:*}" "${d#*:}"
 		pingpong rc_pingpong ibv_rc_pingpong 4 "$ITERS x 4096 B, data checked" -c -n "$ITERS" -s 4096
 		perf write_bw ib_write_bw -s 65536 -n "$ITERS" --report_gbits
+		rping_test
+		nvmeof nvmeof $((nvme_port += 1))
+	done
+}
+
+# NVMe over Fabrics on iWARP: the iwarp group's guest has one kernel, and
+# the kernel's initiator and target cannot meet through the device there.
+udp_iwarp() {
+	local SUITE=iwarp
+	link_up udp-iwarp || return
+	direction udp-iwarp a-b ornic-ornic
+	rping_test
+	nvmeof nvmeof $((nvme_port += 1))
+}
+
+tap_siw() {
+	local SUITE=iwarp d
+	link_up tap-siw || return
+	for d in a-b:ornic-siw b-a:siw-ornic; do
+		direction tap-siw "${d%%:*}" "${d#*:}"
 		rping_test
 		nvmeof nvmeof $((nvme_port += 1))
 	done
