@@ -12,6 +12,8 @@ SUITE=iwarp
 . /src/qemu-tests/suites/driver-lib.sh
 # shellcheck source=qemu-tests/suites/datapath-lib.sh
 . /src/qemu-tests/suites/datapath-lib.sh
+# shellcheck source=qemu-tests/suites/iwarp-bad.sh
+. /src/qemu-tests/suites/iwarp-bad.sh
 
 # registered DEV NETDEV [NS]: an iWARP RNIC on NETDEV, as rdma_cm and the
 # verbs tools see one.
@@ -213,6 +215,9 @@ if setup_ornic; then
 		else
 			fail siw-ornic/cm-setup "$(tail -n 3 /out/siw-ornic-cm.client.log | tr '\n' ' ') / $(tail -n 3 /out/siw-ornic-cm.server.log | tr '\n' ' ')"
 		fi
+		# A hostile peer in netns siw, on the kernel's TCP, sends ornic_0
+		# bad input.
+		ornic_peer_bad "$tooldir/iwarp-peer"
 	fi
 	rmmod ornic || fail rmmod "$(lsmod | grep ornic)"
 fi
