@@ -12,6 +12,8 @@ SUITE=iwarp
 . /src/qemu-tests/suites/driver-lib.sh
 # shellcheck source=qemu-tests/suites/datapath-lib.sh
 . /src/qemu-tests/suites/datapath-lib.sh
+# shellcheck source=qemu-tests/suites/iwarp-bad.sh
+. /src/qemu-tests/suites/iwarp-bad.sh
 
 # registered DEV NETDEV [NS]: an iWARP RNIC on NETDEV, as rdma_cm and the
 # verbs tools see one.
@@ -201,6 +203,23 @@ iw_counters() {
 	fi
 }
 
+# iw_counters_bad NAME BEFORE: what the hostile peer's cases added to
+# ornic_0's counters since BEFORE (iw_counters' file): a bad FPDU (the CRC
+# case) and malformed segments (the DDP and RDMAP header cases) counted, and
+# a TERMINATE sent for each of the seven cases that end in one.
+iw_counters_bad() {
+	local f=/out/$1.txt before=$2 fpdu seg term
+	rdma statistic show link "$CDEV/1" >"$f" 2>&1
+	fpdu=$(($(counter_value "$f" iw_rx_bad_fpdu) - $(counter_value "$before" iw_rx_bad_fpdu)))
+	seg=$(($(counter_value "$f" iw_rx_bad_segment) - $(counter_value "$before" iw_rx_bad_segment)))
+	term=$(($(counter_value "$f" iw_terminates_sent) - $(counter_value "$before" iw_terminates_sent)))
+	if [ "$fpdu" -ge 1 ] && [ "$seg" -ge 3 ] && [ "$term" -ge 7 ]; then
+		pass "$1" "$CDEV, what the hostile peer's cases added: bad FPDUs $fpdu, malformed segments $seg, TERMINATEs sent $term"
+	else
+		fail "$1" "$CDEV, what the hostile peer's cases added: bad FPDUs $fpdu (want >= 1), malformed segments $seg (>= 3), TERMINATEs sent $term (>= 7)"
+	fi
+}
+
 # siw_to_ornic: iwarp-cm's server on ornic_0 (this namespace), its client
 # on siw0 in netns siw; logs /out/siw-ornic-cm.{server,client}.log.
 siw_to_ornic() {
@@ -273,6 +292,10 @@ if setup_ornic; then
 			fail siw-ornic/cm-setup "$(tail -n 3 /out/siw-ornic-cm.client.log | tr '\n' ' ') / $(tail -n 3 /out/siw-ornic-cm.server.log | tr '\n' ' ')"
 		fi
 		iw_counters counters-good
+		# A hostile peer in netns siw, on the kernel's TCP, sends ornic_0
+		# bad input.
+		ornic_peer_bad "$tooldir/iwarp-peer"
+		iw_counters_bad counters-bad /out/counters-good.txt
 	fi
 	rmmod ornic || fail rmmod "$(lsmod | grep ornic)"
 fi

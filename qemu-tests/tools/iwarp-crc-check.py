@@ -9,10 +9,12 @@ reply at their starts, and walks the FPDUs after them by their ULPDU length.
 Where the reply set C (CRCs in use), every FPDU's CRC32c is recomputed with
 crcmod's predefined 'crc-32c' and compared with the one on the wire (least
 significant byte first).  An FPDU cut short at the end of a stream (a
-connection reset in the middle of it) is counted, not judged.  Prints one
-summary line; exit 1 on any wrong CRC or no FPDU checked at all.
+connection reset in the middle of it) is counted, not judged.  Connections
+with either TCP port in --skip-ports LO-HI are left out and counted (a test
+peer that sends bad CRCs on purpose).  Prints one summary line; exit 1 on
+any wrong CRC or no FPDU checked at all.
 
-usage: iwarp-crc-check.py CAPTURE.pcap
+usage: iwarp-crc-check.py [--skip-ports LO-HI] CAPTURE.pcap
        iwarp-crc-check.py --self-test
 """
 import struct
@@ -108,14 +110,28 @@ def walk_fpdus(stream, crc_on, crc32c):
     return checked, wrong, 0
 
 
-def check(path):
+def port_range(text):
+    """(lo, hi) of "LO-HI"."""
+    lo, _, hi = text.partition("-")
+    return int(lo), int(hi or lo)
+
+
+def skipped(key, ports):
+    """Whether the connection of `key` has either port in `ports` (lo, hi)."""
+    return ports is not None and any(ports[0] <= p <= ports[1] for p in (key[1], key[3]))
+
+
+def check(path, ports=None):
     crc32c = crcmod.predefined.mkCrcFun("crc-32c")
     all_streams = streams(path)
-    conns = checked = wrong = cut = nocrc = 0
+    conns = checked = wrong = cut = nocrc = skips = 0
     for (key, n), stream in all_streams.items():
         if not stream.startswith(REQ_KEY) or len(stream) < 20:
             continue
         src, sport, dst, dport = key
+        if skipped(key, ports):
+            skips += 1
+            continue
         back = all_streams.get(((dst, dport, src, sport), n), b"")
         if not back.startswith(REP_KEY) or len(back) < 20:
             continue
@@ -129,7 +145,8 @@ def check(path):
             c, w, t = walk_fpdus(s, crc_on, crc32c)
             checked, wrong, cut = checked + c, wrong + w, cut + t
     print(f"{checked} FPDU CRC32c values recomputed by crcmod over {conns} MPA connections "
-          f"({nocrc} without CRCs): {wrong} wrong; {cut} streams end inside an FPDU")
+          f"({nocrc} without CRCs): {wrong} wrong; {cut} streams end inside an FPDU"
+          + (f"; {skips} connections on ports {ports[0]}-{ports[1]} left out" if ports else ""))
     return 0 if checked and not wrong else 1
 
 
@@ -148,14 +165,25 @@ def self_test():
     if walk_fpdus(good[:-2], True, crc32c) != (0, 0, 1):
         print("a cut FPDU went unnoticed")
         return 1
-    print("crcmod's crc-32c gives the check value; a built FPDU verifies, a flipped bit does not")
+    key = (b"\x0a\x00\x00\x01", 40000, b"\x0a\x00\x05\x02", 7600)
+    if (not skipped(key, port_range("7600-7699")) or skipped(key, port_range("7700-7799"))
+            or skipped(key, None) or port_range("7601") != (7601, 7601)):
+        print("--skip-ports matches the wrong connections")
+        return 1
+    print("crcmod's crc-32c gives the check value; a built FPDU verifies, a flipped bit does not; "
+          "--skip-ports matches either port")
     return 0
 
 
 if __name__ == "__main__":
     if len(sys.argv) == 2 and sys.argv[1] == "--self-test":
         sys.exit(self_test())
-    if len(sys.argv) != 2:
+    args = sys.argv[1:]
+    skip = None
+    if len(args) == 3 and args[0] == "--skip-ports":
+        skip = port_range(args[1])
+        args = args[2:]
+    if len(args) != 1:
         print(__doc__)
         sys.exit(2)
-    sys.exit(check(sys.argv[1]))
+    sys.exit(check(args[0], skip))
