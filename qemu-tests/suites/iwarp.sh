@@ -286,6 +286,16 @@ if setup_ornic; then
 		# when a TCP segment ends inside the CRC: ornic's FPDUs must each
 		# fill a segment of their own (iwarp-tcp.rst).
 		PERF_TESTS=write_bw_64k:ib_write_bw perf ornic-siw siw 10.0.5.2 siw0 - "$CDEV"
+		# The same figure the other way, and siw's own across the veth
+		# pair (siw1 on its other end): the peers of this run to compare
+		# ornic with.
+		PERF_TESTS=write_bw_64k:ib_write_bw perf siw-ornic - "$CIP" "$CDEV" siw siw0
+		if ip netns exec "$NS" rdma link add siw1 type siw netdev vA >/out/siw1-setup.log 2>&1 &&
+			wait_for port_active siw1; then
+			PERF_TESTS=write_bw_64k:ib_write_bw perf siw-siw siw 10.0.5.2 siw0 "$NS" siw1
+		else
+			fail siw-siw/setup "siw1 on vA: $(tail -n 2 /out/siw1-setup.log | tr '\n' ' ')"
+		fi
 		if siw_to_ornic; then
 			pass siw-ornic/cm-setup "siw0 connects to ornic_0: 4 connections, 2 accepted and closed, 2 rejected, every private data checked by the other side"
 		else
