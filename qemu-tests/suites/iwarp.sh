@@ -197,7 +197,7 @@ iw_counters() {
 		[ "$(counter_value "$f" $v)" = 0 ] || bad+=" $v=$(counter_value "$f" $v)"
 	done
 	if [ -z "$bad" ]; then
-		pass "$1" "$CDEV: TCP frames in $(counter_value "$f" iw_tcp_rx_frames), out $(counter_value "$f" iw_tcp_tx_frames); bad FPDUs 0, bad segments 0; SYNs refused $(counter_value "$f" iw_conn_refused), MPA errors $(counter_value "$f" iw_mpa_errors) (rejections included), TERMINATEs sent $(counter_value "$f" iw_terminates_sent), received $(counter_value "$f" iw_terminates_received)"
+		pass "$1" "$CDEV: TCP frames in $(counter_value "$f" iw_tcp_rx_frames), out $(counter_value "$f" iw_tcp_tx_frames); bad FPDUs 0, bad segments 0; SYNs refused $(counter_value "$f" iw_conn_refused), MPA errors $(counter_value "$f" iw_mpa_errors), TERMINATEs sent $(counter_value "$f" iw_terminates_sent), received $(counter_value "$f" iw_terminates_received)"
 	else
 		fail "$1" "$CDEV:$bad"
 	fi
