@@ -1943,7 +1943,7 @@ struct ornic_send_wqe {
 	__le16 inline_len;		/* with FLAG_INLINE */
 	__le16 reserved0;
 	__be32 imm_data;		/* SEND_IMM, RDMA_WRITE_IMM */
-	__le32 invalidate_rkey;		/* SEND_INV, LOCAL_INV, RDMA_READ_INV */
+	__le32 invalidate_rkey;		/* SEND_INV, LOCAL_INV: MR or MW key */
 	__le64 wr_id;
 	__le32 xrc_srqn;		/* XRC_INI: remote XRC SRQ, else 0 */
 	__le32 reserved1;

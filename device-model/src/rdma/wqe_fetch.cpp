@@ -150,10 +150,12 @@ std::optional<WqeError> fetch_send_wqe(NicCore& core, const QueuePair& qp, uint3
     return op_error(ORNIC_VERR_BAD_BLOCKS);
   op.blocks = w.num_blocks;
   // An iWARP port's READ whose sink key is invalidated when it completes (wqe.rst): shaped
-  // and checked as a READ.
+  // and checked as a READ; the key is the sink SGE's, invalidate_rkey is reserved.
   if (w.opcode == ORNIC_WQE_OP_RDMA_READ_INV) {
     if (!core.is_iwarp() || qp.type != ORNIC_QPT_RC)
       return op_error(ORNIC_VERR_BAD_OPCODE);
+    if (w.invalidate_rkey != 0)
+      return op_error(ORNIC_VERR_RESERVED_NONZERO);
     w.opcode = ORNIC_WQE_OP_RDMA_READ;
   }
   if (is_local_op(w.opcode)) { // on any QP type: they send nothing

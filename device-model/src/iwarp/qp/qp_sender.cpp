@@ -265,7 +265,7 @@ void QpEngine::retire(uint32_t qpn, QueuePair& qp, QpStream& s) {
       // The sink's key goes once its data is all placed, as a LOCAL_INV would take it.
       SendOp inv;
       inv.opcode = ORNIC_WQE_OP_LOCAL_INV;
-      inv.invalidate_rkey = op.invalidate_rkey;
+      inv.invalidate_rkey = op.sges[0].lkey;
       if (const auto error = execute_local_op(core_, qpn, qp, inv)) {
         core_.counters.inc(ORNIC_CNT_WQE_ERRORS);
         ++qp.counters.wqe_errors;

@@ -618,7 +618,8 @@ TEST_F(IwarpQp, ReadIntoAFastRegisteredSink) {
 }
 
 // IB_WR_RDMA_READ_WITH_INV, which rdma_rw posts for READ sinks on iWARP ports: once the
-// data is placed the sink's key is invalid, and the READ completes as a READ.
+// data is placed the sink's key is invalid, and the READ completes as a READ.  The key is
+// the sink SGE's (rdma_rw's ex.invalidate_rkey is the MR's key before the REG_MR's bump).
 TEST_F(IwarpQp, ReadWithInvalidateFreesTheSinkKey) {
   listen();
   Qp qa = init_qp(pair.a), qb = init_qp(pair.b);
@@ -631,7 +632,6 @@ TEST_F(IwarpQp, ReadWithInvalidateFreesTheSinkKey) {
   auto r = send_wqe(ORNIC_WQE_OP_RDMA_READ_INV, 2);
   r.rdma.remote_addr = to_le(pair.b.buffer);
   r.rdma.rkey = to_le(pair.b.key);
-  r.invalidate_rkey = to_le(key);
   qa.post_send(r, {sge(kIova, kLength, key)});
   auto done = cqes(pair.a, 2);
   ASSERT_EQ(done.size(), 2u);
@@ -657,7 +657,7 @@ TEST_F(IwarpQp, ReadWithInvalidateOfAKeyItCannotInvalidateFails) {
   auto r = send_wqe(ORNIC_WQE_OP_RDMA_READ_INV, 4);
   r.rdma.remote_addr = to_le(pair.b.buffer);
   r.rdma.rkey = to_le(pair.b.key);
-  r.invalidate_rkey = to_le(pair.a.key); // an ordinary MR: LOCAL_INV cannot take it
+  // The sink is an ordinary MR: LOCAL_INV cannot take its key.
   qa.post_send(r, {sge(pair.a.buffer, 64, pair.a.key)});
   const auto done = cqes(pair.a, 1);
   ASSERT_EQ(done.size(), 1u);

@@ -329,7 +329,11 @@ static int ornic_wqe_opcode(const struct ornic_qp *qp, enum ib_wr_opcode op,
 
 	if (err)
 		return err;
-	/* What rdma_rw posts for READ sinks on iWARP ports (wqe.rst). */
+	/*
+	 * What rdma_rw posts for READ sinks on iWARP ports (wqe.rst).  The
+	 * device invalidates the sink SGE's key, as iWARP RNICs do:
+	 * rdma_rw's ex.invalidate_rkey is the MR's key before it bumps it.
+	 */
 	if (*hw == ORNIC_WQE_OP_RDMA_READ_INV)
 		return qp->hw_type == ORNIC_QPT_RC &&
 		       rdma_protocol_iwarp(qp->ibqp.device, 1) ? 0 : -EINVAL;
@@ -538,8 +542,7 @@ static void ornic_send_op_fields(struct ornic_kwq *wq,
 	if (wr->opcode == IB_WR_SEND_WITH_IMM ||
 	    wr->opcode == IB_WR_RDMA_WRITE_WITH_IMM)
 		h->imm_data = wr->ex.imm_data;
-	else if (wr->opcode == IB_WR_SEND_WITH_INV ||
-		 wr->opcode == IB_WR_RDMA_READ_WITH_INV)
+	else if (wr->opcode == IB_WR_SEND_WITH_INV)
 		h->invalidate_rkey = cpu_to_le32(wr->ex.invalidate_rkey);
 
 	if (ah) {
