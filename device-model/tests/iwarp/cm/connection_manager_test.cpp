@@ -481,9 +481,10 @@ TEST_F(ConnectionManagerWire, BadKeyIsReset) {
   EXPECT_EQ(b_.cm->counters().mpa_requests_refused, 1u);
   EXPECT_TRUE(b_.events.empty());
   EXPECT_EQ(b_.cm->connection_count(), 0u);
-  // The device counters: the refused request, and the TCP frames of SYN to RST.
+  // The device counters: the refused request, and the TCP frames of SYN to RST (the
+  // handshake's last ACK may carry the request).
   EXPECT_EQ(b_.counted[ORNIC_CNT_IW_MPA_ERRORS], 1u);
-  EXPECT_GE(b_.counted[ORNIC_CNT_IW_TCP_RX_FRAMES], 3u);
+  EXPECT_GE(b_.counted[ORNIC_CNT_IW_TCP_RX_FRAMES], 2u);
   EXPECT_GE(b_.counted[ORNIC_CNT_IW_TCP_TX_FRAMES], 2u);
   EXPECT_EQ(b_.counted[ORNIC_CNT_IW_CONN_REFUSED], 0u);
 }
