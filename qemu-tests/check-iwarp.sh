@@ -144,7 +144,7 @@ fi
 perf=$out/perf.txt
 if [ -s "$perf" ]; then
 	cp "$perf" "$(dirname "$RESULTS")/iwarp-perf.txt"
-	awk '{ print "INFO: iwarp/figures/" $2 " " $1 " " $6 " Gb/s" }' "$perf" \
+	awk '{ print "INFO: iwarp/figures/" $2 " " $1 " " ($2 ~ /_lat/ ? $7 " us typical" : $6 " Gb/s") }' "$perf" \
 		>>"$(dirname "$RESULTS")/compare.txt"
 fi
 exit 0

@@ -119,22 +119,31 @@ data() {
 
 # perf PAIR SERVER_NS SERVER_IP SERVER_DEV CLIENT_NS CLIENT_DEV: perftest's
 # SEND, WRITE and READ bandwidth over rdma_cm (-R, iWARP's only way),
-# 200 x 64 KiB, or the PERF_TESTS="NAME:TOOL ..." given.  Debian's perftest
+# 200 x 64 KiB, and SEND latency, 200 x 2 B, or the PERF_TESTS="NAME:TOOL
+# ..." given.  Debian's perftest
 # connects its test QP the moment the parameter exchange ends; when that
 # connect is refused because the server is not listening again yet, it
 # crashes in its own retry (fixed upstream).  So the client's connects wait
 # a second (connect-delay.c), and a run refused all the same is repeated,
 # 3 runs at most.  Figures go to /out/perf.txt.
 perf() {
-	local pair=$1 sns=$2 sip=$3 sdev=$4 cns=$5 cdev=$6 t name tool try row sum again t0 wall
-	for t in ${PERF_TESTS:-send_bw_64k:ib_send_bw write_bw_64k:ib_write_bw read_bw_64k:ib_read_bw}; do
+	local pair=$1 sns=$2 sip=$3 sdev=$4 cns=$5 cdev=$6 t name tool try row sum again t0 wall cyc
+	for t in ${PERF_TESTS:-send_bw_64k:ib_send_bw write_bw_64k:ib_write_bw read_bw_64k:ib_read_bw send_lat_2b:ib_send_lat}; do
 		name=${t%%:*} tool=${t#*:}
 		again="" wall=0 row=""
+		local args=(-R -F -n 200 -s 65536 --report_gbits)
+		[[ $tool == *_lat ]] && args=(-R -F -n 200 -s 2)
 		for try in 1 2 3; do
+			cyc=$(perftest_cycles "$tool" "$try")
 			t0=$(date +%s%N)
-			if CLIENT_PRELOAD=$tooldir/connect-delay.so cm_run "$pair-$name" 18515 "$sns" "$cns" "$tool" -d "$sdev" -R -F -n 200 -s 65536 \
-				--report_gbits -- -d "$cdev" -R -F -n 200 -s 65536 --report_gbits "$sip"; then
+			# shellcheck disable=SC2086 # -C or nothing
+			if CLIENT_PRELOAD=$tooldir/connect-delay.so cm_run "$pair-$name" 18515 "$sns" "$cns" "$tool" -d "$sdev" "${args[@]}" \
+				-- -d "$cdev" "${args[@]}" $cyc "$sip"; then
 				row=$(perftest_row "/out/$pair-$name.client.log")
+				if [ -n "$row" ] && [ -n "$cyc" ]; then
+					row=$(perftest_cycles_to_us "$row")
+					again+=" (run 3 in TSC cycles, -C, converted at the guest's rate)"
+				fi
 				[ -z "$row" ] || perftest_tsc_settle "/out/$pair-$name.client.log" "$try" \
 					"$tool" "$t0" row again wall || continue
 				break
