@@ -393,11 +393,12 @@ void ConnectionManager::on_bytes(uint32_t id, std::span<const std::byte> bytes) 
   if (conn == nullptr)
     return;
   if (conn->phase != Phase::awaiting_request && conn->phase != Phase::request_sent) {
-    if (conn->qp_bound && qps_ != nullptr)
+    if (conn->qp_bound && qps_ != nullptr) {
       qps_->received(conn->qpn, bytes);
-    else // a peer that talks before it may, or after its QP let the stream go
+    } else { // a peer that talks before it may, or after its QP let the stream go
       counters_.fpdu_bytes_dropped += bytes.size();
-    tally(ORNIC_CNT_IW_RX_DROPPED_BYTES, bytes.size());
+      tally(ORNIC_CNT_IW_RX_DROPPED_BYTES, bytes.size());
+    }
     return;
   }
   for (const std::byte b : bytes)

@@ -358,6 +358,8 @@ TEST_F(IwarpQp, SendAndRecvAcrossSegments) {
   EXPECT_EQ(sent[0].status, ORNIC_CQE_SUCCESS);
   EXPECT_EQ(sent[0].opcode, ORNIC_CQE_OP_SEND);
   EXPECT_EQ(le(sent[0].wr_id), 21u);
+  // Every byte went to the QP: none counted as dropped.
+  EXPECT_EQ(pair.b.counter(ORNIC_CNT_IW_RX_DROPPED_BYTES), 0u);
 }
 
 TEST_F(IwarpQp, InlineSendWithSolicitedEvent) {
