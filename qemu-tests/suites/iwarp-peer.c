@@ -490,21 +490,40 @@ static bool expect_terminate(struct conn *c, const struct want_term *w,
 	return r == RX_EOF;
 }
 
-static bool p_bad_crc(struct conn *c, char *msg, size_t sz)
+/*
+ * Sends the ULPDU @u (with a wrong CRC if @bad_crc) and judges ornic's
+ * TERMINATE by @want; a segment with a good CRC must come back in it as
+ * sent.  @msg: "@what -> what came back".
+ */
+static bool send_expect_terminate(struct conn *c, const uint8_t *u, size_t n,
+				  bool bad_crc, const struct want_term *want,
+				  const char *what, char *msg, size_t sz)
 {
-	static const char text[] = "ornic-peer: this FPDU's CRC is wrong";
-	struct want_term w = { 2, 0, 0x02, NULL, 0, false };
-	uint8_t u[128];
-	size_t n = untagged(u, 1, 1, OP_SEND, QN_SEND, c->msn_send++, text,
-			    sizeof(text));
+	struct want_term w = *want;
 	char term[600];
 	bool ok;
 
-	if (send_fpdu(c, u, n, true))
+	if (send_fpdu(c, u, n, bad_crc))
 		return false;
+	if (!bad_crc) {
+		w.sent = u;
+		w.sent_len = n;
+	}
 	ok = expect_terminate(c, &w, term, sizeof(term));
-	snprintf(msg, sz, "SEND in an FPDU with a bad CRC -> %s", term);
+	snprintf(msg, sz, "%s -> %s", what, term);
 	return ok;
+}
+
+static bool p_bad_crc(struct conn *c, char *msg, size_t sz)
+{
+	static const char text[] = "ornic-peer: this FPDU's CRC is wrong";
+	static const struct want_term w = { 2, 0, 0x02, NULL, 0, false };
+	uint8_t u[128];
+	size_t n = untagged(u, 1, 1, OP_SEND, QN_SEND, c->msn_send++, text,
+			    sizeof(text));
+
+	return send_expect_terminate(c, u, n, true, &w,
+				     "SEND in an FPDU with a bad CRC", msg, sz);
 }
 
 /* A SEND whose DDP or RDMAP control byte is bad. */
@@ -513,20 +532,11 @@ static bool p_bad_header(struct conn *c, char *msg, size_t sz, uint8_t ddp_ver,
 			 const struct want_term *want, const char *what)
 {
 	static const char text[] = "ornic-peer: a header ornic must refuse";
-	struct want_term w = *want;
 	uint8_t u[128];
 	size_t n = untagged(u, ddp_ver, rdmap_ver, opcode, QN_SEND,
 			    c->msn_send++, text, sizeof(text));
-	char term[600];
-	bool ok;
 
-	if (send_fpdu(c, u, n, false))
-		return false;
-	w.sent = u;
-	w.sent_len = n;
-	ok = expect_terminate(c, &w, term, sizeof(term));
-	snprintf(msg, sz, "%s -> %s", what, term);
-	return ok;
+	return send_expect_terminate(c, u, n, false, want, what, msg, sz);
 }
 
 static bool p_write(struct conn *c, char *msg, size_t sz, uint32_t stag,
@@ -534,40 +544,23 @@ static bool p_write(struct conn *c, char *msg, size_t sz, uint32_t stag,
 		    const char *what)
 {
 	uint8_t u[DDP_TAGGED_HDR + 256], data[256];
-	struct want_term w = *want;
 	size_t n;
-	char term[600];
-	bool ok;
 
 	memset(data, 0x3c, sizeof(data));
 	n = tagged(u, OP_WRITE, true, stag, to, data, len);
-	if (send_fpdu(c, u, n, false))
-		return false;
-	w.sent = u;
-	w.sent_len = n;
-	ok = expect_terminate(c, &w, term, sizeof(term));
-	snprintf(msg, sz, "%s -> %s", what, term);
-	return ok;
+	return send_expect_terminate(c, u, n, false, want, what, msg, sz);
 }
 
 static bool p_read_bounds(struct conn *c, char *msg, size_t sz)
 {
-	struct want_term w = { 0, 1, 0x01, NULL, 0, true };
+	static const struct want_term w = { 0, 1, 0x01, NULL, 0, true };
 	uint8_t u[DDP_UNTAGGED_HDR + READ_REQ_SIZE];
 	size_t n = read_request(u, c->msn_read++, PEER_SINK_STAG, 64, c->stag,
 				c->addr + c->len - 16);
-	char term[600];
-	bool ok;
 
-	if (send_fpdu(c, u, n, false))
-		return false;
-	w.sent = u;
-	w.sent_len = n;
-	ok = expect_terminate(c, &w, term, sizeof(term));
-	snprintf(msg, sz,
-		 "Read Request of 64 B from the last 16 B of the client's buffer -> %s",
-		 term);
-	return ok;
+	return send_expect_terminate(c, u, n, false, &w,
+				     "Read Request of 64 B from the last 16 B of the client's buffer",
+				     msg, sz);
 }
 
 /* Waits for the client's RDMA READ to arrive as a Read Request, then resets. */
