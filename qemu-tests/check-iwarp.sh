@@ -120,19 +120,22 @@ else
 	# The TCP streams as tshark's TCP analysis sees them from this one
 	# wire, which every path between two ends crosses: an ACK of a segment
 	# that never crossed it would be a TCP fault.  Gaps (a segment lost
-	# before the wire, as in the guest's forwarding to siw),
+	# before the wire, or overtaken: siw's segments reach ornic's netdev
+	# through a veth, whose receive runs on the CPU that sent, so two
+	# segments sent from two CPUs can swap), out-of-order segments,
 	# retransmissions, duplicate ACKs and full windows are TCP at work,
 	# counted.
 	"${ts[@]}" -Y "tcp.analysis.flags && !(tcp.port >= ${peer_ports%-*} && tcp.port <= ${peer_ports#*-})" \
 		-T fields -e tcp.analysis.ack_lost_segment -e tcp.analysis.lost_segment \
 		-e tcp.analysis.retransmission -e tcp.analysis.fast_retransmission \
 		-e tcp.analysis.duplicate_ack -e tcp.analysis.zero_window -e tcp.analysis.window_full \
-		-e frame.number -e tcp.srcport -e tcp.dstport -e tcp.seq -e tcp.len -E occurrence=f 2>/dev/null | tr '\t' ',' >"$out/tcp-analysis.txt"
+		-e tcp.analysis.out_of_order -e frame.number -e ip.src -e tcp.srcport -e ip.dst -e tcp.dstport \
+		-e tcp.seq -e tcp.len -E occurrence=f 2>/dev/null | tr '\t' ',' >"$out/tcp-analysis.txt"
 	tcp_flag() { # tcp_flag COLUMN: frames with that analysis flag
 		awk -F, -v c="$1" '$c != ""' "$out/tcp-analysis.txt" | wc -l
 	}
 	unseen=$(tcp_flag 1) gaps=$(tcp_flag 2)
-	tcp_info="gaps $gaps, retransmissions $(tcp_flag 3) (fast $(tcp_flag 4)), duplicate ACKs $(tcp_flag 5), zero windows $(tcp_flag 6), full windows $(tcp_flag 7)"
+	tcp_info="gaps $gaps, out of order $(tcp_flag 8), retransmissions $(tcp_flag 3) (fast $(tcp_flag 4)), duplicate ACKs $(tcp_flag 5), zero windows $(tcp_flag 6), full windows $(tcp_flag 7)"
 	if [ "$unseen" = 0 ]; then
 		record PASS iwarp/pcap-tcp-analysis "tshark's TCP analysis of every connection on model 0's wire: no ACK of an unseen segment; $tcp_info"
 	else
