@@ -206,7 +206,7 @@ if [ $ok = 1 ] && [ -n "${CHURN_TOOL:-}" ]; then
 	sleep 2
 	tx_a=$(tx_packets)
 	churned=0
-	timeout $((600 + QP_CYCLES / 50)) "$CHURN_TOOL" "$IB0" "$QP_CYCLES" >/tmp/churn.log 2>&1 && churned=1
+	timeout $((600 + QP_CYCLES / 10)) "$CHURN_TOOL" "$IB0" "$QP_CYCLES" >/tmp/churn.log 2>&1 && churned=1
 	tx_b=$(tx_packets)
 	alive=0
 	kill -0 "${pp[@]}" 2>/dev/null && alive=1
