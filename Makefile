@@ -52,7 +52,7 @@ compare:
 		ORNIC_PYVERBS_KINDS="ornic rxe" ORNIC_ULP_KINDS="ornic rxe" qemu-tests/check.sh
 
 # The soak group with its full cycle counts (make check runs fewer);
-# SOAK_QP_CYCLES=N churns fewer QPs than a million (about 30 a second).
+# SOAK_QP_CYCLES=N churns fewer QPs than a million (20 to 30 a second).
 SOAK_QP_CYCLES ?= 1000000
 soak:
 	ORNIC_CHECK_ONLY="model driver provider soak" SOAK_RELOADS=100 SOAK_KILLS=50 SOAK_QP_CYCLES=$(SOAK_QP_CYCLES) \

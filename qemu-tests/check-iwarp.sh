@@ -120,11 +120,9 @@ else
 	# The TCP streams as tshark's TCP analysis sees them from this one
 	# wire, which every path between two ends crosses: an ACK of a segment
 	# that never crossed it would be a TCP fault.  Gaps (a segment lost
-	# before the wire, or overtaken: siw's segments reach ornic's netdev
-	# through a veth, whose receive runs on the CPU that sent, so two
-	# segments sent from two CPUs can swap), out-of-order segments,
-	# retransmissions, duplicate ACKs and full windows are TCP at work,
-	# counted.
+	# or overtaken before the wire, as on siw's forwarded path),
+	# out-of-order segments, retransmissions, duplicate ACKs and full
+	# windows are TCP at work, counted.
 	"${ts[@]}" -Y "tcp.analysis.flags && !(tcp.port >= ${peer_ports%-*} && tcp.port <= ${peer_ports#*-})" \
 		-T fields -e tcp.analysis.ack_lost_segment -e tcp.analysis.lost_segment \
 		-e tcp.analysis.retransmission -e tcp.analysis.fast_retransmission \

@@ -9,7 +9,7 @@
 # SOAK_RELOADS and SOAK_KILLS set the cycles (default 3 and 6: each takes
 # 10-25 s under TCG; `make soak` runs 100 and 50), SOAK_QP_CYCLES the QP
 # create/destroy cycles (default 2000; `make soak` a million; the guest
-# allows 10 cycles a second, a third of what TCG gives).
+# allows 10 cycles a second, under the 20 to 30 TCG gives).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=qemu-tests/testbed/lib.sh
