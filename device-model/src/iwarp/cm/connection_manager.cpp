@@ -23,10 +23,11 @@ tcp::Ipv4Address ip_of(const uint8_t (&bytes)[4]) {
 }
 
 // A host address: not 0.0.0.0, not multicast, not the broadcast address.
+// 127/8 never reaches a wire, so no port of the device has it or connects to it.
 bool unicast_ip(const tcp::Ipv4Address& ip) {
   const bool zero = ip == tcp::Ipv4Address{};
   const bool broadcast = ip == tcp::Ipv4Address{255, 255, 255, 255};
-  return !zero && !broadcast && (ip[0] & 0xf0) != 0xe0;
+  return !zero && !broadcast && ip[0] != 127 && (ip[0] & 0xf0) != 0xe0;
 }
 
 uint8_t status_of_error(tcp::TcpError error) {
@@ -302,8 +303,9 @@ IwarpCmResult ConnectionManager::connect(const ornic_admin_iw_connect& c) {
   std::copy(std::begin(c.next_hop_mac), std::end(c.next_hop_mac), next_hop.begin());
   if (c.hdr.flags != 0 || c.reserved0 != 0 || c.reserved1 != 0 || id == 0 ||
       (id & ORNIC_IW_CONN_ID_DEVICE) != 0 || !unicast_ip(local) || !unicast_ip(remote) ||
-      c.tuple.local_port == 0 || c.tuple.remote_port == 0 || (next_hop[0] & 1) != 0 ||
-      next_hop == tcp::MacAddress{} || (c.mpa_rev != kMpaRevision1 && c.mpa_rev != kMpaRevision2) ||
+      remote == local || c.tuple.local_port == 0 || c.tuple.remote_port == 0 ||
+      (next_hop[0] & 1) != 0 || next_hop == tcp::MacAddress{} ||
+      (c.mpa_rev != kMpaRevision1 && c.mpa_rev != kMpaRevision2) ||
       (c.flags & ~ORNIC_IW_CONNECT_CRC) != 0 ||
       pdata_len > kMpaMaxPrivateData - (enhanced ? kMpaEnhancedParamsSize : 0) ||
       ird > ORNIC_IW_MAX_IRD_ORD || ord > ORNIC_IW_MAX_IRD_ORD)

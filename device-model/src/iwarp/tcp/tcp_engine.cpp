@@ -34,6 +34,13 @@ uint16_t be16(std::span<const std::byte> b, size_t at) {
                                std::to_integer<unsigned>(b[at + 1]));
 }
 
+// A peer must be some other host's unicast address. lwIP hands a segment bound for the
+// port's own address or 127/8 to its loopback queue, which needs the tcpip thread the engine
+// does not run (lwIP aborts), and the other classes are never a TCP peer (RFC 1122 3.2.1.3).
+bool is_peer_address(const Ipv4Address& peer, const Ipv4Address& own) {
+  return peer != own && peer[0] != 0 && peer[0] != 127 && peer[0] < 224;
+}
+
 ip4_addr_t to_lwip(const Ipv4Address& a) {
   ip4_addr_t r;
   std::memcpy(&r.addr, a.data(), 4); // both in network order
@@ -492,6 +499,10 @@ bool TcpEngine::receive(unsigned port, std::span<const std::byte> frame) {
   Ipv4Address src;
   for (size_t i = 0; i < 4; ++i)
     src[i] = std::to_integer<uint8_t>(ip[12 + i]);
+  if (!is_peer_address(src, ps->ip)) {
+    ++counters_.frames_bad_source; // the host's stack judges its martians
+    return false;
+  }
   uint16_t sport = be16(ip, ihl);
   uint16_t dport = be16(ip, ihl + 2);
   uint8_t flags = std::to_integer<uint8_t>(ip[ihl + 13]);
@@ -579,7 +590,8 @@ void TcpEngine::stop_listening(unsigned port, uint16_t tcp_port) {
 ConnectionId TcpEngine::connect(unsigned port, uint16_t local_port, const Endpoint& remote,
                                 ConnectionCallbacks callbacks, ConnectHandler on_connect) {
   PortState* ps = port_state(port);
-  if (ps == nullptr || remote.port == 0 || conns_.size() >= limits_.max_connections)
+  if (ps == nullptr || remote.port == 0 || conns_.size() >= limits_.max_connections ||
+      !is_peer_address(remote.ip, ps->ip))
     return kNoConnection;
   Impl::Entry entry;
   tcp_pcb* pcb = tcp_new_ip_type(IPADDR_TYPE_V4);

@@ -67,6 +67,7 @@ struct EngineCounters {
   uint64_t frames_sent = 0;
   uint64_t frames_no_neighbor = 0;
   uint64_t syns_refused = 0;        // over max_half_open or max_connections
+  uint64_t frames_bad_source = 0;   // not taken: source own, 0/8, 127/8 or 224/3 and up
   uint64_t callback_exceptions = 0; // a consumer threw: its connection was reset
 };
 

@@ -592,6 +592,7 @@ TEST_F(ConnectionManagerTest, BadAdminFields) {
   }
   EXPECT_EQ(listen(b_, {0, 0, 0, 0}, 1).status, ORNIC_ADMIN_STATUS_BAD_FIELD);
   EXPECT_EQ(listen(b_, {224, 0, 0, 1}, 1).status, ORNIC_ADMIN_STATUS_BAD_FIELD);
+  EXPECT_EQ(listen(b_, {127, 0, 0, 1}, 1).status, ORNIC_ADMIN_STATUS_BAD_FIELD);
   EXPECT_EQ(listen(b_, kIpB, 0).status, ORNIC_ADMIN_STATUS_BAD_FIELD);
   EXPECT_EQ(listen(b_, kIpB, 1, 0).status, ORNIC_ADMIN_STATUS_BAD_FIELD);
   EXPECT_EQ(listen(b_, kIpB, 1, ORNIC_IW_MAX_BACKLOG + 1).status, ORNIC_ADMIN_STATUS_BAD_FIELD);
@@ -623,6 +624,14 @@ TEST_F(ConnectionManagerTest, BadAdminFields) {
             ORNIC_ADMIN_STATUS_BAD_FIELD);
   EXPECT_EQ(bad([](auto& c) { c.next_hop_mac[0] = 1; }), ORNIC_ADMIN_STATUS_BAD_FIELD);
   EXPECT_EQ(bad([](auto& c) { c.tuple.remote_port = 0; }), ORNIC_ADMIN_STATUS_BAD_FIELD);
+  // No loopback path in the device's TCP: to itself, or to 127/8.
+  EXPECT_EQ(bad([](auto& c) { std::memcpy(c.tuple.remote_ip, c.tuple.local_ip, 4); }),
+            ORNIC_ADMIN_STATUS_BAD_FIELD);
+  EXPECT_EQ(bad([](auto& c) {
+              const uint8_t lo[4] = {127, 0, 0, 1};
+              std::memcpy(c.tuple.remote_ip, lo, 4);
+            }),
+            ORNIC_ADMIN_STATUS_BAD_FIELD);
   EXPECT_EQ(bad([](auto& c) { c.reserved1 = 1; }), ORNIC_ADMIN_STATUS_BAD_FIELD);
   EXPECT_EQ(bad([](auto& c) { c.hdr.flags = 1; }), ORNIC_ADMIN_STATUS_BAD_FIELD);
   a_.dma_fails = true;

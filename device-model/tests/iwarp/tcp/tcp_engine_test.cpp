@@ -581,5 +581,32 @@ TEST_F(TcpEngineTest, HalfOpenLimitIgnoresExcessSyns) {
     a_.engine->abort(id);
 }
 
+// Whatever lwIP would hand to its loopback path (no tcpip thread here to take it) is refused:
+// a connect to the port's own address or 127/8, and a SYN whose source claims either.
+TEST_F(TcpEngineTest, SelfAddressedPeersAreRefused) {
+  for (const Ipv4Address& ip : {kIpA, Ipv4Address{127, 0, 0, 1}, Ipv4Address{0, 0, 0, 0},
+                                Ipv4Address{224, 0, 0, 1}, Ipv4Address{255, 255, 255, 255}})
+    EXPECT_EQ(a_.engine->connect(0, kPortA, {ip, kPortB}, {}, [](ConnectionId, bool) {}),
+              kNoConnection);
+  listen_b();
+  std::mt19937 rng(3);
+  for (const Ipv4Address& src : {kIpB, Ipv4Address{127, 0, 0, 1}, Ipv4Address{224, 0, 0, 5}}) {
+    Bytes syn = tcp_frame(0, kPortA, kPortB, false, rng);
+    for (size_t i = 0; i < 4; ++i) {
+      syn[14 + 12 + i] = std::byte{src[i]};
+      syn[14 + 16 + i] = std::byte{kIpB[i]};
+    }
+    syn[14 + 20 + 13] = std::byte{0x02}; // SYN
+    uint64_t bad = b_.engine->counters().frames_bad_source;
+    EXPECT_FALSE(b_.engine->receive(0, syn)); // the netdev's, as every frame not taken
+    EXPECT_EQ(b_.engine->counters().frames_bad_source, bad + 1);
+  }
+  pump();
+  EXPECT_EQ(b_.engine->connection_count(), 0u);
+  // The listener still takes a real peer.
+  connect_a();
+  ASSERT_TRUE(run_until([&] { return a_.connected && b_.connected; }, 100));
+}
+
 } // namespace
 } // namespace ornic::iwarp::tcp

@@ -26,8 +26,8 @@ EXPORT_SYMBOL_IF_KUNIT(ornic_iw_max_pdata);
 
 static bool ornic_iw_unicast(__be32 ip)
 {
-	return !ipv4_is_zeronet(ip) && !ipv4_is_multicast(ip) &&
-	       !ipv4_is_lbcast(ip);
+	return !ipv4_is_zeronet(ip) && !ipv4_is_loopback(ip) &&
+	       !ipv4_is_multicast(ip) && !ipv4_is_lbcast(ip);
 }
 
 /* A unicast IPv4 address with a port: what the device takes. */
@@ -71,6 +71,7 @@ int ornic_cmd_iw_connect(struct ornic_admin_sqe *sqe,
 	if (!a->conn_id || a->conn_id >= ORNIC_IW_CONN_ID_DEVICE ||
 	    !ornic_iw_endpoint_ok(a->local) ||
 	    !ornic_iw_endpoint_ok(a->remote) ||
+	    a->local->sin_addr.s_addr == a->remote->sin_addr.s_addr ||
 	    !is_valid_ether_addr(a->next_hop) ||
 	    (a->mpa_rev != 1 && a->mpa_rev != 2) ||
 	    a->pdata_len > ornic_iw_max_pdata(a->mpa_rev) ||

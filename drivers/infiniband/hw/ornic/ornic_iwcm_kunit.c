@@ -48,7 +48,10 @@ static void ornic_iwcm_listen_layout(struct kunit *test)
 			   "IW_LISTEN");
 }
 
-/* The device takes no wildcard, multicast or broadcast address, nor port 0. */
+/*
+ * The device takes no wildcard, loopback, multicast or broadcast address, nor
+ * port 0.
+ */
 static void ornic_iwcm_listen_refused(struct kunit *test)
 {
 	struct ornic_admin_sqe sqe;
@@ -59,6 +62,8 @@ static void ornic_iwcm_listen_refused(struct kunit *test)
 	sin = ornic_iw_sin4(0xe0000001, 7174);
 	KUNIT_EXPECT_EQ(test, ornic_cmd_iw_listen(&sqe, &sin, 1), -EINVAL);
 	sin = ornic_iw_sin4(0xffffffff, 7174);
+	KUNIT_EXPECT_EQ(test, ornic_cmd_iw_listen(&sqe, &sin, 1), -EINVAL);
+	sin = ornic_iw_sin4(0x7f000001, 7174);
 	KUNIT_EXPECT_EQ(test, ornic_cmd_iw_listen(&sqe, &sin, 1), -EINVAL);
 	sin = ornic_iw_sin4(0x0a000001, 0);
 	KUNIT_EXPECT_EQ(test, ornic_cmd_iw_listen(&sqe, &sin, 1), -EINVAL);
@@ -133,6 +138,7 @@ static void ornic_iwcm_connect_refused(struct kunit *test)
 	struct sockaddr_in l = ornic_iw_sin4(0x0a0d0001, 40000);
 	struct sockaddr_in r = ornic_iw_sin4(0x0a0d0002, 7174);
 	struct sockaddr_in zero = ornic_iw_sin4(0, 7174);
+	struct sockaddr_in lo = ornic_iw_sin4(0x7f000001, 7174);
 	struct ornic_iw_connect_args a;
 	struct ornic_admin_sqe sqe;
 	static const u8 bcast[ETH_ALEN] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
@@ -144,6 +150,11 @@ static void ornic_iwcm_connect_refused(struct kunit *test)
 	a.conn_id = ORNIC_IW_CONN_ID_DEVICE;	/* the device's id space */
 	KUNIT_EXPECT_EQ(test, ornic_cmd_iw_connect(&sqe, &a), -EINVAL);
 	a = ornic_iw_args(&l, &zero);
+	KUNIT_EXPECT_EQ(test, ornic_cmd_iw_connect(&sqe, &a), -EINVAL);
+	/* The device's TCP has no loopback path. */
+	a = ornic_iw_args(&l, &l);
+	KUNIT_EXPECT_EQ(test, ornic_cmd_iw_connect(&sqe, &a), -EINVAL);
+	a = ornic_iw_args(&l, &lo);
 	KUNIT_EXPECT_EQ(test, ornic_cmd_iw_connect(&sqe, &a), -EINVAL);
 	a = ornic_iw_args(&l, &r);
 	a.next_hop = bcast;
