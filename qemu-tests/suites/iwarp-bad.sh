@@ -18,7 +18,7 @@ ORNIC_PEER_PORT=7600
 ornic_peer_bad() {
 	local tool=$1 cases c pl cl ppid t0 t1 rc=0 prc=0
 	local plog=/out/ornic-peer.peer.log clog=/out/ornic-peer.client.log
-	cases=(bad-crc ddp-version rdmap-version rdmap-opcode invalid-stag write-bounds
+	cases=(bad-crc short-ulpdu ddp-version rdmap-version rdmap-opcode invalid-stag write-bounds
 		read-bounds rst-mid-transfer out-of-window stops-reading)
 	read -r t0 _ </proc/uptime
 	ip netns exec siw timeout 180 "$tool" peer 10.0.5.2 "$ORNIC_PEER_PORT" \

@@ -526,6 +526,25 @@ static bool p_bad_crc(struct conn *c, char *msg, size_t sz)
 				     "SEND in an FPDU with a bad CRC", msg, sz);
 }
 
+/*
+ * An FPDU with a good CRC around a ULPDU of 6 bytes, too short for the DDP
+ * header it starts: a framing error, with no header to copy back.
+ */
+static bool p_short_ulpdu(struct conn *c, char *msg, size_t sz)
+{
+	static const struct want_term w = { 2, 0, 0x03, NULL, 0, false };
+	char term[600];
+	uint8_t u[DDP_UNTAGGED_HDR + 8];
+	bool ok;
+
+	untagged(u, 1, 1, OP_SEND, QN_SEND, c->msn_send++, "", 0);
+	if (send_fpdu(c, u, 6, false))
+		return false;
+	ok = expect_terminate(c, &w, term, sizeof(term));
+	snprintf(msg, sz, "6-byte ULPDU (a SEND's header cut) -> %s", term);
+	return ok;
+}
+
 /* A SEND whose DDP or RDMAP control byte is bad. */
 static bool p_bad_header(struct conn *c, char *msg, size_t sz, uint8_t ddp_ver,
 			 uint8_t rdmap_ver, uint8_t opcode,
@@ -1018,6 +1037,8 @@ static int peer_conn(int fd, const char *ifname)
 	}
 	if (!strcmp(c.name, "bad-crc")) {
 		ok = p_bad_crc(&c, msg, sizeof(msg));
+	} else if (!strcmp(c.name, "short-ulpdu")) {
+		ok = p_short_ulpdu(&c, msg, sizeof(msg));
 	} else if (!strcmp(c.name, "ddp-version")) {
 		struct want_term w = { 1, 2, 0x06, NULL, 0, false };
 
@@ -1531,7 +1552,7 @@ static bool c_case(const char *name, int port)
 		result("client", name, false, "%s", why);
 		return false;
 	}
-	if (!strcmp(name, "bad-crc")) {
+	if (!strcmp(name, "bad-crc") || !strcmp(name, "short-ulpdu")) {
 		ok = c_terminated(&c, IBV_EVENT_QP_FATAL, 0, msg, sizeof(msg));
 	} else if (!strcmp(name, "ddp-version") || !strcmp(name, "rdmap-version") ||
 		   !strcmp(name, "rdmap-opcode")) {

@@ -84,7 +84,11 @@ bool QpEngine::on_ulpdu(uint32_t qpn, std::span<const uint8_t> ulpdu) {
   const SegmentParse parse = parse_segment(ulpdu);
   if (!parse.segment) {
     core_.counters.inc(ORNIC_CNT_IW_RX_BAD_SEGMENT);
-    return terminate(qpn, *s, parse.error, ulpdu, ORNIC_EQE_QP_REQ_ERR);
+    // A ULPDU shorter than its own header is a framing error (MPA's layer), fatal to the
+    // stream; a well-framed bad header is the peer's invalid request.
+    const bool framing = parse.error.layer == TerminateLayer::llp;
+    return terminate(qpn, *s, parse.error, ulpdu,
+                     framing ? ORNIC_EQE_QP_FATAL : ORNIC_EQE_QP_REQ_ERR);
   }
   const Segment& seg = *parse.segment;
   switch (seg.opcode) {
