@@ -125,7 +125,8 @@ data() {
 # connect is refused because the server is not listening again yet, it
 # crashes in its own retry (fixed upstream).  So the client's connects wait
 # a second (connect-delay.c), and a run refused all the same is repeated,
-# 3 runs at most.  Figures go to /out/perf.txt.
+# 3 runs at most, as is a failed run of siw-siw, the pair without ornic.
+# Figures go to /out/perf.txt.
 perf() {
 	local pair=$1 sns=$2 sip=$3 sdev=$4 cns=$5 cdev=$6 t name tool try row sum again t0 wall cyc
 	for t in ${PERF_TESTS:-send_bw_64k:ib_send_bw write_bw_64k:ib_write_bw read_bw_64k:ib_read_bw send_lat_2b:ib_send_lat}; do
@@ -149,9 +150,16 @@ perf() {
 				break
 			fi
 			row=""
-			grep -q 'RDMA_CM_EVENT_REJECTED' "/out/$pair-$name.client.log" || break
+			if grep -q 'RDMA_CM_EVENT_REJECTED' "/out/$pair-$name.client.log"; then
+				again+=" (run $try: the test QP's connect was refused before the server listened again)"
+			elif [ "$pair" = siw-siw ]; then
+				# The reference pair has no ornic in it: a run siw
+				# fails on its own (a flushed WR) is measured again.
+				again+=" (run $try: siw to siw failed: $(head -n 1 "/out/$pair-$name.client.log"))"
+			else
+				break
+			fi
 			mv "/out/$pair-$name.client.log" "/out/$pair-$name.try$try.client.log"
-			again+=" (run $try: the test QP's connect was refused before the server listened again)"
 			sleep 1
 		done
 		if [ -z "$row" ]; then
@@ -222,10 +230,10 @@ iw_counters_bad() {
 	fpdu=$(($(counter_value "$f" iw_rx_bad_fpdu) - $(counter_value "$before" iw_rx_bad_fpdu)))
 	seg=$(($(counter_value "$f" iw_rx_bad_segment) - $(counter_value "$before" iw_rx_bad_segment)))
 	term=$(($(counter_value "$f" iw_terminates_sent) - $(counter_value "$before" iw_terminates_sent)))
-	if [ "$fpdu" -ge 1 ] && [ "$seg" -ge 3 ] && [ "$term" -ge 7 ]; then
+	if [ "$fpdu" -ge 1 ] && [ "$seg" -ge 4 ] && [ "$term" -ge 8 ]; then
 		pass "$1" "$CDEV, what the hostile peer's cases added: bad FPDUs $fpdu, malformed segments $seg, TERMINATEs sent $term"
 	else
-		fail "$1" "$CDEV, what the hostile peer's cases added: bad FPDUs $fpdu (want >= 1), malformed segments $seg (>= 3), TERMINATEs sent $term (>= 7)"
+		fail "$1" "$CDEV, what the hostile peer's cases added: bad FPDUs $fpdu (want >= 1), malformed segments $seg (>= 4), TERMINATEs sent $term (>= 8)"
 	fi
 }
 
