@@ -1,13 +1,17 @@
 // libFuzzer target for the iWARP connection manager (iwarp/cm/connection_manager.hpp): device
-// B listens; a bare TCP engine A connects to it and sends what the input says as the MPA
-// setup stream, while the input's admin commands hit B's IW_* parser with host memory that
-// is the input's too. B must refuse what is invalid without crashing.
+// B listens on port 6000; a bare TCP engine A connects to it and sends what the input says as
+// the MPA setup stream, and A listens on port 7000 too, so that an IW_CONNECT of B's to A
+// gets an MPA reply from the input. Meanwhile the input's admin commands hit B's IW_* parser
+// with host memory that is the input's too. B must refuse what is invalid without crashing.
 //
 // Input: records of an operation byte and a 16-bit big-endian length. Operation (low 2
 // bits): 0 = the next 64 bytes are an admin command whose opcode is forced into the IW_*
-// range (length unused); 1 = the next `length` bytes go from A to B on the TCP stream; 2 =
-// the clock advances by `length` ticks (at most 64); 3 = the next `length` bytes become B's
-// host memory (private data and QUERY_CONN buffers read and written there).
+// range (length unused); 1 = the next `length` bytes go from A to B on a TCP stream; 2 =
+// the clock advances by `length` ticks (at most 64), or A ends a stream; 3 = the next
+// `length` bytes become B's host memory (private data and QUERY_CONN buffers read and
+// written there). Bit 2 of the operation byte picks A's stream: 0 the one A opened to B's
+// listener, 1 the one A accepted from B's IW_CONNECT. With operation 2, bit 3 set makes A
+// end that stream instead of the ticks: with FIN, or with RST when bit 4 is set too.
 #include <algorithm>
 #include <chrono>
 #include <cstddef>
@@ -40,6 +44,7 @@ struct Rig {
   std::unique_ptr<cm::ConnectionManager> b;
   std::unique_ptr<tcp::TcpEngine> a;
   tcp::ConnectionId a_id = tcp::kNoConnection;
+  tcp::ConnectionId a_accepted = tcp::kNoConnection;
 
   Rig() {
     cm::CmEnvironment env;
@@ -62,6 +67,10 @@ struct Rig {
     });
     a->add_port(0, kMacA, kIpA);
     a->set_neighbor(0, kIpB, kMacB);
+    // Both clocks at the process's time from the start: a deadline B sets before its first
+    // tick must not already lie in the past.
+    a->advance(g_now);
+    b->advance(g_now);
   }
 
   void pump() {
@@ -104,10 +113,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   tcp::ConnectionCallbacks cb;
   cb.on_receive = [](tcp::ConnectionId, std::span<const std::byte>) {};
   rig.a_id = rig.a->connect(0, 5000, {kIpB, 6000}, cb, [](tcp::ConnectionId, bool) {});
+  rig.a->listen(
+      0, 7000,
+      [&rig, cb](tcp::ConnectionId id, const tcp::Endpoint&, tcp::ConnectionCallbacks& out) {
+        rig.a_accepted = id;
+        out = cb;
+        return true;
+      });
   rig.pump();
   size_t at = 0;
   for (size_t record = 0; record < kMaxRecords && at + 3 <= size; ++record) {
     const uint8_t op = data[at] & 3;
+    const tcp::ConnectionId stream = (data[at] & 4) != 0 ? rig.a_accepted : rig.a_id;
+    const bool end_stream = (data[at] & 8) != 0;
+    const bool reset_stream = (data[at] & 16) != 0;
     const size_t length = size_t{data[at + 1]} << 8 | data[at + 2];
     at += 3;
     if (op == 0) {
@@ -120,8 +139,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       rig.b->admin(sqe);
     } else if (op == 1) {
       const size_t n = std::min(length, size - at);
-      rig.a->send(rig.a_id, std::as_bytes(std::span<const uint8_t>(data + at, n)));
+      rig.a->send(stream, std::as_bytes(std::span<const uint8_t>(data + at, n)));
       at += n;
+    } else if (op == 2 && end_stream) {
+      if (reset_stream)
+        rig.a->abort(stream);
+      else
+        rig.a->close(stream);
     } else if (op == 2) {
       rig.tick(static_cast<unsigned>(std::min<size_t>(length, 64)));
     } else {
