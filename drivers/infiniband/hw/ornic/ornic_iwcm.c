@@ -702,8 +702,9 @@ static int ornic_iw_listen_one(struct ornic_dev *dev,
 
 /*
  * @ips: the IPv4 addresses a listen on @sin covers, at most @max: its own,
- * or for a wildcard each of the netdev's (read under RCU: rdma_cm calls
- * with its own lock held, which it takes under RTNL elsewhere).
+ * or for a wildcard each of the netdev's but 127/8, which the device refuses
+ * (read under RCU: rdma_cm calls with its own lock held, which it takes under
+ * RTNL elsewhere).
  */
 static unsigned int ornic_iw_listen_addrs(struct ornic_dev *dev,
 					  const struct sockaddr_in *sin,
@@ -723,7 +724,8 @@ static unsigned int ornic_iw_listen_addrs(struct ornic_dev *dev,
 		in_dev_for_each_ifa_rcu(ifa, in_dev) {
 			if (n == max)
 				break;
-			ips[n++] = ifa->ifa_local;
+			if (!ipv4_is_loopback(ifa->ifa_local))
+				ips[n++] = ifa->ifa_local;
 		}
 	rcu_read_unlock();
 	return n;
