@@ -96,7 +96,10 @@ ornic_mem_desc NicRig::ring(size_t bytes) {
   return mem;
 }
 
-NicRig::NicRig() {
+NicRig::NicRig(ornic_link_layer link_layer)
+    : device(loop,
+             NicConfig{.mac = kMac, .port = &port, .timer = &timer, .link_layer = link_layer}),
+      link_layer_(link_layer) {
   device.attach(memory, irqs);
 }
 
@@ -155,6 +158,8 @@ void NicRig::start() {
   ornic_admin_destroy pd_cmd{};
   pd_cmd.hdr.opcode = ORNIC_ADMIN_ALLOC_PD;
   pd = must(&pd_cmd);
+  if (link_layer_ != ORNIC_LINK_LAYER_ETH)
+    return; // the GID of an iWARP port comes from its MAC; ADD_GID is RoCE's
   ornic_admin_gid gid{};
   gid.hdr.opcode = ORNIC_ADMIN_ADD_GID;
   gid.type = ORNIC_GID_TYPE_ROCE_V2_IPV4;
@@ -299,6 +304,13 @@ void NicRig::connect(const RigQp& qp, const RigQp& peer, uint8_t type) {
             ORNIC_QP_ATTR_MAX_QP_RD_ATOMIC;
   }
   modify(qp.qpn, attr, mask);
+}
+
+void NicRig::init_qp(const RigQp& qp, uint32_t access) {
+  ornic_qp_attr attr{};
+  attr.state = ORNIC_QPS_INIT;
+  attr.access_flags = to_le(access);
+  modify(qp.qpn, attr, ORNIC_QP_ATTR_PKEY_INDEX | ORNIC_QP_ATTR_ACCESS_FLAGS);
 }
 
 void NicRig::ud_up(const RigQp& qp, uint32_t qkey) {

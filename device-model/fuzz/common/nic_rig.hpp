@@ -35,6 +35,8 @@ class CountingPort final : public Port {
 public:
   void send(std::span<const std::byte> frame) override {
     ++sent;
+    if (tap)
+      tap(frame);
     if (reflect_to == nullptr)
       return;
     reflect_to->post([this, copy = std::vector<std::byte>(frame.begin(), frame.end())] {
@@ -46,6 +48,8 @@ public:
   bool link_up() const override { return true; }
   PortCounters counters() const override { return {}; }
   Receiver receiver;
+  // Sees every frame sent, as a peer on the other end of the cable would.
+  std::function<void(std::span<const std::byte>)> tap;
   EventLoop* reflect_to = nullptr;
   uint64_t sent = 0;
 };
@@ -82,7 +86,7 @@ public:
   // starts() it (a driver's bring-up) and finish()es it (back to the state after a
   // function-level reset, guest memory cleared, the clock and the port as new), so no input
   // sees what an earlier one did.
-  NicRig();
+  explicit NicRig(ornic_link_layer link_layer = ORNIC_LINK_LAYER_ETH);
   void start();
   void finish(); // with ORNIC_FUZZ_LOG set, first prints the CQEs and packet counters
   NicRig(const NicRig&) = delete;
@@ -104,6 +108,8 @@ public:
   RigQp create_qp(uint8_t type, uint32_t srqn = 0);
   // RC or UC: INIT -> RTR -> RTS towards `peer` (same NIC), every remote right granted.
   void connect(const RigQp& qp, const RigQp& peer, uint8_t type);
+  // RESET -> INIT with `access`: where an iWARP QP waits for its connection.
+  void init_qp(const RigQp& qp, uint32_t access);
   void ud_up(const RigQp& qp, uint32_t qkey);
   void post_recv(const RigQp& qp, uint32_t index, uint64_t addr, uint32_t length, uint32_t lkey);
 
@@ -116,13 +122,14 @@ public:
   RecordingInterruptSink irqs;
   CountingPort port;
   StepTimer timer;
-  NicDevice device{loop, NicConfig{kMac, &port, &timer}};
+  NicDevice device;
   uint32_t eqn = 0, cqn = 0, pd = 0;
 
 private:
   void report();
   void modify(uint32_t qpn, const ornic_qp_attr& attr, uint32_t mask);
 
+  ornic_link_layer link_layer_;
   uint64_t cq_ring_ = 0;
   uint64_t next_ = kBase;
   uint64_t aq_sq_ = 0, aq_cq_ = 0;
