@@ -11,8 +11,8 @@
 // an operation byte and a 16-bit big-endian length. Operation (the byte modulo 5): 0 = the
 // next `length` bytes are one ULPDU, sent as an FPDU; 1 = the next `length` bytes go onto
 // the stream as they are; 2 = the clock advances by `length` milliseconds (at most 2000);
-// 3 = the QP posts an RDMA READ of `length` bytes (at most 64 KiB) into its MR from STag
-// 0x1234; 4 = the QP posts a SEND of `length` bytes (at most 64 KiB) from its MR. The four
+// 3 = the QP posts an RDMA READ of `length` bytes (at most 8 KiB) into its MR from STag
+// 0x1234; 4 = the QP posts a SEND of `length` bytes (at most 8 KiB) from its MR. The four
 // bytes 6b 65 79 00 anywhere in a ULPDU become the QP's MR key (big-endian, as STags are
 // sent), so that seeds name a valid STag.
 #include <algorithm>
@@ -39,10 +39,10 @@ const iwarp::tcp::Ipv4Address kPeerIp{10, 0, 0, 1};
 const iwarp::tcp::Ipv4Address kDeviceIp{10, 0, 0, 2};
 constexpr uint16_t kListenPort = 6000;
 constexpr uint16_t kPeerPort = 5000;
-constexpr size_t kMaxRecords = 64;
+constexpr size_t kMaxRecords = 32;
 constexpr uint32_t kRecvWqes = 8;
 constexpr uint32_t kRecvBytes = 4096;
-constexpr uint32_t kMaxWqeBytes = 64 << 10;
+constexpr uint32_t kMaxWqeBytes = 8 << 10;
 constexpr uint64_t kReadSink = NicRig::kData + NicRig::kDataBytes / 2;
 
 struct Rig {
