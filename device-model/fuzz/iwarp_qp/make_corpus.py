@@ -3,8 +3,9 @@
 iWARP QP -- RDMA WRITEs, SENDs in one and in several segments, Send with Invalidate, Read
 Requests, the Read Response to a READ the QP posted, a TERMINATE -- with and without CRCs,
 and what it must refuse: an unknown STag, a WRITE past its region, a wrong MSN, a SEND with
-no receive WQE, a bad version, a cut header, stream bytes that are no FPDU, and silence
-while the QP waits for its READ. Headers as RFC 5041 and 5040 lay them out.
+no receive WQE, a Read Request from an unknown STag or past its region, a bad version, a cut
+header, stream bytes that are no FPDU, and silence while the QP waits for its READ. Headers
+as RFC 5041 and 5040 lay them out.
 
 usage: make_corpus.py [OUTPUT_DIR]"""
 import os
@@ -71,6 +72,9 @@ SEEDS = {
     "send-invalidate": bytes([CRC]) + ulpdu(untagged(SEND_INV, Q_SEND, 1, 0, pattern(32), ulp=KEY)) +
     ulpdu(tagged(WRITE, KEY, DATA, pattern(16))),
     "read-request": bytes([CRC]) + ulpdu(read_request(1, 256, DATA + 0x100)) + record(CLOCK, 20),
+    "read-request-bad-source": bytes([CRC]) +
+    ulpdu(read_request(1, 64, DATA, source=b"\xfe\xdc\xba\x5a")),
+    "read-request-past-region": bytes([CRC]) + ulpdu(read_request(1, 64, DATA + DATA_BYTES - 8)),
     "read-requests-past-ird": bytes([CRC]) + b"".join(
         ulpdu(read_request(msn, 4096, DATA)) for msn in range(1, 7)),
     "read-response": bytes([CRC]) + record(READ, 256) +
