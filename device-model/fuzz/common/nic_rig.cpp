@@ -326,6 +326,12 @@ void NicRig::ud_up(const RigQp& qp, uint32_t qkey) {
 
 void NicRig::post_recv(const RigQp& qp, uint32_t index, uint64_t addr, uint32_t length,
                        uint32_t lkey) {
+  write_recv(qp, index, addr, length, lkey);
+  doorbell(ORNIC_DB_RQ, qp.qpn, index + 1);
+}
+
+void NicRig::write_recv(const RigQp& qp, uint32_t index, uint64_t addr, uint32_t length,
+                        uint32_t lkey) {
   ornic_recv_wqe w{};
   w.wr_id = to_le(uint64_t{index});
   w.num_blocks = 1;
@@ -335,7 +341,6 @@ void NicRig::post_recv(const RigQp& qp, uint32_t index, uint64_t addr, uint32_t 
   w.sge[0].lkey = to_le(lkey);
   std::memcpy(memory.at(qp.rq + uint64_t{index % kRingBlocks} * ORNIC_WQE_BLOCK_SIZE), &w,
               sizeof(w));
-  doorbell(ORNIC_DB_RQ, qp.qpn, index + 1);
 }
 
 } // namespace ornic::fuzz

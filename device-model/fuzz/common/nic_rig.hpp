@@ -112,6 +112,8 @@ public:
   void init_qp(const RigQp& qp, uint32_t access);
   void ud_up(const RigQp& qp, uint32_t qkey);
   void post_recv(const RigQp& qp, uint32_t index, uint64_t addr, uint32_t length, uint32_t lkey);
+  // The receive WQE at `index` of the RQ without the doorbell, for several behind one.
+  void write_recv(const RigQp& qp, uint32_t index, uint64_t addr, uint32_t length, uint32_t lkey);
 
   void doorbell(uint32_t kind, uint32_t qn, uint32_t index);
   void run();               // the event loop until quiet, bounded

@@ -132,17 +132,8 @@ bool connect(Rig& rig, bool crc, bool receive_wqes) {
   rig.sq_producer = 0;
   nic.init_qp(rig.qp, ORNIC_ACCESS_REMOTE_WRITE | ORNIC_ACCESS_REMOTE_READ);
   if (receive_wqes) {
-    for (uint32_t i = 0; i < kRecvWqes; ++i) {
-      ornic_recv_wqe w{};
-      w.wr_id = to_le(uint64_t{i});
-      w.num_blocks = 1;
-      w.num_sge = 1;
-      w.sge[0].addr = to_le(NicRig::kData + uint64_t{i} * kRecvBytes);
-      w.sge[0].length = to_le(kRecvBytes);
-      w.sge[0].lkey = to_le(rig.key);
-      nic.write(rig.qp.rq + uint64_t{i} * ORNIC_WQE_BLOCK_SIZE,
-                std::span(reinterpret_cast<const uint8_t*>(&w), sizeof(w)));
-    }
+    for (uint32_t i = 0; i < kRecvWqes; ++i)
+      nic.write_recv(rig.qp, i, NicRig::kData + uint64_t{i} * kRecvBytes, kRecvBytes, rig.key);
     nic.doorbell(ORNIC_DB_RQ, rig.qp.qpn, kRecvWqes); // one doorbell for all, as a driver would
   }
   ornic_admin_iw_listen listen{};
