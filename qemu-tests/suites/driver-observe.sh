@@ -211,6 +211,7 @@ if traffic_start $N && traffic_run; then
 	neq=$(grep -c '^eqn ' /out/debugfs-eqs.txt)
 	ncomp=$(cat "/sys/class/infiniband/$ib0/device/msi_irqs/"* 2>/dev/null | wc -l)
 	if grep -q "^depth 64 sq_tail [0-9]* cq_head [0-9]* seq [0-9]* outstanding 0 " /out/debugfs-aq.txt &&
+		grep -q "^completed [1-9][0-9]* wait_us [1-9][0-9]* mean_us [0-9]* max_us [0-9]*$" /out/debugfs-aq.txt &&
 		grep -q "^eqn 0 " /out/debugfs-eqs.txt && [ "$neq" -ge 2 ] &&
 		grep -q "^qpn $TQPN type 1 state 3 sq_log_depth 5 rq_log_depth 5 rings user" /out/debugfs-qps.txt &&
 		grep -q "^qpn 1 type 3 state 3 sq_log_depth [1-9][0-9]* rq_log_depth [1-9][0-9]* sq_pi [0-9]* sq_ci [0-9]* rq_pi [1-9][0-9]* rq_ci" /out/debugfs-qps.txt &&

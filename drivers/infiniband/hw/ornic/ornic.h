@@ -99,9 +99,10 @@ struct ornic_aq {
 	unsigned int timeout_ms;
 
 	/*
-	 * Protects state's changes, sq_tail, cq_head, seq, the slot allocator
-	 * and every ctx's busy/err/cqe fields: taken by submitters, by the
-	 * vector 0 interrupt handler and when the device dies.
+	 * Protects state's changes, sq_tail, cq_head, seq, the slot allocator,
+	 * the latency figures and every ctx's busy/err/cqe fields: taken by
+	 * submitters, by the vector 0 interrupt handler and when the device
+	 * dies.
 	 */
 	spinlock_t lock;
 	unsigned long state;	/* enum ornic_aq_state, atomic bitops */
@@ -111,6 +112,10 @@ struct ornic_aq {
 	struct ornic_id_alloc slots;
 	unsigned long slot_map[BITS_TO_LONGS(ORNIC_AQ_DEPTH_MAX)];
 	struct ornic_admin_ctx *ctx;
+	/* Commands completed, and their time from submission to completion. */
+	u64 completed;
+	u64 wait_ns;
+	u64 wait_ns_max;
 
 	/* Commands that may still be submitted: at most depth outstanding. */
 	struct semaphore avail;

@@ -8,6 +8,7 @@
  * outstanding and later command fails with -EIO at once.
  */
 #include <linux/dma-mapping.h>
+#include <linux/ktime.h>
 #include <linux/slab.h>
 
 #include "ornic.h"
@@ -249,12 +250,14 @@ int ornic_admin_exec(struct ornic_dev *dev, struct ornic_admin_sqe *sqe,
 	struct ornic_admin_ctx *ctx;
 	unsigned long flags;
 	int slot, err;
+	u64 start, ns;
 
 	might_sleep();
 	if (!ornic_aq_running(dev))
 		goto dead;
 	if (down_timeout(&aq->avail, msecs_to_jiffies(aq->timeout_ms)))
 		return -EBUSY;
+	start = ktime_get_ns();
 	slot = ornic_admin_submit(dev, sqe);
 	if (slot < 0) {
 		up(&aq->avail);
@@ -266,13 +269,17 @@ int ornic_admin_exec(struct ornic_dev *dev, struct ornic_admin_sqe *sqe,
 	if (!ornic_admin_wait(dev, sqe, ctx))
 		goto dead;
 
+	ns = ktime_get_ns() - start;
 	spin_lock_irqsave(&aq->lock, flags);
 	err = ctx->err;
-	if (!err)
-		*cqe = ctx->cqe;
 	/* A slot failed by device death stays taken (spec: admin.rst). */
-	if (!err)
+	if (!err) {
+		*cqe = ctx->cqe;
 		ornic_id_put(&aq->slots, slot);
+		aq->completed++;
+		aq->wait_ns += ns;
+		aq->wait_ns_max = max(aq->wait_ns_max, ns);
+	}
 	spin_unlock_irqrestore(&aq->lock, flags);
 	up(&aq->avail);
 	if (err)

@@ -10,6 +10,7 @@
  * without their locks (a dump must never stall the data path).
  */
 #include <linux/debugfs.h>
+#include <linux/math64.h>
 #include <linux/moduleparam.h>
 #include <linux/seq_file.h>
 
@@ -37,6 +38,10 @@ static int ornic_aq_show(struct seq_file *s, void *unused)
 	seq_printf(s, "depth %u sq_tail %u cq_head %u seq %u outstanding %u timeout_ms %u dead %d\n",
 		   depth, aq->sq_tail, aq->cq_head, aq->seq, busy,
 		   aq->timeout_ms, ornic_dead(&dev->live));
+	seq_printf(s, "completed %llu wait_us %llu mean_us %llu max_us %llu\n",
+		   aq->completed, div_u64(aq->wait_ns, 1000),
+		   aq->completed ? div64_u64(aq->wait_ns, aq->completed) / 1000 : 0,
+		   div_u64(aq->wait_ns_max, 1000));
 	spin_unlock_irq(&aq->lock);
 	reason = READ_ONCE(dev->live.reason);
 	if (reason)
