@@ -4,8 +4,8 @@
  * DEVICE, each taken to INIT (so the device, not only the driver, holds
  * it), in one process with one PD and CQ.  Every 4096th cycle keeps the QP
  * while 63 more are created, so the device's tables grow and shrink too.
- * Prints the cycle rate on stdout; any failed verb ends the run with its
- * errno and exit status 1.
+ * Prints the cycle rate and each verb's mean time on stdout; any failed
+ * verb ends the run with its errno and exit status 1.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -15,6 +15,17 @@
 #include <infiniband/verbs.h>
 
 #define BATCH 64
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Seconds spent in each verb, over all cycles. */
+static double t_create, t_modify, t_destroy;
 
 static struct ibv_qp *make_qp(struct ibv_pd *pd, struct ibv_cq *cq)
 {
@@ -30,12 +41,16 @@ static struct ibv_qp *make_qp(struct ibv_pd *pd, struct ibv_cq *cq)
 		.port_num = 1,
 		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE,
 	};
+	double t0 = now(), t1;
 	struct ibv_qp *qp = ibv_create_qp(pd, &init);
 
+	t1 = now();
+	t_create += t1 - t0;
 	if (!qp)
 		return NULL;
 	errno = ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
 			      IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+	t_modify += now() - t1;
 	if (errno) {
 		int err = errno;
 
@@ -46,14 +61,6 @@ static struct ibv_qp *make_qp(struct ibv_pd *pd, struct ibv_cq *cq)
 	return qp;
 }
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 int main(int argc, char **argv)
 {
 	struct ibv_device **list;
@@ -61,8 +68,8 @@ int main(int argc, char **argv)
 	struct ibv_qp *batch[BATCH];
 	struct ibv_pd *pd;
 	struct ibv_cq *cq;
-	unsigned long cycles, c;
-	double t0, secs;
+	unsigned long cycles, c, made = 0;
+	double t0, t1, secs;
 	int i, n;
 
 	if (argc != 3) {
@@ -96,8 +103,11 @@ int main(int argc, char **argv)
 				return 1;
 			}
 		}
+		made += keep;
 		for (i = keep - 1; i >= 0; i--) {
+			t1 = now();
 			errno = ibv_destroy_qp(batch[i]);
+			t_destroy += now() - t1;
 			if (errno) {
 				fprintf(stderr, "qp-churn: cycle %lu: destroy: %s\n",
 					c, strerror(errno));
@@ -106,8 +116,12 @@ int main(int argc, char **argv)
 		}
 	}
 	secs = now() - t0;
-	printf("%lu cycles in %.1f s: %.0f create+INIT+destroy per second\n",
+	printf("%lu cycles in %.1f s: %.0f create+INIT+destroy per second ",
 	       cycles, secs, secs > 0 ? cycles / secs : 0.0);
+	printf("(mean create %.2f ms, INIT %.2f ms, destroy %.2f ms)\n",
+	       made ? t_create * 1e3 / made : 0.0,
+	       made ? t_modify * 1e3 / made : 0.0,
+	       made ? t_destroy * 1e3 / made : 0.0);
 	ibv_destroy_cq(cq);
 	ibv_dealloc_pd(pd);
 	ibv_close_device(ctx);

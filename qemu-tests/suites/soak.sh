@@ -9,10 +9,11 @@
 # starts the same, and kill -9s every process at a random moment of the
 # transfer; afterwards the devices' object counts (rdma resource) are back
 # where they started and a data-checked pingpong works.  Then, while a
-# ping-pong runs, one process
-# (CHURN_TOOL = qp-churn) creates, takes to INIT and destroys a QP
-# QP_CYCLES times: kmemleak finds nothing new, the object counts are back,
-# and the host reports the models' RSS before and after (files
+# ping-pong runs, CHURNERS processes (CHURN_TOOL = qp-churn, default 1;
+# more interleave several contexts' admin commands) create, take to INIT
+# and destroy a QP QP_CYCLES times between them: kmemleak finds nothing new,
+# the object counts are back, the driver's admin-command latency is
+# reported, and the host reports the models' RSS before and after (files
 # /out/rss-<name>.req answered in /out/rss-<name>.kb).  Last, scale: the
 # device limits read by ibv_devinfo -v against an rxe device's in the same
 # guest; SCALE_QPS_TOOL (scale-qps) holds SCALE_QPS connected RC QPs on each
@@ -31,6 +32,7 @@ SUITE=soak
 RELOADS=${RELOADS:-3}
 KILLS=${KILLS:-6}
 QP_CYCLES=${QP_CYCLES:-2000}
+CHURNERS=${CHURNERS:-1}
 # A third NIC (SCALE_LIMITS_TOOL set): a model started with low object counts.
 NDEVS=${NDEVS:-2}
 SCALE_QPS=${SCALE_QPS:-4096}
@@ -188,26 +190,54 @@ rss() {
 # leaks: kmemleak's count of unreferenced objects after a scan now (objects
 # must be 5 s old to be reported: the caller waits).
 leaks() {
+	local n
 	echo scan >/sys/kernel/debug/kmemleak 2>/dev/null
-	grep -c '^unreferenced object' /sys/kernel/debug/kmemleak 2>/dev/null || echo 0
+	# grep -c prints 0 and fails when nothing matches: one number either way.
+	n=$(grep -c '^unreferenced object' /sys/kernel/debug/kmemleak 2>/dev/null)
+	echo "${n:-0}"
 }
 slab_kb() { awk '$1 == "Slab:" { print $2 }' /proc/meminfo; }
+# admin_waits DEV: "COMMANDS MICROSECONDS", the admin commands DEV completed
+# and their time from submission to completion (the driver's debugfs).
+admin_waits() {
+	awk '$1 == "completed" { print $2, $4 }' "/sys/kernel/debug/ornic/$1/aq" 2>/dev/null
+}
 if [ $ok = 1 ] && [ -n "${CHURN_TOOL:-}" ]; then
 	base=$(resources)
 	leak0=$(leaks) slab0=$(slab_kb)
 	read -r rss0a rss0b _ <<<"$(rss before)"
-	# With traffic: a ping-pong between the NICs runs through the churn.
+	# With traffic: a ping-pong between the NICs runs through the churn.  It
+	# sleeps on completion events (-e): two processes spinning on the two
+	# vCPUs would hold every wakeup of the churn's admin commands to the next
+	# tick (lazy preemption, HZ=100), and the churn would measure the tick.
 	pp=()
-	ip netns exec "$NS" ibv_rc_pingpong -d "$IB1" -g "$G1" -n 100000000 -s 4096 >/tmp/churn-s.log 2>&1 &
+	ip netns exec "$NS" ibv_rc_pingpong -e -d "$IB1" -g "$G1" -n 100000000 -s 4096 >/tmp/churn-s.log 2>&1 &
 	pp+=($!)
 	wait_listen "$NS" 18515
-	ibv_rc_pingpong -d "$IB0" -g "$G0" -n 100000000 -s 4096 "$IP1" >/tmp/churn-c.log 2>&1 &
+	ibv_rc_pingpong -e -d "$IB0" -g "$G0" -n 100000000 -s 4096 "$IP1" >/tmp/churn-c.log 2>&1 &
 	pp+=($!)
 	sleep 2
 	tx_a=$(tx_packets)
-	churned=0
-	timeout $((600 + QP_CYCLES / 10)) "$CHURN_TOOL" "$IB0" "$QP_CYCLES" >/tmp/churn.log 2>&1 && churned=1
+	read -r cmds_a us_a <<<"$(admin_waits "$IB0")"
+	churned=1 cpids=() t0=$(date +%s%N)
+	for ((i = 0; i < CHURNERS; i++)); do
+		timeout $((600 + QP_CYCLES / 10)) "$CHURN_TOOL" "$IB0" "$((QP_CYCLES / CHURNERS))" >"/tmp/churn-$i.log" 2>&1 &
+		cpids+=($!)
+	done
+	for pid in "${cpids[@]}"; do
+		wait "$pid" || churned=0
+	done
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	{
+		[ "$CHURNERS" -gt 1 ] && echo "$CHURNERS processes, $QP_CYCLES cycles in $((ms / 1000)) s ($((QP_CYCLES * 1000 / (ms + 1))) a second):"
+		cat /tmp/churn-[0-9]*.log
+	} | paste -sd ' ' >/tmp/churn.log
 	tx_b=$(tx_packets)
+	read -r cmds_b us_b <<<"$(admin_waits "$IB0")"
+	aq=""
+	if [ -n "$cmds_a" ] && [ -n "$cmds_b" ] && [ "$cmds_b" -gt "$cmds_a" ]; then
+		aq="; $((cmds_b - cmds_a)) admin commands, $(((us_b - us_a) / (cmds_b - cmds_a))) us each from submission to completion"
+	fi
 	alive=0
 	kill -0 "${pp[@]}" 2>/dev/null && alive=1
 	kill -KILL "${pp[@]}" 2>/dev/null
@@ -222,14 +252,14 @@ if [ $ok = 1 ] && [ -n "${CHURN_TOOL:-}" ]; then
 		leak1=$(leaks) slab1=$(slab_kb)
 		read -r rss1a rss1b _ <<<"$(rss after)"
 		after=$(resources)
-		echo "qp-churn: $(cat /tmp/churn.log); models' RSS $rss0a/$rss0b kB before, $rss1a/$rss1b kB after;" \
+		echo "qp-churn: $(cat /tmp/churn.log)$aq; models' RSS $rss0a/$rss0b kB before, $rss1a/$rss1b kB after;" \
 			"guest Slab $slab0 -> $slab1 kB; kmemleak $leak0 -> $leak1" | tee /out/churn.txt
 		if [ "$leak1" -gt "$leak0" ]; then
 			fail qp-churn "kmemleak reports $((leak1 - leak0)) new unreferenced objects after $QP_CYCLES QP cycles"
 		elif [ "$after" != "$base" ]; then
 			fail qp-churn "objects left: before $(echo "$base" | tr '\n' ';') after $(echo "$after" | tr '\n' ';')"
 		else
-			pass qp-churn "$(cat /tmp/churn.log); kmemleak nothing new, object counts back; model RSS $rss0a -> $rss1a kB, guest Slab $slab0 -> $slab1 kB"
+			pass qp-churn "$(cat /tmp/churn.log)$aq; kmemleak nothing new, object counts back; model RSS $rss0a -> $rss1a kB, guest Slab $slab0 -> $slab1 kB"
 		fi
 	else
 		fail qp-churn "$(tail -n 2 /tmp/churn.log | tr '\n' ' ')"
