@@ -141,6 +141,22 @@ Port::Receiver test_frames_into(std::vector<Frame>& frames) {
   };
 }
 
+// Sends a frame from the host until the port has one, then forgets it: the kernel gives a
+// tap its queueing discipline only when linkwatch handles the carrier change (up to a second
+// after the port attached, later under load), and drops what is sent before that unseen.
+void wait_for_host_path(EventLoop& loop, HostSide& host, std::vector<Frame>& at_port) {
+  const Frame probe = make_frame(60, 0xee, kTestEtherType);
+  for (int i = 0; i < 300 && at_port.empty(); ++i) {
+    host.send(probe);
+    run_until(loop, [&] { return !at_port.empty(); }, std::chrono::milliseconds(100));
+  }
+  ASSERT_FALSE(at_port.empty()) << "no frame from the host reached the port in 30 s";
+  run_until_idle(loop);
+  for (const Frame& frame : at_port)
+    ASSERT_EQ(frame, probe);
+  at_port.clear();
+}
+
 class TapPortTest : public ::testing::Test {
 protected:
   void SetUp() override {
@@ -179,6 +195,7 @@ TEST_F(TapPortTest, FramesTravelBothWaysAndTheLinkFollowsTheTap) {
   ASSERT_TRUE(run_until(loop, [&] { return port->link_up(); }));
   HostSide host(kTap);
   ASSERT_TRUE(host.ok()) << std::strerror(errno);
+  ASSERT_NO_FATAL_FAILURE(wait_for_host_path(loop, host, at_port));
 
   // Host → port: frames of several sizes, byte exact, no header added or removed.
   std::vector<Frame> from_host;
@@ -249,6 +266,7 @@ TEST_F(TapPortTest, VanishedTapTakesTheLinkDownWithoutSpinAndIsFoundAgain) {
   ASSERT_TRUE(run_until(loop, [&] { return port->link_up(); }));
   HostSide host(kTap);
   ASSERT_TRUE(host.ok());
+  ASSERT_NO_FATAL_FAILURE(wait_for_host_path(loop, host, at_port));
   const Frame frame = make_frame(200, 3, kTestEtherType);
   host.send(frame);
   ASSERT_TRUE(run_until(loop, [&] { return at_port.size() == 1; }));
