@@ -250,10 +250,7 @@ for try in 1 2; do
 	(
 		for _ in $(seq 6000); do
 			if [ -e "$out/kill-model" ]; then
-				printf 'stop\ninfo status\n' | timeout 20 nc -U -q 2 "$out/monitor.sock" \
-					>"$out/monitor-stop.log" 2>&1
-				model_kill_idle "$victim"
-				printf 'cont\n' | timeout 20 nc -U -q 1 "$out/monitor.sock" >/dev/null 2>&1
+				model_kill_idle "$victim" "$out/monitor.sock"
 				touch "$out/model-killed"
 				exit 0
 			fi

@@ -91,10 +91,7 @@ peer=${MODEL_PIDS[1]} victim=${MODEL_PIDS[2]}
 	# The guest's vCPUs stand still while NIC 1's model dies: no MMIO of
 	# theirs can be on its way to it (QEMU's abort, operations.rst).
 	if step kill-victim; then
-		printf 'stop\ninfo status\n' | timeout 20 nc -U -q 2 "$out/monitor.sock" \
-			>"$out/monitor-stop.log" 2>&1
-		model_kill_idle "$victim"
-		printf 'cont\n' | timeout 20 nc -U -q 1 "$out/monitor.sock" >/dev/null 2>&1
+		model_kill_idle "$victim" "$out/monitor.sock"
 		touch "$out/victim-killed"
 	fi
 ) &

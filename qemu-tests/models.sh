@@ -92,15 +92,23 @@ model_add() {
 	MODEL_SOCKETS+=("$dir/model$i.sock")
 }
 
-# model_kill_idle PID: SIGKILL a model while its unix sockets hold no
+# model_kill_idle PID [MONITOR]: SIGKILL a model while its unix sockets hold no
 # request it has not read.  QEMU's vfio-user client reads ECONNRESET, not
 # EOF, from a server that died with unread data, and QEMU 11.1.3 aborts on
 # that path (Documentation/operations.rst, "Known issues"); the guest
 # driver's health check alone reads the device every 250 ms.  The model is
 # stopped and its receive queues read (ss); it runs on for a moment while
-# they are not empty, for at most 2 s, and is killed either way.
+# they are not empty, for at most 2 s, and is killed either way.  Given the
+# guest's QEMU monitor socket MONITOR, the guest's vCPUs stand still around
+# the look and the kill (the monitor's stop, then cont), so that no MMIO of
+# theirs can be on its way to the model; the monitor's answer to stop goes
+# to monitor-stop.log beside the socket.
 model_kill_idle() {
-	local pid=$1 queued _
+	local pid=$1 monitor=${2:-} queued _
+	if [ -n "$monitor" ]; then
+		printf 'stop\ninfo status\n' | timeout 20 nc -U -q 2 "$monitor" \
+			>"$(dirname "$monitor")/monitor-stop.log" 2>&1
+	fi
 	for _ in $(seq 100); do
 		kill -STOP "$pid" 2>/dev/null || break
 		queued=$(ss -xpn 2>/dev/null | awk -v p="pid=$pid," 'index($0, p) { q += $3 } END { print q + 0 }')
@@ -110,6 +118,9 @@ model_kill_idle() {
 	done
 	kill -KILL "$pid" 2>/dev/null
 	kill -CONT "$pid" 2>/dev/null
+	if [ -n "$monitor" ]; then
+		printf 'cont\n' | timeout 20 nc -U -q 1 "$monitor" >/dev/null 2>&1
+	fi
 	return 0
 }
 
