@@ -37,8 +37,7 @@ using Frame = std::vector<std::byte>;
 Frame make_frame(size_t size, uint8_t seed, uint16_t ethertype = 0x88b5);
 
 // Runs the loop until done() or the timeout; returns done(). The default is far above what
-// any wait takes alone: on a loaded 2-core host a tap's teardown and rediscovery took
-// over 5 s, and a waiter that is satisfied returns at once anyway.
+// any wait takes on an idle host, for a loaded 2-core one; a satisfied wait returns at once.
 bool run_until(EventLoop& loop, const std::function<bool()>& done,
                std::chrono::milliseconds timeout = std::chrono::seconds(30));
 
