@@ -1,0 +1,40 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+# allocation_balance.sh TARGET CORPUS_DIR: fails if an input of the corpus ends with more
+# heap allocations than frees once the target is warm.  libFuzzer runs every such input a
+# second time, looking for a leak (and, while that second run still allocates more, a
+# LeakSanitizer pass), so a harness that leaves state for the next input to free runs at
+# half its speed or less.  The corpus is replayed twice and only the second pass is judged:
+# the first builds the target's static rig and whatever the model allocates once.
+set -euo pipefail
+target=$1
+corpus=$2
+mapfile -t inputs < <(find "$corpus" -maxdepth 1 -type f | sort)
+[ ${#inputs[@]} -gt 0 ] || { echo "allocation_balance.sh: no input in $corpus" >&2; exit 2; }
+# -trace_malloc=1 brackets each execution with "MallocFreeTracer: START" and
+# "MallocFreeTracer: STOP MALLOCS FREES (same|DIFFERENT)"; RunOneTest prints "Running: FILE"
+# before each input, and an input that allocated more than it freed runs again (the leak
+# check): only the first execution after each "Running:" is judged.
+log=$("$target" -trace_malloc=1 -runs=1 "${inputs[@]}" "${inputs[@]}" 2>&1 |
+	grep -a -E '^Running: |^MallocFreeTracer: STOP ' || true)
+n=${#inputs[@]}
+traced=$(awk '/^Running: / { judged = 0 } /^MallocFreeTracer: STOP / && !judged { judged = 1; t++ } END { print t + 0 }' <<<"$log")
+if [ "$traced" -ne $((2 * n)) ]; then
+	echo "allocation_balance.sh: $((2 * n)) executions should have been traced, $traced were" \
+		"(is $target built with -fsanitize=address?)" >&2
+	exit 1
+fi
+bad=$(awk -v n="$n" '
+	/^Running: / { file = $2; run++; judged = 0 }
+	/^MallocFreeTracer: STOP / && !judged {
+		judged = 1
+		if (run > n && $3 > $4)
+			printf "  %s: %d allocations, %d frees\n", file, $3, $4
+	}
+' <<<"$log")
+if [ -n "$bad" ]; then
+	echo "$(basename "$target"): inputs that end with more allocations than frees:"
+	echo "$bad"
+	exit 1
+fi
+echo "$(basename "$target"): all $n inputs free what they allocate"
