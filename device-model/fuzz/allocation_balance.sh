@@ -18,20 +18,24 @@ mapfile -t inputs < <(find "$corpus" -maxdepth 1 -type f | sort)
 log=$("$target" -trace_malloc=1 -runs=1 "${inputs[@]}" "${inputs[@]}" 2>&1 |
 	grep -a -E '^Running: |^MallocFreeTracer: STOP ' || true)
 n=${#inputs[@]}
-traced=$(awk '/^Running: / { judged = 0 } /^MallocFreeTracer: STOP / && !judged { judged = 1; t++ } END { print t + 0 }' <<<"$log")
+# The offending inputs, one per line, then "traced COUNT".
+report=$(awk -v n="$n" '
+	/^Running: / { file = $2; run++; judged = 0 }
+	/^MallocFreeTracer: STOP / && !judged {
+		judged = 1
+		traced++
+		if (run > n && $3 > $4)
+			printf "  %s: %d allocations, %d frees\n", file, $3, $4
+	}
+	END { print "traced " traced + 0 }
+' <<<"$log")
+traced=${report##*traced }
+bad=$(grep -v '^traced ' <<<"$report" || true)
 if [ "$traced" -ne $((2 * n)) ]; then
 	echo "allocation_balance.sh: $((2 * n)) executions should have been traced, $traced were" \
 		"(is $target built with -fsanitize=address?)" >&2
 	exit 1
 fi
-bad=$(awk -v n="$n" '
-	/^Running: / { file = $2; run++; judged = 0 }
-	/^MallocFreeTracer: STOP / && !judged {
-		judged = 1
-		if (run > n && $3 > $4)
-			printf "  %s: %d allocations, %d frees\n", file, $3, $4
-	}
-' <<<"$log")
 if [ -n "$bad" ]; then
 	echo "$(basename "$target"): inputs that end with more allocations than frees:"
 	echo "$bad"
