@@ -18,27 +18,24 @@ mapfile -t inputs < <(find "$corpus" -maxdepth 1 -type f | sort)
 log=$("$target" -trace_malloc=1 -runs=1 "${inputs[@]}" "${inputs[@]}" 2>&1 |
 	grep -a -E '^Running: |^MallocFreeTracer: STOP ' || true)
 n=${#inputs[@]}
-# The offending inputs, one per line, then "traced COUNT".
-report=$(awk -v n="$n" '
+awk -v n="$n" -v name="$(basename "$target")" -v target="$target" '
 	/^Running: / { file = $2; run++; judged = 0 }
 	/^MallocFreeTracer: STOP / && !judged {
 		judged = 1
 		traced++
 		if (run > n && $3 > $4)
-			printf "  %s: %d allocations, %d frees\n", file, $3, $4
+			bad = bad sprintf("  %s: %d allocations, %d frees\n", file, $3, $4)
 	}
-	END { print "traced " traced + 0 }
-' <<<"$log")
-traced=${report##*traced }
-bad=$(grep -v '^traced ' <<<"$report" || true)
-if [ "$traced" -ne $((2 * n)) ]; then
-	echo "allocation_balance.sh: $((2 * n)) executions should have been traced, $traced were" \
-		"(is $target built with -fsanitize=address?)" >&2
-	exit 1
-fi
-if [ -n "$bad" ]; then
-	echo "$(basename "$target"): inputs that end with more allocations than frees:"
-	echo "$bad"
-	exit 1
-fi
-echo "$(basename "$target"): all $n inputs free what they allocate"
+	END {
+		if (traced != 2 * n) {
+			printf "allocation_balance.sh: %d executions should have been traced, %d were" \
+				" (is %s built with -fsanitize=address?)\n", 2 * n, traced, target > "/dev/stderr"
+			exit 1
+		}
+		if (bad != "") {
+			printf "%s: inputs that end with more allocations than frees:\n%s", name, bad
+			exit 1
+		}
+		printf "%s: all %d inputs free what they allocate\n", name, n
+	}
+' <<<"$log"
