@@ -62,9 +62,11 @@ cp "$mdir"/model*.log "$out/" 2>/dev/null
 # (tshark flags revision 2 as unusual, a warning, never an error).  The
 # hostile peer's connections (suites/iwarp-bad.sh) carry bad CRCs, bad
 # headers and a segment outside the window on purpose: ports 7600-7699 are
-# left out of both judgments.
+# left out of the judgments below.
 pcap=$mdir/model0.pcap
 peer_ports=7600-7699
+# Neither port in that range (tcp.port names both ports of a segment).
+not_peer="!(tcp.port in {${peer_ports%-*}..${peer_ports#*-}})"
 if [ ! -s "$pcap" ]; then
 	record FAIL iwarp/pcap "model 0 wrote no capture"
 else
@@ -74,7 +76,7 @@ else
 	rep=$("${ts[@]}" -Y 'iwarp_mpa.rep' 2>>"$out/tshark.err" | wc -l)
 	rej=$("${ts[@]}" -Y 'iwarp_mpa.rep && iwarp_mpa.rej_flag == 1' 2>>"$out/tshark.err" | wc -l)
 	rdmap=$("${ts[@]}" -Y 'iwarp_rdma' 2>>"$out/tshark.err" | wc -l)
-	bad=$("${ts[@]}" -Y "(_ws.malformed || _ws.expert.severity == error) && !(tcp.port >= ${peer_ports%-*} && tcp.port <= ${peer_ports#*-})" \
+	bad=$("${ts[@]}" -Y "(_ws.malformed || _ws.expert.severity == error) && $not_peer" \
 		2>>"$out/tshark.err" | tee "$out/tshark-malformed.txt" | wc -l)
 	sed -i '/Running as user "root"/d' "$out/tshark.err"
 	if [ "$req" -gt 0 ] && [ "$rep" -ge "$req" ] && [ "$rej" -gt 0 ] && [ "$rdmap" -gt 0 ] &&
@@ -110,6 +112,33 @@ else
 		7494 ornic-siw/mpa-rev2-nocrc 2 0 0
 		7495 siw-ornic/mpa-rev2-nocrc 2 0 0
 	EOF
+	# A rejecting reply sent by ornic is followed by its FIN only after
+	# the peer's ACK of the whole reply (hardware/ornic/iwarp-cm.rst,
+	# IW_REJECT), judged from tshark's reading of each TCP stream: "N OK
+	# BAD FRAMES..." where N counts ornic's rejects, OK and BAD those whose
+	# FIN came after or before the ACK; a reject whose stream the peer
+	# ended first has no FIN to judge.  siw's own rejects (10.0.5.2) are
+	# siw's business.
+	rejfin=$("${ts[@]}" -Y "(iwarp_mpa.rep || tcp.flags.fin == 1 || tcp.len == 0) && $not_peer" \
+		-T fields -e tcp.stream -e frame.number -e ip.src -e tcp.flags.fin -e tcp.seq \
+		-e tcp.len -e tcp.ack -e iwarp_mpa.rej_flag -E occurrence=f 2>/dev/null |
+		awk -F'\t' -v siw=10.0.5.2 '
+			function yes(v) { return v == "1" || v == "True" }
+			{ s = $1 }
+			yes($8) && $3 != siw { end[s] = $5 + $6; who[s] = $3; acked[s] = 0; n++ }
+			!(s in end) { next }
+			$3 != who[s] && $7 >= end[s] { acked[s] = 1 }
+			$3 == who[s] && yes($4) {
+				if (acked[s]) ok++; else { bad++; frames = frames " " $2 }
+				delete end[s]
+			}
+			END { printf "%d %d %d%s\n", n, ok, bad, frames }')
+	read -r rn rok rbad rframes <<<"$rejfin"
+	if [ "${rn:-0}" -gt 0 ] && [ "$rbad" = 0 ]; then
+		record PASS iwarp/pcap-reject-fin "tshark: $rn rejecting MPA replies from ornic; $rok followed by FIN after the peer's ACK of the whole reply, none before it, $((rn - rok)) ended by the peer first"
+	else
+		record FAIL iwarp/pcap-reject-fin "tshark: ${rn:-0} rejecting MPA replies from ornic, ${rbad:-0} followed by FIN before the peer's ACK of the reply (FIN in frames$rframes of $pcap)"
+	fi
 	# Every FPDU's CRC32c, recomputed by code that is not ornic's.
 	if line=$(python3 "$here/tools/iwarp-crc-check.py" --self-test 2>&1) &&
 		line=$(python3 "$here/tools/iwarp-crc-check.py" --skip-ports "$peer_ports" "$pcap" 2>&1); then
@@ -123,7 +152,7 @@ else
 	# or overtaken before the wire, as on siw's forwarded path),
 	# out-of-order segments, retransmissions, duplicate ACKs and full
 	# windows are TCP at work, counted.
-	"${ts[@]}" -Y "tcp.analysis.flags && !(tcp.port >= ${peer_ports%-*} && tcp.port <= ${peer_ports#*-})" \
+	"${ts[@]}" -Y "tcp.analysis.flags && $not_peer" \
 		-T fields -e tcp.analysis.ack_lost_segment -e tcp.analysis.lost_segment \
 		-e tcp.analysis.retransmission -e tcp.analysis.fast_retransmission \
 		-e tcp.analysis.duplicate_ack -e tcp.analysis.zero_window -e tcp.analysis.window_full \

@@ -390,6 +390,18 @@ bool ConnectionManager::send_frame(Conn& conn, const MpaSetupFrame& frame) {
   return sent == bytes->size();
 }
 
+void ConnectionManager::send_reject(Conn& conn, const MpaSetupFrame& reply) {
+  send_frame(conn, reply);
+  // A peer whose TCP hands it the reply and the FIN together may act on the FIN alone: siw
+  // then reports the reject without its private data.  Held back until the reply is
+  // acknowledged, the FIN comes after the peer has seen the reply.
+  if (conn.tcp != tcp::kNoConnection) {
+    engine_->close_when_acknowledged(conn.tcp);
+    conn.tcp = tcp::kNoConnection;
+  }
+  drop(conn.id, false);
+}
+
 void ConnectionManager::on_bytes(uint32_t id, std::span<const std::byte> bytes) {
   Conn* conn = find(id);
   if (conn == nullptr)
@@ -436,8 +448,7 @@ void ConnectionManager::got_request(Conn& conn) {
     reply.kind = MpaFrameKind::reply;
     reply.reject = true;
     reply.revision = parse.frame.revision;
-    send_frame(conn, reply);
-    drop(conn.id, false);
+    send_reject(conn, reply);
     return;
   }
   if (parse.frame.enhanced) {
@@ -705,8 +716,7 @@ IwarpCmResult ConnectionManager::reject(const ornic_admin_iw_conn_cmd& c) {
   if (enhanced)
     reply.enhanced = MpaEnhancedParams{};
   reply.private_data = std::move(*pdata);
-  send_frame(*conn, reply);
-  drop(conn->id, false);
+  send_reject(*conn, reply);
   return {};
 }
 

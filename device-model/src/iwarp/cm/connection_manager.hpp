@@ -148,6 +148,8 @@ private:
   void unbind(Conn& conn, StreamEnd why);
   void post(uint8_t type, const Conn& conn, uint8_t status, uint16_t pdata_len = 0);
   bool send_frame(Conn& conn, const MpaSetupFrame& frame);
+  // A reply with R set, then FIN once TCP has it acknowledged, and the connection is gone.
+  void send_reject(Conn& conn, const MpaSetupFrame& reply);
   std::optional<std::vector<uint8_t>> read_private_data(uint64_t addr, uint16_t len,
                                                         uint8_t& status);
 

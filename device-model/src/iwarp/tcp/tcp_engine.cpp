@@ -107,6 +107,7 @@ struct TcpEngine::Conn {
   ConnectionCallbacks callbacks;
   ConnectHandler on_connect;
   bool connecting = false;
+  bool fin_when_acknowledged = false; // handed back by close_when_acknowledged()
 };
 
 struct TcpEngine::Listener {
@@ -282,14 +283,27 @@ struct TcpEngine::Impl {
     return scope.aborted() ? ERR_ABRT : ERR_OK;
   }
 
+  // A handed-back connection sends its FIN when nothing it sent is unacknowledged and nothing
+  // received is unread: lwIP answers a close with unread data by RST, and inside tcp_input an
+  // ACK reaches on_sent before the same segment's data reaches on_recv.
+  static void close_if_done(Conn& c, tcp_pcb* pcb) {
+    if (c.fin_when_acknowledged && pcb->unsent == nullptr && pcb->unacked == nullptr &&
+        pcb->rcv_wnd == TCP_WND_MAX(pcb))
+      c.engine->close(c.id);
+  }
+
   static err_t on_recv(void* arg, tcp_pcb* pcb, pbuf* p, err_t) {
     auto* c = static_cast<Conn*>(arg);
-    if (c == nullptr) {
+    if (c == nullptr || c->fin_when_acknowledged) {
       if (p != nullptr) {
         tcp_recved(pcb, p->tot_len);
         pbuf_free(p);
       }
-      return ERR_OK;
+      if (c == nullptr)
+        return ERR_OK;
+      CallbackScope scope(pcb);
+      close_if_done(*c, pcb);
+      return scope.aborted() ? ERR_ABRT : ERR_OK;
     }
     CallbackScope scope(pcb);
     TcpEngine& e = *c->engine;
@@ -305,7 +319,7 @@ struct TcpEngine::Impl {
     for (pbuf* q = p; q != nullptr && !scope.aborted(); q = q->next) {
       // The connection may have been closed by the previous chunk's consumer.
       Conn* live = e.conn(id);
-      if (live == nullptr || !live->callbacks.on_receive)
+      if (live == nullptr || live->fin_when_acknowledged || !live->callbacks.on_receive)
         break;
       std::span<const std::byte> bytes{static_cast<const std::byte*>(q->payload), q->len};
       call_user(e, id, [&] { live->callbacks.on_receive(id, bytes); });
@@ -316,6 +330,11 @@ struct TcpEngine::Impl {
 
   static err_t on_sent(void* arg, tcp_pcb* pcb, u16_t len) {
     auto* c = static_cast<Conn*>(arg);
+    if (c != nullptr && c->fin_when_acknowledged) {
+      CallbackScope scope(pcb);
+      close_if_done(*c, pcb);
+      return scope.aborted() ? ERR_ABRT : ERR_OK;
+    }
     if (c == nullptr || !c->callbacks.on_sent)
       return ERR_OK;
     CallbackScope scope(pcb);
@@ -337,7 +356,7 @@ struct TcpEngine::Impl {
                                                      : TcpError::Aborted;
     bool connecting = c->connecting;
     auto on_connect = std::move(c->on_connect);
-    auto on_error = c->callbacks.on_error;
+    auto on_error = c->fin_when_acknowledged ? nullptr : c->callbacks.on_error;
     e.release_conn(id);
     // The pcb is gone: an exception here has nothing left to abort.
     call_user(e, id, [&] {
@@ -702,13 +721,30 @@ void TcpEngine::close(ConnectionId id) {
   Impl::Entry entry;
   if (tcp_pcb* pcb = c->pcb) {
     Impl::detach(pcb);
-    if (tcp_close(pcb) == ERR_OK)
+    if (tcp_close(pcb) == ERR_OK) {
       closing_.insert(c->tuple);
-    else
+    } else {
       tcp_abort(pcb); // out of memory for the FIN
+      if (pcb == Impl::current_pcb)
+        Impl::current_aborted = true;
+    }
     c->pcb = nullptr;
   }
   release_conn(id);
+}
+
+void TcpEngine::close_when_acknowledged(ConnectionId id) {
+  Conn* c = conn(id);
+  if (c == nullptr)
+    return;
+  if (c->pcb == nullptr || c->connecting) {
+    close(id);
+    return;
+  }
+  Impl::Entry entry;
+  // The callbacks stay (one may be running now) but are no longer called.
+  c->fin_when_acknowledged = true;
+  Impl::close_if_done(*c, c->pcb);
 }
 
 void TcpEngine::abort(ConnectionId id) {

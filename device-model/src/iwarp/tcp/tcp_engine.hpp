@@ -122,6 +122,11 @@ public:
   // The IPv4 TOS byte and TTL of the connection's segments (lwIP's defaults until set).
   void set_ip_options(ConnectionId id, uint8_t tos, uint8_t ttl);
   void close(ConnectionId id); // FIN; the connection lingers in the engine until it is done
+  // FIN once the peer has acknowledged every byte sent (at once when it has).  The id is the
+  // engine's from here: no callback reaches the caller again.  A last message then reaches
+  // the peer's TCP before the FIN does, so a receiver that stops reading at FIN still reads
+  // it; lwIP's retransmission limit ends a peer that never acknowledges.
+  void close_when_acknowledged(ConnectionId id);
   void abort(ConnectionId id); // RST
 
   // Runs lwIP's timers for every full period elapsed up to now (the model's clock).

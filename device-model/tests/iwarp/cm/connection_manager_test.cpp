@@ -1,5 +1,6 @@
 // Two connection managers (and, for the peer that misbehaves, a bare TCP engine) on an
 // in-memory Ethernet, driven through IW_* admin commands; timers on a simulated clock.
+#include <algorithm>
 #include <cstring>
 #include <deque>
 #include <map>
@@ -96,7 +97,18 @@ protected:
     d.cm = std::make_unique<ConnectionManager>(std::move(env), mac);
   }
 
-  void put(std::span<const std::byte> f) { wire_.emplace_back(f.begin(), f.end()); }
+  void put(std::span<const std::byte> f) {
+    if (f.size() >= 54 && std::equal(kMacB.begin(), kMacB.end(), f.begin() + 6,
+                                     [](uint8_t m, std::byte b) { return std::byte{m} == b; })) {
+      const size_t tcp = 14 + (std::to_integer<size_t>(f[14]) & 0xf) * 4;
+      if (std::to_integer<uint8_t>(f[23]) == 6 && tcp + 14 <= f.size() &&
+          (std::to_integer<uint8_t>(f[tcp + 13]) & 0x01) != 0)
+        ++fins_from_b_;
+      if (cut_from_b_)
+        return;
+    }
+    wire_.emplace_back(f.begin(), f.end());
+  }
 
   void deliver(const Bytes& f) {
     const MacAddress dst{std::to_integer<uint8_t>(f[0]), std::to_integer<uint8_t>(f[1]),
@@ -252,6 +264,8 @@ protected:
   Device a_, b_;
   std::unique_ptr<tcp::TcpEngine> host_b_, peer_;
   std::deque<Bytes> wire_;
+  size_t fins_from_b_ = 0;  // B's TCP segments with FIN set, sent or retransmitted
+  bool cut_from_b_ = false; // every frame B sends is lost
 };
 
 TEST_F(ConnectionManagerTest, ListenConnectAcceptEstablishesBothSides) {
@@ -534,6 +548,35 @@ TEST_F(ConnectionManagerWire, RejectOfAnEnhancedRequestCarriesTheParameters) {
   EXPECT_EQ(reply.frame.revision, kMpaRevision2);
   ASSERT_TRUE(reply.frame.enhanced);
   EXPECT_EQ(std::string(reply.frame.private_data.begin(), reply.frame.private_data.end()), "busy");
+}
+
+// The reject's FIN waits for the reply's acknowledgement, through its retransmissions: a
+// peer never meets the two together (siw, when its TCP hands it both at once, reports the
+// reject without the private data).
+TEST_F(ConnectionManagerWire, RejectHoldsItsFinUntilTheReplyIsAcknowledged) {
+  RawPeer p;
+  raw_connect(p, request_frame());
+  ASSERT_TRUE(run_until([&] { return !b_.events.empty(); }));
+  const uint32_t b_id = le(b_.event()->conn_id);
+  put_pdata(b_, "not now");
+  cut_from_b_ = true;
+  ASSERT_EQ(conn_cmd(b_, ORNIC_ADMIN_IW_REJECT, b_id, 0, kPdataAddr, 7).status,
+            ORNIC_ADMIN_STATUS_SUCCESS);
+  EXPECT_EQ(b_.cm->connection_count(), 0u); // the id is free at once
+  run_until([] { return false; }, 16);      // the reply is lost and sent again
+  EXPECT_TRUE(p.received.empty());
+  EXPECT_EQ(fins_from_b_, 0u);
+  cut_from_b_ = false;
+  ASSERT_TRUE(run_until([&] { return p.peer_closed || p.error.has_value(); }));
+  EXPECT_TRUE(p.peer_closed);
+  EXPECT_FALSE(p.error.has_value());
+  EXPECT_GT(fins_from_b_, 0u);
+  const MpaSetupParse reply = parse_mpa_setup(p.received, MpaFrameKind::reply);
+  ASSERT_EQ(reply.status, MpaSetupParse::Status::complete);
+  EXPECT_TRUE(reply.frame.reject);
+  EXPECT_EQ(std::string(reply.frame.private_data.begin(), reply.frame.private_data.end()),
+            "not now");
+  EXPECT_TRUE(b_.events.empty());
 }
 
 TEST_F(ConnectionManagerWire, SilentPeerTimesOut) {

@@ -84,6 +84,12 @@ protected:
       const size_t tcp_header = (at(14 + ip_header + 12) >> 4) * 4;
       if (ip_total > ip_header + tcp_header)
         a_segments_.push_back(ip_total - ip_header - tcp_header);
+      if ((at(14 + ip_header + 13) & 0x01) != 0)
+        ++a_fins_;
+    }
+    if (to == 1 && cut_to_b_) {
+      ++dropped_;
+      return;
     }
     if (drop_every_ != 0 && sent_ % drop_every_ == 0) {
       ++dropped_;
@@ -243,6 +249,8 @@ protected:
   Bytes out_[2];
   size_t offset_[2] = {0, 0};
   std::vector<size_t> a_segments_; // payload bytes of each data segment A sent
+  size_t a_fins_ = 0;              // segments from A with FIN set, sent or retransmitted
+  bool cut_to_b_ = false;          // every frame to B is lost
 };
 
 TEST_F(TcpEngineTest, Handshake) {
@@ -404,6 +412,68 @@ TEST_F(TcpEngineTest, EstablishedConnectionTimesOutOnASilentPeer) {
   EXPECT_EQ(*a_.error, TcpError::TimedOut);
   std::cout << "[ info ] established connection gave up after " << ticks_ << " ticks\n";
   EXPECT_EQ(a_.engine->connection_count(), 0u);
+}
+
+// The contrast for the next test: close() sends FIN behind the data at once, whether or not
+// the peer has seen the data.
+TEST_F(TcpEngineTest, CloseSendsFinBeforeTheDataIsAcknowledged) {
+  establish();
+  cut_to_b_ = true;
+  out_[0] = pattern(2 << 10, 8);
+  feed_senders();
+  ASSERT_EQ(offset_[0], out_[0].size());
+  a_.engine->close(a_.id);
+  a_.id = kNoConnection;
+  run_until([] { return false; }, 8);
+  EXPECT_GT(a_fins_, 0u);
+}
+
+// A last message and then FIN: the FIN waits until the peer acknowledged the message, through
+// its losses and retransmissions, so no receiver meets the two together.
+TEST_F(TcpEngineTest, CloseWhenAcknowledgedHoldsTheFinUntilTheDataIsAcknowledged) {
+  establish();
+  cut_to_b_ = true;
+  out_[0] = pattern(2 << 10, 9);
+  feed_senders();
+  ASSERT_EQ(offset_[0], out_[0].size());
+  a_.engine->close_when_acknowledged(a_.id);
+  const ConnectionId handed_back = a_.id;
+  a_.id = kNoConnection;
+  run_until([] { return false; }, 8); // A retransmits, B hears nothing
+  EXPECT_GT(dropped_, 1u);
+  EXPECT_EQ(a_fins_, 0u);
+  EXPECT_TRUE(a_.engine->connected(handed_back));
+  cut_to_b_ = false;
+  ASSERT_TRUE(run_until([&] { return b_.peer_closed || b_.error.has_value(); }, 200));
+  EXPECT_TRUE(b_.peer_closed);
+  EXPECT_TRUE(b_.received == out_[0]);
+  EXPECT_GT(a_fins_, 0u);
+  EXPECT_FALSE(a_.engine->connected(handed_back));
+  EXPECT_EQ(a_.engine->connection_count(), 0u);
+  // B answers after the FIN: A takes it without a callback to anyone, then both ends finish.
+  out_[1] = pattern(1 << 10, 10);
+  feed_senders();
+  b_.engine->close(b_.id);
+  b_.id = kNoConnection;
+  EXPECT_TRUE(
+      run_until([&] { return a_.engine->lingering() == 0 && b_.engine->lingering() == 0; }, 1000));
+  EXPECT_TRUE(a_.received.empty());
+  EXPECT_FALSE(a_.error.has_value());
+  EXPECT_FALSE(b_.error.has_value());
+}
+
+// With nothing unacknowledged the FIN goes at once.
+TEST_F(TcpEngineTest, CloseWhenAcknowledgedWithNothingOutstandingSendsFinAtOnce) {
+  establish();
+  out_[0] = pattern(1 << 10, 11);
+  feed_senders();
+  ASSERT_TRUE(run_until([&] { return a_.acked == out_[0].size(); }, 100));
+  a_.engine->close_when_acknowledged(a_.id);
+  a_.id = kNoConnection;
+  EXPECT_EQ(a_fins_, 1u);
+  EXPECT_EQ(a_.engine->connection_count(), 0u);
+  ASSERT_TRUE(run_until([&] { return b_.peer_closed; }, 100));
+  EXPECT_TRUE(b_.received == out_[0]);
 }
 
 TEST_F(TcpEngineTest, CloseFromInsideTheReceiveCallbackSendsFin) {
