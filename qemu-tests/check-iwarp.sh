@@ -88,10 +88,10 @@ else
 	# The MPA variants of suites/iwarp.sh (ports 7490-7495): the revision
 	# of the request and the C flags of request and reply as tshark reads
 	# them ("PORT PAIR/NAME REV REQ-C REP-C"), and FPDUs after them.
-	"${ts[@]}" -Y 'tcp.port >= 7490 && tcp.port <= 7495 && (iwarp_mpa.req || iwarp_mpa.rep)' \
+	"${ts[@]}" -Y 'tcp.port in {7490..7495} && (iwarp_mpa.req || iwarp_mpa.rep)' \
 		-T fields -e tcp.srcport -e tcp.dstport -e iwarp_mpa.rev -e iwarp_mpa.crc_flag \
 		-e iwarp_mpa.key.req >"$out/mpa-variants.txt" 2>/dev/null
-	"${ts[@]}" -Y 'tcp.port >= 7490 && tcp.port <= 7495 && iwarp_rdma' \
+	"${ts[@]}" -Y 'tcp.port in {7490..7495} && iwarp_rdma' \
 		-T fields -e tcp.srcport -e tcp.dstport >"$out/mpa-variants-rdmap.txt" 2>/dev/null
 	while read -r port name want; do
 		got=$(awk -v p="$port" '$1 == p || $2 == p' "$out/mpa-variants.txt" | sort -u |
@@ -169,7 +169,7 @@ else
 		record FAIL iwarp/pcap-tcp-analysis "tshark's TCP analysis: $unseen ACKs of unseen segments; $tcp_info"
 	fi
 	tshark -r "$pcap" -c 2000 -w "$out/model0-head.pcap" 2>/dev/null
-	tshark -r "$pcap" -Y 'tcp.port >= 7490 && tcp.port <= 7495' -w "$out/mpa-variants.pcap" 2>/dev/null
+	tshark -r "$pcap" -Y 'tcp.port in {7490..7495}' -w "$out/mpa-variants.pcap" 2>/dev/null
 fi
 
 # --- the figures, ornic with ornic (reported, never judged) ------------------------
