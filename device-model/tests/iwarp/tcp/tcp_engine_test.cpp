@@ -462,6 +462,21 @@ TEST_F(TcpEngineTest, CloseWhenAcknowledgedHoldsTheFinUntilTheDataIsAcknowledged
   EXPECT_FALSE(b_.error.has_value());
 }
 
+// A peer that never acknowledges holds nothing for ever: TCP's retransmissions run out, the
+// connection goes, and no callback reaches the caller that handed it back.
+TEST_F(TcpEngineTest, CloseWhenAcknowledgedGivesUpOnASilentPeer) {
+  establish();
+  cut_to_b_ = true;
+  out_[0] = pattern(2 << 10, 12);
+  feed_senders();
+  a_.engine->close_when_acknowledged(a_.id);
+  a_.id = kNoConnection;
+  ASSERT_TRUE(run_until([&] { return a_.engine->connection_count() == 0; }, 40000));
+  EXPECT_EQ(a_fins_, 0u);
+  EXPECT_FALSE(a_.error.has_value());
+  EXPECT_TRUE(b_.received.empty());
+}
+
 // With nothing unacknowledged the FIN goes at once.
 TEST_F(TcpEngineTest, CloseWhenAcknowledgedWithNothingOutstandingSendsFinAtOnce) {
   establish();
