@@ -203,6 +203,14 @@ protected:
     ASSERT_TRUE(run_until([&] { return a_.connected && b_.connected; }, 100));
   }
 
+  // A connection, then 2 KiB from A that B never hears: the frames to B are lost.
+  void send_unheard(uint32_t seed) {
+    establish();
+    cut_to_b_ = true;
+    out_[0] = pattern(2 << 10, seed);
+    feed_senders();
+  }
+
   // Whatever is left of out[i] goes into the engine as far as it takes it.
   void feed_senders() {
     for (int i = 0; i < 2; ++i) {
@@ -417,10 +425,7 @@ TEST_F(TcpEngineTest, EstablishedConnectionTimesOutOnASilentPeer) {
 // The contrast for the next test: close() sends FIN behind the data at once, whether or not
 // the peer has seen the data.
 TEST_F(TcpEngineTest, CloseSendsFinBeforeTheDataIsAcknowledged) {
-  establish();
-  cut_to_b_ = true;
-  out_[0] = pattern(2 << 10, 8);
-  feed_senders();
+  send_unheard(8);
   ASSERT_EQ(offset_[0], out_[0].size());
   a_.engine->close(a_.id);
   a_.id = kNoConnection;
@@ -431,10 +436,7 @@ TEST_F(TcpEngineTest, CloseSendsFinBeforeTheDataIsAcknowledged) {
 // A last message and then FIN: the FIN waits until the peer acknowledged the message, through
 // its losses and retransmissions, so no receiver meets the two together.
 TEST_F(TcpEngineTest, CloseWhenAcknowledgedHoldsTheFinUntilTheDataIsAcknowledged) {
-  establish();
-  cut_to_b_ = true;
-  out_[0] = pattern(2 << 10, 9);
-  feed_senders();
+  send_unheard(9);
   ASSERT_EQ(offset_[0], out_[0].size());
   a_.engine->close_when_acknowledged(a_.id);
   const ConnectionId handed_back = a_.id;
@@ -465,10 +467,7 @@ TEST_F(TcpEngineTest, CloseWhenAcknowledgedHoldsTheFinUntilTheDataIsAcknowledged
 // A peer that never acknowledges holds nothing for ever: TCP's retransmissions run out, the
 // connection goes, and no callback reaches the caller that handed it back.
 TEST_F(TcpEngineTest, CloseWhenAcknowledgedGivesUpOnASilentPeer) {
-  establish();
-  cut_to_b_ = true;
-  out_[0] = pattern(2 << 10, 12);
-  feed_senders();
+  send_unheard(12);
   a_.engine->close_when_acknowledged(a_.id);
   a_.id = kNoConnection;
   ASSERT_TRUE(run_until([&] { return a_.engine->connection_count() == 0; }, 40000));
