@@ -9,9 +9,9 @@
 # SOAK_RELOADS and SOAK_KILLS set the cycles (default 3 and 6: each takes
 # 10-25 s under TCG; `make soak` runs 100 and 50), SOAK_QP_CYCLES the QP
 # create/destroy cycles (default 2000; `make soak` a million; the guest's
-# timeout allows 10 cycles a second, where TCG gives 70 to 90 beside a
-# ping-pong and 290 in two processes without one), shared by SOAK_CHURNERS
-# processes (default 1), beside a ping-pong unless SOAK_CHURN_TRAFFIC=0.
+# timeout allows 10 cycles a second, where TCG gives about 180 beside a
+# ping-pong and 300 without one), shared by SOAK_CHURNERS processes
+# (default 2), beside a ping-pong unless SOAK_CHURN_TRAFFIC=0.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=qemu-tests/testbed/lib.sh
@@ -82,7 +82,7 @@ scale_qps=${SOAK_SCALE_QPS:-4096}
 run_vm soak/vm- soak "$FLAVOUR" --timeout $((900 + 30 * (reloads + kills) + qp_cycles / 10 + scale_qps / 10)) \
 	"${margs[@]}" -- \
 	env MODDIR="$MO" PROVIDER_DIR="$PDIR" VERBS_TOOL="$verbs" RELOADS="$reloads" KILLS="$kills" \
-	CHURN_TOOL="$churn" QP_CYCLES="$qp_cycles" CHURNERS="${SOAK_CHURNERS:-1}" \
+	CHURN_TOOL="$churn" QP_CYCLES="$qp_cycles" CHURNERS="${SOAK_CHURNERS:-2}" \
 	CHURN_TRAFFIC="${SOAK_CHURN_TRAFFIC:-1}" NDEVS=3 SCALE_QPS="$scale_qps" \
 	SCALE_QPS_TOOL="$BUILD/tools/scale-qps" SCALE_LIMITS_TOOL="$BUILD/tools/scale-limits" \
 	/src/qemu-tests/suites/soak.sh

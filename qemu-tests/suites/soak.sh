@@ -10,9 +10,9 @@
 # transfer; afterwards the devices' object counts (rdma resource) are back
 # where they started and a data-checked pingpong works.  Then, while a
 # ping-pong runs (unless CHURN_TRAFFIC=0), CHURNERS processes (CHURN_TOOL =
-# qp-churn, default 1; more interleave several contexts' admin commands,
-# and use both vCPUs) create, take to INIT
-# and destroy a QP QP_CYCLES times between them: kmemleak finds nothing new,
+# qp-churn, default 2: their contexts' admin commands interleave, and both
+# vCPUs work) create, take to INIT and destroy a QP QP_CYCLES times
+# between them: kmemleak finds nothing new,
 # the object counts are back, the driver's admin-command latency is
 # reported, and the host reports the models' RSS before and after (files
 # /out/rss-<name>.req answered in /out/rss-<name>.kb).  Last, scale: the
@@ -33,7 +33,7 @@ SUITE=soak
 RELOADS=${RELOADS:-3}
 KILLS=${KILLS:-6}
 QP_CYCLES=${QP_CYCLES:-2000}
-CHURNERS=${CHURNERS:-1}
+CHURNERS=${CHURNERS:-2}
 # CHURN_TRAFFIC=0: no ping-pong beside the churn, which then runs about
 # twice as fast (a million cycles in an hour, in two processes).
 CHURN_TRAFFIC=${CHURN_TRAFFIC:-1}
