@@ -9,7 +9,7 @@
 # SOAK_RELOADS and SOAK_KILLS set the cycles (default 3 and 6: each takes
 # 10-25 s under TCG; `make soak` runs 100 and 50), SOAK_QP_CYCLES the QP
 # create/destroy cycles (default 2000; `make soak` a million; the guest's
-# timeout allows 10 cycles a second, where TCG gives about 180 beside a
+# timeout allows 10 cycles a second, where TCG gives 50 to 180 beside a
 # ping-pong and 300 without one), shared by SOAK_CHURNERS processes
 # (default 2), beside a ping-pong unless SOAK_CHURN_TRAFFIC=0.
 set -uo pipefail
