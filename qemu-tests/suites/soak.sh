@@ -12,10 +12,10 @@
 # ping-pong runs (unless CHURN_TRAFFIC=0), CHURNERS processes (CHURN_TOOL =
 # qp-churn, default 2: their contexts' admin commands interleave, and both
 # vCPUs work) create, take to INIT and destroy a QP QP_CYCLES times
-# between them: kmemleak finds nothing new,
-# the object counts are back, the driver's admin-command latency is
-# reported, and the host reports the models' RSS before and after (files
-# /out/rss-<name>.req answered in /out/rss-<name>.kb).  Last, scale: the
+# between them: kmemleak finds nothing new, the object counts are back, the
+# driver's admin-command latency is reported, and the host reports the
+# models' RSS before and after (files /out/rss-<name>.req answered in
+# /out/rss-<name>.kb).  Last, scale: the
 # device limits read by ibv_devinfo -v against an rxe device's in the same
 # guest; SCALE_QPS_TOOL (scale-qps) holds SCALE_QPS connected RC QPs on each
 # NIC, checks data on a spread of them and destroys them (restrack back,
